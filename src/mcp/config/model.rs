@@ -1,0 +1,202 @@
+//! The validated shape of one server definition (SPEC.md §2.2).
+//!
+//! These types hold what a configuration file *says*: references stay unresolved templates, and
+//! relative paths stay relative until [`ServerDef::resolved_cwd`] is asked. Nothing here reads the
+//! environment or touches the network.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::refs::Template;
+
+/// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_millis(60_000);
+
+/// Which configuration layer a definition came from, lowest precedence first (SPEC.md §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layer {
+    /// `$XDG_CONFIG_HOME/mcp/mcp.json`, shared with other hosts.
+    SharedUser,
+    /// `$XDG_CONFIG_HOME/mcpdeck/mcp.json`.
+    User,
+    /// `<project>/.mcp.json`.
+    Project,
+    /// `<project>/.mcpdeck/mcp.json`.
+    ProjectDeck,
+    /// A `--config FILE` given on the command line.
+    CommandLine,
+    /// Compiled into mcpdeck (SPEC.md §7).
+    Packaged,
+}
+
+impl Layer {
+    /// Project layers are inert until the project is trusted (SPEC.md §3).
+    pub fn is_project(self) -> bool {
+        matches!(self, Self::Project | Self::ProjectDeck)
+    }
+
+    /// The name used in status and diagnostics.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::SharedUser => "shared-user",
+            Self::User => "user",
+            Self::Project => "project",
+            Self::ProjectDeck => "project-mcpdeck",
+            Self::CommandLine => "command-line",
+            Self::Packaged => "packaged",
+        }
+    }
+}
+
+/// Where a definition was written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Source {
+    /// The layer of the file.
+    pub layer: Layer,
+    /// The file's path as it was opened (absolute for every layer but `--config`, which is made
+    /// absolute against the process's working directory).
+    pub file: PathBuf,
+    /// 1-based line of the server's key in the file, when known.
+    pub line: Option<u32>,
+}
+
+/// The transport a server is reached through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio(StdioDef),
+    /// A Streamable HTTP endpoint.
+    Http(HttpDef),
+}
+
+impl Transport {
+    /// `stdio` or `http`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio(_) => "stdio",
+            Self::Http(_) => "http",
+        }
+    }
+}
+
+/// A stdio server definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioDef {
+    /// The executable name or path, literal.
+    pub command: String,
+    /// Literal arguments.
+    pub args: Vec<String>,
+    /// The child's working directory as written (relative to the file's directory).
+    pub cwd: Option<String>,
+    /// Additions to the minimal child environment.
+    pub env: BTreeMap<String, Template>,
+}
+
+/// A Streamable HTTP server definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpDef {
+    /// The endpoint URL, literal (never carries credentials; validated).
+    pub url: String,
+    /// Request headers, by name as written.
+    pub headers: BTreeMap<String, Template>,
+}
+
+/// Which protocol lifecycle to use (SPEC.md §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub enum ProtocolChoice {
+    /// The initialize handshake offering 2025-11-25.
+    #[default]
+    #[serde(rename = "legacy")]
+    Legacy,
+    /// Probe `server/discover`, fall back to initialize.
+    #[serde(rename = "auto")]
+    Auto,
+    /// The stateless 2026-07-28 protocol only.
+    #[serde(rename = "2026-07-28")]
+    Modern,
+}
+
+impl ProtocolChoice {
+    /// The value as written in configuration.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Legacy => "legacy",
+            Self::Auto => "auto",
+            Self::Modern => "2026-07-28",
+        }
+    }
+}
+
+/// The `reconnect` block (SPEC.md §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReconnectPolicy {
+    /// Whether a transport failure may trigger fresh connection attempts.
+    pub automatic: bool,
+    /// Attempts per series, 1–3.
+    pub max_attempts: u8,
+    /// First backoff delay, 100–500 ms.
+    pub base_delay_ms: u16,
+}
+
+impl Default for ReconnectPolicy {
+    fn default() -> Self {
+        Self {
+            automatic: false,
+            max_attempts: 1,
+            base_delay_ms: 200,
+        }
+    }
+}
+
+/// One valid server definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerDef {
+    /// The server's configured name.
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// `requestTimeoutMs` when positive.
+    pub request_timeout_ms: Option<u64>,
+    /// Reconnect policy.
+    pub reconnect: ReconnectPolicy,
+    /// A disabled server is listed but never connects.
+    pub disabled: bool,
+    /// Protocol lifecycle.
+    pub protocol: ProtocolChoice,
+}
+
+impl ServerDef {
+    /// The per-request timeout.
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout_ms
+            .map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis)
+    }
+
+    /// The child's working directory, with a relative `cwd` resolved against `file_dir`.
+    pub fn resolved_cwd(&self, file_dir: &Path) -> Option<PathBuf> {
+        let Transport::Stdio(stdio) = &self.transport else {
+            return None;
+        };
+        stdio.cwd.as_ref().map(|cwd| file_dir.join(cwd))
+    }
+
+    /// Every referenced variable with the field that references it (`env.TOKEN`,
+    /// `headers.Authorization`), in field order.
+    pub fn references(&self) -> Vec<(String, String)> {
+        let (prefix, map) = match &self.transport {
+            Transport::Stdio(s) => ("env", &s.env),
+            Transport::Http(h) => ("headers", &h.headers),
+        };
+        map.iter()
+            .flat_map(|(key, template)| {
+                template
+                    .var_names()
+                    .into_iter()
+                    .map(move |var| (format!("{prefix}.{key}"), var.to_owned()))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,369 @@
+//! Environment references inside configuration values (SPEC.md §2.3).
+//!
+//! Owns the `${NAME}` / `$env:NAME` / `$${` syntax: parsing without resolving (for display and
+//! validation) and resolving at connect time. Resolution is single-pass and never recursive: text
+//! produced by a variable is never looked at again. It must never log or format a resolved value.
+
+use std::fmt;
+
+/// One piece of a configuration value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text, already unescaped (`$${` became `${`).
+    Literal(String),
+    /// A reference to an environment variable by name.
+    Var(String),
+}
+
+/// A configuration value that may reference environment variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// The value exactly as written in the file.
+    source: String,
+    /// The parsed pieces, in order.
+    parts: Vec<Part>,
+}
+
+/// Why a value could not be parsed as a template.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefError {
+    /// `${` without a closing `}`.
+    #[error("`${{` at byte {at} is never closed with `}}`")]
+    Unclosed {
+        /// Byte offset of the `$`.
+        at: usize,
+    },
+    /// `${...}` whose content is not a variable name.
+    #[error("`${{{text}}}` is not a variable reference: names are [A-Za-z_][A-Za-z0-9_]*{hint}")]
+    BadName {
+        /// The text between the braces.
+        text: String,
+        /// Extra advice (defaults and nesting are unsupported).
+        hint: &'static str,
+    },
+    /// `$env:` followed by something that is not a variable name.
+    #[error("`$env:{text}` is not a variable reference: names are [A-Za-z_][A-Za-z0-9_]*")]
+    BadEnvName {
+        /// The text after `$env:`.
+        text: String,
+    },
+}
+
+/// A referenced variable that was unset or empty at connect time (`missing_env`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("environment variable `{name}` is not set (or is empty)")]
+pub struct MissingEnv {
+    /// The variable's name; never its value.
+    pub name: String,
+}
+
+/// Whether `name` matches `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Template {
+    /// Parses a value as written in a configuration file.
+    pub fn parse(source: &str) -> Result<Self, RefError> {
+        if let Some(name) = source.strip_prefix("$env:") {
+            if !is_var_name(name) {
+                return Err(RefError::BadEnvName {
+                    text: name.to_owned(),
+                });
+            }
+            return Ok(Self {
+                source: source.to_owned(),
+                parts: vec![Part::Var(name.to_owned())],
+            });
+        }
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut rest = source;
+        let mut offset = 0;
+        while let Some(pos) = rest.find('$') {
+            literal.push_str(&rest[..pos]);
+            let after = &rest[pos..];
+            if let Some(tail) = after.strip_prefix("$${") {
+                literal.push_str("${");
+                offset += pos + 3;
+                rest = tail;
+            } else if let Some(tail) = after.strip_prefix("${") {
+                let Some(close) = tail.find('}') else {
+                    return Err(RefError::Unclosed { at: offset + pos });
+                };
+                let name = &tail[..close];
+                if !is_var_name(name) {
+                    return Err(RefError::BadName {
+                        text: name.to_owned(),
+                        hint: bad_name_hint(name),
+                    });
+                }
+                if !literal.is_empty() {
+                    parts.push(Part::Literal(std::mem::take(&mut literal)));
+                }
+                parts.push(Part::Var(name.to_owned()));
+                offset += pos + 2 + close + 1;
+                rest = &tail[close + 1..];
+            } else {
+                literal.push('$');
+                offset += pos + 1;
+                rest = &after[1..];
+            }
+        }
+        literal.push_str(rest);
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        Ok(Self {
+            source: source.to_owned(),
+            parts,
+        })
+    }
+
+    /// Builds a template from parts, writing the canonical source text (`${NAME}`, `$${`).
+    pub fn from_parts(parts: Vec<Part>) -> Self {
+        let mut source = String::new();
+        for part in &parts {
+            match part {
+                Part::Literal(text) => source.push_str(&text.replace("${", "$${")),
+                Part::Var(name) => {
+                    source.push_str("${");
+                    source.push_str(name);
+                    source.push('}');
+                }
+            }
+        }
+        Self { source, parts }
+    }
+
+    /// The value exactly as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The parsed pieces.
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// Whether the value references at least one variable.
+    pub fn has_reference(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Var(_)))
+    }
+
+    /// The referenced variable names, in order of first appearance, without repeats.
+    pub fn var_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for part in &self.parts {
+            if let Part::Var(name) = part
+                && !names.contains(&name.as_str())
+            {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    /// Resolves every reference through `lookup`, once. Unset and empty variables are errors.
+    pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Resolved, MissingEnv> {
+        let mut value = String::new();
+        let mut secrets = Vec::new();
+        for part in &self.parts {
+            match part {
+                Part::Literal(text) => value.push_str(text),
+                Part::Var(name) => {
+                    let found = lookup(name)
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| MissingEnv { name: name.clone() })?;
+                    value.push_str(&found);
+                    secrets.push(found);
+                }
+            }
+        }
+        Ok(Resolved { value, secrets })
+    }
+}
+
+/// A resolved value, with the variable values it contains (for the redactor).
+pub struct Resolved {
+    /// The expanded value. Never print it.
+    pub value: String,
+    /// Each variable value that went into it.
+    pub secrets: Vec<String>,
+}
+
+impl fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Resolved(<redacted>)")
+    }
+}
+
+fn bad_name_hint(name: &str) -> &'static str {
+    if name.contains(":-") || name.contains(":=") || name.contains('-') && name.contains(':') {
+        "; defaults like `${NAME:-x}` are not supported"
+    } else if name.contains('$') || name.contains('{') {
+        "; nested references are not supported"
+    } else if name.is_empty() {
+        "; the name is empty"
+    } else {
+        ""
+    }
+}
+
+/// Whether a key (env var or header name) is credential-shaped (SPEC.md §2.3).
+///
+/// The name is split on `_` and `-`; it is credential-shaped when a word is one of the listed
+/// credential words, when two neighbouring words spell `API KEY` or `PRIVATE KEY`, or when a word
+/// ends in `TOKEN`, `SECRET` or `PASSWORD` (so `ACCESSTOKEN` counts too).
+pub fn is_credential_name(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PASS",
+        "OAUTH",
+        "CREDENTIAL",
+        "CREDENTIALS",
+        "APIKEY",
+        "AUTH",
+        "COOKIE",
+        "SESSION",
+        "PAT",
+        "PRIVATEKEY",
+    ];
+    let words: Vec<String> = name
+        .split(['_', '-'])
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let single = words.iter().any(|w| {
+        WORDS.contains(&w.as_str())
+            || w.ends_with("TOKEN")
+            || w.ends_with("SECRET")
+            || w.ends_with("PASSWORD")
+    });
+    let pair = words
+        .windows(2)
+        .any(|p| p[1] == "KEY" && (p[0] == "API" || p[0] == "PRIVATE"));
+    single || pair
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let owned: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |name| {
+            owned
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn parses_braced_env_and_escape_forms() {
+        let t = Template::parse("Bearer ${TOKEN}").expect("valid");
+        assert_eq!(
+            t.parts(),
+            &[Part::Literal("Bearer ".into()), Part::Var("TOKEN".into())]
+        );
+        let t = Template::parse("$env:HOME_DIR").expect("valid");
+        assert_eq!(t.parts(), &[Part::Var("HOME_DIR".into())]);
+        let t = Template::parse("cost $5 and $${LITERAL}").expect("valid");
+        assert_eq!(t.parts(), &[Part::Literal("cost $5 and ${LITERAL}".into())]);
+        assert!(!t.has_reference());
+    }
+
+    #[test]
+    fn env_form_only_applies_to_whole_value() {
+        let t = Template::parse("x $env:HOME").expect("valid");
+        assert_eq!(t.parts(), &[Part::Literal("x $env:HOME".into())]);
+    }
+
+    #[test]
+    fn rejects_malformed_references() {
+        assert_eq!(
+            Template::parse("a ${OPEN"),
+            Err(RefError::Unclosed { at: 2 })
+        );
+        assert!(matches!(
+            Template::parse("${A:-b}"),
+            Err(RefError::BadName { hint, .. }) if hint.contains("defaults")
+        ));
+        assert!(matches!(
+            Template::parse("${}"),
+            Err(RefError::BadName { .. })
+        ));
+        assert!(matches!(
+            Template::parse("${1X}"),
+            Err(RefError::BadName { .. })
+        ));
+        assert!(matches!(
+            Template::parse("$env:1X"),
+            Err(RefError::BadEnvName { .. })
+        ));
+    }
+
+    #[test]
+    fn resolution_is_single_pass() {
+        let t = Template::parse("${A}-${B}").expect("valid");
+        let out = t
+            .resolve(&vars(&[("A", "${B}"), ("B", "two")]))
+            .expect("resolves");
+        assert_eq!(out.value, "${B}-two");
+        assert_eq!(out.secrets, vec!["${B}".to_owned(), "two".to_owned()]);
+    }
+
+    #[test]
+    fn unset_or_empty_is_missing_env_naming_the_variable() {
+        let t = Template::parse("${SET} ${EMPTY}").expect("valid");
+        let err = t
+            .resolve(&vars(&[("SET", "x"), ("EMPTY", "")]))
+            .expect_err("empty is missing");
+        assert_eq!(err.name, "EMPTY");
+        assert!(!err.to_string().contains('x'));
+    }
+
+    #[test]
+    fn credential_names() {
+        for yes in [
+            "GITHUB_TOKEN",
+            "api-key",
+            "X-Api-Key",
+            "DB_PASSWORD",
+            "AUTH",
+            "session_id",
+            "PRIVATE_KEY",
+            "ACCESSTOKEN",
+            "GITLAB_PAT",
+            "OAUTH_CLIENT",
+            "aws_credentials",
+            "MY_APIKEY",
+        ] {
+            assert!(is_credential_name(yes), "{yes} should be credential-shaped");
+        }
+        for no in [
+            "PATH",
+            "HOME",
+            "AUTHOR",
+            "LOG_LEVEL",
+            "KEYBOARD",
+            "PASSTHROUGH",
+        ] {
+            assert!(
+                !is_credential_name(no),
+                "{no} should not be credential-shaped"
+            );
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The one sanitiser for untrusted text (SPEC.md §10.3).
+//!
+//! Everything that came from a server or a configuration file passes through [`sanitize`] before
+//! it reaches a screen, a log, the clipboard or headless output. The output never contains a
+//! C0 control but `\n`, a C1 control, DEL, ESC, a bidi control, a zero-width or a tag character:
+//! each becomes a visible escape (`␛`, `␇`, `⟨U+202E⟩`). Because ESC itself is made visible, every
+//! escape-sequence form (CSI, OSC, DCS, APC, PM, SOS, 8-bit, unterminated) is inert: what follows
+//! the escape stays as plain printable text. The function is total and idempotent.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Columns between tab stops when a tab is expanded.
+const TAB_WIDTH: usize = 4;
+
+/// How one character is treated.
+enum Class {
+    /// Printed as is.
+    Keep,
+    /// A newline: kept, and resets the tab column.
+    Newline,
+    /// A tab: expanded to spaces.
+    Tab,
+    /// Replaced by the Unicode "control picture" for it (`␛`, `␇`, `␡`).
+    Picture(char),
+    /// Replaced by `⟨U+XXXX⟩`.
+    CodePoint,
+}
+
+fn classify(c: char) -> Class {
+    match c {
+        '\n' => Class::Newline,
+        '\t' => Class::Tab,
+        '\u{0}'..='\u{1f}' => Class::Picture(
+            char::from_u32(0x2400 + u32::from(c)).unwrap_or(char::REPLACEMENT_CHARACTER),
+        ),
+        '\u{7f}' => Class::Picture('\u{2421}'),
+        // C1 controls (including 8-bit CSI U+009B and OSC U+009D), soft hyphen.
+        '\u{80}'..='\u{9f}' | '\u{ad}'
+        // Arabic letter mark, Mongolian vowel separator.
+        | '\u{61c}' | '\u{180e}'
+        // Zero-width space/joiners, LRM/RLM, line and paragraph separators, bidi embeddings and
+        // overrides, word joiner and invisible operators, bidi isolates, deprecated format chars.
+        | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}'
+        // Zero-width no-break space / BOM, interlinear annotations.
+        | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+        // Tag characters.
+        | '\u{e0000}'..='\u{e007f}' => Class::CodePoint,
+        _ => Class::Keep,
+    }
+}
+
+/// Makes untrusted text safe to print. Borrowed when nothing needed changing.
+pub fn sanitize(input: &str) -> Cow<'_, str> {
+    let clean = input
+        .chars()
+        .all(|c| matches!(classify(c), Class::Keep | Class::Newline))
+        && !input.contains("\r\n");
+    if clean {
+        return Cow::Borrowed(input);
+    }
+    let mut out = String::with_capacity(input.len() + 16);
+    let mut column = 0usize;
+    let mut chars = input.chars().peekable();
+    while let Some(c) = chars.next() {
+        match classify(c) {
+            Class::Keep => {
+                out.push(c);
+                column += 1;
+            }
+            Class::Newline => {
+                out.push('\n');
+                column = 0;
+            }
+            Class::Tab => {
+                let spaces = TAB_WIDTH - column % TAB_WIDTH;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            Class::Picture('\u{240d}') if chars.peek() == Some(&'\n') => {
+                // CRLF line endings are ordinary text, not a control to show.
+            }
+            Class::Picture(picture) => {
+                out.push(picture);
+                column += 1;
+            }
+            Class::CodePoint => {
+                let before = out.len();
+                let _ = write!(out, "⟨U+{:04X}⟩", u32::from(c));
+                column += out[before..].chars().count();
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Sanitises and caps text at `max_bytes` (on a character boundary), adding a marker that says
+/// how much was left out. Used for descriptions and error bodies shown inline.
+pub fn sanitize_capped(input: &str, max_bytes: usize) -> String {
+    let clean = sanitize(input);
+    if clean.len() <= max_bytes {
+        return clean.into_owned();
+    }
+    let mut end = max_bytes;
+    while !clean.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [{} more bytes]", &clean[..end], clean.len() - end)
+}
+
+/// Whether `text` is already safe, as [`sanitize`] would leave it unchanged.
+pub fn is_clean(text: &str) -> bool {
+    matches!(sanitize(text), Cow::Borrowed(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_become_visible() {
+        assert_eq!(sanitize("\u{1b}[2Jhi"), "␛[2Jhi");
+        assert_eq!(
+            sanitize("\u{1b}]52;c;aGk=\u{7}"),
+            "␛]52;c;aGk=␇",
+            "OSC 52 clipboard write"
+        );
+        assert_eq!(sanitize("\u{9b}31m"), "⟨U+009B⟩31m", "8-bit CSI");
+        assert_eq!(sanitize("\u{1b}P1$r"), "␛P1$r", "unterminated DCS");
+    }
+
+    #[test]
+    fn bidi_zero_width_and_tags_are_shown() {
+        assert_eq!(sanitize("a\u{202e}b"), "a⟨U+202E⟩b");
+        assert_eq!(sanitize("a\u{2066}b\u{2069}"), "a⟨U+2066⟩b⟨U+2069⟩");
+        assert_eq!(sanitize("x\u{200b}y"), "x⟨U+200B⟩y");
+        assert_eq!(sanitize("t\u{e0041}"), "t⟨U+E0041⟩");
+        assert_eq!(sanitize("\u{feff}bom"), "⟨U+FEFF⟩bom");
+    }
+
+    #[test]
+    fn newlines_kept_tabs_expanded_crlf_folded() {
+        assert_eq!(sanitize("a\nb"), "a\nb");
+        assert_eq!(sanitize("ab\tc\n\td"), "ab  c\n    d");
+        assert_eq!(sanitize("one\r\ntwo\rthree"), "one\ntwo␍three");
+        assert_eq!(sanitize("del\u{7f}"), "del␡");
+    }
+
+    #[test]
+    fn clean_text_is_borrowed() {
+        assert!(matches!(sanitize("plain — ünïcödé ✓"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn capped_text_says_what_was_cut() {
+        assert_eq!(sanitize_capped("abcdef", 4), "abcd… [2 more bytes]");
+        assert_eq!(sanitize_capped("ééé", 3), "é… [4 more bytes]");
+        assert_eq!(sanitize_capped("abc", 4), "abc");
+    }
+}

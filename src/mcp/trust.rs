@@ -1,0 +1,1 @@
+//! Project trust: the store and the fingerprint of project definitions (SPEC.md §3).
