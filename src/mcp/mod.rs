@@ -3,4 +3,5 @@
 
 pub mod config;
 pub mod sanitize;
+pub mod status;
 pub mod trust;
