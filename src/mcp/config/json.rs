@@ -211,8 +211,8 @@ mod tests {
     fn syntax_error_has_position() {
         let text = "{\n  \"a\": 1\n  \"b\": 2\n}";
         let err = parse(text).expect_err("missing comma");
-        let (line, _) = LineIndex::new(text).locate(text, err.offset);
-        assert_eq!(line, 3);
+        let located = LineIndex::new(text).locate(text, err.offset);
+        assert_eq!((located, err.message.as_str()), ((2, 9), "Expected comma"));
     }
 
     #[test]
