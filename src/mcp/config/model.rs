@@ -24,6 +24,7 @@ pub enum Layer {
     /// `<project>/.mcp.json`.
     Project,
     /// `<project>/.mcpdeck/mcp.json`.
+    #[serde(rename = "project-mcpdeck")]
     ProjectDeck,
     /// A `--config FILE` given on the command line.
     CommandLine,

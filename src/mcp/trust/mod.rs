@@ -221,19 +221,24 @@ fn now_rfc3339() -> String {
 }
 
 /// The project definitions as trusted: every project entry with its file (relative to the
-/// project root), name and definition as written. Order: file precedence, then file order.
+/// project root), name and definition as written, sorted by their canonical JSON so that
+/// reordering servers in a file is as cosmetic as reordering their keys.
 pub fn definitions(config: &ConfigSet) -> serde_json::Value {
-    let items = config
+    let mut items: Vec<(String, serde_json::Value)> = config
         .project_entries()
         .map(|e| {
-            serde_json::json!({
+            let item = serde_json::json!({
                 "file": relative_file(&config.project_root, e),
                 "name": e.name,
                 "definition": e.raw,
-            })
+            });
+            let mut key = String::new();
+            write_canonical(&item, &mut key);
+            (key, item)
         })
         .collect();
-    serde_json::Value::Array(items)
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    serde_json::Value::Array(items.into_iter().map(|(_, item)| item).collect())
 }
 
 fn relative_file(root: &Path, entry: &ServerEntry) -> String {
