@@ -2,5 +2,7 @@
 //! policy. No terminal crate is ever imported below this module (STYLE.md §1).
 
 pub mod config;
+pub mod proxy;
+pub mod results;
 pub mod sanitize;
 pub mod trust;
