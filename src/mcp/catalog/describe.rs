@@ -64,13 +64,19 @@ pub fn describe_tool(tool: &Tool, flags: Vec<NameFlag>) -> ToolDescription {
     ToolDescription {
         name: sanitize(&tool.name).into_owned(),
         title: tool_title(tool).map(|t| sanitize(t).into_owned()),
-        description: tool.description.as_deref().map(|d| sanitize(d).into_owned()),
+        description: tool
+            .description
+            .as_deref()
+            .map(|d| sanitize(d).into_owned()),
         input_schema: sanitize_json(&Value::Object((*tool.input_schema).clone())),
         output_schema: tool
             .output_schema
             .as_ref()
             .map(|s| sanitize_json(&Value::Object((**s).clone()))),
-        server_claimed_annotations: tool.annotations.as_ref().map(|a| sanitize_json(&to_value(a))),
+        server_claimed_annotations: tool
+            .annotations
+            .as_ref()
+            .map(|a| sanitize_json(&to_value(a))),
         meta: tool.meta.as_ref().map(|m| sanitize_json(&to_value(m))),
         flags,
     }
@@ -198,8 +204,10 @@ mod tests {
     fn pins_ignore_key_order_and_see_real_changes() {
         let a = tool(json!({"name": "t", "description": "d",
             "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}));
-        let b = tool(json!({"inputSchema": {"properties": {"x": {"type": "string"}},
-            "type": "object"}, "description": "d", "name": "t"}));
+        let b = tool(
+            json!({"inputSchema": {"properties": {"x": {"type": "string"}},
+            "type": "object"}, "description": "d", "name": "t"}),
+        );
         assert_eq!(pin_tool(&a), pin_tool(&b));
         assert_eq!(pin_tool(&a).to_hex().len(), 64);
         let changed = [

@@ -8,11 +8,13 @@ pub mod paging;
 pub mod search;
 pub mod summary;
 
-pub use describe::{ToolDescription, ToolPin, canonical_json, describe_tool, pin_tool, sanitize_json};
+pub use describe::{
+    ToolDescription, ToolPin, canonical_json, describe_tool, pin_tool, sanitize_json,
+};
 pub use paging::{CatalogKind, LimitError, PageError, PageLimits, collect_pages};
 pub use search::{MAX_SEARCH_RESULTS, MatchRank, SearchHit, ToolIndex, query_terms};
 pub use summary::{
     NameFlag, PromptArgumentError, PromptArgumentSummary, PromptSummary, ResourceSummary,
-    SUMMARY_DESCRIPTION_CHARS, ToolSummary, check_prompt_arguments, first_line,
-    is_valid_tool_name, name_flags, summarize_prompt, summarize_resource, summarize_tools,
+    SUMMARY_DESCRIPTION_CHARS, ToolSummary, check_prompt_arguments, first_line, is_valid_tool_name,
+    name_flags, summarize_prompt, summarize_resource, summarize_tools,
 };

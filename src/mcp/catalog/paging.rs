@@ -161,12 +161,10 @@ mod tests {
     use super::*;
 
     type Page = (Vec<u32>, Option<String>);
+    type Outcome = Result<Vec<u32>, PageError<String>>;
 
     /// Runs the driver over scripted pages; returns the result and the cursors requested.
-    fn run(
-        limits: PageLimits,
-        pages: impl Fn(usize) -> Page,
-    ) -> (Result<Vec<u32>, PageError<String>>, Vec<Option<String>>) {
+    fn run(limits: PageLimits, pages: impl Fn(usize) -> Page) -> (Outcome, Vec<Option<String>>) {
         let mut requested = Vec::new();
         let mut n = 0;
         let fut = collect_pages(CatalogKind::Tools, limits, |cursor| {
@@ -182,7 +180,7 @@ mod tests {
         (result, requested)
     }
 
-    fn limit(result: Result<Vec<u32>, PageError<String>>) -> LimitError {
+    fn limit(result: Outcome) -> LimitError {
         match result {
             Err(PageError::Limit(e)) => e,
             other => panic!("expected a limit error, got {other:?}"),
@@ -238,7 +236,12 @@ mod tests {
     #[test]
     fn too_many_entries_is_refused_and_the_bound_itself_is_fine() {
         let page = |size: u32, pages: usize| {
-            move |n: usize| ((0..size).collect(), (n + 1 < pages).then(|| format!("c{n}")))
+            move |n: usize| {
+                (
+                    (0..size).collect(),
+                    (n + 1 < pages).then(|| format!("c{n}")),
+                )
+            }
         };
         let (result, _) = run(PageLimits::TOOLS, page(100, 100));
         assert_eq!(result.unwrap().len(), 10_000);
@@ -252,7 +255,10 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("more than 5000 entries"));
-        assert_eq!(PageLimits::for_kind(CatalogKind::Prompts), PageLimits::PROMPTS);
+        assert_eq!(
+            PageLimits::for_kind(CatalogKind::Prompts),
+            PageLimits::PROMPTS
+        );
     }
 
     #[test]

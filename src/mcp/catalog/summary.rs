@@ -58,7 +58,11 @@ pub fn name_flags<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Vec<NameF
 
 /// The first non-empty line of `text`, sanitised, at most `max_chars` characters (with `…`).
 pub fn first_line(text: &str, max_chars: usize) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let clean = sanitize(line);
     let mut out: String = clean.chars().take(max_chars).collect();
     if clean.chars().nth(max_chars).is_some() {
@@ -152,7 +156,10 @@ pub fn summarize_resource(resource: &Resource, reference: String) -> ResourceSum
             .title
             .as_deref()
             .map(|t| sanitize_capped(t, TITLE_BYTES)),
-        mime_type: resource.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
+        mime_type: resource
+            .mime_type
+            .as_deref()
+            .map(|m| sanitize_capped(m, 128)),
         size: resource.size,
         description: first_line(
             resource.description.as_deref().unwrap_or(""),
@@ -190,7 +197,10 @@ pub struct PromptSummary {
 pub fn summarize_prompt(prompt: &Prompt) -> PromptSummary {
     PromptSummary {
         name: sanitize_capped(&prompt.name, NAME_BYTES),
-        title: prompt.title.as_deref().map(|t| sanitize_capped(t, TITLE_BYTES)),
+        title: prompt
+            .title
+            .as_deref()
+            .map(|t| sanitize_capped(t, TITLE_BYTES)),
         description: first_line(
             prompt.description.as_deref().unwrap_or(""),
             SUMMARY_DESCRIPTION_CHARS,
@@ -295,7 +305,8 @@ mod tests {
     #[test]
     fn resources_show_references_not_uris() {
         let r: Resource = serde_json::from_value(json!({"uri": "file:///secret/path",
-            "name": "doc", "mimeType": "text/plain", "size": 12})).unwrap();
+            "name": "doc", "mimeType": "text/plain", "size": 12}))
+        .unwrap();
         let s = summarize_resource(&r, "mcp-resource-00".into());
         let text = serde_json::to_string(&s).unwrap();
         assert!(!text.contains("secret"), "{text}");
@@ -305,9 +316,13 @@ mod tests {
     #[test]
     fn prompt_arguments_are_checked() {
         let p: Prompt = serde_json::from_value(json!({"name": "review", "arguments": [
-            {"name": "topic", "required": true}, {"name": "tone"}]})).unwrap();
+            {"name": "topic", "required": true}, {"name": "tone"}]}))
+        .unwrap();
         let args = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-            pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
         };
         assert_eq!(check_prompt_arguments(&p, &args(&[("topic", "x")])), Ok(()));
         assert_eq!(

@@ -38,6 +38,11 @@ impl Redactor {
         self.secrets.is_empty()
     }
 
+    /// The longest secret's length in bytes (0 when empty).
+    pub fn max_len(&self) -> usize {
+        self.secrets.iter().map(String::len).max().unwrap_or(0)
+    }
+
     /// `text` with every occurrence of every secret replaced; borrowed when none occurs.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         // Collect every matched byte range against the original text, merge overlaps, then

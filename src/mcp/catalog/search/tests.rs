@@ -20,7 +20,11 @@ const CATALOG: [(&str, Option<&str>, Option<&str>); 9] = [
     ("comment", None, Some("Comment on an issue")),
     ("Issue", None, None),
     ("annotate", None, Some("nothing relevant")),
-    ("assign", Some("Assign"), Some("Assign someone to an issue or pull request")),
+    (
+        "assign",
+        Some("Assign"),
+        Some("Assign someone to an issue or pull request"),
+    ),
 ];
 
 #[test]
@@ -35,8 +39,8 @@ fn ranks_exact_prefix_substring_title_description() {
             "issues_search", // prefix
             "create_issue",  // substring, by name
             "list_issues",
-            "close",   // title
-            "assign",  // description, by name
+            "close",  // title
+            "assign", // description, by name
             "comment",
         ]
     );
@@ -75,7 +79,11 @@ fn terms_never_match_across_fields() {
     let tools = [("ab", Some("cd"), None)];
     let idx = index(&tools);
     assert!(idx.search("bc").is_empty());
-    assert_eq!(idx.search("ab cd").len(), 1, "terms may match different fields");
+    assert_eq!(
+        idx.search("ab cd").len(),
+        1,
+        "terms may match different fields"
+    );
 }
 
 #[test]
