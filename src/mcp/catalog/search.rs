@@ -14,7 +14,7 @@ pub const MAX_SEARCH_RESULTS: usize = 20;
 /// How much of a description is searched, in bytes; keeps one hostile tool from dominating.
 pub const INDEXED_DESCRIPTION_BYTES: usize = 8 * 1024;
 /// Separates fields in an entry's haystack; never part of a term.
-const SEP: char = '\u{0}';
+const SEP: u8 = 0;
 
 /// Why a tool matched, best first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -43,19 +43,27 @@ pub struct SearchHit {
 
 #[derive(Debug, Clone)]
 struct Entry {
+    /// Position in the caller's list.
     index: usize,
-    name: String,
-    /// `name SEP title SEP description`, lowercased.
-    haystack: String,
-    /// End of the name in `haystack`.
+    /// End of the name in the corpus (the name starts at `start`).
     name_end: usize,
-    /// End of the title in `haystack`.
+    /// End of the title in the corpus.
     title_end: usize,
+    /// Start of this entry in the corpus.
+    start: usize,
+    /// End of this entry (its description) in the corpus.
+    end: usize,
 }
 
 /// A precomputed, name-ordered search index over one server's tools.
+///
+/// All entries live in one lowercased corpus, `name SEP title SEP description SEP` each, in
+/// name order. A term is found with one SIMD substring scan over the corpus, jumping to the
+/// next entry after a hit; the first hit inside an entry is also its best field, because
+/// fields are laid out name, title, description.
 #[derive(Debug, Clone, Default)]
 pub struct ToolIndex {
+    corpus: Vec<u8>,
     entries: Vec<Entry>,
 }
 
@@ -82,6 +90,12 @@ pub fn query_terms(query: &str) -> Vec<String> {
     terms
 }
 
+/// Which field of an entry a term was first found in.
+const IN_NAME: u8 = 0;
+const IN_TITLE: u8 = 1;
+const IN_DESCRIPTION: u8 = 2;
+const NOWHERE: u8 = 3;
+
 impl ToolIndex {
     /// Indexes `tools` (name, title or annotation title, description).
     pub fn new(tools: &[Tool]) -> Self {
@@ -96,38 +110,41 @@ impl ToolIndex {
     pub fn from_fields<'a>(
         fields: impl IntoIterator<Item = (&'a str, Option<&'a str>, Option<&'a str>)>,
     ) -> Self {
-        let mut entries: Vec<Entry> = fields
+        let mut items: Vec<(usize, &str, &str, &str)> = fields
             .into_iter()
             .enumerate()
             .map(|(index, (name, title, description))| {
-                let clean = |s: &str| s.to_lowercase().replace(SEP, " ");
-                let mut haystack = clean(name);
-                let name_end = haystack.len();
-                haystack.push(SEP);
-                haystack.push_str(&clean(title.unwrap_or("")));
-                let title_end = haystack.len();
-                haystack.push(SEP);
-                let description = description.unwrap_or("");
-                haystack.push_str(&clean(truncate_at_boundary(
-                    description,
-                    INDEXED_DESCRIPTION_BYTES,
-                )));
+                let description =
+                    truncate_at_boundary(description.unwrap_or(""), INDEXED_DESCRIPTION_BYTES);
+                (index, name, title.unwrap_or(""), description)
+            })
+            .collect();
+        items.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()).then(a.0.cmp(&b.0)));
+        let mut corpus = Vec::new();
+        let push = |corpus: &mut Vec<u8>, text: &str| {
+            let lower = text.to_lowercase().replace('\0', " ");
+            corpus.extend_from_slice(lower.as_bytes());
+            let end = corpus.len();
+            corpus.push(SEP);
+            end
+        };
+        let entries = items
+            .into_iter()
+            .map(|(index, name, title, description)| {
+                let start = corpus.len();
+                let name_end = push(&mut corpus, name);
+                let title_end = push(&mut corpus, title);
+                let end = push(&mut corpus, description);
                 Entry {
                     index,
-                    name: name.to_owned(),
-                    haystack,
                     name_end,
                     title_end,
+                    start,
+                    end,
                 }
             })
             .collect();
-        entries.sort_by(|a, b| {
-            a.name
-                .as_bytes()
-                .cmp(b.name.as_bytes())
-                .then(a.index.cmp(&b.index))
-        });
-        Self { entries }
+        Self { corpus, entries }
     }
 
     /// How many tools are indexed.
@@ -140,49 +157,86 @@ impl ToolIndex {
         self.entries.is_empty()
     }
 
+    /// For each entry, the first field `term` occurs in ([`NOWHERE`] if none).
+    fn locate(&self, term: &str, found: &mut [u8]) {
+        let finder = memchr::memmem::Finder::new(term.as_bytes());
+        let mut entry = 0;
+        let mut from = 0;
+        while let Some(offset) = finder.find(&self.corpus[from..]) {
+            let at = from + offset;
+            while self.entries.get(entry).is_some_and(|e| e.end <= at) {
+                entry += 1;
+            }
+            let Some(e) = self.entries.get(entry) else {
+                break;
+            };
+            found[entry] = if at < e.name_end {
+                IN_NAME
+            } else if at < e.title_end {
+                IN_TITLE
+            } else {
+                IN_DESCRIPTION
+            };
+            let Some(next) = self.entries.get(entry + 1) else {
+                break;
+            };
+            from = next.start;
+            entry += 1;
+        }
+    }
+
     /// The best [`MAX_SEARCH_RESULTS`] matches of `query`, best first, ties by name.
     pub fn search(&self, query: &str) -> Vec<SearchHit> {
         let terms = query_terms(query);
-        if terms.is_empty() {
+        if terms.is_empty() || self.entries.is_empty() {
             return Vec::new();
         }
+        // worst[e]: the worst field any term was found in for entry e, so far.
+        let mut worst = vec![IN_NAME; self.entries.len()];
+        let mut found = vec![NOWHERE; self.entries.len()];
+        for term in &terms {
+            found.fill(NOWHERE);
+            self.locate(term, &mut found);
+            for (w, f) in worst.iter_mut().zip(&found) {
+                *w = (*w).max(*f);
+            }
+        }
         let joined = terms.join(" ");
-        // Entries are already in name order, so a stable sort by rank keeps ties by name.
-        let mut hits: Vec<SearchHit> = self
-            .entries
-            .iter()
-            .filter(|e| terms.iter().all(|t| e.haystack.contains(t.as_str())))
-            .map(|e| SearchHit {
-                index: e.index,
-                rank: rank(e, &terms, &joined),
-            })
-            .collect();
-        hits.sort_by_key(|h| h.rank);
-        hits.truncate(MAX_SEARCH_RESULTS);
-        hits
+        // Entries are in name order, so filling one bucket per rank keeps ties by name.
+        let mut buckets: [Vec<SearchHit>; 5] = Default::default();
+        for (entry, worst) in self.entries.iter().zip(&worst) {
+            let rank = match *worst {
+                IN_NAME => self.name_rank(entry, &terms, &joined),
+                IN_TITLE => MatchRank::Title,
+                IN_DESCRIPTION => MatchRank::Description,
+                _ => continue,
+            };
+            let bucket = &mut buckets[rank as usize];
+            if bucket.len() < MAX_SEARCH_RESULTS {
+                bucket.push(SearchHit {
+                    index: entry.index,
+                    rank,
+                });
+            }
+        }
+        buckets
+            .into_iter()
+            .flatten()
+            .take(MAX_SEARCH_RESULTS)
+            .collect()
     }
-}
 
-fn rank(entry: &Entry, terms: &[String], joined: &str) -> MatchRank {
-    let name = &entry.haystack[..entry.name_end];
-    if name == joined {
-        return MatchRank::ExactName;
-    }
-    if terms.iter().all(|t| name.contains(t.as_str())) {
-        return if name.starts_with(terms[0].as_str()) {
+    /// Exact, prefix or substring, for an entry whose name holds every term.
+    fn name_rank(&self, entry: &Entry, terms: &[String], joined: &str) -> MatchRank {
+        let name = &self.corpus[entry.start..entry.name_end];
+        if name == joined.as_bytes() {
+            MatchRank::ExactName
+        } else if name.starts_with(terms[0].as_bytes()) {
             MatchRank::NamePrefix
         } else {
             MatchRank::NameSubstring
-        };
+        }
     }
-    let title = &entry.haystack[entry.name_end + 1..entry.title_end];
-    if terms
-        .iter()
-        .all(|t| name.contains(t.as_str()) || title.contains(t.as_str()))
-    {
-        return MatchRank::Title;
-    }
-    MatchRank::Description
 }
 
 #[cfg(test)]

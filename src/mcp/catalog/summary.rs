@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use rmcp::model::{Prompt, Resource, Tool};
 use serde::Serialize;
 
+use crate::mcp::results::refs::ResourceRefs;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// Longest description line a summary shows, in characters.
@@ -168,6 +169,21 @@ pub fn summarize_resource(resource: &Resource, reference: String) -> ResourceSum
     }
 }
 
+/// Summaries of one `resources/list` listing: every URI is registered in `refs` for the
+/// connection's `generation` (replacing the previous listing) and only references come out.
+pub fn summarize_resources(
+    resources: &[Resource],
+    refs: &mut ResourceRefs,
+    generation: u64,
+) -> Vec<ResourceSummary> {
+    let references = refs.replace(generation, resources.iter().map(|r| r.uri.as_str()));
+    resources
+        .iter()
+        .zip(references)
+        .map(|(resource, reference)| summarize_resource(resource, reference))
+        .collect()
+}
+
 /// One prompt argument as listing shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PromptArgumentSummary {
@@ -307,10 +323,12 @@ mod tests {
         let r: Resource = serde_json::from_value(json!({"uri": "file:///secret/path",
             "name": "doc", "mimeType": "text/plain", "size": 12}))
         .unwrap();
-        let s = summarize_resource(&r, "mcp-resource-00".into());
+        let mut refs = ResourceRefs::new(crate::mcp::results::RefKey::from_bytes([3; 32]), "s");
+        let s = summarize_resources(std::slice::from_ref(&r), &mut refs, 4);
         let text = serde_json::to_string(&s).unwrap();
         assert!(!text.contains("secret"), "{text}");
-        assert_eq!(s.size, Some(12));
+        assert_eq!(s[0].size, Some(12));
+        assert_eq!(refs.resolve(4, &s[0].reference), Ok("file:///secret/path"));
     }
 
     #[test]

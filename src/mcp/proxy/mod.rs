@@ -8,5 +8,5 @@ pub mod request;
 pub mod schema;
 
 pub use operation::{NormalizedOperation, ParseOperationError};
-pub use request::{ProxyRequest, RequestError, parse_request};
-pub use schema::request_schema;
+pub use request::{ProxyRequest, RequestError, check_server, parse_request};
+pub use schema::{TOOL_DESCRIPTION, request_schema};

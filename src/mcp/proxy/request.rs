@@ -273,6 +273,15 @@ pub enum RequestError {
     },
     /// `resource` is not an `mcp-resource-` reference.
     BadReference,
+    /// `server` names no configured server.
+    UnknownServer {
+        /// The name as given (sanitised, capped).
+        given: String,
+        /// The nearest configured name.
+        suggestion: Option<String>,
+        /// Every configured name (sanitised), sorted.
+        configured: Vec<String>,
+    },
     /// A prompt argument's value is not a string.
     ArgumentNotString {
         /// The argument's name (sanitised, capped).
@@ -336,6 +345,21 @@ impl fmt::Display for RequestError {
                 "`resource` must be a reference `mcp-resource-` + 32 hex characters from \
                  resources.list",
             ),
+            Self::UnknownServer {
+                given,
+                suggestion,
+                configured,
+            } => {
+                write!(f, "no configured server is named {given:?}")?;
+                if let Some(suggestion) = suggestion {
+                    write!(f, " (did you mean {suggestion:?}?)")?;
+                }
+                if configured.is_empty() {
+                    f.write_str("; no servers are configured")
+                } else {
+                    write!(f, "; configured: {}", configured.join(", "))
+                }
+            }
             Self::ArgumentNotString { name, found } => {
                 write!(f, "`arguments.{name}` must be a string, not {found}")
             }
@@ -365,12 +389,40 @@ fn suggest(given: &str, candidates: &[&'static str]) -> Option<&'static str> {
     if let Some((_, to)) = ALIASES.iter().find(|(from, _)| *from == given) {
         return Some(to);
     }
-    candidates
-        .iter()
-        .map(|c| (strsim::jaro_winkler(&given.to_ascii_lowercase(), c), *c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
+    nearest(given, candidates.iter().copied())
+}
+
+/// The candidate most similar to `given` (Jaro-Winkler ≥ 0.8), first on ties.
+fn nearest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let given = given.to_ascii_lowercase();
+    let mut best: Option<(f64, &str)> = None;
+    for candidate in candidates {
+        let score = strsim::jaro_winkler(&given, &candidate.to_ascii_lowercase());
+        if score >= 0.8 && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Checks that the request's server is one of `configured`; the error lists them (sanitised).
+pub fn check_server<'c>(
+    request: &ProxyRequest,
+    configured: impl IntoIterator<Item = &'c str>,
+) -> Result<(), RequestError> {
+    let Some(server) = request.server() else {
+        return Ok(());
+    };
+    let mut names: Vec<&str> = configured.into_iter().collect();
+    if names.contains(&server) {
+        return Ok(());
+    }
+    names.sort_unstable();
+    Err(RequestError::UnknownServer {
+        given: quote(server),
+        suggestion: nearest(server, names.iter().copied()).map(quote),
+        configured: names.into_iter().map(quote).collect(),
+    })
 }
 
 /// The typed fields of a request, after unknown-field and type checks.

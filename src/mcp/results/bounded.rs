@@ -64,7 +64,7 @@ impl BoundedOutput {
 }
 
 fn newlines(text: &str) -> usize {
-    text.bytes().filter(|b| *b == b'\n').count()
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 /// The longest prefix of `text` within `max_bytes` (on a char boundary) and `max_lines` lines.

@@ -4,6 +4,7 @@
 //! only; an unknown block shows a bounded metadata line, never the raw object. Every server
 //! string is sanitised and redacted here. Raw URIs and host paths never reach the output.
 
+use std::borrow::Cow;
 use std::io::{self, Write as _};
 
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -39,11 +40,25 @@ pub struct ShapeContext<'a> {
 
 impl ShapeContext<'_> {
     /// Redacts then sanitises server text (redacting first, so a secret that contains a
-    /// character the sanitiser rewrites is still found).
-    pub fn clean(&self, text: &str) -> String {
-        sanitize(&self.redactor.redact(text)).into_owned()
+    /// character the sanitiser rewrites is still found). Borrowed when nothing changed, so an
+    /// 8 MiB clean text is never copied here.
+    pub fn clean<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        match self.redactor.redact(text) {
+            Cow::Borrowed(text) if is_plain_ascii(text) => Cow::Borrowed(text),
+            Cow::Borrowed(text) => sanitize(text),
+            Cow::Owned(text) => Cow::Owned(sanitize(&text).into_owned()),
+        }
     }
+}
 
+/// Whether `text` is printable ASCII and newlines only, which the sanitiser leaves unchanged.
+/// A byte scan the compiler vectorises: large plain results skip the per-character pass.
+fn is_plain_ascii(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b == b'\n' || (0x20..0x7f).contains(&b))
+}
+
+impl ShapeContext<'_> {
     /// Sanitises, redacts and caps server metadata text (names, MIME types).
     pub fn meta(&self, text: &str) -> String {
         sanitize_capped(&self.redactor.redact(text), META_BYTES)
@@ -292,6 +307,23 @@ mod tests {
         assert_eq!(uri_origin("no scheme here"), "(no scheme)");
         assert_eq!(uri_origin("ht tp://x"), "(invalid uri)");
         assert_eq!(uri_origin("HTTP://h\u{1b}[2J/x"), "http://h␛[2J");
+    }
+
+    #[test]
+    fn the_ascii_fast_path_agrees_with_the_sanitiser() {
+        for text in [
+            "plain text\nline",
+            "tab\there",
+            "esc\u{1b}[2J",
+            "cr\r\n",
+            "del\u{7f}",
+            "é",
+        ] {
+            let fast = is_plain_ascii(text);
+            assert!(!fast || crate::mcp::sanitize::is_clean(text), "{text:?}");
+        }
+        assert!(is_plain_ascii("plain text\nline"));
+        assert!(!is_plain_ascii("tab\there"));
     }
 
     #[test]

@@ -148,6 +148,11 @@ impl SpillDir {
         })
     }
 
+    /// Creates the directory under [`default_base`] (`$XDG_RUNTIME_DIR`, else the temp dir).
+    pub fn create_default() -> io::Result<Self> {
+        Self::create(&default_base())
+    }
+
     /// The directory's full path (operator-facing only).
     pub fn path(&self) -> &Path {
         &self.path

@@ -174,6 +174,23 @@ fn missing_and_unknown_operations_are_explained() {
 }
 
 #[test]
+fn unknown_servers_list_the_configured_names() {
+    let req = parse(json!({"server": "gihub"})).unwrap();
+    assert_eq!(
+        check_server(&req, ["github", "files"]).map_err(|e| e.to_string()),
+        Err(
+            "no configured server is named \"gihub\" (did you mean \"github\"?); configured: \
+             files, github"
+                .to_owned()
+        )
+    );
+    assert_eq!(check_server(&req, ["gihub"]), Ok(()));
+    assert_eq!(check_server(&ProxyRequest::Status, []), Ok(()));
+    let msg = check_server(&req, []).unwrap_err().to_string();
+    assert!(msg.ends_with("no servers are configured"), "{msg}");
+}
+
+#[test]
 fn long_values_are_refused() {
     let long = "x".repeat(MAX_QUERY_BYTES + 1);
     let msg = message(json!({"server": "s", "search": long}));
