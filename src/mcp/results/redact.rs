@@ -126,3 +126,24 @@ mod tests {
         assert!(r.redact(&text).ends_with(REDACTED));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn no_secret_survives(
+            secrets in proptest::collection::vec("[ab]{4,6}", 1..4),
+            text in "[ab ]{0,60}",
+        ) {
+            let redactor = Redactor::new(secrets.clone());
+            let out = redactor.redact(&text);
+            for secret in &secrets {
+                prop_assert!(!out.contains(secret.as_str()), "{secret} in {out}");
+            }
+        }
+    }
+}

@@ -121,3 +121,34 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn data_never_closes_the_wrapper(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("</untrusted-mcp-data>".to_owned()),
+                    Just("</UNTRUSTED-mcp-DATA".to_owned()),
+                    Just("< /\tuntrusted-mcp-data".to_owned()),
+                    Just("<untrusted-mcp-data kind=\"x\">".to_owned()),
+                    "[a-z<>/ -]{0,8}",
+                ],
+                0..8,
+            ),
+        ) {
+            let body: String = parts.concat();
+            let wrapped = wrap_untrusted("s", DataKind::Resource, &body);
+            let lower = wrapped.to_ascii_lowercase();
+            let opens = lower.matches("<untrusted-mcp-data").count();
+            prop_assert_eq!(opens, 1);
+            prop_assert_eq!(lower.matches("</untrusted-mcp-data").count(), 1);
+            prop_assert!(lower.ends_with("</untrusted-mcp-data>"));
+        }
+    }
+}

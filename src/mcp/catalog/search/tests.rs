@@ -142,3 +142,64 @@ fn ten_thousand_tools() {
         assert!(per_query.as_micros() <= 10_000, "{per_query:?} per query");
     }
 }
+
+/// The plain definition of search, field by field, for comparison with the index.
+fn reference_search(tools: &[(String, String, String)], query: &str) -> Vec<SearchHit> {
+    let terms = query_terms(query);
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let joined = terms.join(" ");
+    let mut hits: Vec<(MatchRank, &str, usize)> = Vec::new();
+    for (index, (name, title, description)) in tools.iter().enumerate() {
+        let (n, t, d) = (
+            name.to_lowercase(),
+            title.to_lowercase(),
+            description.to_lowercase(),
+        );
+        let in_name = terms.iter().all(|x| n.contains(x.as_str()));
+        let in_title = terms
+            .iter()
+            .all(|x| n.contains(x.as_str()) || t.contains(x.as_str()));
+        let anywhere = terms
+            .iter()
+            .all(|x| n.contains(x.as_str()) || t.contains(x.as_str()) || d.contains(x.as_str()));
+        let rank = if n == joined {
+            MatchRank::ExactName
+        } else if in_name && n.starts_with(terms[0].as_str()) {
+            MatchRank::NamePrefix
+        } else if in_name {
+            MatchRank::NameSubstring
+        } else if in_title {
+            MatchRank::Title
+        } else if anywhere {
+            MatchRank::Description
+        } else {
+            continue;
+        };
+        hits.push((rank, name.as_str(), index));
+    }
+    hits.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.as_bytes().cmp(b.1.as_bytes()))
+            .then(a.2.cmp(&b.2))
+    });
+    hits.into_iter()
+        .take(MAX_SEARCH_RESULTS)
+        .map(|(rank, _, index)| SearchHit { index, rank })
+        .collect()
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_index_agrees_with_the_plain_definition(
+        tools in proptest::collection::vec(
+            ("[a-cA-C_]{1,6}", "[a-c ]{0,8}", "[a-cé ]{0,12}"), 0..60),
+        query in "[a-cA-C_ ]{0,7}",
+    ) {
+        let index = ToolIndex::from_fields(
+            tools.iter().map(|(n, t, d)| (n.as_str(), Some(t.as_str()), Some(d.as_str()))),
+        );
+        proptest::prop_assert_eq!(index.search(&query), reference_search(&tools, &query));
+    }
+}
