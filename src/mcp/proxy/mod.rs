@@ -3,6 +3,7 @@
 //! traces and the CLI share. This module only parses and names; it never connects, dispatches or
 //! decides policy.
 
+pub mod error;
 pub mod operation;
 pub mod request;
 pub mod schema;
