@@ -5,16 +5,18 @@
 
 pub mod describe;
 pub mod paging;
+pub mod pin;
 pub mod search;
 pub mod summary;
+pub mod tools;
 
-pub use describe::{
-    ToolDescription, ToolPin, canonical_json, describe_tool, pin_tool, sanitize_json,
-};
+pub use describe::{ToolDescription, describe_tool, sanitize_json};
 pub use paging::{CatalogKind, LimitError, PageError, PageLimits, collect_pages};
+pub use pin::{PinSet, ToolPin, canonical_json, pin_tool};
 pub use search::{MAX_SEARCH_RESULTS, MatchRank, SearchHit, ToolIndex, query_terms};
 pub use summary::{
     NameFlag, PromptArgumentError, PromptArgumentSummary, PromptSummary, ResourceSummary,
     SUMMARY_DESCRIPTION_CHARS, ToolSummary, check_prompt_arguments, first_line, is_valid_tool_name,
-    name_flags, summarize_prompt, summarize_resource, summarize_tools,
+    name_flags, summarize_prompt, summarize_resource, summarize_resources, summarize_tools,
 };
+pub use tools::ToolCatalog;

@@ -8,6 +8,7 @@ pub mod operation;
 pub mod request;
 pub mod schema;
 
+pub use error::UnknownField;
 pub use operation::{NormalizedOperation, ParseOperationError};
 pub use request::{ProxyRequest, RequestError, check_server, parse_request};
 pub use schema::{TOOL_DESCRIPTION, request_schema};

@@ -148,9 +148,14 @@ impl SpillDir {
         })
     }
 
-    /// Creates the directory under [`default_base`] (`$XDG_RUNTIME_DIR`, else the temp dir).
+    /// Creates the directory under [`default_base`] (`$XDG_RUNTIME_DIR`, else the temp dir),
+    /// falling back to the temp dir when the runtime dir is unusable.
     pub fn create_default() -> io::Result<Self> {
-        Self::create(&default_base())
+        let base = default_base();
+        match Self::create(&base) {
+            Err(_) if base != std::env::temp_dir() => Self::create(&std::env::temp_dir()),
+            other => other,
+        }
     }
 
     /// The directory's full path (operator-facing only).
