@@ -169,6 +169,14 @@ fn secrets_in_ordinary_results_are_redacted_too() {
     let r = result(json!({"content": [{"type": "text", "text": "token=sk-live-SECRET-123"}]}));
     let shaped = shape_tool_result(&f.ctx(), &r, None).unwrap();
     assert_eq!(shaped.text, "token=[redacted]");
+    let r = result(json!({"content": [],
+        "structuredContent": {"echo": "Bearer sk-live-SECRET-123", "n": 1}}));
+    let shaped = shape_tool_result(&f.ctx(), &r, None).unwrap();
+    assert!(!shaped.text.contains("SECRET"), "{}", shaped.text);
+    assert_eq!(
+        shaped.structured,
+        Some(json!({"echo": "Bearer [redacted]", "n": 1}))
+    );
 }
 
 #[test]

@@ -13,7 +13,6 @@ use super::bounded::{BoundedText, Overflow};
 use super::content::{ShapeContext, convert_block, line_break};
 use super::spill::SpillEntry;
 use super::structured::{OutputVerdict, check_output};
-use crate::mcp::catalog::sanitize_json;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Most bytes of a tool error's text shown.
@@ -36,6 +35,20 @@ pub struct ShapedResult {
     pub verdict: Option<OutputVerdict>,
     /// The structured content, sanitised, for serve mode's `structuredContent`.
     pub structured: Option<Value>,
+}
+
+/// Every string in `value` (keys included) redacted and sanitised.
+fn clean_json(ctx: &ShapeContext<'_>, value: &Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(ctx.clean(s).into_owned()),
+        Value::Array(items) => Value::Array(items.iter().map(|v| clean_json(ctx, v)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (ctx.clean(k).into_owned(), clean_json(ctx, v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Whether a text block merely repeats the structured content (servers often send both).
@@ -88,7 +101,7 @@ pub fn shape_tool_result(
         spills,
         overflow: bounded.overflow,
         verdict,
-        structured: structured.map(sanitize_json),
+        structured: structured.map(|v| clean_json(ctx, v)),
     })
 }
 
