@@ -1,7 +1,10 @@
 //! The engine: configuration, trust, connections, the `mcp` proxy operations, results and
 //! policy. No terminal crate is ever imported below this module (STYLE.md §1).
 
+pub mod catalog;
 pub mod config;
+pub mod proxy;
+pub mod results;
 pub mod sanitize;
 pub mod status;
 pub mod trust;

@@ -1,0 +1,190 @@
+//! Tool pinning (SPEC.md §6): SHA-256 over the canonical JSON of the parts of a tool's
+//! definition that approvals depend on (name, description, schemas, annotations), and the set
+//! of pins first seen in a session, which says which tools changed on a re-list. It never drops
+//! approvals itself; the policy layer acts on what it reports.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use rmcp::model::Tool;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::describe::to_value;
+
+/// Compact JSON with object keys sorted (byte order) at every level: the same definition
+/// always gives the same text, whatever order the server sent its keys in.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{}", Value::String(key.clone()));
+                out.push(':');
+                write_canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        scalar => {
+            let _ = write!(out, "{scalar}");
+        }
+    }
+}
+
+/// SHA-256 of a tool's definition: name, description, input and output schemas, annotations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ToolPin(pub [u8; 32]);
+
+impl ToolPin {
+    /// Lowercase hex.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+/// Pins a tool's definition as first listed; a later different pin means the tool changed.
+pub fn pin_tool(tool: &Tool) -> ToolPin {
+    let mut parts = Map::new();
+    parts.insert("name".into(), Value::String(tool.name.to_string()));
+    parts.insert(
+        "description".into(),
+        tool.description
+            .as_deref()
+            .map_or(Value::Null, |d| Value::String(d.to_owned())),
+    );
+    parts.insert(
+        "inputSchema".into(),
+        Value::Object((*tool.input_schema).clone()),
+    );
+    parts.insert(
+        "outputSchema".into(),
+        tool.output_schema
+            .as_ref()
+            .map_or(Value::Null, |s| Value::Object((**s).clone())),
+    );
+    parts.insert(
+        "annotations".into(),
+        tool.annotations.as_ref().map_or(Value::Null, to_value),
+    );
+    let digest = Sha256::digest(canonical_json(&Value::Object(parts)).as_bytes());
+    ToolPin(digest.into())
+}
+
+/// The pins of every tool as first listed in this session, per server.
+#[derive(Debug, Clone, Default)]
+pub struct PinSet {
+    first: HashMap<String, ToolPin>,
+}
+
+impl PinSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records tools not seen before and returns the names (raw) of those whose definition
+    /// differs from the first one seen. The first pin is kept: a tool that changes and changes
+    /// back is no longer reported.
+    pub fn observe(&mut self, tools: &[Tool]) -> Vec<String> {
+        let mut changed = Vec::new();
+        for tool in tools {
+            let pin = pin_tool(tool);
+            let first = *self.first.entry(tool.name.to_string()).or_insert(pin);
+            if first != pin && !changed.iter().any(|n| n == &tool.name) {
+                changed.push(tool.name.to_string());
+            }
+        }
+        changed
+    }
+
+    /// Whether `tool` differs from its first-seen definition (false if never seen).
+    pub fn is_changed(&self, tool: &Tool) -> bool {
+        self.first
+            .get(tool.name.as_ref())
+            .is_some_and(|first| *first != pin_tool(tool))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(value: Value) -> Tool {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_everywhere() {
+        let a = json!({"b": 1, "a": {"d": [1, {"z": 0, "y": "x\"q"}], "c": null}});
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"a":{"c":null,"d":[1,{"y":"x\"q","z":0}]},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn pins_ignore_key_order_and_see_real_changes() {
+        let a = tool(json!({"name": "t", "description": "d",
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}));
+        let b = tool(
+            json!({"inputSchema": {"properties": {"x": {"type": "string"}},
+            "type": "object"}, "description": "d", "name": "t"}),
+        );
+        assert_eq!(pin_tool(&a), pin_tool(&b));
+        assert_eq!(pin_tool(&a).to_hex().len(), 64);
+        let changed = [
+            json!({"name": "t", "description": "d2", "inputSchema": {"type": "object"}}),
+            json!({"name": "t", "description": "d", "inputSchema": {"type": "object",
+                "properties": {"x": {"type": "number"}}}}),
+            json!({"name": "t", "description": "d", "inputSchema": {"type": "object",
+                "properties": {"x": {"type": "string"}}}, "annotations": {"destructiveHint": true}}),
+            json!({"name": "t", "description": "d", "inputSchema": {"type": "object",
+                "properties": {"x": {"type": "string"}}}, "outputSchema": {"type": "object"}}),
+        ];
+        for c in changed {
+            assert_ne!(pin_tool(&a), pin_tool(&tool(c.clone())), "{c}");
+        }
+    }
+
+    #[test]
+    fn pin_sets_report_changes_against_the_first_definition() {
+        let v1 = tool(json!({"name": "t", "description": "one", "inputSchema": {}}));
+        let v2 = tool(json!({"name": "t", "description": "two", "inputSchema": {}}));
+        let other = tool(json!({"name": "u", "inputSchema": {}}));
+        let mut pins = PinSet::new();
+        assert!(pins.observe(&[v1.clone(), other.clone()]).is_empty());
+        assert_eq!(
+            pins.observe(&[v2.clone(), other.clone()]),
+            vec!["t".to_owned()]
+        );
+        assert!(pins.is_changed(&v2) && !pins.is_changed(&v1) && !pins.is_changed(&other));
+        assert!(
+            pins.observe(&[v1]).is_empty(),
+            "changed back to the first definition"
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! The `mcp` proxy tool's request side (SPEC.md §5.1): the closed request schema, parsing a
+//! request into one typed shape, and the normalized operation names that policy, approvals,
+//! traces and the CLI share. This module only parses and names; it never connects, dispatches or
+//! decides policy.
+
+pub mod error;
+pub mod operation;
+pub mod request;
+pub mod schema;
+
+pub use error::UnknownField;
+pub use operation::{NormalizedOperation, ParseOperationError};
+pub use request::{ProxyRequest, RequestError, check_server, parse_request};
+pub use schema::{TOOL_DESCRIPTION, request_schema};
