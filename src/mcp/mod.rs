@@ -2,5 +2,6 @@
 //! policy. No terminal crate is ever imported below this module (STYLE.md §1).
 
 pub mod config;
+pub mod connection;
 pub mod sanitize;
 pub mod trust;
