@@ -1,0 +1,190 @@
+//! Hostile stdio servers: crashes mid-call (no replay), exits, oversized frames, junk output,
+//! stderr floods, and process-group cleanup after close and after drop.
+
+mod connection_support;
+
+use std::time::Duration;
+
+use connection_support::*;
+use mcpdeck::mcp::connection::stderr_ring::STDERR_RING_BYTES;
+use mcpdeck::mcp::connection::{ErrorClass, connect};
+use serde_json::json;
+
+#[tokio::test]
+async fn crash_mid_call_runs_once_and_fails_without_replay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let counter = temp_file(&dir, "counter");
+    let counter_s = counter.to_string_lossy().into_owned();
+    let mut conn = connect(
+        &stdio_def(&[], &[("FIXTURE_COUNTER", &counter_s)]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let err = call(&conn, "crash", json!({})).await.expect_err("crash fails");
+    let ErrorClass::Exited { status, stderr_tail } = &err.class else {
+        panic!("expected exited, got {err:?}");
+    };
+    assert!(status.contains('3'), "{status}");
+    assert!(stderr_tail.iter().any(|l| l.contains("crashing on purpose")));
+    assert!(!conn.is_alive());
+    // A later request fails too and is not sent anywhere.
+    assert!(call(&conn, "echo", json!({"text": "x"})).await.is_err());
+    let calls = std::fs::read_to_string(&counter).expect("counter written");
+    assert_eq!(calls.lines().collect::<Vec<_>>(), ["crash"]);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn no_leaked_processes_after_close() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = temp_file(&dir, "gc");
+    let pid_s = pidfile.to_string_lossy().into_owned();
+    let mut conn = connect(
+        &stdio_def(&["--grandchild"], &[("FIXTURE_GRANDCHILD_PID", &pid_s)]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid written")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(pid_alive(grandchild));
+    assert!(group_alive(pgid));
+    conn.close().await;
+    assert!(
+        wait_until(Duration::from_secs(5), || !group_alive(pgid) && !pid_alive(grandchild)).await,
+        "process group {pgid} survived close()"
+    );
+}
+
+#[tokio::test]
+async fn no_leaked_processes_after_drop() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = temp_file(&dir, "gc");
+    let pid_s = pidfile.to_string_lossy().into_owned();
+    let conn = connect(
+        &stdio_def(
+            &["--grandchild", "--ignore-eof"],
+            &[("FIXTURE_GRANDCHILD_PID", &pid_s)],
+        ),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid written")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(pid_alive(grandchild));
+    drop(conn);
+    assert!(
+        wait_until(Duration::from_secs(3), || !group_alive(pgid) && !pid_alive(grandchild)).await,
+        "process group {pgid} survived drop"
+    );
+}
+
+#[tokio::test]
+async fn server_ignoring_eof_is_terminated_by_the_group_signal() {
+    let mut conn = connect(&stdio_def(&["--ignore-eof"], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let started = std::time::Instant::now();
+    let exit = conn.close().await.expect("exit info");
+    assert!(exit.status.contains("SIGTERM") || exit.status.contains("signal: 15"), "{}", exit.status);
+    assert!(started.elapsed() >= Duration::from_millis(1900));
+    assert!(!group_alive(pgid));
+}
+
+#[tokio::test]
+async fn huge_line_at_start_is_a_limit() {
+    let err = connect(&stdio_def(&["--huge-line"], &[]), here(), &no_vars)
+        .await
+        .expect_err("fails");
+    assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn huge_result_closes_the_connection_with_limit() {
+    let mut conn = connect(&stdio_def(&[], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let err = call(&conn, "big_text", json!({"size": 17 * 1024 * 1024}))
+        .await
+        .expect_err("too large");
+    assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
+    assert!(!conn.is_alive());
+    conn.close().await;
+    assert!(wait_until(Duration::from_secs(5), || !group_alive(pgid)).await);
+}
+
+#[tokio::test]
+async fn just_under_the_limit_is_fine() {
+    let mut conn = connect(&stdio_def(&[], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let r = call(&conn, "big_text", json!({"size": 8 * 1024 * 1024}))
+        .await
+        .expect("8 MiB ok");
+    assert_eq!(first_text(&r).len(), 8 * 1024 * 1024);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn garbage_lines_are_counted_and_skipped() {
+    let mut conn = connect(&stdio_def(&["--garbage", "5"], &[]), here(), &no_vars)
+        .await
+        .expect("connects despite garbage");
+    assert_eq!(conn.process().expect("stdio").non_json_lines(), 5);
+    assert_eq!(first_text(&call(&conn, "echo", json!({"text": "y"})).await.expect("echo")), "y");
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn stderr_flood_is_bounded() {
+    let flood = 8 * 1024 * 1024;
+    let mut conn = connect(
+        &stdio_def(&["--stderr-flood", &flood.to_string()], &[]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let process = conn.process().expect("stdio");
+    assert!(
+        wait_until(Duration::from_secs(20), || process.stderr_sizes().1 >= flood as u64).await,
+        "flood never drained: {:?}",
+        process.stderr_sizes()
+    );
+    let (kept, total) = process.stderr_sizes();
+    assert!(kept <= STDERR_RING_BYTES, "{kept}");
+    assert!(total >= flood as u64);
+    assert_eq!(first_text(&call(&conn, "echo", json!({"text": "z"})).await.expect("echo")), "z");
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn hostile_text_arrives_raw_for_the_consumer_to_sanitise() {
+    let mut conn = connect(&stdio_def(&["--hostile-text"], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let tools = conn.peer().list_tools(None).await.expect("lists");
+    let evil = tools
+        .tools
+        .iter()
+        .find(|t| t.name.starts_with("evil"))
+        .expect("evil tool");
+    let shown = mcpdeck::mcp::sanitize::sanitize(&evil.name);
+    assert!(!shown.contains('\u{1b}') && !shown.contains('\u{202e}'));
+    conn.close().await;
+}
