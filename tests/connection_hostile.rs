@@ -22,12 +22,22 @@ async fn crash_mid_call_runs_once_and_fails_without_replay() {
     )
     .await
     .expect("connects");
-    let err = call(&conn, "crash", json!({})).await.expect_err("crash fails");
-    let ErrorClass::Exited { status, stderr_tail } = &err.class else {
+    let err = call(&conn, "crash", json!({}))
+        .await
+        .expect_err("crash fails");
+    let ErrorClass::Exited {
+        status,
+        stderr_tail,
+    } = &err.class
+    else {
         panic!("expected exited, got {err:?}");
     };
     assert!(status.contains('3'), "{status}");
-    assert!(stderr_tail.iter().any(|l| l.contains("crashing on purpose")));
+    assert!(
+        stderr_tail
+            .iter()
+            .any(|l| l.contains("crashing on purpose"))
+    );
     assert!(!conn.is_alive());
     // A later request fails too and is not sent anywhere.
     assert!(call(&conn, "echo", json!({"text": "x"})).await.is_err());
@@ -58,7 +68,9 @@ async fn no_leaked_processes_after_close() {
     assert!(group_alive(pgid));
     conn.close().await;
     assert!(
-        wait_until(Duration::from_secs(5), || !group_alive(pgid) && !pid_alive(grandchild)).await,
+        wait_until(Duration::from_secs(5), || !group_alive(pgid)
+            && !pid_alive(grandchild))
+        .await,
         "process group {pgid} survived close()"
     );
 }
@@ -87,7 +99,9 @@ async fn no_leaked_processes_after_drop() {
     assert!(pid_alive(grandchild));
     drop(conn);
     assert!(
-        wait_until(Duration::from_secs(3), || !group_alive(pgid) && !pid_alive(grandchild)).await,
+        wait_until(Duration::from_secs(3), || !group_alive(pgid)
+            && !pid_alive(grandchild))
+        .await,
         "process group {pgid} survived drop"
     );
 }
@@ -100,7 +114,11 @@ async fn server_ignoring_eof_is_terminated_by_the_group_signal() {
     let pgid = conn.process().expect("stdio").pid();
     let started = std::time::Instant::now();
     let exit = conn.close().await.expect("exit info");
-    assert!(exit.status.contains("SIGTERM") || exit.status.contains("signal: 15"), "{}", exit.status);
+    assert!(
+        exit.status.contains("SIGTERM") || exit.status.contains("signal: 15"),
+        "{}",
+        exit.status
+    );
     assert!(started.elapsed() >= Duration::from_millis(1900));
     assert!(!group_alive(pgid));
 }
@@ -146,7 +164,14 @@ async fn garbage_lines_are_counted_and_skipped() {
         .await
         .expect("connects despite garbage");
     assert_eq!(conn.process().expect("stdio").non_json_lines(), 5);
-    assert_eq!(first_text(&call(&conn, "echo", json!({"text": "y"})).await.expect("echo")), "y");
+    assert_eq!(
+        first_text(
+            &call(&conn, "echo", json!({"text": "y"}))
+                .await
+                .expect("echo")
+        ),
+        "y"
+    );
     conn.close().await;
 }
 
@@ -162,14 +187,23 @@ async fn stderr_flood_is_bounded() {
     .expect("connects");
     let process = conn.process().expect("stdio");
     assert!(
-        wait_until(Duration::from_secs(20), || process.stderr_sizes().1 >= flood as u64).await,
+        wait_until(Duration::from_secs(20), || process.stderr_sizes().1
+            >= flood as u64)
+        .await,
         "flood never drained: {:?}",
         process.stderr_sizes()
     );
     let (kept, total) = process.stderr_sizes();
     assert!(kept <= STDERR_RING_BYTES, "{kept}");
     assert!(total >= flood as u64);
-    assert_eq!(first_text(&call(&conn, "echo", json!({"text": "z"})).await.expect("echo")), "z");
+    assert_eq!(
+        first_text(
+            &call(&conn, "echo", json!({"text": "z"}))
+                .await
+                .expect("echo")
+        ),
+        "z"
+    );
     conn.close().await;
 }
 

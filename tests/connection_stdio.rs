@@ -23,7 +23,9 @@ async fn legacy_handshake_reports_server_and_version() {
     assert_eq!(id.name.as_deref(), Some("mcpdeck-fixture"));
     assert!(id.capabilities.tools.is_some());
     assert!(conn.is_alive());
-    let r = call(&conn, "echo", json!({"text": "hi"})).await.expect("echo");
+    let r = call(&conn, "echo", json!({"text": "hi"}))
+        .await
+        .expect("echo");
     assert_eq!(first_text(&r), "hi");
     let exit = conn.close().await.expect("stdio exit info");
     assert!(!exit.on_its_own);
@@ -37,7 +39,9 @@ async fn auto_and_modern_negotiate_2026_07_28() {
         def.protocol = choice;
         let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
         assert_eq!(conn.protocol_version(), "2026-07-28", "{choice:?}");
-        let r = call(&conn, "add", json!({"a": 2, "b": 3})).await.expect("add");
+        let r = call(&conn, "add", json!({"a": 2, "b": 3}))
+            .await
+            .expect("add");
         assert_eq!(r.structured_content, Some(json!({"sum": 5})));
         conn.close().await;
     }
@@ -58,8 +62,14 @@ async fn child_gets_minimal_env_plus_configured_and_cwd() {
         .expect("connects");
     assert_eq!(conn.secrets(), ["tok-123".to_owned()]);
     let got = |name: &str| call(&conn, "env", json!({"name": name}));
-    assert_eq!(first_text(&got("FIXTURE_SECRET").await.expect("env")), "tok-123");
-    assert_eq!(first_text(&got("CARGO_MANIFEST_DIR").await.expect("env")), "<unset>");
+    assert_eq!(
+        first_text(&got("FIXTURE_SECRET").await.expect("env")),
+        "tok-123"
+    );
+    assert_eq!(
+        first_text(&got("CARGO_MANIFEST_DIR").await.expect("env")),
+        "<unset>"
+    );
     assert_ne!(first_text(&got("PATH").await.expect("env")), "<unset>");
     let cwd = first_text(&call(&conn, "cwd", json!({})).await.expect("cwd"));
     assert!(cwd.ends_with("/sub"), "{cwd}");
@@ -108,7 +118,9 @@ async fn exit_at_start_is_exited_with_stderr_tail() {
     };
     assert!(status.contains('7'), "{status}");
     assert!(
-        stderr_tail.iter().any(|l| l.contains("configuration file missing")),
+        stderr_tail
+            .iter()
+            .any(|l| l.contains("configuration file missing")),
         "{stderr_tail:?}"
     );
     assert!(err.message.contains("configuration file missing"));
@@ -138,7 +150,14 @@ async fn timeout_sends_cancellation_to_the_server() {
     .await;
     assert!(saw, "the fixture never saw notifications/cancelled");
     // The connection stays usable after a timeout.
-    assert_eq!(first_text(&call(&conn, "echo", json!({"text": "ok"})).await.expect("echo")), "ok");
+    assert_eq!(
+        first_text(
+            &call(&conn, "echo", json!({"text": "ok"}))
+                .await
+                .expect("echo")
+        ),
+        "ok"
+    );
     conn.close().await;
 }
 
@@ -158,7 +177,12 @@ async fn cancellation_token_cancels_the_request() {
     let trigger = cancel.clone();
     let t = Duration::from_secs(10);
     let (result, ()) = tokio::join!(
-        conn.request_cancellable(call_request("hang", json!({})), t, max_total_for(t), &cancel),
+        conn.request_cancellable(
+            call_request("hang", json!({})),
+            t,
+            max_total_for(t),
+            &cancel
+        ),
         async move {
             tokio::time::sleep(Duration::from_millis(100)).await;
             trigger.cancel();
@@ -206,6 +230,9 @@ async fn progress_and_notifications_reach_the_event_channel() {
             _ => {}
         }
     }
-    assert!(progress >= 4 && changed && logged, "{progress} {changed} {logged}");
+    assert!(
+        progress >= 4 && changed && logged,
+        "{progress} {changed} {logged}"
+    );
     conn.close().await;
 }

@@ -67,7 +67,12 @@ pub fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    move |name| owned.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    move |name| {
+        owned
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
 }
 
 pub fn no_vars(_: &str) -> Option<String> {
@@ -171,7 +176,9 @@ impl HttpFixture {
         std::io::BufReader::new(stdout)
             .read_line(&mut line)
             .expect("port line");
-        let mut ports = line.split_whitespace().map(|p| p.parse::<u16>().expect("port"));
+        let mut ports = line
+            .split_whitespace()
+            .map(|p| p.parse::<u16>().expect("port"));
         let port = ports.next().expect("main port");
         let capture_port = ports.next().expect("capture port");
         Self {

@@ -205,7 +205,12 @@ pub async fn probe(
         let ct = ct.to_ascii_lowercase();
         ct.starts_with("application/json") || ct.starts_with("text/event-stream")
     });
-    if !is_mcp_type && (status.is_success() || content_type.is_some()) {
+    let is_html = content_type
+        .as_deref()
+        .is_some_and(|ct| ct.to_ascii_lowercase().contains("html"));
+    // A 2xx that is not JSON or SSE, or any HTML page, is not an MCP endpoint; other error
+    // statuses keep their code.
+    if (status.is_success() && !is_mcp_type) || is_html {
         return Some(not_mcp(content_type.as_deref()));
     }
     if !status.is_success() {
