@@ -177,7 +177,7 @@ async fn garbage_lines_are_counted_and_skipped() {
 
 #[tokio::test]
 async fn stderr_flood_is_bounded() {
-    let flood = 8 * 1024 * 1024;
+    let flood: u64 = 8 * 1024 * 1024;
     let mut conn = connect(
         &stdio_def(&["--stderr-flood", &flood.to_string()], &[]),
         here(),
@@ -188,14 +188,14 @@ async fn stderr_flood_is_bounded() {
     let process = conn.process().expect("stdio");
     assert!(
         wait_until(Duration::from_secs(20), || process.stderr_sizes().1
-            >= flood as u64)
+            >= flood)
         .await,
         "flood never drained: {:?}",
         process.stderr_sizes()
     );
     let (kept, total) = process.stderr_sizes();
     assert!(kept <= STDERR_RING_BYTES, "{kept}");
-    assert!(total >= flood as u64);
+    assert!(total >= flood);
     assert_eq!(
         first_text(
             &call(&conn, "echo", json!({"text": "z"}))

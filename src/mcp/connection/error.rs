@@ -80,7 +80,7 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
-    /// The stable snake_case name of the class.
+    /// The stable `snake_case` name of the class.
     pub fn name(&self) -> &'static str {
         match self {
             Self::MissingEnv { .. } => "missing_env",

@@ -54,23 +54,20 @@ where
                 }
                 return;
             }
-            match buf.iter().position(|b| *b == b'\n') {
-                Some(pos) => {
-                    if line.len() + pos > MAX_FRAME_BYTES {
-                        stats.oversized.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    line.extend_from_slice(&buf[..pos]);
-                    (pos + 1, true)
+            if let Some(pos) = buf.iter().position(|b| *b == b'\n') {
+                if line.len() + pos > MAX_FRAME_BYTES {
+                    stats.oversized.store(true, Ordering::SeqCst);
+                    return;
                 }
-                None => {
-                    if line.len() + buf.len() > MAX_FRAME_BYTES {
-                        stats.oversized.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    line.extend_from_slice(buf);
-                    (buf.len(), false)
+                line.extend_from_slice(&buf[..pos]);
+                (pos + 1, true)
+            } else {
+                if line.len() + buf.len() > MAX_FRAME_BYTES {
+                    stats.oversized.store(true, Ordering::SeqCst);
+                    return;
                 }
+                line.extend_from_slice(buf);
+                (buf.len(), false)
             }
         };
         reader.consume(consumed);

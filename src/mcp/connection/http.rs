@@ -41,6 +41,9 @@ const RESERVED_HEADERS: &[&str] = &[
     "last-event-id",
 ];
 
+/// Resolved configured headers, as rmcp's config takes them.
+pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
+
 /// The rmcp transport type used for HTTP servers.
 pub type HttpTransport = StreamableHttpClientTransport<reqwest::Client>;
 
@@ -54,9 +57,7 @@ pub fn install_crypto_provider() {
 }
 
 /// Converts resolved headers, refusing reserved and malformed ones (without echoing values).
-pub fn build_headers(
-    resolved: &BTreeMap<String, String>,
-) -> Result<HashMap<HeaderName, HeaderValue>, ConnectError> {
+pub fn build_headers(resolved: &BTreeMap<String, String>) -> Result<HeaderMapOwned, ConnectError> {
     let mut out = HashMap::new();
     for (name, value) in resolved {
         let trimmed = name.trim();
@@ -121,7 +122,7 @@ pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
 /// Builds the transport for `url` with resolved `headers`.
 pub fn transport(
     url: &str,
-    headers: HashMap<HeaderName, HeaderValue>,
+    headers: HeaderMapOwned,
     connect_timeout: Duration,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
@@ -146,7 +147,7 @@ pub fn transport(
 /// authentication refusal, or an answer that is not MCP at all. `None` when nothing stands out.
 pub async fn probe(
     url: &str,
-    headers: &HashMap<HeaderName, HeaderValue>,
+    headers: &HeaderMapOwned,
     timeout: Duration,
     redactor: &Redactor,
 ) -> Option<ConnectError> {

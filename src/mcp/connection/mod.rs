@@ -67,7 +67,7 @@ pub struct ServerIdentity {
 }
 
 /// A live connection. Close it with [`Connection::close`]; dropping it also tears everything
-/// down (the stdio process group is SIGKILLed at once).
+/// down (the stdio process group gets SIGKILL at once).
 pub struct Connection {
     name: Arc<str>,
     transport_kind: &'static str,
@@ -255,7 +255,7 @@ fn handshake_timeout(timeout: Duration) -> ConnectError {
 async fn explain_http_failure(
     err: &ClientInitializeError,
     url: &str,
-    headers: &std::collections::HashMap<::http::HeaderName, ::http::HeaderValue>,
+    headers: &http::HeaderMapOwned,
     timeout: Duration,
     redactor: &Redactor,
 ) -> ConnectError {

@@ -5,7 +5,7 @@
 //! cleared environment plus the minimal set and the configured additions, in its own process
 //! group, with stderr drained into a bounded ring and stdout passed through the frame filter.
 //! A supervisor task waits for the child; shutdown is close stdin → ≤2 s → SIGTERM the group →
-//! ≤2 s → SIGKILL the group → reap, and the group is always SIGKILLed at the end so no
+//! ≤2 s → SIGKILL the group → reap, and the group is always sent SIGKILL at the end so no
 //! grandchild outlives the connection. Dropping a [`StdioProcess`] SIGKILLs the group at once.
 
 use std::path::PathBuf;
