@@ -222,3 +222,48 @@ async fn hostile_text_arrives_raw_for_the_consumer_to_sanitise() {
     assert!(!shown.contains('\u{1b}') && !shown.contains('\u{202e}'));
     conn.close().await;
 }
+
+async fn page_cursors(args: &[&str], pages: usize) -> (Vec<Option<String>>, usize) {
+    let mut conn = connect(&stdio_def(args, &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let mut cursors = Vec::new();
+    let mut count = 0;
+    let mut cursor: Option<String> = None;
+    for _ in 0..pages {
+        let params = cursor
+            .clone()
+            .map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = conn.peer().list_tools(params).await.expect("page");
+        count += page.tools.len();
+        cursors.push(page.next_cursor.clone());
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    conn.close().await;
+    (cursors, count)
+}
+
+#[tokio::test]
+async fn fixture_cursor_modes_misbehave_as_configured() {
+    let (repeat, _) = page_cursors(
+        &["--tools", "100", "--page-size", "10", "--cursor", "repeat"],
+        3,
+    )
+    .await;
+    assert_eq!(repeat.len(), 3);
+    assert_eq!(repeat[1], repeat[2], "repeat mode repeats its cursor");
+    let (endless, _) = page_cursors(&["--page-size", "5", "--cursor", "endless"], 8).await;
+    assert_eq!(endless.len(), 8);
+    let unique: std::collections::HashSet<_> = endless.iter().collect();
+    assert_eq!(
+        unique.len(),
+        8,
+        "endless mode gives fresh cursors: {endless:?}"
+    );
+    let (normal, count) = page_cursors(&["--tools", "20000", "--page-size", "1000"], 100).await;
+    assert_eq!(normal.last(), Some(&None));
+    assert!(count > 20_000, "{count}");
+}

@@ -229,3 +229,32 @@ async fn oversized_http_body_is_a_limit_and_timeouts_are_classified() {
     );
     conn.close().await;
 }
+
+#[tokio::test]
+async fn expired_session_fails_the_request_without_resending_it() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(
+        &fx.url("/stateful-expiring"),
+        &[("Authorization", "Bearer k-admin")],
+    );
+    let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
+    assert_eq!(
+        first_text(&call(&conn, "count", json!({})).await.expect("count")),
+        "1"
+    );
+    // The server drops a session after 300 ms without requests: this wait is the behaviour
+    // under test (idle expiry), not synchronisation with another task.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let err = call(&conn, "echo", json!({"text": "after expiry"}))
+        .await
+        .expect_err("the expired session fails the request");
+    assert_eq!(err.class, ErrorClass::Protocol, "{err:?}");
+    assert!(err.message.contains("expired"), "{}", err.message);
+    // Had the transport re-initialized and re-sent the echo, the server would have run three
+    // tools/call by now (count, echo, this count); without replay it ran two.
+    let mut fresh = connect(&def, here(), &no_vars).await.expect("reconnects");
+    let total = first_text(&call(&fresh, "count", json!({})).await.expect("count"));
+    assert_eq!(total, "2");
+    fresh.close().await;
+    conn.close().await;
+}
