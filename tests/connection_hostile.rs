@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use connection_support::*;
 use mcpdeck::mcp::connection::stderr_ring::STDERR_RING_BYTES;
-use mcpdeck::mcp::connection::{ErrorClass, connect};
+use mcpdeck::mcp::connection::{ConnectionEvent, ErrorClass, connect, connect_with_events};
 use serde_json::json;
 
 #[tokio::test]
@@ -266,4 +266,58 @@ async fn fixture_cursor_modes_misbehave_as_configured() {
     let (normal, count) = page_cursors(&["--tools", "20000", "--page-size", "1000"], 100).await;
     assert_eq!(normal.last(), Some(&None));
     assert!(count > 20_000, "{count}");
+}
+
+#[tokio::test]
+async fn silent_server_times_out_the_handshake_and_is_cleaned_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = temp_file(&dir, "gc");
+    let pid_s = pidfile.to_string_lossy().into_owned();
+    let mut def = stdio_def(
+        &["--grandchild", "--silent"],
+        &[("FIXTURE_GRANDCHILD_PID", &pid_s)],
+    );
+    def.request_timeout_ms = Some(500);
+    let err = connect(&def, here(), &no_vars)
+        .await
+        .expect_err("times out");
+    assert_eq!(err.class, ErrorClass::Timeout { after_ms: 500 });
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid written")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(
+        wait_until(Duration::from_secs(8), || !pid_alive(grandchild)).await,
+        "grandchild of a timed-out server survived"
+    );
+}
+
+#[tokio::test]
+async fn unprompted_exit_is_reported_as_an_event() {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let mut conn = connect_with_events(&stdio_def(&[], &[]), here(), &no_vars, Some(tx))
+        .await
+        .expect("connects");
+    let _ = call(&conn, "crash", json!({})).await;
+    let exited = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(ev) = rx.recv().await {
+            if let ConnectionEvent::Exited { status } = ev.event {
+                return Some(status);
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten()
+    .expect("an exited event");
+    assert!(exited.contains('3'), "{exited}");
+    let info = conn
+        .process()
+        .expect("stdio")
+        .exit_info()
+        .expect("exit info");
+    assert!(info.on_its_own);
+    conn.close().await;
 }
