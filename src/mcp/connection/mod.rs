@@ -486,6 +486,9 @@ impl Connection {
     /// Closes the session and the transport: for stdio, closes stdin, then SIGTERM and SIGKILL
     /// the process group as needed, and reaps. Returns how the process ended (stdio only).
     pub async fn close(&mut self) -> Option<ExitInfo> {
+        if let Some(process) = &self.stdio {
+            process.begin_close();
+        }
         let _ = self.service.close_with_timeout(stdio::SHUTDOWN_STEP).await;
         match &mut self.stdio {
             Some(process) => process.shutdown().await,

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -104,6 +104,8 @@ pub struct StdioProcess {
     exit_rx: watch::Receiver<Option<ExitInfo>>,
     shutdown_tx: Option<oneshot::Sender<()>>,
     supervisor: Option<JoinHandle<()>>,
+    /// Set before mcpdeck closes stdin, so an exit on EOF is not reported as unprompted.
+    closing: Arc<AtomicBool>,
 }
 
 /// Starts the server. Returns the process handle and the transport to hand to rmcp.
@@ -151,6 +153,7 @@ pub fn spawn(
     let pump_task = tokio::spawn(pump(stdout, pump_side, stats.clone()));
     let (exit_tx, exit_rx) = watch::channel(None);
     let (shutdown_tx, shutdown_rx) = oneshot::channel();
+    let closing = Arc::new(AtomicBool::new(false));
     let supervisor = tokio::spawn(supervise(Supervised {
         child,
         pgid,
@@ -161,6 +164,7 @@ pub fn spawn(
         shutdown_rx,
         exit_tx,
         sink,
+        closing: closing.clone(),
     }));
     // rmcp's own line cap sits above ours so our filter is the one that decides.
     let transport =
@@ -174,6 +178,7 @@ pub fn spawn(
             exit_rx,
             shutdown_tx: Some(shutdown_tx),
             supervisor: Some(supervisor),
+            closing,
         },
         transport,
     ))
@@ -248,8 +253,14 @@ impl StdioProcess {
         }
     }
 
+    /// Marks the process as being closed by mcpdeck; call before closing stdin.
+    pub fn begin_close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+    }
+
     /// Runs the shutdown sequence (the caller closes rmcp, and so stdin, first) and waits for it.
     pub async fn shutdown(&mut self) -> Option<ExitInfo> {
+        self.begin_close();
         if let Some(tx) = self.shutdown_tx.take() {
             let _ = tx.send(());
         }
@@ -263,6 +274,7 @@ impl StdioProcess {
 impl Drop for StdioProcess {
     fn drop(&mut self) {
         // Dropped without shutdown(): take the whole group down now; the supervisor reaps.
+        self.closing.store(true, Ordering::SeqCst);
         if self.supervisor.is_some()
             && self.exit_rx.borrow().is_none()
             && let Some(pgid) = self.pgid
@@ -292,6 +304,7 @@ struct Supervised {
     shutdown_rx: oneshot::Receiver<()>,
     exit_tx: watch::Sender<Option<ExitInfo>>,
     sink: EventSink,
+    closing: Arc<AtomicBool>,
 }
 
 /// Kills the process group when dropped, so even a cancelled supervisor leaves no process.
@@ -310,7 +323,7 @@ async fn supervise(mut s: Supervised) {
     let mut pump_done = false;
     let (status, on_its_own) = loop {
         tokio::select! {
-            status = s.child.wait() => break (status, true),
+            status = s.child.wait() => break (status, !s.closing.load(Ordering::SeqCst)),
             _ = &mut s.shutdown_rx => break (graceful(&mut s.child, s.pgid).await, false),
             _ = &mut s.pump_task, if !pump_done => {
                 pump_done = true;
