@@ -258,3 +258,21 @@ async fn expired_session_fails_the_request_without_resending_it() {
     fresh.close().await;
     conn.close().await;
 }
+
+#[tokio::test]
+async fn https_to_a_plain_http_port_is_tls() {
+    let fx = HttpFixture::start(KEYS);
+    let url = fx.url("/mcp").replace("http://", "https://");
+    let err = connect(&http_def(&url, &[]), here(), &no_vars)
+        .await
+        .expect_err("no TLS there");
+    assert_eq!(err.class, ErrorClass::Tls, "{err:?}");
+}
+
+#[tokio::test]
+async fn unresolvable_host_is_dns() {
+    // `.invalid` never resolves (RFC 6761).
+    let def = http_def("http://mcpdeck-no-such-host.invalid/mcp", &[]);
+    let err = connect(&def, here(), &no_vars).await.expect_err("no such host");
+    assert_eq!(err.class, ErrorClass::Dns, "{err:?}");
+}

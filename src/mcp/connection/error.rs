@@ -328,14 +328,12 @@ fn classify_one(e: &(dyn StdError + 'static), redactor: &Redactor) -> Option<Con
         ));
     }
     if let Some(io) = e.downcast_ref::<std::io::Error>() {
-        if let Some(inner) = io.get_ref()
-            && inner.downcast_ref::<rustls::Error>().is_some()
-        {
+        if let Some(tls) = rustls_inside(io) {
             return Some(ConnectError::new(
                 ErrorClass::Tls,
                 format!(
                     "the TLS handshake failed: {}",
-                    redactor.clean(&inner.to_string())
+                    redactor.clean(&tls.to_string())
                 ),
             ));
         }
@@ -349,6 +347,23 @@ fn classify_one(e: &(dyn StdError + 'static), redactor: &Redactor) -> Option<Con
                 "the connection attempt timed out",
             )),
             _ => None,
+        };
+    }
+    None
+}
+
+/// The rustls error wrapped inside (possibly nested) `io::Error`s. `io::Error::source()` skips
+/// the wrapped error itself, so the ordinary `source()` walk never sees it.
+fn rustls_inside(io: &std::io::Error) -> Option<&rustls::Error> {
+    let mut current: Option<&(dyn StdError + 'static)> =
+        io.get_ref().map(|e| e as &(dyn StdError + 'static));
+    while let Some(e) = current {
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls);
+        }
+        current = match e.downcast_ref::<std::io::Error>() {
+            Some(inner) => inner.get_ref().map(|e| e as &(dyn StdError + 'static)),
+            None => e.source(),
         };
     }
     None

@@ -41,7 +41,7 @@ use events::ClientEvents;
 pub const MAX_TOTAL_CAP: Duration = Duration::from_secs(30 * 60);
 
 /// How long a closed stream waits for the process exit that explains it.
-const EXIT_GRACE: Duration = Duration::from_secs(1);
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The default maximum total time for a request with this idle `timeout`:
 /// 10× the timeout, at most 30 minutes (SPEC.md §4.3).
