@@ -273,6 +273,8 @@ async fn https_to_a_plain_http_port_is_tls() {
 async fn unresolvable_host_is_dns() {
     // `.invalid` never resolves (RFC 6761).
     let def = http_def("http://mcpdeck-no-such-host.invalid/mcp", &[]);
-    let err = connect(&def, here(), &no_vars).await.expect_err("no such host");
+    let err = connect(&def, here(), &no_vars)
+        .await
+        .expect_err("no such host");
     assert_eq!(err.class, ErrorClass::Dns, "{err:?}");
 }

@@ -236,3 +236,21 @@ async fn progress_and_notifications_reach_the_event_channel() {
     );
     conn.close().await;
 }
+
+#[tokio::test]
+async fn secrets_printed_to_stderr_are_redacted_in_exit_errors() {
+    let secret = "tok-very-secret-991";
+    let def = stdio_def(
+        &["--exit-at-start", "1"],
+        &[("FIXTURE_SECRET", "${MY_TOKEN}")],
+    );
+    let err = connect(&def, here(), &vars(&[("MY_TOKEN", secret)]))
+        .await
+        .expect_err("exits");
+    let text = format!("{err} {}", serde_json::to_string(&err).expect("json"));
+    assert!(!text.contains(secret), "{text}");
+    assert!(
+        text.contains(mcpdeck::mcp::connection::error::REDACTED),
+        "{text}"
+    );
+}

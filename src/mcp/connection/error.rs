@@ -126,10 +126,16 @@ impl ConnectError {
 }
 
 /// Replaces resolved secret values with a marker, then sanitises and caps the text.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Redactor {
     /// Secret values, longest first so a secret containing another is replaced whole.
     secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Redactor({} secrets)", self.secrets.len())
+    }
 }
 
 /// What a redacted secret is replaced with.
@@ -483,6 +489,7 @@ mod tests {
             format!("x {REDACTED} y {REDACTED}")
         );
         assert_eq!(r.clean("\u{1b}[2J abc"), format!("␛[2J {REDACTED}"));
+        assert!(!format!("{r:?}").contains("abc"), "Debug must not show secrets");
     }
 
     #[test]

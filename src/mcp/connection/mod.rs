@@ -119,6 +119,7 @@ pub async fn connect_with_events(
                 args: stdio_def.args.clone(),
                 cwd: def.resolved_cwd(file_dir),
                 env: env.into_iter().collect(),
+                redactor: redactor.clone(),
             };
             let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
             let handler = ClientEvents::new(sink.clone(), offered);

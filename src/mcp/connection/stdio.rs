@@ -22,7 +22,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
-use super::error::{ConnectError, ErrorClass};
+use super::error::{ConnectError, ErrorClass, Redactor};
 use super::events::{ConnectionEvent, EventSink};
 use super::frames::{FrameStats, MAX_FRAME_BYTES, pump};
 use super::stderr_ring::{SharedRing, StderrRing, drain};
@@ -92,6 +92,8 @@ pub struct SpawnSpec {
     pub cwd: Option<PathBuf>,
     /// Resolved `env` additions (values may be secrets: never log them).
     pub env: Vec<(String, String)>,
+    /// Removes those secrets from stderr text before it is shown (a server may print them).
+    pub redactor: Redactor,
 }
 
 /// A running stdio server process and its supervisor.
@@ -106,6 +108,7 @@ pub struct StdioProcess {
     supervisor: Option<JoinHandle<()>>,
     /// Set before mcpdeck closes stdin, so an exit on EOF is not reported as unprompted.
     closing: Arc<AtomicBool>,
+    redactor: Redactor,
 }
 
 /// Starts the server. Returns the process handle and the transport to hand to rmcp.
@@ -165,6 +168,7 @@ pub fn spawn(
         exit_tx,
         sink,
         closing: closing.clone(),
+        redactor: spec.redactor.clone(),
     }));
     // rmcp's own line cap sits above ours so our filter is the one that decides.
     let transport =
@@ -179,6 +183,7 @@ pub fn spawn(
             shutdown_tx: Some(shutdown_tx),
             supervisor: Some(supervisor),
             closing,
+            redactor: spec.redactor.clone(),
         },
         transport,
     ))
@@ -208,9 +213,10 @@ impl StdioProcess {
         self.pid
     }
 
-    /// The kept stderr, sanitised.
+    /// The kept stderr, sanitised, with this connection's secrets redacted.
     pub fn stderr_text(&self) -> String {
-        self.ring.lock().map(|r| r.text()).unwrap_or_default()
+        let text = self.ring.lock().map(|r| r.text()).unwrap_or_default();
+        self.redactor.redact(&text)
     }
 
     /// Bytes kept in the stderr ring (≤ 64 KiB) and bytes written in total.
@@ -305,6 +311,7 @@ struct Supervised {
     exit_tx: watch::Sender<Option<ExitInfo>>,
     sink: EventSink,
     closing: Arc<AtomicBool>,
+    redactor: Redactor,
 }
 
 /// Kills the process group when dropped, so even a cancelled supervisor leaves no process.
@@ -342,7 +349,10 @@ async fn supervise(mut s: Supervised) {
         .ring
         .lock()
         .map(|r| r.tail_lines(STDERR_TAIL_LINES))
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .iter()
+        .map(|line| s.redactor.redact(line))
+        .collect();
     let (status_text, code) = describe(status.as_ref().ok());
     if on_its_own {
         s.sink.emit(ConnectionEvent::Exited {
