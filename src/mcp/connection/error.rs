@@ -489,7 +489,10 @@ mod tests {
             format!("x {REDACTED} y {REDACTED}")
         );
         assert_eq!(r.clean("\u{1b}[2J abc"), format!("␛[2J {REDACTED}"));
-        assert!(!format!("{r:?}").contains("abc"), "Debug must not show secrets");
+        assert!(
+            !format!("{r:?}").contains("abc"),
+            "Debug must not show secrets"
+        );
     }
 
     #[test]

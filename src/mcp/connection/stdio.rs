@@ -81,8 +81,7 @@ impl ExitInfo {
     }
 }
 
-/// What a stdio spawn needs, already resolved.
-#[derive(Debug)]
+/// What a stdio spawn needs, already resolved. Its `Debug` shows env keys, never values.
 pub struct SpawnSpec {
     /// The program.
     pub command: String,
@@ -94,6 +93,20 @@ pub struct SpawnSpec {
     pub env: Vec<(String, String)>,
     /// Removes those secrets from stderr text before it is shown (a server may print them).
     pub redactor: Redactor,
+}
+
+impl std::fmt::Debug for SpawnSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpawnSpec")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("cwd", &self.cwd)
+            .field(
+                "env_keys",
+                &self.env.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 /// A running stdio server process and its supervisor.
