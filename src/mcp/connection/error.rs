@@ -101,6 +101,28 @@ impl ErrorClass {
     }
 }
 
+impl ErrorClass {
+    /// The headless CLI's exit code for this class (SPEC.md §11): 1 configuration, 3 auth
+    /// required, 4 connection failed, 5 server error, 6 timeout or cancelled, 7 a bound.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::MissingEnv { .. } => 1,
+            Self::AuthRequired { .. } => 3,
+            Self::SpawnFailed { .. }
+            | Self::Exited { .. }
+            | Self::HttpStatus { .. }
+            | Self::NotMcp { .. }
+            | Self::Protocol
+            | Self::Tls
+            | Self::Dns
+            | Self::Refused => 4,
+            Self::ServerError { .. } => 5,
+            Self::Timeout { .. } | Self::Cancelled => 6,
+            Self::Limit { .. } => 7,
+        }
+    }
+}
+
 /// A classified failure with a message that is safe to show anywhere.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, thiserror::Error)]
 #[error("{}: {message}", class.name())]
@@ -504,6 +526,15 @@ mod tests {
         assert_eq!(e.class.name(), "http_status");
         let v = serde_json::to_value(ErrorClass::NotMcp { content_type: None }).expect("ok");
         assert_eq!(v["class"], ErrorClass::NotMcp { content_type: None }.name());
+    }
+
+    #[test]
+    fn exit_codes_follow_the_spec() {
+        assert_eq!(ErrorClass::AuthRequired { code: 401 }.exit_code(), 3);
+        assert_eq!(ErrorClass::Refused.exit_code(), 4);
+        assert_eq!(ErrorClass::ServerError { code: -1 }.exit_code(), 5);
+        assert_eq!(ErrorClass::Cancelled.exit_code(), 6);
+        assert_eq!(ErrorClass::Limit { bound: "x".into() }.exit_code(), 7);
     }
 
     #[test]
