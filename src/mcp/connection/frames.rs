@@ -50,6 +50,7 @@ where
             if buf.is_empty() {
                 // EOF: a final unterminated line is still a frame.
                 if !line.is_empty() {
+                    line.push(b'\n');
                     let _ = forward(&mut output, &line, &stats).await;
                 }
                 return;
@@ -72,6 +73,8 @@ where
         };
         reader.consume(consumed);
         if complete {
+            // One write per frame, newline included: fewer wake-ups of the reader.
+            line.push(b'\n');
             if forward(&mut output, &line, &stats).await.is_err() {
                 return;
             }
@@ -96,7 +99,6 @@ async fn forward<W: AsyncWrite + Unpin>(
         return Ok(());
     }
     output.write_all(line).await?;
-    output.write_all(b"\n").await?;
     output.flush().await
 }
 
