@@ -501,3 +501,38 @@ impl Connection {
 fn cancelled() -> RequestError {
     ConnectError::new(ErrorClass::Cancelled, "the request was cancelled")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn connection_can_be_shared_across_tasks() {
+        assert_send_sync::<Connection>();
+        assert_send_sync::<ConnectError>();
+    }
+
+    #[test]
+    fn max_total_is_ten_times_capped_at_thirty_minutes() {
+        assert_eq!(
+            max_total_for(Duration::from_secs(60)),
+            Duration::from_secs(600)
+        );
+        assert_eq!(max_total_for(Duration::from_secs(600)), MAX_TOTAL_CAP);
+    }
+
+    #[test]
+    fn lifecycles_offer_the_documented_versions() {
+        let (v, mode) = lifecycle_for(ProtocolChoice::Legacy);
+        assert_eq!(v, ProtocolVersion::V_2025_11_25);
+        assert!(matches!(mode, ClientLifecycleMode::Initialize));
+        let (_, mode) = lifecycle_for(ProtocolChoice::Auto);
+        assert!(matches!(
+            mode,
+            ClientLifecycleMode::Auto { preferred_versions, .. }
+                if preferred_versions == [ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25]
+        ));
+    }
+}
