@@ -244,7 +244,7 @@ async fn expired_session_fails_the_request_without_resending_it() {
     );
     // The server drops a session after 300 ms without requests: this wait is the behaviour
     // under test (idle expiry), not synchronisation with another task.
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let err = call(&conn, "echo", json!({"text": "after expiry"}))
         .await
         .expect_err("the expired session fails the request");

@@ -1,1 +1,139 @@
-//! The headless command line (SPEC.md §11).
+//! The headless command line (SPEC.md §11): the engine for scripts and CI, with `--json` output
+//! and stable exit codes. Every string that came from a configuration file or a server goes
+//! through the sanitiser before it is printed.
+
+mod config_cmd;
+pub mod exit;
+mod output;
+mod proxy_cmd;
+mod status_cmd;
+mod trust_cmd;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+pub use exit::Exit;
+
+use crate::mcp::config::{ConfigSet, LoadOptions, load::config_home};
+use crate::mcp::trust::TrustStore;
+
+/// mcpdeck: operate Model Context Protocol servers from a terminal console, scripts and agents.
+#[derive(Debug, Parser)]
+#[command(name = "mcpdeck", version, about, long_about = None)]
+pub struct Cli {
+    /// The project directory (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// An extra configuration file, highest precedence; repeatable, later wins.
+    #[arg(long = "config", global = true, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// What to do; without one, a status overview is shown.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every server with its provenance, state and the project's trust (never connects).
+    Status {
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check or show configuration files.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Trust this project's server definitions (or revoke trust).
+    Trust {
+        /// Trust without asking (for scripts).
+        #[arg(long, conflicts_with = "revoke")]
+        yes: bool,
+        /// Remove this project's trust entry.
+        #[arg(long)]
+        revoke: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one `mcp` proxy request given as JSON, e.g. '{}'.
+    Proxy {
+        /// The request object.
+        request: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `mcpdeck config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Every diagnostic of every configuration file; exit 1 when any is an error.
+    Check {
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The effective definitions with their provenance, as written.
+    Show {
+        /// Only this server.
+        server: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// What every command starts from: the loaded configuration and trust store.
+pub struct Context {
+    /// Every configuration file and the effective servers.
+    pub config: ConfigSet,
+    /// The trust store.
+    pub trust: TrustStore,
+}
+
+impl Context {
+    fn load(cli: &Cli) -> Result<Self, String> {
+        let options = LoadOptions::from_env(cli.cwd.as_deref(), cli.config.clone())
+            .map_err(|e| format!("cannot read the current directory: {e}"))?;
+        let config = ConfigSet::load(&options).map_err(|e| e.to_string())?;
+        let home = options
+            .config_home
+            .or_else(config_home)
+            .ok_or("no home directory: set HOME or XDG_CONFIG_HOME")?;
+        let trust = TrustStore::load(TrustStore::default_path(&home));
+        Ok(Self { config, trust })
+    }
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: &Cli) -> Exit {
+    let mut cx = match Context::load(cli) {
+        Ok(cx) => cx,
+        Err(message) => {
+            output::print_error(&message);
+            return Exit::Usage;
+        }
+    };
+    match &cli.command {
+        None => {
+            output::print_error("the console is not built yet; showing `mcpdeck status`");
+            status_cmd::run(&cx, false)
+        }
+        Some(Command::Status { json }) => status_cmd::run(&cx, *json),
+        Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, *json),
+        Some(Command::Config(ConfigCommand::Show { server, json })) => {
+            config_cmd::show(&cx, server.as_deref(), *json)
+        }
+        Some(Command::Trust { yes, revoke, json }) => {
+            if *revoke {
+                trust_cmd::revoke(&mut cx, *json)
+            } else {
+                trust_cmd::grant(&mut cx, *yes, *json)
+            }
+        }
+        Some(Command::Proxy { request, json }) => proxy_cmd::run(&cx, request, *json),
+    }
+}

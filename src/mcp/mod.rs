@@ -4,4 +4,5 @@
 pub mod config;
 pub mod connection;
 pub mod sanitize;
+pub mod status;
 pub mod trust;

@@ -2,10 +2,18 @@
 //! and diagnostics (SPEC.md §2). Loading never writes a file, never resolves a reference and never
 //! spawns anything.
 
+pub mod diagnostic;
+mod fields;
+pub mod json;
+pub mod load;
 pub mod model;
 pub mod refs;
+pub mod schema;
 
+pub use diagnostic::{Counts, Diagnostic, Severity};
+pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions};
 pub use model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
 pub use refs::{MissingEnv, Template};
+pub use schema::ServerEntry;

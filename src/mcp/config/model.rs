@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::refs::Template;
 
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_millis(60_000);
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Which configuration layer a definition came from, lowest precedence first (SPEC.md §2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -24,6 +24,7 @@ pub enum Layer {
     /// `<project>/.mcp.json`.
     Project,
     /// `<project>/.mcpdeck/mcp.json`.
+    #[serde(rename = "project-mcpdeck")]
     ProjectDeck,
     /// A `--config FILE` given on the command line.
     CommandLine,

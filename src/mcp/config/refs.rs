@@ -41,6 +41,9 @@ pub enum RefError {
         /// Extra advice (defaults and nesting are unsupported).
         hint: &'static str,
     },
+    /// Parts that the `${}` syntax cannot write (see [`Template::from_parts`]).
+    #[error("these parts cannot be written as a template")]
+    Inexpressible,
     /// `$env:` followed by something that is not a variable name.
     #[error("`$env:{text}` is not a variable reference: names are [A-Za-z_][A-Za-z0-9_]*")]
     BadEnvName {
@@ -125,19 +128,46 @@ impl Template {
     }
 
     /// Builds a template from parts, writing the canonical source text (`${NAME}`, `$${`).
-    pub fn from_parts(parts: Vec<Part>) -> Self {
+    ///
+    /// Two arrangements cannot be written in this syntax and are refused: a literal ending in
+    /// `$` right before a reference (`$` + `${A}` would read as the escape `$${A}`), and a value
+    /// whose first literal starts with `$env:` (it would read as a reference).
+    /// Adjacent literals are merged and empty ones dropped first, as parsing would.
+    pub fn from_parts(raw: Vec<Part>) -> Result<Self, RefError> {
+        let mut parts: Vec<Part> = Vec::with_capacity(raw.len());
+        for part in raw {
+            match (parts.last_mut(), part) {
+                (_, Part::Literal(text)) if text.is_empty() => {}
+                (Some(Part::Literal(prev)), Part::Literal(text)) => prev.push_str(&text),
+                (_, part) => parts.push(part),
+            }
+        }
         let mut source = String::new();
-        for part in &parts {
+        for (i, part) in parts.iter().enumerate() {
             match part {
-                Part::Literal(text) => source.push_str(&text.replace("${", "$${")),
+                Part::Literal(text) => {
+                    if i == 0 && text.starts_with("$env:") {
+                        return Err(RefError::Inexpressible);
+                    }
+                    if text.ends_with('$') && matches!(parts.get(i + 1), Some(Part::Var(_))) {
+                        return Err(RefError::Inexpressible);
+                    }
+                    source.push_str(&text.replace("${", "$${"));
+                }
                 Part::Var(name) => {
+                    if !is_var_name(name) {
+                        return Err(RefError::BadName {
+                            text: name.clone(),
+                            hint: bad_name_hint(name),
+                        });
+                    }
                     source.push_str("${");
                     source.push_str(name);
                     source.push('}');
                 }
             }
         }
-        Self { source, parts }
+        Ok(Self { source, parts })
     }
 
     /// The value exactly as written.

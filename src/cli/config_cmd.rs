@@ -1,0 +1,173 @@
+//! `mcpdeck config check` and `mcpdeck config show`.
+
+use std::fmt::Write as _;
+
+use super::Context;
+use super::exit::Exit;
+use super::output::{error_envelope, print_error, print_json, print_text};
+use super::status_cmd::location;
+use crate::mcp::config::Counts;
+use crate::mcp::config::schema::displayable;
+use crate::mcp::status::{SourceView, static_state, var_is_set};
+
+/// Prints every diagnostic, files in precedence order; exit 1 when any is an error.
+pub fn check(cx: &Context, json: bool) -> Exit {
+    let counts = cx.config.counts();
+    if json {
+        let files: Vec<_> = cx
+            .config
+            .files
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "layer": f.layer,
+                    "path": f.path,
+                    "present": f.present,
+                    "servers": f.entries.len(),
+                    "diagnostics": f.all_diagnostics().collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        print_json(&serde_json::json!({
+            "ok": counts.errors == 0,
+            "operation": "config.check",
+            "result": {"files": files, "counts": counts},
+        }));
+    } else {
+        let mut out = String::new();
+        for f in &cx.config.files {
+            let state = if f.present {
+                format!("{} server(s)", f.entries.len())
+            } else {
+                "not present".to_owned()
+            };
+            let _ = writeln!(
+                out,
+                "{:<16} {}  ({state})",
+                f.layer.label(),
+                f.path.display()
+            );
+            for d in f.all_diagnostics() {
+                let _ = writeln!(out, "  {d}");
+            }
+        }
+        let _ = writeln!(out, "\n{}", summary(counts));
+        print_text(&out);
+    }
+    if counts.errors > 0 {
+        Exit::Usage
+    } else {
+        Exit::Ok
+    }
+}
+
+fn summary(c: Counts) -> String {
+    if c.errors + c.warnings == 0 {
+        "configuration is clean".to_owned()
+    } else {
+        format!("{} error(s), {} warning(s)", c.errors, c.warnings)
+    }
+}
+
+/// Prints the effective definitions with provenance, references as written.
+pub fn show(cx: &Context, only: Option<&str>, json: bool) -> Exit {
+    let servers: Vec<_> = cx
+        .config
+        .servers
+        .iter()
+        .filter(|s| only.is_none_or(|name| s.entry.name == name))
+        .collect();
+    if let Some(name) = only
+        && servers.is_empty()
+    {
+        let names: Vec<&str> = cx
+            .config
+            .servers
+            .iter()
+            .map(|s| s.entry.name.as_str())
+            .collect();
+        let message = format!(
+            "no server named `{name}`; configured: {}",
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        );
+        if json {
+            print_json(&error_envelope("config.show", "unknown_server", &message));
+        } else {
+            print_error(&message);
+        }
+        return Exit::Usage;
+    }
+    let trust = cx.trust.state(&cx.config);
+    if json {
+        let items: Vec<_> = servers
+            .iter()
+            .map(|s| {
+                let refs: Vec<_> = s
+                    .entry
+                    .def
+                    .as_ref()
+                    .map(crate::mcp::config::ServerDef::references)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(field, var)| serde_json::json!({"field": field, "variable": var, "set": var_is_set(&var)}))
+                    .collect();
+                serde_json::json!({
+                    "name": s.entry.name,
+                    "state": static_state(s, trust),
+                    "source": SourceView::from(&s.entry.source),
+                    "definition": displayable(&s.entry.raw),
+                    "references": refs,
+                    "shadowed": s.shadowed.iter().map(SourceView::from).collect::<Vec<_>>(),
+                    "diagnostics": s.entry.diagnostics,
+                })
+            })
+            .collect();
+        print_json(
+            &serde_json::json!({"ok": true, "operation": "config.show", "result": {"servers": items}}),
+        );
+        return Exit::Ok;
+    }
+    let mut out = String::new();
+    for s in servers {
+        let source = SourceView::from(&s.entry.source);
+        let _ = writeln!(
+            out,
+            "{}  [{}]  from {} {}",
+            s.entry.name,
+            static_state(s, trust).label(),
+            source.layer.label(),
+            location(&source)
+        );
+        let pretty = serde_json::to_string_pretty(&displayable(&s.entry.raw)).unwrap_or_default();
+        for line in pretty.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+        if let Some(def) = &s.entry.def {
+            for (field, var) in def.references() {
+                let set = if var_is_set(&var) { "set" } else { "NOT SET" };
+                let _ = writeln!(out, "    ${{{var}}} in {field}: {set}");
+            }
+        }
+        for shadow in &s.shadowed {
+            let _ = writeln!(
+                out,
+                "    shadows {} {}",
+                shadow.layer.label(),
+                location(&SourceView::from(shadow))
+            );
+        }
+        for d in &s.entry.diagnostics {
+            let _ = writeln!(out, "    {d}");
+        }
+        out.push('\n');
+    }
+    if out.is_empty() {
+        out.push_str("no servers configured\n");
+    }
+    print_text(&out);
+    Exit::Ok
+}

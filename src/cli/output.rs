@@ -1,0 +1,44 @@
+//! Writing headless output: JSON envelopes and human text, both through the sanitiser.
+//!
+//! JSON is serialised first and then sanitised as a whole: `serde_json` already escapes C0
+//! controls, and the sanitiser makes bidi, zero-width and C1 characters visible, which keeps the
+//! document valid JSON.
+
+use std::io::Write as _;
+
+use crate::mcp::sanitize::sanitize;
+
+/// Prints `value` as one line of JSON on stdout.
+pub fn print_json(value: &impl serde::Serialize) {
+    let text = serde_json::to_string(value).unwrap_or_else(|e| {
+        format!("{{\"ok\":false,\"error\":{{\"class\":\"internal\",\"message\":\"{e}\"}}}}")
+    });
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}", sanitize(&text));
+}
+
+/// Prints untrusted human text on stdout, sanitised.
+pub fn print_text(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{}", sanitize(text));
+    if !text.ends_with('\n') {
+        let _ = writeln!(out);
+    }
+}
+
+/// Prints an error for a human on stderr, sanitised.
+pub fn print_error(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "mcpdeck: {}", sanitize(text));
+}
+
+/// The `--json` error envelope of SPEC.md §5.6.
+pub fn error_envelope(operation: &str, class: &str, message: &str) -> serde_json::Value {
+    serde_json::json!({
+        "ok": false,
+        "server": null,
+        "operation": operation,
+        "result": null,
+        "error": {"class": class, "message": message},
+    })
+}

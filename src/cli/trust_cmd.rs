@@ -1,0 +1,220 @@
+//! `mcpdeck trust [--yes]` and `mcpdeck trust --revoke` (SPEC.md §3).
+//!
+//! Before asking, every project definition is printed in full — command and every argument
+//! unabridged, the resolved cwd, env keys with their reference text, url, header names — with
+//! risky patterns marked. Without a TTY, trust needs `--yes`; nothing else grants it.
+
+use std::fmt::Write as _;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::Path;
+
+use super::Context;
+use super::exit::Exit;
+use super::output::{print_error, print_json, print_text};
+use crate::mcp::config::schema::displayable;
+use crate::mcp::config::{ServerEntry, Transport};
+use crate::mcp::trust::risk::risks;
+use crate::mcp::trust::{TrustState, definitions, fingerprint};
+
+/// Trusts the project after showing what will be trusted.
+pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
+    let root = cx.config.project_root.clone();
+    let state = cx.trust.state(&cx.config);
+    if state == TrustState::NoProjectConfig {
+        let message = format!(
+            "{} has no .mcp.json or .mcpdeck/mcp.json: nothing to trust",
+            root.display()
+        );
+        return report(json, false, "nothing_to_trust", &message, Exit::Usage);
+    }
+    let mut text = describe(cx);
+    if state == TrustState::Changed
+        && let Some(old) = cx.trust.entry(&root)
+    {
+        text.push_str(&diff(&old.definitions, &definitions(&cx.config)));
+    }
+    if !json {
+        print_text(&text);
+    }
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            let message =
+                "not trusting without a terminal to confirm on; pass --yes to trust from a script";
+            return report(json, false, "refused", message, Exit::Refused);
+        }
+        if !confirm(&format!(
+            "Trust these definitions for {}? [y/N] ",
+            root.display()
+        )) {
+            return report(json, false, "refused", "not trusted", Exit::Refused);
+        }
+    }
+    match cx.trust.grant(&cx.config) {
+        Ok(()) => {
+            let message = format!("trusted {} ({})", root.display(), fingerprint(&cx.config));
+            report(json, true, "trusted", &message, Exit::Ok)
+        }
+        Err(e) => report(json, false, "trust_store", &e.to_string(), Exit::Usage),
+    }
+}
+
+/// Removes the project's trust entry.
+pub fn revoke(cx: &mut Context, json: bool) -> Exit {
+    let root = cx.config.project_root.clone();
+    match cx.trust.revoke(&root) {
+        Ok(true) => report(
+            json,
+            true,
+            "revoked",
+            &format!("revoked trust for {}", root.display()),
+            Exit::Ok,
+        ),
+        Ok(false) => report(
+            json,
+            true,
+            "not_trusted",
+            &format!("{} was not trusted", root.display()),
+            Exit::Ok,
+        ),
+        Err(e) => report(json, false, "trust_store", &e.to_string(), Exit::Usage),
+    }
+}
+
+fn report(json: bool, ok: bool, outcome: &str, message: &str, exit: Exit) -> Exit {
+    if json {
+        let body = if ok {
+            serde_json::json!({"ok": true, "operation": "trust", "result": {"outcome": outcome, "message": message}})
+        } else {
+            serde_json::json!({"ok": false, "operation": "trust", "result": null, "error": {"class": outcome, "message": message}})
+        };
+        print_json(&body);
+    } else if ok {
+        print_text(message);
+    } else {
+        print_error(message);
+    }
+    exit
+}
+
+fn confirm(prompt: &str) -> bool {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{prompt}");
+    let _ = err.flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes")
+}
+
+/// Every project definition in full, with risks marked `!`.
+pub fn describe(cx: &Context) -> String {
+    let root = &cx.config.project_root;
+    let mut out = String::new();
+    let _ = writeln!(out, "project      {}", root.display());
+    let _ = writeln!(out, "trust        {}", cx.trust.state(&cx.config).label());
+    let _ = writeln!(out, "fingerprint  {}\n", fingerprint(&cx.config));
+    let entries: Vec<&ServerEntry> = cx.config.project_entries().collect();
+    if entries.is_empty() {
+        out.push_str("the project files define no servers\n");
+    }
+    for entry in entries {
+        describe_entry(&mut out, entry, root);
+    }
+    out
+}
+
+fn describe_entry(out: &mut String, entry: &ServerEntry, root: &Path) {
+    let file = entry.source.file.display();
+    let line = entry
+        .source
+        .line
+        .map(|l| format!(":{l}"))
+        .unwrap_or_default();
+    let _ = writeln!(out, "server {}  ({file}{line})", entry.name);
+    let Some(def) = &entry.def else {
+        let _ = writeln!(out, "  INVALID — it will never connect; as written:");
+        let pretty = serde_json::to_string_pretty(&displayable(&entry.raw)).unwrap_or_default();
+        for l in pretty.lines() {
+            let _ = writeln!(out, "    {l}");
+        }
+        out.push('\n');
+        return;
+    };
+    let file_dir = entry.source.file.parent().unwrap_or(root);
+    match &def.transport {
+        Transport::Stdio(s) => {
+            let _ = writeln!(out, "  command  {}", s.command);
+            for (i, arg) in s.args.iter().enumerate() {
+                let _ = writeln!(out, "  args[{i}]  {arg}");
+            }
+            let cwd = def
+                .resolved_cwd(file_dir)
+                .unwrap_or_else(|| file_dir.to_path_buf());
+            let _ = writeln!(out, "  cwd      {}", cwd.display());
+            for (key, value) in &s.env {
+                let _ = writeln!(out, "  env      {key}={}", value.source());
+            }
+        }
+        Transport::Http(h) => {
+            let _ = writeln!(out, "  url      {}", h.url);
+            for (name, value) in &h.headers {
+                let _ = writeln!(out, "  header   {name}: {}", value.source());
+            }
+        }
+    }
+    if def.disabled {
+        let _ = writeln!(out, "  disabled");
+    }
+    for risk in risks(def, root, file_dir) {
+        let _ = writeln!(out, "  ! {}: {}", risk.field, risk.reason);
+    }
+    out.push('\n');
+}
+
+/// What changed between the trusted and the current definitions, by file and server.
+fn diff(old: &serde_json::Value, new: &serde_json::Value) -> String {
+    let key = |v: &serde_json::Value| {
+        format!(
+            "{} {}",
+            v.get("file").and_then(|f| f.as_str()).unwrap_or("?"),
+            v.get("name").and_then(|n| n.as_str()).unwrap_or("?")
+        )
+    };
+    let empty = Vec::new();
+    let old = old.as_array().unwrap_or(&empty);
+    let new = new.as_array().unwrap_or(&empty);
+    let mut out = String::from("changes since trusted:\n");
+    for n in new {
+        match old.iter().find(|o| key(o) == key(n)) {
+            None => {
+                let _ = writeln!(out, "  + added   {}", key(n));
+            }
+            Some(o) if o.get("definition") != n.get("definition") => {
+                let _ = writeln!(out, "  ~ changed {}", key(n));
+                let _ = writeln!(
+                    out,
+                    "      was: {}",
+                    o.get("definition")
+                        .map(|d| displayable(d).to_string())
+                        .unwrap_or_default()
+                );
+                let _ = writeln!(
+                    out,
+                    "      now: {}",
+                    n.get("definition")
+                        .map(|d| displayable(d).to_string())
+                        .unwrap_or_default()
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    for o in old {
+        if !new.iter().any(|n| key(n) == key(o)) {
+            let _ = writeln!(out, "  - removed {}", key(o));
+        }
+    }
+    out.push('\n');
+    out
+}

@@ -1,0 +1,402 @@
+//! Field-level checks shared by the schema: typed reads with diagnostics, `env`, `headers` and
+//! URL rules (SPEC.md §2.2–§2.3). Values are checked as written; nothing is resolved.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::diagnostic::{Diagnostic, Severity};
+use super::json::{Json, LineIndex, Member, Spanned};
+use super::refs::{Template, is_credential_name};
+
+/// Header names rmcp or the protocol own; configuring them would break the transport.
+const RESERVED_HEADERS: &[&str] = &[
+    "accept",
+    "content-type",
+    "content-length",
+    "host",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// Collects diagnostics for one file with positions resolved to line and column.
+pub struct Cx<'a> {
+    file: &'a Path,
+    text: &'a str,
+    index: &'a LineIndex,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Cx<'a> {
+    /// A collector for `file`.
+    pub fn new(file: &'a Path, text: &'a str, index: &'a LineIndex) -> Self {
+        Self {
+            file,
+            text,
+            index,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Takes what was collected.
+    pub fn take(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.diagnostics)
+    }
+
+    fn push(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        path: &str,
+        offset: usize,
+        message: String,
+        suggestion: Option<String>,
+    ) {
+        let (line, column) = self.index.locate(self.text, offset);
+        self.diagnostics.push(Diagnostic {
+            severity,
+            code,
+            file: self.file.to_path_buf(),
+            path: path.to_owned(),
+            line: Some(line),
+            column: Some(column),
+            message,
+            suggestion,
+        });
+    }
+
+    /// Records an error at `offset`.
+    pub fn error(
+        &mut self,
+        code: &'static str,
+        path: &str,
+        offset: usize,
+        message: String,
+        suggestion: Option<String>,
+    ) {
+        self.push(Severity::Error, code, path, offset, message, suggestion);
+    }
+
+    /// Records a warning at `offset`.
+    pub fn warning(
+        &mut self,
+        code: &'static str,
+        path: &str,
+        offset: usize,
+        message: String,
+        suggestion: Option<String>,
+    ) {
+        self.push(Severity::Warning, code, path, offset, message, suggestion);
+    }
+
+    /// Reports every key that appears more than once in `members`.
+    pub fn duplicates(&mut self, members: &[Member], path: &str) {
+        for (i, m) in members.iter().enumerate() {
+            if members[..i].iter().any(|earlier| earlier.key == m.key) {
+                let p = join(path, &m.key);
+                self.error(
+                    "duplicate_key",
+                    &p,
+                    m.key_start,
+                    format!("key `{}` appears more than once", m.key),
+                    Some("keep one; JSON parsers disagree on which one wins".into()),
+                );
+            }
+        }
+    }
+
+    fn mismatch(&mut self, value: &Spanned, path: &str, expected: &str) {
+        let field = path.rsplit('.').next().unwrap_or(path);
+        self.error(
+            "type_mismatch",
+            path,
+            value.start,
+            format!(
+                "`{field}` must be {expected}, found {}",
+                value.value.type_name()
+            ),
+            None,
+        );
+    }
+
+    /// Reads a string or reports a type mismatch.
+    pub fn string(&mut self, value: &Spanned, path: &str) -> Option<String> {
+        if let Json::String(s) = &value.value {
+            Some(s.clone())
+        } else {
+            self.mismatch(value, path, "a string");
+            None
+        }
+    }
+
+    /// Reads a non-empty string or reports why not.
+    pub fn non_empty_string(&mut self, value: &Spanned, path: &str) -> Option<String> {
+        let s = self.string(value, path)?;
+        if s.trim().is_empty() {
+            let field = path.rsplit('.').next().unwrap_or(path);
+            self.error(
+                "empty_value",
+                path,
+                value.start,
+                format!("`{field}` must not be empty"),
+                None,
+            );
+            return None;
+        }
+        Some(s)
+    }
+
+    /// Reads a boolean or reports a type mismatch.
+    pub fn boolean(&mut self, value: &Spanned, path: &str) -> Option<bool> {
+        if let Json::Bool(b) = value.value {
+            Some(b)
+        } else {
+            self.mismatch(value, path, "`true` or `false`");
+            None
+        }
+    }
+
+    /// Reads an integer within `lo..=hi` or reports why not.
+    pub fn integer_in(&mut self, value: &Spanned, path: &str, lo: i64, hi: i64) -> Option<i64> {
+        let Json::Number(n) = &value.value else {
+            self.mismatch(value, path, "an integer");
+            return None;
+        };
+        let n = n.as_i64();
+        match n {
+            Some(n) if (lo..=hi).contains(&n) => Some(n),
+            _ => {
+                let field = path.rsplit('.').next().unwrap_or(path);
+                self.error(
+                    "out_of_range",
+                    path,
+                    value.start,
+                    format!("`{field}` must be an integer from {lo} to {hi}"),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// Reads a string→string object as templates; reports non-strings and bad references.
+    fn templates(&mut self, value: &Spanned, path: &str) -> Vec<(String, usize, Template)> {
+        let Json::Object(members) = &value.value else {
+            self.mismatch(value, path, "an object of strings");
+            return Vec::new();
+        };
+        self.duplicates(members, path);
+        let mut out = Vec::new();
+        for m in members {
+            let p = join(path, &m.key);
+            let Some(text) = self.string(&m.value, &p) else {
+                continue;
+            };
+            match Template::parse(&text) {
+                Ok(t) => out.push((m.key.clone(), m.key_start, t)),
+                Err(e) => self.error("bad_reference", &p, m.value.start, e.to_string(), None),
+            }
+        }
+        out
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Checks `env`: keys usable as variable names, credential-shaped keys only by reference.
+pub fn check_env(
+    cx: &mut Cx<'_>,
+    server_path: &str,
+    value: &Spanned,
+) -> BTreeMap<String, Template> {
+    let path = format!("{server_path}.env");
+    let mut out = BTreeMap::new();
+    for (key, key_start, template) in cx.templates(value, &path) {
+        let p = join(&path, &key);
+        if key.is_empty() || key.contains('=') || key.contains('\0') {
+            cx.error(
+                "invalid_name",
+                &p,
+                key_start,
+                "an environment variable name must be non-empty and contain no `=` or NUL".into(),
+                None,
+            );
+            continue;
+        }
+        if is_credential_name(&key) && !template.has_reference() {
+            cx.error(
+                "literal_secret",
+                &p,
+                key_start,
+                format!("literal value in credential-shaped `{key}`; secrets must be references"),
+                Some(format!(
+                    "literal token in `{key}`; use `${{{key}}}` and export it"
+                )),
+            );
+            continue;
+        }
+        out.insert(key, template);
+    }
+    out
+}
+
+/// Whether `name` is an RFC 9110 token.
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Checks `headers`: token names, no reserved names, credentials only by reference.
+pub fn check_headers(
+    cx: &mut Cx<'_>,
+    server_path: &str,
+    value: &Spanned,
+) -> BTreeMap<String, Template> {
+    let path = format!("{server_path}.headers");
+    let mut out: BTreeMap<String, Template> = BTreeMap::new();
+    for (name, key_start, template) in cx.templates(value, &path) {
+        let p = join(&path, &name);
+        if name.trim() != name || !is_token(&name) {
+            cx.error(
+                "invalid_header",
+                &p,
+                key_start,
+                format!("`{name}` is not a valid header name (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~, no spaces)"),
+                Some(format!("write `{}`", name.trim())).filter(|_| is_token(name.trim())),
+            );
+            continue;
+        }
+        let lower = name.to_ascii_lowercase();
+        if RESERVED_HEADERS.contains(&lower.as_str()) {
+            cx.error(
+                "reserved_header",
+                &p,
+                key_start,
+                format!("header `{name}` is managed by the MCP transport and cannot be configured"),
+                Some("remove it".into()),
+            );
+            continue;
+        }
+        if out.keys().any(|k| k.eq_ignore_ascii_case(&name)) {
+            cx.error(
+                "duplicate_key",
+                &p,
+                key_start,
+                format!("header `{name}` is given twice (header names ignore case)"),
+                None,
+            );
+            continue;
+        }
+        if template.source().contains(['\r', '\n', '\0']) {
+            cx.error(
+                "invalid_header",
+                &p,
+                key_start,
+                "a header value must not contain CR, LF or NUL".into(),
+                None,
+            );
+            continue;
+        }
+        let credential = matches!(
+            lower.as_str(),
+            "authorization" | "cookie" | "proxy-authorization"
+        ) || is_credential_name(&name);
+        if credential && !template.has_reference() {
+            let var = name.to_ascii_uppercase().replace('-', "_");
+            let example = if lower == "authorization" {
+                format!("\"Bearer ${{{var}}}\"")
+            } else {
+                format!("\"${{{var}}}\"")
+            };
+            cx.error(
+                "literal_secret",
+                &p,
+                key_start,
+                format!("literal credential in header `{name}`; credentials must be references"),
+                Some(format!("write {example} and export {var}")),
+            );
+            continue;
+        }
+        out.insert(name, template);
+    }
+    out
+}
+
+/// Checks a server URL: http(s), a host, no credentials in user info or query.
+pub fn check_url(cx: &mut Cx<'_>, path: &str, offset: usize, text: &str) {
+    let parsed = match url::Url::parse(text) {
+        Ok(u) => u,
+        Err(e) => {
+            cx.error(
+                "invalid_url",
+                path,
+                offset,
+                format!("not a valid URL: {e}"),
+                None,
+            );
+            return;
+        }
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        cx.error(
+            "invalid_url",
+            path,
+            offset,
+            format!(
+                "the URL scheme must be `http` or `https`, not `{}`",
+                parsed.scheme()
+            ),
+            None,
+        );
+        return;
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        cx.error(
+            "credential_in_url",
+            path,
+            offset,
+            "the URL carries credentials (`user:pass@`)".into(),
+            Some("remove them and send credentials in `headers` by reference, e.g. `\"Authorization\": \"Bearer ${TOKEN}\"`".into()),
+        );
+    }
+    for (key, _) in parsed.query_pairs() {
+        let words_key = key.split(['_', '-']).any(|w| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "key" | "sig" | "signature" | "code"
+            )
+        });
+        if is_credential_name(&key) || words_key {
+            cx.error(
+                "credential_in_url",
+                path,
+                offset,
+                format!("the URL query parameter `{key}` looks like a credential"),
+                Some("send it in `headers` by reference instead".into()),
+            );
+        }
+    }
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if parsed.scheme() == "http" && !loopback {
+        cx.warning(
+            "plain_http",
+            path,
+            offset,
+            "plain `http` to a non-loopback host sends headers unencrypted".into(),
+            Some("use `https`".into()),
+        );
+    }
+}

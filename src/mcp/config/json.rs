@@ -1,0 +1,230 @@
+//! Strict JSON with positions and duplicate keys kept (SPEC.md §2.2, §2.4).
+//!
+//! `serde_json` silently keeps the last of two equal keys and forgets where a value stood, so
+//! configuration files are parsed here into a small tree that remembers the byte offset of every
+//! value and key and keeps every member, duplicates included. Only strict JSON is accepted (no
+//! comments, trailing commas or JSON5 forms). This module knows nothing about the schema.
+
+use jsonc_parser::ast;
+use jsonc_parser::common::Ranged;
+
+/// A JSON value with the byte offset where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned {
+    /// The value.
+    pub value: Json,
+    /// Byte offset of the value's first character.
+    pub start: usize,
+}
+
+/// One object member, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// The key, unescaped.
+    pub key: String,
+    /// Byte offset of the key's opening quote.
+    pub key_start: usize,
+    /// The member's value.
+    pub value: Spanned,
+}
+
+/// A JSON value whose objects keep every member in order, duplicates included.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    /// An object.
+    Object(Vec<Member>),
+    /// An array.
+    Array(Vec<Spanned>),
+    /// A string.
+    String(String),
+    /// A number.
+    Number(serde_json::Number),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+}
+
+impl Json {
+    /// The JSON type's name, for messages ("expected a string, found an array").
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Object(_) => "an object",
+            Self::Array(_) => "an array",
+            Self::String(_) => "a string",
+            Self::Number(_) => "a number",
+            Self::Bool(_) => "a boolean",
+            Self::Null => "null",
+        }
+    }
+
+    /// Converts to a `serde_json::Value` (sorted keys; the last duplicate wins, which only
+    /// matters for files that already carry a duplicate-key error).
+    pub fn to_value(&self) -> serde_json::Value {
+        match self {
+            Self::Object(members) => serde_json::Value::Object(
+                members
+                    .iter()
+                    .map(|m| (m.key.clone(), m.value.value.to_value()))
+                    .collect(),
+            ),
+            Self::Array(items) => {
+                serde_json::Value::Array(items.iter().map(|i| i.value.to_value()).collect())
+            }
+            Self::String(s) => serde_json::Value::String(s.clone()),
+            Self::Number(n) => serde_json::Value::Number(n.clone()),
+            Self::Bool(b) => serde_json::Value::Bool(*b),
+            Self::Null => serde_json::Value::Null,
+        }
+    }
+}
+
+/// A syntax error with the byte offset where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Byte offset of the problem.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parses strict JSON text.
+pub fn parse(text: &str) -> Result<Spanned, SyntaxError> {
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let result =
+        jsonc_parser::parse_to_ast(text, &jsonc_parser::CollectOptions::default(), &options)
+            .map_err(|e| SyntaxError {
+                offset: e.range().start,
+                message: e.kind().to_string(),
+            })?;
+    let Some(value) = result.value else {
+        return Err(SyntaxError {
+            offset: 0,
+            message: "the file holds no JSON value".to_owned(),
+        });
+    };
+    convert(&value)
+}
+
+fn convert(value: &ast::Value<'_>) -> Result<Spanned, SyntaxError> {
+    let start = value.range().start;
+    let json = match value {
+        ast::Value::StringLit(s) => Json::String(s.value.to_string()),
+        ast::Value::NumberLit(n) => Json::Number(n.value.parse().map_err(|_| SyntaxError {
+            offset: start,
+            message: format!("`{}` is not a JSON number this parser can hold", n.value),
+        })?),
+        ast::Value::BooleanLit(b) => Json::Bool(b.value),
+        ast::Value::NullKeyword(_) => Json::Null,
+        ast::Value::Array(a) => {
+            Json::Array(a.elements.iter().map(convert).collect::<Result<_, _>>()?)
+        }
+        ast::Value::Object(o) => Json::Object(
+            o.properties
+                .iter()
+                .map(|p| {
+                    Ok(Member {
+                        key: p.name.as_str().to_owned(),
+                        key_start: p.name.range().start,
+                        value: convert(&p.value)?,
+                    })
+                })
+                .collect::<Result<_, SyntaxError>>()?,
+        ),
+    };
+    Ok(Spanned { value: json, start })
+}
+
+/// Maps byte offsets to 1-based line and column (columns count characters).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self { line_starts }
+    }
+
+    /// The 1-based (line, column) of `offset` in `text`.
+    pub fn locate(&self, text: &str, offset: usize) -> (u32, u32) {
+        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
+        let line_start = self.line_starts[line - 1];
+        let end = offset.min(text.len());
+        let column = text
+            .get(line_start..end)
+            .map_or(end - line_start, |s| s.chars().count())
+            + 1;
+        (
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(column).unwrap_or(u32::MAX),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_duplicates_and_offsets() {
+        let text = "{\n  \"a\": 1,\n  \"a\": [true, null]\n}";
+        let root = parse(text).expect("valid");
+        let Json::Object(members) = root.value else {
+            panic!("object expected");
+        };
+        assert_eq!(members.len(), 2);
+        let index = LineIndex::new(text);
+        assert_eq!(index.locate(text, members[1].key_start), (3, 3));
+        assert_eq!(index.locate(text, members[1].value.start), (3, 8));
+    }
+
+    #[test]
+    fn rejects_json5_forms() {
+        for bad in [
+            "{\"a\": 1,}",
+            "{a: 1}",
+            "{\"a\": 'x'}",
+            "// c\n{}",
+            "{\"a\": 0x1}",
+            "",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let text = "{\n  \"a\": 1\n  \"b\": 2\n}";
+        let err = parse(text).expect_err("missing comma");
+        let located = LineIndex::new(text).locate(text, err.offset);
+        assert_eq!((located, err.message.as_str()), ((2, 9), "Expected comma"));
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        let text = "{\"é\": \"x\"}";
+        let root = parse(text).expect("valid");
+        let Json::Object(members) = root.value else {
+            panic!("object expected");
+        };
+        assert_eq!(
+            LineIndex::new(text).locate(text, members[0].value.start),
+            (1, 7)
+        );
+    }
+}

@@ -1,0 +1,280 @@
+//! Finding and layering the configuration files (SPEC.md §2.1).
+//!
+//! Reads the five layers lowest first, keeps every file's report (present or not), and computes
+//! the effective server set: a higher definition of a name replaces the whole lower one, which is
+//! recorded as shadowed. Invalid entries shadow too (fail closed). Never writes a file.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::diagnostic::{Counts, Diagnostic};
+use super::model::{Layer, Source};
+use super::schema::{ServerEntry, parse_file};
+
+/// Files larger than this are rejected without parsing.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Where to look for configuration.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// The project directory (`--cwd`, default the current directory).
+    pub project_dir: PathBuf,
+    /// `$XDG_CONFIG_HOME` (default `~/.config`); `None` when no home can be found.
+    pub config_home: Option<PathBuf>,
+    /// `--config FILE` arguments, in order.
+    pub extra_files: Vec<PathBuf>,
+}
+
+impl LoadOptions {
+    /// Options from the process environment: `XDG_CONFIG_HOME`, else `$HOME/.config`.
+    pub fn from_env(
+        project_dir: Option<&Path>,
+        extra_files: Vec<PathBuf>,
+    ) -> std::io::Result<Self> {
+        let cwd = std::env::current_dir()?;
+        let project_dir = project_dir.map_or_else(|| cwd.clone(), |d| cwd.join(d));
+        let extra_files = extra_files.into_iter().map(|f| cwd.join(f)).collect();
+        Ok(Self {
+            project_dir,
+            config_home: config_home(),
+            extra_files,
+        })
+    }
+}
+
+/// `$XDG_CONFIG_HOME` when set to an absolute path, else `$HOME/.config`.
+pub fn config_home() -> Option<PathBuf> {
+    use etcetera::BaseStrategy as _;
+    etcetera::base_strategy::Xdg::new()
+        .ok()
+        .map(|xdg| xdg.config_dir())
+}
+
+/// What one configuration file yielded.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// Its layer.
+    pub layer: Layer,
+    /// Its path.
+    pub path: PathBuf,
+    /// Whether the file exists.
+    pub present: bool,
+    /// Problems with the file as a whole.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Its server entries, in file order.
+    pub entries: Vec<ServerEntry>,
+}
+
+impl ConfigFile {
+    /// Every diagnostic of the file and its entries.
+    pub fn all_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .chain(self.entries.iter().flat_map(|e| e.diagnostics.iter()))
+    }
+}
+
+/// A server as the engine sees it: the winning definition and what it shadows.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    /// The highest-precedence entry of this name.
+    pub entry: ServerEntry,
+    /// Lower definitions it replaced, highest first.
+    pub shadowed: Vec<Source>,
+}
+
+/// Every configuration file and the effective servers.
+#[derive(Debug, Clone)]
+pub struct ConfigSet {
+    /// The canonical project root.
+    pub project_root: PathBuf,
+    /// Every file looked at, lowest precedence first.
+    pub files: Vec<ConfigFile>,
+    /// The effective servers, sorted by name.
+    pub servers: Vec<Effective>,
+}
+
+/// Why the configuration could not be loaded at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The project directory does not exist or cannot be resolved.
+    #[error("project directory {path}: {source}")]
+    ProjectDir {
+        /// The directory as given.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl ConfigSet {
+    /// Reads every layer and computes the effective servers.
+    pub fn load(options: &LoadOptions) -> Result<Self, LoadError> {
+        let project_root = std::fs::canonicalize(&options.project_dir).map_err(|source| {
+            LoadError::ProjectDir {
+                path: options.project_dir.clone(),
+                source,
+            }
+        })?;
+        let mut candidates: Vec<(Layer, PathBuf, bool)> = Vec::new();
+        if let Some(home) = &options.config_home {
+            candidates.push((Layer::SharedUser, home.join("mcp").join("mcp.json"), false));
+            candidates.push((Layer::User, home.join("mcpdeck").join("mcp.json"), false));
+        }
+        candidates.push((Layer::Project, project_root.join(".mcp.json"), false));
+        candidates.push((
+            Layer::ProjectDeck,
+            project_root.join(".mcpdeck").join("mcp.json"),
+            false,
+        ));
+        for extra in &options.extra_files {
+            candidates.push((Layer::CommandLine, extra.clone(), true));
+        }
+        let files = candidates
+            .into_iter()
+            .map(|(layer, path, required)| read_file(layer, path, required))
+            .collect();
+        Ok(Self::from_files(project_root, files))
+    }
+
+    /// Layers already-read files (lowest first) into the effective set.
+    pub fn from_files(project_root: PathBuf, files: Vec<ConfigFile>) -> Self {
+        let mut servers: Vec<Effective> = Vec::new();
+        for entry in files.iter().flat_map(|f| f.entries.iter()) {
+            match servers.iter_mut().find(|s| s.entry.name == entry.name) {
+                Some(existing) => {
+                    let lower = std::mem::replace(&mut existing.entry, entry.clone());
+                    existing.shadowed.insert(0, lower.source);
+                }
+                None => servers.push(Effective {
+                    entry: entry.clone(),
+                    shadowed: Vec::new(),
+                }),
+            }
+        }
+        servers.sort_by(|a, b| a.entry.name.cmp(&b.entry.name));
+        Self {
+            project_root,
+            files,
+            servers,
+        }
+    }
+
+    /// The effective server named `name`.
+    pub fn server(&self, name: &str) -> Option<&Effective> {
+        self.servers.iter().find(|s| s.entry.name == name)
+    }
+
+    /// Every entry written in a project file, in precedence order (shadowed ones included).
+    pub fn project_entries(&self) -> impl Iterator<Item = &ServerEntry> {
+        self.files
+            .iter()
+            .filter(|f| f.layer.is_project())
+            .flat_map(|f| f.entries.iter())
+    }
+
+    /// Whether any project configuration file exists.
+    pub fn has_project_config(&self) -> bool {
+        self.files.iter().any(|f| f.layer.is_project() && f.present)
+    }
+
+    /// Every diagnostic of every file.
+    pub fn all_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.files.iter().flat_map(ConfigFile::all_diagnostics)
+    }
+
+    /// Error and warning counts over every file.
+    pub fn counts(&self) -> Counts {
+        Counts::of(self.all_diagnostics())
+    }
+}
+
+/// Reads and parses one file; a missing optional file is simply not present.
+pub fn read_file(layer: Layer, path: PathBuf, required: bool) -> ConfigFile {
+    let mut file = ConfigFile {
+        layer,
+        path,
+        present: false,
+        diagnostics: Vec::new(),
+        entries: Vec::new(),
+    };
+    match read_text(&file.path) {
+        Ok(Some(text)) => {
+            file.present = true;
+            let parsed = parse_file(&text, &file.path, layer);
+            file.diagnostics = parsed.diagnostics;
+            file.entries = parsed.entries;
+        }
+        Ok(None) => {
+            if required {
+                file.diagnostics.push(Diagnostic::file_error(
+                    &file.path,
+                    "file_missing",
+                    "the file given with --config does not exist".into(),
+                ));
+            }
+        }
+        Err(problem) => {
+            file.present = true;
+            file.diagnostics.push(problem.into_diagnostic(&file.path));
+        }
+    }
+    file
+}
+
+enum ReadProblem {
+    Io(std::io::Error),
+    NotAFile,
+    TooLarge(u64),
+    NotUtf8(usize),
+}
+
+impl ReadProblem {
+    fn into_diagnostic(self, path: &Path) -> Diagnostic {
+        match self {
+            Self::Io(e) => {
+                Diagnostic::file_error(path, "unreadable", format!("cannot read the file: {e}"))
+            }
+            Self::NotAFile => {
+                Diagnostic::file_error(path, "unreadable", "not a regular file".into())
+            }
+            Self::TooLarge(size) => Diagnostic::file_error(
+                path,
+                "too_large",
+                format!(
+                    "the file is {size} bytes; configuration files over {MAX_FILE_BYTES} bytes (4 MiB) are rejected without parsing"
+                ),
+            ),
+            Self::NotUtf8(at) => Diagnostic::file_error(
+                path,
+                "not_utf8",
+                format!("the file is not UTF-8 text (invalid byte at offset {at})"),
+            ),
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, ReadProblem> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ReadProblem::Io(e)),
+    };
+    let meta = file.metadata().map_err(ReadProblem::Io)?;
+    if !meta.is_file() {
+        return Err(ReadProblem::NotAFile);
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ReadProblem::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadProblem::Io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ReadProblem::TooLarge(bytes.len() as u64));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| ReadProblem::NotUtf8(e.utf8_error().valid_up_to()))
+}

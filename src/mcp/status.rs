@@ -1,0 +1,222 @@
+//! The status report (SPEC.md §5.1 `{}`, §4.1): every server with provenance and state, the
+//! project's trust state, and diagnostics counts. Building it never connects, never spawns and
+//! never resolves a reference: it reads only whether referenced variables are set.
+
+use std::path::PathBuf;
+
+use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, Source};
+use crate::mcp::trust::{TrustState, TrustStore, fingerprint};
+
+/// A server's state as status shows it (SPEC.md §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerState {
+    /// The normal lazy state: not connected yet.
+    Disconnected,
+    /// A connection attempt is under way.
+    Connecting,
+    /// Connected.
+    Connected,
+    /// The last attempt failed.
+    Failed,
+    /// `disabled: true`: never connects.
+    Disabled,
+    /// The definition has errors: never connects.
+    Invalid,
+    /// A project server while the project is not trusted: never connects.
+    Inert,
+}
+
+impl ServerState {
+    /// The state's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Disconnected => "disconnected",
+            Self::Connecting => "connecting",
+            Self::Connected => "connected",
+            Self::Failed => "failed",
+            Self::Disabled => "disabled",
+            Self::Invalid => "invalid",
+            Self::Inert => "inert",
+        }
+    }
+}
+
+/// Where a definition came from, for reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SourceView {
+    /// The configuration layer.
+    pub layer: Layer,
+    /// The file.
+    pub file: PathBuf,
+    /// The line of the server's key.
+    pub line: Option<u32>,
+}
+
+impl From<&Source> for SourceView {
+    fn from(s: &Source) -> Self {
+        Self {
+            layer: s.layer,
+            file: s.file.clone(),
+            line: s.line,
+        }
+    }
+}
+
+/// One environment reference and whether its variable is set (never its value).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ReferenceView {
+    /// The field holding it, e.g. `headers.Authorization`.
+    pub field: String,
+    /// The variable's name.
+    pub variable: String,
+    /// Whether the variable is set and non-empty now.
+    pub set: bool,
+}
+
+/// One server in the status report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServerStatus {
+    /// The configured name.
+    pub name: String,
+    /// Its state.
+    pub state: ServerState,
+    /// `stdio` or `http`, when it can be told.
+    pub transport: Option<&'static str>,
+    /// Where the effective definition was written.
+    pub source: SourceView,
+    /// Lower definitions it shadows, highest first.
+    pub shadowed: Vec<SourceView>,
+    /// The references of the effective definition.
+    pub references: Vec<ReferenceView>,
+    /// Diagnostics of the effective entry.
+    pub diagnostics: Counts,
+}
+
+/// The project part of the report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ProjectStatus {
+    /// The canonical project root.
+    pub root: PathBuf,
+    /// Its trust state.
+    pub trust: TrustState,
+    /// The fingerprint of the current project definitions.
+    pub fingerprint: String,
+    /// Why the trust store is unusable, when it is.
+    pub trust_store_problem: Option<String>,
+}
+
+/// One configuration file in the report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileStatus {
+    /// The layer.
+    pub layer: Layer,
+    /// The path.
+    pub path: PathBuf,
+    /// Whether it exists.
+    pub present: bool,
+    /// How many server entries it has.
+    pub servers: usize,
+    /// Its diagnostics.
+    pub diagnostics: Counts,
+}
+
+/// The whole status report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StatusReport {
+    /// The project and its trust.
+    pub project: ProjectStatus,
+    /// Every effective server, sorted by name.
+    pub servers: Vec<ServerStatus>,
+    /// Every configuration file, lowest precedence first.
+    pub files: Vec<FileStatus>,
+    /// Diagnostics over all files.
+    pub diagnostics: Counts,
+}
+
+/// Whether environment variable `name` is set and non-empty.
+pub fn var_is_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty())
+}
+
+/// The static state of a server: what it is before any connection is attempted.
+pub fn static_state(server: &Effective, trust: TrustState) -> ServerState {
+    let entry = &server.entry;
+    match &entry.def {
+        None => ServerState::Invalid,
+        Some(_) if entry.source.layer.is_project() && trust != TrustState::Trusted => {
+            ServerState::Inert
+        }
+        Some(def) if def.disabled => ServerState::Disabled,
+        Some(_) => ServerState::Disconnected,
+    }
+}
+
+/// Builds the report from configuration and trust; `is_set` says whether a variable is set.
+pub fn report(
+    config: &ConfigSet,
+    store: &TrustStore,
+    is_set: &dyn Fn(&str) -> bool,
+) -> StatusReport {
+    let trust = store.state(config);
+    let servers = config
+        .servers
+        .iter()
+        .map(|server| {
+            let entry = &server.entry;
+            let transport = entry.def.as_ref().map(|d| d.transport.kind()).or_else(|| {
+                let raw = entry.raw.as_object()?;
+                match (raw.contains_key("command"), raw.contains_key("url")) {
+                    (true, false) => Some("stdio"),
+                    (false, true) => Some("http"),
+                    _ => None,
+                }
+            });
+            let references = entry
+                .def
+                .as_ref()
+                .map(|d| {
+                    d.references()
+                        .into_iter()
+                        .map(|(field, variable)| ReferenceView {
+                            set: is_set(&variable),
+                            field,
+                            variable,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            ServerStatus {
+                name: entry.name.clone(),
+                state: static_state(server, trust),
+                transport,
+                source: SourceView::from(&entry.source),
+                shadowed: server.shadowed.iter().map(SourceView::from).collect(),
+                references,
+                diagnostics: Counts::of(&entry.diagnostics),
+            }
+        })
+        .collect();
+    let files = config
+        .files
+        .iter()
+        .map(|f| FileStatus {
+            layer: f.layer,
+            path: f.path.clone(),
+            present: f.present,
+            servers: f.entries.len(),
+            diagnostics: Counts::of(f.all_diagnostics()),
+        })
+        .collect();
+    StatusReport {
+        project: ProjectStatus {
+            root: config.project_root.clone(),
+            trust,
+            fingerprint: fingerprint(config),
+            trust_store_problem: store.problem().map(str::to_owned),
+        },
+        servers,
+        files,
+        diagnostics: config.counts(),
+    }
+}

@@ -1,0 +1,296 @@
+//! Project trust: the store and the fingerprint of project definitions (SPEC.md §3).
+//!
+//! Project configuration is code execution, so project servers stay inert until the operator
+//! trusts the project, and again after any substantive change. The store is keyed by the
+//! canonical project root only. This module never grants trust by itself: [`TrustStore::grant`]
+//! is called only from an explicit operator action. A corrupt store is reported, treated as
+//! "nothing trusted", and never overwritten.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+
+use crate::mcp::config::{ConfigSet, ServerEntry};
+
+/// The project's trust state as shown everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrustState {
+    /// Project files exist and were never trusted.
+    Untrusted,
+    /// Trusted, and the definitions match the fingerprint.
+    Trusted,
+    /// Trusted once, but the project definitions changed since.
+    Changed,
+    /// No project configuration file exists.
+    NoProjectConfig,
+}
+
+impl TrustState {
+    /// The state's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Untrusted => "untrusted",
+            Self::Trusted => "trusted",
+            Self::Changed => "changed",
+            Self::NoProjectConfig => "no-project-config",
+        }
+    }
+}
+
+/// One trusted project.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TrustEntry {
+    /// The canonical project root.
+    pub root: PathBuf,
+    /// `sha256:<hex>` of the project definitions when trusted.
+    pub fingerprint: String,
+    /// When trust was granted (RFC 3339, UTC).
+    pub trusted_at: String,
+    /// The definitions as trusted, for showing a diff when they change.
+    pub definitions: serde_json::Value,
+}
+
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreFile {
+    version: u32,
+    projects: Vec<TrustEntry>,
+}
+
+/// The trust store file and its entries.
+#[derive(Debug)]
+pub struct TrustStore {
+    path: PathBuf,
+    entries: Vec<TrustEntry>,
+    /// Why the file could not be used, when it exists but is unreadable or corrupt.
+    problem: Option<String>,
+}
+
+/// Why the store could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// The existing store is corrupt or unreadable; it is left as is.
+    #[error(
+        "the trust store {path} is unusable ({problem}); fix or remove it by hand, mcpdeck will not overwrite it"
+    )]
+    Unusable {
+        /// The store's path.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Writing failed.
+    #[error("cannot write the trust store {path}: {source}")]
+    Write {
+        /// The store's path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl TrustStore {
+    /// The store's default location: `$XDG_CONFIG_HOME/mcpdeck/trust.json`.
+    pub fn default_path(config_home: &Path) -> PathBuf {
+        config_home.join("mcpdeck").join("trust.json")
+    }
+
+    /// Loads the store; a missing file is an empty store, a corrupt one is empty with a problem.
+    pub fn load(path: PathBuf) -> Self {
+        let (entries, problem) = match std::fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<StoreFile>(&bytes) {
+                Ok(file) if file.version == 1 => (file.projects, None),
+                Ok(file) => (
+                    Vec::new(),
+                    Some(format!("unknown store version {}", file.version)),
+                ),
+                Err(e) => (Vec::new(), Some(format!("not a valid trust store: {e}"))),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), None),
+            Err(e) => (Vec::new(), Some(format!("cannot read: {e}"))),
+        };
+        Self {
+            path,
+            entries,
+            problem,
+        }
+    }
+
+    /// The store's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Why the store is unusable, if it is.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
+    /// The entry for a canonical project root.
+    pub fn entry(&self, root: &Path) -> Option<&TrustEntry> {
+        self.entries.iter().find(|e| e.root == root)
+    }
+
+    /// The trust state of `config`'s project.
+    pub fn state(&self, config: &ConfigSet) -> TrustState {
+        if !config.has_project_config() {
+            return TrustState::NoProjectConfig;
+        }
+        match self.entry(&config.project_root) {
+            None => TrustState::Untrusted,
+            Some(e) if e.fingerprint == fingerprint(config) => TrustState::Trusted,
+            Some(_) => TrustState::Changed,
+        }
+    }
+
+    /// Records trust in `config`'s current project definitions and saves atomically.
+    pub fn grant(&mut self, config: &ConfigSet) -> Result<(), TrustError> {
+        self.usable()?;
+        let entry = TrustEntry {
+            root: config.project_root.clone(),
+            fingerprint: fingerprint(config),
+            trusted_at: now_rfc3339(),
+            definitions: definitions(config),
+        };
+        self.entries.retain(|e| e.root != config.project_root);
+        self.entries.push(entry);
+        self.save()
+    }
+
+    /// Removes trust for `root`; returns whether an entry existed.
+    pub fn revoke(&mut self, root: &Path) -> Result<bool, TrustError> {
+        self.usable()?;
+        let before = self.entries.len();
+        self.entries.retain(|e| e.root != root);
+        if self.entries.len() == before {
+            return Ok(false);
+        }
+        self.save().map(|()| true)
+    }
+
+    fn usable(&self) -> Result<(), TrustError> {
+        match &self.problem {
+            Some(problem) => Err(TrustError::Unusable {
+                path: self.path.clone(),
+                problem: problem.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the store: a 0600 temp file in the same directory, then rename.
+    fn save(&self) -> Result<(), TrustError> {
+        let err = |source| TrustError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(err)?;
+        let body = serde_json::to_vec_pretty(&StoreFile {
+            version: 1,
+            projects: self.entries.clone(),
+        })
+        .map_err(|e| err(e.into()))?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
+        set_private(tmp.as_file()).map_err(err)?;
+        tmp.write_all(&body).map_err(err)?;
+        tmp.as_file().sync_all().map_err(err)?;
+        tmp.persist(&self.path).map_err(|e| err(e.error))?;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn set_private(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn set_private(_file: &std::fs::File) -> std::io::Result<()> {
+    Ok(())
+}
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// The project definitions as trusted: every project entry with its file (relative to the
+/// project root), name and definition as written, sorted by their canonical JSON so that
+/// reordering servers in a file is as cosmetic as reordering their keys.
+pub fn definitions(config: &ConfigSet) -> serde_json::Value {
+    let mut items: Vec<(String, serde_json::Value)> = config
+        .project_entries()
+        .map(|e| {
+            let item = serde_json::json!({
+                "file": relative_file(&config.project_root, e),
+                "name": e.name,
+                "definition": e.raw,
+            });
+            let mut key = String::new();
+            write_canonical(&item, &mut key);
+            (key, item)
+        })
+        .collect();
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    serde_json::Value::Array(items.into_iter().map(|(_, item)| item).collect())
+}
+
+fn relative_file(root: &Path, entry: &ServerEntry) -> String {
+    entry
+        .source
+        .file
+        .strip_prefix(root)
+        .unwrap_or(&entry.source.file)
+        .display()
+        .to_string()
+}
+
+/// `sha256:<hex>` over the canonical JSON (sorted keys, no whitespace) of [`definitions`].
+pub fn fingerprint(config: &ConfigSet) -> String {
+    let mut canonical = String::new();
+    write_canonical(&definitions(config), &mut canonical);
+    format!(
+        "sha256:{}",
+        hex::encode(Sha256::digest(canonical.as_bytes()))
+    )
+}
+
+/// Canonical JSON: object keys sorted by bytes, no whitespace. Written by hand so that it does
+/// not depend on whether some dependency turned on `serde_json/preserve_order`.
+pub fn write_canonical(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        serde_json::Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+pub mod risk;

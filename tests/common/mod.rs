@@ -1,0 +1,87 @@
+//! Shared helpers for CLI tests: a sandbox with its own config home and project directory,
+//! and a way to run the real `mcpdeck` binary inside it with a clean environment.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A temporary XDG config home and project directory.
+pub struct Sandbox {
+    /// Keeps the directory alive.
+    pub dir: tempfile::TempDir,
+    /// `$XDG_CONFIG_HOME`.
+    pub home: PathBuf,
+    /// The project directory.
+    pub project: PathBuf,
+}
+
+impl Sandbox {
+    /// A fresh sandbox.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = dir.path().join("config");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(&project).expect("project");
+        Self { dir, home, project }
+    }
+
+    /// Writes `text` to `path` (relative to the sandbox root), creating directories.
+    pub fn write(&self, path: &str, text: &str) -> PathBuf {
+        let full = self.dir.path().join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&full, text).expect("write");
+        full
+    }
+
+    /// The `mcpdeck` binary with a clean environment pointed at this sandbox.
+    pub fn cmd(&self) -> Command {
+        self.cmd_in(&self.project)
+    }
+
+    /// The `mcpdeck` binary run with `--cwd project`.
+    pub fn cmd_in(&self, project: &Path) -> Command {
+        let mut cmd = Command::cargo_bin("mcpdeck").expect("binary");
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", &self.home)
+            .arg("--cwd")
+            .arg(project);
+        cmd
+    }
+
+    /// Runs `args` and parses stdout as one JSON document.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let out = self.cmd().args(args).output().expect("runs");
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?} printed no JSON ({e}): {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    }
+
+    /// `status --json` → the server named `name`.
+    pub fn server(&self, name: &str) -> serde_json::Value {
+        let status = self.json(&["status", "--json"]);
+        status["result"]["servers"]
+            .as_array()
+            .expect("servers")
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no server {name} in {status:#}"))
+    }
+
+    /// The project's trust state from `status --json`.
+    pub fn trust_state(&self) -> String {
+        self.json(&["status", "--json"])["result"]["project"]["trust"]
+            .as_str()
+            .expect("trust")
+            .to_owned()
+    }
+}
