@@ -129,7 +129,14 @@ pub async fn connect_with_events(
             let service = match started {
                 Ok(Ok(service)) => service,
                 Ok(Err(e)) => {
-                    let reason = process.closed_reason(EXIT_GRACE).await;
+                    // A closed stream is explained by the exit (or the frame limit); a protocol
+                    // answer (a JSON-RPC error, no common version) is its own explanation, even
+                    // though the server then exits on the EOF that follows.
+                    let reason = if is_transport_failure(&e) {
+                        process.closed_reason(EXIT_GRACE).await
+                    } else {
+                        process.frame_limit_hit().then(stdio::frame_limit_error)
+                    };
                     process.shutdown().await;
                     return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
                 }
@@ -238,6 +245,18 @@ fn resolve_map(
         values.insert(key.clone(), resolved.value);
     }
     Ok((values, secrets))
+}
+
+/// Whether a handshake failed because the stream broke (rather than by a protocol answer).
+fn is_transport_failure(e: &ClientInitializeError) -> bool {
+    match e {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => true,
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            is_transport_failure(fallback)
+        }
+        _ => false,
+    }
 }
 
 fn handshake_timeout(timeout: Duration) -> ConnectError {
