@@ -278,3 +278,78 @@ async fn unresolvable_host_is_dns() {
         .expect_err("no such host");
     assert_eq!(err.class, ErrorClass::Dns, "{err:?}");
 }
+
+#[tokio::test]
+async fn attempt_series_backs_off_and_stops_on_cancel() {
+    use mcpdeck::mcp::config::ReconnectPolicy;
+    use mcpdeck::mcp::connection::retry::connect_series;
+    use tokio_util::sync::CancellationToken;
+
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        l.local_addr().expect("addr").port()
+    };
+    let def = http_def(&format!("http://127.0.0.1:{port}/mcp"), &[]);
+    let policy = ReconnectPolicy {
+        automatic: true,
+        max_attempts: 3,
+        base_delay_ms: 100,
+    };
+    let started = std::time::Instant::now();
+    let err = connect_series(
+        &def,
+        here(),
+        &no_vars,
+        None,
+        policy,
+        &CancellationToken::new(),
+    )
+    .await
+    .expect_err("nothing listens");
+    assert_eq!(err.class, ErrorClass::Refused);
+    // Two backoffs: ≥ 100 ms + 200 ms.
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let slow = ReconnectPolicy {
+        automatic: true,
+        max_attempts: 3,
+        base_delay_ms: 500,
+    };
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let started = std::time::Instant::now();
+    let (result, ()) = tokio::join!(
+        connect_series(&def, here(), &no_vars, None, slow, &cancel),
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            trigger.cancel();
+        }
+    );
+    assert_eq!(result.expect_err("cancelled").class, ErrorClass::Cancelled);
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "cancel interrupts the backoff"
+    );
+
+    // Non-transient failures are not retried: a missing variable fails at once.
+    let auth = bearer("UNSET_KEY");
+    let def = http_def(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &[("Authorization", &auth)],
+    );
+    let err = connect_series(
+        &def,
+        here(),
+        &no_vars,
+        None,
+        slow,
+        &CancellationToken::new(),
+    )
+    .await
+    .expect_err("missing env");
+    assert!(matches!(err.class, ErrorClass::MissingEnv { .. }));
+}

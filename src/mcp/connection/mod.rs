@@ -11,6 +11,7 @@ pub mod error;
 pub mod events;
 pub mod frames;
 pub mod http;
+pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
 
