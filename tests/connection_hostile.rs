@@ -220,6 +220,23 @@ async fn hostile_text_arrives_raw_for_the_consumer_to_sanitise() {
         .expect("evil tool");
     let shown = mcpdeck::mcp::sanitize::sanitize(&evil.name);
     assert!(!shown.contains('\u{1b}') && !shown.contains('\u{202e}'));
+    let instructions = conn.identity().instructions.clone().expect("instructions");
+    assert!(instructions.contains('\u{1b}'), "raw in the engine's data");
+    assert!(!mcpdeck::mcp::sanitize::sanitize(&instructions).contains('\u{1b}'));
+    let resources = conn.peer().list_resources(None).await.expect("lists");
+    assert!(
+        resources
+            .resources
+            .iter()
+            .any(|r| r.name.contains('\u{202e}'))
+    );
+    let r = call(&conn, "echo", json!({"text": "x"}))
+        .await
+        .expect("echo");
+    assert!(
+        first_text(&r).contains("\u{1b}]0;"),
+        "hostile results reach the engine raw"
+    );
     conn.close().await;
 }
 
