@@ -353,3 +353,20 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
     .expect_err("missing env");
     assert!(matches!(err.class, ErrorClass::MissingEnv { .. }));
 }
+
+#[tokio::test]
+async fn same_origin_307_is_followed() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(
+        &fx.url("/same-redirect"),
+        &[("Authorization", "Bearer k-read")],
+    );
+    let mut conn = connect(&def, here(), &no_vars)
+        .await
+        .expect("follows to /mcp");
+    let r = call(&conn, "echo", json!({"text": "moved"}))
+        .await
+        .expect("echo");
+    assert_eq!(first_text(&r), "moved");
+    conn.close().await;
+}

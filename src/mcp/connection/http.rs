@@ -2,8 +2,8 @@
 //!
 //! Builds rmcp's reqwest transport with mcpdeck's rules: configured headers (already resolved)
 //! are sent as custom headers, so any `Authorization` scheme works and nothing is prefixed with
-//! `Bearer`; reserved header names are refused; the HTTP client follows **no** redirects, so
-//! credentials never reach another origin; bodies and SSE events are capped at 16 MiB; SSE
+//! `Bearer`; reserved header names are refused; the HTTP client follows only same-origin 307/308
+//! redirects, so credentials never reach another origin; bodies and SSE events are capped at 16 MiB; SSE
 //! reconnects are bounded; and rmcp's session-expired re-initialization is turned off, because it
 //! re-sends the POST that failed. When a handshake fails in a way rmcp cannot explain, a single
 //! probe request looks at the status, content type and redirect target, to say `not_mcp` or
@@ -86,12 +86,33 @@ pub fn build_headers(resolved: &BTreeMap<String, String>) -> Result<HeaderMapOwn
     Ok(out)
 }
 
-/// The reqwest client: no redirects, no idle pooling (rmcp's reason: delayed-ACK stalls).
+/// Redirect hops followed for one request.
+const MAX_REDIRECTS: usize = 5;
+
+/// Follows only 307/308 redirects to the same origin (method, body and credentials stay on the
+/// server they were configured for); anything else is returned as the redirect response.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        let keeps_method = matches!(attempt.status().as_u16(), 307 | 308);
+        if same_origin && keeps_method && attempt.previous().len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+/// The reqwest client: same-origin 307/308 redirects only, no idle pooling (rmcp's reason:
+/// delayed-ACK stalls).
 pub fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, ConnectError> {
     install_crypto_provider();
     reqwest::Client::builder()
         .pool_max_idle_per_host(0)
-        .redirect(reqwest::redirect::Policy::none())
+        .redirect(same_origin_redirects())
         .connect_timeout(connect_timeout)
         .build()
         .map_err(|_| {
@@ -193,9 +214,9 @@ pub async fn probe(
         return Some(ConnectError::new(
             ErrorClass::HttpStatus { code },
             format!(
-                "the endpoint answered HTTP {code}, a redirect to {to}; mcpdeck does not follow \
-                 redirects (credentials are never sent to another location): configure the \
-                 final URL instead"
+                "the endpoint answered HTTP {code}, a redirect to {to}; mcpdeck follows only \
+                 same-origin 307/308 redirects (credentials are never sent to another origin): \
+                 configure the final URL instead"
             ),
         ));
     }
