@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use connection_support::*;
 use mcpdeck::mcp::config::ProtocolChoice;
+use mcpdeck::mcp::connection::stdio::MINIMAL_ENV;
 use mcpdeck::mcp::connection::{
     ConnectionEvent, ErrorClass, connect, connect_with_events, max_total_for,
 };
@@ -55,8 +56,11 @@ async fn child_gets_minimal_env_plus_configured_and_cwd() {
         s.cwd = Some("sub".into());
     }
     std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
-    // CARGO_MANIFEST_DIR is set for this test process but is not in the minimal set.
-    assert!(std::env::var("CARGO_MANIFEST_DIR").is_ok());
+    // Some variable of this test process outside the minimal set must not reach the child.
+    let outsider = std::env::vars()
+        .map(|(k, _)| k)
+        .find(|k| !MINIMAL_ENV.contains(&k.as_str()) && !k.starts_with("FIXTURE_"))
+        .expect("the test process has some variable outside the minimal set");
     let mut conn = connect(&def, dir.path(), &vars(&[("MY_TOKEN", "tok-123")]))
         .await
         .expect("connects");
@@ -66,10 +70,7 @@ async fn child_gets_minimal_env_plus_configured_and_cwd() {
         first_text(&got("FIXTURE_SECRET").await.expect("env")),
         "tok-123"
     );
-    assert_eq!(
-        first_text(&got("CARGO_MANIFEST_DIR").await.expect("env")),
-        "<unset>"
-    );
+    assert_eq!(first_text(&got(&outsider).await.expect("env")), "<unset>");
     assert_ne!(first_text(&got("PATH").await.expect("env")), "<unset>");
     let cwd = first_text(&call(&conn, "cwd", json!({})).await.expect("cwd"));
     assert!(cwd.ends_with("/sub"), "{cwd}");
@@ -204,10 +205,10 @@ async fn progress_and_notifications_reach_the_event_channel() {
     let mut conn = connect_with_events(&stdio_def(&[], &[]), here(), &no_vars, Some(tx))
         .await
         .expect("connects");
-    // Progress resets the idle timeout: 4 steps × 150 ms finish under a 400 ms idle timeout.
-    let t = Duration::from_millis(400);
+    // Progress resets the idle timeout: 5 steps × 200 ms finish under a 600 ms idle timeout.
+    let t = Duration::from_millis(600);
     conn.request(
-        call_request("slow", json!({"steps": 4, "delay_ms": 150})),
+        call_request("slow", json!({"steps": 5, "delay_ms": 200})),
         t,
         Duration::from_secs(10),
     )
