@@ -103,6 +103,11 @@ impl EventSink {
         }
     }
 
+    /// The configured server name events are tagged with.
+    pub fn server(&self) -> Arc<str> {
+        self.server.clone()
+    }
+
     /// Events that could not be delivered.
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)

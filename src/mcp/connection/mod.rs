@@ -34,7 +34,7 @@ pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
 pub use events::{ConnectionEvent, EventSink, ServerEvent};
 pub use stdio::{ExitInfo, StdioProcess};
 
-use crate::mcp::config::{ProtocolChoice, ServerDef, Template, Transport};
+use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
 use error::{classify_init, classify_service, millis};
 use events::ClientEvents;
 
@@ -107,94 +107,102 @@ pub async fn connect_with_events(
     lookup: &dyn Fn(&str) -> Option<String>,
     events: Option<mpsc::Sender<ServerEvent>>,
 ) -> Result<Connection, ConnectError> {
-    let name: Arc<str> = Arc::from(def.name.as_str());
-    let sink = EventSink::new(name.clone(), events);
+    let sink = EventSink::new(Arc::from(def.name.as_str()), events);
+    match &def.transport {
+        Transport::Stdio(stdio_def) => connect_stdio(def, stdio_def, file_dir, lookup, sink).await,
+        Transport::Http(http_def) => connect_http(def, http_def, lookup, sink).await,
+    }
+}
+
+async fn connect_stdio(
+    def: &ServerDef,
+    stdio_def: &StdioDef,
+    file_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    sink: EventSink,
+) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
-    match &def.transport {
-        Transport::Stdio(stdio_def) => {
-            let (env, secrets) = resolve_map(&stdio_def.env, lookup)?;
-            let redactor = Redactor::new(secrets.clone());
-            let spec = stdio::SpawnSpec {
-                command: stdio_def.command.clone(),
-                args: stdio_def.args.clone(),
-                cwd: def.resolved_cwd(file_dir),
-                env: env.into_iter().collect(),
-                redactor: redactor.clone(),
+    let (env, secrets) = resolve_map(&stdio_def.env, lookup)?;
+    let redactor = Redactor::new(secrets.clone());
+    let spec = stdio::SpawnSpec {
+        command: stdio_def.command.clone(),
+        args: stdio_def.args.clone(),
+        cwd: def.resolved_cwd(file_dir),
+        env: env.into_iter().collect(),
+        redactor: redactor.clone(),
+    };
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let handler = ClientEvents::new(sink.clone(), offered);
+    let started =
+        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            // A closed stream is explained by the exit (or the frame limit); a protocol answer
+            // (a JSON-RPC error, no common version) is its own explanation, even though the
+            // server then exits on the EOF that follows.
+            let reason = if is_transport_failure(&e) {
+                process.closed_reason(EXIT_GRACE).await
+            } else {
+                process.frame_limit_hit().then(stdio::frame_limit_error)
             };
-            let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
-            let handler = ClientEvents::new(sink.clone(), offered);
-            let started =
-                tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle))
-                    .await;
-            let service = match started {
-                Ok(Ok(service)) => service,
-                Ok(Err(e)) => {
-                    // A closed stream is explained by the exit (or the frame limit); a protocol
-                    // answer (a JSON-RPC error, no common version) is its own explanation, even
-                    // though the server then exits on the EOF that follows.
-                    let reason = if is_transport_failure(&e) {
-                        process.closed_reason(EXIT_GRACE).await
-                    } else {
-                        process.frame_limit_hit().then(stdio::frame_limit_error)
-                    };
-                    process.shutdown().await;
-                    return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
-                }
-                Err(_) => {
-                    let reason = process.closed_reason(Duration::ZERO).await;
-                    process.shutdown().await;
-                    return Err(reason.unwrap_or_else(|| handshake_timeout(timeout)));
-                }
-            };
-            finish(Started {
-                name,
-                transport_kind: "stdio",
-                service,
-                redactor,
-                secrets,
-                stdio: Some(process),
-                request_timeout: timeout,
-                sink,
-            })
-            .await
+            process.shutdown().await;
+            return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
         }
-        Transport::Http(http_def) => {
-            let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
-            let redactor = Redactor::new(secrets.clone());
-            let headers = http::build_headers(&headers)?;
-            let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
-            let handler = ClientEvents::new(sink.clone(), offered);
-            let started =
-                tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle))
-                    .await;
-            let service = match started {
-                Ok(Ok(service)) => service,
-                Ok(Err(e)) => {
-                    return Err(explain_http_failure(
-                        &e,
-                        &http_def.url,
-                        &headers,
-                        timeout,
-                        &redactor,
-                    )
-                    .await);
-                }
-                Err(_) => return Err(handshake_timeout(timeout)),
-            };
-            finish(Started {
-                name,
-                transport_kind: "http",
-                service,
-                redactor,
-                secrets,
-                stdio: None,
-                request_timeout: timeout,
-                sink,
-            })
-            .await
+        Err(_) => {
+            let reason = process.closed_reason(Duration::ZERO).await;
+            process.shutdown().await;
+            return Err(reason.unwrap_or_else(|| handshake_timeout(timeout)));
         }
-    }
+    };
+    finish(Started {
+        name: sink.server(),
+        transport_kind: "stdio",
+        service,
+        redactor,
+        secrets,
+        stdio: Some(process),
+        request_timeout: timeout,
+        sink,
+    })
+    .await
+}
+
+async fn connect_http(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    sink: EventSink,
+) -> Result<Connection, ConnectError> {
+    let timeout = def.request_timeout();
+    let (offered, lifecycle) = lifecycle_for(def.protocol);
+    let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
+    let redactor = Redactor::new(secrets.clone());
+    let headers = http::build_headers(&headers)?;
+    let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let handler = ClientEvents::new(sink.clone(), offered);
+    let started =
+        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
+            return Err(err);
+        }
+        Err(_) => return Err(handshake_timeout(timeout)),
+    };
+    finish(Started {
+        name: sink.server(),
+        transport_kind: "http",
+        service,
+        redactor,
+        secrets,
+        stdio: None,
+        request_timeout: timeout,
+        sink,
+    })
+    .await
 }
 
 /// The version offered in `initialize` and the rmcp lifecycle for a protocol choice.
