@@ -1,0 +1,553 @@
+//! Error classes for connections and requests (SPEC.md §4.1), and the redactor.
+//!
+//! Owns the mapping from rmcp's `ClientInitializeError` / `ServiceError` (and the reqwest, io and
+//! rustls errors buried in their `source()` chains) to a small, stable set of classes that are
+//! safe to show. Messages are built from our own words plus sanitised, redacted, capped server
+//! text: a resolved secret must never survive into a message, and rmcp's `Display` (which may
+//! quote a response body) is never shown unredacted.
+
+use std::error::Error as StdError;
+
+use rmcp::service::{ClientInitializeError, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+
+use crate::mcp::sanitize::sanitize_capped;
+
+/// Longest server-originated text kept in an error message.
+const MAX_SERVER_TEXT: usize = 2048;
+
+/// What kind of failure happened. Serialised as `{"class": "<snake_case>", ...details}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// A referenced environment variable was unset or empty.
+    MissingEnv {
+        /// The variable's name (never its value).
+        variable: String,
+    },
+    /// The stdio server's process could not be started.
+    SpawnFailed {
+        /// The OS error kind, e.g. `NotFound`, `PermissionDenied`.
+        os_error: String,
+    },
+    /// The stdio server's process exited.
+    Exited {
+        /// The exit status as text (`exit status: 3`, `signal: 9 (SIGKILL)`).
+        status: String,
+        /// The last lines of its stderr, sanitised.
+        stderr_tail: Vec<String>,
+    },
+    /// The handshake or request did not finish within its deadline.
+    Timeout {
+        /// The deadline that passed, in milliseconds.
+        after_ms: u64,
+    },
+    /// The HTTP endpoint answered with an unexpected status.
+    HttpStatus {
+        /// The HTTP status code.
+        code: u16,
+    },
+    /// The HTTP endpoint refused the credentials (401/403).
+    AuthRequired {
+        /// 401 or 403.
+        code: u16,
+    },
+    /// The endpoint answered with something that is not MCP (an HTML page, non-JSON).
+    NotMcp {
+        /// The content type it answered with, when it sent one.
+        content_type: Option<String>,
+    },
+    /// The peer broke the protocol (handshake, framing, unexpected message, unknown version).
+    Protocol,
+    /// A TLS failure (certificate, handshake).
+    Tls,
+    /// The host name could not be resolved.
+    Dns,
+    /// Nothing accepted the connection.
+    Refused,
+    /// The operation was cancelled by the caller.
+    Cancelled,
+    /// A bound was hit.
+    Limit {
+        /// Which bound (`stdout frame 16 MiB`, `response body 16 MiB`, ...).
+        bound: String,
+    },
+    /// The server answered the request with a JSON-RPC error (the connection itself is fine).
+    ServerError {
+        /// The JSON-RPC error code.
+        code: i32,
+    },
+}
+
+impl ErrorClass {
+    /// The stable `snake_case` name of the class.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::MissingEnv { .. } => "missing_env",
+            Self::SpawnFailed { .. } => "spawn_failed",
+            Self::Exited { .. } => "exited",
+            Self::Timeout { .. } => "timeout",
+            Self::HttpStatus { .. } => "http_status",
+            Self::AuthRequired { .. } => "auth_required",
+            Self::NotMcp { .. } => "not_mcp",
+            Self::Protocol => "protocol",
+            Self::Tls => "tls",
+            Self::Dns => "dns",
+            Self::Refused => "refused",
+            Self::Cancelled => "cancelled",
+            Self::Limit { .. } => "limit",
+            Self::ServerError { .. } => "server_error",
+        }
+    }
+}
+
+impl ErrorClass {
+    /// The headless CLI's exit code for this class (SPEC.md §11): 1 configuration, 3 auth
+    /// required, 4 connection failed, 5 server error, 6 timeout or cancelled, 7 a bound.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::MissingEnv { .. } => 1,
+            Self::AuthRequired { .. } => 3,
+            Self::SpawnFailed { .. }
+            | Self::Exited { .. }
+            | Self::HttpStatus { .. }
+            | Self::NotMcp { .. }
+            | Self::Protocol
+            | Self::Tls
+            | Self::Dns
+            | Self::Refused => 4,
+            Self::ServerError { .. } => 5,
+            Self::Timeout { .. } | Self::Cancelled => 6,
+            Self::Limit { .. } => 7,
+        }
+    }
+}
+
+/// A classified failure with a message that is safe to show anywhere.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, thiserror::Error)]
+#[error("{}: {message}", class.name())]
+pub struct ConnectError {
+    /// The class, with its details.
+    #[serde(flatten)]
+    pub class: ErrorClass,
+    /// A one-paragraph explanation: our words plus sanitised, redacted server text.
+    pub message: String,
+}
+
+/// Request failures use the same shape as connection failures.
+pub type RequestError = ConnectError;
+
+impl ConnectError {
+    /// Builds an error; `message` must already be safe (use [`Redactor::clean`] for server text).
+    pub fn new(class: ErrorClass, message: impl Into<String>) -> Self {
+        Self {
+            class,
+            message: message.into(),
+        }
+    }
+}
+
+/// Replaces resolved secret values with a marker, then sanitises and caps the text.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    /// Secret values, longest first so a secret containing another is replaced whole.
+    secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Redactor({} secrets)", self.secrets.len())
+    }
+}
+
+/// What a redacted secret is replaced with.
+pub const REDACTED: &str = "‹redacted›";
+
+impl Redactor {
+    /// A redactor for these resolved values (empty values are ignored).
+    pub fn new(mut secrets: Vec<String>) -> Self {
+        secrets.retain(|s| !s.is_empty());
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        Self { secrets }
+    }
+
+    /// Removes every secret from `text`.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for secret in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    /// Redacts, sanitises and caps untrusted text for a message.
+    pub fn clean(&self, text: &str) -> String {
+        sanitize_capped(&self.redact(text), MAX_SERVER_TEXT)
+    }
+}
+
+/// Classifies a failed handshake. `timeout` is the deadline that bounded it.
+pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> ConnectError {
+    match err {
+        ClientInitializeError::Cancelled => {
+            ConnectError::new(ErrorClass::Cancelled, "the handshake was cancelled")
+        }
+        ClientInitializeError::JsonRpcError(data) => ConnectError::new(
+            ErrorClass::Protocol,
+            format!(
+                "the server rejected the handshake with JSON-RPC error {}: {}",
+                data.code.0,
+                redactor.clean(&data.message)
+            ),
+        ),
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        } => ConnectError::new(
+            ErrorClass::Protocol,
+            format!(
+                "no protocol version in common; the server supports {}",
+                redactor.clean(
+                    &server_supported
+                        .iter()
+                        .map(|v| v.as_str().to_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            ),
+        ),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            classify_init(fallback, redactor)
+        }
+        ClientInitializeError::TransportError { error, .. } => {
+            classify_source(error.error.as_ref(), redactor).unwrap_or_else(|| {
+                ConnectError::new(
+                    ErrorClass::Protocol,
+                    format!(
+                        "the transport failed during the handshake: {}",
+                        redactor.clean(&chain_text(error.error.as_ref()))
+                    ),
+                )
+            })
+        }
+        ClientInitializeError::ConnectionClosed(_) => ConnectError::new(
+            ErrorClass::Protocol,
+            "the connection closed during the handshake",
+        ),
+        other => ConnectError::new(
+            ErrorClass::Protocol,
+            format!(
+                "the handshake failed: {}",
+                redactor.clean(&chain_text(other))
+            ),
+        ),
+    }
+}
+
+/// Classifies a failed request.
+pub fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError {
+    match err {
+        ServiceError::McpError(data) => ConnectError::new(
+            ErrorClass::ServerError { code: data.code.0 },
+            format!(
+                "the server answered with JSON-RPC error {}: {}",
+                data.code.0,
+                redactor.clean(&data.message)
+            ),
+        ),
+        ServiceError::Timeout { timeout } => ConnectError::new(
+            ErrorClass::Timeout {
+                after_ms: millis(*timeout),
+            },
+            format!(
+                "no response within {} ms; the request was cancelled (notifications/cancelled sent)",
+                millis(*timeout)
+            ),
+        ),
+        ServiceError::Cancelled { .. } => {
+            ConnectError::new(ErrorClass::Cancelled, "the request was cancelled")
+        }
+        ServiceError::TransportClosed => ConnectError::new(
+            ErrorClass::Protocol,
+            "the connection closed before the response arrived; the request was not retried",
+        ),
+        ServiceError::UnexpectedResponse => ConnectError::new(
+            ErrorClass::Protocol,
+            "the server answered with an unexpected response type",
+        ),
+        ServiceError::TransportSend(error) => classify_source(error.error.as_ref(), redactor)
+            .unwrap_or_else(|| {
+                ConnectError::new(
+                    ErrorClass::Protocol,
+                    format!(
+                        "the transport failed: {}",
+                        redactor.clean(&chain_text(error.error.as_ref()))
+                    ),
+                )
+            }),
+        other => ConnectError::new(
+            ErrorClass::Protocol,
+            format!("the request failed: {}", redactor.clean(&chain_text(other))),
+        ),
+    }
+}
+
+/// Converts a duration to whole milliseconds, saturating.
+pub fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// Walks an error's `source()` chain looking for something we can classify precisely.
+pub(crate) fn classify_source(
+    err: &(dyn StdError + 'static),
+    redactor: &Redactor,
+) -> Option<ConnectError> {
+    let mut current: Option<&(dyn StdError + 'static)> = Some(err);
+    while let Some(e) = current {
+        if let Some(found) = classify_one(e, redactor) {
+            return Some(found);
+        }
+        current = e.source();
+    }
+    // Some layers (hyper-util's connector) only say what happened in their text.
+    let text = chain_text(err).to_ascii_lowercase();
+    if text.contains("dns error") || text.contains("failed to lookup address") {
+        return Some(ConnectError::new(
+            ErrorClass::Dns,
+            "the host name could not be resolved",
+        ));
+    }
+    if text.contains("certificate") || text.contains("tls handshake") {
+        return Some(ConnectError::new(
+            ErrorClass::Tls,
+            "the TLS handshake failed (certificate or protocol)",
+        ));
+    }
+    None
+}
+
+fn classify_one(e: &(dyn StdError + 'static), redactor: &Redactor) -> Option<ConnectError> {
+    if let Some(http) = e.downcast_ref::<HttpError>() {
+        return classify_http(http, redactor);
+    }
+    if let Some(req) = e.downcast_ref::<reqwest::Error>() {
+        if req.is_timeout() {
+            return Some(ConnectError::new(
+                ErrorClass::Timeout { after_ms: 0 },
+                "the HTTP request timed out",
+            ));
+        }
+        if let Some(status) = req.status() {
+            return Some(status_error(status.as_u16()));
+        }
+        return None;
+    }
+    if e.downcast_ref::<rustls::Error>().is_some() {
+        return Some(ConnectError::new(
+            ErrorClass::Tls,
+            format!(
+                "the TLS handshake failed: {}",
+                redactor.clean(&e.to_string())
+            ),
+        ));
+    }
+    if let Some(io) = e.downcast_ref::<std::io::Error>() {
+        if let Some(tls) = rustls_inside(io) {
+            return Some(ConnectError::new(
+                ErrorClass::Tls,
+                format!(
+                    "the TLS handshake failed: {}",
+                    redactor.clean(&tls.to_string())
+                ),
+            ));
+        }
+        return match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => Some(ConnectError::new(
+                ErrorClass::Refused,
+                "the connection was refused (nothing is listening there)",
+            )),
+            std::io::ErrorKind::TimedOut => Some(ConnectError::new(
+                ErrorClass::Timeout { after_ms: 0 },
+                "the connection attempt timed out",
+            )),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// The rustls error wrapped inside (possibly nested) `io::Error`s. `io::Error::source()` skips
+/// the wrapped error itself, so the ordinary `source()` walk never sees it.
+fn rustls_inside(io: &std::io::Error) -> Option<&rustls::Error> {
+    let mut current: Option<&(dyn StdError + 'static)> =
+        io.get_ref().map(|e| e as &(dyn StdError + 'static));
+    while let Some(e) = current {
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls);
+        }
+        current = match e.downcast_ref::<std::io::Error>() {
+            Some(inner) => inner.get_ref().map(|e| e as &(dyn StdError + 'static)),
+            None => e.source(),
+        };
+    }
+    None
+}
+
+fn classify_http(err: &HttpError, redactor: &Redactor) -> Option<ConnectError> {
+    match err {
+        StreamableHttpError::AuthRequired(_) => Some(auth_error(401)),
+        StreamableHttpError::InsufficientScope(_) => Some(auth_error(403)),
+        StreamableHttpError::HttpStatus(status) => Some(status_error(status.status)),
+        StreamableHttpError::ResponseBodyTooLarge { max_size } => Some(ConnectError::new(
+            ErrorClass::Limit {
+                bound: format!("response body {max_size} bytes"),
+            },
+            format!("the HTTP response body exceeded {max_size} bytes"),
+        )),
+        StreamableHttpError::UnexpectedServerResponse(text) => {
+            // rmcp writes "HTTP <status>: <body prefix>"; the body may echo credentials, so only
+            // the status is kept.
+            if let Some(code) = parse_http_status_prefix(text) {
+                return Some(status_error(code));
+            }
+            Some(ConnectError::new(
+                ErrorClass::NotMcp { content_type: None },
+                format!(
+                    "the endpoint's answer is not a JSON-RPC message: {}",
+                    redactor.clean(&text.chars().take(200).collect::<String>())
+                ),
+            ))
+        }
+        StreamableHttpError::UnexpectedContentType(ct) => Some(not_mcp(ct.as_deref())),
+        StreamableHttpError::Deserialize(_) => Some(ConnectError::new(
+            ErrorClass::NotMcp { content_type: None },
+            "the endpoint answered with JSON that is not a JSON-RPC message",
+        )),
+        StreamableHttpError::SessionExpired => Some(ConnectError::new(
+            ErrorClass::Protocol,
+            "the server's session expired (HTTP 404); the request was not re-sent",
+        )),
+        StreamableHttpError::ReservedHeaderConflict(name) => Some(ConnectError::new(
+            ErrorClass::Protocol,
+            format!(
+                "header `{}` is reserved by the transport",
+                redactor.clean(name)
+            ),
+        )),
+        StreamableHttpError::Client(inner) => classify_source(inner, redactor),
+        _ => None,
+    }
+}
+
+/// `auth_required` for 401/403, `http_status` otherwise.
+pub fn status_error(code: u16) -> ConnectError {
+    if code == 401 || code == 403 {
+        return auth_error(code);
+    }
+    ConnectError::new(
+        ErrorClass::HttpStatus { code },
+        format!("the endpoint answered HTTP {code}"),
+    )
+}
+
+fn auth_error(code: u16) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::AuthRequired { code },
+        format!("the endpoint refused the credentials (HTTP {code}); check the configured headers"),
+    )
+}
+
+/// `not_mcp` naming what the endpoint answered with.
+pub fn not_mcp(content_type: Option<&str>) -> ConnectError {
+    let shown = content_type.map(|c| sanitize_capped(c, 100));
+    let what = match shown.as_deref() {
+        Some(c) if c.to_ascii_lowercase().contains("html") => {
+            format!("an HTML page ({c})")
+        }
+        Some(c) => format!("`{c}`, not JSON"),
+        None => "a response without a content type".to_owned(),
+    };
+    ConnectError::new(
+        ErrorClass::NotMcp {
+            content_type: shown.clone(),
+        },
+        format!("this is not an MCP endpoint: it answered with {what}"),
+    )
+}
+
+fn parse_http_status_prefix(text: &str) -> Option<u16> {
+    let rest = text.strip_prefix("HTTP ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Every message in an error chain, joined (for redacted fallback messages only).
+fn chain_text(err: &(dyn StdError + 'static)) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut current = err.source();
+    while let Some(e) = current {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = e.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redactor_replaces_longest_first_and_sanitises() {
+        let r = Redactor::new(vec!["abc".into(), "abcdef".into(), String::new()]);
+        assert_eq!(
+            r.redact("x abcdef y abc"),
+            format!("x {REDACTED} y {REDACTED}")
+        );
+        assert_eq!(r.clean("\u{1b}[2J abc"), format!("␛[2J {REDACTED}"));
+        assert!(
+            !format!("{r:?}").contains("abc"),
+            "Debug must not show secrets"
+        );
+    }
+
+    #[test]
+    fn class_names_match_serialisation() {
+        let e = ConnectError::new(ErrorClass::HttpStatus { code: 307 }, "m");
+        let v = serde_json::to_value(&e).expect("serialises");
+        assert_eq!(v["class"], "http_status");
+        assert_eq!(v["code"], 307);
+        assert_eq!(e.class.name(), "http_status");
+        let v = serde_json::to_value(ErrorClass::NotMcp { content_type: None }).expect("ok");
+        assert_eq!(v["class"], ErrorClass::NotMcp { content_type: None }.name());
+    }
+
+    #[test]
+    fn exit_codes_follow_the_spec() {
+        assert_eq!(ErrorClass::AuthRequired { code: 401 }.exit_code(), 3);
+        assert_eq!(ErrorClass::Refused.exit_code(), 4);
+        assert_eq!(ErrorClass::ServerError { code: -1 }.exit_code(), 5);
+        assert_eq!(ErrorClass::Cancelled.exit_code(), 6);
+        assert_eq!(ErrorClass::Limit { bound: "x".into() }.exit_code(), 7);
+    }
+
+    #[test]
+    fn status_prefix_parses_and_drops_body() {
+        assert_eq!(
+            parse_http_status_prefix("HTTP 400 Bad Request: body"),
+            Some(400)
+        );
+        assert_eq!(parse_http_status_prefix("nope"), None);
+        let err =
+            HttpError::UnexpectedServerResponse("HTTP 401 Unauthorized: Bearer s3cret".into());
+        let c = classify_http(&err, &Redactor::default()).expect("classified");
+        assert_eq!(c.class, ErrorClass::AuthRequired { code: 401 });
+        assert!(!c.message.contains("s3cret"));
+    }
+}

@@ -1,0 +1,566 @@
+//! One live connection to one configured server (SPEC.md §4.1–4.3).
+//!
+//! Owns the transport (an owned child process or a Streamable HTTP client), the rmcp client
+//! session on top of it, the secrets that were resolved for it (for the redactor), and the
+//! request helpers that put a deadline on every request, send `notifications/cancelled` on
+//! timeout or cancellation, and never retry or replay. References in the definition are resolved
+//! here and only here, at connect time. This module knows nothing about terminals, catalogs or
+//! policy.
+
+pub mod error;
+pub mod events;
+pub mod frames;
+pub mod http;
+pub mod retry;
+pub mod stderr_ring;
+pub mod stdio;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CancelledNotificationParam, ClientRequest, ProtocolVersion, ServerCapabilities, ServerResult,
+};
+use rmcp::service::{
+    ClientInitializeError, Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError,
+};
+use rmcp::{ClientCacheConfig, ClientLifecycleMode, ClientServiceExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
+pub use events::{ConnectionEvent, EventSink, ServerEvent};
+pub use stdio::{ExitInfo, StdioProcess};
+
+use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
+use error::{classify_init, classify_service, millis};
+use events::ClientEvents;
+
+/// Upper bound on any request's total time, however much progress it reports.
+pub const MAX_TOTAL_CAP: Duration = Duration::from_secs(30 * 60);
+
+/// How long a closed stream waits for the process exit that explains it.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// The default maximum total time for a request with this idle `timeout`:
+/// 10× the timeout, at most 30 minutes (SPEC.md §4.3).
+pub fn max_total_for(timeout: Duration) -> Duration {
+    timeout.saturating_mul(10).min(MAX_TOTAL_CAP)
+}
+
+/// What the server said about itself in the handshake.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerIdentity {
+    /// The negotiated protocol version (always one of `ProtocolVersion::KNOWN_VERSIONS`).
+    pub protocol_version: String,
+    /// `serverInfo.name`, raw (None is possible with `server/discover`).
+    pub name: Option<String>,
+    /// `serverInfo.version`, raw.
+    pub version: Option<String>,
+    /// `serverInfo.title`, raw.
+    pub title: Option<String>,
+    /// The server's instructions, raw.
+    pub instructions: Option<String>,
+    /// What the server can do.
+    pub capabilities: ServerCapabilities,
+}
+
+/// A live connection. Close it with [`Connection::close`]; dropping it also tears everything
+/// down (the stdio process group gets SIGKILL at once).
+pub struct Connection {
+    name: Arc<str>,
+    transport_kind: &'static str,
+    service: RunningService<RoleClient, ClientEvents>,
+    identity: ServerIdentity,
+    redactor: Redactor,
+    secrets: Vec<String>,
+    stdio: Option<StdioProcess>,
+    request_timeout: Duration,
+    sink: EventSink,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("name", &self.name)
+            .field("transport", &self.transport_kind)
+            .field("protocol_version", &self.identity.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Connects with no event channel (notifications are discarded).
+pub async fn connect(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Connection, ConnectError> {
+    connect_with_events(def, file_dir, lookup, None).await
+}
+
+/// Connects, sending the connection's notifications to `events` (bounded; never blocks).
+pub async fn connect_with_events(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    events: Option<mpsc::Sender<ServerEvent>>,
+) -> Result<Connection, ConnectError> {
+    let sink = EventSink::new(Arc::from(def.name.as_str()), events);
+    match &def.transport {
+        Transport::Stdio(stdio_def) => connect_stdio(def, stdio_def, file_dir, lookup, sink).await,
+        Transport::Http(http_def) => connect_http(def, http_def, lookup, sink).await,
+    }
+}
+
+async fn connect_stdio(
+    def: &ServerDef,
+    stdio_def: &StdioDef,
+    file_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    sink: EventSink,
+) -> Result<Connection, ConnectError> {
+    let timeout = def.request_timeout();
+    let (offered, lifecycle) = lifecycle_for(def.protocol);
+    let (env, secrets) = resolve_map(&stdio_def.env, lookup)?;
+    let redactor = Redactor::new(secrets.clone());
+    let spec = stdio::SpawnSpec {
+        command: stdio_def.command.clone(),
+        args: stdio_def.args.clone(),
+        cwd: def.resolved_cwd(file_dir),
+        env: env.into_iter().collect(),
+        redactor: redactor.clone(),
+    };
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let handler = ClientEvents::new(sink.clone(), offered);
+    let started =
+        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            // A closed stream is explained by the exit (or the frame limit); a protocol answer
+            // (a JSON-RPC error, no common version) is its own explanation, even though the
+            // server then exits on the EOF that follows.
+            let reason = if is_transport_failure(&e) {
+                process.closed_reason(EXIT_GRACE).await
+            } else {
+                process.frame_limit_hit().then(stdio::frame_limit_error)
+            };
+            process.shutdown().await;
+            return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
+        }
+        Err(_) => {
+            let reason = process.closed_reason(Duration::ZERO).await;
+            process.shutdown().await;
+            return Err(reason.unwrap_or_else(|| handshake_timeout(timeout)));
+        }
+    };
+    finish(Started {
+        name: sink.server(),
+        transport_kind: "stdio",
+        service,
+        redactor,
+        secrets,
+        stdio: Some(process),
+        request_timeout: timeout,
+        sink,
+    })
+    .await
+}
+
+async fn connect_http(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    sink: EventSink,
+) -> Result<Connection, ConnectError> {
+    let timeout = def.request_timeout();
+    let (offered, lifecycle) = lifecycle_for(def.protocol);
+    let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
+    let redactor = Redactor::new(secrets.clone());
+    let headers = http::build_headers(&headers)?;
+    let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let handler = ClientEvents::new(sink.clone(), offered);
+    let started =
+        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
+            return Err(err);
+        }
+        Err(_) => return Err(handshake_timeout(timeout)),
+    };
+    finish(Started {
+        name: sink.server(),
+        transport_kind: "http",
+        service,
+        redactor,
+        secrets,
+        stdio: None,
+        request_timeout: timeout,
+        sink,
+    })
+    .await
+}
+
+/// The version offered in `initialize` and the rmcp lifecycle for a protocol choice.
+fn lifecycle_for(choice: ProtocolChoice) -> (ProtocolVersion, ClientLifecycleMode) {
+    match choice {
+        ProtocolChoice::Legacy => (
+            ProtocolVersion::V_2025_11_25,
+            ClientLifecycleMode::Initialize,
+        ),
+        ProtocolChoice::Auto => (
+            ProtocolVersion::V_2025_11_25,
+            ClientLifecycleMode::Auto {
+                preferred_versions: vec![
+                    ProtocolVersion::V_2026_07_28,
+                    ProtocolVersion::V_2025_11_25,
+                ],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+        ),
+        ProtocolChoice::Modern => (
+            ProtocolVersion::V_2026_07_28,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        ),
+    }
+}
+
+/// Resolves every template of a map; the first missing variable fails the whole connect.
+fn resolve_map(
+    map: &BTreeMap<String, Template>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<(BTreeMap<String, String>, Vec<String>), ConnectError> {
+    let mut values = BTreeMap::new();
+    let mut secrets = Vec::new();
+    for (key, template) in map {
+        let resolved = template.resolve(lookup).map_err(|missing| {
+            ConnectError::new(
+                ErrorClass::MissingEnv {
+                    variable: missing.name.clone(),
+                },
+                format!(
+                    "environment variable `{}` (used by `{key}`) is not set or is empty",
+                    missing.name
+                ),
+            )
+        })?;
+        secrets.extend(resolved.secrets);
+        values.insert(key.clone(), resolved.value);
+    }
+    Ok((values, secrets))
+}
+
+/// Whether a handshake failed because the stream broke (rather than by a protocol answer).
+fn is_transport_failure(e: &ClientInitializeError) -> bool {
+    match e {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => true,
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            is_transport_failure(fallback)
+        }
+        _ => false,
+    }
+}
+
+fn handshake_timeout(timeout: Duration) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::Timeout {
+            after_ms: millis(timeout),
+        },
+        format!(
+            "the server did not complete the handshake within {} ms",
+            millis(timeout)
+        ),
+    )
+}
+
+/// Classifies an HTTP handshake failure, probing the endpoint when rmcp's error is vague.
+async fn explain_http_failure(
+    err: &ClientInitializeError,
+    url: &str,
+    headers: &http::HeaderMapOwned,
+    timeout: Duration,
+    redactor: &Redactor,
+) -> ConnectError {
+    let classified = classify_init(err, redactor);
+    let vague = matches!(
+        classified.class,
+        ErrorClass::Protocol | ErrorClass::NotMcp { .. } | ErrorClass::HttpStatus { .. }
+    );
+    if !vague {
+        return classified;
+    }
+    let probe_timeout = timeout.min(Duration::from_secs(5));
+    http::probe(url, headers, probe_timeout, redactor)
+        .await
+        .unwrap_or(classified)
+}
+
+struct Started {
+    name: Arc<str>,
+    transport_kind: &'static str,
+    service: RunningService<RoleClient, ClientEvents>,
+    redactor: Redactor,
+    secrets: Vec<String>,
+    stdio: Option<StdioProcess>,
+    request_timeout: Duration,
+    sink: EventSink,
+}
+
+/// Checks the negotiated version, disables the response cache and builds the connection.
+async fn finish(s: Started) -> Result<Connection, ConnectError> {
+    let Some(info) = s.service.peer_info() else {
+        let mut conn = s.into_connection(empty_identity());
+        conn.close().await;
+        return Err(ConnectError::new(
+            ErrorClass::Protocol,
+            "the handshake finished without server information",
+        ));
+    };
+    let version = info.protocol_version.clone();
+    let identity = ServerIdentity {
+        protocol_version: version.as_str().to_owned(),
+        name: info.server_info.as_ref().map(|i| i.name.clone()),
+        version: info.server_info.as_ref().map(|i| i.version.clone()),
+        title: info.server_info.as_ref().and_then(|i| i.title.clone()),
+        instructions: info.instructions.clone(),
+        capabilities: info.capabilities.clone(),
+    };
+    let known = ProtocolVersion::KNOWN_VERSIONS.contains(&version);
+    let mut conn = s.into_connection(identity);
+    if !known {
+        let shown = conn.redactor.clean(version.as_str());
+        conn.close().await;
+        return Err(ConnectError::new(
+            ErrorClass::Protocol,
+            format!("the server chose protocol version `{shown}`, which mcpdeck does not know"),
+        ));
+    }
+    // Honest refreshes: never serve a stale list or read after an error.
+    conn.service
+        .set_response_cache_config(ClientCacheConfig::disabled())
+        .await;
+    Ok(conn)
+}
+
+fn empty_identity() -> ServerIdentity {
+    ServerIdentity {
+        protocol_version: String::new(),
+        name: None,
+        version: None,
+        title: None,
+        instructions: None,
+        capabilities: ServerCapabilities::default(),
+    }
+}
+
+impl Started {
+    fn into_connection(self, identity: ServerIdentity) -> Connection {
+        Connection {
+            name: self.name,
+            transport_kind: self.transport_kind,
+            service: self.service,
+            identity,
+            redactor: self.redactor,
+            secrets: self.secrets,
+            stdio: self.stdio,
+            request_timeout: self.request_timeout,
+            sink: self.sink,
+        }
+    }
+}
+
+impl Connection {
+    /// The configured server name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `stdio` or `http`.
+    pub fn transport_kind(&self) -> &'static str {
+        self.transport_kind
+    }
+
+    /// The rmcp peer, for typed requests. Prefer [`Connection::request`], which bounds them.
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    /// What the server said about itself, and the negotiated version.
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> &str {
+        &self.identity.protocol_version
+    }
+
+    /// The resolved values of every reference, for the redactor. Never display them.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
+    }
+
+    /// The redactor for this connection's secrets.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// The per-request timeout of the definition.
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
+    /// The stdio process, for stderr, counters and exit status (None for HTTP).
+    pub fn process(&self) -> Option<&StdioProcess> {
+        self.stdio.as_ref()
+    }
+
+    /// Notifications that did not fit the event channel.
+    pub fn dropped_events(&self) -> u64 {
+        self.sink.dropped()
+    }
+
+    /// Whether the transport is still usable (rmcp's `is_closed()` is not a liveness check).
+    pub fn is_alive(&self) -> bool {
+        !self.service.is_transport_closed()
+            && self
+                .stdio
+                .as_ref()
+                .is_none_or(|p| p.exit_info().is_none() && !p.frame_limit_hit())
+    }
+
+    /// Sends one request with an idle `timeout` (reset by progress) and a hard `max_total`.
+    /// On timeout rmcp sends `notifications/cancelled`. The request is never re-sent.
+    pub async fn request(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        max_total: Duration,
+    ) -> Result<ServerResult, RequestError> {
+        self.request_cancellable(request, timeout, max_total, &CancellationToken::new())
+            .await
+    }
+
+    /// Like [`Connection::request`] with the definition's timeout and the default total cap.
+    pub async fn request_default(
+        &self,
+        request: ClientRequest,
+    ) -> Result<ServerResult, RequestError> {
+        let timeout = self.request_timeout;
+        self.request(request, timeout, max_total_for(timeout)).await
+    }
+
+    /// Like [`Connection::request`], and cancelling `cancel` sends `notifications/cancelled`
+    /// for this request and returns `cancelled` at once (a late response is ignored).
+    pub async fn request_cancellable(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        max_total: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<ServerResult, RequestError> {
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
+        let options = PeerRequestOptions::with_timeout(timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(max_total.min(MAX_TOTAL_CAP));
+        let handle = match self
+            .service
+            .peer()
+            .send_request_with_option(request, options)
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => return Err(self.map_service_error(&e).await),
+        };
+        let id = handle.id.clone();
+        let peer = handle.peer.clone();
+        tokio::select! {
+            result = handle.await_response() => match result {
+                Ok(r) => Ok(r),
+                Err(e) => Err(self.map_service_error(&e).await),
+            },
+            () = cancel.cancelled() => {
+                let param = CancelledNotificationParam::new(
+                    Some(id),
+                    Some("cancelled by the operator".to_owned()),
+                );
+                let _ = peer.notify_cancelled(param).await;
+                Err(cancelled())
+            }
+        }
+    }
+
+    /// Maps a request failure, explaining a closed stdio stream by the process's exit.
+    async fn map_service_error(&self, e: &ServiceError) -> RequestError {
+        if matches!(
+            e,
+            ServiceError::TransportClosed | ServiceError::TransportSend(_)
+        ) && let Some(process) = &self.stdio
+            && let Some(reason) = process.closed_reason(EXIT_GRACE).await
+        {
+            return reason;
+        }
+        classify_service(e, &self.redactor)
+    }
+
+    /// Closes the session and the transport: for stdio, closes stdin, then SIGTERM and SIGKILL
+    /// the process group as needed, and reaps. Returns how the process ended (stdio only).
+    pub async fn close(&mut self) -> Option<ExitInfo> {
+        if let Some(process) = &self.stdio {
+            process.begin_close();
+        }
+        let _ = self.service.close_with_timeout(stdio::SHUTDOWN_STEP).await;
+        match &mut self.stdio {
+            Some(process) => process.shutdown().await,
+            None => None,
+        }
+    }
+}
+
+fn cancelled() -> RequestError {
+    ConnectError::new(ErrorClass::Cancelled, "the request was cancelled")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn connection_can_be_shared_across_tasks() {
+        assert_send_sync::<Connection>();
+        assert_send_sync::<ConnectError>();
+    }
+
+    #[test]
+    fn max_total_is_ten_times_capped_at_thirty_minutes() {
+        assert_eq!(
+            max_total_for(Duration::from_secs(60)),
+            Duration::from_secs(600)
+        );
+        assert_eq!(max_total_for(Duration::from_secs(600)), MAX_TOTAL_CAP);
+    }
+
+    #[test]
+    fn lifecycles_offer_the_documented_versions() {
+        let (v, mode) = lifecycle_for(ProtocolChoice::Legacy);
+        assert_eq!(v, ProtocolVersion::V_2025_11_25);
+        assert!(matches!(mode, ClientLifecycleMode::Initialize));
+        let (_, mode) = lifecycle_for(ProtocolChoice::Auto);
+        assert!(matches!(
+            mode,
+            ClientLifecycleMode::Auto { preferred_versions, .. }
+                if preferred_versions == [ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25]
+        ));
+    }
+}

@@ -1,0 +1,213 @@
+//! Shared helpers for the connection integration tests: server definitions for the fixture,
+//! condition polling with a deadline (never a fixed sleep as synchronisation), process-group
+//! checks through `/proc`, and an HTTP fixture process that is killed on drop.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mcpdeck::mcp::config::{
+    HttpDef, ProtocolChoice, ReconnectPolicy, ServerDef, StdioDef, Template, Transport,
+};
+use mcpdeck::mcp::connection::Connection;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult,
+};
+
+pub const FIXTURE: &str = env!("CARGO_BIN_EXE_mcpdeck-fixture");
+
+pub fn template(s: &str) -> Template {
+    Template::parse(s).expect("valid template")
+}
+
+pub fn stdio_def(args: &[&str], env: &[(&str, &str)]) -> ServerDef {
+    ServerDef {
+        name: "fx".into(),
+        transport: Transport::Stdio(StdioDef {
+            command: FIXTURE.into(),
+            args: std::iter::once("stdio")
+                .chain(args.iter().copied())
+                .map(str::to_owned)
+                .collect(),
+            cwd: None,
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), template(v)))
+                .collect::<BTreeMap<_, _>>(),
+        }),
+        request_timeout_ms: Some(10_000),
+        reconnect: ReconnectPolicy::default(),
+        disabled: false,
+        protocol: ProtocolChoice::Legacy,
+    }
+}
+
+pub fn http_def(url: &str, headers: &[(&str, &str)]) -> ServerDef {
+    ServerDef {
+        name: "web".into(),
+        transport: Transport::Http(HttpDef {
+            url: url.into(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), template(v)))
+                .collect(),
+        }),
+        request_timeout_ms: Some(10_000),
+        reconnect: ReconnectPolicy::default(),
+        disabled: false,
+        protocol: ProtocolChoice::Legacy,
+    }
+}
+
+/// A lookup over fixed pairs.
+pub fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+    let owned: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    move |name| {
+        owned
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+pub fn no_vars(_: &str) -> Option<String> {
+    None
+}
+
+pub fn here() -> &'static Path {
+    Path::new(".")
+}
+
+/// Polls `cond` until it holds or `limit` passes; returns whether it held.
+pub async fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Whether a live (non-zombie) process is in process group `pgid`.
+pub fn group_alive(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
+        // pid (comm) state ppid pgrp ...
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            return false;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        fields.len() > 3 && fields[0] != "Z" && fields[0] != "X" && fields[2] == pgid.to_string()
+    })
+}
+
+/// Whether process `pid` exists and is not a zombie.
+pub fn pid_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .map(|i| &stat[i + 1..])
+            .and_then(|s| s.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
+}
+
+pub fn call_request(name: &str, args: serde_json::Value) -> ClientRequest {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    if let serde_json::Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    ClientRequest::CallToolRequest(CallToolRequest::new(params))
+}
+
+pub async fn call(
+    conn: &Connection,
+    name: &str,
+    args: serde_json::Value,
+) -> Result<CallToolResult, mcpdeck::mcp::connection::RequestError> {
+    match conn.request_default(call_request(name, args)).await? {
+        ServerResult::CallToolResult(r) => Ok(r),
+        other => panic!("unexpected result {other:?}"),
+    }
+}
+
+pub fn first_text(r: &CallToolResult) -> String {
+    r.content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default()
+}
+
+pub fn temp_file(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+/// A running `mcpdeck-fixture http`, killed on drop.
+pub struct HttpFixture {
+    child: std::process::Child,
+    pub port: u16,
+    pub capture_port: u16,
+}
+
+impl HttpFixture {
+    pub fn start(keys: &str) -> Self {
+        let mut child = std::process::Command::new(FIXTURE)
+            .args(["http", "--keys", keys])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fixture starts");
+        let stdout = child.stdout.take().expect("stdout piped");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("port line");
+        let mut ports = line
+            .split_whitespace()
+            .map(|p| p.parse::<u16>().expect("port"));
+        let port = ports.next().expect("main port");
+        let capture_port = ports.next().expect("capture port");
+        Self {
+            child,
+            port,
+            capture_port,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// `{"requests":n,"with_auth":m}` from the capture port.
+    pub async fn seen(&self) -> serde_json::Value {
+        mcpdeck::mcp::connection::http::install_crypto_provider();
+        let body = reqwest::get(format!("http://127.0.0.1:{}/seen", self.capture_port))
+            .await
+            .expect("capture answers")
+            .text()
+            .await
+            .expect("body");
+        serde_json::from_str(&body).expect("json")
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
