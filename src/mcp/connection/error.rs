@@ -11,7 +11,13 @@ use std::error::Error as StdError;
 use rmcp::service::{ClientInitializeError, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+pub use crate::mcp::results::redact::{REDACTED, Redactor};
 use crate::mcp::sanitize::sanitize_capped;
+
+/// Redacts, sanitises and caps untrusted text for a message.
+pub fn clean(redactor: &Redactor, text: &str) -> String {
+    sanitize_capped(&redactor.redact(text), MAX_SERVER_TEXT)
+}
 
 /// Longest server-originated text kept in an error message.
 const MAX_SERVER_TEXT: usize = 2048;
@@ -147,48 +153,6 @@ impl ConnectError {
     }
 }
 
-/// Replaces resolved secret values with a marker, then sanitises and caps the text.
-#[derive(Clone, Default)]
-pub struct Redactor {
-    /// Secret values, longest first so a secret containing another is replaced whole.
-    secrets: Vec<String>,
-}
-
-impl std::fmt::Debug for Redactor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Redactor({} secrets)", self.secrets.len())
-    }
-}
-
-/// What a redacted secret is replaced with.
-pub const REDACTED: &str = "‹redacted›";
-
-impl Redactor {
-    /// A redactor for these resolved values (empty values are ignored).
-    pub fn new(mut secrets: Vec<String>) -> Self {
-        secrets.retain(|s| !s.is_empty());
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        secrets.dedup();
-        Self { secrets }
-    }
-
-    /// Removes every secret from `text`.
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_owned();
-        for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), REDACTED);
-            }
-        }
-        out
-    }
-
-    /// Redacts, sanitises and caps untrusted text for a message.
-    pub fn clean(&self, text: &str) -> String {
-        sanitize_capped(&self.redact(text), MAX_SERVER_TEXT)
-    }
-}
-
 /// Classifies a failed handshake. `timeout` is the deadline that bounded it.
 pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> ConnectError {
     match err {
@@ -200,7 +164,7 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
             format!(
                 "the server rejected the handshake with JSON-RPC error {}: {}",
                 data.code.0,
-                redactor.clean(&data.message)
+                clean(redactor, &data.message)
             ),
         ),
         ClientInitializeError::NoCompatibleProtocolVersion {
@@ -209,7 +173,7 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
             ErrorClass::Protocol,
             format!(
                 "no protocol version in common; the server supports {}",
-                redactor.clean(
+                clean(redactor, 
                     &server_supported
                         .iter()
                         .map(|v| v.as_str().to_owned())
@@ -227,7 +191,7 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
                     ErrorClass::Protocol,
                     format!(
                         "the transport failed during the handshake: {}",
-                        redactor.clean(&chain_text(error.error.as_ref()))
+                        clean(redactor, &chain_text(error.error.as_ref()))
                     ),
                 )
             })
@@ -240,7 +204,7 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
             ErrorClass::Protocol,
             format!(
                 "the handshake failed: {}",
-                redactor.clean(&chain_text(other))
+                clean(redactor, &chain_text(other))
             ),
         ),
     }
@@ -254,7 +218,7 @@ pub fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError
             format!(
                 "the server answered with JSON-RPC error {}: {}",
                 data.code.0,
-                redactor.clean(&data.message)
+                clean(redactor, &data.message)
             ),
         ),
         ServiceError::Timeout { timeout } => ConnectError::new(
@@ -283,13 +247,13 @@ pub fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError
                     ErrorClass::Protocol,
                     format!(
                         "the transport failed: {}",
-                        redactor.clean(&chain_text(error.error.as_ref()))
+                        clean(redactor, &chain_text(error.error.as_ref()))
                     ),
                 )
             }),
         other => ConnectError::new(
             ErrorClass::Protocol,
-            format!("the request failed: {}", redactor.clean(&chain_text(other))),
+            format!("the request failed: {}", clean(redactor, &chain_text(other))),
         ),
     }
 }
@@ -351,7 +315,7 @@ fn classify_one(e: &(dyn StdError + 'static), redactor: &Redactor) -> Option<Con
             ErrorClass::Tls,
             format!(
                 "the TLS handshake failed: {}",
-                redactor.clean(&e.to_string())
+                clean(redactor, &e.to_string())
             ),
         ));
     }
@@ -361,7 +325,7 @@ fn classify_one(e: &(dyn StdError + 'static), redactor: &Redactor) -> Option<Con
                 ErrorClass::Tls,
                 format!(
                     "the TLS handshake failed: {}",
-                    redactor.clean(&tls.to_string())
+                    clean(redactor, &tls.to_string())
                 ),
             ));
         }
@@ -418,7 +382,7 @@ fn classify_http(err: &HttpError, redactor: &Redactor) -> Option<ConnectError> {
                 ErrorClass::NotMcp { content_type: None },
                 format!(
                     "the endpoint's answer is not a JSON-RPC message: {}",
-                    redactor.clean(&text.chars().take(200).collect::<String>())
+                    clean(redactor, &text.chars().take(200).collect::<String>())
                 ),
             ))
         }
@@ -435,7 +399,7 @@ fn classify_http(err: &HttpError, redactor: &Redactor) -> Option<ConnectError> {
             ErrorClass::Protocol,
             format!(
                 "header `{}` is reserved by the transport",
-                redactor.clean(name)
+                clean(redactor, name)
             ),
         )),
         StreamableHttpError::Client(inner) => classify_source(inner, redactor),
@@ -504,15 +468,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn redactor_replaces_longest_first_and_sanitises() {
-        let r = Redactor::new(vec!["abc".into(), "abcdef".into(), String::new()]);
+    fn clean_redacts_then_sanitises() {
+        let r = Redactor::new(vec!["abcd".to_owned(), "abcdefgh".to_owned(), String::new()]);
         assert_eq!(
-            r.redact("x abcdef y abc"),
+            r.redact("x abcdefgh y abcd"),
             format!("x {REDACTED} y {REDACTED}")
         );
-        assert_eq!(r.clean("\u{1b}[2J abc"), format!("␛[2J {REDACTED}"));
+        assert_eq!(clean(&r, "\u{1b}[2J abcd"), format!("␛[2J {REDACTED}"));
         assert!(
-            !format!("{r:?}").contains("abc"),
+            !format!("{r:?}").contains("abcd"),
             "Debug must not show secrets"
         );
     }

@@ -335,7 +335,7 @@ async fn finish(s: Started) -> Result<Connection, ConnectError> {
     let known = ProtocolVersion::KNOWN_VERSIONS.contains(&version);
     let mut conn = s.into_connection(identity);
     if !known {
-        let shown = conn.redactor.clean(version.as_str());
+        let shown = error::clean(&conn.redactor, version.as_str());
         conn.close().await;
         return Err(ConnectError::new(
             ErrorClass::Protocol,

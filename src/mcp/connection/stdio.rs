@@ -229,7 +229,7 @@ impl StdioProcess {
     /// The kept stderr, sanitised, with this connection's secrets redacted.
     pub fn stderr_text(&self) -> String {
         let text = self.ring.lock().map(|r| r.text()).unwrap_or_default();
-        self.redactor.redact(&text)
+        self.redactor.redact(&text).into_owned()
     }
 
     /// Bytes kept in the stderr ring (≤ 64 KiB) and bytes written in total.
@@ -364,7 +364,7 @@ async fn supervise(mut s: Supervised) {
         .map(|r| r.tail_lines(STDERR_TAIL_LINES))
         .unwrap_or_default()
         .iter()
-        .map(|line| s.redactor.redact(line))
+        .map(|line| s.redactor.redact(line).into_owned())
         .collect();
     let (status_text, code) = describe(status.as_ref().ok());
     if on_its_own {
