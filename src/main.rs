@@ -4,5 +4,5 @@ use clap::Parser as _;
 
 fn main() -> std::process::ExitCode {
     let cli = mcpdeck::cli::Cli::parse();
-    mcpdeck::cli::run(&cli).into()
+    mcpdeck::cli::run(cli).into()
 }

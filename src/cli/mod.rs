@@ -2,10 +2,13 @@
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
+mod args;
 mod config_cmd;
 pub mod exit;
+mod ops_cmd;
 mod output;
 mod proxy_cmd;
+mod run_op;
 mod status_cmd;
 mod trust_cmd;
 
@@ -65,6 +68,77 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List a server's tools (connects), or search them.
+    Tools {
+        /// The configured server.
+        server: String,
+        /// Only tools matching every term (at most 20).
+        #[arg(long)]
+        search: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One tool's full input and output schemas, annotations and `_meta`.
+    Describe {
+        /// The configured server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool once: arguments as one JSON object, or key=value / key:=JSON pairs.
+    Call {
+        /// The configured server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
+        args: Vec<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a server's resources (with opaque references) and resource templates.
+    Resources {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a resource by its reference (or, by hand, by its name).
+    Read {
+        /// The configured server.
+        server: String,
+        /// An `mcp-resource-…` reference or a resource name.
+        reference: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a server's prompts.
+    Prompts {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Get a prompt's messages: arguments as key=value pairs (strings).
+    Prompt {
+        /// The configured server.
+        server: String,
+        /// The prompt.
+        name: String,
+        /// `key=value` arguments.
+        args: Vec<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `mcpdeck config ...`.
@@ -109,31 +183,56 @@ impl Context {
 }
 
 /// Runs the parsed command line.
-pub fn run(cli: &Cli) -> Exit {
-    let mut cx = match Context::load(cli) {
+pub fn run(cli: Cli) -> Exit {
+    let mut cx = match Context::load(&cli) {
         Ok(cx) => cx,
         Err(message) => {
             output::print_error(&message);
             return Exit::Usage;
         }
     };
-    match &cli.command {
+    match cli.command {
         None => {
             output::print_error("the console is not built yet; showing `mcpdeck status`");
             status_cmd::run(&cx, false)
         }
-        Some(Command::Status { json }) => status_cmd::run(&cx, *json),
-        Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, *json),
+        Some(Command::Status { json }) => status_cmd::run(&cx, json),
+        Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
         Some(Command::Config(ConfigCommand::Show { server, json })) => {
-            config_cmd::show(&cx, server.as_deref(), *json)
+            config_cmd::show(&cx, server.as_deref(), json)
         }
         Some(Command::Trust { yes, revoke, json }) => {
-            if *revoke {
-                trust_cmd::revoke(&mut cx, *json)
+            if revoke {
+                trust_cmd::revoke(&mut cx, json)
             } else {
-                trust_cmd::grant(&mut cx, *yes, *json)
+                trust_cmd::grant(&mut cx, yes, json)
             }
         }
-        Some(Command::Proxy { request, json }) => proxy_cmd::run(&cx, request, *json),
+        Some(Command::Proxy { request, json }) => proxy_cmd::run(cx, &request, json),
+        Some(Command::Tools {
+            server,
+            search,
+            json,
+        }) => ops_cmd::tools(cx, server, search, json),
+        Some(Command::Describe { server, tool, json }) => ops_cmd::describe(cx, server, tool, json),
+        Some(Command::Call {
+            server,
+            tool,
+            args,
+            json,
+        }) => ops_cmd::call(cx, server, tool, args, json),
+        Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
+        Some(Command::Read {
+            server,
+            reference,
+            json,
+        }) => ops_cmd::read(cx, server, reference, json),
+        Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
+        Some(Command::Prompt {
+            server,
+            name,
+            args,
+            json,
+        }) => ops_cmd::prompt(cx, server, name, &args, json),
     }
 }

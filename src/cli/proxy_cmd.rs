@@ -1,36 +1,23 @@
-//! `mcpdeck proxy '<request>'`: one request of SPEC.md §5.1 from the command line.
+//! `mcpdeck proxy '<request>'`: any request of SPEC.md §5.1 from the command line.
 
 use super::Context;
 use super::exit::Exit;
-use super::output::{error_envelope, print_error, print_json, print_text};
+use super::output::{error_envelope, print_error, print_json};
+use super::run_op::run_request;
 use super::status_cmd;
-use crate::mcp::status::{report, var_is_set};
+use crate::mcp::proxy::{ProxyRequest, parse_request};
 
-/// Runs one proxy request.
-pub fn run(cx: &Context, request: &str, json: bool) -> Exit {
+/// Runs one proxy request; `{}` is answered without starting the engine (it never connects).
+pub fn run(cx: Context, request: &str, json: bool) -> Exit {
     let parsed: serde_json::Value = match serde_json::from_str(request) {
         Ok(v) => v,
         Err(e) => return fail(json, &format!("the request is not JSON: {e}")),
     };
-    let Some(object) = parsed.as_object() else {
-        return fail(json, "the request must be a JSON object, e.g. '{}'");
-    };
-    let is_status = object.is_empty()
-        || (object.len() == 1
-            && object.get("operation").and_then(|o| o.as_str()) == Some("status"));
-    if !is_status {
-        return fail(
-            json,
-            "this build answers only the status request ('{}' or '{\"operation\":\"status\"}')",
-        );
+    match parse_request(&parsed) {
+        Ok(ProxyRequest::Status) => status_cmd::run(&cx, json),
+        Ok(request) => run_request(cx, request, json),
+        Err(e) => fail(json, &e.to_string()),
     }
-    let status = report(&cx.config, &cx.trust, &var_is_set);
-    if json {
-        print_json(&status_cmd::envelope(&status));
-    } else {
-        print_text(&status_cmd::render(&status));
-    }
-    Exit::Ok
 }
 
 fn fail(json: bool, message: &str) -> Exit {

@@ -2,8 +2,10 @@
 //! policy. No terminal crate is ever imported below this module (STYLE.md §1).
 
 pub mod catalog;
+pub mod clock;
 pub mod config;
 pub mod connection;
+pub mod engine;
 pub mod proxy;
 pub mod results;
 pub mod sanitize;

@@ -91,6 +91,40 @@ pub struct ServerStatus {
     pub references: Vec<ReferenceView>,
     /// Diagnostics of the effective entry.
     pub diagnostics: Counts,
+    /// What this process knows from connecting (empty before any connection).
+    pub runtime: RuntimeStatus,
+}
+
+/// A server's live facts, known once this process has tried to connect to it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct RuntimeStatus {
+    /// The negotiated protocol version.
+    pub protocol_version: Option<String>,
+    /// `serverInfo.name`, sanitised.
+    pub server_name: Option<String>,
+    /// `serverInfo.version`, sanitised.
+    pub server_version: Option<String>,
+    /// The last failure: class, message, and when (RFC 3339).
+    pub last_error: Option<LastError>,
+    /// How many connections were established in this process.
+    pub connect_count: u64,
+    /// Tools listed on the current connection.
+    pub tools: Option<usize>,
+    /// Resources listed on the current connection.
+    pub resources: Option<usize>,
+    /// Prompts listed on the current connection.
+    pub prompts: Option<usize>,
+}
+
+/// A failure remembered for status.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LastError {
+    /// The error class name.
+    pub class: String,
+    /// The safe message.
+    pub message: String,
+    /// When it happened (RFC 3339, UTC).
+    pub at: String,
 }
 
 /// The project part of the report.
@@ -194,6 +228,7 @@ pub fn report(
                 shadowed: server.shadowed.iter().map(SourceView::from).collect(),
                 references,
                 diagnostics: Counts::of(&entry.diagnostics),
+                runtime: RuntimeStatus::default(),
             }
         })
         .collect();

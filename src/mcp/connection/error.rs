@@ -173,7 +173,8 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
             ErrorClass::Protocol,
             format!(
                 "no protocol version in common; the server supports {}",
-                clean(redactor, 
+                clean(
+                    redactor,
                     &server_supported
                         .iter()
                         .map(|v| v.as_str().to_owned())
@@ -253,7 +254,10 @@ pub fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError
             }),
         other => ConnectError::new(
             ErrorClass::Protocol,
-            format!("the request failed: {}", clean(redactor, &chain_text(other))),
+            format!(
+                "the request failed: {}",
+                clean(redactor, &chain_text(other))
+            ),
         ),
     }
 }
@@ -469,7 +473,11 @@ mod tests {
 
     #[test]
     fn clean_redacts_then_sanitises() {
-        let r = Redactor::new(vec!["abcd".to_owned(), "abcdefgh".to_owned(), String::new()]);
+        let r = Redactor::new(vec![
+            "abcd".to_owned(),
+            "abcdefgh".to_owned(),
+            String::new(),
+        ]);
         assert_eq!(
             r.redact("x abcdefgh y abcd"),
             format!("x {REDACTED} y {REDACTED}")

@@ -152,7 +152,7 @@ impl TrustStore {
         let entry = TrustEntry {
             root: config.project_root.clone(),
             fingerprint: fingerprint(config),
-            trusted_at: now_rfc3339(),
+            trusted_at: crate::mcp::clock::now_rfc3339(),
             definitions: definitions(config),
         };
         self.entries.retain(|e| e.root != config.project_root);
@@ -212,12 +212,6 @@ fn set_private(file: &std::fs::File) -> std::io::Result<()> {
 #[cfg(not(unix))]
 fn set_private(_file: &std::fs::File) -> std::io::Result<()> {
     Ok(())
-}
-
-fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 /// The project definitions as trusted: every project entry with its file (relative to the

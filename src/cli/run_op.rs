@@ -1,0 +1,142 @@
+//! Running engine operations from the command line: a one-shot engine on a small runtime,
+//! Ctrl-C / SIGTERM / SIGHUP cancelling the in-flight request (exit 6), orderly shutdown on
+//! every path (connections closed, process groups killed, spills removed), and output as human
+//! text or the `--json` envelope.
+
+use std::io::Write as _;
+
+use tokio_util::sync::CancellationToken;
+
+use super::Context;
+use super::exit::Exit;
+use super::output::{print_error, print_json, print_text};
+use crate::mcp::engine::{Engine, EngineOptions, Outcome};
+use crate::mcp::proxy::ProxyRequest;
+use crate::mcp::sanitize::sanitize;
+
+/// A step that may need more than one request (e.g. `call` with `key=value` arguments, which
+/// reads the tool's input schema first).
+pub type Plan = Box<
+    dyn for<'a> FnOnce(
+        &'a Engine,
+        &'a CancellationToken,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + 'a>>,
+>;
+
+/// Runs one request and prints its outcome.
+pub fn run_request(cx: Context, request: ProxyRequest, json: bool) -> Exit {
+    run_plan(
+        cx,
+        Box::new(move |engine, cancel| {
+            Box::pin(async move { engine.execute(&request, cancel).await })
+        }),
+        json,
+    )
+}
+
+/// Runs a plan on a fresh engine and prints its outcome.
+pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            print_error(&format!("cannot start the async runtime: {e}"));
+            return Exit::Usage;
+        }
+    };
+    crate::mcp::engine::cleanup::install_panic_hook();
+    runtime.block_on(async move {
+        let engine = match Engine::new(cx.config, cx.trust, EngineOptions::default()) {
+            Ok(engine) => engine,
+            Err(e) => {
+                print_error(&format!("cannot create the spill directory: {e}"));
+                return Exit::Usage;
+            }
+        };
+        let cancel = CancellationToken::new();
+        let interrupted = CancellationToken::new();
+        tokio::spawn(watch_signals(cancel.clone(), interrupted.clone()));
+        let outcome = plan(&engine, &cancel).await;
+        engine.shutdown().await;
+        if interrupted.is_cancelled() {
+            print_error(
+                "interrupted: the request was cancelled, connections closed and spills removed",
+            );
+            return Exit::Timeout;
+        }
+        print_outcome(&outcome, json);
+        exit_for(&outcome)
+    })
+}
+
+async fn watch_signals(cancel: CancellationToken, interrupted: CancellationToken) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return;
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    interrupted.cancel();
+    cancel.cancel();
+}
+
+/// The exit code of an outcome (SPEC.md §11).
+pub fn exit_for(outcome: &Outcome) -> Exit {
+    match outcome.exit_code() {
+        0 => Exit::Ok,
+        2 => Exit::Refused,
+        3 => Exit::AuthRequired,
+        4 => Exit::Connection,
+        5 => Exit::ServerError,
+        6 => Exit::Timeout,
+        7 => Exit::Limit,
+        _ => Exit::Usage,
+    }
+}
+
+/// Prints an outcome: the envelope with `--json`, else the model-visible text (errors to
+/// stderr).
+pub fn print_outcome(outcome: &Outcome, json: bool) {
+    if json {
+        print_json(&outcome.to_json());
+        return;
+    }
+    match &outcome.body {
+        Ok(success) => {
+            print_text(&success.text);
+            if !success.spills.is_empty() {
+                let mut err = std::io::stderr().lock();
+                for spill in &success.spills {
+                    let _ = writeln!(
+                        err,
+                        "spill {} ({} bytes, {}) — removed when mcpdeck exits",
+                        sanitize(&spill.basename),
+                        spill.size,
+                        sanitize(&spill.mime)
+                    );
+                }
+            }
+        }
+        Err(failure) => {
+            if let Some(text) = &failure.text {
+                print_text(text);
+            }
+            print_error(&format!("{}: {}", failure.class, failure.message));
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! The engine façade the console, the CLI and serve mode all use (SPEC.md §1).
+//!
+//! Holds the configuration, the trust state, one [`Slot`] per configured server, this process's
+//! spill directory and the resource-reference key. [`Engine::execute`] runs one proxy request
+//! (SPEC.md §5.1) and returns an [`Outcome`]; it connects lazily, never fans out across servers
+//! and never replays a request. Connection notifications are pumped here: `list_changed` drops
+//! the stale catalog and an unprompted exit marks the server failed; every event is then
+//! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
+
+pub mod cleanup;
+mod ops;
+pub mod outcome;
+mod slot;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use ops::OpContext;
+pub use outcome::{Failure, Outcome, Success};
+use slot::{Catalog, ConnectContext, Slot};
+
+use crate::mcp::config::ConfigSet;
+use crate::mcp::connection::{ConnectionEvent, ServerEvent};
+use crate::mcp::proxy::{ProxyRequest, check_server};
+use crate::mcp::results::{RefKey, SpillDir, SpillEntry};
+use crate::mcp::status::{StatusReport, report, static_state, var_is_set};
+use crate::mcp::trust::TrustStore;
+
+/// Looks up an environment variable (for references, at connect time only).
+pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// How to build an engine.
+#[derive(Default)]
+pub struct EngineOptions {
+    /// Where the per-process spill directory is created (default: `$XDG_RUNTIME_DIR`, else the
+    /// temp dir).
+    pub spill_base: Option<PathBuf>,
+    /// Receives every connection notification after the engine has acted on it.
+    pub events: Option<mpsc::Sender<ServerEvent>>,
+    /// Environment lookup for references (default: the process environment).
+    pub lookup: Option<Lookup>,
+}
+
+/// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
+pub struct Engine {
+    config: ConfigSet,
+    trust: TrustStore,
+    slots: Arc<BTreeMap<String, Arc<Slot>>>,
+    spills: SpillDir,
+    ref_key: RefKey,
+    lookup: Lookup,
+    events_tx: mpsc::Sender<ServerEvent>,
+    shutdown: CancellationToken,
+    cleanup: cleanup::Cleanup,
+}
+
+/// How many connection events may queue before new ones are counted as dropped.
+const EVENT_QUEUE: usize = 1024;
+
+impl Engine {
+    /// Builds the engine: sweeps spill directories of dead processes, creates this process's
+    /// own, and starts the notification pump. Must be called inside a tokio runtime.
+    pub fn new(
+        config: ConfigSet,
+        trust: TrustStore,
+        options: EngineOptions,
+    ) -> std::io::Result<Self> {
+        let base = options
+            .spill_base
+            .unwrap_or_else(crate::mcp::results::default_base);
+        let _ = crate::mcp::results::sweep(&base);
+        let spills = SpillDir::create(&base)?;
+        let cleanup = cleanup::Cleanup;
+        cleanup.add_dir(spills.path().to_path_buf());
+        let state = trust.state(&config);
+        let slots: BTreeMap<String, Arc<Slot>> = config
+            .servers
+            .iter()
+            .map(|server| {
+                let slot = Slot::new(server.entry.clone(), static_state(server, state));
+                (server.entry.name.clone(), Arc::new(slot))
+            })
+            .collect();
+        let slots = Arc::new(slots);
+        let (events_tx, events_rx) = mpsc::channel(EVENT_QUEUE);
+        tokio::spawn(pump(events_rx, slots.clone(), options.events));
+        let lookup = options
+            .lookup
+            .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        Ok(Self {
+            config,
+            trust,
+            slots,
+            spills,
+            ref_key: RefKey::random()?,
+            lookup,
+            events_tx,
+            shutdown: CancellationToken::new(),
+            cleanup,
+        })
+    }
+
+    /// The configuration the engine was built from.
+    pub fn config(&self) -> &ConfigSet {
+        &self.config
+    }
+
+    /// The status report with live facts (never connects).
+    pub fn status(&self) -> StatusReport {
+        let mut status = report(&self.config, &self.trust, &var_is_set);
+        for server in &mut status.servers {
+            if let Some(slot) = self.slots.get(&server.name) {
+                server.state = slot.state();
+                server.runtime = slot.runtime();
+            }
+        }
+        status
+    }
+
+    /// Every spill of this process.
+    pub fn spills(&self) -> Vec<SpillEntry> {
+        self.spills.spills()
+    }
+
+    /// The spill directory's full path (for the operator; never model-visible).
+    pub fn spill_dir(&self) -> PathBuf {
+        self.spills.path().to_path_buf()
+    }
+
+    /// Runs one request. `cancel` cancels it (and is also cancelled by [`Engine::shutdown`]).
+    pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
+        let operation = request.operation().to_string();
+        let server = request.server().map(str::to_owned);
+        let body = self.run(request, cancel).await;
+        Outcome {
+            server,
+            operation,
+            body,
+        }
+    }
+
+    async fn run(
+        &self,
+        request: &ProxyRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Success, Failure> {
+        if let ProxyRequest::Status = request {
+            let status = self.status();
+            return Ok(Success {
+                text: status_text(&status),
+                result: serde_json::to_value(&status).unwrap_or_default(),
+                spills: Vec::new(),
+            });
+        }
+        check_server(request, self.slots.keys().map(String::as_str))
+            .map_err(|e| Failure::new("unknown_server", e.to_string(), 1))?;
+        let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
+            return Err(Failure::invalid("the request names no server".to_owned()));
+        };
+        let cancel = combine(cancel, &self.shutdown);
+        let connect = ConnectContext {
+            lookup: &*self.lookup,
+            events: self.events_tx.clone(),
+            ref_key: &self.ref_key,
+            cleanup: &self.cleanup,
+        };
+        let live = if let ProxyRequest::Reconnect { .. } = request {
+            let live = slot.reconnect(&connect, &cancel).await?;
+            let conn = live.conn.read().await;
+            let identity = conn.identity();
+            let text = format!(
+                "reconnected to {} (protocol {}, generation {})",
+                slot.name, identity.protocol_version, live.generation
+            );
+            return Ok(Success {
+                result: serde_json::json!({
+                    "protocolVersion": identity.protocol_version,
+                    "generation": live.generation,
+                    "serverName": identity.name.as_deref().map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
+                }),
+                text,
+                spills: Vec::new(),
+            });
+        } else {
+            slot.ensure(&connect, &cancel).await?
+        };
+        let ctx = OpContext {
+            slot,
+            live: &live,
+            spills: &self.spills,
+            cancel: &cancel,
+        };
+        match request {
+            ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
+            ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(&ctx, query).await,
+            ProxyRequest::ToolsDescribe { tool, .. } => ops::describe_tool(&ctx, tool).await,
+            ProxyRequest::ToolsCall { tool, args, .. } => {
+                ops::call_tool(&ctx, tool, args.clone()).await
+            }
+            ProxyRequest::ResourcesList { .. } => ops::list_resources(&ctx).await,
+            ProxyRequest::ResourcesRead { reference, .. } => {
+                ops::read_resource(&ctx, reference).await
+            }
+            ProxyRequest::PromptsList { .. } => ops::list_prompts(&ctx).await,
+            ProxyRequest::PromptsGet {
+                prompt, arguments, ..
+            } => ops::get_prompt(&ctx, prompt, arguments).await,
+            ProxyRequest::Status | ProxyRequest::Reconnect { .. } => {
+                Err(Failure::invalid("handled above".to_owned()))
+            }
+        }
+    }
+
+    /// Cancels everything in flight, closes every connection (killing stdio process groups)
+    /// and removes every spill. Idempotent.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        for slot in self.slots.values() {
+            slot.close(&self.cleanup).await;
+        }
+        let _ = self.spills.remove_all();
+        self.cleanup.remove_dir(&self.spills.path().to_path_buf());
+    }
+}
+
+/// A token cancelled when either `a` or `b` is.
+fn combine(a: &CancellationToken, b: &CancellationToken) -> CancellationToken {
+    let child = b.child_token();
+    let a = a.clone();
+    let out = child.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = a.cancelled() => out.cancel(),
+            () = out.cancelled() => {}
+        }
+    });
+    child
+}
+
+/// Acts on connection notifications, then forwards them.
+async fn pump(
+    mut rx: mpsc::Receiver<ServerEvent>,
+    slots: Arc<BTreeMap<String, Arc<Slot>>>,
+    forward: Option<mpsc::Sender<ServerEvent>>,
+) {
+    while let Some(event) = rx.recv().await {
+        if let Some(slot) = slots.get(&*event.server) {
+            match &event.event {
+                ConnectionEvent::ToolListChanged => slot.invalidate(Catalog::Tools),
+                ConnectionEvent::ResourceListChanged => slot.invalidate(Catalog::Resources),
+                ConnectionEvent::PromptListChanged => slot.invalidate(Catalog::Prompts),
+                ConnectionEvent::Exited { .. } => slot.on_exited(),
+                _ => {}
+            }
+        }
+        if let Some(tx) = &forward {
+            let _ = tx.try_send(event);
+        }
+    }
+}
+
+/// The model-visible status text.
+pub fn status_text(status: &StatusReport) -> String {
+    use std::fmt::Write as _;
+    let mut text = format!(
+        "project trust: {}; {} servers\n",
+        status.project.trust.label(),
+        status.servers.len()
+    );
+    for s in &status.servers {
+        let _ = write!(
+            text,
+            "- {} [{}] {} ({})",
+            s.name,
+            s.state.label(),
+            s.transport.unwrap_or("?"),
+            s.source.layer.label()
+        );
+        if let Some(version) = &s.runtime.protocol_version {
+            let _ = write!(text, " protocol {version}");
+        }
+        if let Some(tools) = s.runtime.tools {
+            let _ = write!(text, " {tools} tools");
+        }
+        if let Some(e) = &s.runtime.last_error {
+            let _ = write!(text, " last error {}: {}", e.class, e.message);
+        }
+        text.push('\n');
+    }
+    text.push_str("Next: {\"server\":\"<name>\"} lists a server's tools.");
+    text
+}

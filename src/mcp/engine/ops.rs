@@ -1,0 +1,543 @@
+//! The proxy operations against one live connection (SPEC.md §5.2–§5.5): bounded discovery,
+//! search, describe, calls, resources and prompts, each returning a [`Success`] whose
+//! model-visible text is bounded and whose every string is sanitised and redacted.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequest,
+    GetPromptRequestParams, ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest,
+    ListToolsRequest, PaginatedRequestParams, Prompt, ReadResourceRequest,
+    ReadResourceRequestParams, ServerResult,
+};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::outcome::{Failure, Success};
+use super::slot::{Live, ResourceListing, Slot};
+use crate::mcp::catalog::{
+    CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
+    summarize_prompt, summarize_resources,
+};
+use crate::mcp::connection::{Connection, RequestError, max_total_for};
+use crate::mcp::results::{
+    BoundedText, ShapeContext, SpillDir, shape_prompt, shape_resource_read, shape_tool_result,
+};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// What an operation needs besides the connection.
+pub struct OpContext<'a> {
+    /// The server's slot.
+    pub slot: &'a Slot,
+    /// The connection.
+    pub live: &'a Arc<Live>,
+    /// This process's spills.
+    pub spills: &'a SpillDir,
+    /// Cancels the operation.
+    pub cancel: &'a CancellationToken,
+}
+
+impl OpContext<'_> {
+    fn shape(&self, origin: &'_ str) -> (String, String) {
+        (self.slot.name.clone(), origin.to_owned())
+    }
+
+    async fn request(
+        &self,
+        conn: &Connection,
+        request: ClientRequest,
+    ) -> Result<ServerResult, Failure> {
+        let timeout = conn.request_timeout();
+        conn.request_cancellable(request, timeout, max_total_for(timeout), self.cancel)
+            .await
+            .map_err(|e| self.request_failure(&e))
+    }
+
+    fn request_failure(&self, e: &RequestError) -> Failure {
+        let failure = Failure::from_connect(e);
+        if matches!(failure.class.as_str(), "exited" | "limit") {
+            self.slot.on_exited();
+        }
+        failure
+    }
+}
+
+fn unexpected(what: &str) -> Failure {
+    Failure::new(
+        "protocol",
+        format!("the server answered {what} with an unexpected result type"),
+        4,
+    )
+}
+
+fn page_failure(e: PageError<Failure>) -> Failure {
+    match e {
+        PageError::Limit(limit) => Failure::limit(limit.to_string()),
+        PageError::Fetch(f) => f,
+    }
+}
+
+fn params(cursor: Option<String>) -> Option<PaginatedRequestParams> {
+    cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)))
+}
+
+/// The tool catalog of this generation, listing it (bounded) when not cached.
+pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
+    let mut cache = ctx.live.tools.lock().await;
+    if let Some(catalog) = cache.as_ref() {
+        return Ok(catalog.clone());
+    }
+    let conn = ctx.live.conn.read().await;
+    let tools = collect_pages(CatalogKind::Tools, PageLimits::TOOLS, |cursor| {
+        let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+            params: params(cursor),
+            ..Default::default()
+        });
+        let conn = &*conn;
+        async move {
+            match ctx.request(conn, request).await? {
+                ServerResult::ListToolsResult(r) => Ok((r.tools, r.next_cursor)),
+                _ => Err(unexpected("tools/list")),
+            }
+        }
+    })
+    .await
+    .map_err(page_failure)?;
+    let catalog = Arc::new(ToolCatalog::new(ctx.live.generation, tools));
+    ctx.slot.record_sizes(Some(catalog.len()), None, None);
+    *cache = Some(catalog.clone());
+    Ok(catalog)
+}
+
+async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
+    let mut cache = ctx.live.resources.lock().await;
+    if let Some(listing) = cache.as_ref() {
+        return Ok(listing.clone());
+    }
+    let conn = ctx.live.conn.read().await;
+    let resources = collect_pages(CatalogKind::Resources, PageLimits::RESOURCES, |cursor| {
+        let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
+            params: params(cursor),
+            ..Default::default()
+        });
+        let conn = &*conn;
+        async move {
+            match ctx.request(conn, request).await? {
+                ServerResult::ListResourcesResult(r) => Ok((r.resources, r.next_cursor)),
+                _ => Err(unexpected("resources/list")),
+            }
+        }
+    })
+    .await
+    .map_err(page_failure)?;
+    // Templates are optional: a server without them answers an error, which is not a failure of
+    // the listing. Their bounds still hold.
+    let templates = collect_pages(
+        CatalogKind::ResourceTemplates,
+        PageLimits::RESOURCES,
+        |cursor| {
+            let request =
+                ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest {
+                    params: params(cursor),
+                    ..Default::default()
+                });
+            let conn = &*conn;
+            async move {
+                match ctx.request(conn, request).await? {
+                    ServerResult::ListResourceTemplatesResult(r) => {
+                        Ok((r.resource_templates, r.next_cursor))
+                    }
+                    _ => Err(unexpected("resources/templates/list")),
+                }
+            }
+        },
+    )
+    .await;
+    let templates = match templates {
+        Ok(t) => t,
+        Err(PageError::Limit(limit)) => return Err(Failure::limit(limit.to_string())),
+        Err(PageError::Fetch(_)) => Vec::new(),
+    };
+    let listing = Arc::new(ResourceListing {
+        resources,
+        templates,
+    });
+    ctx.slot
+        .record_sizes(None, Some(listing.resources.len()), None);
+    *cache = Some(listing.clone());
+    Ok(listing)
+}
+
+async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
+    let mut cache = ctx.live.prompts.lock().await;
+    if let Some(prompts) = cache.as_ref() {
+        return Ok(prompts.clone());
+    }
+    let conn = ctx.live.conn.read().await;
+    let prompts = collect_pages(CatalogKind::Prompts, PageLimits::PROMPTS, |cursor| {
+        let request = ClientRequest::ListPromptsRequest(ListPromptsRequest {
+            params: params(cursor),
+            ..Default::default()
+        });
+        let conn = &*conn;
+        async move {
+            match ctx.request(conn, request).await? {
+                ServerResult::ListPromptsResult(r) => Ok((r.prompts, r.next_cursor)),
+                _ => Err(unexpected("prompts/list")),
+            }
+        }
+    })
+    .await
+    .map_err(page_failure)?;
+    let prompts = Arc::new(prompts);
+    ctx.slot.record_sizes(None, None, Some(prompts.len()));
+    *cache = Some(prompts.clone());
+    Ok(prompts)
+}
+
+/// Bounds a listing's text like any result: past 50 KiB / 2,000 lines the rest is spilled.
+fn bounded(
+    ctx: &OpContext<'_>,
+    origin: &str,
+    text: &str,
+) -> Result<(String, Vec<crate::mcp::results::SpillEntry>), Failure> {
+    let io = |e: std::io::Error| Failure::new("spill", format!("writing a spill failed: {e}"), 1);
+    let mut out = BoundedText::new(ctx.spills, origin);
+    out.push(text).map_err(io)?;
+    let bounded = out.finish().map_err(io)?;
+    let mut visible = bounded.text.clone();
+    if let Some(note) = bounded.note() {
+        let _ = write!(visible, "\n{note}");
+    }
+    let spills = bounded.overflow.map(|o| vec![o.spill]).unwrap_or_default();
+    Ok((visible, spills))
+}
+
+/// `tools.list`.
+pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let catalog = tools(ctx).await?;
+    let summaries = catalog.summaries();
+    let mut text = format!("{} tools on {}:\n", summaries.len(), ctx.slot.name);
+    for s in summaries {
+        let _ = write!(text, "- {}", s.name);
+        if let Some(title) = &s.title {
+            let _ = write!(text, " ({title})");
+        }
+        if !s.description.is_empty() {
+            let _ = write!(text, ": {}", s.description);
+        }
+        if !s.required.is_empty() {
+            let _ = write!(text, " [required: {}]", s.required.join(", "));
+        }
+        if !s.flags.is_empty() {
+            let _ = write!(text, " [flagged: {:?}]", s.flags);
+        }
+        text.push('\n');
+    }
+    text.push_str("Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.");
+    let (text, spills) = bounded(ctx, "tools.list", &text)?;
+    Ok(Success {
+        result: json!({"tools": summaries, "count": summaries.len()}),
+        text,
+        spills,
+    })
+}
+
+/// `tools.search`.
+pub async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, Failure> {
+    let catalog = tools(ctx).await?;
+    let hits = catalog.search(query);
+    let shown_query = sanitize_capped(query, 200);
+    let mut text = format!(
+        "{} matches for \"{shown_query}\" on {}:\n",
+        hits.len(),
+        ctx.slot.name
+    );
+    let mut items = Vec::new();
+    for (summary, rank) in &hits {
+        let _ = writeln!(text, "- {}: {}", summary.name, summary.description);
+        items.push(json!({"tool": summary, "rank": format!("{rank:?}")}));
+    }
+    Ok(Success {
+        result: json!({"query": shown_query, "matches": items}),
+        text,
+        spills: Vec::new(),
+    })
+}
+
+fn unknown_tool(catalog: &ToolCatalog, server: &str, tool: &str) -> Failure {
+    let similar: Vec<String> = catalog
+        .similar_names(tool)
+        .into_iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let hint = if similar.is_empty() {
+        String::new()
+    } else {
+        format!("; similar: {}", similar.join(", "))
+    };
+    Failure::new(
+        "unknown_tool",
+        format!(
+            "server `{server}` has no tool `{}`{hint}",
+            sanitize_capped(tool, 128)
+        ),
+        1,
+    )
+}
+
+/// `tools.describe`.
+pub async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, Failure> {
+    let catalog = tools(ctx).await?;
+    let Some(description) = catalog.describe(tool) else {
+        return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
+    };
+    let result = serde_json::to_value(&description).unwrap_or(Value::Null);
+    let text = serde_json::to_string_pretty(&result).unwrap_or_default();
+    let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text)?;
+    Ok(Success {
+        result,
+        text,
+        spills,
+    })
+}
+
+/// `tools.call`: called once; never retried.
+pub async fn call_tool(
+    ctx: &OpContext<'_>,
+    tool: &str,
+    args: serde_json::Map<String, Value>,
+) -> Result<Success, Failure> {
+    // The catalog gives the output schema and a clear error for unknown tools. A catalog that
+    // cannot be listed (a bound, an error) does not stop the call: it runs unvalidated.
+    let catalog = tools(ctx).await.ok();
+    if let Some(catalog) = &catalog
+        && catalog.get(tool).is_none()
+    {
+        return Err(unknown_tool(catalog, &ctx.slot.name, tool));
+    }
+    let schema = catalog
+        .as_ref()
+        .and_then(|c| c.output_schema(tool).cloned());
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new(tool.to_owned()).with_arguments(args),
+    ));
+    let conn = ctx.live.conn.read().await;
+    let ServerResult::CallToolResult(result) = ctx.request(&conn, request).await? else {
+        return Err(unexpected("tools/call"));
+    };
+    drop(conn);
+    let origin = format!("tools.call {tool}");
+    let (server, origin) = ctx.shape(&origin);
+    let shape_ctx = ShapeContext {
+        server: &server,
+        origin: &origin,
+        spills: ctx.spills,
+        redactor: &ctx.live.redactor,
+    };
+    let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
+        .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
+    let result = json!({
+        "isError": shaped.is_error,
+        "text": shaped.text,
+        "structuredContent": shaped.structured,
+        "outputSchemaVerdict": shaped.verdict,
+        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mime": s.mime})).collect::<Vec<_>>(),
+    });
+    if shaped.is_error {
+        let mut failure = Failure::new(
+            "tool_error",
+            format!("tool `{}` reported an error", sanitize_capped(tool, 128)),
+            5,
+        );
+        failure.text = Some(shaped.text);
+        failure.detail = Some(result);
+        return Err(failure);
+    }
+    Ok(Success {
+        result,
+        text: shaped.text,
+        spills: shaped.spills,
+    })
+}
+
+/// `resources.list`: opaque references only, never raw URIs.
+pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let listing = resource_listing(ctx).await?;
+    let summaries = {
+        let mut refs = ctx
+            .live
+            .refs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        summarize_resources(&listing.resources, &mut refs, ctx.live.generation)
+    };
+    let mut text = format!("{} resources on {}:\n", summaries.len(), ctx.slot.name);
+    for s in &summaries {
+        let _ = write!(text, "- {} {}", s.reference, s.name);
+        if let Some(mime) = &s.mime_type {
+            let _ = write!(text, " ({mime})");
+        }
+        if let Some(size) = s.size {
+            let _ = write!(text, " {size} bytes");
+        }
+        if !s.description.is_empty() {
+            let _ = write!(text, ": {}", s.description);
+        }
+        text.push('\n');
+    }
+    let templates: Vec<Value> = listing
+        .templates
+        .iter()
+        .map(|t| {
+            json!({
+                "name": sanitize_capped(&t.name, 128),
+                "title": t.title.as_deref().map(|x| sanitize_capped(x, 200)),
+                "description": t.description.as_deref().map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
+                "mimeType": t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
+            })
+        })
+        .collect();
+    if !templates.is_empty() {
+        let _ = writeln!(
+            text,
+            "{} resource templates (listed for reference; read resources by reference).",
+            templates.len()
+        );
+    }
+    text.push_str("Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.");
+    let (text, spills) = bounded(ctx, "resources.list", &text)?;
+    Ok(Success {
+        result: json!({"resources": summaries, "templates": templates}),
+        text,
+        spills,
+    })
+}
+
+/// `resources.read`: only references of the current generation resolve.
+pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Success, Failure> {
+    let uri = {
+        let refs = ctx
+            .live
+            .refs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        refs.resolve(ctx.live.generation, reference)
+            .map(str::to_owned)
+            .map_err(|e| Failure::new("stale_reference", e.to_string(), 1))?
+    };
+    let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+        ReadResourceRequestParams::new(uri),
+    ));
+    let conn = ctx.live.conn.read().await;
+    let contents = match ctx.request(&conn, request).await? {
+        ServerResult::ReadResourceResult(r) => r.contents,
+        _ => return Err(unexpected("resources/read")),
+    };
+    drop(conn);
+    let (server, origin) = ctx.shape("resources.read");
+    let shape_ctx = ShapeContext {
+        server: &server,
+        origin: &origin,
+        spills: ctx.spills,
+        redactor: &ctx.live.redactor,
+    };
+    let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
+    Ok(Success {
+        result: json!({"reference": reference, "text": shaped.text}),
+        text: shaped.text,
+        spills: shaped.spills,
+    })
+}
+
+fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
+    match e {
+        crate::mcp::results::ShapeError::Limit(limit) => Failure::limit(limit.to_string()),
+        crate::mcp::results::ShapeError::Io(io) => {
+            Failure::new("spill", format!("writing a spill failed: {io}"), 1)
+        }
+    }
+}
+
+/// `prompts.list`.
+pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let prompts = prompts(ctx).await?;
+    let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
+    let mut text = format!("{} prompts on {}:\n", summaries.len(), ctx.slot.name);
+    for s in &summaries {
+        let _ = write!(text, "- {}", s.name);
+        if !s.description.is_empty() {
+            let _ = write!(text, ": {}", s.description);
+        }
+        let args: Vec<String> = s
+            .arguments
+            .iter()
+            .map(|a| {
+                if a.required {
+                    format!("{} (required)", a.name)
+                } else {
+                    a.name.clone()
+                }
+            })
+            .collect();
+        if !args.is_empty() {
+            let _ = write!(text, " [arguments: {}]", args.join(", "));
+        }
+        text.push('\n');
+    }
+    let (text, spills) = bounded(ctx, "prompts.list", &text)?;
+    Ok(Success {
+        result: json!({"prompts": summaries}),
+        text,
+        spills,
+    })
+}
+
+/// `prompts.get`: arguments are checked against the declaration before any request.
+pub async fn get_prompt(
+    ctx: &OpContext<'_>,
+    name: &str,
+    arguments: &std::collections::BTreeMap<String, String>,
+) -> Result<Success, Failure> {
+    let prompts = prompts(ctx).await?;
+    let Some(prompt) = prompts.iter().find(|p| p.name == name) else {
+        return Err(Failure::new(
+            "unknown_prompt",
+            format!(
+                "server `{}` has no prompt `{}`; list prompts again",
+                ctx.slot.name,
+                sanitize_capped(name, 128)
+            ),
+            1,
+        ));
+    };
+    check_prompt_arguments(prompt, arguments).map_err(|e| Failure::invalid(e.to_string()))?;
+    let args: serde_json::Map<String, Value> = arguments
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(
+        GetPromptRequestParams::new(name.to_owned()).with_arguments(args),
+    ));
+    let conn = ctx.live.conn.read().await;
+    let ServerResult::GetPromptResult(result) = ctx.request(&conn, request).await? else {
+        return Err(unexpected("prompts/get"));
+    };
+    drop(conn);
+    let origin = format!("prompts.get {name}");
+    let (server, origin) = ctx.shape(&origin);
+    let shape_ctx = ShapeContext {
+        server: &server,
+        origin: &origin,
+        spills: ctx.spills,
+        redactor: &ctx.live.redactor,
+    };
+    let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
+        .map_err(shape_failure)?;
+    Ok(Success {
+        result: json!({"prompt": sanitize_capped(name, 128), "text": shaped.text, "messages": result.messages.len()}),
+        text: shaped.text,
+        spills: shaped.spills,
+    })
+}

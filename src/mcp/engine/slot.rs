@@ -1,0 +1,400 @@
+//! One configured server's place in the engine: its definition, its live connection (at most
+//! one), the catalogs cached for that connection's generation, and the facts status reports.
+//!
+//! Connecting and reconnecting are serialised by a per-server gate, so concurrent callers share
+//! one attempt series instead of racing. Catalog caches belong to one connection generation and
+//! are dropped by `list_changed` notifications and by reconnects; a listing holds its cache's
+//! lock, so at most one re-list per catalog is ever in flight. Nothing here re-sends a request.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+use rmcp::model::{Prompt, Resource, ResourceTemplate};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::outcome::Failure;
+use crate::mcp::catalog::ToolCatalog;
+use crate::mcp::clock::now_rfc3339;
+use crate::mcp::config::{ServerDef, ServerEntry};
+use crate::mcp::connection::retry::connect_series;
+use crate::mcp::connection::{ConnectError, Connection, ServerEvent};
+use crate::mcp::results::{Redactor, RefKey, ResourceRefs};
+use crate::mcp::sanitize::sanitize_capped;
+use crate::mcp::status::{LastError, RuntimeStatus, ServerState};
+
+/// Resources and templates as listed on one generation.
+#[derive(Debug, Default)]
+pub struct ResourceListing {
+    /// The listed resources.
+    pub resources: Vec<Resource>,
+    /// The listed templates (empty when the server has none or does not support them).
+    pub templates: Vec<ResourceTemplate>,
+}
+
+/// One established connection and what was learned on it.
+pub struct Live {
+    /// The connection. Requests hold a read guard; closing takes the write guard.
+    pub conn: tokio::sync::RwLock<Connection>,
+    /// This connection's generation (1 for the first connection of the process).
+    pub generation: u64,
+    /// Redacts this connection's resolved secrets from everything it returns.
+    pub redactor: Redactor,
+    /// The tool catalog of this generation, once listed.
+    pub tools: tokio::sync::Mutex<Option<Arc<ToolCatalog>>>,
+    /// The resource listing of this generation, once listed.
+    pub resources: tokio::sync::Mutex<Option<Arc<ResourceListing>>>,
+    /// The prompts of this generation, once listed.
+    pub prompts: tokio::sync::Mutex<Option<Arc<Vec<Prompt>>>>,
+    /// The opaque references handed out for this server's resources.
+    pub refs: Mutex<ResourceRefs>,
+    /// The stdio process group, for emergency cleanup (None for HTTP).
+    pub pgid: Option<u32>,
+}
+
+/// Facts kept for status.
+#[derive(Debug, Default)]
+struct Facts {
+    state: Option<ServerState>,
+    runtime: RuntimeStatus,
+    generation: u64,
+    failure: Option<Failure>,
+}
+
+/// One configured server.
+pub struct Slot {
+    /// The configured name.
+    pub name: String,
+    /// The effective entry (its `def` is `None` when invalid).
+    pub entry: ServerEntry,
+    /// The state before any connection (`disconnected`, `disabled`, `invalid`, `inert`).
+    pub static_state: ServerState,
+    /// The directory a relative `cwd` resolves against.
+    pub file_dir: PathBuf,
+    gate: tokio::sync::Mutex<()>,
+    live: RwLock<Option<Arc<Live>>>,
+    facts: Mutex<Facts>,
+}
+
+impl Slot {
+    /// A slot for `entry` in `static_state`.
+    pub fn new(entry: ServerEntry, static_state: ServerState) -> Self {
+        let file_dir = entry
+            .source
+            .file
+            .parent()
+            .map_or_else(|| PathBuf::from("."), PathBuf::from);
+        Self {
+            name: entry.name.clone(),
+            entry,
+            static_state,
+            file_dir,
+            gate: tokio::sync::Mutex::new(()),
+            live: RwLock::new(None),
+            facts: Mutex::new(Facts::default()),
+        }
+    }
+
+    fn facts(&self) -> std::sync::MutexGuard<'_, Facts> {
+        self.facts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The current connection, if any.
+    pub fn live(&self) -> Option<Arc<Live>> {
+        self.live
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_live(&self, live: Option<Arc<Live>>) -> Option<Arc<Live>> {
+        let mut guard = self
+            .live
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::replace(&mut *guard, live)
+    }
+
+    /// The state status shows now.
+    pub fn state(&self) -> ServerState {
+        self.facts().state.unwrap_or(self.static_state)
+    }
+
+    /// The facts status shows now.
+    pub fn runtime(&self) -> RuntimeStatus {
+        self.facts().runtime.clone()
+    }
+
+    /// Why the definition cannot connect at all, if it cannot.
+    fn refusal(&self) -> Option<Failure> {
+        match self.static_state {
+            ServerState::Invalid => Some(Failure::new(
+                "invalid_config",
+                format!(
+                    "server `{}` has configuration errors and never connects; run `mcpdeck config check`",
+                    self.name
+                ),
+                1,
+            )),
+            ServerState::Inert => Some(Failure::new(
+                "untrusted",
+                format!(
+                    "server `{}` is defined by the project, which is not trusted (or changed since); review it with `mcpdeck trust`",
+                    self.name
+                ),
+                2,
+            )),
+            ServerState::Disabled => Some(Failure::new(
+                "disabled",
+                format!("server `{}` is disabled in its configuration", self.name),
+                2,
+            )),
+            _ => None,
+        }
+    }
+
+    fn def(&self) -> Result<&ServerDef, Failure> {
+        if let Some(refusal) = self.refusal() {
+            return Err(refusal);
+        }
+        self.entry.def.as_ref().ok_or_else(|| {
+            Failure::new(
+                "invalid_config",
+                format!("server `{}` has no valid definition", self.name),
+                1,
+            )
+        })
+    }
+
+    /// Records a failure for status and returns it.
+    pub fn record_failure(&self, failure: Failure) -> Failure {
+        let mut facts = self.facts();
+        facts.state = Some(ServerState::Failed);
+        facts.runtime.last_error = Some(LastError {
+            class: failure.class.clone(),
+            message: failure.message.clone(),
+            at: now_rfc3339(),
+        });
+        facts.failure = Some(failure.clone());
+        failure
+    }
+
+    /// Records catalog sizes for status.
+    pub fn record_sizes(
+        &self,
+        tools: Option<usize>,
+        resources: Option<usize>,
+        prompts: Option<usize>,
+    ) {
+        let mut facts = self.facts();
+        let rt = &mut facts.runtime;
+        rt.tools = tools.or(rt.tools);
+        rt.resources = resources.or(rt.resources);
+        rt.prompts = prompts.or(rt.prompts);
+    }
+
+    /// Drops a connection that died on its own: status shows the failure, and the next
+    /// operation reconnects only when the definition asks for automatic reconnects.
+    fn retire_dead(&self, live: &Arc<Live>) -> Option<Failure> {
+        let conn = live.conn.try_read().ok()?;
+        if conn.is_alive() {
+            return None;
+        }
+        let failure = conn
+            .process()
+            .and_then(crate::mcp::connection::StdioProcess::exit_info)
+            .map_or_else(
+                || Failure::new("exited", "the connection closed".to_owned(), 4),
+                |exit| Failure::from_connect(&exit.to_error()),
+            );
+        drop(conn);
+        let current = self.live();
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, live)) {
+            self.set_live(None);
+        }
+        Some(self.record_failure(failure))
+    }
+
+    /// The live connection, connecting first when needed (SPEC.md §4.1, §4.3).
+    pub async fn ensure(
+        &self,
+        ctx: &ConnectContext<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Arc<Live>, Failure> {
+        let def = self.def()?;
+        if let Some(live) = self.live() {
+            match self.retire_dead(&live) {
+                None => return Ok(live),
+                Some(failure) if !def.reconnect.automatic => return Err(with_hint(failure)),
+                Some(_) => {}
+            }
+        } else if let Some(failure) = self.facts().failure.clone()
+            && !def.reconnect.automatic
+        {
+            return Err(with_hint(failure));
+        }
+        let _gate = self.gate.lock().await;
+        if let Some(live) = self.live() {
+            return Ok(live);
+        }
+        self.connect_locked(def, ctx, cancel).await
+    }
+
+    /// Closes the current connection (if any) and makes one fresh attempt series. Concurrent
+    /// reconnects coalesce: a caller that waited for another's reconnect uses its result.
+    pub async fn reconnect(
+        &self,
+        ctx: &ConnectContext<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Arc<Live>, Failure> {
+        let def = self.def()?;
+        let seen_generation = self.facts().generation;
+        let _gate = self.gate.lock().await;
+        if self.facts().generation != seen_generation
+            && let Some(live) = self.live()
+        {
+            return Ok(live);
+        }
+        if let Some(old) = self.set_live(None) {
+            close_live(&old, ctx.cleanup).await;
+        }
+        self.connect_locked(def, ctx, cancel).await
+    }
+
+    async fn connect_locked(
+        &self,
+        def: &ServerDef,
+        ctx: &ConnectContext<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Arc<Live>, Failure> {
+        self.facts().state = Some(ServerState::Connecting);
+        let lookup = |name: &str| (ctx.lookup)(name);
+        let result = connect_series(
+            def,
+            &self.file_dir,
+            &lookup,
+            Some(ctx.events.clone()),
+            def.reconnect,
+            cancel,
+        )
+        .await;
+        let conn = match result {
+            Ok(conn) => conn,
+            Err(e) => return Err(self.record_failure(Failure::from_connect(&e))),
+        };
+        let pgid = conn
+            .process()
+            .map(crate::mcp::connection::StdioProcess::pid);
+        if let Some(pgid) = pgid {
+            ctx.cleanup.add_group(pgid);
+        }
+        let mut facts = self.facts();
+        facts.generation += 1;
+        facts.state = Some(ServerState::Connected);
+        facts.failure = None;
+        let identity = conn.identity();
+        let rt = &mut facts.runtime;
+        rt.connect_count += 1;
+        rt.protocol_version = Some(identity.protocol_version.clone());
+        rt.server_name = identity.name.as_deref().map(|n| sanitize_capped(n, 128));
+        rt.server_version = identity.version.as_deref().map(|v| sanitize_capped(v, 64));
+        rt.tools = None;
+        rt.resources = None;
+        rt.prompts = None;
+        let live = Arc::new(Live {
+            redactor: Redactor::new(conn.secrets().iter().cloned()),
+            conn: tokio::sync::RwLock::new(conn),
+            generation: facts.generation,
+            tools: tokio::sync::Mutex::new(None),
+            resources: tokio::sync::Mutex::new(None),
+            prompts: tokio::sync::Mutex::new(None),
+            refs: Mutex::new(ResourceRefs::new(ctx.ref_key.clone(), self.name.clone())),
+            pgid,
+        });
+        drop(facts);
+        self.set_live(Some(live.clone()));
+        Ok(live)
+    }
+
+    /// Drops the catalog a `list_changed` notification made stale.
+    pub fn invalidate(&self, which: Catalog) {
+        let Some(live) = self.live() else { return };
+        // A listing in progress holds the lock; its result is already stale, so clear after it.
+        tokio::spawn(async move {
+            match which {
+                Catalog::Tools => *live.tools.lock().await = None,
+                Catalog::Resources => *live.resources.lock().await = None,
+                Catalog::Prompts => *live.prompts.lock().await = None,
+            }
+        });
+    }
+
+    /// Marks the connection dead after its process exited on its own.
+    pub fn on_exited(&self) {
+        if let Some(live) = self.live() {
+            self.retire_dead(&live);
+        }
+    }
+
+    /// Closes the connection, if any (shutdown).
+    pub async fn close(&self, cleanup: &super::cleanup::Cleanup) {
+        let _gate = self.gate.lock().await;
+        if let Some(live) = self.set_live(None) {
+            close_live(&live, cleanup).await;
+            let mut facts = self.facts();
+            if facts.state == Some(ServerState::Connected) {
+                facts.state = Some(ServerState::Disconnected);
+            }
+        }
+    }
+}
+
+/// Which catalog a notification concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Catalog {
+    /// Tools.
+    Tools,
+    /// Resources and templates.
+    Resources,
+    /// Prompts.
+    Prompts,
+}
+
+async fn close_live(live: &Arc<Live>, cleanup: &super::cleanup::Cleanup) {
+    live.conn.write().await.close().await;
+    if let Some(pgid) = live.pgid {
+        cleanup.remove_group(pgid);
+    }
+}
+
+fn with_hint(mut failure: Failure) -> Failure {
+    if !failure.message.contains("reconnect") {
+        failure.message.push_str(
+            "; the server is not reconnected automatically: run the `reconnect` operation",
+        );
+    }
+    failure
+}
+
+/// What connecting needs from the engine.
+pub struct ConnectContext<'a> {
+    /// Looks up environment variables for references.
+    pub lookup: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
+    /// Where connections send notifications.
+    pub events: mpsc::Sender<ServerEvent>,
+    /// The key for resource references.
+    pub ref_key: &'a RefKey,
+    /// Emergency cleanup registry.
+    pub cleanup: &'a super::cleanup::Cleanup,
+}
+
+impl Failure {
+    /// A failure from a connection error.
+    pub fn from_connect(e: &ConnectError) -> Self {
+        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
+        failure.detail = serde_json::to_value(&e.class).ok();
+        failure
+    }
+}
