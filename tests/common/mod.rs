@@ -85,3 +85,79 @@ impl Sandbox {
             .to_owned()
     }
 }
+
+/// The fixture server binary.
+pub fn fixture() -> &'static str {
+    env!("CARGO_BIN_EXE_mcpdeck-fixture")
+}
+
+/// A running HTTP fixture on loopback; killed on drop.
+pub struct HttpFixture {
+    child: std::process::Child,
+    /// The main port.
+    pub port: u16,
+    /// The capture port (what redirects point to).
+    pub capture_port: u16,
+}
+
+impl HttpFixture {
+    /// Starts `mcpdeck-fixture http --keys KEYS` and reads its ports.
+    pub fn start(keys: &str) -> Self {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(fixture())
+            .args(["http", "--keys", keys])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fixture starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("port line");
+        let mut parts = line
+            .split_whitespace()
+            .map(|p| p.parse::<u16>().expect("port"));
+        let port = parts.next().expect("port");
+        let capture_port = parts.next().expect("capture port");
+        Self {
+            child,
+            port,
+            capture_port,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/PATH`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/{path}", self.port)
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether a process is still alive (zombies count as gone).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s.rsplit_once(')').map_or("", |(_, rest)| rest.trim_start());
+            !state.starts_with('Z') && !state.starts_with('X')
+        })
+        .unwrap_or(false)
+}
+
+/// Waits (bounded) until `pid` is gone; returns whether it went.
+pub fn gone_within(pid: u32, deadline: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < deadline {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::yield_now();
+    }
+    !alive(pid)
+}
