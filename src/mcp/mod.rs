@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod config;
+pub mod packaged;
 pub mod proxy;
 pub mod results;
 pub mod sanitize;
