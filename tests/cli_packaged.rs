@@ -27,7 +27,10 @@ fn demo_of(status: &serde_json::Value) -> serde_json::Value {
 #[test]
 fn demo_flag_lists_the_demo_server() {
     let sb = Sandbox::new();
-    sb.write("config/mcpdeck/mcp.json", r#"{"mcpServers": {"a": {"command": "a"}}}"#);
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        r#"{"mcpServers": {"a": {"command": "a"}}}"#,
+    );
     let status = sb.json(&["--demo", "status", "--json"]);
     assert_eq!(server_names(&status), ["a", "demo"]);
     let demo = demo_of(&status);
@@ -54,24 +57,36 @@ fn with_no_configuration_at_all_status_lists_demo() {
 #[test]
 fn any_configured_server_hides_demo_without_the_flag() {
     let sb = Sandbox::new();
-    sb.write("config/mcp/mcp.json", r#"{"mcpServers": {"only": {"command": "x"}}}"#);
+    sb.write(
+        "config/mcp/mcp.json",
+        r#"{"mcpServers": {"only": {"command": "x"}}}"#,
+    );
     assert_eq!(server_names(&sb.json(&["status", "--json"])), ["only"]);
 
     // An untrusted project server counts as configured too.
     let sb = Sandbox::new();
-    sb.write("project/.mcp.json", r#"{"mcpServers": {"p": {"command": "p"}}}"#);
+    sb.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"p": {"command": "p"}}}"#,
+    );
     assert_eq!(server_names(&sb.json(&["status", "--json"])), ["p"]);
 
     // So does an invalid one.
     let sb = Sandbox::new();
-    sb.write("config/mcpdeck/mcp.json", r#"{"mcpServers": {"bad": {"command": ""}}}"#);
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        r#"{"mcpServers": {"bad": {"command": ""}}}"#,
+    );
     assert_eq!(server_names(&sb.json(&["status", "--json"])), ["bad"]);
 }
 
 #[test]
 fn demo_wins_a_collision_with_a_file_server_and_shows_the_shadowed_entry() {
     let sb = Sandbox::new();
-    sb.write("config/mcpdeck/mcp.json", r#"{"mcpServers": {"demo": {"url": "https://example.com/mcp"}}}"#);
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        r#"{"mcpServers": {"demo": {"url": "https://example.com/mcp"}}}"#,
+    );
     // Without the flag the file's `demo` stands.
     let plain = demo_of(&sb.json(&["status", "--json"]));
     assert_eq!(plain["source"]["layer"], "user");
@@ -94,7 +109,10 @@ fn demo_wins_a_collision_with_a_file_server_and_shows_the_shadowed_entry() {
 #[test]
 fn demo_never_changes_project_trust() {
     let sb = Sandbox::new();
-    sb.write("project/.mcp.json", r#"{"mcpServers": {"p": {"command": "p"}}}"#);
+    sb.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"p": {"command": "p"}}}"#,
+    );
     let without = sb.json(&["status", "--json"]);
     let with = sb.json(&["--demo", "status", "--json"]);
     assert_eq!(with["result"]["project"], without["result"]["project"]);
@@ -105,8 +123,16 @@ fn demo_never_changes_project_trust() {
 #[test]
 fn config_show_displays_the_packaged_definition() {
     let sb = Sandbox::new();
-    let out = sb.cmd().args(["--demo", "config", "show", "demo", "--json"]).output().expect("runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = sb
+        .cmd()
+        .args(["--demo", "config", "show", "demo", "--json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("utf8");
     assert!(text.contains("demo-server"), "{text}");
     assert!(text.contains("packaged"), "{text}");

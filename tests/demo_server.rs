@@ -76,7 +76,10 @@ async fn connect() -> (Client, UnboundedReceiver<Event>) {
 }
 
 fn args(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().cloned().unwrap()
+    let Value::Object(map) = v else {
+        panic!("not an object: {v}")
+    };
+    map
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> rmcp::model::CallToolResult {

@@ -170,7 +170,7 @@ impl ResolvedCommand {
             .collect();
         let Ok(env) = env else {
             // Registration refuses such values; keep failing closed if one slips through.
-            return unavailable_entry(name, "an env value cannot be passed literally".into());
+            return unavailable_entry(name, "an env value cannot be passed literally");
         };
         ServerEntry {
             name: name.to_owned(),
@@ -204,7 +204,7 @@ pub fn packaged_source() -> Source {
 }
 
 /// An invalid packaged entry (no definition) that says why it cannot run.
-pub(super) fn unavailable_entry(name: &str, message: String) -> ServerEntry {
+pub(super) fn unavailable_entry(name: &str, message: &str) -> ServerEntry {
     ServerEntry {
         name: name.to_owned(),
         source: packaged_source(),

@@ -310,7 +310,7 @@ impl PackagedRegistry {
                 };
                 match resolved {
                     Ok(command) => command.entry(name),
-                    Err(message) => unavailable_entry(name, message),
+                    Err(message) => unavailable_entry(name, &message),
                 }
             })
             .collect()

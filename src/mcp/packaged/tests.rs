@@ -42,7 +42,10 @@ fn tool_server() -> PackagedServer {
 }
 
 fn fields(v: Value) -> Map<String, Value> {
-    v.as_object().cloned().unwrap()
+    let Value::Object(map) = v else {
+        panic!("not an object: {v}")
+    };
+    map
 }
 
 fn search_facade() -> ToolFacade {
