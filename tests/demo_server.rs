@@ -409,3 +409,68 @@ async fn resources_and_template_read() {
     }
     client.close().await.unwrap();
 }
+
+#[test]
+fn stdout_carries_only_json_rpc() {
+    use std::io::{BufRead as _, Write as _};
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "long_task", "arguments": {"steps": 2, "delay_ms": 1},
+            "_meta": {"progressToken": "p"}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read",
+            "params": {"uri": "demo://nowhere"}}),
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .arg("demo-server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for r in &requests {
+        writeln!(stdin, "{r}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut ids = Vec::new();
+    let mut progress = 0;
+    let mut check = |line: &str| {
+        let message: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("non-JSON line on stdout ({e}): {line:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        if let Some(id) = message["id"].as_u64() {
+            ids.push(id);
+        } else if message["method"] == "notifications/progress" {
+            progress += 1;
+        }
+    };
+    // Every request is answered while stdin is open…
+    for _ in 0..6 {
+        check(&rx.recv_timeout(WAIT).expect("a line in time"));
+    }
+    // …and closing stdin ends the server without printing anything else.
+    drop(stdin);
+    while let Ok(line) = rx.recv_timeout(WAIT) {
+        check(&line);
+    }
+    reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3, 4]);
+    assert_eq!(progress, 2);
+}

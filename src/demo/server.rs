@@ -8,6 +8,7 @@
 #![allow(deprecated)]
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -30,6 +31,9 @@ pub const INSTRUCTIONS: &str = "mcpdeck's built-in demo server. Try `echo` and `
 its output schema; `image` returns a PNG. Read demo://readme, demo://status.json or \
 demo://notes/{id} (ids 1-3), and get the `review` prompt (topic required, tone optional). \
 Everything is deterministic and local: no network, no files.";
+
+/// How long a best-effort notification may wait for the transport.
+const NOTIFY_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How a `long_task` ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -156,8 +160,10 @@ impl DemoServer {
                 "outcome": outcome,
             });
             let log = LoggingMessageNotificationParam::new(level, data).with_logger("long_task");
-            // The client may already be gone; the outcome is recorded either way.
-            let _ = ctx.peer.notify_logging_message(log).await;
+            // The client may already be gone (the send then never completes once stdin has
+            // closed): the outcome is recorded either way, so bound the wait.
+            let _ =
+                tokio::time::timeout(NOTIFY_TIMEOUT, ctx.peer.notify_logging_message(log)).await;
         }
     }
 }

@@ -176,9 +176,17 @@ impl DemoServer {
                 let progress = ProgressNotificationParam::new(token, f64::from(done + 1))
                     .with_total(f64::from(args.steps))
                     .with_message(format!("step {} of {}", done + 1, args.steps));
-                // A client that went away is not this task's problem: the cancellation token
-                // or the end of the loop ends it.
-                let _ = ctx.peer.notify_progress(progress).await;
+                // After stdin closes, rmcp stops forwarding notifications and a send waits
+                // until the session is torn down: never let that outlive a cancellation.
+                tokio::select! {
+                    () = ctx.ct.cancelled() => {
+                        let outcome = TaskOutcome::cancelled(done + 1, args.steps);
+                        self.finish_task(&ctx, &outcome).await;
+                        return Err(outcome.message());
+                    }
+                    // A failed send (client gone) is not this task's problem.
+                    _ = ctx.peer.notify_progress(progress) => {}
+                }
             }
         }
         let outcome = TaskOutcome::completed(args.steps);
