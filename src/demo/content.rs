@@ -139,3 +139,41 @@ impl DemoServer {
 pub(super) fn router() -> PromptRouter<DemoServer> {
     DemoServer::prompt_router()
 }
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+
+    use super::*;
+
+    #[test]
+    fn the_demo_png_is_an_8_by_8_png() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(DEMO_PNG_BASE64)
+            .unwrap_or_default();
+        assert_eq!(bytes.get(..8), Some(&b"\x89PNG\r\n\x1a\n"[..]));
+        assert_eq!(bytes.get(12..16), Some(&b"IHDR"[..]));
+        assert_eq!(bytes.get(16..24), Some(&[0, 0, 0, 8, 0, 0, 0, 8][..]));
+    }
+
+    #[test]
+    fn only_known_uris_read() {
+        let status = serde_json::json!({});
+        assert!(read(README_URI, &status).is_ok());
+        assert!(read("demo://notes/1", &status).is_ok());
+        for uri in [
+            "demo://notes/0",
+            "demo://notes/",
+            "demo://notes/1/..",
+            "file:///etc/passwd",
+            "",
+        ] {
+            let err = read(uri, &status).err().map(|e| e.code);
+            assert_eq!(
+                err,
+                Some(rmcp::model::ErrorCode::RESOURCE_NOT_FOUND),
+                "{uri}"
+            );
+        }
+    }
+}

@@ -72,6 +72,7 @@ pub struct Weather {
     /// Temperature in degrees Celsius.
     pub celsius: f64,
     /// Relative humidity, 0–100.
+    #[schemars(range(max = 100))]
     pub humidity_percent: u8,
     /// A one-word summary.
     pub conditions: Conditions,
@@ -226,4 +227,41 @@ impl DemoServer {
 /// The tools' router (used by [`DemoServer::new`]).
 pub(super) fn router() -> ToolRouter<DemoServer> {
     DemoServer::tool_router()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weather_is_stable_case_insensitive_and_in_range() {
+        let oslo = invent_weather("Oslo");
+        assert_eq!(oslo, invent_weather("Oslo"));
+        let lower = invent_weather("oslo");
+        assert_eq!(
+            (lower.celsius, lower.conditions),
+            (oslo.celsius, oslo.conditions)
+        );
+        for city in ["Oslo", "Lima", "Perth", "Reykjavík", "x"] {
+            let w = invent_weather(city);
+            assert!((-10.0..30.0).contains(&w.celsius), "{w:?}");
+            assert!(w.humidity_percent <= 100, "{w:?}");
+        }
+        // Different cities do not all get the same report.
+        let reports: std::collections::BTreeSet<String> = ["Oslo", "Lima", "Perth", "Cairo"]
+            .iter()
+            .map(|c| {
+                format!("{:?}", invent_weather(c).conditions)
+                    + &invent_weather(c).celsius.to_string()
+            })
+            .collect();
+        assert!(reports.len() > 1);
+    }
+
+    #[test]
+    fn weather_output_schema_bounds_humidity() {
+        let schema = schemars::schema_for!(Weather);
+        let value = serde_json::to_value(&schema).unwrap_or_default();
+        assert_eq!(value["properties"]["humidity_percent"]["maximum"], 100);
+    }
 }
