@@ -410,3 +410,24 @@ fn the_operation_schema_is_closed() {
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["pattern"]));
 }
+
+#[test]
+fn the_whole_shadow_chain_is_kept_highest_first() {
+    let user = file(
+        Layer::User,
+        "/u.json",
+        r#"{"mcpServers": {"demo": {"command": "u"}}}"#,
+    );
+    let cli = file(
+        Layer::CommandLine,
+        "/c.json",
+        r#"{"mcpServers": {"demo": {"command": "c"}}}"#,
+    );
+    let registry = PackagedRegistry::builtin().unwrap();
+    let set =
+        config(vec![user, cli]).with_packaged(registry.config_entries(true, Ok(Path::new(EXE))));
+    let demo = set.server(DEMO_SERVER).unwrap();
+    let layers: Vec<Layer> = demo.shadowed.iter().map(|s| s.layer).collect();
+    assert_eq!(layers, [Layer::CommandLine, Layer::User]);
+    assert_eq!(set.servers.len(), 1);
+}
