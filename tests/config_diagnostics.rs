@@ -40,268 +40,36 @@ const W: Severity = Severity::Warning;
 
 const CASES: &[Case] = &[
     ("syntax.json", E, "syntax", "", 3, 26, ""),
-    (
-        "codex_toml.json",
-        E,
-        "host_format",
-        "",
-        2,
-        1,
-        "[mcp_servers.NAME]",
-    ),
-    (
-        "vscode.json",
-        E,
-        "host_format",
-        "servers",
-        2,
-        3,
-        "rename `servers` to `mcpServers`",
-    ),
+    ("codex_toml.json", E, "host_format", "", 2, 1, "[mcp_servers.NAME]"),
+    ("vscode.json", E, "host_format", "servers", 2, 3, "rename `servers` to `mcpServers`"),
     ("top_level_array.json", E, "top_level", "", 1, 1, ""),
-    (
-        "policy_key.json",
-        E,
-        "unknown_field",
-        "trust",
-        3,
-        3,
-        "cannot grant trust",
-    ),
-    (
-        "server_url.json",
-        E,
-        "unknown_field",
-        "mcpServers.remote.serverUrl",
-        4,
-        7,
-        "did you mean `url`?",
-    ),
-    (
-        "typo_field.json",
-        E,
-        "unknown_field",
-        "mcpServers.s.comand",
-        3,
-        11,
-        "did you mean `command`?",
-    ),
-    (
-        "duplicate_key.json",
-        E,
-        "duplicate_key",
-        "mcpServers.s.command",
-        5,
-        7,
-        "keep one",
-    ),
-    (
-        "duplicate_server.json",
-        E,
-        "duplicate_key",
-        "mcpServers.s",
-        3,
-        5,
-        "keep one",
-    ),
-    (
-        "invalid_name.json",
-        E,
-        "invalid_name",
-        "mcpServers.bad name!",
-        3,
-        5,
-        "",
-    ),
-    (
-        "literal_secret_env.json",
-        E,
-        "literal_secret",
-        "mcpServers.gh.env.GITHUB_TOKEN",
-        5,
-        15,
-        "use `${GITHUB_TOKEN}` and export it",
-    ),
-    (
-        "literal_secret_header.json",
-        E,
-        "literal_secret",
-        "mcpServers.api.headers.Authorization",
-        6,
-        9,
-        "\"Bearer ${AUTHORIZATION}\"",
-    ),
-    (
-        "sse.json",
-        E,
-        "sse_unsupported",
-        "mcpServers.old.type",
-        4,
-        15,
-        "Streamable HTTP endpoint",
-    ),
-    (
-        "type_disagrees.json",
-        E,
-        "type_mismatch",
-        "mcpServers.s.type",
-        3,
-        19,
-        "\"type\": \"http\"",
-    ),
-    (
-        "transport_conflict.json",
-        E,
-        "transport_conflict",
-        "mcpServers.s",
-        3,
-        34,
-        "keep `command`",
-    ),
-    (
-        "missing_transport.json",
-        E,
-        "missing_transport",
-        "mcpServers.s",
-        3,
-        10,
-        "add `command`",
-    ),
-    (
-        "wrong_transport_field.json",
-        E,
-        "wrong_transport_field",
-        "mcpServers.s.headers",
-        3,
-        38,
-        "through `env`",
-    ),
-    (
-        "bad_reference.json",
-        E,
-        "bad_reference",
-        "mcpServers.s.env.LEVEL",
-        3,
-        44,
-        "",
-    ),
-    (
-        "credential_in_url.json",
-        E,
-        "credential_in_url",
-        "mcpServers.s.url",
-        3,
-        18,
-        "in `headers` by reference",
-    ),
-    (
-        "credential_in_query.json",
-        E,
-        "credential_in_url",
-        "mcpServers.s.url",
-        3,
-        18,
-        "in `headers` by reference",
-    ),
-    (
-        "invalid_url.json",
-        E,
-        "invalid_url",
-        "mcpServers.s.url",
-        3,
-        18,
-        "",
-    ),
-    (
-        "reserved_header.json",
-        E,
-        "reserved_header",
-        "mcpServers.s.headers.Mcp-Session-Id",
-        3,
-        61,
-        "remove it",
-    ),
-    (
-        "invalid_header.json",
-        E,
-        "invalid_header",
-        "mcpServers.s.headers. X-Tenant",
-        3,
-        61,
-        "write `X-Tenant`",
-    ),
-    (
-        "out_of_range.json",
-        E,
-        "out_of_range",
-        "mcpServers.s.reconnect.maxAttempts",
-        3,
-        56,
-        "",
-    ),
-    (
-        "invalid_protocol.json",
-        E,
-        "invalid_value",
-        "mcpServers.s.protocolVersion",
-        3,
-        46,
-        "use `legacy`",
-    ),
-    (
-        "invalid_lifecycle.json",
-        E,
-        "invalid_value",
-        "mcpServers.s.lifecycle",
-        3,
-        40,
-        "remove `lifecycle`",
-    ),
-    (
-        "type_mismatch.json",
-        E,
-        "type_mismatch",
-        "mcpServers.s.args",
-        3,
-        35,
-        "",
-    ),
-    (
-        "empty_value.json",
-        E,
-        "empty_value",
-        "mcpServers.s.command",
-        3,
-        22,
-        "",
-    ),
-    (
-        "timeout_fraction.json",
-        E,
-        "invalid_value",
-        "mcpServers.s.requestTimeoutMs",
-        3,
-        47,
-        "",
-    ),
-    (
-        "plain_http.json",
-        W,
-        "plain_http",
-        "mcpServers.s.url",
-        3,
-        18,
-        "use `https`",
-    ),
-    (
-        "reference_in_args.json",
-        W,
-        "reference_in_args",
-        "mcpServers.s.args[1]",
-        3,
-        47,
-        "into `env`",
-    ),
+    ("policy_key.json", E, "unknown_field", "trust", 3, 3, "cannot grant trust"),
+    ("server_url.json", E, "unknown_field", "mcpServers.remote.serverUrl", 4, 7, "did you mean `url`?"),
+    ("typo_field.json", E, "unknown_field", "mcpServers.s.comand", 3, 11, "did you mean `command`?"),
+    ("duplicate_key.json", E, "duplicate_key", "mcpServers.s.command", 5, 7, "keep one"),
+    ("duplicate_server.json", E, "duplicate_key", "mcpServers.s", 3, 5, "keep one"),
+    ("invalid_name.json", E, "invalid_name", "mcpServers.bad name!", 3, 5, ""),
+    ("literal_secret_env.json", E, "literal_secret", "mcpServers.gh.env.GITHUB_TOKEN", 5, 15, "use `${GITHUB_TOKEN}` and export it"),
+    ("literal_secret_header.json", E, "literal_secret", "mcpServers.api.headers.Authorization", 6, 9, "\"Bearer ${AUTHORIZATION}\""),
+    ("sse.json", E, "sse_unsupported", "mcpServers.old.type", 4, 15, "Streamable HTTP endpoint"),
+    ("type_disagrees.json", E, "type_mismatch", "mcpServers.s.type", 3, 19, "\"type\": \"http\""),
+    ("transport_conflict.json", E, "transport_conflict", "mcpServers.s", 3, 34, "keep `command`"),
+    ("missing_transport.json", E, "missing_transport", "mcpServers.s", 3, 10, "add `command`"),
+    ("wrong_transport_field.json", E, "wrong_transport_field", "mcpServers.s.headers", 3, 38, "through `env`"),
+    ("bad_reference.json", E, "bad_reference", "mcpServers.s.env.LEVEL", 3, 44, ""),
+    ("credential_in_url.json", E, "credential_in_url", "mcpServers.s.url", 3, 18, "in `headers` by reference"),
+    ("credential_in_query.json", E, "credential_in_url", "mcpServers.s.url", 3, 18, "in `headers` by reference"),
+    ("invalid_url.json", E, "invalid_url", "mcpServers.s.url", 3, 18, ""),
+    ("reserved_header.json", E, "reserved_header", "mcpServers.s.headers.Mcp-Session-Id", 3, 61, "remove it"),
+    ("invalid_header.json", E, "invalid_header", "mcpServers.s.headers. X-Tenant", 3, 61, "write `X-Tenant`"),
+    ("out_of_range.json", E, "out_of_range", "mcpServers.s.reconnect.maxAttempts", 3, 56, ""),
+    ("invalid_protocol.json", E, "invalid_value", "mcpServers.s.protocolVersion", 3, 46, "use `legacy`"),
+    ("invalid_lifecycle.json", E, "invalid_value", "mcpServers.s.lifecycle", 3, 40, "remove `lifecycle`"),
+    ("type_mismatch.json", E, "type_mismatch", "mcpServers.s.args", 3, 35, ""),
+    ("empty_value.json", E, "empty_value", "mcpServers.s.command", 3, 22, ""),
+    ("timeout_fraction.json", E, "invalid_value", "mcpServers.s.requestTimeoutMs", 3, 47, ""),
+    ("plain_http.json", W, "plain_http", "mcpServers.s.url", 3, 18, "use `https`"),
+    ("reference_in_args.json", W, "reference_in_args", "mcpServers.s.args[1]", 3, 47, "into `env`"),
 ];
 
 #[test]
@@ -318,9 +86,7 @@ fn each_fixture_yields_its_diagnostic_at_the_exact_place() {
                 && d.file.ends_with(name)
         });
         if !ok {
-            failures.push(format!(
-                "{name}: wanted {code} at {path} {line}:{column}, got {found:#?}"
-            ));
+            failures.push(format!("{name}: wanted {code} at {path} {line}:{column}, got {found:#?}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -330,11 +96,7 @@ fn each_fixture_yields_its_diagnostic_at_the_exact_place() {
 fn every_fixture_is_covered_by_a_case() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/config");
     for entry in std::fs::read_dir(dir).expect("fixture dir") {
-        let name = entry
-            .expect("entry")
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
+        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
         assert!(
             CASES.iter().any(|c| c.0 == name) || name == "missing_servers.json",
             "{name} has no case"
@@ -350,18 +112,8 @@ fn missing_mcp_servers_is_a_file_error_with_an_example() {
         .find(|d| d.code == "top_level")
         .expect("top_level error");
     assert_eq!(missing.message, "missing `mcpServers`");
-    assert!(
-        missing
-            .suggestion
-            .as_deref()
-            .unwrap_or("")
-            .contains("\"mcpServers\"")
-    );
-    assert!(
-        found
-            .iter()
-            .any(|d| d.code == "unknown_field" && d.path == "servers_list")
-    );
+    assert!(missing.suggestion.as_deref().unwrap_or("").contains("\"mcpServers\""));
+    assert!(found.iter().any(|d| d.code == "unknown_field" && d.path == "servers_list"));
 }
 
 #[test]
@@ -377,20 +129,12 @@ fn one_bad_entry_never_hides_the_others() {
         .iter()
         .map(|e| (e.name.as_str(), e.def.is_some()))
         .collect();
-    assert_eq!(
-        names,
-        vec![("good", true), ("bad", false), ("also-good", true)]
-    );
+    assert_eq!(names, vec![("good", true), ("bad", false), ("also-good", true)]);
 }
 
 #[test]
 fn a_secret_literal_never_appears_in_a_diagnostic() {
-    for name in [
-        "literal_secret_env.json",
-        "literal_secret_header.json",
-        "credential_in_url.json",
-        "credential_in_query.json",
-    ] {
+    for name in ["literal_secret_env.json", "literal_secret_header.json", "credential_in_url.json", "credential_in_query.json"] {
         for d in diagnostics(name) {
             let text = d.to_string();
             for secret in ["ghp_literal123", "abc123", "pw@", "=abc"] {
@@ -420,11 +164,7 @@ fn a_valid_file_has_no_diagnostics() {
     let api = parsed.entries[1].def.as_ref().expect("valid");
     assert_eq!(api.request_timeout().as_millis(), 5000);
     let fs = parsed.entries[0].def.as_ref().expect("valid");
-    assert_eq!(
-        fs.request_timeout().as_millis(),
-        60_000,
-        "0 means the engine default"
-    );
+    assert_eq!(fs.request_timeout().as_millis(), 60_000, "0 means the engine default");
     assert_eq!(
         fs.references(),
         vec![("env.GITHUB_TOKEN".to_owned(), "GITHUB_TOKEN".to_owned())]

@@ -28,8 +28,7 @@ fn hostile_text() -> impl Strategy<Value = String> {
         Just("\t".to_owned()),
         (0x202au32..=0x202e).prop_map(|u| char::from_u32(u).map(String::from).unwrap_or_default()),
         (0x2066u32..=0x2069).prop_map(|u| char::from_u32(u).map(String::from).unwrap_or_default()),
-        (0xe0000u32..=0xe007f)
-            .prop_map(|u| char::from_u32(u).map(String::from).unwrap_or_default()),
+        (0xe0000u32..=0xe007f).prop_map(|u| char::from_u32(u).map(String::from).unwrap_or_default()),
         "[a-z ]{0,8}",
     ];
     proptest::collection::vec(pieces, 0..24).prop_map(|v| v.concat())
