@@ -1,6 +1,8 @@
 //! mcpdeck: a terminal console and agent proxy for Model Context Protocol servers.
 //!
-//! The engine lives in [`mcp`] and knows nothing about terminals; [`cli`] is the headless face.
+//! The engine lives in [`mcp`] and knows nothing about terminals; [`cli`] is the headless face;
+//! [`demo`] is the built-in demo MCP server (`mcpdeck demo-server`).
 
 pub mod cli;
+pub mod demo;
 pub mod mcp;

@@ -19,6 +19,7 @@ use clap::{Parser, Subcommand};
 pub use exit::Exit;
 
 use crate::mcp::config::{ConfigSet, LoadOptions, load::config_home};
+use crate::mcp::packaged::PackagedRegistry;
 use crate::mcp::trust::TrustStore;
 
 /// mcpdeck: operate Model Context Protocol servers from a terminal console, scripts and agents.
@@ -31,6 +32,9 @@ pub struct Cli {
     /// An extra configuration file, highest precedence; repeatable, later wins.
     #[arg(long = "config", global = true, value_name = "FILE")]
     pub config: Vec<PathBuf>,
+    /// Add the built-in `demo` server (it is also present when no server is configured at all).
+    #[arg(long, global = true)]
+    pub demo: bool,
     /// What to do; without one, a status overview is shown.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -139,6 +143,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
+    DemoServer,
 }
 
 /// `mcpdeck config ...`.
@@ -173,6 +179,8 @@ impl Context {
         let options = LoadOptions::from_env(cli.cwd.as_deref(), cli.config.clone())
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
         let config = ConfigSet::load(&options).map_err(|e| e.to_string())?;
+        let registry = PackagedRegistry::builtin().map_err(|e| e.to_string())?;
+        let config = registry.layer_onto(config, cli.demo);
         let home = options
             .config_home
             .or_else(config_home)
@@ -184,6 +192,11 @@ impl Context {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Exit {
+    // The demo server speaks MCP on stdout and needs no configuration: dispatch it before
+    // anything is loaded or printed.
+    if let Some(Command::DemoServer) = &cli.command {
+        return demo_server();
+    }
     let mut cx = match Context::load(&cli) {
         Ok(cx) => cx,
         Err(message) => {
@@ -234,5 +247,17 @@ pub fn run(cli: Cli) -> Exit {
             args,
             json,
         }) => ops_cmd::prompt(cx, server, name, &args, json),
+        Some(Command::DemoServer) => demo_server(),
+    }
+}
+
+/// `mcpdeck demo-server`: serves until the client closes stdin.
+fn demo_server() -> Exit {
+    match crate::demo::run() {
+        Ok(()) => Exit::Ok,
+        Err(e) => {
+            output::print_error(&format!("demo server: {e:#}"));
+            Exit::Connection
+        }
     }
 }

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod config;
 pub mod connection;
 pub mod engine;
+pub mod packaged;
 pub mod proxy;
 pub mod results;
 pub mod sanitize;

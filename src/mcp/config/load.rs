@@ -160,6 +160,35 @@ impl ConfigSet {
         }
     }
 
+    /// Layers packaged entries (SPEC.md §7) on top of the file configuration.
+    ///
+    /// A packaged entry wins an exact-name collision: the file definition it replaces (and
+    /// whatever that one shadowed) is recorded as shadowed. Packaged entries are never added to
+    /// [`ConfigSet::files`], so they never count as project configuration for trust and never
+    /// contribute file diagnostics.
+    #[must_use]
+    pub fn with_packaged(mut self, entries: Vec<ServerEntry>) -> Self {
+        for entry in entries {
+            match self.servers.iter_mut().find(|s| s.entry.name == entry.name) {
+                Some(existing) => {
+                    let lower = std::mem::replace(&mut existing.entry, entry);
+                    existing.shadowed.insert(0, lower.source);
+                }
+                None => self.servers.push(Effective {
+                    entry,
+                    shadowed: Vec::new(),
+                }),
+            }
+        }
+        self.servers.sort_by(|a, b| a.entry.name.cmp(&b.entry.name));
+        self
+    }
+
+    /// Whether any configuration file defines any server (valid or not, trusted or not).
+    pub fn defines_any_server(&self) -> bool {
+        self.files.iter().any(|f| !f.entries.is_empty())
+    }
+
     /// The effective server named `name`.
     pub fn server(&self, name: &str) -> Option<&Effective> {
         self.servers.iter().find(|s| s.entry.name == name)
