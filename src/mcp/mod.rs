@@ -7,6 +7,7 @@ pub mod config;
 pub mod connection;
 pub mod engine;
 pub mod packaged;
+pub mod policy;
 pub mod proxy;
 pub mod results;
 pub mod sanitize;

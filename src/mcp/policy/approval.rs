@@ -1,0 +1,75 @@
+//! Approval requests and decisions (SPEC.md §6), as data. The engine awaits an [`Approver`];
+//! the console, an attached console over the control socket, MCP elicitation or the headless
+//! CLI answer it. An approval identifies only the configured server, the normalized operation,
+//! its effects and changed-definition flags: never arguments, headers, environment references
+//! or secrets.
+
+use std::time::Duration;
+
+/// How long a pending approval waits before it counts as a denial.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What an operation may do; the `mcp` tool declares all four because a remote operation cannot
+/// be proven local.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// Reads data.
+    Read,
+    /// Changes data.
+    Write,
+    /// Runs code.
+    Execute,
+    /// Reaches the network.
+    Network,
+}
+
+/// The effects every proxied operation declares.
+pub const ALL_EFFECTS: [Effect; 4] = [
+    Effect::Read,
+    Effect::Write,
+    Effect::Execute,
+    Effect::Network,
+];
+
+/// One pending question to the operator.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ApprovalRequest {
+    /// Identifies the request among the pending ones (unique per process).
+    pub ticket: u64,
+    /// The configured server's name (sanitised).
+    pub server: String,
+    /// The normalized operation, e.g. `tools.call create_issue` (sanitised).
+    pub operation: String,
+    /// The operation's declared effects.
+    pub effects: Vec<Effect>,
+    /// The server's definition changed since an earlier approval in this session.
+    pub server_changed: bool,
+    /// The tool's definition changed since it was first listed in this session.
+    pub tool_changed: bool,
+    /// How long the request waits before it is denied, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+/// The operator's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Run this one operation.
+    AllowOnce,
+    /// Run this and every later identical operation (same server and normalized operation)
+    /// until the process ends.
+    AllowSession,
+    /// Refuse.
+    Deny,
+}
+
+/// Something that can answer approval requests. `ask` must not block: it hands the request to
+/// whoever answers and returns the receiver the answer arrives on. A dropped sender, like a
+/// timeout, is a denial.
+pub trait Approver: Send + Sync {
+    /// Asks; the answer arrives on the returned receiver.
+    fn ask(&self, request: ApprovalRequest) -> tokio::sync::oneshot::Receiver<Decision>;
+}
