@@ -6,3 +6,4 @@
 pub mod cli;
 pub mod demo;
 pub mod mcp;
+pub mod serve;
