@@ -37,7 +37,10 @@ fn keys() -> BTreeMap<&'static str, Vec<&'static str>> {
 }
 
 fn object(v: Value) -> Arc<JsonObject> {
-    Arc::new(v.as_object().cloned().unwrap_or_default())
+    match v {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
 }
 
 /// Every tool with the scope it needs.
@@ -107,7 +110,10 @@ fn catalog() -> Vec<(Tool, &'static str)> {
 }
 
 fn meta(v: Value) -> MetaObject {
-    MetaObject(v.as_object().cloned().unwrap_or_default())
+    match v {
+        Value::Object(map) => MetaObject(map),
+        _ => MetaObject(JsonObject::new()),
+    }
 }
 
 fn scopes_of(ctx: &RequestContext<RoleServer>) -> Vec<&'static str> {
@@ -161,20 +167,19 @@ impl ServerHandler for Bookings {
             .into());
         }
         let args = request.arguments.unwrap_or_default();
-        let result = match request.name.as_ref() {
-            "search_bookings" => json!({"bookings": [
+        let result = if request.name == "search_bookings" {
+            json!({"bookings": [
                 {"id": "b-1001", "guest": "Ada Lovelace", "date": "2026-12-01"},
                 {"id": "b-1002", "guest": "Grace Hopper", "date": "2026-12-03"}
-            ]}),
-            _ => {
-                if args.get("confirmation").and_then(Value::as_str) != Some("confirm") {
-                    return Ok(CallToolResult::error(vec![ContentBlock::text(
-                        "confirmation required: pass confirmation=confirm",
-                    )])
-                    .into());
-                }
-                json!({"id": args.get("id").cloned().unwrap_or(Value::Null), "status": "cancelled"})
+            ]})
+        } else {
+            if args.get("confirmation").and_then(Value::as_str) != Some("confirm") {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                    "confirmation required: pass confirmation=confirm",
+                )])
+                .into());
             }
+            json!({"id": args.get("id").cloned().unwrap_or(Value::Null), "status": "cancelled"})
         };
         Ok(CallToolResult::structured(result).into())
     }
