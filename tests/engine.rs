@@ -42,7 +42,7 @@ fn engine(
     (Arc::new(Engine::new(config, trust, options).unwrap()), rx)
 }
 
-fn stdio(extra: serde_json::Value) -> serde_json::Value {
+fn stdio(extra: &serde_json::Value) -> serde_json::Value {
     let mut server = json!({"command": fixture(), "args": ["stdio"]});
     if let (Some(s), Some(e)) = (server.as_object_mut(), extra.as_object()) {
         s.extend(e.clone());
@@ -61,7 +61,7 @@ fn call(tool: &str) -> ProxyRequest {
 #[tokio::test]
 async fn concurrent_reconnects_share_one_attempt() {
     let dir = tempfile::tempdir().unwrap();
-    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(json!({}))}));
+    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
     let cancel = CancellationToken::new();
     assert!(
         engine
@@ -93,7 +93,7 @@ async fn concurrent_reconnects_share_one_attempt() {
 #[tokio::test]
 async fn a_dead_connection_stays_failed_until_reconnected() {
     let dir = tempfile::tempdir().unwrap();
-    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(json!({}))}));
+    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
     let cancel = CancellationToken::new();
     let crashed = engine.execute(&call("crash"), &cancel).await;
     assert_eq!(crashed.body.unwrap_err().class, "exited");
@@ -129,7 +129,7 @@ async fn a_dead_connection_stays_failed_until_reconnected() {
 async fn automatic_reconnect_makes_a_fresh_connection_for_the_next_operation() {
     let dir = tempfile::tempdir().unwrap();
     let counter: PathBuf = dir.path().join("counter");
-    let server = stdio(json!({
+    let server = stdio(&json!({
         "env": {"FIXTURE_COUNTER": counter.to_str().unwrap()},
         "reconnect": {"automatic": true, "maxAttempts": 2, "baseDelayMs": 100}
     }));
@@ -170,7 +170,7 @@ async fn automatic_reconnect_makes_a_fresh_connection_for_the_next_operation() {
 #[tokio::test]
 async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
-    let (engine, mut rx) = engine(&dir, &json!({"fx": stdio(json!({}))}));
+    let (engine, mut rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
     let cancel = CancellationToken::new();
     assert!(engine.execute(&call("notify"), &cancel).await.ok());
     let event = tokio::time::timeout(std::time::Duration::from_secs(20), async {
