@@ -16,7 +16,7 @@ mod support;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput};
+use criterion::Throughput;
 use mcpdeck::mcp::results::{Redactor, ShapeContext, SpillDir, shape_tool_result};
 use rmcp::model::{CallToolResult, ContentBlock};
 

@@ -17,7 +17,7 @@ mod support;
 use std::process::Stdio;
 use std::time::Instant;
 
-use criterion::{Criterion, Throughput};
+use criterion::Throughput;
 use mcpdeck::mcp::connection::{Connection, connect};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
