@@ -25,6 +25,9 @@ import tempfile
 import time
 
 POLL_SECONDS = 0.002
+# Where every command runs: the folder holding the pinned Inspector, so `npx` finds it there
+# instead of reaching for the registry. Every other path in the cases is absolute.
+CWD = None
 
 
 def children(pid):
@@ -69,7 +72,8 @@ def is_server(argv):
 
 def sample_run(argv, env):
     """Runs argv once; returns (client KiB, tree KiB) from per-process VmHWM peaks."""
-    root = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    root = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                            cwd=CWD)
     peaks, parents, servers = {}, {}, set()
     while root.poll() is None:
         stack = [root.pid]
@@ -103,7 +107,7 @@ def time_with_hyperfine(cases, runs, warmup, env):
            "--export-json", out.name]
     for case in cases:
         cmd += ["-n", f"{case['server']}/{case['client']}", " ".join(case["argv"])]
-    subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
+    subprocess.run(cmd, check=True, env=env, stdout=sys.stderr, cwd=CWD)
     with open(out.name) as f:
         results = json.load(f)["results"]
     os.unlink(out.name)
@@ -117,7 +121,7 @@ def time_with_python(cases, runs, warmup, env):
         for i in range(warmup + runs):
             start = time.perf_counter()
             subprocess.run(case["argv"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           env=env, check=True)
+                           env=env, check=True, cwd=CWD)
             if i >= warmup:
                 samples.append((time.perf_counter() - start) * 1000)
         medians.append(statistics.median(samples))
@@ -125,7 +129,9 @@ def time_with_python(cases, runs, warmup, env):
 
 
 def main():
+    global CWD
     spec = json.load(open(sys.argv[1]))
+    CWD = spec.get("cwd")
     runs, warmup, mem_runs = spec["runs"], spec["warmup"], spec["mem_runs"]
     env = dict(os.environ, **spec.get("env", {}))
     rows = []
