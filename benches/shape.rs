@@ -71,8 +71,14 @@ impl Bench {
         let start = Instant::now();
         let shaped = shape_tool_result(&ctx, &self.result, None).expect("shaping succeeds");
         let took = start.elapsed();
-        let overflow = shaped.overflow.as_ref().expect("8 MiB overflows into a spill");
-        assert_eq!(overflow.spill.size, RESULT_BYTES as u64, "the whole text is spilled");
+        let overflow = shaped
+            .overflow
+            .as_ref()
+            .expect("8 MiB overflows into a spill");
+        assert_eq!(
+            overflow.spill.size, RESULT_BYTES as u64,
+            "the whole text is spilled"
+        );
         self.spills.remove_all().expect("spills removed");
         took
     }
@@ -87,10 +93,10 @@ fn status_kib(field: &str) -> Option<u64> {
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// Peak extra resident memory of one shaping, in bytes (None where Linux cannot tell).
+/// Peak extra resident memory of the process's first shaping, in bytes (None where Linux
+/// cannot tell). It must be the first: later ones reuse heap pages the allocator kept, and
+/// would report (nearly) nothing.
 fn peak_extra_bytes(bench: &Bench) -> Option<u64> {
-    // Warm the allocator and the page cache path once, so the figure is steady-state.
-    bench.shape_once();
     let before = status_kib("VmRSS:")?;
     std::fs::write("/proc/self/clear_refs", "5").ok()?;
     bench.shape_once();

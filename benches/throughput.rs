@@ -19,20 +19,18 @@ use std::time::Instant;
 
 use criterion::Throughput;
 use mcpdeck::mcp::connection::{Connection, connect};
+use rmcp::ServiceExt as _;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject, ServerResult,
 };
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::ServiceExt as _;
 use serde_json::json;
 
 const ROUNDS: usize = 7;
 const CALLS_PER_ROUND: usize = 300;
 
 fn echo_params() -> CallToolRequestParams {
-    let serde_json::Value::Object(args) = json!({"text": "hello from the throughput bench"})
-    else {
+    let serde_json::Value::Object(args) = json!({"text": "hello from the throughput bench"}) else {
         unreachable!("a JSON object literal")
     };
     let args: JsonObject = args;
