@@ -58,10 +58,15 @@ def cmdline(pid):
 
 
 def is_server(argv):
-    """The server of every case: the fixture binary, or node running server-everything."""
+    """The server of every case: the fixture binary, python running minimal-mcp-server.py, or
+    node running server-everything."""
     if not argv:
         return False
     if os.path.basename(argv[0]) == "mcpdeck-fixture":
+        return True
+    if os.path.basename(argv[0]).startswith("python") and any(
+        a.endswith("minimal-mcp-server.py") for a in argv[1:3]
+    ):
         return True
     return (
         os.path.basename(argv[0]) == "node"
