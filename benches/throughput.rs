@@ -21,7 +21,7 @@ use criterion::Throughput;
 use mcpdeck::mcp::connection::{Connection, connect};
 use rmcp::ServiceExt as _;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject, ServerResult,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult,
 };
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::json;
@@ -33,7 +33,6 @@ fn echo_params() -> CallToolRequestParams {
     let serde_json::Value::Object(args) = json!({"text": "hello from the throughput bench"}) else {
         unreachable!("a JSON object literal")
     };
-    let args: JsonObject = args;
     CallToolRequestParams::new("echo").with_arguments(args)
 }
 
