@@ -6,3 +6,6 @@
 pub mod cli;
 pub mod demo;
 pub mod mcp;
+pub mod app;
+pub mod ui;
+pub mod console;
