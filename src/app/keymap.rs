@@ -23,6 +23,10 @@ pub enum Ctx {
     Result,
     /// A global view (spills, doctor, trust, help).
     View,
+    /// The trust view.
+    TrustView,
+    /// The spills view and pager.
+    SpillsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -177,10 +181,11 @@ pub const KEYMAP: &[Binding] = &[
     bind(C::Result, K::Esc, "Esc", A::Back, "back", true),
     bind(C::View, K::Esc, "Esc", A::Back, "close", true),
     bind(C::View, K::Char('q'), "q", A::Back, "close", false),
-    bind(C::View, K::Enter, "Enter", A::Open, "open", true),
-    bind(C::View, K::Char('T'), "T", A::Grant, "trust project (type y)", true),
-    bind(C::View, K::Char('R'), "R", A::Revoke, "revoke trust", true),
     bind(C::View, K::Char('y'), "y", A::Copy, "copy", true),
+    bind(C::TrustView, K::Char('T'), "T", A::Grant, "trust project (type y)", true),
+    bind(C::TrustView, K::Char('R'), "R", A::Revoke, "revoke trust", true),
+    bind(C::SpillsView, K::Enter, "Enter", A::Open, "view spill", true),
+    bind(C::SpillsView, K::Char('y'), "y", A::Copy, "copy path", true),
 ];
 
 /// Whether `key` matches `b`.
@@ -251,6 +256,8 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Running => "running",
         Ctx::Result => "result",
         Ctx::View => "views",
+        Ctx::TrustView => "trust view",
+        Ctx::SpillsView => "spills view",
     }
 }
 

@@ -241,8 +241,8 @@ pub enum Screen {
 /// A global view over the panes.
 #[derive(Debug)]
 pub enum Overlay {
-    /// The `?` help.
-    Help,
+    /// The `?` help, scrolled.
+    Help(usize),
     /// The config doctor.
     Doctor(usize),
     /// The trust view: scroll, and whether a typed `y` is awaited.
@@ -381,8 +381,11 @@ impl App {
     /// The keymap contexts in force, most specific first (for dispatch and hints).
     pub fn contexts(&self) -> Vec<keymap::Ctx> {
         use keymap::Ctx;
-        if self.overlay.is_some() {
-            return vec![Ctx::View];
+        match self.overlay {
+            Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
+            Some(Overlay::Spills(_) | Overlay::Pager(_)) => return vec![Ctx::SpillsView, Ctx::View],
+            Some(_) => return vec![Ctx::View],
+            None => {}
         }
         let main = match (&self.screen, self.focus) {
             (Screen::Detail(_), _) => vec![Ctx::Detail],
@@ -400,3 +403,5 @@ impl App {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub mod testkit;

@@ -134,7 +134,10 @@ impl App {
             }
             _ => None,
         };
-        if let (Some(decision), Some(pending)) = (decision, self.approvals.pop_front()) {
+        let Some(decision) = decision else {
+            return Vec::new();
+        };
+        if let Some(pending) = self.approvals.pop_front() {
             self.message = Some(format!(
                 "{:?}: {} {}",
                 decision, pending.request.server, pending.request.operation
@@ -157,11 +160,12 @@ impl App {
             self.message = Some("trust not granted".to_owned());
             return Vec::new();
         }
-        if matches!(self.overlay, Some(Overlay::Help)) && key.code == KeyCode::Char('?') {
+        if matches!(self.overlay, Some(Overlay::Help(_))) && key.code == KeyCode::Char('?') {
             self.overlay = None;
             return Vec::new();
         }
-        let Some(action) = lookup(&[Ctx::View], &key).or_else(|| {
+        let contexts = self.contexts();
+        let Some(action) = lookup(&contexts, &key).or_else(|| {
             lookup(&[Ctx::Global], &key).filter(|a| {
                 matches!(
                     a,
@@ -268,6 +272,10 @@ impl App {
                     .collect::<Vec<_>>()
                     .join("\n");
                 (Some(Overlay::Doctor(scroll)), vec![Effect::Copy(text)])
+            }
+            (Overlay::Help(scroll), _) => {
+                let max = super::keymap::help_rows().len();
+                (Some(Overlay::Help(step(scroll, max))), Vec::new())
             }
             (Overlay::Doctor(scroll), _) => {
                 let max = self.info.doctor.len().saturating_sub(1);
@@ -441,7 +449,7 @@ impl App {
                 vec![Effect::Quit]
             }
             Action::Help => {
-                self.overlay = Some(Overlay::Help);
+                self.overlay = Some(Overlay::Help(0));
                 Vec::new()
             }
             Action::FocusNext => {
@@ -1013,6 +1021,7 @@ impl App {
                 let form = matches!(&run.form.target, Target::Tool(t) | Target::Prompt(t) if !t.is_empty())
                     .then_some(run.form);
                 self.screen = Screen::Result(Box::new(view), form);
+                self.message = None;
             }
             // Stale: the operator moved on; the result is dropped.
             _ => {}

@@ -87,8 +87,8 @@ fn render_servers(app: &App, frame: &mut Frame, area: Rect) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), list);
-    let warn = !matches!(app.trust.as_str(), "trusted" | "no_project_config");
-    let label = if app.trust == "no_project_config" {
+    let warn = !matches!(app.trust.as_str(), "trusted" | "no-project-config");
+    let label = if app.trust == "no-project-config" {
         "no project config".to_owned()
     } else {
         app.trust.clone()

@@ -42,7 +42,7 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
     let big = centered(body, body.width.saturating_sub(4).max(20), body.height.saturating_sub(2).max(5));
     match &app.overlay {
         None => {}
-        Some(Overlay::Help) => render_help(frame, big),
+        Some(Overlay::Help(scroll)) => render_help(frame, big, *scroll),
         Some(Overlay::Doctor(scroll)) => {
             let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
             frame.render_widget(block, big);
@@ -126,8 +126,8 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
     }
 }
 
-fn render_help(frame: &mut Frame, area: Rect) {
-    let (inner, block) = popup(frame, area, "Keys (? or Esc closes)", Color::Cyan);
+fn render_help(frame: &mut Frame, area: Rect, scroll: usize) {
+    let (inner, block) = popup(frame, area, "Keys (↑↓ scroll, ? or Esc closes)", Color::Cyan);
     frame.render_widget(block, area);
     let rows = keymap::help_rows();
     let mut lines = Vec::new();
@@ -142,6 +142,8 @@ fn render_help(frame: &mut Frame, area: Rect) {
             Span::raw(desc.to_string()),
         ]));
     }
+    let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
+    let mut lines = lines;
     // Two columns when there is room.
     let height = usize::from(inner.height);
     if lines.len() > height && inner.width >= 70 {
