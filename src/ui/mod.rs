@@ -150,3 +150,6 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
+
+#[cfg(test)]
+mod tests;
