@@ -55,6 +55,10 @@ pub enum Target {
     Prompt(String),
 }
 
+/// The form's input does not validate; the reasons are on the fields and in `errors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Invalid;
+
 /// The fields of one call, with the schema they came from.
 #[derive(Debug, Clone)]
 pub struct Form {
@@ -208,7 +212,9 @@ impl Form {
         field.error = None;
         match &field.kind {
             FieldKind::Bool if c == ' ' => {
-                field.value = if field.value == "true" { "false" } else { "true" }.to_owned();
+                let next = if field.value == "true" { "false" } else { "true" };
+                field.value.clear();
+                field.value.push_str(next);
             }
             FieldKind::Enum(values) if c == ' ' => {
                 let names: Vec<String> = values.iter().map(display_enum).collect();
@@ -230,7 +236,7 @@ impl Form {
     }
 
     /// The arguments object, or the field errors (also recorded on the fields).
-    pub fn value(&mut self) -> Result<Value, ()> {
+    pub fn value(&mut self) -> Result<Value, Invalid> {
         let mut map = Map::new();
         let mut failed = false;
         for field in &mut self.fields {
@@ -247,14 +253,14 @@ impl Form {
             }
         }
         if failed {
-            return Err(());
+            return Err(Invalid);
         }
         let value = Value::Object(map);
         self.validate(&value).map(|()| value)
     }
 
     /// Validates `value` against the schema, attaching errors to fields where the path names one.
-    pub fn validate(&mut self, value: &Value) -> Result<(), ()> {
+    pub fn validate(&mut self, value: &Value) -> Result<(), Invalid> {
         self.errors.clear();
         let Ok(validator) = jsonschema::validator_for(&self.schema) else {
             // A schema the validator cannot compile is the server's problem: let it judge.
@@ -272,7 +278,7 @@ impl Form {
                 None => self.errors.push(message),
             }
         }
-        if failed { Err(()) } else { Ok(()) }
+        if failed { Err(Invalid) } else { Ok(()) }
     }
 
     /// The current input as JSON, leniently (unparseable fields as strings): for the raw editor.

@@ -40,13 +40,13 @@ impl App {
             Msg::Tick => Vec::new(),
             Msg::Status(status) => {
                 let rows = server_rows(&status);
-                self.trust = status.project.trust.label().to_owned();
+                status.project.trust.label().clone_into(&mut self.trust);
                 self.servers = rows;
                 self.selected = self.selected.min(self.servers.len().saturating_sub(1));
                 Vec::new()
             }
             Msg::Done { id, outcome } => self.on_done(id, &outcome),
-            Msg::Event(event) => self.on_event(event),
+            Msg::Event(event) => self.on_event(&event),
             Msg::Spills(spills) => {
                 self.spills = spill_rows(&spills);
                 Vec::new()
@@ -308,10 +308,10 @@ impl App {
 
     fn on_raw_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if key.code == KeyCode::Esc || is_ctrl {
-            if let Some(action) = lookup(&[Ctx::Form], &key) {
-                return self.on_action(action);
-            }
+        if (key.code == KeyCode::Esc || is_ctrl)
+            && let Some(action) = lookup(&[Ctx::Form], &key)
+        {
+            return self.on_action(action);
         }
         if let Screen::Raw(_, area, error) = &mut self.screen {
             area.input(to_input(key));
@@ -806,13 +806,14 @@ impl App {
 
     fn on_submit(&mut self) -> Vec<Effect> {
         let (form, value) = match std::mem::replace(&mut self.screen, Screen::Browse) {
-            Screen::Form(mut form) => match form.value() {
-                Ok(v) => (form, v),
-                Err(()) => {
+            Screen::Form(mut form) => {
+                if let Ok(v) = form.value() {
+                    (form, v)
+                } else {
                     self.screen = Screen::Form(form);
                     return Vec::new();
                 }
-            },
+            }
             Screen::Raw(mut form, area, _) => {
                 let text = area.lines().join("\n");
                 let error = match serde_json::from_str::<serde_json::Value>(&text) {
@@ -1029,7 +1030,7 @@ impl App {
         effects
     }
 
-    fn on_event(&mut self, event: ServerEvent) -> Vec<Effect> {
+    fn on_event(&mut self, event: &ServerEvent) -> Vec<Effect> {
         let server = sanitize_capped(&event.server, 128);
         let (kind, text, stale) = match &event.event {
             ConnectionEvent::Progress {
