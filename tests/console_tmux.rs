@@ -5,7 +5,10 @@ use std::process::Command;
 
 #[test]
 fn console_in_tmux() {
-    let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    let has_tmux = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !has_tmux {
         eprintln!("SKIPPED: tmux is not installed; the console end-to-end test did not run");
         return;

@@ -26,7 +26,11 @@ pub struct Pending {
 
 impl Pending {
     /// A pending approval shown at `now`.
-    pub fn new(mut request: ApprovalRequest, reply: oneshot::Sender<Decision>, now: Instant) -> Self {
+    pub fn new(
+        mut request: ApprovalRequest,
+        reply: oneshot::Sender<Decision>,
+        now: Instant,
+    ) -> Self {
         request.server = sanitize_capped(&request.server, 256);
         request.operation = sanitize_capped(&request.operation, 512);
         Self {

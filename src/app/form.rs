@@ -201,7 +201,9 @@ impl Form {
         if n == 0 {
             return;
         }
-        self.focus = (self.focus.cast_signed() + delta).rem_euclid(n.cast_signed()).cast_unsigned();
+        self.focus = (self.focus.cast_signed() + delta)
+            .rem_euclid(n.cast_signed())
+            .cast_unsigned();
     }
 
     /// Types a character into the focused field (Space toggles booleans and cycles enums).
@@ -212,7 +214,11 @@ impl Form {
         field.error = None;
         match &field.kind {
             FieldKind::Bool if c == ' ' => {
-                let next = if field.value == "true" { "false" } else { "true" };
+                let next = if field.value == "true" {
+                    "false"
+                } else {
+                    "true"
+                };
                 field.value.clear();
                 field.value.push_str(next);
             }
@@ -272,7 +278,11 @@ impl Form {
             let path = error.instance_path().to_string();
             let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
             let message = sanitize_capped(&error.to_string(), 256);
-            match self.fields.iter_mut().find(|f| !first.is_empty() && f.key == first) {
+            match self
+                .fields
+                .iter_mut()
+                .find(|f| !first.is_empty() && f.key == first)
+            {
                 Some(f) if f.error.is_none() => f.error = Some(message),
                 Some(_) => {}
                 None => self.errors.push(message),
@@ -389,7 +399,10 @@ mod tests {
     }
 
     fn field<'a>(form: &'a mut Form, key: &str) -> &'a mut Field {
-        form.fields.iter_mut().find(|f| f.key == key).expect("field")
+        form.fields
+            .iter_mut()
+            .find(|f| f.key == key)
+            .expect("field")
     }
 
     #[test]
@@ -416,7 +429,10 @@ mod tests {
         field(&mut f, "count").value = "3".into();
         field(&mut f, "tags").value = r#"["x"]"#.into();
         let v = f.value().expect("valid");
-        assert_eq!(v, json!({"text": "hi", "count": 3, "maybe": null, "tags": ["x"]}));
+        assert_eq!(
+            v,
+            json!({"text": "hi", "count": 3, "maybe": null, "tags": ["x"]})
+        );
     }
 
     #[test]
@@ -424,10 +440,18 @@ mod tests {
         let mut f = form();
         field(&mut f, "count").value = "x".into();
         assert!(f.value().is_err());
-        assert_eq!(field(&mut f, "count").error.as_deref(), Some("not an integer"));
+        assert_eq!(
+            field(&mut f, "count").error.as_deref(),
+            Some("not an integer")
+        );
         field(&mut f, "count").value = "0".into();
         assert!(f.value().is_err());
-        assert!(field(&mut f, "count").error.as_deref().is_some_and(|e| e.contains("minimum") || e.contains("less than")));
+        assert!(
+            field(&mut f, "count")
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("minimum") || e.contains("less than"))
+        );
     }
 
     #[test]

@@ -84,13 +84,20 @@ fn doctor(config: &ConfigSet) -> Vec<InfoLine> {
             if file.present { Tone::Plain } else { Tone::Dim },
         ));
         for d in file.all_diagnostics() {
-            let tone = if d.is_error() { Tone::Error } else { Tone::Warn };
+            let tone = if d.is_error() {
+                Tone::Error
+            } else {
+                Tone::Warn
+            };
             out.push(line(format!("    {d}"), tone));
         }
     }
     let counts = config.counts();
     out.push(line(
-        format!("Total: {} error(s), {} warning(s)", counts.errors, counts.warnings),
+        format!(
+            "Total: {} error(s), {} warning(s)",
+            counts.errors, counts.warnings
+        ),
         Tone::Dim,
     ));
     out
@@ -118,7 +125,10 @@ fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
                     let set = std::env::var_os(&variable).is_some_and(|v| !v.is_empty());
                     let state = if set { "set" } else { "UNSET" };
                     let tone = if set { Tone::Dim } else { Tone::Warn };
-                    out.push(line(format!("reference {field}: ${{{variable}}} {state}"), tone));
+                    out.push(line(
+                        format!("reference {field}: ${{{variable}}} {state}"),
+                        tone,
+                    ));
                 }
             }
             for shadow in &s.shadowed {
@@ -132,7 +142,11 @@ fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
                 ));
             }
             for d in &e.diagnostics {
-                let tone = if d.is_error() { Tone::Error } else { Tone::Warn };
+                let tone = if d.is_error() {
+                    Tone::Error
+                } else {
+                    Tone::Warn
+                };
                 out.push(line(format!("{d}"), tone));
             }
             (e.name.clone(), out)
@@ -142,7 +156,10 @@ fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
 
 fn trust(config: &ConfigSet, store: &TrustStore, state: TrustState) -> Vec<InfoLine> {
     let mut out = vec![
-        line(format!("Project {}", config.project_root.display()), Tone::Heading),
+        line(
+            format!("Project {}", config.project_root.display()),
+            Tone::Heading,
+        ),
         line(format!("state: {}", state.label()), tone_of(state)),
         line(format!("fingerprint: {}", fingerprint(config)), Tone::Dim),
     ];
@@ -150,7 +167,10 @@ fn trust(config: &ConfigSet, store: &TrustStore, state: TrustState) -> Vec<InfoL
         out.push(line(format!("trust store problem: {problem}"), Tone::Error));
     }
     if state == TrustState::NoProjectConfig {
-        out.push(line("This project has no project configuration files.", Tone::Dim));
+        out.push(line(
+            "This project has no project configuration files.",
+            Tone::Dim,
+        ));
         return out;
     }
     if state == TrustState::Changed

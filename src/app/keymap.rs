@@ -120,7 +120,13 @@ const fn bind(
     }
 }
 
-const fn ctrl(ctx: Ctx, c: char, label: &'static str, action: Action, desc: &'static str) -> Binding {
+const fn ctrl(
+    ctx: Ctx,
+    c: char,
+    label: &'static str,
+    action: Action,
+    desc: &'static str,
+) -> Binding {
     Binding {
         ctx,
         code: KeyCode::Char(c),
@@ -147,23 +153,79 @@ pub const KEYMAP: &[Binding] = &[
     bind(C::Global, K::Down, "↓", A::Down, "move down", false),
     bind(C::Global, K::Char('j'), "j", A::Down, "move down", false),
     bind(C::Global, K::PageUp, "PgUp", A::PageUp, "page up", false),
-    bind(C::Global, K::PageDown, "PgDn", A::PageDown, "page down", false),
+    bind(
+        C::Global,
+        K::PageDown,
+        "PgDn",
+        A::PageDown,
+        "page down",
+        false,
+    ),
     bind(C::Global, K::Char('t'), "t", A::Trust, "trust view", false),
-    bind(C::Global, K::Char('d'), "d", A::Doctor, "config doctor", false),
+    bind(
+        C::Global,
+        K::Char('d'),
+        "d",
+        A::Doctor,
+        "config doctor",
+        false,
+    ),
     bind(C::Global, K::Char('s'), "s", A::Spills, "spills", false),
-    bind(C::Global, K::Char('w'), "w", A::Workspace, "workspace panel", false),
-    bind(C::Global, K::Char('y'), "y", A::Copy, "copy focused item", false),
-    bind(C::Global, K::Char('r'), "r", A::Reconnect, "connect / reconnect server", false),
+    bind(
+        C::Global,
+        K::Char('w'),
+        "w",
+        A::Workspace,
+        "workspace panel",
+        false,
+    ),
+    bind(
+        C::Global,
+        K::Char('y'),
+        "y",
+        A::Copy,
+        "copy focused item",
+        false,
+    ),
+    bind(
+        C::Global,
+        K::Char('r'),
+        "r",
+        A::Reconnect,
+        "connect / reconnect server",
+        false,
+    ),
     bind(C::Global, K::Right, "→", A::NextTab, "next tab", false),
     bind(C::Global, K::Char('l'), "l", A::NextTab, "next tab", false),
     bind(C::Global, K::Left, "←", A::PrevTab, "previous tab", false),
-    bind(C::Global, K::Char('h'), "h", A::PrevTab, "previous tab", false),
-    bind(C::Servers, K::Enter, "Enter", A::Open, "open server's tools", true),
+    bind(
+        C::Global,
+        K::Char('h'),
+        "h",
+        A::PrevTab,
+        "previous tab",
+        false,
+    ),
+    bind(
+        C::Servers,
+        K::Enter,
+        "Enter",
+        A::Open,
+        "open server's tools",
+        true,
+    ),
     bind(C::Servers, K::Char('r'), "r", A::Reconnect, "connect", true),
     bind(C::List, K::Enter, "Enter", A::Open, "open", true),
     bind(C::List, K::Char('/'), "/", A::Search, "search tools", true),
     bind(C::List, K::Char('c'), "c", A::Call, "call tool", true),
-    bind(C::List, K::Esc, "Esc", A::Back, "clear search / back", false),
+    bind(
+        C::List,
+        K::Esc,
+        "Esc",
+        A::Back,
+        "clear search / back",
+        false,
+    ),
     bind(C::Detail, K::Char('c'), "c", A::Call, "call tool", true),
     bind(C::Detail, K::Enter, "Enter", A::Call, "call tool", false),
     bind(C::Detail, K::Esc, "Esc", A::Back, "back", true),
@@ -175,16 +237,44 @@ pub const KEYMAP: &[Binding] = &[
     bind(C::Form, K::Down, "↓", A::Down, "next field", false),
     bind(C::Form, K::Esc, "Esc", A::Back, "back", true),
     bind(C::Running, K::Esc, "Esc", A::Back, "cancel call", true),
-    bind(C::Result, K::Char('m'), "m", A::ToggleModel, "model-visible text", true),
+    bind(
+        C::Result,
+        K::Char('m'),
+        "m",
+        A::ToggleModel,
+        "model-visible text",
+        true,
+    ),
     bind(C::Result, K::Char('y'), "y", A::Copy, "copy result", true),
     bind(C::Result, K::Char('c'), "c", A::Call, "call again", true),
     bind(C::Result, K::Esc, "Esc", A::Back, "back", true),
     bind(C::View, K::Esc, "Esc", A::Back, "close", true),
     bind(C::View, K::Char('q'), "q", A::Back, "close", false),
     bind(C::View, K::Char('y'), "y", A::Copy, "copy", true),
-    bind(C::TrustView, K::Char('T'), "T", A::Grant, "trust project (type y)", true),
-    bind(C::TrustView, K::Char('R'), "R", A::Revoke, "revoke trust", true),
-    bind(C::SpillsView, K::Enter, "Enter", A::Open, "view spill", true),
+    bind(
+        C::TrustView,
+        K::Char('T'),
+        "T",
+        A::Grant,
+        "trust project (type y)",
+        true,
+    ),
+    bind(
+        C::TrustView,
+        K::Char('R'),
+        "R",
+        A::Revoke,
+        "revoke trust",
+        true,
+    ),
+    bind(
+        C::SpillsView,
+        K::Enter,
+        "Enter",
+        A::Open,
+        "view spill",
+        true,
+    ),
     bind(C::SpillsView, K::Char('y'), "y", A::Copy, "copy path", true),
 ];
 
@@ -232,10 +322,7 @@ pub fn help_rows() -> Vec<(&'static str, String, &'static str)> {
     let mut out: Vec<(&'static str, String, &'static str)> = Vec::new();
     for b in KEYMAP {
         let ctx = ctx_name(b.ctx);
-        if let Some(row) = out
-            .iter_mut()
-            .find(|(c, _, d)| *c == ctx && *d == b.desc)
-        {
+        if let Some(row) = out.iter_mut().find(|(c, _, d)| *c == ctx && *d == b.desc) {
             row.1.push('/');
             row.1.push_str(b.label);
             continue;
@@ -271,8 +358,14 @@ mod tests {
 
     #[test]
     fn first_context_wins_and_globals_apply() {
-        assert_eq!(lookup(&[Ctx::Detail, Ctx::Global], &key('y')), Some(Action::Copy));
-        assert_eq!(lookup(&[Ctx::List, Ctx::Global], &key('/')), Some(Action::Search));
+        assert_eq!(
+            lookup(&[Ctx::Detail, Ctx::Global], &key('y')),
+            Some(Action::Copy)
+        );
+        assert_eq!(
+            lookup(&[Ctx::List, Ctx::Global], &key('/')),
+            Some(Action::Search)
+        );
         assert_eq!(lookup(&[Ctx::Servers, Ctx::Global], &key('/')), None);
         assert_eq!(lookup(&[Ctx::Global], &key('q')), Some(Action::Quit));
     }
@@ -281,7 +374,10 @@ mod tests {
     fn every_action_with_a_key_is_in_help() {
         let rows = help_rows();
         for b in KEYMAP {
-            assert!(rows.iter().any(|(_, keys, d)| *d == b.desc && keys.contains(b.label)));
+            assert!(
+                rows.iter()
+                    .any(|(_, keys, d)| *d == b.desc && keys.contains(b.label))
+            );
         }
     }
 

@@ -28,7 +28,11 @@ pub fn areas(size: (u16, u16), side_panel: bool) -> Areas {
     ])
     .areas(full);
     let servers_width = (size.0 / 4).clamp(14, 30);
-    let side_width = if side_panel { (size.0 / 4).clamp(14, 34) } else { 0 };
+    let side_width = if side_panel {
+        (size.0 / 4).clamp(14, 34)
+    } else {
+        0
+    };
     let [servers, main, side] = Layout::horizontal([
         Constraint::Length(servers_width),
         Constraint::Min(10),

@@ -163,7 +163,13 @@ pub enum Tab {
 }
 
 /// Every tab, in order.
-pub const TABS: [Tab; 5] = [Tab::Tools, Tab::Resources, Tab::Prompts, Tab::Log, Tab::Config];
+pub const TABS: [Tab; 5] = [
+    Tab::Tools,
+    Tab::Resources,
+    Tab::Prompts,
+    Tab::Log,
+    Tab::Config,
+];
 
 /// A search of the tool catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -374,7 +380,10 @@ impl App {
     /// Whether something animates (the runtime ticks only then).
     pub fn animating(&self) -> bool {
         matches!(self.screen, Screen::Running(_))
-            || self.servers.iter().any(|s| s.state == crate::mcp::status::ServerState::Connecting)
+            || self
+                .servers
+                .iter()
+                .any(|s| s.state == crate::mcp::status::ServerState::Connecting)
             || self.approvals.front().is_some_and(|a| !a.armed(self.now))
     }
 
@@ -383,7 +392,9 @@ impl App {
         use keymap::Ctx;
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
-            Some(Overlay::Spills(_) | Overlay::Pager(_)) => return vec![Ctx::SpillsView, Ctx::View],
+            Some(Overlay::Spills(_) | Overlay::Pager(_)) => {
+                return vec![Ctx::SpillsView, Ctx::View];
+            }
             Some(_) => return vec![Ctx::View],
             None => {}
         }
@@ -402,6 +413,6 @@ impl App {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 pub mod testkit;
+#[cfg(test)]
+mod tests;

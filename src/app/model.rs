@@ -70,10 +70,12 @@ pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
                 layer: s.source.layer.label().to_owned(),
                 badges,
                 info,
-                error: r
-                    .last_error
-                    .as_ref()
-                    .map(|e| (sanitize_capped(&e.class, 64), sanitize_capped(&e.message, 2048))),
+                error: r.last_error.as_ref().map(|e| {
+                    (
+                        sanitize_capped(&e.class, 64),
+                        sanitize_capped(&e.message, 2048),
+                    )
+                }),
                 counts: [r.tools, r.resources, r.prompts],
             }
         })
@@ -105,7 +107,12 @@ fn tool_row(v: &Value) -> ToolRow {
         required: v
             .get("required")
             .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).map(|s| sanitize_capped(s, 128)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| sanitize_capped(s, 128))
+                    .collect()
+            })
             .unwrap_or_default(),
     }
 }
@@ -124,7 +131,12 @@ pub fn search_rows(result: &Value) -> Vec<ToolRow> {
     result
         .get("matches")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|m| m.get("tool")).map(tool_row).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.get("tool"))
+                .map(tool_row)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -143,11 +155,19 @@ pub struct ResourceRow {
 
 fn resource_row(v: &Value) -> ResourceRow {
     let mime = str_of(v, "mimeType", 128);
-    let size = v.get("size").and_then(Value::as_u64).map(|s| format!(" {s} B")).unwrap_or_default();
+    let size = v
+        .get("size")
+        .and_then(Value::as_u64)
+        .map(|s| format!(" {s} B"))
+        .unwrap_or_default();
     ResourceRow {
         reference: {
             let r = str_of(v, "reference", 512);
-            if r.is_empty() { str_of(v, "uriTemplate", 512) } else { r }
+            if r.is_empty() {
+                str_of(v, "uriTemplate", 512)
+            } else {
+                r
+            }
         },
         name: str_of(v, "name", 256),
         meta: format!("{mime}{size}"),
@@ -281,12 +301,18 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
             if let Some(text) = r.get("text").and_then(Value::as_str) {
                 push_text(&mut lines, text);
             } else if r.get("messages").is_none() {
-                push_text(&mut lines, &serde_json::to_string_pretty(r).unwrap_or_default());
+                push_text(
+                    &mut lines,
+                    &serde_json::to_string_pretty(r).unwrap_or_default(),
+                );
             }
             if let Some(s) = r.get("structuredContent").filter(|s| !s.is_null()) {
                 lines.push(String::new());
                 lines.push("── structured content".to_owned());
-                push_text(&mut lines, &serde_json::to_string_pretty(s).unwrap_or_default());
+                push_text(
+                    &mut lines,
+                    &serde_json::to_string_pretty(s).unwrap_or_default(),
+                );
             }
             if let Some(v) = r.get("outputSchemaVerdict").filter(|v| !v.is_null()) {
                 lines.push(String::new());
@@ -301,9 +327,15 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
                 push_text(&mut lines, text);
             }
             if let Some(d) = &f.detail {
-                push_text(&mut lines, &serde_json::to_string_pretty(d).unwrap_or_default());
+                push_text(
+                    &mut lines,
+                    &serde_json::to_string_pretty(d).unwrap_or_default(),
+                );
             }
-            Some((sanitize_capped(&f.class, 64), sanitize_capped(&f.message, 2048)))
+            Some((
+                sanitize_capped(&f.class, 64),
+                sanitize_capped(&f.message, 2048),
+            ))
         }
     };
     let mut model = Vec::new();

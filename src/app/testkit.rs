@@ -59,7 +59,11 @@ pub fn ctrl(c: char) -> Msg {
 
 /// A successful outcome with `result`.
 pub fn ok(id: u64, operation: &str, result: Value) -> Msg {
-    let text = result.get("text").and_then(Value::as_str).unwrap_or("").to_owned();
+    let text = result
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
     Msg::Done {
         id,
         outcome: Box::new(Outcome {

@@ -7,7 +7,9 @@ use crossterm::event::KeyCode;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::testkit::{app_with, ch, ctrl, demo_app, echo_description, failed, key, ok, tools_result};
+use super::testkit::{
+    app_with, ch, ctrl, demo_app, echo_description, failed, key, ok, tools_result,
+};
 use super::*;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision, Effect as Fx};
@@ -55,7 +57,10 @@ fn echo_form() -> (App, tempfile::TempDir) {
 fn opens_on_servers_and_connects_only_when_asked() {
     let (mut app, _d) = demo_app();
     assert_eq!(app.focus, Focus::Servers);
-    assert!(executes(&app.update(ch('j'))).is_empty(), "moving never connects");
+    assert!(
+        executes(&app.update(ch('j'))).is_empty(),
+        "moving never connects"
+    );
     let (app, _d) = with_tools();
     assert_eq!(app.focus, Focus::Main);
     assert_eq!(app.visible_tools().map(<[_]>::len), Some(2));
@@ -67,7 +72,10 @@ fn stale_results_are_dropped() {
     let fx = app.update(key(KeyCode::Enter));
     let id = executes(&fx)[0].0;
     app.update(ok(id + 100, "tools.list", tools_result()));
-    assert!(matches!(app.pane().and_then(|p| p.tools.as_ref()), Some(Load::Loading(_))));
+    assert!(matches!(
+        app.pane().and_then(|p| p.tools.as_ref()),
+        Some(Load::Loading(_))
+    ));
     app.update(failed(id, "tools.list", "spawn_failed", "no such file"));
     assert!(matches!(
         app.pane().and_then(|p| p.tools.as_ref()),
@@ -93,18 +101,29 @@ fn search_goes_to_the_engine_and_only_the_latest_answer_counts() {
     app.update(ok(id2, "tools.search", one));
     assert_eq!(app.visible_tools().map(<[_]>::len), Some(1));
     app.update(key(KeyCode::Esc));
-    assert_eq!(app.visible_tools().map(<[_]>::len), Some(2), "Esc clears the search");
+    assert_eq!(
+        app.visible_tools().map(<[_]>::len),
+        Some(2),
+        "Esc clears the search"
+    );
 }
 
 #[test]
 fn form_validates_before_running_and_types_q_into_fields() {
     let (mut app, _d) = echo_form();
-    let Screen::Form(form) = &mut app.screen else { panic!() };
+    let Screen::Form(form) = &mut app.screen else {
+        panic!()
+    };
     form.fields[0].value.clear();
     form.fields[0].required = true;
     form.fields[0].kind = form::FieldKind::Integer;
-    assert!(executes(&app.update(key(KeyCode::Enter))).is_empty(), "invalid: nothing runs");
-    let Screen::Form(form) = &app.screen else { panic!() };
+    assert!(
+        executes(&app.update(key(KeyCode::Enter))).is_empty(),
+        "invalid: nothing runs"
+    );
+    let Screen::Form(form) = &app.screen else {
+        panic!()
+    };
     assert!(form.fields[0].error.is_some());
     let (mut app, _d) = echo_form();
     for c in "hi q".chars() {
@@ -112,7 +131,9 @@ fn form_validates_before_running_and_types_q_into_fields() {
     }
     assert!(!app.quitting);
     let fx = executes(&app.update(key(KeyCode::Enter)));
-    let [(_, ProxyRequest::ToolsCall { tool, args, .. })] = &fx[..] else { panic!("{fx:?}") };
+    let [(_, ProxyRequest::ToolsCall { tool, args, .. })] = &fx[..] else {
+        panic!("{fx:?}")
+    };
     assert_eq!(tool, "echo");
     assert_eq!(args.get("text"), Some(&json!("hi q")));
 }
@@ -122,15 +143,22 @@ fn raw_editor_keeps_input_both_ways_and_rejects_bad_json() {
     let (mut app, _d) = echo_form();
     app.update(ch('x'));
     app.update(ctrl('e'));
-    let Screen::Raw(_, area, _) = &app.screen else { panic!("{:?}", app.screen) };
+    let Screen::Raw(_, area, _) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
     assert!(area.lines().join("").contains("\"text\": \"x\""));
     app.update(key(KeyCode::End));
     app.update(ch('!'));
-    assert!(executes(&app.update(ctrl('s'))).is_empty(), "invalid JSON does not run");
+    assert!(
+        executes(&app.update(ctrl('s'))).is_empty(),
+        "invalid JSON does not run"
+    );
     assert!(matches!(&app.screen, Screen::Raw(_, _, Some(e)) if e.contains("invalid JSON")));
     app.update(key(KeyCode::Backspace));
     app.update(ctrl('e'));
-    let Screen::Form(form) = &app.screen else { panic!("{:?}", app.screen) };
+    let Screen::Form(form) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
     assert_eq!(form.fields[0].value, "x");
 }
 
@@ -150,14 +178,23 @@ fn running_shows_progress_cancels_with_esc_and_shows_the_result() {
             message: Some("step\u{1b}[2J 3".to_owned()),
         },
     }));
-    let Screen::Running(run) = &app.screen else { panic!() };
+    let Screen::Running(run) = &app.screen else {
+        panic!()
+    };
     let (p, t, m) = run.progress.clone().expect("progress");
     assert_eq!((p, t), (3.0, Some(10.0)));
     assert!(!m.expect("message").contains('\u{1b}'), "sanitised");
     app.now = start + Duration::from_secs(2);
     assert_eq!(app.update(key(KeyCode::Esc)), vec![Effect::Cancel(id)]);
-    app.update(failed(id, "tools.call echo", "cancelled", "the request was cancelled"));
-    let Screen::Result(view, Some(_)) = &app.screen else { panic!("{:?}", app.screen) };
+    app.update(failed(
+        id,
+        "tools.call echo",
+        "cancelled",
+        "the request was cancelled",
+    ));
+    let Screen::Result(view, Some(_)) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
     assert_eq!(view.error.as_ref().map(|e| e.0.as_str()), Some("cancelled"));
     assert!(!app.animating());
 }
@@ -167,11 +204,19 @@ fn result_toggles_model_visible_text_and_copies_it() {
     let (mut app, _d) = echo_form();
     app.update(ch('h'));
     let id = executes(&app.update(key(KeyCode::Enter)))[0].0;
-    app.update(ok(id, "tools.call echo", json!({"isError": false, "text": "h", "structuredContent": null})));
-    let Screen::Result(view, _) = &app.screen else { panic!() };
+    app.update(ok(
+        id,
+        "tools.call echo",
+        json!({"isError": false, "text": "h", "structuredContent": null}),
+    ));
+    let Screen::Result(view, _) = &app.screen else {
+        panic!()
+    };
     assert!(!view.show_model);
     app.update(ch('m'));
-    let Screen::Result(view, _) = &app.screen else { panic!() };
+    let Screen::Result(view, _) = &app.screen else {
+        panic!()
+    };
     assert!(view.show_model);
     let fx = app.update(ch('y'));
     assert!(matches!(&fx[..], [Effect::Copy(t)] if t.contains('h')));
@@ -198,15 +243,25 @@ fn approval_ignores_early_keys_and_pastes_then_answers() {
     let t0 = app.now;
     let (tx, mut rx) = oneshot::channel();
     app.update(Msg::Approval(request(1), tx));
-    assert!(!app.approvals[0].request.server.contains('\u{202e}'), "sanitised");
+    assert!(
+        !app.approvals[0].request.server.contains('\u{202e}'),
+        "sanitised"
+    );
     app.now = t0 + Duration::from_millis(100);
     app.update(ch('y'));
-    assert_eq!(app.approvals.len(), 1, "keys in the first 300 ms are ignored");
+    assert_eq!(
+        app.approvals.len(),
+        1,
+        "keys in the first 300 ms are ignored"
+    );
     app.now = t0 + Duration::from_millis(400);
     app.update(Msg::Paste("y".to_owned()));
     assert_eq!(app.approvals.len(), 1, "a paste never answers");
     assert!(rx.try_recv().is_err());
-    assert!(!app.quitting && app.update(ch('q')).is_empty(), "q does not quit under a modal");
+    assert!(
+        !app.quitting && app.update(ch('q')).is_empty(),
+        "q does not quit under a modal"
+    );
     app.update(ch('y'));
     assert!(app.approvals.is_empty());
     assert_eq!(rx.try_recv(), Ok(Decision::AllowOnce));
@@ -254,7 +309,10 @@ fn quit_and_help_and_tabs() {
     assert!(app.overlay.is_none());
     let fx = app.update(ch('l'));
     assert_eq!(app.tab, Tab::Resources);
-    assert!(matches!(executes(&fx)[..], [(_, ProxyRequest::ResourcesList { .. })]));
+    assert!(matches!(
+        executes(&fx)[..],
+        [(_, ProxyRequest::ResourcesList { .. })]
+    ));
     assert_eq!(app.update(ch('q')), vec![Effect::Quit]);
 }
 
@@ -269,7 +327,10 @@ fn hostile_names_are_sanitised_on_entry() {
     ));
     let tools = app.visible_tools().expect("tools");
     for t in tools {
-        assert!(crate::mcp::sanitize::is_clean(&t.name) && crate::mcp::sanitize::is_clean(&t.description));
+        assert!(
+            crate::mcp::sanitize::is_clean(&t.name)
+                && crate::mcp::sanitize::is_clean(&t.description)
+        );
     }
 }
 
@@ -280,6 +341,9 @@ fn list_changed_drops_the_catalog_and_relists() {
         server: "demo".into(),
         event: ConnectionEvent::ToolListChanged,
     }));
-    assert!(matches!(executes(&fx)[..], [(_, ProxyRequest::ToolsList { .. })]));
+    assert!(matches!(
+        executes(&fx)[..],
+        [(_, ProxyRequest::ToolsList { .. })]
+    ));
     assert_eq!(app.pane().map(|p| p.log.len()), Some(1));
 }

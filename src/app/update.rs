@@ -220,7 +220,10 @@ impl App {
             }
             (Overlay::Pager(p), Action::Copy) => {
                 let text = p.path.display().to_string();
-                (Some(Overlay::Pager(p)), vec![Effect::Copy(sanitize(&text).into_owned())])
+                (
+                    Some(Overlay::Pager(p)),
+                    vec![Effect::Copy(sanitize(&text).into_owned())],
+                )
             }
             (Overlay::Spills(sel), Action::Open) => {
                 let effects = self
@@ -324,7 +327,10 @@ impl App {
         matches!(self.screen, Screen::Browse)
             && self.focus == Focus::Main
             && self.tab == Tab::Tools
-            && self.pane().and_then(|p| p.search.as_ref()).is_some_and(|s| s.editing)
+            && self
+                .pane()
+                .and_then(|p| p.search.as_ref())
+                .is_some_and(|s| s.editing)
     }
 
     fn on_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -422,7 +428,9 @@ impl App {
                 self.focus = Focus::Servers;
                 Vec::new()
             }
-            MouseEventKind::Down(_) if inside(areas.main) && matches!(self.screen, Screen::Browse) => {
+            MouseEventKind::Down(_)
+                if inside(areas.main) && matches!(self.screen, Screen::Browse) =>
+            {
                 self.focus = Focus::Main;
                 // Rows start below the border and the tab bar.
                 let row = usize::from(mouse.row.saturating_sub(areas.main.y + 2));
@@ -488,10 +496,7 @@ impl App {
                     return Vec::new();
                 };
                 if let Some(pane) = self.panes.get_mut(&server) {
-                    let results = pane
-                        .search
-                        .take()
-                        .map_or(Load::Idle, |s| s.results);
+                    let results = pane.search.take().map_or(Load::Idle, |s| s.results);
                     let query = String::new();
                     pane.search = Some(Search {
                         query,
@@ -559,7 +564,11 @@ impl App {
                                 form.fill(&v);
                                 Screen::Form(form)
                             }
-                            Ok(_) => Screen::Raw(form, area, Some("arguments must be a JSON object".to_owned())),
+                            Ok(_) => Screen::Raw(
+                                form,
+                                area,
+                                Some("arguments must be a JSON object".to_owned()),
+                            ),
                             Err(e) => Screen::Raw(form, area, Some(format!("invalid JSON: {e}"))),
                         }
                     }
@@ -586,7 +595,11 @@ impl App {
                 return Vec::new();
             }
             Screen::Result(view, _) => {
-                let max = if view.show_model { view.model.len() } else { view.lines.len() };
+                let max = if view.show_model {
+                    view.model.len()
+                } else {
+                    view.lines.len()
+                };
                 scroll(&mut view.scroll);
                 view.scroll = view.scroll.min(max.saturating_sub(1));
                 return Vec::new();
@@ -703,18 +716,23 @@ impl App {
         let sel = self.pane().map_or(0, |p| p.sel[tab_index(self.tab)]);
         match self.tab {
             Tab::Tools => {
-                let Some(tool) = self.visible_tools().and_then(|t| t.get(sel)).map(|t| t.name.clone())
+                let Some(tool) = self
+                    .visible_tools()
+                    .and_then(|t| t.get(sel))
+                    .map(|t| t.name.clone())
                 else {
                     return Vec::new();
                 };
                 self.open_detail(server, tool, false)
             }
             Tab::Resources => {
-                let Some(Some(Load::Ready((resources, _)))) = self.pane().map(|p| &p.resources) else {
+                let Some(Some(Load::Ready((resources, _)))) = self.pane().map(|p| &p.resources)
+                else {
                     return Vec::new();
                 };
                 let Some(reference) = resources.get(sel).map(|r| r.reference.clone()) else {
-                    self.message = Some("templates are listed only; read a resource by reference".to_owned());
+                    self.message =
+                        Some("templates are listed only; read a resource by reference".to_owned());
                     return Vec::new();
                 };
                 let id = self.id();
@@ -769,7 +787,8 @@ impl App {
             Screen::Detail(d) => {
                 if let Load::Ready(desc) = &d.load {
                     let schema = desc.get("inputSchema").cloned().unwrap_or_default();
-                    self.screen = Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
+                    self.screen =
+                        Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
                     self.last_detail = Some(d);
                 } else {
                     self.call_when_described = true;
@@ -784,7 +803,10 @@ impl App {
             }
             Screen::Browse if self.tab == Tab::Tools && self.focus == Focus::Main => {
                 let sel = self.pane().map_or(0, |p| p.sel[0]);
-                let Some(tool) = self.visible_tools().and_then(|t| t.get(sel)).map(|t| t.name.clone())
+                let Some(tool) = self
+                    .visible_tools()
+                    .and_then(|t| t.get(sel))
+                    .map(|t| t.name.clone())
                 else {
                     return Vec::new();
                 };
@@ -859,7 +881,12 @@ impl App {
                     .as_object()
                     .map(|m| {
                         m.iter()
-                            .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+                            .map(|(k, v)| {
+                                (
+                                    k.clone(),
+                                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                                )
+                            })
                             .collect()
                     })
                     .unwrap_or_default(),
@@ -918,9 +945,14 @@ impl App {
             Screen::Detail(Detail {
                 load: Load::Ready(desc),
                 ..
-            }) => serde_json::to_string_pretty(desc.get("inputSchema").unwrap_or(desc)).unwrap_or_default(),
+            }) => serde_json::to_string_pretty(desc.get("inputSchema").unwrap_or(desc))
+                .unwrap_or_default(),
             Screen::Result(view, _) => {
-                let lines = if view.show_model { &view.model } else { &view.lines };
+                let lines = if view.show_model {
+                    &view.model
+                } else {
+                    &view.lines
+                };
                 match &view.error {
                     Some((class, message)) if !view.show_model => {
                         format!("{class}: {message}\n{}", lines.join("\n"))
@@ -935,7 +967,13 @@ impl App {
                 self.info
                     .servers
                     .get(&server.name)
-                    .map(|lines| lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n"))
+                    .map(|lines| {
+                        lines
+                            .iter()
+                            .map(|l| l.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    })
                     .unwrap_or_default()
             }
             Screen::Browse if self.tab == Tab::Tools => {
@@ -959,16 +997,28 @@ impl App {
             self.reconnects.remove(at);
             self.message = Some(match &outcome.body {
                 Ok(_) => "reconnected".to_owned(),
-                Err(f) => format!("{}: {}", sanitize_capped(&f.class, 64), sanitize_capped(&f.message, 200)),
+                Err(f) => format!(
+                    "{}: {}",
+                    sanitize_capped(&f.class, 64),
+                    sanitize_capped(&f.message, 200)
+                ),
             });
             effects.extend(self.ensure_tab());
             return effects;
         }
         let failed = |o: &Outcome| match &o.body {
-            Err(f) => Some((sanitize_capped(&f.class, 64), sanitize_capped(&f.message, 2048))),
+            Err(f) => Some((
+                sanitize_capped(&f.class, 64),
+                sanitize_capped(&f.message, 2048),
+            )),
             Ok(_) => None,
         };
-        let result = |o: &Outcome| o.body.as_ref().map(|s| s.result.clone()).unwrap_or_default();
+        let result = |o: &Outcome| {
+            o.body
+                .as_ref()
+                .map(|s| s.result.clone())
+                .unwrap_or_default()
+        };
         for pane in self.panes.values_mut() {
             if pane.tools.as_ref().is_some_and(|l| l.waits_for(id)) {
                 pane.tools = Some(match failed(outcome) {
@@ -1007,13 +1057,15 @@ impl App {
                     Some((c, m)) => Load::Failed(c, m),
                     None => Load::Ready(clean_json(&result(outcome))),
                 };
-                if std::mem::take(&mut self.call_when_described) && matches!(d.load, Load::Ready(_)) {
+                if std::mem::take(&mut self.call_when_described) && matches!(d.load, Load::Ready(_))
+                {
                     effects.extend(self.on_call());
                 }
             }
             Screen::Running(run) if run.id == id => {
                 let view = result_view(outcome);
-                let Screen::Running(run) = std::mem::replace(&mut self.screen, Screen::Browse) else {
+                let Screen::Running(run) = std::mem::replace(&mut self.screen, Screen::Browse)
+                else {
                     return effects;
                 };
                 if !view.spills.is_empty() {
@@ -1057,21 +1109,32 @@ impl App {
                 logger,
                 data,
             } => {
-                let data = data.as_str().map_or_else(|| data.to_string(), str::to_owned);
-                let logger = logger.as_deref().map(|l| format!("{l}: ")).unwrap_or_default();
+                let data = data
+                    .as_str()
+                    .map_or_else(|| data.to_string(), str::to_owned);
+                let logger = logger
+                    .as_deref()
+                    .map(|l| format!("{l}: "))
+                    .unwrap_or_default();
                 (
                     "log",
                     sanitize_capped(&format!("{level:?} {logger}{data}"), 1024),
                     None,
                 )
             }
-            ConnectionEvent::ToolListChanged => ("changed", "tools/list_changed".to_owned(), Some(Tab::Tools)),
-            ConnectionEvent::ResourceListChanged => {
-                ("changed", "resources/list_changed".to_owned(), Some(Tab::Resources))
+            ConnectionEvent::ToolListChanged => {
+                ("changed", "tools/list_changed".to_owned(), Some(Tab::Tools))
             }
-            ConnectionEvent::PromptListChanged => {
-                ("changed", "prompts/list_changed".to_owned(), Some(Tab::Prompts))
-            }
+            ConnectionEvent::ResourceListChanged => (
+                "changed",
+                "resources/list_changed".to_owned(),
+                Some(Tab::Resources),
+            ),
+            ConnectionEvent::PromptListChanged => (
+                "changed",
+                "prompts/list_changed".to_owned(),
+                Some(Tab::Prompts),
+            ),
             ConnectionEvent::ResourceUpdated { uri } => {
                 ("updated", sanitize_capped(uri, 512), None)
             }

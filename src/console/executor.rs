@@ -12,11 +12,13 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::approver::ConsoleApprover;
 use super::clipboard::Clipboard;
 use crate::app::{Effect, Msg, PAGER_WINDOW, ReqId, info};
 use crate::mcp::config::ConfigSet;
 use crate::mcp::connection::ServerEvent;
 use crate::mcp::engine::{Engine, EngineOptions};
+use crate::mcp::policy::{Approver, Policy};
 use crate::mcp::trust::TrustStore;
 
 /// The effect executor and what it needs.
@@ -30,20 +32,30 @@ pub struct Executor {
     trust_path: PathBuf,
     events: mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
+    policy: Policy,
 }
 
 impl Executor {
-    /// Builds the engine over `config` and the trust store at `trust_path`. Call inside a
-    /// tokio runtime.
+    /// Builds the engine over `config`, the trust store at `trust_path` and `policy`, with the
+    /// console answering approvals. Call inside a tokio runtime.
     pub fn new(
         config: ConfigSet,
         trust_path: PathBuf,
+        policy: Policy,
         tx: mpsc::UnboundedSender<Msg>,
         events: mpsc::Sender<ServerEvent>,
         spill_base: Option<PathBuf>,
     ) -> std::io::Result<Self> {
-        let engine = build_engine(&config, &trust_path, &events, spill_base.clone())?;
+        let engine = build_engine(
+            &config,
+            &trust_path,
+            &policy,
+            &tx,
+            &events,
+            spill_base.clone(),
+        )?;
         Ok(Self {
+            policy,
             engine: Arc::new(engine),
             tx,
             tokens: HashMap::new(),
@@ -142,6 +154,8 @@ impl Executor {
         let engine = build_engine(
             &self.config,
             &self.trust_path,
+            &self.policy,
+            &self.tx,
             &self.events,
             self.spill_base.clone(),
         )
@@ -163,16 +177,21 @@ impl Executor {
 fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
+    policy: &Policy,
+    tx: &mpsc::UnboundedSender<Msg>,
     events: &mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
 ) -> std::io::Result<Engine> {
+    let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone()));
     Engine::new(
         config.clone(),
         TrustStore::load(trust_path.to_path_buf()),
         EngineOptions {
+            policy: policy.clone(),
+            approver: Some(approver),
             spill_base,
             events: Some(events.clone()),
-            lookup: None,
+            ..EngineOptions::default()
         },
     )
 }

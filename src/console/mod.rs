@@ -9,7 +9,7 @@ pub mod clipboard;
 pub mod executor;
 pub mod terminal;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream};
@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use crate::app::{App, Msg};
 use crate::cli::Exit;
 use crate::mcp::config::ConfigSet;
+use crate::mcp::policy::Policy;
 
 pub use executor::Executor;
 
@@ -29,7 +30,14 @@ pub const FRAME: Duration = Duration::from_millis(16);
 pub const TICK: Duration = Duration::from_millis(100);
 
 /// Runs the console until the operator quits or a signal arrives.
-pub fn run(config: ConfigSet, trust_path: PathBuf) -> Exit {
+pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path) -> Exit {
+    let policy = match Policy::load(policy_path) {
+        Ok(policy) => policy,
+        Err(e) => {
+            eprintln!("mcpdeck: {e}");
+            return Exit::Usage;
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -43,7 +51,7 @@ pub fn run(config: ConfigSet, trust_path: PathBuf) -> Exit {
     };
     terminal::install_panic_hook();
     let local = tokio::task::LocalSet::new();
-    let result = runtime.block_on(local.run_until(session(config, trust_path)));
+    let result = runtime.block_on(local.run_until(session(config, trust_path, policy)));
     // Anything still running (a stuck server's task) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(2));
     match result {
@@ -55,12 +63,14 @@ pub fn run(config: ConfigSet, trust_path: PathBuf) -> Exit {
     }
 }
 
-async fn session(config: ConfigSet, trust_path: PathBuf) -> Result<(), String> {
+async fn session(config: ConfigSet, trust_path: PathBuf, policy: Policy) -> Result<(), String> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let (events_tx, mut events_rx) = mpsc::channel(1024);
-    let mut exec = Executor::new(config, trust_path, tx.clone(), events_tx, None)
+    let mode = policy.mode.label();
+    let mut exec = Executor::new(config, trust_path, policy, tx.clone(), events_tx, None)
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
     let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
+    mode.clone_into(&mut app.policy);
     let mut guard = match terminal::TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {
@@ -149,7 +159,10 @@ async fn session(config: ConfigSet, trust_path: PathBuf) -> Result<(), String> {
                     break 'main;
                 }
             }
-            next = rx.try_recv().ok().or_else(|| events_rx.try_recv().ok().map(Msg::Event));
+            next = rx
+                .try_recv()
+                .ok()
+                .or_else(|| events_rx.try_recv().ok().map(Msg::Event));
         }
         dirty = true;
     }

@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod connection;
+pub mod control;
 pub mod engine;
 pub mod packaged;
 pub mod policy;

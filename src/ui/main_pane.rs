@@ -45,14 +45,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .areas(body);
             frame.render_widget(
                 Paragraph::new(Line::styled(
-                    format!("{} — raw JSON arguments (C-e back to the form)", target_name(form)),
+                    format!(
+                        "{} — raw JSON arguments (C-e back to the form)",
+                        target_name(form)
+                    ),
                     Style::new().add_modifier(Modifier::BOLD),
                 )),
                 head,
             );
             frame.render_widget(&**area, edit);
             if let Some(e) = error {
-                frame.render_widget(Paragraph::new(Line::styled(e.clone(), Style::new().fg(Color::Red))), err);
+                frame.render_widget(
+                    Paragraph::new(Line::styled(e.clone(), Style::new().fg(Color::Red))),
+                    err,
+                );
             }
         }
         Screen::Running(run) => render_running(app, run, frame, body),
@@ -79,7 +85,9 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
             Tab::Config => "Config".to_owned(),
         };
         let style = if tab == app.tab {
-            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            Style::new()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
         } else {
             Style::new().fg(Color::Gray)
         };
@@ -111,7 +119,10 @@ fn load_line<T>(load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
             format!("Press Enter or r to connect and list {what}."),
             Style::new().fg(Color::DarkGray),
         )),
-        Some(Load::Loading(_)) => Some(Line::styled(format!("Loading {what}…"), Style::new().fg(Color::Yellow))),
+        Some(Load::Loading(_)) => Some(Line::styled(
+            format!("Loading {what}…"),
+            Style::new().fg(Color::Yellow),
+        )),
         Some(Load::Failed(class, message)) => Some(Line::styled(
             format!("✗ {class}: {message}"),
             Style::new().fg(Color::Red),
@@ -129,7 +140,10 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         return;
     };
     let focused = app.focus == Focus::Main;
-    let tab = crate::app::TABS.iter().position(|t| *t == app.tab).unwrap_or(0);
+    let tab = crate::app::TABS
+        .iter()
+        .position(|t| *t == app.tab)
+        .unwrap_or(0);
     let sel = pane.sel[tab];
     let mut area = area;
     let mut lines: Vec<Line> = Vec::new();
@@ -165,13 +179,37 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 if tools.is_empty() {
                     lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
                 }
-                let name_width = tools.iter().skip(start).take(height).map(|t| t.name.chars().count()).max().unwrap_or(0).min(28);
-                lines.extend(tools.iter().enumerate().skip(start).take(height).map(|(i, t)| {
-                    row(i == sel, focused, vec![
-                        Span::styled(format!("{:<name_width$}  ", t.name), Style::new().fg(Color::White)),
-                        Span::styled(t.description.clone(), Style::new().fg(Color::Gray)),
-                    ])
-                }));
+                let name_width = tools
+                    .iter()
+                    .skip(start)
+                    .take(height)
+                    .map(|t| t.name.chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .min(28);
+                lines.extend(
+                    tools
+                        .iter()
+                        .enumerate()
+                        .skip(start)
+                        .take(height)
+                        .map(|(i, t)| {
+                            row(
+                                i == sel,
+                                focused,
+                                vec![
+                                    Span::styled(
+                                        format!("{:<name_width$}  ", t.name),
+                                        Style::new().fg(Color::White),
+                                    ),
+                                    Span::styled(
+                                        t.description.clone(),
+                                        Style::new().fg(Color::Gray),
+                                    ),
+                                ],
+                            )
+                        }),
+                );
             }
         }
         Tab::Resources => {
@@ -179,19 +217,37 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 lines.push(line);
             }
             if let Some(Load::Ready((resources, templates))) = &pane.resources {
-                let all = resources.iter().map(|r| (r, false)).chain(templates.iter().map(|t| (t, true)));
+                let all = resources
+                    .iter()
+                    .map(|r| (r, false))
+                    .chain(templates.iter().map(|t| (t, true)));
                 if resources.is_empty() && templates.is_empty() {
                     lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
                 }
-                lines.extend(all.enumerate().skip(start).take(height).map(|(i, (r, template))| {
-                    let kind = if template { "template " } else { "" };
-                    row(i == sel, focused, vec![
-                        Span::styled(kind, Style::new().fg(Color::Magenta)),
-                        Span::raw(format!("{}  ", r.name)),
-                        Span::styled(format!("{} ", r.meta), Style::new().fg(Color::DarkGray)),
-                        Span::styled(r.description.clone(), Style::new().fg(Color::Gray)),
-                    ])
-                }));
+                lines.extend(
+                    all.enumerate()
+                        .skip(start)
+                        .take(height)
+                        .map(|(i, (r, template))| {
+                            let kind = if template { "template " } else { "" };
+                            row(
+                                i == sel,
+                                focused,
+                                vec![
+                                    Span::styled(kind, Style::new().fg(Color::Magenta)),
+                                    Span::raw(format!("{}  ", r.name)),
+                                    Span::styled(
+                                        format!("{} ", r.meta),
+                                        Style::new().fg(Color::DarkGray),
+                                    ),
+                                    Span::styled(
+                                        r.description.clone(),
+                                        Style::new().fg(Color::Gray),
+                                    ),
+                                ],
+                            )
+                        }),
+                );
             }
         }
         Tab::Prompts => {
@@ -202,12 +258,26 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 if prompts.is_empty() {
                     lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
                 }
-                lines.extend(prompts.iter().enumerate().skip(start).take(height).map(|(i, p)| {
-                    row(i == sel, focused, vec![
-                        Span::raw(format!("{}  ", p.name)),
-                        Span::styled(p.description.clone(), Style::new().fg(Color::Gray)),
-                    ])
-                }));
+                lines.extend(
+                    prompts
+                        .iter()
+                        .enumerate()
+                        .skip(start)
+                        .take(height)
+                        .map(|(i, p)| {
+                            row(
+                                i == sel,
+                                focused,
+                                vec![
+                                    Span::raw(format!("{}  ", p.name)),
+                                    Span::styled(
+                                        p.description.clone(),
+                                        Style::new().fg(Color::Gray),
+                                    ),
+                                ],
+                            )
+                        }),
+                );
             }
         }
         Tab::Log => {
@@ -218,7 +288,10 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 ));
             }
             // Newest at the bottom; the selection scrolls back.
-            let skip = pane.log.len().saturating_sub(height + sel.min(pane.log.len()));
+            let skip = pane
+                .log
+                .len()
+                .saturating_sub(height + sel.min(pane.log.len()));
             lines.extend(pane.log.iter().skip(skip).take(height).map(|l| {
                 Line::from(vec![
                     Span::styled(format!("{:<9}", l.kind), Style::new().fg(Color::Cyan)),
@@ -232,7 +305,10 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 lines.extend(info_lines(info, sel, height));
             }
             if let Some(Some((class, message))) = app.server().map(|s| &s.error) {
-                lines.push(Line::styled(format!("last error {class}: {message}"), Style::new().fg(Color::Red)));
+                lines.push(Line::styled(
+                    format!("last error {class}: {message}"),
+                    Style::new().fg(Color::Red),
+                ));
             }
         }
     }
@@ -266,10 +342,18 @@ fn json_lines(value: &serde_json::Value) -> Vec<String> {
 }
 
 fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
-    let mut lines: Vec<Line> = vec![Line::styled(d.tool.clone(), Style::new().add_modifier(Modifier::BOLD))];
+    let mut lines: Vec<Line> = vec![Line::styled(
+        d.tool.clone(),
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
     match &d.load {
-        Load::Idle | Load::Loading(_) => lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow))),
-        Load::Failed(c, m) => lines.push(Line::styled(format!("✗ {c}: {m}"), Style::new().fg(Color::Red))),
+        Load::Idle | Load::Loading(_) => {
+            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)))
+        }
+        Load::Failed(c, m) => lines.push(Line::styled(
+            format!("✗ {c}: {m}"),
+            Style::new().fg(Color::Red),
+        )),
         Load::Ready(desc) => {
             if let Some(text) = desc.get("description").and_then(|v| v.as_str()) {
                 lines.extend(text.lines().map(|l| Line::raw(l.to_owned())));
@@ -289,7 +373,11 @@ fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                 };
                 lines.push(Line::raw(""));
                 lines.push(Line::styled(label, Style::new().fg(Color::Cyan)));
-                lines.extend(json_lines(v).into_iter().map(|l| Line::raw(format!("  {l}"))));
+                lines.extend(
+                    json_lines(v)
+                        .into_iter()
+                        .map(|l| Line::raw(format!("  {l}"))),
+                );
             }
         }
     }
@@ -315,8 +403,15 @@ fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
             .or_else(|| prop.get("enum").map(|e| format!("enum {e}")))
             .or_else(|| prop.get("anyOf").map(|_| "anyOf".to_owned()))
             .unwrap_or_else(|| "any".to_owned());
-        let star = if required.contains(&name.as_str()) { "*" } else { "" };
-        let desc = prop.get("description").and_then(|d| d.as_str()).unwrap_or("");
+        let star = if required.contains(&name.as_str()) {
+            "*"
+        } else {
+            ""
+        };
+        let desc = prop
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("");
         out.push(Line::from(vec![
             Span::raw("  ".repeat(depth)),
             Span::styled(format!("{name}{star}"), Style::new().fg(Color::White)),
@@ -339,7 +434,10 @@ fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
         Style::new().add_modifier(Modifier::BOLD),
     )];
     if form.fields.is_empty() {
-        lines.push(Line::styled("No arguments. Enter runs it.", Style::new().fg(Color::DarkGray)));
+        lines.push(Line::styled(
+            "No arguments. Enter runs it.",
+            Style::new().fg(Color::DarkGray),
+        ));
     }
     for (i, f) in form.fields.iter().enumerate() {
         let focused = i == form.focus;
@@ -361,13 +459,22 @@ fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(vec![
             Span::raw(if focused { "> " } else { "  " }),
             Span::styled(format!("{}{star}", f.name), Style::new().fg(Color::Cyan)),
-            Span::styled(format!(" ({kind}{null}) "), Style::new().fg(Color::DarkGray)),
+            Span::styled(
+                format!(" ({kind}{null}) "),
+                Style::new().fg(Color::DarkGray),
+            ),
             Span::styled(format!("{}{cursor}", f.value), value),
         ]));
         if let Some(e) = &f.error {
-            lines.push(Line::styled(format!("    ✗ {e}"), Style::new().fg(Color::Red)));
+            lines.push(Line::styled(
+                format!("    ✗ {e}"),
+                Style::new().fg(Color::Red),
+            ));
         } else if focused && !f.description.is_empty() {
-            lines.push(Line::styled(format!("    {}", f.description), Style::new().fg(Color::DarkGray)));
+            lines.push(Line::styled(
+                format!("    {}", f.description),
+                Style::new().fg(Color::DarkGray),
+            ));
         }
     }
     for e in &form.errors {
@@ -391,7 +498,11 @@ fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
         Constraint::Min(0),
     ])
     .areas(area);
-    let what = if run.cancelling { "cancelling" } else { "running" };
+    let what = if run.cancelling {
+        "cancelling"
+    } else {
+        "running"
+    };
     frame.render_widget(
         Paragraph::new(vec![
             Line::from(format!(
@@ -425,21 +536,38 @@ fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
 
 fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
-    let which = if view.show_model { "model-visible text (m: human view)" } else { "result (m: model-visible text)" };
+    let which = if view.show_model {
+        "model-visible text (m: human view)"
+    } else {
+        "result (m: model-visible text)"
+    };
     match &view.error {
-        None => lines.push(Line::styled(format!("✓ {} — {which}", view.title), Style::new().fg(Color::Green))),
+        None => lines.push(Line::styled(
+            format!("✓ {} — {which}", view.title),
+            Style::new().fg(Color::Green),
+        )),
         Some((class, message)) => {
-            lines.push(Line::styled(format!("✗ {} — {class}", view.title), Style::new().fg(Color::Red)));
+            lines.push(Line::styled(
+                format!("✗ {} — {class}", view.title),
+                Style::new().fg(Color::Red),
+            ));
             lines.push(Line::styled(message.clone(), Style::new().fg(Color::Red)));
         }
     }
     for s in &view.spills {
         lines.push(Line::styled(
-            format!("spill {} · {} B · {} (s: spills view)", s.shown, s.size, s.mime),
+            format!(
+                "spill {} · {} B · {} (s: spills view)",
+                s.shown, s.size, s.mime
+            ),
             Style::new().fg(Color::Magenta),
         ));
     }
-    let body = if view.show_model { &view.model } else { &view.lines };
+    let body = if view.show_model {
+        &view.model
+    } else {
+        &view.lines
+    };
     lines.extend(body.iter().skip(view.scroll).map(|l| Line::raw(l.clone())));
     frame.render_widget(
         Paragraph::new(lines)

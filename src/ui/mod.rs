@@ -36,7 +36,10 @@ fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
     } else {
         Style::new().fg(Color::DarkGray)
     };
-    Block::new().borders(Borders::ALL).border_style(style).title(title)
+    Block::new()
+        .borders(Borders::ALL)
+        .border_style(style)
+        .title(title)
 }
 
 /// The glyph and colour of a server state.
@@ -56,8 +59,7 @@ fn render_servers(app: &App, frame: &mut Frame, area: Rect) {
     let block = pane_block(Line::from(" Servers "), app.focus == Focus::Servers);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [list, trust] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let [list, trust] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let height = usize::from(list.height);
     let start = window_start(app.selected, height);
     let lines: Vec<Line> = app
@@ -71,7 +73,10 @@ fn render_servers(app: &App, frame: &mut Frame, area: Rect) {
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), Style::new().fg(color)),
                 Span::raw(s.name.clone()),
-                Span::styled(format!(" {}", s.transport), Style::new().fg(Color::DarkGray)),
+                Span::styled(
+                    format!(" {}", s.transport),
+                    Style::new().fg(Color::DarkGray),
+                ),
             ];
             if !s.badges.is_empty() {
                 spans.push(Span::styled(
@@ -129,7 +134,10 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     }
     let text = format!(" {}", parts.join(" · "));
     frame.render_widget(
-        Paragraph::new(Line::styled(text, Style::new().fg(Color::Black).bg(Color::Gray))),
+        Paragraph::new(Line::styled(
+            text,
+            Style::new().fg(Color::Black).bg(Color::Gray),
+        )),
         area,
     );
 }
@@ -145,7 +153,10 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::raw(" y allow once  s allow session  n deny"));
     }
     for (key, desc) in keymap::hints(&contexts) {
-        spans.push(Span::styled(format!(" {key}"), Style::new().fg(Color::Cyan)));
+        spans.push(Span::styled(
+            format!(" {key}"),
+            Style::new().fg(Color::Cyan),
+        ));
         spans.push(Span::raw(format!(" {desc} ")));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

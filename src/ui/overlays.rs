@@ -27,7 +27,10 @@ fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Re
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
         .border_style(Style::new().fg(color))
-        .title(Line::styled(format!(" {title} "), Style::new().add_modifier(Modifier::BOLD)));
+        .title(Line::styled(
+            format!(" {title} "),
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
     let inner = block.inner(area);
     (inner, block)
 }
@@ -39,7 +42,11 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
         height: size.height.saturating_sub(2),
         ..size
     };
-    let big = centered(body, body.width.saturating_sub(4).max(20), body.height.saturating_sub(2).max(5));
+    let big = centered(
+        body,
+        body.width.saturating_sub(4).max(20),
+        body.height.saturating_sub(2).max(5),
+    );
     match &app.overlay {
         None => {}
         Some(Overlay::Help(scroll)) => render_help(frame, big, *scroll),
@@ -62,7 +69,10 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                     Style::new().fg(Color::Black).bg(Color::Yellow),
                 )
             } else {
-                Line::styled("T trust (typed y) · R revoke · Esc close", Style::new().fg(Color::DarkGray))
+                Line::styled(
+                    "T trust (typed y) · R revoke · Esc close",
+                    Style::new().fg(Color::DarkGray),
+                )
             };
             frame.render_widget(Paragraph::new(line), prompt);
         }
@@ -84,8 +94,14 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                 } else {
                     Style::new()
                 };
-                lines.push(Line::styled(format!("{} B  {}  {}", s.size, s.mime, s.origin), style));
-                lines.push(Line::styled(format!("  {}", s.shown), Style::new().fg(Color::DarkGray)));
+                lines.push(Line::styled(
+                    format!("{} B  {}  {}", s.size, s.mime, s.origin),
+                    style,
+                ));
+                lines.push(Line::styled(
+                    format!("  {}", s.shown),
+                    Style::new().fg(Color::DarkGray),
+                ));
             }
             lines.push(Line::styled(
                 "Enter view · y copy path · Esc close",
@@ -96,7 +112,10 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
         Some(Overlay::Pager(p)) => {
             let title = format!(
                 "{} · bytes {}–{} of {}",
-                p.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+                p.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default(),
                 p.offset,
                 (p.offset + crate::app::PAGER_WINDOW).min(p.size),
                 p.size
@@ -104,7 +123,12 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
             let title = crate::mcp::sanitize::sanitize(&title).into_owned();
             let (inner, block) = popup(frame, big, &title, Color::Magenta);
             frame.render_widget(block, big);
-            let lines: Vec<Line> = p.lines.iter().take(usize::from(inner.height)).map(|l| Line::raw(l.clone())).collect();
+            let lines: Vec<Line> = p
+                .lines
+                .iter()
+                .take(usize::from(inner.height))
+                .map(|l| Line::raw(l.clone()))
+                .collect();
             frame.render_widget(Paragraph::new(lines), inner);
         }
         Some(Overlay::Error(title, class, message)) => {
@@ -113,7 +137,10 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
             frame.render_widget(block, area);
             frame.render_widget(
                 Paragraph::new(vec![
-                    Line::styled(class.clone(), Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)),
+                    Line::styled(
+                        class.clone(),
+                        Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                    ),
                     Line::raw(message.clone()),
                 ])
                 .wrap(Wrap { trim: false }),
@@ -127,14 +154,22 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
 }
 
 fn render_help(frame: &mut Frame, area: Rect, scroll: usize) {
-    let (inner, block) = popup(frame, area, "Keys (↑↓ scroll, ? or Esc closes)", Color::Cyan);
+    let (inner, block) = popup(
+        frame,
+        area,
+        "Keys (↑↓ scroll, ? or Esc closes)",
+        Color::Cyan,
+    );
     frame.render_widget(block, area);
     let rows = keymap::help_rows();
     let mut lines = Vec::new();
     let mut last = "";
     for (ctx, keys, desc) in &rows {
         if *ctx != last {
-            lines.push(Line::styled(ctx.to_string(), Style::new().fg(Color::Yellow)));
+            lines.push(Line::styled(
+                ctx.to_string(),
+                Style::new().fg(Color::Yellow),
+            ));
             last = ctx;
         }
         lines.push(Line::from(vec![
@@ -148,7 +183,8 @@ fn render_help(frame: &mut Frame, area: Rect, scroll: usize) {
     let height = usize::from(inner.height);
     if lines.len() > height && inner.width >= 70 {
         let [left, right] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner);
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(inner);
         let rest = lines.split_off(height.min(lines.len()));
         frame.render_widget(Paragraph::new(lines), left);
         frame.render_widget(Paragraph::new(rest), right);
@@ -157,7 +193,12 @@ fn render_help(frame: &mut Frame, area: Rect, scroll: usize) {
     }
 }
 
-fn render_approval(app: &App, pending: &crate::app::approval::Pending, frame: &mut Frame, body: Rect) {
+fn render_approval(
+    app: &App,
+    pending: &crate::app::approval::Pending,
+    frame: &mut Frame,
+    body: Rect,
+) {
     let area = centered(body, 64, 11);
     let (inner, block) = popup(frame, area, "Approve operation?", Color::Yellow);
     frame.render_widget(block, area);
@@ -168,18 +209,36 @@ fn render_approval(app: &App, pending: &crate::app::approval::Pending, frame: &m
         .map(|e| format!("{e:?}").to_lowercase())
         .collect();
     let mut lines = vec![
-        Line::from(vec![Span::styled("server     ", Style::new().fg(Color::DarkGray)), Span::raw(r.server.clone())]),
-        Line::from(vec![Span::styled("operation  ", Style::new().fg(Color::DarkGray)), Span::raw(r.operation.clone())]),
-        Line::from(vec![Span::styled("effects    ", Style::new().fg(Color::DarkGray)), Span::raw(effects.join(", "))]),
+        Line::from(vec![
+            Span::styled("server     ", Style::new().fg(Color::DarkGray)),
+            Span::raw(r.server.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("operation  ", Style::new().fg(Color::DarkGray)),
+            Span::raw(r.operation.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("effects    ", Style::new().fg(Color::DarkGray)),
+            Span::raw(effects.join(", ")),
+        ]),
     ];
     if r.server_changed {
-        lines.push(Line::styled("⚠ the server's definition changed this session", Style::new().fg(Color::Yellow)));
+        lines.push(Line::styled(
+            "⚠ the server's definition changed this session",
+            Style::new().fg(Color::Yellow),
+        ));
     }
     if r.tool_changed {
-        lines.push(Line::styled("⚠ the tool's definition changed since it was listed", Style::new().fg(Color::Yellow)));
+        lines.push(Line::styled(
+            "⚠ the tool's definition changed since it was listed",
+            Style::new().fg(Color::Yellow),
+        ));
     }
     if app.approvals.len() > 1 {
-        lines.push(Line::styled(format!("({} more waiting)", app.approvals.len() - 1), Style::new().fg(Color::DarkGray)));
+        lines.push(Line::styled(
+            format!("({} more waiting)", app.approvals.len() - 1),
+            Style::new().fg(Color::DarkGray),
+        ));
     }
     lines.push(Line::raw(""));
     let armed = pending.armed(app.now);

@@ -81,7 +81,12 @@ fn help_overlay() {
 fn connection_error() {
     let (mut app, _d) = demo_app();
     let id = first_id(&app.update(key(KeyCode::Enter)));
-    app.update(failed(id, "tools.list", "spawn_failed", "cannot start `mcpdeck`: not found"));
+    app.update(failed(
+        id,
+        "tools.list",
+        "spawn_failed",
+        "cannot start `mcpdeck`: not found",
+    ));
     snapshot_all("error", &mut app);
 }
 
@@ -168,7 +173,11 @@ fn hostile_text_never_reaches_a_cell() {
     app.update(ch('c'));
     screens.push(draw(&app, 120, 40));
     let id = first_id(&app.update(key(KeyCode::Enter)));
-    app.update(ok(id, "tools.call x", json!({"isError": false, "text": hostile, "structuredContent": {hostile: hostile}})));
+    app.update(ok(
+        id,
+        "tools.call x",
+        json!({"isError": false, "text": hostile, "structuredContent": {hostile: hostile}}),
+    ));
     screens.push(draw(&app, 120, 40));
     app.update(ch('m'));
     screens.push(draw(&app, 120, 40));
@@ -180,5 +189,9 @@ fn hostile_text_never_reaches_a_cell() {
             assert!(!bad, "U+{:04X} reached a cell in:\n{screen}", u32::from(c));
         }
     }
-    assert!(screens[0].contains('␛'), "escapes are visible, not dropped:\n{}", screens[0]);
+    assert!(
+        screens[0].contains('␛'),
+        "escapes are visible, not dropped:\n{}",
+        screens[0]
+    );
 }

@@ -104,6 +104,7 @@ pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
     })
     .await
     .map_err(page_failure)?;
+    ctx.slot.observe_tools(&tools);
     let catalog = Arc::new(ToolCatalog::new(ctx.live.generation, tools));
     ctx.slot.record_sizes(Some(catalog.len()), None, None);
     *cache = Some(catalog.clone());
