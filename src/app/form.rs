@@ -180,6 +180,8 @@ impl Form {
                 });
             }
         }
+        // Required fields first; otherwise the schema's (sorted) order.
+        fields.sort_by_key(|f| !f.required);
         Self {
             server: server.to_owned(),
             target,
@@ -331,8 +333,6 @@ fn parse_field(field: &Field) -> Result<Option<Value>, String> {
     if text.is_empty() {
         return if field.required && field.nullable {
             Ok(Some(Value::Null))
-        } else if field.required && field.kind == FieldKind::Text {
-            Ok(Some(Value::String(String::new())))
         } else if field.required {
             Err("required".to_owned())
         } else {
@@ -438,6 +438,7 @@ mod tests {
     #[test]
     fn type_errors_and_schema_errors_land_on_fields() {
         let mut f = form();
+        field(&mut f, "text").value = "hi".into();
         field(&mut f, "count").value = "x".into();
         assert!(f.value().is_err());
         assert_eq!(

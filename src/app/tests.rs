@@ -111,6 +111,7 @@ fn search_goes_to_the_engine_and_only_the_latest_answer_counts() {
 #[test]
 fn form_validates_before_running_and_types_q_into_fields() {
     let (mut app, _d) = echo_form();
+    assert!(executes(&app.update(key(KeyCode::Enter))).is_empty(), "required text is empty");
     let Screen::Form(form) = &mut app.screen else {
         panic!()
     };
@@ -165,6 +166,7 @@ fn raw_editor_keeps_input_both_ways_and_rejects_bad_json() {
 #[test]
 fn running_shows_progress_cancels_with_esc_and_shows_the_result() {
     let (mut app, _d) = echo_form();
+    app.update(ch('h'));
     let start = app.now;
     let fx = executes(&app.update(key(KeyCode::Enter)));
     let id = fx[0].0;
@@ -346,4 +348,31 @@ fn list_changed_drops_the_catalog_and_relists() {
         [(_, ProxyRequest::ToolsList { .. })]
     ));
     assert_eq!(app.pane().map(|p| p.log.len()), Some(1));
+}
+
+#[test]
+fn mouse_click_selects_a_server_and_wheel_scrolls() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _d) = app_with(&json!({
+        "a": {"command": "x"},
+        "b": {"command": "y"}
+    }));
+    app.update(Msg::Resize(80, 24));
+    let click = |row| {
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: 3,
+            row,
+            modifiers: crossterm::event::KeyModifiers::NONE,
+        })
+    };
+    app.update(click(2));
+    assert_eq!(app.server().map(|s| s.name.as_str()), Some("b"));
+    app.update(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: 3,
+        row: 2,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    }));
+    assert_eq!(app.selected, 0);
 }

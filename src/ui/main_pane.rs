@@ -348,7 +348,7 @@ fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
     )];
     match &d.load {
         Load::Idle | Load::Loading(_) => {
-            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)))
+            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)));
         }
         Load::Failed(c, m) => lines.push(Line::styled(
             format!("✗ {c}: {m}"),

