@@ -111,7 +111,10 @@ fn search_goes_to_the_engine_and_only_the_latest_answer_counts() {
 #[test]
 fn form_validates_before_running_and_types_q_into_fields() {
     let (mut app, _d) = echo_form();
-    assert!(executes(&app.update(key(KeyCode::Enter))).is_empty(), "required text is empty");
+    assert!(
+        executes(&app.update(key(KeyCode::Enter))).is_empty(),
+        "required text is empty"
+    );
     let Screen::Form(form) = &mut app.screen else {
         panic!()
     };
