@@ -80,6 +80,8 @@ pub enum Action {
     Grant,
     /// Revoke the project's trust.
     Revoke,
+    /// Suspend the console to the shell (`fg` resumes).
+    Suspend,
 }
 
 /// One binding.
@@ -145,7 +147,14 @@ use KeyCode as K;
 /// The default keymap.
 pub const KEYMAP: &[Binding] = &[
     bind(C::Global, K::Char('q'), "q", A::Quit, "quit", true),
-    ctrl(C::Global, 'c', "C-c", A::Quit, "quit"),
+    Binding {
+        hint: false,
+        ..ctrl(C::Global, 'c', "C-c", A::Quit, "quit")
+    },
+    Binding {
+        hint: false,
+        ..ctrl(C::Global, 'z', "C-z", A::Suspend, "suspend (fg resumes)")
+    },
     bind(C::Global, K::Char('?'), "?", A::Help, "help", true),
     bind(C::Global, K::Tab, "Tab", A::FocusNext, "switch pane", true),
     bind(C::Global, K::Up, "↑", A::Up, "move up", false),

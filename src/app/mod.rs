@@ -114,6 +114,8 @@ pub enum Effect {
     GrantTrust,
     /// Revoke the project's trust; answer with [`Msg::TrustChanged`].
     RevokeTrust,
+    /// Give the terminal back and stop the process until the shell resumes it.
+    Suspend,
     /// Leave the console.
     Quit,
 }

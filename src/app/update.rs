@@ -583,6 +583,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Action::Suspend => vec![Effect::Suspend],
             Action::Grant | Action::Revoke => Vec::new(),
         }
     }

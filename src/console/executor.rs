@@ -79,10 +79,12 @@ impl Executor {
         }
     }
 
-    /// Carries out one effect; `true` when the console should quit.
+    /// Carries out one effect; `true` when the console should quit. [`Effect::Suspend`] is
+    /// the loop's (it owns the terminal) and is ignored here.
     pub fn run(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return true,
+            Effect::Suspend => {}
             Effect::Execute { id, request } => {
                 let token = CancellationToken::new();
                 self.tokens.insert(id, token.clone());

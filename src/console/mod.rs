@@ -155,6 +155,13 @@ async fn session(config: ConfigSet, trust_path: PathBuf, policy: Policy) -> Resu
                 app.update(Msg::Status(Box::new(exec.engine.status())));
             }
             for effect in effects {
+                if effect == crate::app::Effect::Suspend {
+                    if let Err(e) = terminal::suspend(&mut guard) {
+                        failure = Some(format!("resuming the terminal failed: {e}"));
+                        break 'main;
+                    }
+                    continue;
+                }
                 if exec.run(effect) {
                     break 'main;
                 }

@@ -70,6 +70,23 @@ pub fn restore() {
     let _ = stdout.flush();
 }
 
+/// Ctrl-Z: restores the terminal, stops this process with `SIGTSTP` (the shell's job control
+/// takes over), and when continued sets the terminal up again and forces a full redraw.
+pub fn suspend(guard: &mut TerminalGuard) -> std::io::Result<()> {
+    restore();
+    let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
+    // Execution continues here after SIGCONT.
+    enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableMouseCapture,
+        cursor::Hide
+    )?;
+    guard.terminal.clear()
+}
+
 /// Chains terminal restoration in front of the engine's panic hook.
 pub fn install_panic_hook() {
     crate::mcp::engine::cleanup::install_panic_hook();
