@@ -8,8 +8,10 @@
 //! sanitised where it enters this state. The console runtime lives in `crate::console`, drawing
 //! in `crate::ui`.
 
+mod actions;
 pub mod approval;
 pub mod form;
+mod incoming;
 pub mod info;
 pub mod keymap;
 pub mod layout;
