@@ -2,6 +2,8 @@
 //! Dispatch, the footer hints and the `?` help overlay are all read from [`KEYMAP`], so a key
 //! can never work without being documented or be documented without working.
 
+use std::borrow::Cow;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Where a binding applies. Global bindings apply wherever no text is being typed.
@@ -85,7 +87,7 @@ pub enum Action {
 }
 
 /// One binding.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Binding {
     /// Where it applies.
     pub ctx: Ctx,
@@ -94,7 +96,7 @@ pub struct Binding {
     /// Required modifiers (exact match, shift ignored for characters).
     pub mods: KeyModifiers,
     /// How the key is written in hints and help.
-    pub label: &'static str,
+    pub label: Cow<'static, str>,
     /// What it does.
     pub action: Action,
     /// The help text.
@@ -115,7 +117,7 @@ const fn bind(
         ctx,
         code,
         mods: KeyModifiers::NONE,
-        label,
+        label: Cow::Borrowed(label),
         action,
         desc,
         hint,
@@ -133,11 +135,17 @@ const fn ctrl(
         ctx,
         code: KeyCode::Char(c),
         mods: KeyModifiers::CONTROL,
-        label,
+        label: Cow::Borrowed(label),
         action,
         desc,
         hint: true,
     }
+}
+
+/// The binding without a footer hint.
+const fn quiet(mut b: Binding) -> Binding {
+    b.hint = false;
+    b
 }
 
 use Action as A;
@@ -147,14 +155,14 @@ use KeyCode as K;
 /// The default keymap.
 pub const KEYMAP: &[Binding] = &[
     bind(C::Global, K::Char('q'), "q", A::Quit, "quit", true),
-    Binding {
-        hint: false,
-        ..ctrl(C::Global, 'c', "C-c", A::Quit, "quit")
-    },
-    Binding {
-        hint: false,
-        ..ctrl(C::Global, 'z', "C-z", A::Suspend, "suspend (fg resumes)")
-    },
+    quiet(ctrl(C::Global, 'c', "C-c", A::Quit, "quit")),
+    quiet(ctrl(
+        C::Global,
+        'z',
+        "C-z",
+        A::Suspend,
+        "suspend (fg resumes)",
+    )),
     bind(C::Global, K::Char('?'), "?", A::Help, "help", true),
     bind(C::Global, K::Tab, "Tab", A::FocusNext, "switch pane", true),
     bind(C::Global, K::Up, "↑", A::Up, "move up", false),
@@ -300,45 +308,193 @@ fn matches(b: &Binding, key: &KeyEvent) -> bool {
     mods == b.mods
 }
 
-/// The action bound to `key` in the first of `contexts` that binds it.
-pub fn lookup(contexts: &[Ctx], key: &KeyEvent) -> Option<Action> {
-    contexts.iter().find_map(|ctx| {
-        KEYMAP
-            .iter()
-            .find(|b| b.ctx == *ctx && matches(b, key))
-            .map(|b| b.action)
-    })
+/// The keymap in force: the defaults with the user's patch applied.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: Vec<Binding>,
 }
 
-/// The footer hints for `contexts`: the first binding of each hinted action, in order.
-pub fn hints(contexts: &[Ctx]) -> Vec<(&'static str, &'static str)> {
-    let mut seen: Vec<Action> = Vec::new();
-    let mut out = Vec::new();
-    for ctx in contexts {
-        for b in KEYMAP.iter().filter(|b| b.ctx == *ctx && b.hint) {
-            if seen.contains(&b.action) {
+impl Default for Keymap {
+    fn default() -> Self {
+        Self {
+            bindings: KEYMAP.to_vec(),
+        }
+    }
+}
+
+impl Keymap {
+    /// The action bound to `key` in the first of `contexts` that binds it.
+    pub fn lookup(&self, contexts: &[Ctx], key: &KeyEvent) -> Option<Action> {
+        contexts.iter().find_map(|ctx| {
+            self.bindings
+                .iter()
+                .find(|b| b.ctx == *ctx && matches(b, key))
+                .map(|b| b.action)
+        })
+    }
+
+    /// The footer hints for `contexts`: the first binding of each hinted action, in order.
+    pub fn hints(&self, contexts: &[Ctx]) -> Vec<(String, &'static str)> {
+        let mut seen: Vec<Action> = Vec::new();
+        let mut out = Vec::new();
+        for ctx in contexts {
+            for b in self.bindings.iter().filter(|b| b.ctx == *ctx && b.hint) {
+                if seen.contains(&b.action) {
+                    continue;
+                }
+                seen.push(b.action);
+                out.push((b.label.to_string(), b.desc));
+            }
+        }
+        out
+    }
+
+    /// The help overlay's rows: (context name, keys, description), keys of one action joined.
+    pub fn help_rows(&self) -> Vec<(&'static str, String, &'static str)> {
+        let mut out: Vec<(&'static str, String, &'static str)> = Vec::new();
+        for b in &self.bindings {
+            let ctx = ctx_name(b.ctx);
+            if let Some(row) = out.iter_mut().find(|(c, _, d)| *c == ctx && *d == b.desc) {
+                row.1.push('/');
+                row.1.push_str(&b.label);
                 continue;
             }
-            seen.push(b.action);
-            out.push((b.label, b.desc));
+            out.push((ctx, b.label.to_string(), b.desc));
         }
+        out
     }
-    out
+
+    /// Applies a `keys.toml` patch: `action = "key"` or `action = ["key", ...]` replaces that
+    /// action's keys in every context it is bound in. Returns the problems found (the rest of
+    /// the patch still applies).
+    pub fn apply(&mut self, text: &str) -> Vec<String> {
+        let table: toml::Table = match toml::from_str(text) {
+            Ok(t) => t,
+            Err(e) => return vec![format!("keys.toml: {e}")],
+        };
+        let mut problems = Vec::new();
+        for (name, value) in &table {
+            let Some(action) = ACTION_NAMES
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, a)| *a)
+            else {
+                problems.push(format!("keys.toml: unknown action `{name}`"));
+                continue;
+            };
+            let specs: Vec<&str> = match value {
+                toml::Value::String(s) => vec![s.as_str()],
+                toml::Value::Array(a) => a.iter().filter_map(toml::Value::as_str).collect(),
+                _ => {
+                    problems.push(format!(
+                        "keys.toml: `{name}` must be a key or a list of keys"
+                    ));
+                    continue;
+                }
+            };
+            let mut keys = Vec::new();
+            for spec in specs {
+                match parse_key(spec) {
+                    Some(k) => keys.push((k, spec.to_owned())),
+                    None => problems.push(format!("keys.toml: `{name}`: cannot read key `{spec}`")),
+                }
+            }
+            if keys.is_empty() {
+                continue;
+            }
+            let old: Vec<Binding> = self
+                .bindings
+                .iter()
+                .filter(|b| b.action == action)
+                .cloned()
+                .collect();
+            let mut contexts: Vec<Ctx> = old.iter().map(|b| b.ctx).collect();
+            contexts.dedup();
+            self.bindings.retain(|b| b.action != action);
+            for ctx in contexts {
+                let Some(first) = old.iter().find(|b| b.ctx == ctx) else {
+                    continue;
+                };
+                for ((code, mods), label) in &keys {
+                    self.bindings.push(Binding {
+                        ctx,
+                        code: *code,
+                        mods: *mods,
+                        label: Cow::Owned(label.clone()),
+                        action,
+                        desc: first.desc,
+                        hint: first.hint,
+                    });
+                }
+            }
+        }
+        problems
+    }
 }
 
-/// The help overlay's rows: (context name, keys, description), keys of one action joined.
-pub fn help_rows() -> Vec<(&'static str, String, &'static str)> {
-    let mut out: Vec<(&'static str, String, &'static str)> = Vec::new();
-    for b in KEYMAP {
-        let ctx = ctx_name(b.ctx);
-        if let Some(row) = out.iter_mut().find(|(c, _, d)| *c == ctx && *d == b.desc) {
-            row.1.push('/');
-            row.1.push_str(b.label);
-            continue;
+/// The names actions have in `keys.toml`.
+pub const ACTION_NAMES: &[(&str, Action)] = &[
+    ("quit", Action::Quit),
+    ("help", Action::Help),
+    ("focus_next", Action::FocusNext),
+    ("up", Action::Up),
+    ("down", Action::Down),
+    ("page_up", Action::PageUp),
+    ("page_down", Action::PageDown),
+    ("next_tab", Action::NextTab),
+    ("prev_tab", Action::PrevTab),
+    ("open", Action::Open),
+    ("search", Action::Search),
+    ("call", Action::Call),
+    ("reconnect", Action::Reconnect),
+    ("trust", Action::Trust),
+    ("doctor", Action::Doctor),
+    ("spills", Action::Spills),
+    ("workspace", Action::Workspace),
+    ("copy", Action::Copy),
+    ("back", Action::Back),
+    ("submit", Action::Submit),
+    ("toggle_raw", Action::ToggleRaw),
+    ("toggle_model", Action::ToggleModel),
+    ("grant", Action::Grant),
+    ("revoke", Action::Revoke),
+    ("suspend", Action::Suspend),
+];
+
+/// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
+fn parse_key(spec: &str) -> Option<(KeyCode, KeyModifiers)> {
+    let (mods, rest) = if let Some(r) = spec.strip_prefix("C-") {
+        (KeyModifiers::CONTROL, r)
+    } else if let Some(r) = spec.strip_prefix("A-") {
+        (KeyModifiers::ALT, r)
+    } else {
+        (KeyModifiers::NONE, spec)
+    };
+    let code = match rest {
+        "Enter" => KeyCode::Enter,
+        "Esc" => KeyCode::Esc,
+        "Tab" => KeyCode::Tab,
+        "Backspace" => KeyCode::Backspace,
+        "Up" => KeyCode::Up,
+        "Down" => KeyCode::Down,
+        "Left" => KeyCode::Left,
+        "Right" => KeyCode::Right,
+        "PgUp" => KeyCode::PageUp,
+        "PgDn" => KeyCode::PageDown,
+        "Home" => KeyCode::Home,
+        "End" => KeyCode::End,
+        "Space" => KeyCode::Char(' '),
+        f if f.starts_with('F') && f.len() > 1 => KeyCode::F(f[1..].parse().ok()?),
+        c => {
+            let mut chars = c.chars();
+            let first = chars.next()?;
+            if chars.next().is_some() {
+                return None;
+            }
+            KeyCode::Char(first)
         }
-        out.push((ctx, b.label.to_owned(), b.desc));
-    }
-    out
+    };
+    Some((code, mods))
 }
 
 /// A context's name in the help overlay.
@@ -365,6 +521,25 @@ mod tests {
         KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
     }
 
+    fn lookup(contexts: &[Ctx], key: &KeyEvent) -> Option<Action> {
+        Keymap::default().lookup(contexts, key)
+    }
+
+    #[test]
+    fn a_patch_replaces_an_actions_keys_everywhere_and_reports_problems() {
+        let mut map = Keymap::default();
+        let problems = map
+            .apply("search = \"C-f\"\nquit = [\"x\", \"C-q\"]\nnope = \"z\"\ncall = \"Ctrl+c\"\n");
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        let cf = KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL);
+        assert_eq!(map.lookup(&[Ctx::List], &cf), Some(Action::Search));
+        assert_eq!(map.lookup(&[Ctx::List, Ctx::Global], &key('/')), None);
+        assert_eq!(map.lookup(&[Ctx::Global], &key('x')), Some(Action::Quit));
+        assert_eq!(map.lookup(&[Ctx::Global], &key('q')), None);
+        assert!(map.help_rows().iter().any(|(_, k, _)| k.contains("C-f")));
+        assert!(map.hints(&[Ctx::List]).iter().any(|(k, _)| k == "C-f"));
+    }
+
     #[test]
     fn first_context_wins_and_globals_apply() {
         assert_eq!(
@@ -381,11 +556,11 @@ mod tests {
 
     #[test]
     fn every_action_with_a_key_is_in_help() {
-        let rows = help_rows();
+        let rows = Keymap::default().help_rows();
         for b in KEYMAP {
             assert!(
                 rows.iter()
-                    .any(|(_, keys, d)| *d == b.desc && keys.contains(b.label))
+                    .any(|(_, keys, d)| *d == b.desc && keys.contains(&*b.label))
             );
         }
     }

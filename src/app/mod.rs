@@ -313,6 +313,8 @@ pub struct App {
     pub message: Option<String>,
     /// Whether the workspace side panel is shown.
     pub side_panel: bool,
+    /// The keymap in force (defaults patched by `keys.toml`).
+    pub keymap: keymap::Keymap,
     /// Next request id.
     next_id: ReqId,
     /// Reconnect requests in flight.
@@ -356,6 +358,7 @@ impl App {
             info,
             message: None,
             side_panel: false,
+            keymap: keymap::Keymap::default(),
             next_id: 1,
             reconnects: Vec::new(),
             call_when_described: false,

@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{Input, Key};
 
-use super::keymap::{Action, Ctx, lookup};
+use super::keymap::{Action, Ctx};
 use super::model::{server_rows, spill_rows};
 use super::{App, Effect, Focus, Load, Msg, Overlay, Pager, Screen, TABS, Tab, approval};
 use crate::mcp::proxy::ProxyRequest;
@@ -105,7 +105,7 @@ impl App {
             return self.on_search_key(key);
         }
         let contexts = self.contexts();
-        match lookup(&contexts, &key) {
+        match self.keymap.lookup(&contexts, &key) {
             Some(action) => self.on_action(action),
             None => Vec::new(),
         }
@@ -156,8 +156,8 @@ impl App {
             return Vec::new();
         }
         let contexts = self.contexts();
-        let Some(action) = lookup(&contexts, &key).or_else(|| {
-            lookup(&[Ctx::Global], &key).filter(|a| {
+        let Some(action) = self.keymap.lookup(&contexts, &key).or_else(|| {
+            self.keymap.lookup(&[Ctx::Global], &key).filter(|a| {
                 matches!(
                     a,
                     Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Quit
@@ -268,7 +268,7 @@ impl App {
                 (Some(Overlay::Doctor(scroll)), vec![Effect::Copy(text)])
             }
             (Overlay::Help(scroll), _) => {
-                let max = super::keymap::help_rows().len();
+                let max = self.keymap.help_rows().len();
                 (Some(Overlay::Help(step(scroll, max))), Vec::new())
             }
             (Overlay::Doctor(scroll), _) => {
@@ -284,7 +284,7 @@ impl App {
     }
 
     pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if let Some(action) = lookup(&[Ctx::Form], &key) {
+        if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
             return self.on_action(action);
         }
         let Screen::Form(form) = &mut self.screen else {
@@ -303,7 +303,7 @@ impl App {
     pub(super) fn on_raw_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if (key.code == KeyCode::Esc || is_ctrl)
-            && let Some(action) = lookup(&[Ctx::Form], &key)
+            && let Some(action) = self.keymap.lookup(&[Ctx::Form], &key)
         {
             return self.on_action(action);
         }

@@ -51,7 +51,12 @@ pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path) -> Exit {
     };
     terminal::install_panic_hook();
     let local = tokio::task::LocalSet::new();
-    let result = runtime.block_on(local.run_until(session(config, trust_path, policy)));
+    let result = runtime.block_on(local.run_until(session(
+        config,
+        trust_path,
+        policy,
+        policy_path.with_file_name("keys.toml"),
+    )));
     // Anything still running (a stuck server's task) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(2));
     match result {
@@ -63,7 +68,12 @@ pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path) -> Exit {
     }
 }
 
-async fn session(config: ConfigSet, trust_path: PathBuf, policy: Policy) -> Result<(), String> {
+async fn session(
+    config: ConfigSet,
+    trust_path: PathBuf,
+    policy: Policy,
+    keys_path: PathBuf,
+) -> Result<(), String> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let (events_tx, mut events_rx) = mpsc::channel(1024);
     let mode = policy.mode.label();
@@ -71,6 +81,13 @@ async fn session(config: ConfigSet, trust_path: PathBuf, policy: Policy) -> Resu
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
     let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
     mode.clone_into(&mut app.policy);
+    // User key overrides live beside the policy file: `$XDG_CONFIG_HOME/mcpdeck/keys.toml`.
+    if let Ok(text) = std::fs::read_to_string(keys_path) {
+        let problems = app.keymap.apply(&text);
+        if let Some(first) = problems.first() {
+            app.message = Some(crate::mcp::sanitize::sanitize_capped(first, 200));
+        }
+    }
     let mut guard = match terminal::TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::layout::{areas, window_start};
-use crate::app::{App, Focus, keymap};
+use crate::app::{App, Focus};
 use crate::mcp::status::ServerState;
 
 /// Draws the whole console.
@@ -152,7 +152,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     if contexts.is_empty() {
         spans.push(Span::raw(" y allow once  s allow session  n deny"));
     }
-    for (key, desc) in keymap::hints(&contexts) {
+    for (key, desc) in app.keymap.hints(&contexts) {
         spans.push(Span::styled(
             format!(" {key}"),
             Style::new().fg(Color::Cyan),

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::main_pane::info_lines;
-use crate::app::{App, Overlay, keymap};
+use crate::app::{App, Overlay};
 
 /// A centred rectangle of at most `w`×`h` inside `area`.
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
@@ -49,7 +49,7 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
     );
     match &app.overlay {
         None => {}
-        Some(Overlay::Help(scroll)) => render_help(frame, big, *scroll),
+        Some(Overlay::Help(scroll)) => render_help(app, frame, big, *scroll),
         Some(Overlay::Doctor(scroll)) => {
             let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
             frame.render_widget(block, big);
@@ -153,7 +153,7 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
     }
 }
 
-fn render_help(frame: &mut Frame, area: Rect, scroll: usize) {
+fn render_help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
     let (inner, block) = popup(
         frame,
         area,
@@ -161,7 +161,7 @@ fn render_help(frame: &mut Frame, area: Rect, scroll: usize) {
         Color::Cyan,
     );
     frame.render_widget(block, area);
-    let rows = keymap::help_rows();
+    let rows = app.keymap.help_rows();
     let mut lines = Vec::new();
     let mut last = "";
     for (ctx, keys, desc) in &rows {
