@@ -199,9 +199,6 @@ fn render_approval(
     frame: &mut Frame,
     body: Rect,
 ) {
-    let area = centered(body, 64, 11);
-    let (inner, block) = popup(frame, area, "Approve operation?", Color::Yellow);
-    frame.render_widget(block, area);
     let r = &pending.request;
     let effects: Vec<String> = r
         .effects
@@ -248,5 +245,11 @@ fn render_approval(
         "(keys are ignored for a moment)"
     };
     lines.push(Line::styled(keys, Style::new().fg(Color::Cyan)));
+    // Two border rows, plus room for wrapping on narrow terminals.
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let height = if body.width < 66 { height + 3 } else { height };
+    let area = centered(body, 64, height);
+    let (inner, block) = popup(frame, area, "Approve operation?", Color::Yellow);
+    frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
