@@ -100,6 +100,10 @@ impl App {
                 self.overlay = Some(Overlay::Doctor(0));
                 Vec::new()
             }
+            Action::Approvals => {
+                self.overlay = Some(Overlay::Approvals(0));
+                Vec::new()
+            }
             Action::Spills => {
                 self.overlay = Some(Overlay::Spills(0));
                 vec![Effect::RefreshSpills]

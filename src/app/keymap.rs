@@ -84,6 +84,8 @@ pub enum Action {
     Revoke,
     /// Suspend the console to the shell (`fg` resumes).
     Suspend,
+    /// Open the approvals view (pending and decided).
+    Approvals,
 }
 
 /// One binding.
@@ -188,6 +190,14 @@ pub const KEYMAP: &[Binding] = &[
         false,
     ),
     bind(C::Global, K::Char('s'), "s", A::Spills, "spills", false),
+    bind(
+        C::Global,
+        K::Char('a'),
+        "a",
+        A::Approvals,
+        "approvals (pending, decided)",
+        false,
+    ),
     bind(
         C::Global,
         K::Char('w'),
@@ -459,6 +469,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("grant", Action::Grant),
     ("revoke", Action::Revoke),
     ("suspend", Action::Suspend),
+    ("approvals", Action::Approvals),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.

@@ -259,6 +259,8 @@ pub enum Overlay {
     Trust(usize, bool),
     /// The spills list.
     Spills(usize),
+    /// Approvals: pending and decided this session, scrolled.
+    Approvals(usize),
     /// The spill pager.
     Pager(Pager),
     /// An operator-started failure: title, class, message.
@@ -305,6 +307,8 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// Pending approvals, oldest first.
     pub approvals: VecDeque<approval::Pending>,
+    /// Approvals answered this session, oldest first: (server, operation, decision).
+    pub decided: Vec<(String, String, Decision)>,
     /// The session's spills.
     pub spills: Vec<SpillRow>,
     /// Configuration-derived views.
@@ -354,6 +358,7 @@ impl App {
             screen: Screen::Browse,
             overlay: None,
             approvals: VecDeque::new(),
+            decided: Vec::new(),
             spills: Vec::new(),
             info,
             message: None,

@@ -270,6 +270,13 @@ fn approval_ignores_early_keys_and_pastes_then_answers() {
     app.update(ch('y'));
     assert!(app.approvals.is_empty());
     assert_eq!(rx.try_recv(), Ok(Decision::AllowOnce));
+    assert_eq!(
+        app.decided.len(),
+        1,
+        "the decision is kept for the approvals view"
+    );
+    app.update(ch('a'));
+    assert!(matches!(app.overlay, Some(Overlay::Approvals(_))));
 }
 
 #[test]

@@ -133,6 +133,11 @@ impl App {
                 "{:?}: {} {}",
                 decision, pending.request.server, pending.request.operation
             ));
+            self.decided.push((
+                pending.request.server.clone(),
+                pending.request.operation.clone(),
+                decision,
+            ));
             pending.answer(decision);
             // The next request's guard starts when it is first shown.
             if let Some(next) = self.approvals.front_mut() {
@@ -256,6 +261,10 @@ impl App {
             (Overlay::Trust(scroll, c), _) => {
                 let max = self.info.trust.len().saturating_sub(1);
                 (Some(Overlay::Trust(step(scroll, max), c)), Vec::new())
+            }
+            (Overlay::Approvals(scroll), _) => {
+                let max = self.decided.len() + self.approvals.len();
+                (Some(Overlay::Approvals(step(scroll, max))), Vec::new())
             }
             (Overlay::Doctor(scroll), Action::Copy) => {
                 let text = self

@@ -131,6 +131,46 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                 .collect();
             frame.render_widget(Paragraph::new(lines), inner);
         }
+        Some(Overlay::Approvals(scroll)) => {
+            let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
+            frame.render_widget(block, big);
+            let mut lines = vec![Line::styled(
+                format!("policy mode {}", app.policy),
+                Style::new().fg(Color::DarkGray),
+            )];
+            for p in &app.approvals {
+                lines.push(Line::styled(
+                    format!(
+                        "pending        {}  {}",
+                        p.request.server, p.request.operation
+                    ),
+                    Style::new().fg(Color::Yellow),
+                ));
+            }
+            for (server, operation, decision) in app.decided.iter().rev() {
+                let (label, color) = match decision {
+                    crate::mcp::policy::approval::Decision::AllowOnce => {
+                        ("allowed once", Color::Green)
+                    }
+                    crate::mcp::policy::approval::Decision::AllowSession => {
+                        ("allowed (session)", Color::Green)
+                    }
+                    crate::mcp::policy::approval::Decision::Deny => ("denied", Color::Red),
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{label:<15}"), Style::new().fg(color)),
+                    Span::raw(format!("{server}  {operation}")),
+                ]));
+            }
+            if lines.len() == 1 {
+                lines.push(Line::styled(
+                    "No approvals yet (enforce mode asks here before running an operation).",
+                    Style::new().fg(Color::DarkGray),
+                ));
+            }
+            let lines: Vec<Line> = lines.into_iter().skip(*scroll).collect();
+            frame.render_widget(Paragraph::new(lines), inner);
+        }
         Some(Overlay::Error(title, class, message)) => {
             let area = centered(body, 60, 8);
             let (inner, block) = popup(frame, area, title, Color::Red);
