@@ -100,6 +100,27 @@ impl App {
                 self.overlay = Some(Overlay::Doctor(0));
                 Vec::new()
             }
+            Action::Edit => {
+                if self.tab != Tab::Config {
+                    return Vec::new();
+                }
+                let Some(server) = self.server().map(|s| s.name.clone()) else {
+                    return Vec::new();
+                };
+                match self.info.sources.get(&server) {
+                    Some((path, layer)) if *layer != crate::mcp::config::Layer::Packaged => {
+                        vec![Effect::OpenEditor {
+                            path: path.clone(),
+                            layer: *layer,
+                        }]
+                    }
+                    _ => {
+                        self.message = Some("packaged definitions are built in".to_owned());
+                        Vec::new()
+                    }
+                }
+            }
+            Action::Save => Vec::new(),
             Action::Approvals => {
                 self.overlay = Some(Overlay::Approvals(0));
                 Vec::new()

@@ -53,6 +53,8 @@ pub struct ConfigInfo {
     pub trust_state: String,
     /// Whether the project has project servers to trust at all.
     pub trustable: bool,
+    /// Each server's source file and layer, by configured name (for the editor).
+    pub sources: BTreeMap<String, (std::path::PathBuf, crate::mcp::config::Layer)>,
 }
 
 /// Builds the derived views.
@@ -64,6 +66,14 @@ pub fn build(config: &ConfigSet, store: &TrustStore) -> ConfigInfo {
         trust: trust(config, store, state),
         trust_state: state.label().to_owned(),
         trustable: state != TrustState::NoProjectConfig,
+        sources: config
+            .servers
+            .iter()
+            .map(|s| {
+                let src = &s.entry.source;
+                (s.entry.name.clone(), (src.file.clone(), src.layer))
+            })
+            .collect(),
     }
 }
 

@@ -29,6 +29,8 @@ pub enum Ctx {
     TrustView,
     /// The spills view and pager.
     SpillsView,
+    /// The config editor.
+    Editor,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -86,6 +88,10 @@ pub enum Action {
     Suspend,
     /// Open the approvals view (pending and decided).
     Approvals,
+    /// Edit the selected server's configuration file.
+    Edit,
+    /// Save the configuration file being edited.
+    Save,
 }
 
 /// One binding.
@@ -252,6 +258,29 @@ pub const KEYMAP: &[Binding] = &[
         A::Back,
         "clear search / back",
         false,
+    ),
+    bind(
+        C::List,
+        K::Char('e'),
+        "e",
+        A::Edit,
+        "edit config file (Config tab)",
+        false,
+    ),
+    ctrl(
+        C::Editor,
+        's',
+        "C-s",
+        A::Save,
+        "save (atomic, backed up; only when valid)",
+    ),
+    bind(
+        C::Editor,
+        K::Esc,
+        "Esc",
+        A::Back,
+        "close the editor (discards)",
+        true,
     ),
     bind(C::Detail, K::Char('c'), "c", A::Call, "call tool", true),
     bind(C::Detail, K::Enter, "Enter", A::Call, "call tool", false),
@@ -470,6 +499,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("revoke", Action::Revoke),
     ("suspend", Action::Suspend),
     ("approvals", Action::Approvals),
+    ("edit", Action::Edit),
+    ("save", Action::Save),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
@@ -521,6 +552,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::View => "views",
         Ctx::TrustView => "trust view",
         Ctx::SpillsView => "spills view",
+        Ctx::Editor => "config editor",
     }
 }
 

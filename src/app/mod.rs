@@ -10,6 +10,7 @@
 
 mod actions;
 pub mod approval;
+pub mod editor;
 pub mod form;
 mod incoming;
 pub mod info;
@@ -83,6 +84,17 @@ pub enum Msg {
     Copied(Result<&'static str, String>),
     /// Trust was granted or revoked (the message), or that failed.
     TrustChanged(Result<String, String>),
+    /// A configuration file was read for the editor.
+    EditorText {
+        /// The file.
+        path: PathBuf,
+        /// Its layer.
+        layer: crate::mcp::config::Layer,
+        /// Its text (empty when absent), or the read error.
+        text: Result<String, String>,
+    },
+    /// The editor's save finished: a message, or why it failed.
+    Saved(Result<String, String>),
     /// The configuration-derived views were rebuilt (after a trust change).
     Info(Box<info::ConfigInfo>),
 }
@@ -118,6 +130,21 @@ pub enum Effect {
     RevokeTrust,
     /// Give the terminal back and stop the process until the shell resumes it.
     Suspend,
+    /// Read a configuration file for the editor; answer with [`Msg::EditorText`].
+    OpenEditor {
+        /// The file.
+        path: PathBuf,
+        /// Its layer.
+        layer: crate::mcp::config::Layer,
+    },
+    /// Save a configuration file atomically with a timestamped backup; answer with
+    /// [`Msg::Saved`]. Only emitted when the text has no error diagnostics.
+    SaveConfig {
+        /// The file.
+        path: PathBuf,
+        /// The new text.
+        text: String,
+    },
     /// Leave the console.
     Quit,
 }
@@ -261,6 +288,8 @@ pub enum Overlay {
     Spills(usize),
     /// Approvals: pending and decided this session, scrolled.
     Approvals(usize),
+    /// The config editor.
+    Editor(Box<editor::Editor>),
     /// The spill pager.
     Pager(Pager),
     /// An operator-started failure: title, class, message.
@@ -407,6 +436,7 @@ impl App {
             Some(Overlay::Spills(_) | Overlay::Pager(_)) => {
                 return vec![Ctx::SpillsView, Ctx::View];
             }
+            Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
             Some(_) => return vec![Ctx::View],
             None => {}
         }

@@ -386,3 +386,38 @@ fn mouse_click_selects_a_server_and_wheel_scrolls() {
     }));
     assert_eq!(app.selected, 0);
 }
+
+#[test]
+fn editor_saves_only_valid_text() {
+    let (mut app, _d) = demo_app();
+    app.tab = Tab::Config;
+    app.focus = Focus::Main;
+    let fx = app.update(ch('e'));
+    let [Effect::OpenEditor { path, layer }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    app.update(Msg::EditorText {
+        path: path.clone(),
+        layer: *layer,
+        text: Ok("{\"mcpServers\": {\"demo\": {\"command\": \"x\"}}}\n".to_owned()),
+    });
+    let Some(Overlay::Editor(_)) = &app.overlay else {
+        panic!("no editor")
+    };
+    // q types into the buffer; it does not quit.
+    app.update(ch('q'));
+    assert!(!app.quitting);
+    assert!(
+        app.update(ctrl('s')).is_empty(),
+        "invalid JSON is never saved"
+    );
+    app.update(key(KeyCode::Backspace));
+    let fx = app.update(ctrl('s'));
+    assert!(
+        matches!(&fx[..], [Effect::SaveConfig { text, .. }] if text.contains("\"demo\"")),
+        "{fx:?}"
+    );
+    app.update(Msg::Saved(Ok("saved".to_owned())));
+    app.update(key(KeyCode::Esc));
+    assert!(app.overlay.is_none());
+}

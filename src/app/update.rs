@@ -80,6 +80,27 @@ impl App {
                 });
                 vec![Effect::RefreshStatus]
             }
+            Msg::EditorText { path, layer, text } => {
+                match text {
+                    Ok(text) => {
+                        let editor = super::editor::Editor::new(path, layer, &text);
+                        self.overlay = Some(Overlay::Editor(Box::new(editor)));
+                    }
+                    Err(e) => self.message = Some(sanitize_capped(&e, 256)),
+                }
+                Vec::new()
+            }
+            Msg::Saved(result) => {
+                if result.is_ok()
+                    && let Some(Overlay::Editor(editor)) = &mut self.overlay
+                {
+                    editor.dirty = false;
+                }
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 300),
+                });
+                Vec::new()
+            }
             Msg::Info(info) => {
                 self.trust.clone_from(&info.trust_state);
                 self.info = *info;
@@ -148,6 +169,34 @@ impl App {
     }
 
     pub(super) fn on_overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+            match self.keymap.lookup(&[Ctx::Editor], &key) {
+                Some(Action::Save) => {
+                    if !editor.valid() {
+                        self.message = Some("not saved: fix the errors first".to_owned());
+                        return Vec::new();
+                    }
+                    return vec![Effect::SaveConfig {
+                        path: editor.path.clone(),
+                        text: editor.text(),
+                    }];
+                }
+                Some(Action::Back) => {
+                    if editor.dirty {
+                        self.message =
+                            Some("closed the editor; unsaved changes discarded".to_owned());
+                    }
+                    self.overlay = None;
+                }
+                _ => {
+                    if editor.area.input(to_input(key)) {
+                        editor.dirty = true;
+                        editor.check();
+                    }
+                }
+            }
+            return Vec::new();
+        }
         if let Some(Overlay::Trust(_, confirming @ true)) = &mut self.overlay {
             *confirming = false;
             if key.code == KeyCode::Char('y') {
@@ -385,7 +434,16 @@ impl App {
     }
 
     pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
-        if !self.approvals.is_empty() || self.overlay.is_some() {
+        if !self.approvals.is_empty() {
+            return Vec::new();
+        }
+        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+            editor.area.insert_str(text);
+            editor.dirty = true;
+            editor.check();
+            return Vec::new();
+        }
+        if self.overlay.is_some() {
             return Vec::new();
         }
         match &mut self.screen {

@@ -127,6 +127,17 @@ impl Executor {
                     });
                 });
             }
+            Effect::OpenEditor { path, layer } => {
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(text) => Ok(text),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+                    Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+                };
+                let _ = self.tx.send(Msg::EditorText { path, layer, text });
+            }
+            Effect::SaveConfig { path, text } => {
+                let _ = self.tx.send(Msg::Saved(save_config(&path, &text)));
+            }
             Effect::Copy(text) => {
                 let result = self.clipboard.copy(&text);
                 let _ = self.tx.send(Msg::Copied(result));
@@ -206,4 +217,58 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
     let mut buf = Vec::new();
     file.take(PAGER_WINDOW).read_to_end(&mut buf)?;
     Ok((size, String::from_utf8_lossy(&buf).into_owned()))
+}
+
+/// Writes `text` to `path` atomically (a temp file in the same directory, then rename), after
+/// copying the previous content to `<name>.bak-<UTC timestamp>`.
+fn save_config(path: &Path, text: &str) -> Result<String, String> {
+    use std::io::Write as _;
+    let dir = path.parent().ok_or("the file has no directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut backup = None;
+    if path.exists() {
+        let stamp = crate::mcp::clock::now_rfc3339().replace(':', "-");
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let target = dir.join(format!("{name}.bak-{stamp}"));
+        std::fs::copy(path, &target).map_err(|e| format!("backup failed: {e}"))?;
+        backup = Some(target);
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write: {e}"))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| format!("cannot write: {e}"))?;
+    tmp.persist(path)
+        .map_err(|e| format!("cannot replace the file: {}", e.error))?;
+    Ok(match backup {
+        Some(b) => format!("saved; backup at {}; restart mcpdeck to apply", b.display()),
+        None => "saved; restart mcpdeck to apply".to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_backs_up_and_replaces() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("mcp.json");
+        std::fs::write(&path, "old").expect("write");
+        let message = save_config(&path, "new").expect("save");
+        assert!(message.contains("backup"));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+        let backups: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("mcp.json.bak-"))
+            .collect();
+        assert_eq!(backups.len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(backups[0].path()).expect("read"),
+            "old"
+        );
+    }
 }

@@ -171,6 +171,40 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
             let lines: Vec<Line> = lines.into_iter().skip(*scroll).collect();
             frame.render_widget(Paragraph::new(lines), inner);
         }
+        Some(Overlay::Editor(editor)) => {
+            let title = crate::mcp::sanitize::sanitize(&format!(
+                "Edit {}{}",
+                editor.path.display(),
+                if editor.dirty { " (modified)" } else { "" }
+            ))
+            .into_owned();
+            let (inner, block) = popup(frame, big, &title, Color::Cyan);
+            frame.render_widget(block, big);
+            let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5) + 1;
+            let [text, diags] =
+                Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
+            frame.render_widget(&editor.area, text);
+            let mut lines = vec![if editor.valid() {
+                Line::styled(
+                    "✓ valid · C-s saves (backup kept) · Esc closes",
+                    Style::new().fg(Color::Green),
+                )
+            } else {
+                Line::styled(
+                    "✗ errors: saving is refused · Esc closes",
+                    Style::new().fg(Color::Red),
+                )
+            }];
+            for (error, line, message) in editor.diagnostics.iter().take(5) {
+                let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+                let color = if *error { Color::Red } else { Color::Yellow };
+                lines.push(Line::styled(
+                    format!("{at}{message}"),
+                    Style::new().fg(color),
+                ));
+            }
+            frame.render_widget(Paragraph::new(lines), diags);
+        }
         Some(Overlay::Error(title, class, message)) => {
             let area = centered(body, 60, 8);
             let (inner, block) = popup(frame, area, title, Color::Red);

@@ -255,6 +255,7 @@ fn fixed_info() -> crate::app::info::ConfigInfo {
         ],
         trust_state: "untrusted".to_owned(),
         trustable: true,
+        sources: std::collections::BTreeMap::new(),
     }
 }
 
