@@ -120,7 +120,6 @@ impl App {
                     }
                 }
             }
-            Action::Save => Vec::new(),
             Action::Approvals => {
                 self.overlay = Some(Overlay::Approvals(0));
                 Vec::new()
@@ -171,7 +170,8 @@ impl App {
                 Vec::new()
             }
             Action::Suspend => vec![Effect::Suspend],
-            Action::Grant | Action::Revoke => Vec::new(),
+            // Handled where their views are.
+            Action::Grant | Action::Revoke | Action::Save => Vec::new(),
         }
     }
 
