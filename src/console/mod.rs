@@ -92,7 +92,9 @@ async fn session(
         Ok(g) => g,
         Err(e) => {
             exec.shutdown().await;
-            return Err(format!("cannot set up the terminal: {e}"));
+            return Err(format!(
+                "cannot set up the terminal ({e}); the console needs one — try `mcpdeck status` or `mcpdeck --help`"
+            ));
         }
     };
     if let Ok(size) = guard.terminal.size() {
