@@ -33,6 +33,11 @@ use crate::mcp::results::{RefKey, SpillDir, SpillEntry};
 use crate::mcp::status::{StatusReport, report, static_state, var_is_set};
 use crate::mcp::trust::TrustStore;
 
+/// Builds call arguments from a tool's input schema (None when the tool is not listed).
+pub type ArgsBuilder = dyn Fn(Option<&serde_json::Value>) -> Result<serde_json::Map<String, serde_json::Value>, String>
+    + Send
+    + Sync;
+
 /// Looks up an environment variable (for references, at connect time only).
 pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
@@ -165,13 +170,40 @@ impl Engine {
     /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
     /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
     pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
+        self.execute_inner(request, cancel, None).await
+    }
+
+    /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
+    /// `key=value` typing). Authorised and traced as the one call it is: reading the schema is
+    /// part of the call, not a separate operation to approve.
+    pub async fn call_typed(
+        &self,
+        server: &str,
+        tool: &str,
+        build: &ArgsBuilder,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        let request = ProxyRequest::ToolsCall {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            args: serde_json::Map::new(),
+        };
+        self.execute_inner(&request, cancel, Some(build)).await
+    }
+
+    async fn execute_inner(
+        &self,
+        request: &ProxyRequest,
+        cancel: &CancellationToken,
+        build: Option<&ArgsBuilder>,
+    ) -> Outcome {
         let normalized = request.operation();
         let operation = normalized.to_string();
         let server = request.server().map(str::to_owned);
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
         let (decision, body) = match self.authorize(request, &normalized, cancel).await {
-            Ok(decision) => (decision, self.run(request, cancel).await),
+            Ok(decision) => (decision, self.run(request, cancel, build).await),
             Err((decision, failure)) => (decision, Err(failure)),
         };
         self.trace.push(TraceRecord {
@@ -277,6 +309,7 @@ impl Engine {
         &self,
         request: &ProxyRequest,
         cancel: &CancellationToken,
+        build: Option<&ArgsBuilder>,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
             let status = self.status();
@@ -329,7 +362,18 @@ impl Engine {
             ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(&ctx, query).await,
             ProxyRequest::ToolsDescribe { tool, .. } => ops::describe_tool(&ctx, tool).await,
             ProxyRequest::ToolsCall { tool, args, .. } => {
-                ops::call_tool(&ctx, tool, args.clone()).await
+                let args = match build {
+                    None => args.clone(),
+                    Some(build) => {
+                        let catalog = ops::tools(&ctx).await.ok();
+                        let schema = catalog
+                            .as_ref()
+                            .and_then(|c| c.get(tool))
+                            .map(|t| serde_json::Value::Object((*t.input_schema).clone()));
+                        build(schema.as_ref()).map_err(Failure::invalid)?
+                    }
+                };
+                ops::call_tool(&ctx, tool, args).await
             }
             ProxyRequest::ResourcesList { .. } => ops::list_resources(&ctx).await,
             ProxyRequest::ResourcesRead { reference, .. } => {
