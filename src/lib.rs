@@ -1,9 +1,14 @@
 //! mcpdeck: a terminal console and agent proxy for Model Context Protocol servers.
 //!
 //! The engine lives in [`mcp`] and knows nothing about terminals; [`cli`] is the headless face;
-//! [`demo`] is the built-in demo MCP server (`mcpdeck demo-server`).
+//! [`serve`] is the agent proxy; [`app`] (state and update), [`ui`] (drawing) and [`console`]
+//! (terminal, loop, effects) are the console; [`demo`] is the built-in demo MCP server
+//! (`mcpdeck demo-server`).
 
+pub mod app;
 pub mod cli;
+pub mod console;
 pub mod demo;
 pub mod mcp;
 pub mod serve;
+pub mod ui;

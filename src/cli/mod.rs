@@ -237,10 +237,11 @@ pub fn run(cli: Cli) -> Exit {
         }
     };
     match cli.command {
-        None => {
-            output::print_error("the console is not built yet; showing `mcpdeck status`");
-            status_cmd::run(&cx, false)
-        }
+        None => crate::console::run(
+            cx.config,
+            cx.trust.path().to_path_buf(),
+            &crate::mcp::policy::Policy::default_path(&cx.config_home),
+        ),
         Some(Command::Status { json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
         Some(Command::Config(ConfigCommand::Show { server, json })) => {

@@ -1,0 +1,460 @@
+//! The console's state and its pure state machine (SPEC.md §10, STYLE.md 2–3).
+//!
+//! [`App::update`] takes one [`Msg`] (a key, a paste, a resize, an engine result, a connection
+//! event, an approval request) and returns the [`Effect`]s the runtime must carry out (engine
+//! requests tagged with a [`ReqId`], cancellations, clipboard writes, quitting). It never awaits,
+//! never draws and does no IO; the only clock it reads is [`App::now`], set by the runtime before
+//! each message (and by tests directly). Every string from a server or a configuration file is
+//! sanitised where it enters this state. The console runtime lives in `crate::console`, drawing
+//! in `crate::ui`.
+
+mod actions;
+pub mod approval;
+pub mod editor;
+pub mod form;
+mod incoming;
+pub mod info;
+pub mod keymap;
+pub mod layout;
+mod model;
+mod update;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use ratatui_textarea::TextArea;
+use tokio::sync::oneshot;
+
+pub use model::{
+    LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow, server_rows,
+};
+
+use crate::mcp::connection::ServerEvent;
+use crate::mcp::engine::Outcome;
+use crate::mcp::policy::approval::{ApprovalRequest, Decision};
+use crate::mcp::proxy::ProxyRequest;
+use crate::mcp::results::SpillEntry;
+use crate::mcp::status::StatusReport;
+
+/// Identifies one engine request; results carrying an older id are dropped.
+pub type ReqId = u64;
+
+/// Something that happened, for [`App::update`].
+#[derive(Debug)]
+pub enum Msg {
+    /// A key was pressed.
+    Key(KeyEvent),
+    /// Text was pasted (bracketed paste).
+    Paste(String),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// The terminal was resized to (columns, rows).
+    Resize(u16, u16),
+    /// Time passed (only sent while something animates).
+    Tick,
+    /// A fresh status report from the engine.
+    Status(Box<StatusReport>),
+    /// An engine request finished.
+    Done {
+        /// The request's id.
+        id: ReqId,
+        /// What came back.
+        outcome: Box<Outcome>,
+    },
+    /// A connection notification.
+    Event(ServerEvent),
+    /// The session's spills.
+    Spills(Vec<SpillEntry>),
+    /// A window of a spill file, read for the pager.
+    SpillPage {
+        /// The file.
+        path: PathBuf,
+        /// The byte offset the text starts at.
+        offset: u64,
+        /// The file's size.
+        size: u64,
+        /// The text read (lossy UTF-8, not yet sanitised), or the read error.
+        text: Result<String, String>,
+    },
+    /// The engine asks the operator to approve an operation.
+    Approval(ApprovalRequest, oneshot::Sender<Decision>),
+    /// A clipboard write finished: which path was used, or why it failed.
+    Copied(Result<&'static str, String>),
+    /// Trust was granted or revoked (the message), or that failed.
+    TrustChanged(Result<String, String>),
+    /// A configuration file was read for the editor.
+    EditorText {
+        /// The file.
+        path: PathBuf,
+        /// Its layer.
+        layer: crate::mcp::config::Layer,
+        /// Its text (empty when absent), or the read error.
+        text: Result<String, String>,
+    },
+    /// The editor's save finished: a message, or why it failed.
+    Saved(Result<String, String>),
+    /// The configuration-derived views were rebuilt (after a trust change).
+    Info(Box<info::ConfigInfo>),
+}
+
+/// Something the runtime must do for the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Run an engine request; answer with [`Msg::Done`] carrying `id`.
+    Execute {
+        /// The request's id.
+        id: ReqId,
+        /// The request.
+        request: ProxyRequest,
+    },
+    /// Cancel the engine request `id` (its `Done` still arrives, as `cancelled`).
+    Cancel(ReqId),
+    /// Send a fresh [`Msg::Status`].
+    RefreshStatus,
+    /// Send a fresh [`Msg::Spills`].
+    RefreshSpills,
+    /// Read a window of a spill file; answer with [`Msg::SpillPage`].
+    ReadSpill {
+        /// The file.
+        path: PathBuf,
+        /// Where to start.
+        offset: u64,
+    },
+    /// Copy sanitised text to the clipboard; answer with [`Msg::Copied`].
+    Copy(String),
+    /// Grant trust to the project's current definitions; answer with [`Msg::TrustChanged`].
+    GrantTrust,
+    /// Revoke the project's trust; answer with [`Msg::TrustChanged`].
+    RevokeTrust,
+    /// Give the terminal back and stop the process until the shell resumes it.
+    Suspend,
+    /// Read a configuration file for the editor; answer with [`Msg::EditorText`].
+    OpenEditor {
+        /// The file.
+        path: PathBuf,
+        /// Its layer.
+        layer: crate::mcp::config::Layer,
+    },
+    /// Save a configuration file atomically with a timestamped backup; answer with
+    /// [`Msg::Saved`]. Only emitted when the text has no error diagnostics.
+    SaveConfig {
+        /// The file.
+        path: PathBuf,
+        /// The new text.
+        text: String,
+    },
+    /// Leave the console.
+    Quit,
+}
+
+/// Something loaded in the background.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load<T> {
+    /// Not asked for yet.
+    Idle,
+    /// Asked for with this id.
+    Loading(ReqId),
+    /// Arrived.
+    Ready(T),
+    /// Failed with an error class and message (sanitised).
+    Failed(String, String),
+}
+
+impl<T> Load<T> {
+    /// Whether this is waiting for `id`.
+    pub fn waits_for(&self, id: ReqId) -> bool {
+        matches!(self, Self::Loading(i) if *i == id)
+    }
+}
+
+/// Which pane has the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The servers pane.
+    Servers,
+    /// The main pane.
+    Main,
+}
+
+/// The main pane's tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    /// The tool catalog.
+    Tools,
+    /// Resources and templates.
+    Resources,
+    /// Prompts.
+    Prompts,
+    /// Notifications and traffic.
+    Log,
+    /// The server's definition.
+    Config,
+}
+
+/// Every tab, in order.
+pub const TABS: [Tab; 5] = [
+    Tab::Tools,
+    Tab::Resources,
+    Tab::Prompts,
+    Tab::Log,
+    Tab::Config,
+];
+
+/// A search of the tool catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Search {
+    /// The query typed so far.
+    pub query: String,
+    /// Whether keys still go into the query.
+    pub editing: bool,
+    /// The matches.
+    pub results: Load<Vec<ToolRow>>,
+}
+
+/// Per-server catalog state.
+#[derive(Debug, Default)]
+pub struct ServerPane {
+    /// The tool catalog.
+    pub tools: Option<Load<Vec<ToolRow>>>,
+    /// Resources and templates.
+    pub resources: Option<Load<(Vec<ResourceRow>, Vec<ResourceRow>)>>,
+    /// Prompts.
+    pub prompts: Option<Load<Vec<PromptRow>>>,
+    /// The active tool search.
+    pub search: Option<Search>,
+    /// The selection per list tab (tools, resources, prompts, log, config scroll).
+    pub sel: [usize; 5],
+    /// Notifications, newest last (bounded).
+    pub log: VecDeque<LogLine>,
+}
+
+/// The tool detail view.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    /// The server.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+    /// The description JSON (sanitised strings).
+    pub load: Load<serde_json::Value>,
+    /// Scroll offset.
+    pub scroll: usize,
+}
+
+/// A call in flight.
+#[derive(Debug)]
+pub struct Running {
+    /// The request id.
+    pub id: ReqId,
+    /// The form it came from (to call again).
+    pub form: form::Form,
+    /// When it started.
+    pub started: Instant,
+    /// The last progress: (progress, total, message).
+    pub progress: Option<(f64, Option<f64>, Option<String>)>,
+    /// Whether Esc was pressed.
+    pub cancelling: bool,
+}
+
+/// What the main pane shows over the tab list.
+#[derive(Debug)]
+pub enum Screen {
+    /// The tab's list.
+    Browse,
+    /// A tool's detail.
+    Detail(Detail),
+    /// The call form.
+    Form(form::Form),
+    /// The raw JSON editor for a form.
+    Raw(form::Form, Box<TextArea<'static>>, Option<String>),
+    /// A call in flight.
+    Running(Running),
+    /// A finished call or read.
+    Result(Box<ResultView>, Option<form::Form>),
+}
+
+/// A global view over the panes.
+#[derive(Debug)]
+pub enum Overlay {
+    /// The `?` help, scrolled.
+    Help(usize),
+    /// The config doctor.
+    Doctor(usize),
+    /// The trust view: scroll, and whether a typed `y` is awaited.
+    Trust(usize, bool),
+    /// The spills list.
+    Spills(usize),
+    /// Approvals: pending and decided this session, scrolled.
+    Approvals(usize),
+    /// The config editor.
+    Editor(Box<editor::Editor>),
+    /// The spill pager.
+    Pager(Pager),
+    /// An operator-started failure: title, class, message.
+    Error(String, String, String),
+}
+
+/// The lazy spill pager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pager {
+    /// The file.
+    pub path: PathBuf,
+    /// Where the shown window starts.
+    pub offset: u64,
+    /// The file's size.
+    pub size: u64,
+    /// The window's lines, sanitised.
+    pub lines: Vec<String>,
+}
+
+/// The console state.
+#[derive(Debug)]
+pub struct App {
+    /// The injected clock: the time of the message being handled.
+    pub now: Instant,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+    /// Every configured server.
+    pub servers: Vec<ServerRow>,
+    /// The selected server.
+    pub selected: usize,
+    /// The project's trust state label.
+    pub trust: String,
+    /// The policy mode shown in the status line.
+    pub policy: String,
+    /// Focused pane.
+    pub focus: Focus,
+    /// Active main tab.
+    pub tab: Tab,
+    /// Per-server catalogs by name.
+    pub panes: BTreeMap<String, ServerPane>,
+    /// What the main pane shows.
+    pub screen: Screen,
+    /// The global view in front, if any.
+    pub overlay: Option<Overlay>,
+    /// Pending approvals, oldest first.
+    pub approvals: VecDeque<approval::Pending>,
+    /// Approvals answered this session, oldest first: (server, operation, decision).
+    pub decided: Vec<(String, String, Decision)>,
+    /// The session's spills.
+    pub spills: Vec<SpillRow>,
+    /// Configuration-derived views.
+    pub info: info::ConfigInfo,
+    /// The last transient message.
+    pub message: Option<String>,
+    /// Whether the workspace side panel is shown.
+    pub side_panel: bool,
+    /// The keymap in force (defaults patched by `keys.toml`).
+    pub keymap: keymap::Keymap,
+    /// Next request id.
+    next_id: ReqId,
+    /// Reconnect requests in flight.
+    reconnects: Vec<ReqId>,
+    /// Open the call form as soon as the pending description arrives.
+    call_when_described: bool,
+    /// The detail a form was opened from (Esc returns to it).
+    last_detail: Option<Detail>,
+    /// Whether the app asked to quit.
+    pub quitting: bool,
+}
+
+/// How many bytes of a spill the pager reads at a time.
+pub const PAGER_WINDOW: u64 = 64 * 1024;
+
+/// How many log lines a server keeps.
+pub const LOG_CAP: usize = 500;
+
+impl App {
+    /// A console over `status`, with `info` from the configuration, at time `now`.
+    pub fn new(status: &StatusReport, info: info::ConfigInfo, now: Instant) -> Self {
+        let servers = server_rows(status);
+        let panes = servers
+            .iter()
+            .map(|s| (s.name.clone(), ServerPane::default()))
+            .collect();
+        Self {
+            now,
+            size: (80, 24),
+            servers,
+            selected: 0,
+            trust: status.project.trust.label().to_owned(),
+            policy: "audit".to_owned(),
+            focus: Focus::Servers,
+            tab: Tab::Tools,
+            panes,
+            screen: Screen::Browse,
+            overlay: None,
+            approvals: VecDeque::new(),
+            decided: Vec::new(),
+            spills: Vec::new(),
+            info,
+            message: None,
+            side_panel: false,
+            keymap: keymap::Keymap::default(),
+            next_id: 1,
+            reconnects: Vec::new(),
+            call_when_described: false,
+            last_detail: None,
+            quitting: false,
+        }
+    }
+
+    /// A fresh request id.
+    fn id(&mut self) -> ReqId {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The selected server row.
+    pub fn server(&self) -> Option<&ServerRow> {
+        self.servers.get(self.selected)
+    }
+
+    /// The selected server's catalog state.
+    pub fn pane(&self) -> Option<&ServerPane> {
+        self.panes.get(&self.server()?.name)
+    }
+
+    /// Whether something animates (the runtime ticks only then).
+    pub fn animating(&self) -> bool {
+        matches!(self.screen, Screen::Running(_))
+            || self
+                .servers
+                .iter()
+                .any(|s| s.state == crate::mcp::status::ServerState::Connecting)
+            || self.approvals.front().is_some_and(|a| !a.armed(self.now))
+    }
+
+    /// The keymap contexts in force, most specific first (for dispatch and hints).
+    pub fn contexts(&self) -> Vec<keymap::Ctx> {
+        use keymap::Ctx;
+        match self.overlay {
+            Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
+            Some(Overlay::Spills(_) | Overlay::Pager(_)) => {
+                return vec![Ctx::SpillsView, Ctx::View];
+            }
+            Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
+            Some(_) => return vec![Ctx::View],
+            None => {}
+        }
+        let main = match (&self.screen, self.focus) {
+            (Screen::Detail(_), _) => vec![Ctx::Detail],
+            (Screen::Form(_) | Screen::Raw(..), _) => return vec![Ctx::Form],
+            (Screen::Running(_), _) => vec![Ctx::Running],
+            (Screen::Result(..), _) => vec![Ctx::Result],
+            (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
+            (Screen::Browse, Focus::Main) => vec![Ctx::List],
+        };
+        let mut out = main;
+        out.push(Ctx::Global);
+        out
+    }
+}
+
+#[cfg(test)]
+pub mod testkit;
+#[cfg(test)]
+mod tests;

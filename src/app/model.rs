@@ -1,0 +1,366 @@
+//! Display rows built from engine data. This is where server text enters the console's state,
+//! so every string is sanitised here, once (SPEC.md §10.3).
+
+use serde_json::Value;
+
+use crate::mcp::engine::Outcome;
+use crate::mcp::results::SpillEntry;
+use crate::mcp::sanitize::{sanitize, sanitize_capped};
+use crate::mcp::status::{ServerState, StatusReport};
+use crate::mcp::trust::TrustState;
+
+/// Descriptions are shown capped at this many bytes, with a marker (SPEC.md §10.3).
+pub const DESCRIPTION_CAP: usize = 2048;
+
+/// One server in the servers pane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerRow {
+    /// The configured name.
+    pub name: String,
+    /// The live state.
+    pub state: ServerState,
+    /// `stdio` / `http` / `?`.
+    pub transport: String,
+    /// The source layer label.
+    pub layer: String,
+    /// Badges: shadowed, inert, disabled, invalid, changed.
+    pub badges: Vec<&'static str>,
+    /// `protocol · server name version`, once connected.
+    pub info: Option<String>,
+    /// The last error: class and message.
+    pub error: Option<(String, String)>,
+    /// Catalog sizes (tools, resources, prompts) once listed.
+    pub counts: [Option<usize>; 3],
+}
+
+/// The servers pane rows for a status report.
+pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
+    status
+        .servers
+        .iter()
+        .map(|s| {
+            let mut badges = Vec::new();
+            if !s.shadowed.is_empty() {
+                badges.push("shadowed");
+            }
+            match s.state {
+                ServerState::Inert => badges.push("inert"),
+                ServerState::Disabled => badges.push("disabled"),
+                ServerState::Invalid => badges.push("invalid"),
+                _ => {}
+            }
+            if s.source.layer.is_project() && status.project.trust == TrustState::Changed {
+                badges.push("changed");
+            }
+            let r = &s.runtime;
+            let info = r.protocol_version.as_ref().map(|p| {
+                sanitize_capped(
+                    &format!(
+                        "{p} · {} {}",
+                        r.server_name.as_deref().unwrap_or("?"),
+                        r.server_version.as_deref().unwrap_or("")
+                    ),
+                    200,
+                )
+            });
+            ServerRow {
+                name: sanitize_capped(&s.name, 128),
+                state: s.state,
+                transport: s.transport.unwrap_or("?").to_owned(),
+                layer: s.source.layer.label().to_owned(),
+                badges,
+                info,
+                error: r.last_error.as_ref().map(|e| {
+                    (
+                        sanitize_capped(&e.class, 64),
+                        sanitize_capped(&e.message, 2048),
+                    )
+                }),
+                counts: [r.tools, r.resources, r.prompts],
+            }
+        })
+        .collect()
+}
+
+/// One tool in a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRow {
+    /// The name (sanitised).
+    pub name: String,
+    /// The one-line description (sanitised).
+    pub description: String,
+    /// Required argument names.
+    pub required: Vec<String>,
+}
+
+fn str_of(v: &Value, key: &str, cap: usize) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(|s| sanitize_capped(s, cap))
+        .unwrap_or_default()
+}
+
+fn tool_row(v: &Value) -> ToolRow {
+    ToolRow {
+        name: str_of(v, "name", 256),
+        description: str_of(v, "description", 400).replace('\n', " "),
+        required: v
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| sanitize_capped(s, 128))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Tools from a `tools.list` result.
+pub fn tool_rows(result: &Value) -> Vec<ToolRow> {
+    result
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(tool_row).collect())
+        .unwrap_or_default()
+}
+
+/// Tools from a `tools.search` result.
+pub fn search_rows(result: &Value) -> Vec<ToolRow> {
+    result
+        .get("matches")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.get("tool"))
+                .map(tool_row)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One resource or template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceRow {
+    /// The opaque reference (or the URI template for templates).
+    pub reference: String,
+    /// The name (sanitised).
+    pub name: String,
+    /// MIME type and size, as shown.
+    pub meta: String,
+    /// The description (sanitised).
+    pub description: String,
+}
+
+fn resource_row(v: &Value) -> ResourceRow {
+    let mime = str_of(v, "mimeType", 128);
+    let size = v
+        .get("size")
+        .and_then(Value::as_u64)
+        .map(|s| format!(" {s} B"))
+        .unwrap_or_default();
+    ResourceRow {
+        reference: {
+            let r = str_of(v, "reference", 512);
+            if r.is_empty() {
+                str_of(v, "uriTemplate", 512)
+            } else {
+                r
+            }
+        },
+        name: str_of(v, "name", 256),
+        meta: format!("{mime}{size}"),
+        description: str_of(v, "description", 400).replace('\n', " "),
+    }
+}
+
+/// Resources and templates from a `resources.list` result.
+pub fn resource_rows(result: &Value) -> (Vec<ResourceRow>, Vec<ResourceRow>) {
+    let rows = |key: &str| {
+        result
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(resource_row).collect())
+            .unwrap_or_default()
+    };
+    (rows("resources"), rows("templates"))
+}
+
+/// One prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptRow {
+    /// The name (sanitised).
+    pub name: String,
+    /// The description (sanitised).
+    pub description: String,
+    /// The arguments as a JSON Schema of strings (for the form).
+    pub schema: Value,
+}
+
+/// Prompts from a `prompts.list` result.
+pub fn prompt_rows(result: &Value) -> Vec<PromptRow> {
+    let Some(prompts) = result.get("prompts").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    prompts
+        .iter()
+        .map(|p| {
+            let mut props = serde_json::Map::new();
+            let mut required = Vec::new();
+            for arg in p.get("arguments").and_then(Value::as_array).into_iter().flatten() {
+                let Some(name) = arg.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let mut prop = serde_json::json!({"type": "string"});
+                if let Some(d) = arg.get("description").and_then(Value::as_str) {
+                    prop["description"] = Value::String(d.to_owned());
+                }
+                props.insert(name.to_owned(), prop);
+                if arg.get("required").and_then(Value::as_bool) == Some(true) {
+                    required.push(Value::String(name.to_owned()));
+                }
+            }
+            PromptRow {
+                name: str_of(p, "name", 256),
+                description: str_of(p, "description", 400).replace('\n', " "),
+                schema: serde_json::json!({"type": "object", "properties": props, "required": required}),
+            }
+        })
+        .collect()
+}
+
+/// One log line of a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    /// What kind of event.
+    pub kind: &'static str,
+    /// The text, sanitised.
+    pub text: String,
+}
+
+/// One spill of the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpillRow {
+    /// Full path (operator only).
+    pub path: std::path::PathBuf,
+    /// The path as shown, sanitised.
+    pub shown: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// MIME type (sanitised).
+    pub mime: String,
+    /// The origin operation (sanitised).
+    pub origin: String,
+}
+
+/// Spill rows.
+pub fn spill_rows(spills: &[SpillEntry]) -> Vec<SpillRow> {
+    spills
+        .iter()
+        .map(|s| SpillRow {
+            path: s.path.clone(),
+            shown: sanitize(&s.path.display().to_string()).into_owned(),
+            size: s.size,
+            mime: sanitize_capped(&s.mime, 128),
+            origin: sanitize_capped(&s.origin, 256),
+        })
+        .collect()
+}
+
+/// A finished call, read or get, ready to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultView {
+    /// `tools.call echo` etc.
+    pub title: String,
+    /// `None` on success, else (class, message).
+    pub error: Option<(String, String)>,
+    /// The human view: text, pretty structured content, verdict (sanitised lines).
+    pub lines: Vec<String>,
+    /// Exactly what an agent would receive (sanitised lines).
+    pub model: Vec<String>,
+    /// Spills it produced.
+    pub spills: Vec<SpillRow>,
+    /// Show `model` instead of `lines`.
+    pub show_model: bool,
+    /// Scroll offset.
+    pub scroll: usize,
+}
+
+fn push_text(out: &mut Vec<String>, text: &str) {
+    out.extend(sanitize(text).lines().map(str::to_owned));
+}
+
+/// The result view of an outcome.
+pub fn result_view(outcome: &Outcome) -> ResultView {
+    let mut lines = Vec::new();
+    let mut spills = Vec::new();
+    let error = match &outcome.body {
+        Ok(success) => {
+            let r = &success.result;
+            if let Some(text) = r.get("text").and_then(Value::as_str) {
+                push_text(&mut lines, text);
+            } else if r.get("messages").is_none() {
+                push_text(
+                    &mut lines,
+                    &serde_json::to_string_pretty(r).unwrap_or_default(),
+                );
+            }
+            if let Some(s) = r.get("structuredContent").filter(|s| !s.is_null()) {
+                lines.push(String::new());
+                lines.push("── structured content".to_owned());
+                push_text(
+                    &mut lines,
+                    &serde_json::to_string_pretty(s).unwrap_or_default(),
+                );
+            }
+            if let Some(v) = r.get("outputSchemaVerdict").filter(|v| !v.is_null()) {
+                lines.push(String::new());
+                let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                push_text(&mut lines, &format!("── output schema: {v}"));
+            }
+            spills = spill_rows(&success.spills);
+            None
+        }
+        Err(f) => {
+            if let Some(text) = &f.text {
+                push_text(&mut lines, text);
+            }
+            if let Some(d) = &f.detail {
+                push_text(
+                    &mut lines,
+                    &serde_json::to_string_pretty(d).unwrap_or_default(),
+                );
+            }
+            Some((
+                sanitize_capped(&f.class, 64),
+                sanitize_capped(&f.message, 2048),
+            ))
+        }
+    };
+    let mut model = Vec::new();
+    push_text(&mut model, &outcome.model_text());
+    ResultView {
+        title: sanitize_capped(&outcome.operation, 256),
+        error,
+        lines,
+        model,
+        spills,
+        show_model: false,
+        scroll: 0,
+    }
+}
+
+/// Sanitises every string inside a JSON value (for detail views), capping descriptions.
+pub fn clean_json(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(sanitize_capped(s, DESCRIPTION_CAP)),
+        Value::Array(a) => Value::Array(a.iter().map(clean_json).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (sanitize_capped(k, 256), clean_json(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,109 @@
+//! Test helpers: an [`App`] over real configuration loaded from a temporary directory, and
+//! builders for engine outcomes and keys, so `update` tests need no engine and no IO beyond
+//! the fixture files.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::Value;
+
+use super::{App, Msg, info};
+use crate::mcp::config::{ConfigSet, LoadOptions};
+use crate::mcp::engine::{Failure, Outcome, Success};
+use crate::mcp::status::report;
+use crate::mcp::trust::TrustStore;
+
+/// An app over a user config with `servers` (a `mcpServers` object), plus its temp dir.
+pub fn app_with(servers: &Value) -> (App, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("cfg");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::write(
+        home.join("mcpdeck").join("mcp.json"),
+        serde_json::json!({ "mcpServers": servers }).to_string(),
+    )
+    .expect("write");
+    let config = ConfigSet::load(&LoadOptions {
+        project_dir: project,
+        config_home: Some(home.clone()),
+        extra_files: Vec::new(),
+    })
+    .expect("load");
+    let store = TrustStore::load(TrustStore::default_path(&home));
+    let status = report(&config, &store, &|_| false);
+    let info = info::build(&config, &store);
+    (App::new(&status, info, Instant::now()), dir)
+}
+
+/// An app with one stdio server `demo`.
+pub fn demo_app() -> (App, tempfile::TempDir) {
+    app_with(&serde_json::json!({"demo": {"command": "mcpdeck", "args": ["demo-server"]}}))
+}
+
+/// A key press.
+pub fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// A character key press.
+pub fn ch(c: char) -> Msg {
+    key(KeyCode::Char(c))
+}
+
+/// A control-key press.
+pub fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+/// A successful outcome with `result`.
+pub fn ok(id: u64, operation: &str, result: Value) -> Msg {
+    let text = result
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    Msg::Done {
+        id,
+        outcome: Box::new(Outcome {
+            server: Some("demo".to_owned()),
+            operation: operation.to_owned(),
+            body: Ok(Success {
+                result,
+                text,
+                spills: Vec::new(),
+            }),
+        }),
+    }
+}
+
+/// A failed outcome.
+pub fn failed(id: u64, operation: &str, class: &str, message: &str) -> Msg {
+    Msg::Done {
+        id,
+        outcome: Box::new(Outcome {
+            server: Some("demo".to_owned()),
+            operation: operation.to_owned(),
+            body: Err(Failure::new(class, message.to_owned(), 4)),
+        }),
+    }
+}
+
+/// The demo-like tool list.
+pub fn tools_result() -> Value {
+    serde_json::json!({"tools": [
+        {"name": "echo", "description": "Echo the given text back unchanged.", "required": ["text"]},
+        {"name": "long_task", "description": "Run a slow task.", "required": ["steps"]},
+    ], "count": 2})
+}
+
+/// The description of `echo`.
+pub fn echo_description() -> Value {
+    serde_json::json!({
+        "name": "echo",
+        "description": "Echo the given text back unchanged.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "description": "The text"}}, "required": ["text"]},
+        "serverClaimedAnnotations": {"readOnlyHint": true}
+    })
+}

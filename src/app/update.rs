@@ -1,0 +1,542 @@
+//! [`App::update`]: messages in, effects out. Input handling is layered: a pending approval
+//! takes every key first, then a global view, then text entry (forms, the raw editor, the search
+//! box), then the keymap. Engine results are matched to what waits for their id; anything else
+//! is stale and dropped.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use ratatui_textarea::{Input, Key};
+
+use super::keymap::{Action, Ctx};
+use super::model::{server_rows, spill_rows};
+use super::{App, Effect, Focus, Load, Msg, Overlay, Pager, Screen, TABS, Tab, approval};
+use crate::mcp::proxy::ProxyRequest;
+use crate::mcp::sanitize::{sanitize, sanitize_capped};
+
+/// Rows a page key moves.
+pub(super) const PAGE: usize = 10;
+
+impl App {
+    /// Handles one message.
+    pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
+            Msg::Key(key) => self.on_key(key),
+            // A paste never answers an approval and never runs anything: it only types.
+            Msg::Paste(text) => self.on_paste(&text),
+            Msg::Mouse(mouse) => self.on_mouse(mouse),
+            Msg::Resize(w, h) => {
+                self.size = (w, h);
+                Vec::new()
+            }
+            Msg::Tick => Vec::new(),
+            Msg::Status(status) => {
+                let rows = server_rows(&status);
+                status.project.trust.label().clone_into(&mut self.trust);
+                self.servers = rows;
+                self.selected = self.selected.min(self.servers.len().saturating_sub(1));
+                Vec::new()
+            }
+            Msg::Done { id, outcome } => self.on_done(id, &outcome),
+            Msg::Event(event) => self.on_event(&event),
+            Msg::Spills(spills) => {
+                self.spills = spill_rows(&spills);
+                Vec::new()
+            }
+            Msg::SpillPage {
+                path,
+                offset,
+                size,
+                text,
+            } => {
+                match text {
+                    Ok(text) => {
+                        let lines = sanitize(&text).lines().map(str::to_owned).collect();
+                        self.overlay = Some(Overlay::Pager(Pager {
+                            path,
+                            offset,
+                            size,
+                            lines,
+                        }));
+                    }
+                    Err(e) => self.message = Some(sanitize_capped(&e, 256)),
+                }
+                Vec::new()
+            }
+            Msg::Approval(request, reply) => {
+                self.approvals
+                    .push_back(approval::Pending::new(request, reply, self.now));
+                Vec::new()
+            }
+            Msg::Copied(result) => {
+                self.message = Some(match result {
+                    Ok(path) => format!("copied via {path}"),
+                    Err(e) => format!("copy failed: {}", sanitize_capped(&e, 200)),
+                });
+                Vec::new()
+            }
+            Msg::TrustChanged(result) => {
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 256),
+                });
+                vec![Effect::RefreshStatus]
+            }
+            Msg::EditorText { path, layer, text } => {
+                match text {
+                    Ok(text) => {
+                        let editor = super::editor::Editor::new(path, layer, &text);
+                        self.overlay = Some(Overlay::Editor(Box::new(editor)));
+                    }
+                    Err(e) => self.message = Some(sanitize_capped(&e, 256)),
+                }
+                Vec::new()
+            }
+            Msg::Saved(result) => {
+                if result.is_ok()
+                    && let Some(Overlay::Editor(editor)) = &mut self.overlay
+                {
+                    editor.dirty = false;
+                }
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 300),
+                });
+                Vec::new()
+            }
+            Msg::Info(info) => {
+                self.trust.clone_from(&info.trust_state);
+                self.info = *info;
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if !self.approvals.is_empty() {
+            return self.on_approval_key(key);
+        }
+        if self.overlay.is_some() {
+            return self.on_overlay_key(key);
+        }
+        if matches!(self.screen, Screen::Form(_)) {
+            return self.on_form_key(key);
+        }
+        if matches!(self.screen, Screen::Raw(..)) {
+            return self.on_raw_key(key);
+        }
+        if self.searching() {
+            return self.on_search_key(key);
+        }
+        let contexts = self.contexts();
+        match self.keymap.lookup(&contexts, &key) {
+            Some(action) => self.on_action(action),
+            None => Vec::new(),
+        }
+    }
+
+    pub(super) fn on_approval_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(front) = self.approvals.front() else {
+            return Vec::new();
+        };
+        if !front.armed(self.now) {
+            return Vec::new();
+        }
+        let decision = match key.code {
+            KeyCode::Esc => Some(crate::mcp::policy::approval::Decision::Deny),
+            KeyCode::Char(c) if key.modifiers - KeyModifiers::SHIFT == KeyModifiers::NONE => {
+                approval::decision_for(c)
+            }
+            _ => None,
+        };
+        let Some(decision) = decision else {
+            return Vec::new();
+        };
+        if let Some(pending) = self.approvals.pop_front() {
+            self.message = Some(format!(
+                "{:?}: {} {}",
+                decision, pending.request.server, pending.request.operation
+            ));
+            self.decided.push((
+                pending.request.server.clone(),
+                pending.request.operation.clone(),
+                decision,
+            ));
+            pending.answer(decision);
+            // The next request's guard starts when it is first shown.
+            if let Some(next) = self.approvals.front_mut() {
+                next.shown_at = self.now;
+            }
+        }
+        Vec::new()
+    }
+
+    pub(super) fn on_overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+            match self.keymap.lookup(&[Ctx::Editor], &key) {
+                Some(Action::Save) => {
+                    if !editor.valid() {
+                        self.message = Some("not saved: fix the errors first".to_owned());
+                        return Vec::new();
+                    }
+                    return vec![Effect::SaveConfig {
+                        path: editor.path.clone(),
+                        text: editor.text(),
+                    }];
+                }
+                Some(Action::Back) => {
+                    if editor.dirty {
+                        self.message =
+                            Some("closed the editor; unsaved changes discarded".to_owned());
+                    }
+                    self.overlay = None;
+                }
+                _ => {
+                    if editor.area.input(to_input(key)) {
+                        editor.dirty = true;
+                        editor.check();
+                    }
+                }
+            }
+            return Vec::new();
+        }
+        if let Some(Overlay::Trust(_, confirming @ true)) = &mut self.overlay {
+            *confirming = false;
+            if key.code == KeyCode::Char('y') {
+                return vec![Effect::GrantTrust];
+            }
+            self.message = Some("trust not granted".to_owned());
+            return Vec::new();
+        }
+        if matches!(self.overlay, Some(Overlay::Help(_))) && key.code == KeyCode::Char('?') {
+            self.overlay = None;
+            return Vec::new();
+        }
+        let contexts = self.contexts();
+        let Some(action) = self.keymap.lookup(&contexts, &key).or_else(|| {
+            self.keymap.lookup(&[Ctx::Global], &key).filter(|a| {
+                matches!(
+                    a,
+                    Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Quit
+                )
+            })
+        }) else {
+            return Vec::new();
+        };
+        let overlay = self.overlay.take();
+        let (next, effects) = self.on_overlay_action(overlay, action);
+        self.overlay = next;
+        effects
+    }
+
+    pub(super) fn on_overlay_action(
+        &mut self,
+        overlay: Option<Overlay>,
+        action: Action,
+    ) -> (Option<Overlay>, Vec<Effect>) {
+        let Some(overlay) = overlay else {
+            return (None, Vec::new());
+        };
+        let delta: isize = match action {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -(PAGE.cast_signed()),
+            Action::PageDown => PAGE.cast_signed(),
+            _ => 0,
+        };
+        let step = |v: usize, max: usize| v.saturating_add_signed(delta).min(max);
+        match (overlay, action) {
+            (Overlay::Pager(_), Action::Back) => (Some(Overlay::Spills(0)), Vec::new()),
+            (_, Action::Back | Action::Quit) => (None, Vec::new()),
+            (Overlay::Pager(p), Action::PageDown | Action::Down) => {
+                let next = p.offset + super::PAGER_WINDOW;
+                if next < p.size {
+                    let effect = Effect::ReadSpill {
+                        path: p.path.clone(),
+                        offset: next,
+                    };
+                    return (Some(Overlay::Pager(p)), vec![effect]);
+                }
+                (Some(Overlay::Pager(p)), Vec::new())
+            }
+            (Overlay::Pager(p), Action::PageUp | Action::Up) => {
+                let effect = Effect::ReadSpill {
+                    path: p.path.clone(),
+                    offset: p.offset.saturating_sub(super::PAGER_WINDOW),
+                };
+                (Some(Overlay::Pager(p)), vec![effect])
+            }
+            (Overlay::Pager(p), Action::Copy) => {
+                let text = p.path.display().to_string();
+                (
+                    Some(Overlay::Pager(p)),
+                    vec![Effect::Copy(sanitize(&text).into_owned())],
+                )
+            }
+            (Overlay::Spills(sel), Action::Open) => {
+                let effects = self
+                    .spills
+                    .get(sel)
+                    .map(|s| Effect::ReadSpill {
+                        path: s.path.clone(),
+                        offset: 0,
+                    })
+                    .into_iter()
+                    .collect();
+                (Some(Overlay::Spills(sel)), effects)
+            }
+            (Overlay::Spills(sel), Action::Copy) => {
+                let effects = self
+                    .spills
+                    .get(sel)
+                    .map(|s| Effect::Copy(s.shown.clone()))
+                    .into_iter()
+                    .collect();
+                (Some(Overlay::Spills(sel)), effects)
+            }
+            (Overlay::Spills(sel), _) => {
+                let max = self.spills.len().saturating_sub(1);
+                (Some(Overlay::Spills(step(sel, max))), Vec::new())
+            }
+            (Overlay::Trust(scroll, _), Action::Grant) => {
+                if self.info.trustable {
+                    self.message = Some("type y to trust these definitions".to_owned());
+                    (Some(Overlay::Trust(scroll, true)), Vec::new())
+                } else {
+                    self.message = Some("no project configuration to trust".to_owned());
+                    (Some(Overlay::Trust(scroll, false)), Vec::new())
+                }
+            }
+            (Overlay::Trust(scroll, c), Action::Revoke) => {
+                (Some(Overlay::Trust(scroll, c)), vec![Effect::RevokeTrust])
+            }
+            (Overlay::Trust(scroll, c), _) => {
+                let max = self.info.trust.len().saturating_sub(1);
+                (Some(Overlay::Trust(step(scroll, max), c)), Vec::new())
+            }
+            (Overlay::Approvals(scroll), _) => {
+                let max = self.decided.len() + self.approvals.len();
+                (Some(Overlay::Approvals(step(scroll, max))), Vec::new())
+            }
+            (Overlay::Doctor(scroll), Action::Copy) => {
+                let text = self
+                    .info
+                    .doctor
+                    .iter()
+                    .map(|l| l.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (Some(Overlay::Doctor(scroll)), vec![Effect::Copy(text)])
+            }
+            (Overlay::Help(scroll), _) => {
+                let max = self.keymap.help_rows().len();
+                (Some(Overlay::Help(step(scroll, max))), Vec::new())
+            }
+            (Overlay::Doctor(scroll), _) => {
+                let max = self.info.doctor.len().saturating_sub(1);
+                (Some(Overlay::Doctor(step(scroll, max))), Vec::new())
+            }
+            (Overlay::Error(t, class, message), Action::Copy) => {
+                let effect = Effect::Copy(format!("{class}: {message}"));
+                (Some(Overlay::Error(t, class, message)), vec![effect])
+            }
+            (other, _) => (Some(other), Vec::new()),
+        }
+    }
+
+    pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
+            return self.on_action(action);
+        }
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        match key.code {
+            KeyCode::Tab => form.move_focus(1),
+            KeyCode::BackTab => form.move_focus(-1),
+            KeyCode::Backspace => form.backspace(),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => form.type_char(c),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    pub(super) fn on_raw_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if (key.code == KeyCode::Esc || is_ctrl)
+            && let Some(action) = self.keymap.lookup(&[Ctx::Form], &key)
+        {
+            return self.on_action(action);
+        }
+        if let Screen::Raw(_, area, error) = &mut self.screen {
+            area.input(to_input(key));
+            *error = None;
+        }
+        Vec::new()
+    }
+
+    pub(super) fn searching(&self) -> bool {
+        matches!(self.screen, Screen::Browse)
+            && self.focus == Focus::Main
+            && self.tab == Tab::Tools
+            && self
+                .pane()
+                .and_then(|p| p.search.as_ref())
+                .is_some_and(|s| s.editing)
+    }
+
+    pub(super) fn on_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        let id = self.id();
+        let Some(pane) = self.panes.get_mut(&server) else {
+            return Vec::new();
+        };
+        let Some(search) = pane.search.as_mut() else {
+            return Vec::new();
+        };
+        match key.code {
+            KeyCode::Esc => {
+                pane.search = None;
+                return Vec::new();
+            }
+            KeyCode::Enter => {
+                search.editing = false;
+                return Vec::new();
+            }
+            KeyCode::Up => {
+                pane.sel[0] = pane.sel[0].saturating_sub(1);
+                return Vec::new();
+            }
+            KeyCode::Down => {
+                pane.sel[0] = pane.sel[0].saturating_add(1);
+                return Vec::new();
+            }
+            KeyCode::Backspace => {
+                search.query.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                search.query.push(c);
+            }
+            _ => return Vec::new(),
+        }
+        pane.sel[0] = 0;
+        if search.query.trim().is_empty() {
+            search.results = Load::Idle;
+            return Vec::new();
+        }
+        search.results = Load::Loading(id);
+        vec![Effect::Execute {
+            id,
+            request: ProxyRequest::ToolsSearch {
+                server,
+                query: search.query.clone(),
+            },
+        }]
+    }
+
+    pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if !self.approvals.is_empty() {
+            return Vec::new();
+        }
+        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+            editor.area.insert_str(text);
+            editor.dirty = true;
+            editor.check();
+            return Vec::new();
+        }
+        if self.overlay.is_some() {
+            return Vec::new();
+        }
+        match &mut self.screen {
+            Screen::Form(form) => {
+                if let Some(f) = form.focused() {
+                    f.value.push_str(text);
+                    f.error = None;
+                }
+            }
+            Screen::Raw(_, area, _) => {
+                area.insert_str(text);
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    pub(super) fn on_mouse(&mut self, mouse: crossterm::event::MouseEvent) -> Vec<Effect> {
+        if !self.approvals.is_empty() || self.overlay.is_some() {
+            return Vec::new();
+        }
+        let areas = crate::app::layout::areas(self.size, self.side_panel);
+        let inside = |r: ratatui::layout::Rect| {
+            mouse.column >= r.x
+                && mouse.column < r.x + r.width
+                && mouse.row >= r.y
+                && mouse.row < r.y + r.height
+        };
+        match mouse.kind {
+            MouseEventKind::ScrollDown => self.on_action(Action::Down),
+            MouseEventKind::ScrollUp => self.on_action(Action::Up),
+            MouseEventKind::Down(_) if inside(areas.servers) => {
+                let row = usize::from(mouse.row.saturating_sub(areas.servers.y + 1));
+                if row < self.servers.len() {
+                    if row != self.selected {
+                        self.screen = Screen::Browse;
+                    }
+                    self.selected = row;
+                }
+                self.focus = Focus::Servers;
+                Vec::new()
+            }
+            MouseEventKind::Down(_)
+                if inside(areas.main) && matches!(self.screen, Screen::Browse) =>
+            {
+                self.focus = Focus::Main;
+                // Rows start below the border and the tab bar.
+                let row = usize::from(mouse.row.saturating_sub(areas.main.y + 2));
+                let tab = tab_index(self.tab);
+                let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
+                if let Some(pane) = self.panes.get_mut(&server) {
+                    let offset = super::layout::window_start(
+                        pane.sel[tab],
+                        usize::from(areas.main.height.saturating_sub(3)),
+                    );
+                    pane.sel[tab] = offset + row;
+                    self.clamp_selection();
+                }
+                self.ensure_tab()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The index of a tab in [`TABS`].
+pub fn tab_index(tab: Tab) -> usize {
+    TABS.iter().position(|t| *t == tab).unwrap_or(0)
+}
+
+/// A crossterm key as the text area's input.
+fn to_input(key: KeyEvent) -> Input {
+    let k = match key.code {
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Backspace => Key::Backspace,
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Left => Key::Left,
+        KeyCode::Right => Key::Right,
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Tab => Key::Tab,
+        KeyCode::Delete => Key::Delete,
+        KeyCode::Home => Key::Home,
+        KeyCode::End => Key::End,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
+        KeyCode::Esc => Key::Esc,
+        _ => Key::Null,
+    };
+    Input {
+        key: k,
+        ctrl: key.modifiers.contains(KeyModifiers::CONTROL),
+        alt: key.modifiers.contains(KeyModifiers::ALT),
+        shift: key.modifiers.contains(KeyModifiers::SHIFT),
+    }
+}

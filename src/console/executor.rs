@@ -1,0 +1,274 @@
+//! Carries out the app's [`Effect`]s. Engine requests run in spawned tasks and come back as
+//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Must run inside a
+//! `tokio::task::LocalSet`. Trust changes
+//! rebuild the engine from the same configuration (old connections are shut down) so inert
+//! project servers become usable without restarting the console.
+
+use std::collections::HashMap;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::approver::ConsoleApprover;
+use super::clipboard::Clipboard;
+use crate::app::{Effect, Msg, PAGER_WINDOW, ReqId, info};
+use crate::mcp::config::ConfigSet;
+use crate::mcp::connection::ServerEvent;
+use crate::mcp::engine::{Engine, EngineOptions};
+use crate::mcp::policy::{Approver, Policy};
+use crate::mcp::trust::TrustStore;
+
+/// The effect executor and what it needs.
+pub struct Executor {
+    /// The engine (replaced when trust changes).
+    pub engine: Arc<Engine>,
+    tx: mpsc::UnboundedSender<Msg>,
+    tokens: HashMap<ReqId, CancellationToken>,
+    clipboard: Clipboard,
+    config: ConfigSet,
+    trust_path: PathBuf,
+    events: mpsc::Sender<ServerEvent>,
+    spill_base: Option<PathBuf>,
+    policy: Policy,
+}
+
+impl Executor {
+    /// Builds the engine over `config`, the trust store at `trust_path` and `policy`, with the
+    /// console answering approvals. Call inside a tokio runtime.
+    pub fn new(
+        config: ConfigSet,
+        trust_path: PathBuf,
+        policy: Policy,
+        tx: mpsc::UnboundedSender<Msg>,
+        events: mpsc::Sender<ServerEvent>,
+        spill_base: Option<PathBuf>,
+    ) -> std::io::Result<Self> {
+        let engine = build_engine(
+            &config,
+            &trust_path,
+            &policy,
+            &tx,
+            &events,
+            spill_base.clone(),
+        )?;
+        Ok(Self {
+            policy,
+            engine: Arc::new(engine),
+            tx,
+            tokens: HashMap::new(),
+            clipboard: Clipboard::default(),
+            config,
+            trust_path,
+            events,
+            spill_base,
+        })
+    }
+
+    /// The configuration-derived views for the current trust store.
+    pub fn info(&self) -> info::ConfigInfo {
+        info::build(&self.config, &TrustStore::load(self.trust_path.clone()))
+    }
+
+    /// Bookkeeping before a message reaches the app: a finished request's token is dropped.
+    pub fn observe(&mut self, msg: &Msg) {
+        if let Msg::Done { id, .. } = msg {
+            self.tokens.remove(id);
+        }
+    }
+
+    /// Carries out one effect; `true` when the console should quit. [`Effect::Suspend`] is
+    /// the loop's (it owns the terminal) and is ignored here.
+    pub fn run(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return true,
+            Effect::Suspend => {}
+            Effect::Execute { id, request } => {
+                let token = CancellationToken::new();
+                self.tokens.insert(id, token.clone());
+                let engine = self.engine.clone();
+                let tx = self.tx.clone();
+                // `Engine::execute`'s future is not `Send` (a borrowed lookup closure is held
+                // across an await inside the engine), so requests run as local tasks: the
+                // session runs inside a `LocalSet`.
+                tokio::task::spawn_local(async move {
+                    let outcome = engine.execute(&request, &token).await;
+                    let _ = tx.send(Msg::Done {
+                        id,
+                        outcome: Box::new(outcome),
+                    });
+                });
+            }
+            Effect::Cancel(id) => {
+                if let Some(token) = self.tokens.get(&id) {
+                    token.cancel();
+                }
+            }
+            Effect::RefreshStatus => {
+                let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
+            }
+            Effect::RefreshSpills => {
+                let _ = self.tx.send(Msg::Spills(self.engine.spills()));
+            }
+            Effect::ReadSpill { path, offset } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let (size, text) = match read_window(&path, offset) {
+                        Ok((size, text)) => (size, Ok(text)),
+                        Err(e) => (0, Err(format!("reading the spill failed: {e}"))),
+                    };
+                    let _ = tx.send(Msg::SpillPage {
+                        path,
+                        offset,
+                        size,
+                        text,
+                    });
+                });
+            }
+            Effect::OpenEditor { path, layer } => {
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(text) => Ok(text),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+                    Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+                };
+                let _ = self.tx.send(Msg::EditorText { path, layer, text });
+            }
+            Effect::SaveConfig { path, text } => {
+                let _ = self.tx.send(Msg::Saved(save_config(&path, &text)));
+            }
+            Effect::Copy(text) => {
+                let result = self.clipboard.copy(&text);
+                let _ = self.tx.send(Msg::Copied(result));
+            }
+            Effect::GrantTrust | Effect::RevokeTrust => {
+                let grant = matches!(effect, Effect::GrantTrust);
+                let result = self.change_trust(grant);
+                let _ = self.tx.send(Msg::Info(Box::new(self.info())));
+                let _ = self.tx.send(Msg::TrustChanged(result));
+            }
+        }
+        false
+    }
+
+    fn change_trust(&mut self, grant: bool) -> Result<String, String> {
+        let mut store = TrustStore::load(self.trust_path.clone());
+        let message = if grant {
+            store.grant(&self.config).map_err(|e| e.to_string())?;
+            "project trusted".to_owned()
+        } else {
+            match store.revoke(&self.config.project_root) {
+                Ok(true) => "trust revoked".to_owned(),
+                Ok(false) => "the project was not trusted".to_owned(),
+                Err(e) => return Err(e.to_string()),
+            }
+        };
+        let engine = build_engine(
+            &self.config,
+            &self.trust_path,
+            &self.policy,
+            &self.tx,
+            &self.events,
+            self.spill_base.clone(),
+        )
+        .map_err(|e| format!("restarting the engine failed: {e}"))?;
+        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
+        tokio::spawn(async move { old.shutdown().await });
+        Ok(message)
+    }
+
+    /// Cancels everything and shuts the engine down (children killed, spills removed).
+    pub async fn shutdown(&mut self) {
+        for token in self.tokens.values() {
+            token.cancel();
+        }
+        self.engine.shutdown().await;
+    }
+}
+
+fn build_engine(
+    config: &ConfigSet,
+    trust_path: &Path,
+    policy: &Policy,
+    tx: &mpsc::UnboundedSender<Msg>,
+    events: &mpsc::Sender<ServerEvent>,
+    spill_base: Option<PathBuf>,
+) -> std::io::Result<Engine> {
+    let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone()));
+    Engine::new(
+        config.clone(),
+        TrustStore::load(trust_path.to_path_buf()),
+        EngineOptions {
+            policy: policy.clone(),
+            approver: Some(approver),
+            spill_base,
+            events: Some(events.clone()),
+            ..EngineOptions::default()
+        },
+    )
+}
+
+/// Reads one pager window: the file's size and up to [`PAGER_WINDOW`] bytes from `offset`.
+fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
+    let mut file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    file.seek(SeekFrom::Start(offset.min(size)))?;
+    let mut buf = Vec::new();
+    file.take(PAGER_WINDOW).read_to_end(&mut buf)?;
+    Ok((size, String::from_utf8_lossy(&buf).into_owned()))
+}
+
+/// Writes `text` to `path` atomically (a temp file in the same directory, then rename), after
+/// copying the previous content to `<name>.bak-<UTC timestamp>`.
+fn save_config(path: &Path, text: &str) -> Result<String, String> {
+    use std::io::Write as _;
+    let dir = path.parent().ok_or("the file has no directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut backup = None;
+    if path.exists() {
+        let stamp = crate::mcp::clock::now_rfc3339().replace(':', "-");
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let target = dir.join(format!("{name}.bak-{stamp}"));
+        std::fs::copy(path, &target).map_err(|e| format!("backup failed: {e}"))?;
+        backup = Some(target);
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write: {e}"))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| format!("cannot write: {e}"))?;
+    tmp.persist(path)
+        .map_err(|e| format!("cannot replace the file: {}", e.error))?;
+    Ok(match backup {
+        Some(b) => format!("saved; backup at {}; restart mcpdeck to apply", b.display()),
+        None => "saved; restart mcpdeck to apply".to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_backs_up_and_replaces() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("mcp.json");
+        std::fs::write(&path, "old").expect("write");
+        let message = save_config(&path, "new").expect("save");
+        assert!(message.contains("backup"));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+        let backups: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("mcp.json.bak-"))
+            .collect();
+        assert_eq!(backups.len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(backups[0].path()).expect("read"),
+            "old"
+        );
+    }
+}

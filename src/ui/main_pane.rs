@@ -1,0 +1,578 @@
+//! The main pane: the selected server's title, the tab bar, and whichever screen is in front
+//! (the tab's list, a tool's detail, the call form or raw editor, a running call, a result).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Gauge, Paragraph, Wrap};
+
+use super::pane_block;
+use crate::app::form::{FieldKind, Form};
+use crate::app::info::{InfoLine, Tone};
+use crate::app::layout::window_start;
+use crate::app::{App, Detail, Focus, Load, ResultView, Running, Screen, TABS, Tab};
+
+/// Draws the main pane into `area`.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let title = match app.server() {
+        Some(s) => {
+            let mut t = format!(" {} · {} · {}", s.name, s.state.label(), s.transport);
+            if let Some(info) = &s.info {
+                t.push_str(" · ");
+                t.push_str(info);
+            }
+            t.push(' ');
+            t
+        }
+        None => " no servers configured ".to_owned(),
+    };
+    let block = pane_block(Line::from(title), app.focus == Focus::Main);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [tabs, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    render_tabs(app, frame, tabs);
+    match &app.screen {
+        Screen::Browse => render_tab(app, frame, body),
+        Screen::Detail(d) => render_detail(d, frame, body),
+        Screen::Form(form) => render_form(form, frame, body),
+        Screen::Raw(form, area, error) => {
+            let [head, edit, err] = Layout::vertical([
+                Constraint::Length(1),
+                Constraint::Min(1),
+                Constraint::Length(1),
+            ])
+            .areas(body);
+            frame.render_widget(
+                Paragraph::new(Line::styled(
+                    format!(
+                        "{} — raw JSON arguments (C-e back to the form)",
+                        target_name(form)
+                    ),
+                    Style::new().add_modifier(Modifier::BOLD),
+                )),
+                head,
+            );
+            frame.render_widget(&**area, edit);
+            if let Some(e) = error {
+                frame.render_widget(
+                    Paragraph::new(Line::styled(e.clone(), Style::new().fg(Color::Red))),
+                    err,
+                );
+            }
+        }
+        Screen::Running(run) => render_running(app, run, frame, body),
+        Screen::Result(view, _) => render_result(view, frame, body),
+    }
+}
+
+fn target_name(form: &Form) -> String {
+    match &form.target {
+        crate::app::form::Target::Tool(t) => format!("call {t}"),
+        crate::app::form::Target::Prompt(p) => format!("prompt {p}"),
+    }
+}
+
+fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
+    let counts = app.server().map(|s| s.counts).unwrap_or_default();
+    let mut spans = Vec::new();
+    for tab in TABS {
+        let label = match tab {
+            Tab::Tools => count_label("Tools", counts[0]),
+            Tab::Resources => count_label("Resources", counts[1]),
+            Tab::Prompts => count_label("Prompts", counts[2]),
+            Tab::Log => "Log".to_owned(),
+            Tab::Config => "Config".to_owned(),
+        };
+        let style = if tab == app.tab {
+            Style::new()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        } else {
+            Style::new().fg(Color::Gray)
+        };
+        spans.push(Span::styled(format!(" {label} "), style));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn count_label(name: &str, n: Option<usize>) -> String {
+    n.map_or_else(|| name.to_owned(), |n| format!("{name}({n})"))
+}
+
+/// One selectable row.
+fn row(selected: bool, focused: bool, spans: Vec<Span<'static>>) -> Line<'static> {
+    let marker = if selected { "> " } else { "  " };
+    let mut all = vec![Span::raw(marker)];
+    all.extend(spans);
+    let line = Line::from(all);
+    if selected && focused {
+        line.style(Style::new().add_modifier(Modifier::REVERSED))
+    } else {
+        line
+    }
+}
+
+fn load_line<T>(load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
+    match load {
+        None | Some(Load::Idle) => Some(Line::styled(
+            format!("Press Enter or r to connect and list {what}."),
+            Style::new().fg(Color::DarkGray),
+        )),
+        Some(Load::Loading(_)) => Some(Line::styled(
+            format!("Loading {what}…"),
+            Style::new().fg(Color::Yellow),
+        )),
+        Some(Load::Failed(class, message)) => Some(Line::styled(
+            format!("✗ {class}: {message}"),
+            Style::new().fg(Color::Red),
+        )),
+        Some(Load::Ready(_)) => None,
+    }
+}
+
+fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(pane) = app.pane() else {
+        frame.render_widget(
+            Paragraph::new("No server is configured. Add one to ~/.config/mcpdeck/config.json."),
+            area,
+        );
+        return;
+    };
+    let focused = app.focus == Focus::Main;
+    let tab = crate::app::TABS
+        .iter()
+        .position(|t| *t == app.tab)
+        .unwrap_or(0);
+    let sel = pane.sel[tab];
+    let mut area = area;
+    let mut lines: Vec<Line> = Vec::new();
+    if app.tab == Tab::Tools
+        && let Some(search) = &pane.search
+    {
+        let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+        let cursor = if search.editing { "▏" } else { "" };
+        let status = match &search.results {
+            Load::Loading(_) => " …".to_owned(),
+            Load::Ready(r) => format!("  {} match(es)", r.len()),
+            Load::Failed(c, m) => format!("  {c}: {m}"),
+            Load::Idle => String::new(),
+        };
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled("/ ", Style::new().fg(Color::Cyan)),
+                Span::raw(format!("{}{cursor}", search.query)),
+                Span::styled(status, Style::new().fg(Color::DarkGray)),
+            ])),
+            bar,
+        );
+        area = rest;
+    }
+    let height = usize::from(area.height);
+    let start = window_start(sel, height);
+    match app.tab {
+        Tab::Tools => {
+            if let Some(line) = load_line(pane.tools.as_ref(), "tools") {
+                lines.push(line);
+            }
+            if let Some(tools) = app.visible_tools() {
+                if tools.is_empty() {
+                    lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
+                }
+                let name_width = tools
+                    .iter()
+                    .skip(start)
+                    .take(height)
+                    .map(|t| t.name.chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .min(28);
+                lines.extend(
+                    tools
+                        .iter()
+                        .enumerate()
+                        .skip(start)
+                        .take(height)
+                        .map(|(i, t)| {
+                            row(
+                                i == sel,
+                                focused,
+                                vec![
+                                    Span::styled(
+                                        format!("{:<name_width$}  ", t.name),
+                                        Style::new().fg(Color::White),
+                                    ),
+                                    Span::styled(
+                                        t.description.clone(),
+                                        Style::new().fg(Color::Gray),
+                                    ),
+                                ],
+                            )
+                        }),
+                );
+            }
+        }
+        Tab::Resources => {
+            if let Some(line) = load_line(pane.resources.as_ref(), "resources") {
+                lines.push(line);
+            }
+            if let Some(Load::Ready((resources, templates))) = &pane.resources {
+                let all = resources
+                    .iter()
+                    .map(|r| (r, false))
+                    .chain(templates.iter().map(|t| (t, true)));
+                if resources.is_empty() && templates.is_empty() {
+                    lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
+                }
+                lines.extend(
+                    all.enumerate()
+                        .skip(start)
+                        .take(height)
+                        .map(|(i, (r, template))| {
+                            let kind = if template { "template " } else { "" };
+                            row(
+                                i == sel,
+                                focused,
+                                vec![
+                                    Span::styled(kind, Style::new().fg(Color::Magenta)),
+                                    Span::raw(format!("{}  ", r.name)),
+                                    Span::styled(
+                                        format!("{} ", r.meta),
+                                        Style::new().fg(Color::DarkGray),
+                                    ),
+                                    Span::styled(
+                                        r.description.clone(),
+                                        Style::new().fg(Color::Gray),
+                                    ),
+                                ],
+                            )
+                        }),
+                );
+            }
+        }
+        Tab::Prompts => {
+            if let Some(line) = load_line(pane.prompts.as_ref(), "prompts") {
+                lines.push(line);
+            }
+            if let Some(Load::Ready(prompts)) = &pane.prompts {
+                if prompts.is_empty() {
+                    lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
+                }
+                lines.extend(
+                    prompts
+                        .iter()
+                        .enumerate()
+                        .skip(start)
+                        .take(height)
+                        .map(|(i, p)| {
+                            row(
+                                i == sel,
+                                focused,
+                                vec![
+                                    Span::raw(format!("{}  ", p.name)),
+                                    Span::styled(
+                                        p.description.clone(),
+                                        Style::new().fg(Color::Gray),
+                                    ),
+                                ],
+                            )
+                        }),
+                );
+            }
+        }
+        Tab::Log => {
+            if pane.log.is_empty() {
+                lines.push(Line::styled(
+                    "No notifications yet (progress, logging, list_changed, exits appear here).",
+                    Style::new().fg(Color::DarkGray),
+                ));
+            }
+            // Newest at the bottom; the selection scrolls back.
+            let skip = pane
+                .log
+                .len()
+                .saturating_sub(height + sel.min(pane.log.len()));
+            lines.extend(pane.log.iter().skip(skip).take(height).map(|l| {
+                Line::from(vec![
+                    Span::styled(format!("{:<9}", l.kind), Style::new().fg(Color::Cyan)),
+                    Span::raw(l.text.clone()),
+                ])
+            }));
+        }
+        Tab::Config => {
+            let info = app.server().and_then(|s| app.info.servers.get(&s.name));
+            if let Some(info) = info {
+                lines.extend(info_lines(info, sel, height));
+            }
+            if let Some(Some((class, message))) = app.server().map(|s| &s.error) {
+                lines.push(Line::styled(
+                    format!("last error {class}: {message}"),
+                    Style::new().fg(Color::Red),
+                ));
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Info lines with their tones, from `start`, at most `height`.
+pub fn info_lines(info: &[InfoLine], start: usize, height: usize) -> Vec<Line<'static>> {
+    info.iter()
+        .skip(start)
+        .take(height)
+        .map(|l| {
+            let style = match l.tone {
+                Tone::Plain => Style::new(),
+                Tone::Heading => Style::new().add_modifier(Modifier::BOLD),
+                Tone::Warn => Style::new().fg(Color::Yellow),
+                Tone::Error => Style::new().fg(Color::Red),
+                Tone::Dim => Style::new().fg(Color::DarkGray),
+            };
+            Line::styled(l.text.clone(), style)
+        })
+        .collect()
+}
+
+fn json_lines(value: &serde_json::Value) -> Vec<String> {
+    serde_json::to_string_pretty(value)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
+    let mut lines: Vec<Line> = vec![Line::styled(
+        d.tool.clone(),
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    match &d.load {
+        Load::Idle | Load::Loading(_) => {
+            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)));
+        }
+        Load::Failed(c, m) => lines.push(Line::styled(
+            format!("✗ {c}: {m}"),
+            Style::new().fg(Color::Red),
+        )),
+        Load::Ready(desc) => {
+            if let Some(text) = desc.get("description").and_then(|v| v.as_str()) {
+                lines.extend(text.lines().map(|l| Line::raw(l.to_owned())));
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Input", Style::new().fg(Color::Cyan)));
+            if let Some(schema) = desc.get("inputSchema") {
+                lines.extend(field_tree(schema, 1));
+            }
+            for (key, label) in [
+                ("outputSchema", "Output schema"),
+                ("serverClaimedAnnotations", "Annotations (server-claimed)"),
+                ("_meta", "_meta"),
+            ] {
+                let Some(v) = desc.get(key).filter(|v| !v.is_null()) else {
+                    continue;
+                };
+                lines.push(Line::raw(""));
+                lines.push(Line::styled(label, Style::new().fg(Color::Cyan)));
+                lines.extend(
+                    json_lines(v)
+                        .into_iter()
+                        .map(|l| Line::raw(format!("  {l}"))),
+                );
+            }
+        }
+    }
+    let visible: Vec<Line> = lines.into_iter().skip(d.scroll).collect();
+    frame.render_widget(Paragraph::new(visible).wrap(Wrap { trim: false }), area);
+}
+
+/// An input schema as a field tree: name, type, required mark, description.
+fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return out;
+    };
+    for (name, prop) in props {
+        let ty = prop
+            .get("type")
+            .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_owned))
+            .or_else(|| prop.get("enum").map(|e| format!("enum {e}")))
+            .or_else(|| prop.get("anyOf").map(|_| "anyOf".to_owned()))
+            .unwrap_or_else(|| "any".to_owned());
+        let star = if required.contains(&name.as_str()) {
+            "*"
+        } else {
+            ""
+        };
+        let desc = prop
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("");
+        out.push(Line::from(vec![
+            Span::raw("  ".repeat(depth)),
+            Span::styled(format!("{name}{star}"), Style::new().fg(Color::White)),
+            Span::styled(format!(" : {ty}  "), Style::new().fg(Color::Magenta)),
+            Span::styled(desc.replace('\n', " "), Style::new().fg(Color::Gray)),
+        ]));
+        if depth < 4 {
+            out.extend(field_tree(prop, depth + 1));
+            if let Some(items) = prop.get("items") {
+                out.extend(field_tree(items, depth + 1));
+            }
+        }
+    }
+    out
+}
+
+fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
+    let mut lines = vec![Line::styled(
+        format!("{} on {}", target_name(form), form.server),
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    if form.fields.is_empty() {
+        lines.push(Line::styled(
+            "No arguments. Enter runs it.",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    for (i, f) in form.fields.iter().enumerate() {
+        let focused = i == form.focus;
+        let kind = match &f.kind {
+            FieldKind::Text => "string",
+            FieldKind::Number => "number",
+            FieldKind::Integer => "integer",
+            FieldKind::Bool => "bool ␣",
+            FieldKind::Enum(_) => "enum ␣",
+            FieldKind::Json => "json",
+        };
+        let star = if f.required { "*" } else { "" };
+        let null = if f.nullable { "|null" } else { "" };
+        let cursor = if focused { "▏" } else { "" };
+        let mut value = Style::new().fg(Color::White);
+        if focused {
+            value = value.bg(Color::DarkGray);
+        }
+        lines.push(Line::from(vec![
+            Span::raw(if focused { "> " } else { "  " }),
+            Span::styled(format!("{}{star}", f.name), Style::new().fg(Color::Cyan)),
+            Span::styled(
+                format!(" ({kind}{null}) "),
+                Style::new().fg(Color::DarkGray),
+            ),
+            Span::styled(format!("{}{cursor}", f.value), value),
+        ]));
+        if let Some(e) = &f.error {
+            lines.push(Line::styled(
+                format!("    ✗ {e}"),
+                Style::new().fg(Color::Red),
+            ));
+        } else if focused && !f.description.is_empty() {
+            lines.push(Line::styled(
+                format!("    {}", f.description),
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
+    }
+    for e in &form.errors {
+        lines.push(Line::styled(format!("✗ {e}"), Style::new().fg(Color::Red)));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+}
+
+/// The spinner frame for `elapsed`.
+fn spinner(elapsed: std::time::Duration) -> &'static str {
+    const FRAMES: [&str; 8] = ["⣾", "⣽", "⣻", "⢿", "⡿", "⣟", "⣯", "⣷"];
+    let at = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0) % FRAMES.len();
+    FRAMES[at]
+}
+
+fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
+    let elapsed = app.now.saturating_duration_since(run.started);
+    let [head, gauge, msg] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    let what = if run.cancelling {
+        "cancelling"
+    } else {
+        "running"
+    };
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(format!(
+                "{} {what} {} · {:.1}s",
+                spinner(elapsed),
+                target_name(&run.form),
+                elapsed.as_secs_f64()
+            )),
+            Line::styled("Esc cancels", Style::new().fg(Color::DarkGray)),
+        ]),
+        head,
+    );
+    if let Some((progress, total, message)) = &run.progress {
+        if let Some(total) = total.filter(|t| *t > 0.0) {
+            let ratio = (progress / total).clamp(0.0, 1.0);
+            frame.render_widget(
+                Gauge::default()
+                    .gauge_style(Style::new().fg(Color::Cyan))
+                    .ratio(ratio)
+                    .label(format!("{progress}/{total}")),
+                gauge,
+            );
+        } else {
+            frame.render_widget(Paragraph::new(format!("progress {progress}")), gauge);
+        }
+        if let Some(m) = message {
+            frame.render_widget(Paragraph::new(m.clone()), msg);
+        }
+    }
+}
+
+fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {
+    let mut lines: Vec<Line> = Vec::new();
+    let which = if view.show_model {
+        "model-visible text (m: human view)"
+    } else {
+        "result (m: model-visible text)"
+    };
+    match &view.error {
+        None => lines.push(Line::styled(
+            format!("✓ {} — {which}", view.title),
+            Style::new().fg(Color::Green),
+        )),
+        Some((class, message)) => {
+            lines.push(Line::styled(
+                format!("✗ {} — {class}", view.title),
+                Style::new().fg(Color::Red),
+            ));
+            lines.push(Line::styled(message.clone(), Style::new().fg(Color::Red)));
+        }
+    }
+    for s in &view.spills {
+        lines.push(Line::styled(
+            format!(
+                "spill {} · {} B · {} (s: spills view)",
+                s.shown, s.size, s.mime
+            ),
+            Style::new().fg(Color::Magenta),
+        ));
+    }
+    let body = if view.show_model {
+        &view.model
+    } else {
+        &view.lines
+    };
+    lines.extend(body.iter().skip(view.scroll).map(|l| Line::raw(l.clone())));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::NONE)),
+        area,
+    );
+}

@@ -1,0 +1,329 @@
+//! Global views and modals drawn over the panes: help, config doctor, trust, spills, the spill
+//! pager, operator-started errors, and — always in front — the approval modal.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+
+use super::main_pane::info_lines;
+use crate::app::{App, Overlay};
+
+/// A centred rectangle of at most `w`×`h` inside `area`.
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let [v] = Layout::vertical([Constraint::Length(h.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [r] = Layout::horizontal([Constraint::Length(w.min(area.width))])
+        .flex(Flex::Center)
+        .areas(v);
+    r
+}
+
+fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Rect, Block<'a>) {
+    frame.render_widget(Clear, area);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::new().fg(color))
+        .title(Line::styled(
+            format!(" {title} "),
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+    let inner = block.inner(area);
+    (inner, block)
+}
+
+/// Draws whatever is in front of the panes.
+pub fn render(app: &App, frame: &mut Frame, size: Rect) {
+    // Leave the status line and footer visible under views.
+    let body = Rect {
+        height: size.height.saturating_sub(2),
+        ..size
+    };
+    let big = centered(
+        body,
+        body.width.saturating_sub(4).max(20),
+        body.height.saturating_sub(2).max(5),
+    );
+    match &app.overlay {
+        None => {}
+        Some(Overlay::Help(scroll)) => render_help(app, frame, big, *scroll),
+        Some(Overlay::Doctor(scroll)) => {
+            let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
+            frame.render_widget(block, big);
+            let lines = info_lines(&app.info.doctor, *scroll, usize::from(inner.height));
+            frame.render_widget(Paragraph::new(lines), inner);
+        }
+        Some(Overlay::Trust(scroll, confirming)) => {
+            let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
+            frame.render_widget(block, big);
+            let [text, prompt] =
+                Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+            let lines = info_lines(&app.info.trust, *scroll, usize::from(text.height));
+            frame.render_widget(Paragraph::new(lines), text);
+            let line = if *confirming {
+                Line::styled(
+                    "Trust these definitions? Type y to trust, any other key cancels.",
+                    Style::new().fg(Color::Black).bg(Color::Yellow),
+                )
+            } else {
+                Line::styled(
+                    "T trust (typed y) · R revoke · Esc close",
+                    Style::new().fg(Color::DarkGray),
+                )
+            };
+            frame.render_widget(Paragraph::new(line), prompt);
+        }
+        Some(Overlay::Spills(sel)) => {
+            let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
+            frame.render_widget(block, big);
+            let mut lines = Vec::new();
+            if app.spills.is_empty() {
+                lines.push(Line::styled(
+                    "No spills yet: large or binary results are written to files here.",
+                    Style::new().fg(Color::DarkGray),
+                ));
+            }
+            let height = usize::from(inner.height) / 2;
+            let start = crate::app::layout::window_start(*sel, height);
+            for (i, s) in app.spills.iter().enumerate().skip(start).take(height) {
+                let style = if i == *sel {
+                    Style::new().add_modifier(Modifier::REVERSED)
+                } else {
+                    Style::new()
+                };
+                lines.push(Line::styled(
+                    format!("{} B  {}  {}", s.size, s.mime, s.origin),
+                    style,
+                ));
+                lines.push(Line::styled(
+                    format!("  {}", s.shown),
+                    Style::new().fg(Color::DarkGray),
+                ));
+            }
+            lines.push(Line::styled(
+                "Enter view · y copy path · Esc close",
+                Style::new().fg(Color::DarkGray),
+            ));
+            frame.render_widget(Paragraph::new(lines), inner);
+        }
+        Some(Overlay::Pager(p)) => {
+            let title = format!(
+                "{} · bytes {}–{} of {}",
+                p.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default(),
+                p.offset,
+                (p.offset + crate::app::PAGER_WINDOW).min(p.size),
+                p.size
+            );
+            let title = crate::mcp::sanitize::sanitize(&title).into_owned();
+            let (inner, block) = popup(frame, big, &title, Color::Magenta);
+            frame.render_widget(block, big);
+            let lines: Vec<Line> = p
+                .lines
+                .iter()
+                .take(usize::from(inner.height))
+                .map(|l| Line::raw(l.clone()))
+                .collect();
+            frame.render_widget(Paragraph::new(lines), inner);
+        }
+        Some(Overlay::Approvals(scroll)) => {
+            let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
+            frame.render_widget(block, big);
+            let mut lines = vec![Line::styled(
+                format!("policy mode {}", app.policy),
+                Style::new().fg(Color::DarkGray),
+            )];
+            for p in &app.approvals {
+                lines.push(Line::styled(
+                    format!(
+                        "pending        {}  {}",
+                        p.request.server, p.request.operation
+                    ),
+                    Style::new().fg(Color::Yellow),
+                ));
+            }
+            for (server, operation, decision) in app.decided.iter().rev() {
+                let (label, color) = match decision {
+                    crate::mcp::policy::approval::Decision::AllowOnce => {
+                        ("allowed once", Color::Green)
+                    }
+                    crate::mcp::policy::approval::Decision::AllowSession => {
+                        ("allowed (session)", Color::Green)
+                    }
+                    crate::mcp::policy::approval::Decision::Deny => ("denied", Color::Red),
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{label:<15}"), Style::new().fg(color)),
+                    Span::raw(format!("{server}  {operation}")),
+                ]));
+            }
+            if lines.len() == 1 {
+                lines.push(Line::styled(
+                    "No approvals yet (enforce mode asks here before running an operation).",
+                    Style::new().fg(Color::DarkGray),
+                ));
+            }
+            let lines: Vec<Line> = lines.into_iter().skip(*scroll).collect();
+            frame.render_widget(Paragraph::new(lines), inner);
+        }
+        Some(Overlay::Editor(editor)) => {
+            let title = crate::mcp::sanitize::sanitize(&format!(
+                "Edit {}{}",
+                editor.path.display(),
+                if editor.dirty { " (modified)" } else { "" }
+            ))
+            .into_owned();
+            let (inner, block) = popup(frame, big, &title, Color::Cyan);
+            frame.render_widget(block, big);
+            let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5) + 1;
+            let [text, diags] =
+                Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
+            frame.render_widget(&editor.area, text);
+            let mut lines = vec![if editor.valid() {
+                Line::styled(
+                    "✓ valid · C-s saves (backup kept) · Esc closes",
+                    Style::new().fg(Color::Green),
+                )
+            } else {
+                Line::styled(
+                    "✗ errors: saving is refused · Esc closes",
+                    Style::new().fg(Color::Red),
+                )
+            }];
+            for (error, line, message) in editor.diagnostics.iter().take(5) {
+                let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+                let color = if *error { Color::Red } else { Color::Yellow };
+                lines.push(Line::styled(
+                    format!("{at}{message}"),
+                    Style::new().fg(color),
+                ));
+            }
+            frame.render_widget(Paragraph::new(lines), diags);
+        }
+        Some(Overlay::Error(title, class, message)) => {
+            let area = centered(body, 60, 8);
+            let (inner, block) = popup(frame, area, title, Color::Red);
+            frame.render_widget(block, area);
+            frame.render_widget(
+                Paragraph::new(vec![
+                    Line::styled(
+                        class.clone(),
+                        Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                    ),
+                    Line::raw(message.clone()),
+                ])
+                .wrap(Wrap { trim: false }),
+                inner,
+            );
+        }
+    }
+    if let Some(pending) = app.approvals.front() {
+        render_approval(app, pending, frame, body);
+    }
+}
+
+fn render_help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
+    let (inner, block) = popup(
+        frame,
+        area,
+        "Keys (↑↓ scroll, ? or Esc closes)",
+        Color::Cyan,
+    );
+    frame.render_widget(block, area);
+    let rows = app.keymap.help_rows();
+    let mut lines = Vec::new();
+    let mut last = "";
+    for (ctx, keys, desc) in &rows {
+        if *ctx != last {
+            lines.push(Line::styled(
+                ctx.to_string(),
+                Style::new().fg(Color::Yellow),
+            ));
+            last = ctx;
+        }
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {keys:<14}"), Style::new().fg(Color::Cyan)),
+            Span::raw(desc.to_string()),
+        ]));
+    }
+    let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
+    let mut lines = lines;
+    // Two columns when there is room.
+    let height = usize::from(inner.height);
+    if lines.len() > height && inner.width >= 70 {
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(inner);
+        let rest = lines.split_off(height.min(lines.len()));
+        frame.render_widget(Paragraph::new(lines), left);
+        frame.render_widget(Paragraph::new(rest), right);
+    } else {
+        frame.render_widget(Paragraph::new(lines), inner);
+    }
+}
+
+fn render_approval(
+    app: &App,
+    pending: &crate::app::approval::Pending,
+    frame: &mut Frame,
+    body: Rect,
+) {
+    let r = &pending.request;
+    let effects: Vec<String> = r
+        .effects
+        .iter()
+        .map(|e| format!("{e:?}").to_lowercase())
+        .collect();
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("server     ", Style::new().fg(Color::DarkGray)),
+            Span::raw(r.server.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("operation  ", Style::new().fg(Color::DarkGray)),
+            Span::raw(r.operation.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("effects    ", Style::new().fg(Color::DarkGray)),
+            Span::raw(effects.join(", ")),
+        ]),
+    ];
+    if r.server_changed {
+        lines.push(Line::styled(
+            "⚠ the server's definition changed this session",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    if r.tool_changed {
+        lines.push(Line::styled(
+            "⚠ the tool's definition changed since it was listed",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    if app.approvals.len() > 1 {
+        lines.push(Line::styled(
+            format!("({} more waiting)", app.approvals.len() - 1),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    lines.push(Line::raw(""));
+    let armed = pending.armed(app.now);
+    let keys = if armed {
+        "y allow once · s allow for session · n/Esc deny"
+    } else {
+        "(keys are ignored for a moment)"
+    };
+    lines.push(Line::styled(keys, Style::new().fg(Color::Cyan)));
+    // Two border rows, plus room for wrapping on narrow terminals.
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let height = if body.width < 66 { height + 3 } else { height };
+    let area = centered(body, 64, height);
+    let (inner, block) = popup(frame, area, "Approve operation?", Color::Yellow);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}

@@ -1,0 +1,295 @@
+//! Render snapshots over `TestBackend` at 80×24, 120×40 and 40×15 (the clock pinned), and a
+//! scan proving hostile server text never puts a control, bidi or zero-width character in a
+//! cell.
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use crate::app::testkit::{ch, demo_app, echo_description, failed, key, ok, tools_result};
+use crate::app::{App, Effect, Msg};
+use crate::mcp::connection::{ConnectionEvent, ServerEvent};
+use crate::mcp::policy::approval::{ApprovalRequest, Effect as Fx};
+
+#[allow(deprecated)]
+const LOG_ERROR: rmcp::model::LoggingLevel = rmcp::model::LoggingLevel::Error;
+
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
+
+fn draw(app: &App, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal.draw(|f| super::render(app, f)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            out.push_str(buffer.cell((x, y)).map_or(" ", |c| c.symbol()));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn snapshot_all(name: &str, app: &mut App) {
+    for (w, h) in SIZES {
+        app.size = (w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), draw(app, w, h));
+    }
+}
+
+fn first_id(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Execute { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("an engine request")
+}
+
+fn tools_app() -> (App, tempfile::TempDir) {
+    let (mut app, dir) = demo_app();
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.list", tools_result()));
+    (app, dir)
+}
+
+#[test]
+fn demo_config_before_connecting() {
+    let (mut app, _d) = demo_app();
+    snapshot_all("start", &mut app);
+}
+
+#[test]
+fn tools_list() {
+    let (mut app, _d) = tools_app();
+    snapshot_all("tools", &mut app);
+}
+
+#[test]
+fn help_overlay() {
+    let (mut app, _d) = tools_app();
+    app.update(ch('?'));
+    snapshot_all("help", &mut app);
+}
+
+#[test]
+fn connection_error() {
+    let (mut app, _d) = demo_app();
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(failed(
+        id,
+        "tools.list",
+        "spawn_failed",
+        "cannot start `mcpdeck`: not found",
+    ));
+    snapshot_all("error", &mut app);
+}
+
+#[test]
+fn detail_form_running_result() {
+    let (mut app, _d) = tools_app();
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.describe", echo_description()));
+    snapshot_all("detail", &mut app);
+    app.update(ch('c'));
+    app.update(ch('h'));
+    app.update(ch('i'));
+    snapshot_all("form", &mut app);
+    let start = app.now;
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::Progress {
+            token: rmcp::model::ProgressToken(rmcp::model::NumberOrString::Number(1)),
+            progress: 3.0,
+            total: Some(10.0),
+            message: Some("step 3 of 10".to_owned()),
+        },
+    }));
+    app.now = start + Duration::from_millis(1500);
+    snapshot_all("running", &mut app);
+    app.update(ok(id, "tools.call echo", json!({"isError": false, "text": "hi", "structuredContent": {"echo": "hi"}, "outputSchemaVerdict": null})));
+    snapshot_all("result", &mut app);
+}
+
+#[test]
+fn approval_modal() {
+    let (mut app, _d) = tools_app();
+    let (tx, _rx) = oneshot::channel();
+    app.update(Msg::Approval(
+        ApprovalRequest {
+            ticket: 1,
+            server: "demo".to_owned(),
+            operation: "tools.call echo".to_owned(),
+            effects: vec![Fx::Read, Fx::Write, Fx::Execute, Fx::Network],
+            server_changed: false,
+            tool_changed: true,
+            timeout_ms: 120_000,
+        },
+        tx,
+    ));
+    app.now += Duration::from_millis(400);
+    snapshot_all("approval", &mut app);
+}
+
+#[test]
+fn hostile_text_never_reaches_a_cell() {
+    let hostile = "x\u{1b}[2J\u{1b}]52;c;AAAA\u{7}\u{202e}rev\u{2066}\u{200b}\u{feff}\u{9b}31m\u{e0041}\r\u{8}\u{7f}";
+    let (mut app, _d) = demo_app();
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(
+        id,
+        "tools.list",
+        json!({"tools": [{"name": hostile, "description": hostile, "required": [hostile]}]}),
+    ));
+    app.update(Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::Log {
+            level: LOG_ERROR,
+            logger: Some(hostile.to_owned()),
+            data: json!(hostile),
+        },
+    }));
+    let mut screens = vec![draw(&app, 120, 40)];
+    app.update(ch('l'));
+    app.update(ch('l'));
+    app.update(ch('l'));
+    screens.push(draw(&app, 120, 40));
+    app.update(ch('h'));
+    app.update(ch('h'));
+    app.update(ch('h'));
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(
+        id,
+        "tools.describe",
+        json!({"name": hostile, "description": hostile, "inputSchema": {"type": "object", "properties": {hostile: {"type": "string", "description": hostile}}}, "_meta": {hostile: hostile}}),
+    ));
+    screens.push(draw(&app, 120, 40));
+    app.update(ch('c'));
+    screens.push(draw(&app, 120, 40));
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(
+        id,
+        "tools.call x",
+        json!({"isError": false, "text": hostile, "structuredContent": {hostile: hostile}}),
+    ));
+    screens.push(draw(&app, 120, 40));
+    app.update(ch('m'));
+    screens.push(draw(&app, 120, 40));
+    for screen in &screens {
+        for c in screen.chars() {
+            let bad = c != '\n'
+                && (c.is_control()
+                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}'));
+            assert!(!bad, "U+{:04X} reached a cell in:\n{screen}", u32::from(c));
+        }
+    }
+    assert!(
+        screens[0].contains('␛'),
+        "escapes are visible, not dropped:\n{}",
+        screens[0]
+    );
+}
+
+fn fixed_info() -> crate::app::info::ConfigInfo {
+    use crate::app::info::{ConfigInfo, InfoLine, Tone};
+    let l = |text: &str, tone| InfoLine {
+        text: text.to_owned(),
+        tone,
+    };
+    ConfigInfo {
+        doctor: vec![
+            l(
+                "Configuration files, lowest precedence first",
+                Tone::Heading,
+            ),
+            l(
+                "user             /home/op/.config/mcpdeck/mcp.json  1 server(s)",
+                Tone::Plain,
+            ),
+            l(
+                "    error mcpServers.gh.url: not a URL (line 3)",
+                Tone::Error,
+            ),
+            l(
+                "project          /work/p/.mcp.json  1 server(s)",
+                Tone::Plain,
+            ),
+            l(
+                "    warning mcpServers.x.env.TOKEN: literal secret",
+                Tone::Warn,
+            ),
+            l("Total: 1 error(s), 1 warning(s)", Tone::Dim),
+        ],
+        servers: [(
+            "demo".to_owned(),
+            vec![
+                l(
+                    "source: user /home/op/.config/mcpdeck/mcp.json:2",
+                    Tone::Heading,
+                ),
+                l(
+                    "{ \"command\": \"mcpdeck\", \"args\": [\"demo-server\"] }",
+                    Tone::Plain,
+                ),
+                l("reference env.TOKEN: ${TOKEN} UNSET", Tone::Warn),
+            ],
+        )]
+        .into_iter()
+        .collect(),
+        trust: vec![
+            l("Project /work/p", Tone::Heading),
+            l("state: untrusted", Tone::Warn),
+            l("fingerprint: sha256:0123abcd", Tone::Dim),
+            l("local (/work/p/.mcp.json)", Tone::Heading),
+            l(
+                "  { \"command\": \"sh\", \"args\": [\"-c\", \"curl x | sh\"] }",
+                Tone::Plain,
+            ),
+            l("  ! args[1]: pipes a download into a shell", Tone::Warn),
+        ],
+        trust_state: "untrusted".to_owned(),
+        trustable: true,
+        sources: std::collections::BTreeMap::new(),
+    }
+}
+
+#[test]
+fn global_views() {
+    let (mut app, _d) = tools_app();
+    app.info = fixed_info();
+    app.trust = "untrusted".to_owned();
+    app.update(ch('d'));
+    snapshot_all("doctor", &mut app);
+    app.update(key(KeyCode::Esc));
+    app.update(ch('t'));
+    app.update(ch('T'));
+    snapshot_all("trust_confirm", &mut app);
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    app.update(Msg::Spills(vec![crate::mcp::results::SpillEntry {
+        basename: "spill-1.png".to_owned(),
+        path: "/run/user/1000/mcpdeck/spill-1/spill-1.png".into(),
+        size: 165,
+        mime: "image/png".to_owned(),
+        origin: "tools.call image".to_owned(),
+    }]));
+    app.update(ch('s'));
+    snapshot_all("spills", &mut app);
+    app.update(key(KeyCode::Esc));
+    app.update(Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::ToolListChanged,
+    }));
+    app.update(ch('l'));
+    app.update(ch('l'));
+    app.update(ch('l'));
+    snapshot_all("log", &mut app);
+    app.update(ch('l'));
+    snapshot_all("config_tab", &mut app);
+}

@@ -1,0 +1,286 @@
+//! Headless console test: the real `App::update` and the real effect executor against the demo
+//! server (`mcpdeck demo-server`), waiting for explicit messages — never sleeping. Connects,
+//! lists tools, searches, calls `echo`, then starts `long_task`, sees progress and cancels it.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use mcpdeck::app::{App, Load, Msg, Screen};
+use mcpdeck::console::Executor;
+use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
+use mcpdeck::mcp::policy::Policy;
+use mcpdeck::mcp::trust::TrustStore;
+use tokio::sync::mpsc;
+
+struct Harness {
+    app: App,
+    exec: Executor,
+    rx: mpsc::UnboundedReceiver<Msg>,
+    events: mpsc::Receiver<mcpdeck::mcp::connection::ServerEvent>,
+}
+
+impl Harness {
+    fn send(&mut self, msg: Msg) {
+        self.exec.observe(&msg);
+        self.app.now = Instant::now();
+        for effect in self.app.update(msg) {
+            assert!(!self.exec.run(effect), "nothing here quits");
+        }
+    }
+
+    /// Sends `msg` as if `after` had passed since the oldest pending approval appeared.
+    fn send_at(&mut self, msg: Msg, after: Duration) {
+        let base = self
+            .app
+            .approvals
+            .front()
+            .map_or_else(Instant::now, |p| p.shown_at);
+        self.app.now = base + after;
+        for effect in self.app.update(msg) {
+            assert!(!self.exec.run(effect), "nothing here quits");
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    /// Feeds engine messages until `done` holds (each wait is for a message, with a deadline).
+    async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while !done(&self.app) {
+            let msg = tokio::select! {
+                Some(msg) = self.rx.recv() => msg,
+                Some(event) = self.events.recv() => Msg::Event(event),
+                () = tokio::time::sleep_until(deadline) => panic!("timed out waiting for {what}: {:?}", self.app.screen),
+            };
+            self.send(msg);
+        }
+    }
+}
+
+fn tool_index(app: &App, name: &str) -> usize {
+    app.visible_tools()
+        .and_then(|t| t.iter().position(|t| t.name == name))
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// Runs `scenario` against the demo server with `policy` (JSON) as the policy file.
+fn with_demo<F>(policy: Option<serde_json::Value>, scenario: F)
+where
+    F: AsyncFnOnce(&mut Harness),
+{
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("cfg");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let config = serde_json::json!({"mcpServers": {"demo": {
+        "command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]
+    }}});
+    std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
+    let policy_path = Policy::default_path(&home);
+    if let Some(policy) = policy {
+        std::fs::write(&policy_path, policy.to_string()).expect("write");
+    }
+    let policy = Policy::load(&policy_path).expect("policy");
+    let config = ConfigSet::load(&LoadOptions {
+        project_dir: project,
+        config_home: Some(home.clone()),
+        extra_files: Vec::new(),
+    })
+    .expect("config");
+    let trust = TrustStore::default_path(&home);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let local = tokio::task::LocalSet::new();
+    let spill_base = dir.path().join("spills");
+    std::fs::create_dir_all(&spill_base).expect("mkdir");
+    runtime.block_on(local.run_until(async move {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (events_tx, events) = mpsc::channel(1024);
+        let exec =
+            Executor::new(config, trust, policy, tx, events_tx, Some(spill_base)).expect("engine");
+        let app = App::new(&exec.engine.status(), exec.info(), Instant::now());
+        let mut h = Harness {
+            app,
+            exec,
+            rx,
+            events,
+        };
+        scenario(&mut h).await;
+        h.exec.shutdown().await;
+    }));
+}
+
+/// Connects and lists, then opens `tool`'s call form.
+async fn open_form(h: &mut Harness, tool: &str) {
+    if h.app.visible_tools().is_none() {
+        h.key(KeyCode::Enter);
+        h.until("the tool list", |a| {
+            a.visible_tools().is_some_and(|t| t.len() >= 5)
+        })
+        .await;
+    }
+    let at = tool_index(&h.app, tool);
+    h.app.panes.get_mut("demo").expect("pane").sel[0] = at;
+    h.key(KeyCode::Char('c'));
+    h.until("the form", |a| matches!(a.screen, Screen::Form(_)))
+        .await;
+}
+
+#[test]
+fn enforce_mode_asks_the_console_and_the_answer_counts() {
+    let policy = serde_json::json!({"mode": "enforce", "allow": ["demo:tools.list", "demo:tools.describe", "demo:tools.search"]});
+    with_demo(Some(policy), async |h: &mut Harness| {
+        open_form(h, "echo").await;
+        h.type_text("approved");
+        h.key(KeyCode::Enter);
+        h.until("the approval", |a| !a.approvals.is_empty()).await;
+        let pending = &h.app.approvals[0].request;
+        assert_eq!(pending.server, "demo");
+        assert!(pending.operation.contains("echo"), "{pending:?}");
+        // Within the guard, y does nothing.
+        h.send_at(
+            Msg::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+            Duration::ZERO,
+        );
+        assert_eq!(h.app.approvals.len(), 1);
+        h.send_at(
+            Msg::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+            Duration::from_millis(400),
+        );
+        assert!(h.app.approvals.is_empty());
+        h.until("the approved result", |a| {
+            matches!(a.screen, Screen::Result(..))
+        })
+        .await;
+        let Screen::Result(view, _) = &h.app.screen else {
+            unreachable!()
+        };
+        assert!(view.error.is_none(), "{view:?}");
+        // Now deny one.
+        h.key(KeyCode::Char('c'));
+        h.key(KeyCode::Enter);
+        h.until("the second approval", |a| !a.approvals.is_empty())
+            .await;
+        h.send_at(
+            Msg::Key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)),
+            Duration::from_millis(400),
+        );
+        h.until("the denied result", |a| {
+            matches!(a.screen, Screen::Result(..))
+        })
+        .await;
+        let Screen::Result(view, _) = &h.app.screen else {
+            unreachable!()
+        };
+        assert!(view.error.is_some(), "{view:?}");
+    });
+}
+
+#[test]
+fn console_drives_the_demo_server() {
+    with_demo(None, async |h: &mut Harness| {
+        // Connect and list.
+        h.key(KeyCode::Enter);
+        h.until("the tool list", |a| {
+            a.visible_tools().is_some_and(|t| t.len() >= 5)
+        })
+        .await;
+        h.until("the connected state", |a| {
+            a.server().is_some_and(|s| s.state.label() == "connected")
+        })
+        .await;
+
+        // Search through the engine, then call echo.
+        h.key(KeyCode::Char('/'));
+        h.type_text("echo");
+        h.until("search results", |a| {
+            a.pane()
+                .and_then(|p| p.search.as_ref())
+                .is_some_and(|s| matches!(s.results, Load::Ready(_)))
+        })
+        .await;
+        h.key(KeyCode::Enter);
+        let at = tool_index(&h.app, "echo");
+        h.app.panes.get_mut("demo").expect("pane").sel[0] = at;
+        h.key(KeyCode::Char('c'));
+        h.until("the echo form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+        h.type_text("hello console");
+        h.key(KeyCode::Enter);
+        h.until("the echo result", |a| {
+            matches!(a.screen, Screen::Result(..))
+        })
+        .await;
+        let Screen::Result(view, _) = &h.app.screen else {
+            unreachable!()
+        };
+        assert!(view.error.is_none(), "{view:?}");
+        assert!(
+            view.lines.iter().any(|l| l.contains("hello console")),
+            "{view:?}"
+        );
+        assert!(
+            view.model.iter().any(|l| l.contains("hello console")),
+            "{view:?}"
+        );
+
+        // long_task: progress arrives, Esc cancels.
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Esc);
+        assert!(matches!(h.app.screen, Screen::Browse));
+        h.app.panes.get_mut("demo").expect("pane").search = None;
+        let at = tool_index(&h.app, "long_task");
+        h.app.panes.get_mut("demo").expect("pane").sel[0] = at;
+        h.key(KeyCode::Char('c'));
+        h.until("the long_task form", |a| {
+            matches!(a.screen, Screen::Form(_))
+        })
+        .await;
+        let Screen::Form(form) = &mut h.app.screen else {
+            unreachable!()
+        };
+        for f in &mut form.fields {
+            f.value = match f.key.as_str() {
+                "steps" => "200".to_owned(),
+                "delay_ms" => "50".to_owned(),
+                _ => f.value.clone(),
+            };
+        }
+        h.key(KeyCode::Enter);
+        h.until(
+            "progress",
+            |a| matches!(&a.screen, Screen::Running(r) if r.progress.is_some()),
+        )
+        .await;
+        h.key(KeyCode::Esc);
+        h.until("the cancelled result", |a| {
+            matches!(a.screen, Screen::Result(..))
+        })
+        .await;
+        let Screen::Result(view, _) = &h.app.screen else {
+            unreachable!()
+        };
+        assert_eq!(
+            view.error.as_ref().map(|e| e.0.as_str()),
+            Some("cancelled"),
+            "{view:?}"
+        );
+        assert!(
+            h.app
+                .pane()
+                .is_some_and(|p| p.log.iter().any(|l| l.kind == "progress"))
+        );
+    });
+}

@@ -1,0 +1,28 @@
+//! Runs `tests/console_tmux.sh` against the built binary when `tmux` is installed; skips loudly
+//! otherwise.
+
+use std::process::Command;
+
+#[test]
+fn console_in_tmux() {
+    let has_tmux = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_tmux {
+        eprintln!("SKIPPED: tmux is not installed; the console end-to-end test did not run");
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/console_tmux.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_mcpdeck"))
+        .output()
+        .expect("run the script");
+    assert!(
+        out.status.success(),
+        "console_tmux.sh failed\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# End-to-end: drive the real mcpdeck console in tmux at 80x24 with no configuration at all.
+# Opens on the packaged demo server, lists its tools, searches and calls `echo`, opens help,
+# quits with q, and checks the terminal was restored (alternate screen left, mouse off, cooked
+# mode back). Waits poll for what is on screen; nothing relies on a fixed delay.
+# Usage: tests/console_tmux.sh [path/to/mcpdeck]
+set -euo pipefail
+
+BIN=${1:-${MCPDECK_BIN:-target/debug/mcpdeck}}
+BIN=$(realpath "$BIN")
+WORK=$(mktemp -d)
+SOCK="mcpdeck-e2e-$$"
+T="tmux -L $SOCK"
+cleanup() { $T kill-server 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$WORK/cfg" "$WORK/proj" "$WORK/run"
+
+fail() {
+    echo "FAIL: $*" >&2
+    echo "--- screen ---" >&2
+    $T capture-pane -p -t e2e >&2 || true
+    exit 1
+}
+
+# wait_for TEXT [SECONDS]: until TEXT is on screen.
+wait_for() {
+    local deadline=$((SECONDS + ${2:-20}))
+    while ((SECONDS < deadline)); do
+        if $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    fail "did not see '$1'"
+}
+
+$T -f /dev/null new-session -d -s e2e -x 80 -y 24 \
+    "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' TERM=xterm-256color '$BIN'; echo \"EXIT=\$?\" > '$WORK/exit'; stty -a > '$WORK/stty'; exec sleep 600"
+$T set-option -t e2e remain-on-exit on >/dev/null
+
+wait_for "Servers"
+wait_for "demo"
+wait_for "Trust:"
+$T send-keys -t e2e Enter
+wait_for "echo"
+wait_for "Tools(5)"
+$T send-keys -t e2e /
+wait_for "/ "
+$T send-keys -t e2e -l echo
+wait_for "match(es)"
+$T send-keys -t e2e Enter
+$T send-keys -t e2e c
+wait_for "call echo on demo"
+$T send-keys -t e2e -l "hi from tmux"
+$T send-keys -t e2e Enter
+wait_for "✓ tools.call echo"
+wait_for "hi from tmux"
+$T send-keys -t e2e m
+wait_for "model-visible text"
+$T send-keys -t e2e Escape
+wait_for "Enter open"
+$T send-keys -t e2e '?'
+wait_for "Keys"
+wait_for "search tools"
+$T send-keys -t e2e Escape
+$T send-keys -t e2e q
+
+deadline=$((SECONDS + 20))
+while [[ ! -s "$WORK/stty" ]] && ((SECONDS < deadline)); do sleep 0.1; done
+[[ -s "$WORK/stty" ]] || fail "the console did not exit"
+grep -qx "EXIT=0" "$WORK/exit" || fail "exit status: $(cat "$WORK/exit")"
+[[ "$($T display -p -t e2e '#{alternate_on}')" == 0 ]] || fail "still on the alternate screen"
+[[ "$($T display -p -t e2e '#{mouse_any_flag}')" == 0 ]] || fail "mouse capture left on"
+grep -qw -- "-icanon" "$WORK/stty" && fail "terminal left in raw mode"
+grep -qw "icanon" "$WORK/stty" || fail "no icanon in stty output"
+grep -qw "echo" "$WORK/stty" || fail "echo not restored"
+echo "console tmux e2e: ok"
