@@ -1,0 +1,272 @@
+//! The in-memory index of one workspace: admitted files, their passages, BM25 postings and
+//! graph edges, rebuilt incrementally.
+//!
+//! Every call re-walks the root (so new, removed and newly ignored files are seen) but re-reads
+//! and re-tokenizes only files whose size, modification time or inode changed. A snapshot is
+//! immutable and shared; a new one is built only when something changed. Nothing is persisted.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use sha2::{Digest as _, Sha256};
+
+use super::admission::{self, Cancelled, Candidate};
+use super::graph;
+use super::text::{self, Chunk};
+
+/// BM25 term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25 length normalisation.
+const B: f64 = 0.75;
+
+/// One admitted file.
+#[derive(Debug)]
+pub struct FileRecord {
+    /// Workspace-relative path.
+    pub rel: String,
+    /// Its kind (node type).
+    pub kind: &'static str,
+    /// What it was read as (size, mtime, inode) for cache invalidation.
+    walked: Candidate,
+    /// The full text.
+    pub text: String,
+    /// SHA-256 of the content, hex.
+    pub sha256: String,
+    /// Its passages.
+    pub chunks: Vec<Chunk>,
+    /// Per passage: term frequencies and length in tokens.
+    terms: Vec<(HashMap<String, u32>, u32)>,
+    /// Resolved relative references (before filtering to admitted files).
+    targets: BTreeSet<String>,
+}
+
+impl FileRecord {
+    fn build(candidate: Candidate, text: String) -> Self {
+        let kind = graph::kind_of(&candidate.rel);
+        let markdown = kind == "markdown";
+        let chunks = text::chunks(&text, markdown);
+        let terms = chunks
+            .iter()
+            .map(|c| {
+                let mut tf: HashMap<String, u32> = HashMap::new();
+                let mut len = 0u32;
+                let heading = c.section.as_deref().unwrap_or("");
+                for t in text::tokens(c.text(&text)).chain(text::tokens(heading)) {
+                    *tf.entry(t).or_default() += 1;
+                    len += 1;
+                }
+                for t in text::tokens(&candidate.rel) {
+                    *tf.entry(t).or_default() += 1;
+                    len += 1;
+                }
+                (tf, len)
+            })
+            .collect();
+        let refs = if markdown {
+            graph::markdown_links(&text)
+        } else {
+            graph::includes(kind, &text)
+        };
+        let targets = refs
+            .iter()
+            .filter_map(|r| graph::resolve(&candidate.rel, &r.target))
+            .filter(|t| *t != candidate.rel)
+            .collect();
+        let sha256 = hex::encode(Sha256::digest(text.as_bytes()));
+        Self {
+            rel: candidate.rel.clone(),
+            kind,
+            walked: candidate,
+            text,
+            sha256,
+            chunks,
+            terms,
+            targets,
+        }
+    }
+}
+
+/// One scored passage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Index of the file in [`Snapshot::files`].
+    pub file: usize,
+    /// Index of the passage in that file's chunks.
+    pub chunk: usize,
+    /// BM25 score.
+    pub score: f64,
+}
+
+/// An immutable view of the workspace at one moment.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// Admitted files, sorted by path.
+    pub files: Vec<Arc<FileRecord>>,
+    /// Outgoing edges per file (admitted targets only), parallel to `files`.
+    pub edges: Vec<BTreeSet<String>>,
+    /// Every admitted path.
+    pub paths: BTreeSet<String>,
+    /// term → (file, chunk, tf).
+    postings: HashMap<String, Vec<(u32, u32, u32)>>,
+    chunk_count: usize,
+    avg_len: f64,
+    /// SHA-256 over every admitted path and its content hash.
+    pub fingerprint: String,
+}
+
+impl Snapshot {
+    fn build(files: Vec<Arc<FileRecord>>, cancel: &AtomicBool) -> Result<Self, Cancelled> {
+        let paths: BTreeSet<String> = files.iter().map(|f| f.rel.clone()).collect();
+        let mut postings: HashMap<String, Vec<(u32, u32, u32)>> = HashMap::new();
+        let mut chunk_count = 0usize;
+        let mut total_len = 0u64;
+        let mut hasher = Sha256::new();
+        let mut edges = Vec::with_capacity(files.len());
+        for (fi, f) in files.iter().enumerate() {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Cancelled);
+            }
+            let fi = u32::try_from(fi).unwrap_or(u32::MAX);
+            for (ci, (tf, len)) in f.terms.iter().enumerate() {
+                let ci = u32::try_from(ci).unwrap_or(u32::MAX);
+                chunk_count += 1;
+                total_len += u64::from(*len);
+                for (term, n) in tf {
+                    postings.entry(term.clone()).or_default().push((fi, ci, *n));
+                }
+            }
+            hasher.update(f.rel.as_bytes());
+            hasher.update([0]);
+            hasher.update(f.sha256.as_bytes());
+            hasher.update([b'\n']);
+            edges.push(
+                f.targets
+                    .iter()
+                    .filter(|t| paths.contains(*t))
+                    .cloned()
+                    .collect(),
+            );
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let avg_len = if chunk_count == 0 {
+            1.0
+        } else {
+            total_len as f64 / chunk_count as f64
+        };
+        Ok(Self {
+            files,
+            edges,
+            paths,
+            postings,
+            chunk_count,
+            avg_len,
+            fingerprint: hex::encode(hasher.finalize()),
+        })
+    }
+
+    /// The file at `rel`.
+    pub fn file(&self, rel: &str) -> Option<(usize, &FileRecord)> {
+        self.files
+            .binary_search_by(|f| f.rel.as_str().cmp(rel))
+            .ok()
+            .map(|i| (i, &*self.files[i]))
+    }
+
+    /// Passages ranked by BM25 for `question`, best first (ties by path, then line).
+    pub fn search(&self, question: &str) -> Vec<Hit> {
+        let terms: BTreeSet<String> = text::tokens(question).collect();
+        let mut scores: HashMap<(u32, u32), f64> = HashMap::new();
+        #[allow(clippy::cast_precision_loss)]
+        let n = self.chunk_count as f64;
+        for term in &terms {
+            let Some(list) = self.postings.get(term) else {
+                continue;
+            };
+            #[allow(clippy::cast_precision_loss)]
+            let df = list.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(fi, ci, tf) in list {
+                let len = self.files[fi as usize].terms[ci as usize].1;
+                let tf = f64::from(tf);
+                let norm = K1 * (1.0 - B + B * f64::from(len) / self.avg_len);
+                *scores.entry((fi, ci)).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let mut hits: Vec<Hit> = scores
+            .into_iter()
+            .map(|((fi, ci), score)| Hit {
+                file: fi as usize,
+                chunk: ci as usize,
+                score,
+            })
+            .collect();
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.file.cmp(&b.file))
+                .then(a.chunk.cmp(&b.chunk))
+        });
+        hits
+    }
+}
+
+/// The cache of one workspace.
+#[derive(Debug, Default)]
+pub struct IndexCache {
+    records: HashMap<String, Arc<FileRecord>>,
+    /// Candidates whose content was not admitted (binary, not UTF-8…), as walked: they are
+    /// not re-read until they change.
+    rejected: HashMap<String, Candidate>,
+    snapshot: Option<Arc<Snapshot>>,
+}
+
+impl IndexCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The current snapshot of `root`, re-reading only what changed since the last call.
+    pub fn refresh(&mut self, root: &Path, cancel: &AtomicBool) -> Result<Arc<Snapshot>, Cancelled> {
+        let candidates = admission::walk(root, cancel)?;
+        let mut records = HashMap::with_capacity(candidates.len());
+        let mut rejected = HashMap::new();
+        let mut files = Vec::with_capacity(candidates.len());
+        let mut changed = false;
+        for candidate in candidates {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Cancelled);
+            }
+            if self.rejected.get(&candidate.rel) == Some(&candidate) {
+                rejected.insert(candidate.rel.clone(), candidate);
+                continue;
+            }
+            let record = match self.records.get(&candidate.rel) {
+                Some(r) if r.walked == candidate => Arc::clone(r),
+                _ => {
+                    changed = true;
+                    let Some(text) = admission::read_admitted(root, &candidate) else {
+                        rejected.insert(candidate.rel.clone(), candidate);
+                        continue;
+                    };
+                    Arc::new(FileRecord::build(candidate, text))
+                }
+            };
+            files.push(Arc::clone(&record));
+            records.insert(record.rel.clone(), record);
+        }
+        changed |= records.len() != self.records.len();
+        self.records = records;
+        self.rejected = rejected;
+        if let Some(snapshot) = &self.snapshot
+            && !changed
+        {
+            return Ok(Arc::clone(snapshot));
+        }
+        let snapshot = Arc::new(Snapshot::build(files, cancel)?);
+        self.snapshot = Some(Arc::clone(&snapshot));
+        Ok(snapshot)
+    }
+}
