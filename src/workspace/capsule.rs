@@ -58,7 +58,7 @@ pub fn run(snap: &Snapshot, alias: &str, question: &str, max_claims: usize) -> R
     let capsule = json!({
         "schema": CAPSULE_SCHEMA,
         "workspace": alias,
-        "question": question,
+        "question_sha256": hex::encode(Sha256::digest(question.as_bytes())),
         "claims": claims,
         "workspace_fingerprint": snap.fingerprint,
         "admitted_files": snap.files.len(),

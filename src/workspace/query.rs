@@ -162,7 +162,6 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
     let result = json!({
         "matches": matches,
         "total_matches": total,
-        "terms": if wildcard { Vec::new() } else { terms },
     });
     if total == 0 { Err((Reason::NoMatch, result)) } else { Ok(result) }
 }

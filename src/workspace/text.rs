@@ -121,38 +121,41 @@ pub fn word_count(text: &str) -> usize {
 /// The sentences of a passage (split after `.`, `!` or `?` followed by whitespace, and at line
 /// ends of list items and headings), trimmed, non-empty.
 pub fn sentences(passage: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line_group in passage.split("\n\n") {
-        let mut current = String::new();
-        for line in line_group.lines() {
-            let t = line.trim();
-            let item = t.starts_with("- ") || t.starts_with("* ") || t.starts_with('#');
-            if item && !current.trim().is_empty() {
-                out.push(std::mem::take(&mut current).trim().to_owned());
-            }
-            if !current.is_empty() {
-                current.push(' ');
-            }
-            current.push_str(t);
-            if item {
-                out.push(std::mem::take(&mut current).trim().to_owned());
-            }
+    // First whole blocks: list items and headings stand alone, other lines join up.
+    let mut blocks = Vec::new();
+    let mut current = String::new();
+    for line in passage.lines() {
+        let t = line.trim();
+        let item = t.starts_with("- ") || t.starts_with("* ") || t.starts_with('#');
+        if (item || t.is_empty()) && !current.is_empty() {
+            blocks.push(std::mem::take(&mut current));
         }
-        let mut rest = current.as_str();
+        if item {
+            blocks.push(t.to_owned());
+            continue;
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(t);
+    }
+    if !current.is_empty() {
+        blocks.push(current);
+    }
+    let mut out = Vec::new();
+    for block in blocks {
+        let mut rest = block.as_str();
         while let Some(pos) = rest
             .char_indices()
             .find(|(i, c)| {
-                matches!(c, '.' | '!' | '?')
-                    && rest[i + 1..].starts_with(char::is_whitespace)
+                matches!(c, '.' | '!' | '?') && rest[i + 1..].starts_with(char::is_whitespace)
             })
             .map(|(i, _)| i)
         {
             out.push(rest[..=pos].trim().to_owned());
             rest = &rest[pos + 1..];
         }
-        if !rest.trim().is_empty() {
-            out.push(rest.trim().to_owned());
-        }
+        out.push(rest.trim().to_owned());
     }
     out.retain(|s| !s.is_empty());
     out
