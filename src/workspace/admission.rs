@@ -18,25 +18,64 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Directory names that are never entered.
 const PRIVATE_DIRS: &[&str] = &[
-    ".git", ".ssh", ".aws", ".gnupg", ".gpg", ".azure", ".kube", ".docker", ".password-store",
-    "gcloud", ".terraform",
+    ".git",
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".gpg",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".password-store",
+    "gcloud",
+    ".terraform",
 ];
 
 /// Exact (lower-cased) file names that are sensitive.
 const PRIVATE_NAMES: &[&str] = &[
-    ".npmrc", ".pypirc", ".netrc", "_netrc", ".pgpass", ".htpasswd", ".git-credentials",
-    ".gitcredentials", ".boto", ".s3cfg", ".dockercfg", "authorized_keys", "known_hosts",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".htpasswd",
+    ".git-credentials",
+    ".gitcredentials",
+    ".boto",
+    ".s3cfg",
+    ".dockercfg",
+    "authorized_keys",
+    "known_hosts",
 ];
 
 /// Lower-cased name prefixes that are sensitive.
 const PRIVATE_PREFIXES: &[&str] = &[
-    ".env", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials",
+    ".env",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "credentials",
 ];
 
 /// Lower-cased name suffixes that are sensitive.
 const PRIVATE_SUFFIXES: &[&str] = &[
-    ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ovpn", ".tfstate",
-    ".tfstate.backup", ".gpg", ".asc", ".crt", ".cer", ".der", ".ppk",
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".jks",
+    ".keystore",
+    ".kdbx",
+    ".ovpn",
+    ".tfstate",
+    ".tfstate.backup",
+    ".gpg",
+    ".asc",
+    ".crt",
+    ".cer",
+    ".der",
+    ".ppk",
 ];
 
 /// Lower-cased substrings that make any name sensitive.
@@ -160,20 +199,45 @@ pub fn read_admitted(root: &Path, candidate: &Candidate) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn sensitive_names() {
         for name in [
-            ".env", ".env.local", ".ENV", "server.pem", "tls.key", "a.p12", "a.pfx", "id_rsa",
-            "id_rsa.pub", "id_ed25519", ".npmrc", ".pypirc", ".netrc", "credentials",
-            "credentials.json", "secrets.json", "my-SECRET.txt", ".ssh", ".aws", ".gnupg", ".git",
+            ".env",
+            ".env.local",
+            ".ENV",
+            "server.pem",
+            "tls.key",
+            "a.p12",
+            "a.pfx",
+            "id_rsa",
+            "id_rsa.pub",
+            "id_ed25519",
+            ".npmrc",
+            ".pypirc",
+            ".netrc",
+            "credentials",
+            "credentials.json",
+            "secrets.json",
+            "my-SECRET.txt",
+            ".ssh",
+            ".aws",
+            ".gnupg",
+            ".git",
         ] {
             assert!(is_sensitive_name(name), "{name}");
         }
-        for name in ["README.md", "main.rs", "environment.md", "keys.rs", "Cargo.toml", ".mcp.json"]
-        {
+        for name in [
+            "README.md",
+            "main.rs",
+            "environment.md",
+            "keys.rs",
+            "Cargo.toml",
+            ".mcp.json",
+        ] {
             assert!(!is_sensitive_name(name), "{name}");
         }
     }

@@ -146,6 +146,7 @@ pub fn bind_all(pairs: &[(String, PathBuf)]) -> Result<Vec<Binding>, BindError> 
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -27,7 +27,12 @@ pub fn canonical_hash(value: &Value) -> String {
 }
 
 /// The capsule for `question`, or why there is none.
-pub fn run(snap: &Snapshot, alias: &str, question: &str, max_claims: usize) -> Result<Value, (Reason, Value)> {
+pub fn run(
+    snap: &Snapshot,
+    alias: &str,
+    question: &str,
+    max_claims: usize,
+) -> Result<Value, (Reason, Value)> {
     let terms: BTreeSet<String> = text::tokens(question).collect();
     let mut claims = Vec::new();
     let hits = snap.search(question);
@@ -77,5 +82,7 @@ pub fn run(snap: &Snapshot, alias: &str, question: &str, max_claims: usize) -> R
 }
 
 fn claims_empty(result: &Value) -> bool {
-    result["capsule"]["claims"].as_array().is_none_or(Vec::is_empty)
+    result["capsule"]["claims"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
 }

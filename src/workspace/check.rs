@@ -42,7 +42,14 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(path: &str, severity: Severity, code: &str, line: u32, column: u32, message: String) -> Self {
+    fn new(
+        path: &str,
+        severity: Severity,
+        code: &str,
+        line: u32,
+        column: u32,
+        message: String,
+    ) -> Self {
         Self {
             path: path.to_owned(),
             severity,
@@ -86,11 +93,21 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
     match file.kind {
         "mcp-config" => {
             let parsed = parse_file(text, Path::new(rel), layer_of(rel));
-            out.extend(parsed.diagnostics.iter().map(|d| Finding::from_diagnostic(rel, d)));
+            out.extend(
+                parsed
+                    .diagnostics
+                    .iter()
+                    .map(|d| Finding::from_diagnostic(rel, d)),
+            );
             for e in &parsed.entries {
-                out.extend(e.diagnostics.iter().map(|d| Finding::from_diagnostic(rel, d)));
+                out.extend(
+                    e.diagnostics
+                        .iter()
+                        .map(|d| Finding::from_diagnostic(rel, d)),
+                );
             }
-            if strict && let Ok(root) = cjson::parse(text.strip_prefix('\u{feff}').unwrap_or(text)) {
+            if strict && let Ok(root) = cjson::parse(text.strip_prefix('\u{feff}').unwrap_or(text))
+            {
                 let index = LineIndex::new(text);
                 unpinned_npx(rel, text, &index, &root, &mut out);
                 literal_credentials_json(rel, text, &index, &root, "", &mut out);
@@ -101,8 +118,20 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
             if let Err(e) = text.parse::<toml::Table>() {
                 let offset = e.span().map_or(0, |s| s.start);
                 let (line, column) = LineIndex::new(text).locate(text, offset);
-                let message = e.message().lines().next().unwrap_or("invalid TOML").to_owned();
-                out.push(Finding::new(rel, Severity::Error, "syntax", line, column, format!("TOML: {message}")));
+                let message = e
+                    .message()
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid TOML")
+                    .to_owned();
+                out.push(Finding::new(
+                    rel,
+                    Severity::Error,
+                    "syntax",
+                    line,
+                    column,
+                    format!("TOML: {message}"),
+                ));
             } else if strict {
                 literal_credentials_lines(rel, text, '=', &mut out);
             }
@@ -114,7 +143,14 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
                     let m = e.marker();
                     let line = u32::try_from(m.line()).unwrap_or(u32::MAX);
                     let column = u32::try_from(m.col() + 1).unwrap_or(u32::MAX);
-                    out.push(Finding::new(rel, Severity::Error, "syntax", line, column, format!("YAML: {}", e.info())));
+                    out.push(Finding::new(
+                        rel,
+                        Severity::Error,
+                        "syntax",
+                        line,
+                        column,
+                        format!("YAML: {}", e.info()),
+                    ));
                     failed = true;
                     break;
                 }
@@ -126,7 +162,12 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
         "markdown" => {
             for r in graph::markdown_links(text) {
                 let ok = graph::resolve(rel, &r.target).is_some_and(|t| {
-                    snap.paths.contains(&t) || snap.paths.range(format!("{t}/")..).next().is_some_and(|p| p.starts_with(&format!("{t}/")))
+                    snap.paths.contains(&t)
+                        || snap
+                            .paths
+                            .range(format!("{t}/")..)
+                            .next()
+                            .is_some_and(|p| p.starts_with(&format!("{t}/")))
                 });
                 if !ok {
                     let mut f = Finding::new(
@@ -150,7 +191,9 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
 /// Files whose JSON allows comments and trailing commas by convention.
 fn is_jsonc(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    rel.ends_with(".jsonc")
+    std::path::Path::new(rel)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonc"))
         || rel.starts_with(".vscode/")
         || rel.contains("/.vscode/")
         || name.starts_with("tsconfig")
@@ -164,14 +207,28 @@ fn json_syntax(rel: &str, text: &str, strict: bool, out: &mut Vec<Finding>) {
     if is_jsonc(rel) {
         if let Err(e) = jsonc_parser::parse_to_value(body, &jsonc_parser::ParseOptions::default()) {
             let (line, column) = LineIndex::new(body).locate(body, e.range().start);
-            out.push(Finding::new(rel, Severity::Error, "syntax", line, column, format!("JSON: {}", e.kind())));
+            out.push(Finding::new(
+                rel,
+                Severity::Error,
+                "syntax",
+                line,
+                column,
+                format!("JSON: {}", e.kind()),
+            ));
         }
         return;
     }
     match cjson::parse(body) {
         Err(e) => {
             let (line, column) = LineIndex::new(body).locate(body, e.offset);
-            out.push(Finding::new(rel, Severity::Error, "syntax", line, column, format!("JSON: {}", e.message)));
+            out.push(Finding::new(
+                rel,
+                Severity::Error,
+                "syntax",
+                line,
+                column,
+                format!("JSON: {}", e.message),
+            ));
         }
         Ok(root) if strict => {
             literal_credentials_json(rel, body, &LineIndex::new(body), &root, "", out);
@@ -197,7 +254,11 @@ fn literal_credentials_json(
     match &node.value {
         Json::Object(members) => {
             for m in members {
-                let child = if path.is_empty() { m.key.clone() } else { format!("{path}.{}", m.key) };
+                let child = if path.is_empty() {
+                    m.key.clone()
+                } else {
+                    format!("{path}.{}", m.key)
+                };
                 if let Json::String(s) = &m.value.value
                     && is_credential_name(&m.key)
                     && is_literal(s)
@@ -211,8 +272,11 @@ fn literal_credentials_json(
                         column,
                         format!("`{}` holds a literal credential", m.key),
                     );
-                    f.json_path = child.clone();
-                    f.suggestion = Some(format!("use an environment reference such as `${{{}}}`", m.key.to_ascii_uppercase().replace('-', "_")));
+                    f.json_path.clone_from(&child);
+                    f.suggestion = Some(format!(
+                        "use an environment reference such as `${{{}}}`",
+                        m.key.to_ascii_uppercase().replace('-', "_")
+                    ));
                     out.push(f);
                 }
                 literal_credentials_json(rel, text, index, &m.value, &child, out);
@@ -234,10 +298,24 @@ fn literal_credentials_lines(rel: &str, text: &str, sep: char, out: &mut Vec<Fin
         if t.starts_with('#') {
             continue;
         }
-        let Some((key, value)) = t.split_once(sep) else { continue };
-        let key = key.trim().trim_start_matches("- ").trim_matches(['"', '\'']);
-        let value = value.split(" #").next().unwrap_or("").trim().trim_matches(['"', '\'']);
-        if key.is_empty() || key.contains(char::is_whitespace) || !is_credential_name(key) || !is_literal(value) {
+        let Some((key, value)) = t.split_once(sep) else {
+            continue;
+        };
+        let key = key
+            .trim()
+            .trim_start_matches("- ")
+            .trim_matches(['"', '\'']);
+        let value = value
+            .split(" #")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches(['"', '\'']);
+        if key.is_empty()
+            || key.contains(char::is_whitespace)
+            || !is_credential_name(key)
+            || !is_literal(value)
+        {
             continue;
         }
         let column = line.len() - t.len() + 1;
@@ -254,11 +332,19 @@ fn literal_credentials_lines(rel: &str, text: &str, sep: char, out: &mut Vec<Fin
 
 /// `npx` servers whose package has no exact version (`pkg`, `pkg@latest`, `pkg@^1`).
 fn unpinned_npx(rel: &str, text: &str, index: &LineIndex, root: &Spanned, out: &mut Vec<Finding>) {
-    let Json::Object(top) = &root.value else { return };
-    let Some(servers) = top.iter().find(|m| m.key == "mcpServers") else { return };
-    let Json::Object(servers) = &servers.value.value else { return };
+    let Json::Object(top) = &root.value else {
+        return;
+    };
+    let Some(servers) = top.iter().find(|m| m.key == "mcpServers") else {
+        return;
+    };
+    let Json::Object(servers) = &servers.value.value else {
+        return;
+    };
     for server in servers {
-        let Json::Object(fields) = &server.value.value else { continue };
+        let Json::Object(fields) = &server.value.value else {
+            continue;
+        };
         let command = fields.iter().find_map(|m| match &m.value.value {
             Json::String(s) if m.key == "command" => Some(s.as_str()),
             _ => None,
@@ -270,13 +356,19 @@ fn unpinned_npx(rel: &str, text: &str, index: &LineIndex, root: &Spanned, out: &
         if !is_npx {
             continue;
         }
-        let Some(args) = fields.iter().find(|m| m.key == "args") else { continue };
-        let Json::Array(items) = &args.value.value else { continue };
+        let Some(args) = fields.iter().find(|m| m.key == "args") else {
+            continue;
+        };
+        let Json::Array(items) = &args.value.value else {
+            continue;
+        };
         let package = items.iter().enumerate().find_map(|(i, a)| match &a.value {
             Json::String(s) if !s.starts_with('-') => Some((i, s.as_str(), a.start)),
             _ => None,
         });
-        let Some((i, package, start)) = package else { continue };
+        let Some((i, package, start)) = package else {
+            continue;
+        };
         if is_pinned(package) {
             continue;
         }
@@ -287,10 +379,14 @@ fn unpinned_npx(rel: &str, text: &str, index: &LineIndex, root: &Spanned, out: &
             "unpinned_npx",
             line,
             column,
-            format!("server `{}` runs an npm package without an exact version", server.key),
+            format!(
+                "server `{}` runs an npm package without an exact version",
+                server.key
+            ),
         );
         f.json_path = format!("mcpServers.{}.args[{i}]", server.key);
-        f.suggestion = Some("pin it, e.g. `package@1.2.3`, so every run gets the code you reviewed".into());
+        f.suggestion =
+            Some("pin it, e.g. `package@1.2.3`, so every run gets the code you reviewed".into());
         out.push(f);
     }
 }
@@ -298,9 +394,13 @@ fn unpinned_npx(rel: &str, text: &str, index: &LineIndex, root: &Spanned, out: &
 /// `name@1.2.3` or `@scope/name@1.2.3`: an exact version.
 fn is_pinned(package: &str) -> bool {
     let body = package.strip_prefix('@').unwrap_or(package);
-    let Some((_, version)) = body.split_once('@') else { return false };
+    let Some((_, version)) = body.split_once('@') else {
+        return false;
+    };
     version.starts_with(|c: char| c.is_ascii_digit())
-        && version.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
 }
 
 /// Runs the check over the selected files.
@@ -323,7 +423,10 @@ pub fn run(snap: &Snapshot, paths: Option<&[Value]>, strict: bool) -> Value {
     for f in &files {
         findings.extend(check_file(snap, f, strict));
     }
-    let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
     json!({
         "findings": findings,
         "files_checked": files.len(),
@@ -334,6 +437,7 @@ pub fn run(snap: &Snapshot, paths: Option<&[Value]>, strict: bool) -> Value {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -350,7 +454,12 @@ mod tests {
     #[test]
     fn credential_lines() {
         let mut out = Vec::new();
-        literal_credentials_lines("a.toml", "api_key = \"abc\"\nname = \"x\"\ntoken = \"${T}\"\n", '=', &mut out);
+        literal_credentials_lines(
+            "a.toml",
+            "api_key = \"abc\"\nname = \"x\"\ntoken = \"${T}\"\n",
+            '=',
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].line, Some(1));
         assert!(!out[0].message.contains("abc"));

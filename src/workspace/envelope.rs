@@ -164,6 +164,7 @@ pub fn response_bytes(result: &CallToolResult) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

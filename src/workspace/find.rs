@@ -15,7 +15,12 @@ pub fn round(score: f64) -> f64 {
 }
 
 /// The passages answering `question`, or why there are none.
-pub fn run(snap: &Snapshot, question: &str, limit: usize, budget: usize) -> Result<Value, (Reason, Value)> {
+pub fn run(
+    snap: &Snapshot,
+    question: &str,
+    limit: usize,
+    budget: usize,
+) -> Result<Value, (Reason, Value)> {
     let hits = snap.search(question);
     let mut passages = Vec::new();
     let mut used = 0usize;

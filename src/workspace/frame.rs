@@ -71,6 +71,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for FrameLimited<R> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt as _;

@@ -156,7 +156,16 @@ pub fn includes(kind: &str, text: &str) -> Vec<Reference> {
                         && let Some(s) = quoted(&t[p + key.len()..])
                         && (s.starts_with("./") || s.starts_with("../"))
                     {
-                        for ext in ["", ".ts", ".tsx", ".js", ".mjs", ".jsx", "/index.ts", "/index.js"] {
+                        for ext in [
+                            "",
+                            ".ts",
+                            ".tsx",
+                            ".js",
+                            ".mjs",
+                            ".jsx",
+                            "/index.ts",
+                            "/index.js",
+                        ] {
                             push_relative(&mut out, line_no, line, 0, &format!("{s}{ext}"));
                         }
                     }
@@ -176,7 +185,11 @@ pub fn includes(kind: &str, text: &str) -> Vec<Reference> {
             }
             "shell" => {
                 if let Some(r) = t.strip_prefix("source ").or_else(|| t.strip_prefix(". ")) {
-                    let target = r.split_whitespace().next().unwrap_or("").trim_matches(['"', '\'']);
+                    let target = r
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .trim_matches(['"', '\'']);
                     if !target.contains('$') {
                         push_relative(&mut out, line_no, line, 0, target);
                     }
@@ -237,6 +250,7 @@ pub fn edges(from: &str, kind: &str, text: &str, nodes: &BTreeSet<String>) -> BT
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -259,20 +273,35 @@ mod tests {
 
     #[test]
     fn resolution_stays_in_the_root() {
-        assert_eq!(resolve("docs/x.md", "../README.md").as_deref(), Some("README.md"));
+        assert_eq!(
+            resolve("docs/x.md", "../README.md").as_deref(),
+            Some("README.md")
+        );
         assert_eq!(resolve("docs/x.md", "./y.md").as_deref(), Some("docs/y.md"));
         assert_eq!(resolve("x.md", "../out.md"), None);
     }
 
     #[test]
     fn includes_per_kind() {
-        let nodes: BTreeSet<String> = ["src/a.rs", "src/lib.rs", "src/b.ts", "src/c.ts", "pkg/m.py", "pkg/n.py"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+        let nodes: BTreeSet<String> = [
+            "src/a.rs",
+            "src/lib.rs",
+            "src/b.ts",
+            "src/c.ts",
+            "pkg/m.py",
+            "pkg/n.py",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
         let e = edges("src/lib.rs", "rust", "mod a;\n", &nodes);
         assert!(e.contains("src/a.rs"));
-        let e = edges("src/b.ts", "typescript", "import { x } from './c';\n", &nodes);
+        let e = edges(
+            "src/b.ts",
+            "typescript",
+            "import { x } from './c';\n",
+            &nodes,
+        );
         assert!(e.contains("src/c.ts"));
         let e = edges("pkg/m.py", "python", "from .n import q\n", &nodes);
         assert!(e.contains("pkg/n.py"));

@@ -229,7 +229,11 @@ impl IndexCache {
     }
 
     /// The current snapshot of `root`, re-reading only what changed since the last call.
-    pub fn refresh(&mut self, root: &Path, cancel: &AtomicBool) -> Result<Arc<Snapshot>, Cancelled> {
+    pub fn refresh(
+        &mut self,
+        root: &Path,
+        cancel: &AtomicBool,
+    ) -> Result<Arc<Snapshot>, Cancelled> {
         let candidates = admission::walk(root, cancel)?;
         let mut records = HashMap::with_capacity(candidates.len());
         let mut rejected = HashMap::new();

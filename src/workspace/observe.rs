@@ -109,7 +109,7 @@ impl Observer {
         let mut line = event.to_json().to_string();
         if line.len() >= MAX_LINE_BYTES {
             // Unreachable with closed events; keep the bound an invariant anyway.
-            line = r#"{"event":"oversized_diagnostic"}"#.to_owned();
+            r#"{"event":"oversized_diagnostic"}"#.clone_into(&mut line);
         }
         Some(line)
     }
@@ -124,6 +124,7 @@ impl Observer {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -135,8 +136,16 @@ mod tests {
             reason: "server_busy",
         };
         assert!(Observer::new(Observability::Off).line(&refused).is_none());
-        assert!(Observer::new(Observability::Errors).line(&started).is_none());
-        assert!(Observer::new(Observability::Errors).line(&refused).is_some());
+        assert!(
+            Observer::new(Observability::Errors)
+                .line(&started)
+                .is_none()
+        );
+        assert!(
+            Observer::new(Observability::Errors)
+                .line(&refused)
+                .is_some()
+        );
         let line = Observer::new(Observability::Json).line(&started).unwrap();
         assert!(line.len() < MAX_LINE_BYTES);
         assert_eq!(line, r#"{"event":"started","workspaces":1}"#);

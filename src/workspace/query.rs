@@ -42,7 +42,10 @@ impl PathFilter {
     fn new(raw: &str) -> Self {
         let raw = raw.trim_start_matches("./");
         if raw.contains(['*', '?', '[', '{']) {
-            match globset::GlobBuilder::new(raw).literal_separator(false).build() {
+            match globset::GlobBuilder::new(raw)
+                .literal_separator(false)
+                .build()
+            {
                 Ok(g) => return Self::Glob(g.compile_matcher()),
                 Err(_) => return Self::Prefix(raw.to_owned()),
             }
@@ -76,7 +79,10 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
     let mut edge_filters = Vec::new();
     for e in &args.edges {
         let (kind, target) = e.split_once(':').unwrap_or(("", e));
-        edge_filters.push((kind == "links_to", target.trim_start_matches("./").to_owned()));
+        edge_filters.push((
+            kind == "links_to",
+            target.trim_start_matches("./").to_owned(),
+        ));
     }
     let mut matches = Vec::new();
     for (fi, file) in snap.files.iter().enumerate() {
@@ -91,20 +97,27 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
             if *links_to {
                 snap.edges[fi].contains(target)
             } else {
-                snap.file(target).is_some_and(|(ti, _)| snap.edges[ti].contains(rel))
+                snap.file(target)
+                    .is_some_and(|(ti, _)| snap.edges[ti].contains(rel))
             }
         });
         if !edges_ok {
             continue;
         }
         let rel_lower = rel.to_lowercase();
-        let in_path: Vec<&String> = terms.iter().filter(|t| !wildcard && rel_lower.contains(t.as_str())).collect();
+        let in_path: Vec<&String> = terms
+            .iter()
+            .filter(|t| !wildcard && rel_lower.contains(t.as_str()))
+            .collect();
         let mut best: Option<(usize, usize, Vec<&String>)> = None; // (count, line index, terms)
         let mut matching_lines = 0usize;
         if !wildcard {
             for (li, line) in file.text.lines().enumerate() {
                 let lower = line.to_lowercase();
-                let found: Vec<&String> = terms.iter().filter(|t| lower.contains(t.as_str())).collect();
+                let found: Vec<&String> = terms
+                    .iter()
+                    .filter(|t| lower.contains(t.as_str()))
+                    .collect();
                 if found.is_empty() {
                     continue;
                 }
@@ -158,10 +171,18 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
     }
     let total = matches.len();
     matches.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let matches: Vec<Value> = matches.into_iter().take(args.limit).map(|(_, _, m)| m).collect();
+    let matches: Vec<Value> = matches
+        .into_iter()
+        .take(args.limit)
+        .map(|(_, _, m)| m)
+        .collect();
     let result = json!({
         "matches": matches,
         "total_matches": total,
     });
-    if total == 0 { Err((Reason::NoMatch, result)) } else { Ok(result) }
+    if total == 0 {
+        Err((Reason::NoMatch, result))
+    } else {
+        Ok(result)
+    }
 }

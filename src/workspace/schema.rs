@@ -65,7 +65,7 @@ fn list(max_chars: u64, item: Value, description: &str) -> Value {
         "description": description})
 }
 
-fn closed(properties: Value, required: &[&str]) -> Value {
+fn closed(properties: &Value, required: &[&str]) -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -129,7 +129,7 @@ pub fn required(tool: &str) -> &'static [&'static str] {
 
 /// `tool`'s closed input schema.
 pub fn input_schema(tool: &str, aliases: &[String]) -> Option<Value> {
-    fields(tool, aliases).map(|f| closed(f, required(tool)))
+    fields(tool, aliases).map(|f| closed(&f, required(tool)))
 }
 
 /// Compiled validators for the four tools.
@@ -164,7 +164,11 @@ impl Validators {
             .take(8)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let path = if path.is_empty() { "/".to_owned() } else { path };
+                let path = if path.is_empty() {
+                    "/".to_owned()
+                } else {
+                    path
+                };
                 format!("{path}: {}", e.masked())
             })
             .collect()

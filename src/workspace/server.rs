@@ -6,13 +6,14 @@
 //! Diagnostics go through the [`Observer`] only. Nothing here writes to disk or to stdout except
 //! through the transport.
 
-use std::sync::{Arc, Mutex, PoisonError};
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -82,7 +83,10 @@ impl WorkspaceServer {
         let aliases: Vec<String> = bindings.iter().map(|b| b.alias.clone()).collect();
         let validators = Validators::new(&aliases)?;
         let tools = tool_list(&aliases);
-        let caches = bindings.iter().map(|_| Mutex::new(IndexCache::new())).collect();
+        let caches = bindings
+            .iter()
+            .map(|_| Mutex::new(IndexCache::new()))
+            .collect();
         Ok(Self {
             inner: Arc::new(Inner {
                 bindings,
@@ -116,13 +120,19 @@ impl WorkspaceServer {
         let alias = index.map(|i| inner.bindings[i].alias.clone());
         let errors = inner.validators.check(tool, &args);
         let envelope = if !errors.is_empty() {
-            Envelope::refused(alias.as_deref(), Reason::InvalidArguments, Some(json!({"errors": errors})))
+            Envelope::refused(
+                alias.as_deref(),
+                Reason::InvalidArguments,
+                Some(json!({"errors": errors})),
+            )
         } else if let (Some(i), Some(alias)) = (index, alias.clone()) {
             if inner.bindings[i].available() {
                 let worker = Arc::clone(inner);
                 let outcome = inner
                     .slot
-                    .run(inner.limits, cancel, move |stop| worker.produce(tool, i, &args, stop))
+                    .run(inner.limits, cancel, move |stop| {
+                        worker.produce(tool, i, &args, stop)
+                    })
                     .await;
                 match outcome {
                     Outcome::Done(e) => e,
@@ -140,7 +150,10 @@ impl WorkspaceServer {
         };
         let (result, envelope) = envelope.into_tool_result();
         let event = match (envelope.status, envelope.reason) {
-            (Status::Refused, Some(reason)) => Event::Refused { tool, reason: reason.code() },
+            (Status::Refused, Some(reason)) => Event::Refused {
+                tool,
+                reason: reason.code(),
+            },
             (status, _) => Event::CallAnswered {
                 tool,
                 status: status.as_str(),
@@ -161,7 +174,9 @@ impl Inner {
         let binding = &self.bindings[i];
         let alias = binding.alias.as_str();
         let snapshot = {
-            let mut cache = self.caches[i].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut cache = self.caches[i]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             cache.refresh(&binding.root, stop)
         };
         let Ok(snapshot) = snapshot else {
@@ -186,16 +201,29 @@ fn uint(args: &Value, key: &str, default: u64) -> usize {
 fn strings(args: &Value, key: &str) -> Vec<String> {
     args.get(key)
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn text(args: &Value, key: &str) -> String {
-    args.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
+    args.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
 }
 
 /// Runs `tool` over a snapshot with validated `args`.
-pub fn run_tool(tool: &str, snap: &Snapshot, alias: &str, args: &Value) -> Result<Value, (Reason, Value)> {
+pub fn run_tool(
+    tool: &str,
+    snap: &Snapshot,
+    alias: &str,
+    args: &Value,
+) -> Result<Value, (Reason, Value)> {
     match tool {
         FIND => find::run(
             snap,
@@ -212,12 +240,17 @@ pub fn run_tool(tool: &str, snap: &Snapshot, alias: &str, args: &Value) -> Resul
                 paths: strings(args, "path_filters"),
                 edges: strings(args, "edge_filters"),
                 snippet_chars: uint(args, "snippet_chars", schema::DEFAULT_SNIPPET),
-                explain: args.get("explain").and_then(Value::as_bool).unwrap_or(false),
+                explain: args
+                    .get("explain")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
             },
         ),
         CHECK => Ok(check::run(
             snap,
-            args.get("paths").and_then(Value::as_array).map(Vec::as_slice),
+            args.get("paths")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice),
             args.get("strict").and_then(Value::as_bool).unwrap_or(false),
         )),
         CAPSULE => capsule::run(

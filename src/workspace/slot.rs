@@ -113,6 +113,7 @@ impl Slot {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use std::sync::mpsc;
@@ -147,7 +148,10 @@ mod tests {
         release_tx.send(()).unwrap();
         assert_eq!(first.await.unwrap(), Outcome::Done(1));
         assert!(!slot.is_busy());
-        assert_eq!(slot.run(Limits::default(), &ct, |_| 3).await, Outcome::Done(3));
+        assert_eq!(
+            slot.run(Limits::default(), &ct, |_| 3).await,
+            Outcome::Done(3)
+        );
     }
 
     #[tokio::test]
@@ -183,7 +187,10 @@ mod tests {
         assert_eq!(out, Outcome::Cancelled);
         assert!(slot.is_busy());
         let fresh = CancellationToken::new();
-        assert_eq!(slot.run(Limits::default(), &fresh, |_| 1).await, Outcome::Busy);
+        assert_eq!(
+            slot.run(Limits::default(), &fresh, |_| 1).await,
+            Outcome::Busy
+        );
         release_tx.send(()).unwrap();
         // `done_tx` drops when the producer closure ends; the slot is released just before.
         assert!(done_rx.recv().is_err());
@@ -191,6 +198,9 @@ mod tests {
         while slot.is_busy() {
             std::thread::yield_now();
         }
-        assert_eq!(slot.run(Limits::default(), &fresh, |_| 1).await, Outcome::Done(1));
+        assert_eq!(
+            slot.run(Limits::default(), &fresh, |_| 1).await,
+            Outcome::Done(1)
+        );
     }
 }

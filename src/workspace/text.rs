@@ -11,8 +11,8 @@ pub const MAX_CHUNK_LINES: usize = 40;
 const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
     "i", "if", "in", "into", "is", "it", "its", "me", "of", "on", "or", "so", "that", "the",
-    "their", "then", "there", "these", "this", "to", "was", "we", "what", "when", "where",
-    "which", "who", "why", "will", "with", "you", "your",
+    "their", "then", "there", "these", "this", "to", "was", "we", "what", "when", "where", "which",
+    "who", "why", "will", "with", "you", "your",
 ];
 
 /// Lower-cased word tokens of `text` (alphanumeric runs of two or more characters, stop words
@@ -162,18 +162,21 @@ pub fn sentences(passage: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn tokens_fold_and_drop_stopwords() {
-        let t: Vec<String> = tokens("How does Configuration precedence work? configs_file").collect();
+        let t: Vec<String> =
+            tokens("How does Configuration precedence work? configs_file").collect();
         assert_eq!(t, ["configuration", "precedence", "work", "config", "file"]);
     }
 
     #[test]
     fn chunks_follow_headings_and_blank_lines() {
-        let text = "# Title\nintro line\n\npara two\nmore\n\n## Sub\n```\ncode\n\n# not a heading\n```\n";
+        let text =
+            "# Title\nintro line\n\npara two\nmore\n\n## Sub\n```\ncode\n\n# not a heading\n```\n";
         let c = chunks(text, true);
         let spans: Vec<(u32, u32)> = c.iter().map(|c| (c.start, c.end)).collect();
         assert_eq!(spans, [(1, 2), (4, 5), (7, 9), (11, 12)]);
@@ -193,6 +196,16 @@ mod tests {
     #[test]
     fn sentence_split() {
         let s = sentences("# Head\nOne thing. Two\nthings! Three\n- item a\n- item b");
-        assert_eq!(s, ["# Head", "One thing.", "Two things!", "Three", "- item a", "- item b"]);
+        assert_eq!(
+            s,
+            [
+                "# Head",
+                "One thing.",
+                "Two things!",
+                "Three",
+                "- item a",
+                "- item b"
+            ]
+        );
     }
 }
