@@ -888,3 +888,39 @@ fn startup_errors_name_no_alias_or_path() {
         assert!(!err.contains(&*ws.path().to_string_lossy()), "{err}");
     }
 }
+
+#[test]
+fn the_packaged_workspace_server_answers_through_the_cli() {
+    let parent = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let project = parent.path().join("my proj");
+    write(
+        &project,
+        "README.md",
+        b"# Guide\n\nConfiguration precedence works from user files to project files.\n",
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .arg("--cwd")
+        .arg(&project)
+        .args([
+            "call",
+            "workspace",
+            "workspace_find",
+            r#"{"workspace":"my-proj","question":"configuration precedence"}"#,
+            "--json",
+        ])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let env = &v["result"]["structuredContent"];
+    assert_eq!(env["status"], "known");
+    assert_eq!(env["workspace"], "my-proj");
+    assert_eq!(env["result"]["passages"][0]["path"], "README.md");
+}

@@ -188,7 +188,11 @@ impl Context {
         let options = LoadOptions::from_env(cli.cwd.as_deref(), cli.config.clone())
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
         let config = ConfigSet::load(&options).map_err(|e| e.to_string())?;
-        let registry = PackagedRegistry::builtin().map_err(|e| e.to_string())?;
+        let root = options
+            .project_dir
+            .canonicalize()
+            .unwrap_or_else(|_| options.project_dir.clone());
+        let registry = PackagedRegistry::builtin_for_project(&root).map_err(|e| e.to_string())?;
         let config = registry.layer_onto(config, cli.demo);
         let home = options
             .config_home
