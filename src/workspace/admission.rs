@@ -104,12 +104,45 @@ pub struct Candidate {
     pub inode: u64,
 }
 
+/// A directory seen by the walk, to tell later whether its entries may have changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirStamp {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Modification time (ns) and inode when walked.
+    pub stamp: (i128, u64),
+}
+
+/// `(mtime ns, inode)` of a path, not following a final symlink.
+pub fn stamp_of(path: &Path) -> Option<(i128, u64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some((mtime_ns(&meta), meta.ino()))
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+}
+
+/// Whether `candidate` is still exactly as walked (same size, mtime and inode, still a file).
+pub fn unchanged(root: &Path, candidate: &Candidate) -> bool {
+    std::fs::symlink_metadata(root.join(&candidate.rel)).is_ok_and(|m| {
+        m.is_file()
+            && m.len() == candidate.size
+            && mtime_ns(&m) == candidate.mtime_ns
+            && m.ino() == candidate.inode
+    })
+}
+
 /// The walk was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cancelled;
 
-/// Every candidate file under `root`, sorted by path. Checks `cancel` between entries.
-pub fn walk(root: &Path, cancel: &AtomicBool) -> Result<Vec<Candidate>, Cancelled> {
+/// Every candidate file under `root`, sorted by path, and every directory walked. Checks
+/// `cancel` between entries.
+pub fn walk(
+    root: &Path,
+    cancel: &AtomicBool,
+) -> Result<(Vec<Candidate>, Vec<DirStamp>), Cancelled> {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
         .hidden(false)
@@ -128,11 +161,21 @@ pub fn walk(root: &Path, cancel: &AtomicBool) -> Result<Vec<Candidate>, Cancelle
                     .is_some_and(|name| !is_sensitive_name(name))
         });
     let mut out = Vec::new();
+    let mut dirs = Vec::new();
     for entry in builder.build() {
         if cancel.load(Ordering::Relaxed) {
             return Err(Cancelled);
         }
         let Ok(entry) = entry else { continue };
+        if entry.file_type().is_some_and(|t| t.is_dir())
+            && let Ok(meta) = entry.metadata()
+        {
+            dirs.push(DirStamp {
+                path: entry.path().to_path_buf(),
+                stamp: (mtime_ns(&meta), meta.ino()),
+            });
+            continue;
+        }
         // Symlinks are never followed, to files or directories: a link could lead out of the
         // root, and one inside the root only duplicates a file that is walked anyway.
         if !entry.file_type().is_some_and(|t| t.is_file()) {
@@ -151,12 +194,18 @@ pub fn walk(root: &Path, cancel: &AtomicBool) -> Result<Vec<Candidate>, Cancelle
         out.push(Candidate {
             rel,
             size: meta.len(),
-            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            mtime_ns: mtime_ns(&meta),
             inode: meta.ino(),
         });
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(out)
+    // Ignore rules that live outside the walked tree.
+    for extra in [root.join(".git/info/exclude"), root.join(".git")] {
+        if let Some(stamp) = stamp_of(&extra) {
+            dirs.push(DirStamp { path: extra, stamp });
+        }
+    }
+    Ok((out, dirs))
 }
 
 /// `a/b/c` for a relative path whose every component is UTF-8 and not sensitive.

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use sha2::{Digest as _, Sha256};
 
-use super::admission::{self, Cancelled, Candidate};
+use super::admission::{self, Cancelled, Candidate, DirStamp};
 use super::graph;
 use super::text::{self, Chunk};
 
@@ -212,6 +212,15 @@ impl Snapshot {
     }
 }
 
+/// Stamps this close to (or after) the last walk's start are not trusted.
+const RACY_MARGIN_NS: i128 = 100_000_000;
+
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+}
+
 /// The cache of one workspace.
 #[derive(Debug, Default)]
 pub struct IndexCache {
@@ -219,6 +228,10 @@ pub struct IndexCache {
     /// Candidates whose content was not admitted (binary, not UTF-8…), as walked: they are
     /// not re-read until they change.
     rejected: HashMap<String, Candidate>,
+    /// The directories (and out-of-tree ignore files) of the last walk.
+    dirs: Vec<DirStamp>,
+    /// When the last walk started (ns since the epoch).
+    walk_started_ns: i128,
     snapshot: Option<Arc<Snapshot>>,
 }
 
@@ -234,7 +247,18 @@ impl IndexCache {
         root: &Path,
         cancel: &AtomicBool,
     ) -> Result<Arc<Snapshot>, Cancelled> {
-        let candidates = admission::walk(root, cancel)?;
+        if let Some(snapshot) = &self.snapshot
+            && self.still_valid(root, cancel)?
+        {
+            return Ok(Arc::clone(snapshot));
+        }
+        let started = now_ns();
+        // A record read within the racy margin of the previous walk is read again.
+        let previous = self.walk_started_ns;
+        let settled = |c: &Candidate| c.mtime_ns < previous - RACY_MARGIN_NS;
+        let (candidates, dirs) = admission::walk(root, cancel)?;
+        self.dirs = dirs;
+        self.walk_started_ns = started;
         let mut records = HashMap::with_capacity(candidates.len());
         let mut rejected = HashMap::new();
         let mut files = Vec::with_capacity(candidates.len());
@@ -243,12 +267,12 @@ impl IndexCache {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Cancelled);
             }
-            if self.rejected.get(&candidate.rel) == Some(&candidate) {
+            if self.rejected.get(&candidate.rel) == Some(&candidate) && settled(&candidate) {
                 rejected.insert(candidate.rel.clone(), candidate);
                 continue;
             }
             let record = match self.records.get(&candidate.rel) {
-                Some(r) if r.walked == candidate => Arc::clone(r),
+                Some(r) if r.walked == candidate && settled(&candidate) => Arc::clone(r),
                 _ => {
                     changed = true;
                     let Some(text) = admission::read_admitted(root, &candidate) else {
@@ -272,5 +296,92 @@ impl IndexCache {
         let snapshot = Arc::new(Snapshot::build(files, cancel)?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
+    }
+
+    /// Whether nothing the last walk saw has changed: no directory's entries (a created,
+    /// removed or renamed entry changes its directory's mtime) and no file's size, mtime or
+    /// inode. Ignore files are files of the walk (or stamped), so rule changes are seen too.
+    ///
+    /// Timestamps have a coarse granularity on some filesystems, so a stamp taken within
+    /// [`RACY_MARGIN_NS`] of the last walk's start proves nothing (a later change could keep
+    /// it): such a cache is never trusted, as git treats "racily clean" index entries.
+    fn still_valid(&self, root: &Path, cancel: &AtomicBool) -> Result<bool, Cancelled> {
+        let racy = |mtime: i128| mtime >= self.walk_started_ns - RACY_MARGIN_NS;
+        for dir in &self.dirs {
+            if racy(dir.stamp.0) || admission::stamp_of(&dir.path) != Some(dir.stamp) {
+                return Ok(false);
+            }
+        }
+        for (i, candidate) in self
+            .records
+            .values()
+            .map(|r| &r.walked)
+            .chain(self.rejected.values())
+            .enumerate()
+        {
+            if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
+                return Err(Cancelled);
+            }
+            if racy(candidate.mtime_ns) || !admission::unchanged(root, candidate) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn paths(snap: &Snapshot) -> Vec<&str> {
+        snap.files.iter().map(|f| f.rel.as_str()).collect()
+    }
+
+    #[test]
+    fn changes_are_seen_on_the_next_refresh() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        let stop = AtomicBool::new(false);
+        std::fs::write(root.join("a.md"), "alpha\n").unwrap();
+        let mut cache = IndexCache::new();
+        let s1 = cache.refresh(root, &stop).unwrap();
+        assert_eq!(paths(&s1), ["a.md"]);
+        // Unchanged (and racy, so re-walked): the same content.
+        let s2 = cache.refresh(root, &stop).unwrap();
+        assert_eq!(s2.fingerprint, s1.fingerprint);
+        std::fs::write(root.join("a.md"), "alpha beta gamma\n").unwrap();
+        let s3 = cache.refresh(root, &stop).unwrap();
+        assert!(!s3.search("gamma").is_empty());
+        std::fs::write(root.join("b.md"), "delta\n").unwrap();
+        let s4 = cache.refresh(root, &stop).unwrap();
+        assert_eq!(paths(&s4), ["a.md", "b.md"]);
+        std::fs::write(root.join(".gitignore"), "b.md\n").unwrap();
+        let s5 = cache.refresh(root, &stop).unwrap();
+        assert_eq!(paths(&s5), [".gitignore", "a.md"]);
+        std::fs::remove_file(root.join("a.md")).unwrap();
+        let s6 = cache.refresh(root, &stop).unwrap();
+        assert_eq!(paths(&s6), [".gitignore"]);
+        assert_ne!(s6.fingerprint, s5.fingerprint);
+    }
+
+    #[test]
+    fn an_old_untouched_tree_is_served_from_the_cache() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        let stop = AtomicBool::new(false);
+        std::fs::write(root.join("a.md"), "alpha\n").unwrap();
+        let mut cache = IndexCache::new();
+        cache.refresh(root, &stop).unwrap();
+        // Pretend the walk happened long after every stamp.
+        cache.walk_started_ns += 10 * RACY_MARGIN_NS;
+        assert!(cache.still_valid(root, &stop).unwrap());
+        std::fs::write(root.join("a.md"), "alpha two\n").unwrap();
+        assert!(!cache.still_valid(root, &stop).unwrap());
+        // A cancelled check stops (the first file is checked only after the flag is read).
+        cache.refresh(root, &stop).unwrap();
+        cache.walk_started_ns += 10 * RACY_MARGIN_NS;
+        assert!(cache.still_valid(root, &AtomicBool::new(true)).is_err());
     }
 }
