@@ -31,6 +31,27 @@ async fn ten_thousand_files_first_query_2s_later_100ms() {
         );
         std::fs::write(dir.join(format!("n{}.md", i % 100)), body).unwrap();
     }
+    // An editor's tree is not brand new: date everything an hour back, as a settled checkout
+    // would be (stamps within 100 ms of a walk are never trusted, so a just-written tree is
+    // re-walked on every call).
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for d in std::fs::read_dir(ws.path()).unwrap() {
+        let d = d.unwrap().path();
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::File::options()
+                .write(true)
+                .open(&f)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        std::fs::File::open(&d).unwrap().set_modified(old).unwrap();
+    }
+    std::fs::File::open(ws.path())
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     let bindings = bind_all(&[("big".into(), ws.path().to_path_buf())]).unwrap();
     let server = WorkspaceServer::new(
         bindings,

@@ -32,6 +32,8 @@ pub struct FileRecord {
     walked: Candidate,
     /// The full text.
     pub text: String,
+    /// The full text, lower-cased (for fast substring pre-filtering).
+    pub lower: String,
     /// SHA-256 of the content, hex.
     pub sha256: String,
     /// Its passages.
@@ -79,6 +81,7 @@ impl FileRecord {
             rel: candidate.rel.clone(),
             kind,
             walked: candidate,
+            lower: text.to_lowercase(),
             text,
             sha256,
             chunks,

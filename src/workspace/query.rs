@@ -111,7 +111,8 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
             .collect();
         let mut best: Option<(usize, usize, Vec<&String>)> = None; // (count, line index, terms)
         let mut matching_lines = 0usize;
-        if !wildcard {
+        let in_text = !wildcard && terms.iter().any(|t| file.lower.contains(t.as_str()));
+        if in_text {
             for (li, line) in file.text.lines().enumerate() {
                 let lower = line.to_lowercase();
                 let found: Vec<&String> = terms
