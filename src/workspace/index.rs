@@ -202,7 +202,7 @@ impl Snapshot {
             .map(|((fi, ci), score)| Hit {
                 file: fi as usize,
                 chunk: ci as usize,
-                score,
+                score: score * kind_weight(self.files[fi as usize].kind),
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -222,6 +222,17 @@ fn now_ns() -> i128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+}
+
+/// Questions are usually answered by prose: documentation passages outrank code and tests
+/// that merely mention the same words.
+fn kind_weight(kind: &str) -> f64 {
+    match kind {
+        "markdown" => 1.0,
+        "text" => 0.9,
+        "json" | "toml" | "yaml" | "mcp-config" => 0.8,
+        _ => 0.6,
+    }
 }
 
 /// The cache of one workspace.

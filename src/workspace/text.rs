@@ -72,7 +72,10 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
             in_fence = !in_fence;
         }
         let heading = markdown && !in_fence && heading_text(trimmed);
-        let blank = trimmed.is_empty();
+        // In Markdown a paragraph that ends with `:` introduces what follows (a list, a
+        // block): keep them one passage across the blank line.
+        let blank = trimmed.is_empty()
+            && !(markdown && current.is_some() && text[..last.1].trim_end().ends_with(':'));
         if (blank || heading || count >= MAX_CHUNK_LINES)
             && let Some((s, b)) = current.take()
         {
@@ -87,7 +90,7 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
         if heading {
             section = Some(trimmed.trim_start_matches('#').trim().to_owned());
         }
-        if blank {
+        if blank || trimmed.is_empty() {
             continue;
         }
         if current.is_none() {
@@ -183,6 +186,14 @@ mod tests {
         assert_eq!(c[0].text(text), "# Title\nintro line");
         assert_eq!(c[1].section.as_deref(), Some("Title"));
         assert_eq!(c[3].section.as_deref(), Some("Sub"));
+    }
+
+    #[test]
+    fn an_introducing_colon_keeps_the_list() {
+        let text = "Files, lowest first:\n\n1. user\n2. project\n\nNext.\n";
+        let c = chunks(text, true);
+        let spans: Vec<(u32, u32)> = c.iter().map(|c| (c.start, c.end)).collect();
+        assert_eq!(spans, [(1, 4), (6, 6)]);
     }
 
     #[test]
