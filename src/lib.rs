@@ -7,4 +7,5 @@
 pub mod cli;
 pub mod demo;
 pub mod mcp;
+pub mod serve;
 pub mod workspace;

@@ -1,4 +1,4 @@
-//! Interop: the official MCP Python SDK (pinned in `scripts/install-python-sdk`, installed into
+//! Interop: the official MCP Python SDK (pinned by `scripts/install-python-sdk`, installed into
 //! the project-local `.venv/`) starts `mcpdeck workspace-server`, lists the four tools and calls
 //! each. Without the venv the test says loudly that it was skipped.
 

@@ -2,6 +2,7 @@
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
+mod approve_tty;
 mod args;
 mod config_cmd;
 pub mod exit;
@@ -9,6 +10,7 @@ mod ops_cmd;
 mod output;
 mod proxy_cmd;
 mod run_op;
+mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
 
@@ -154,6 +156,30 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "errors")]
         observability: crate::workspace::Observability,
     },
+    /// Serve the one `mcp` tool over stdio for an agent host (every configured server behind it).
+    Serve {
+        /// Override the policy file's mode.
+        #[arg(long, value_enum)]
+        policy: Option<PolicyMode>,
+    },
+    /// List live `mcpdeck serve` sessions and answer their pending approvals (on a terminal).
+    Approvals {
+        /// Keep answering new approvals until interrupted.
+        #[arg(long)]
+        watch: bool,
+        /// One JSON object on stdout (list only).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `--policy` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum PolicyMode {
+    /// Run everything, record it.
+    Audit,
+    /// Ask for what no rule allows.
+    Enforce,
 }
 
 /// `mcpdeck config ...`.
@@ -181,6 +207,8 @@ pub struct Context {
     pub config: ConfigSet,
     /// The trust store.
     pub trust: TrustStore,
+    /// `$XDG_CONFIG_HOME` (where the policy file lives).
+    pub config_home: PathBuf,
 }
 
 impl Context {
@@ -199,7 +227,11 @@ impl Context {
             .or_else(config_home)
             .ok_or("no home directory: set HOME or XDG_CONFIG_HOME")?;
         let trust = TrustStore::load(TrustStore::default_path(&home));
-        Ok(Self { config, trust })
+        Ok(Self {
+            config,
+            trust,
+            config_home: home,
+        })
     }
 }
 
@@ -273,6 +305,14 @@ pub fn run(cli: Cli) -> Exit {
             workspace,
             observability,
         }) => workspace_server(&workspace, observability),
+        Some(Command::Serve { policy }) => serve_cmd::serve(
+            cx,
+            policy.map(|p| match p {
+                PolicyMode::Audit => crate::mcp::policy::Mode::Audit,
+                PolicyMode::Enforce => crate::mcp::policy::Mode::Enforce,
+            }),
+        ),
+        Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
     }
 }
 

@@ -45,27 +45,8 @@ pub fn call(cx: Context, server: String, tool: String, raw: Vec<String>, json: b
         cx,
         Box::new(move |engine, cancel| {
             Box::pin(async move {
-                let describe = ProxyRequest::ToolsDescribe {
-                    server: server.clone(),
-                    tool: tool.clone(),
-                };
-                let described = engine.execute(&describe, cancel).await;
-                let schema = match &described.body {
-                    Ok(success) => success.result.get("inputSchema").cloned(),
-                    Err(_) => return described,
-                };
-                match call_arguments(&raw, schema.as_ref()) {
-                    Ok(args) => {
-                        engine
-                            .execute(&ProxyRequest::ToolsCall { server, tool, args }, cancel)
-                            .await
-                    }
-                    Err(message) => Outcome {
-                        server: Some(server),
-                        operation: format!("tools.call {tool}"),
-                        body: Err(crate::mcp::engine::Failure::invalid(message)),
-                    },
-                }
+                let build = move |schema: Option<&serde_json::Value>| call_arguments(&raw, schema);
+                engine.call_typed(&server, &tool, &build, cancel).await
             })
         }),
         json,

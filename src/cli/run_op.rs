@@ -11,6 +11,7 @@ use super::Context;
 use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::engine::{Engine, EngineOptions, Outcome};
+use crate::mcp::policy::{Mode, Policy};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
 
@@ -47,8 +48,25 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
         }
     };
     crate::mcp::engine::cleanup::install_panic_hook();
+    let policy = match Policy::load(&Policy::default_path(&cx.config_home)) {
+        Ok(policy) => policy,
+        Err(e) => {
+            print_error(&e.to_string());
+            return Exit::Usage;
+        }
+    };
     runtime.block_on(async move {
-        let engine = match Engine::new(cx.config, cx.trust, EngineOptions::default()) {
+        let options = EngineOptions {
+            approver: (policy.mode == Mode::Enforce)
+                .then(super::approve_tty::TtyApprover::open)
+                .flatten()
+                .map(|a| {
+                    std::sync::Arc::new(a) as std::sync::Arc<dyn crate::mcp::policy::Approver>
+                }),
+            policy,
+            ..EngineOptions::default()
+        };
+        let engine = match Engine::new(cx.config, cx.trust, options) {
             Ok(engine) => engine,
             Err(e) => {
                 print_error(&format!("cannot create the spill directory: {e}"));

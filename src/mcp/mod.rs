@@ -1,10 +1,12 @@
 //! The engine: configuration, trust, connections, the `mcp` proxy operations, results and
 //! policy. No terminal crate is ever imported below this module (STYLE.md §1).
 
+pub mod canonical;
 pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod connection;
+pub mod control;
 pub mod engine;
 pub mod packaged;
 pub mod policy;

@@ -21,8 +21,7 @@ pub const MAX_CLAIM_CHARS: usize = 400;
 
 /// SHA-256 (hex) of the canonical JSON of `value`.
 pub fn canonical_hash(value: &Value) -> String {
-    let mut out = String::new();
-    crate::mcp::trust::write_canonical(value, &mut out);
+    let out = crate::mcp::canonical::canonical_json(value);
     hex::encode(Sha256::digest(out.as_bytes()))
 }
 

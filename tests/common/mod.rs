@@ -142,12 +142,10 @@ impl Drop for HttpFixture {
 
 /// Whether a process is still alive (zombies count as gone).
 pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            let state = s.rsplit_once(')').map_or("", |(_, rest)| rest.trim_start());
-            !state.starts_with('Z') && !state.starts_with('X')
-        })
-        .unwrap_or(false)
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        let state = s.rsplit_once(')').map_or("", |(_, rest)| rest.trim_start());
+        !state.starts_with('Z') && !state.starts_with('X')
+    })
 }
 
 /// Waits (bounded) until `pid` is gone; returns whether it went.

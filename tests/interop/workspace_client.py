@@ -13,6 +13,11 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 
+def field(obj, snake: str, camel: str):
+    """An attribute under its 2.x (snake_case) or 1.x (camelCase) name."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
 async def main(binary: str, root: str) -> None:
     params = StdioServerParameters(
         command=binary,
@@ -21,7 +26,7 @@ async def main(binary: str, root: str) -> None:
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
-            assert init.server_info.name == "mcpdeck-workspace", init.server_info
+            assert field(init, "server_info", "serverInfo").name == "mcpdeck-workspace", init
             tools = await session.list_tools()
             names = [t.name for t in tools.tools]
             assert names == ["workspace_find", "workspace_query", "workspace_check", "workspace_capsule"], names
@@ -34,12 +39,13 @@ async def main(binary: str, root: str) -> None:
             statuses = {}
             for name, args in calls.items():
                 result = await session.call_tool(name, args)
-                envelope = result.structured_content
+                envelope = field(result, "structured_content", "structuredContent")
                 assert envelope["schema"] == "mcpdeck.workspace-result/v1", envelope
                 assert json.loads(result.content[0].text) == envelope
                 statuses[name] = envelope["status"]
             bad = await session.call_tool("workspace_find", {"workspace": "docs", "question": "x", "nope": 1})
-            assert bad.is_error and bad.structured_content["reason"] == "invalid_arguments"
+            assert field(bad, "is_error", "isError")
+            assert field(bad, "structured_content", "structuredContent")["reason"] == "invalid_arguments"
             print(json.dumps({"tools": names, "statuses": statuses}))
 
 

@@ -4,7 +4,6 @@
 //! approvals itself; the policy layer acts on what it reports.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
@@ -12,45 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::describe::to_value;
 
-/// Compact JSON with object keys sorted (byte order) at every level: the same definition
-/// always gives the same text, whatever order the server sent its keys in.
-pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(out, "{}", Value::String(key.clone()));
-                out.push(':');
-                write_canonical(&map[key], out);
-            }
-            out.push('}');
-        }
-        scalar => {
-            let _ = write!(out, "{scalar}");
-        }
-    }
-}
+pub use crate::mcp::canonical::canonical_json;
 
 /// SHA-256 of a tool's definition: name, description, input and output schemas, annotations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

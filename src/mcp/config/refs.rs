@@ -199,7 +199,10 @@ impl Template {
     }
 
     /// Resolves every reference through `lookup`, once. Unset and empty variables are errors.
-    pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Resolved, MissingEnv> {
+    pub fn resolve(
+        &self,
+        lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    ) -> Result<Resolved, MissingEnv> {
         let mut value = String::new();
         let mut secrets = Vec::new();
         for part in &self.parts {

@@ -95,7 +95,7 @@ impl std::fmt::Debug for Connection {
 pub async fn connect(
     def: &ServerDef,
     file_dir: &Path,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<Connection, ConnectError> {
     connect_with_events(def, file_dir, lookup, None).await
 }
@@ -104,7 +104,7 @@ pub async fn connect(
 pub async fn connect_with_events(
     def: &ServerDef,
     file_dir: &Path,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     events: Option<mpsc::Sender<ServerEvent>>,
 ) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
@@ -118,7 +118,7 @@ async fn connect_stdio(
     def: &ServerDef,
     stdio_def: &StdioDef,
     file_dir: &Path,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
@@ -172,7 +172,7 @@ async fn connect_stdio(
 async fn connect_http(
     def: &ServerDef,
     http_def: &HttpDef,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
@@ -234,7 +234,7 @@ fn lifecycle_for(choice: ProtocolChoice) -> (ProtocolVersion, ClientLifecycleMod
 /// Resolves every template of a map; the first missing variable fails the whole connect.
 fn resolve_map(
     map: &BTreeMap<String, Template>,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<(BTreeMap<String, String>, Vec<String>), ConnectError> {
     let mut values = BTreeMap::new();
     let mut secrets = Vec::new();

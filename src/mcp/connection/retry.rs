@@ -47,7 +47,7 @@ fn jitter_seed() -> u32 {
 pub async fn connect_series(
     def: &ServerDef,
     file_dir: &Path,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     events: Option<mpsc::Sender<ServerEvent>>,
     policy: ReconnectPolicy,
     cancel: &CancellationToken,

@@ -31,7 +31,7 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 pub struct Cleanup;
 
 impl Cleanup {
-    /// Registers a directory to remove on an abnormal exit.
+    /// Registers a directory (or a file, such as a socket) to remove on an abnormal exit.
     pub fn add_dir(self, dir: PathBuf) {
         registry().dirs.insert(dir);
     }
@@ -67,8 +67,12 @@ pub fn emergency() {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
     }
-    for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
+    for path in dirs {
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 

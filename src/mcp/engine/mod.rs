@@ -25,10 +25,18 @@ use slot::{Catalog, ConnectContext, Slot};
 
 use crate::mcp::config::ConfigSet;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::proxy::{ProxyRequest, check_server};
+use crate::mcp::policy::{
+    ALL_EFFECTS, ApprovalRequest, Approver, Decision, Mode, Policy, Trace, TraceRecord, Verdict,
+};
+use crate::mcp::proxy::{NormalizedOperation, ProxyRequest, check_server};
 use crate::mcp::results::{RefKey, SpillDir, SpillEntry};
 use crate::mcp::status::{StatusReport, report, static_state, var_is_set};
 use crate::mcp::trust::TrustStore;
+
+/// Builds call arguments from a tool's input schema (None when the tool is not listed).
+pub type ArgsBuilder = dyn Fn(Option<&serde_json::Value>) -> Result<serde_json::Map<String, serde_json::Value>, String>
+    + Send
+    + Sync;
 
 /// Looks up an environment variable (for references, at connect time only).
 pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -36,6 +44,12 @@ pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// How to build an engine.
 #[derive(Default)]
 pub struct EngineOptions {
+    /// The policy (default: audit, no rules).
+    pub policy: Policy,
+    /// Who answers approval requests in enforce mode (None: they fail closed).
+    pub approver: Option<Arc<dyn Approver>>,
+    /// How long an approval may stay pending (default 120 s); then it is a denial.
+    pub approval_timeout: Option<std::time::Duration>,
     /// Where the per-process spill directory is created (default: `$XDG_RUNTIME_DIR`, else the
     /// temp dir).
     pub spill_base: Option<PathBuf>,
@@ -56,6 +70,11 @@ pub struct Engine {
     events_tx: mpsc::Sender<ServerEvent>,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    approval_timeout: std::time::Duration,
+    tickets: std::sync::atomic::AtomicU64,
+    trace: Trace,
 }
 
 /// How many connection events may queue before new ones are counted as dropped.
@@ -101,6 +120,13 @@ impl Engine {
             events_tx,
             shutdown: CancellationToken::new(),
             cleanup,
+            policy: options.policy,
+            approver: options.approver,
+            approval_timeout: options
+                .approval_timeout
+                .unwrap_or(crate::mcp::policy::DEFAULT_APPROVAL_TIMEOUT),
+            tickets: std::sync::atomic::AtomicU64::new(1),
+            trace: Trace::default(),
         })
     }
 
@@ -131,11 +157,65 @@ impl Engine {
         self.spills.path().to_path_buf()
     }
 
-    /// Runs one request. `cancel` cancels it (and is also cancelled by [`Engine::shutdown`]).
+    /// The policy mode.
+    pub fn mode(&self) -> Mode {
+        self.policy.mode
+    }
+
+    /// The session trace (metadata only).
+    pub fn trace(&self) -> Vec<TraceRecord> {
+        self.trace.records()
+    }
+
+    /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
+    /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
     pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
-        let operation = request.operation().to_string();
+        self.execute_inner(request, cancel, None).await
+    }
+
+    /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
+    /// `key=value` typing). Authorised and traced as the one call it is: reading the schema is
+    /// part of the call, not a separate operation to approve.
+    pub async fn call_typed(
+        &self,
+        server: &str,
+        tool: &str,
+        build: &ArgsBuilder,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        let request = ProxyRequest::ToolsCall {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            args: serde_json::Map::new(),
+        };
+        self.execute_inner(&request, cancel, Some(build)).await
+    }
+
+    async fn execute_inner(
+        &self,
+        request: &ProxyRequest,
+        cancel: &CancellationToken,
+        build: Option<&ArgsBuilder>,
+    ) -> Outcome {
+        let normalized = request.operation();
+        let operation = normalized.to_string();
         let server = request.server().map(str::to_owned);
-        let body = self.run(request, cancel).await;
+        let started = std::time::Instant::now();
+        let at = crate::mcp::clock::now_rfc3339();
+        let (decision, body) = match self.authorize(request, &normalized, cancel).await {
+            Ok(decision) => (decision, self.run(request, cancel, build).await),
+            Err((decision, failure)) => (decision, Err(failure)),
+        };
+        self.trace.push(TraceRecord {
+            at,
+            server: server.clone(),
+            operation: operation.clone(),
+            decision: decision.to_owned(),
+            outcome: body
+                .as_ref()
+                .map_or_else(|f| f.class.clone(), |_| "ok".to_owned()),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        });
         Outcome {
             server,
             operation,
@@ -143,10 +223,93 @@ impl Engine {
         }
     }
 
+    /// Applies the policy (SPEC.md §6): returns how the operation was let through, or why not.
+    async fn authorize(
+        &self,
+        request: &ProxyRequest,
+        operation: &NormalizedOperation,
+        cancel: &CancellationToken,
+    ) -> Result<&'static str, (&'static str, Failure)> {
+        let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
+            // Status, or an unknown server that `run` reports.
+            return Ok("allowed");
+        };
+        let op = operation.to_string();
+        match self.policy.decide(&slot.name, operation) {
+            Verdict::Allow => return Ok("allowed"),
+            Verdict::Deny(rule) => {
+                return Err((
+                    "denied",
+                    Failure::new(
+                        "denied",
+                        format!(
+                            "`{op}` on `{}` is refused by policy rule `{rule}`",
+                            slot.name
+                        ),
+                        2,
+                    ),
+                ));
+            }
+            Verdict::Ask if slot.session_approved(&op) => return Ok("session_approval"),
+            Verdict::Ask => {}
+        }
+        let Some(approver) = self.approver.as_ref().filter(|a| a.available()) else {
+            return Err((
+                "approval_required",
+                Failure::new(
+                    "approval_required",
+                    format!(
+                        "enforce mode: `{op}` on `{}` needs an operator's approval and no approver is attached",
+                        slot.name
+                    ),
+                    2,
+                ),
+            ));
+        };
+        let tool_changed = match operation {
+            NormalizedOperation::ToolsCall { tool } => slot.tool_changed(tool),
+            _ => false,
+        };
+        let ask = ApprovalRequest {
+            ticket: self
+                .tickets
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            server: crate::mcp::sanitize::sanitize_capped(&slot.name, 128),
+            operation: crate::mcp::sanitize::sanitize_capped(&op, 300),
+            effects: ALL_EFFECTS.to_vec(),
+            server_changed: false,
+            tool_changed,
+            timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
+        };
+        let answer = approver.ask(ask);
+        let decision = tokio::select! {
+            d = answer => d.unwrap_or(Decision::Deny),
+            () = tokio::time::sleep(self.approval_timeout) => Decision::Deny,
+            () = cancel.cancelled() => Decision::Deny,
+            () = self.shutdown.cancelled() => Decision::Deny,
+        };
+        match decision {
+            Decision::AllowOnce => Ok("approved_once"),
+            Decision::AllowSession => {
+                slot.approve_session(op);
+                Ok("approved_session")
+            }
+            Decision::Deny => Err((
+                "approval_denied",
+                Failure::new(
+                    "denied",
+                    format!("the operator did not approve `{op}` on `{}`", slot.name),
+                    2,
+                ),
+            )),
+        }
+    }
+
     async fn run(
         &self,
         request: &ProxyRequest,
         cancel: &CancellationToken,
+        build: Option<&ArgsBuilder>,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
             let status = self.status();
@@ -199,7 +362,18 @@ impl Engine {
             ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(&ctx, query).await,
             ProxyRequest::ToolsDescribe { tool, .. } => ops::describe_tool(&ctx, tool).await,
             ProxyRequest::ToolsCall { tool, args, .. } => {
-                ops::call_tool(&ctx, tool, args.clone()).await
+                let args = match build {
+                    None => args.clone(),
+                    Some(build) => {
+                        let catalog = ops::tools(&ctx).await.ok();
+                        let schema = catalog
+                            .as_ref()
+                            .and_then(|c| c.get(tool))
+                            .map(|t| serde_json::Value::Object((*t.input_schema).clone()));
+                        build(schema.as_ref()).map_err(Failure::invalid)?
+                    }
+                };
+                ops::call_tool(&ctx, tool, args).await
             }
             ProxyRequest::ResourcesList { .. } => ops::list_resources(&ctx).await,
             ProxyRequest::ResourcesRead { reference, .. } => {

@@ -82,6 +82,25 @@ fn params(cursor: Option<String>) -> Option<PaginatedRequestParams> {
     cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)))
 }
 
+/// Every page of one catalog through `request(cursor)`, within the bounds of `kind`.
+async fn list_pages<T>(
+    ctx: &OpContext<'_>,
+    conn: &Connection,
+    kind: CatalogKind,
+    request: impl Fn(Option<PaginatedRequestParams>) -> ClientRequest,
+    extract: impl Fn(ServerResult) -> Option<(Vec<T>, Option<String>)>,
+) -> Result<Vec<T>, PageError<Failure>> {
+    collect_pages(kind, PageLimits::for_kind(kind), |cursor| {
+        let request = request(params(cursor));
+        let extract = &extract;
+        async move {
+            let result = ctx.request(conn, request).await?;
+            extract(result).ok_or_else(|| unexpected(&format!("{kind} listing")))
+        }
+    })
+    .await
+}
+
 /// The tool catalog of this generation, listing it (bounded) when not cached.
 pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
     let mut cache = ctx.live.tools.lock().await;
@@ -89,21 +108,24 @@ pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
         return Ok(catalog.clone());
     }
     let conn = ctx.live.conn.read().await;
-    let tools = collect_pages(CatalogKind::Tools, PageLimits::TOOLS, |cursor| {
-        let request = ClientRequest::ListToolsRequest(ListToolsRequest {
-            params: params(cursor),
-            ..Default::default()
-        });
-        let conn = &*conn;
-        async move {
-            match ctx.request(conn, request).await? {
-                ServerResult::ListToolsResult(r) => Ok((r.tools, r.next_cursor)),
-                _ => Err(unexpected("tools/list")),
-            }
-        }
-    })
+    let tools = list_pages(
+        ctx,
+        &conn,
+        CatalogKind::Tools,
+        |params| {
+            ClientRequest::ListToolsRequest(ListToolsRequest {
+                params,
+                ..Default::default()
+            })
+        },
+        |r| match r {
+            ServerResult::ListToolsResult(r) => Some((r.tools, r.next_cursor)),
+            _ => None,
+        },
+    )
     .await
     .map_err(page_failure)?;
+    ctx.slot.observe_tools(&tools);
     let catalog = Arc::new(ToolCatalog::new(ctx.live.generation, tools));
     ctx.slot.record_sizes(Some(catalog.len()), None, None);
     *cache = Some(catalog.clone());
@@ -116,41 +138,40 @@ async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, F
         return Ok(listing.clone());
     }
     let conn = ctx.live.conn.read().await;
-    let resources = collect_pages(CatalogKind::Resources, PageLimits::RESOURCES, |cursor| {
-        let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
-            params: params(cursor),
-            ..Default::default()
-        });
-        let conn = &*conn;
-        async move {
-            match ctx.request(conn, request).await? {
-                ServerResult::ListResourcesResult(r) => Ok((r.resources, r.next_cursor)),
-                _ => Err(unexpected("resources/list")),
-            }
-        }
-    })
+    let resources = list_pages(
+        ctx,
+        &conn,
+        CatalogKind::Resources,
+        |params| {
+            ClientRequest::ListResourcesRequest(ListResourcesRequest {
+                params,
+                ..Default::default()
+            })
+        },
+        |r| match r {
+            ServerResult::ListResourcesResult(r) => Some((r.resources, r.next_cursor)),
+            _ => None,
+        },
+    )
     .await
     .map_err(page_failure)?;
     // Templates are optional: a server without them answers an error, which is not a failure of
     // the listing. Their bounds still hold.
-    let templates = collect_pages(
+    let templates = list_pages(
+        ctx,
+        &conn,
         CatalogKind::ResourceTemplates,
-        PageLimits::RESOURCES,
-        |cursor| {
-            let request =
-                ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest {
-                    params: params(cursor),
-                    ..Default::default()
-                });
-            let conn = &*conn;
-            async move {
-                match ctx.request(conn, request).await? {
-                    ServerResult::ListResourceTemplatesResult(r) => {
-                        Ok((r.resource_templates, r.next_cursor))
-                    }
-                    _ => Err(unexpected("resources/templates/list")),
-                }
+        |params| {
+            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest {
+                params,
+                ..Default::default()
+            })
+        },
+        |r| match r {
+            ServerResult::ListResourceTemplatesResult(r) => {
+                Some((r.resource_templates, r.next_cursor))
             }
+            _ => None,
         },
     )
     .await;
@@ -175,19 +196,21 @@ async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
         return Ok(prompts.clone());
     }
     let conn = ctx.live.conn.read().await;
-    let prompts = collect_pages(CatalogKind::Prompts, PageLimits::PROMPTS, |cursor| {
-        let request = ClientRequest::ListPromptsRequest(ListPromptsRequest {
-            params: params(cursor),
-            ..Default::default()
-        });
-        let conn = &*conn;
-        async move {
-            match ctx.request(conn, request).await? {
-                ServerResult::ListPromptsResult(r) => Ok((r.prompts, r.next_cursor)),
-                _ => Err(unexpected("prompts/list")),
-            }
-        }
-    })
+    let prompts = list_pages(
+        ctx,
+        &conn,
+        CatalogKind::Prompts,
+        |params| {
+            ClientRequest::ListPromptsRequest(ListPromptsRequest {
+                params,
+                ..Default::default()
+            })
+        },
+        |r| match r {
+            ServerResult::ListPromptsResult(r) => Some((r.prompts, r.next_cursor)),
+            _ => None,
+        },
+    )
     .await
     .map_err(page_failure)?;
     let prompts = Arc::new(prompts);

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::outcome::Failure;
-use crate::mcp::catalog::ToolCatalog;
+use crate::mcp::catalog::{PinSet, ToolCatalog};
 use crate::mcp::clock::now_rfc3339;
 use crate::mcp::config::{ServerDef, ServerEntry};
 use crate::mcp::connection::retry::connect_series;
@@ -74,6 +74,18 @@ pub struct Slot {
     gate: tokio::sync::Mutex<()>,
     live: RwLock<Option<Arc<Live>>>,
     facts: Mutex<Facts>,
+    approvals: Mutex<Approvals>,
+}
+
+/// Session approvals and tool pins of one server (SPEC.md §6).
+#[derive(Default)]
+struct Approvals {
+    /// Normalized operations allowed for the rest of the session.
+    session: std::collections::HashSet<String>,
+    /// The first-seen definition of every tool listed in this session.
+    pins: PinSet,
+    /// Tools whose definition changed since first listed.
+    changed: std::collections::HashSet<String>,
 }
 
 impl Slot {
@@ -92,6 +104,7 @@ impl Slot {
             gate: tokio::sync::Mutex::new(()),
             live: RwLock::new(None),
             facts: Mutex::new(Facts::default()),
+            approvals: Mutex::new(Approvals::default()),
         }
     }
 
@@ -99,6 +112,37 @@ impl Slot {
         self.facts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn approvals(&self) -> std::sync::MutexGuard<'_, Approvals> {
+        self.approvals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether `operation` was allowed for the session.
+    pub fn session_approved(&self, operation: &str) -> bool {
+        self.approvals().session.contains(operation)
+    }
+
+    /// Allows `operation` for the rest of the session.
+    pub fn approve_session(&self, operation: String) {
+        self.approvals().session.insert(operation);
+    }
+
+    /// Whether `tool`'s definition changed since it was first listed in this session.
+    pub fn tool_changed(&self, tool: &str) -> bool {
+        self.approvals().changed.contains(tool)
+    }
+
+    /// Pins newly listed tools; a tool whose definition changed is flagged and its session
+    /// approval dropped.
+    pub fn observe_tools(&self, tools: &[rmcp::model::Tool]) {
+        let mut approvals = self.approvals();
+        for name in approvals.pins.observe(tools) {
+            approvals.session.remove(&format!("tools.call {name}"));
+            approvals.changed.insert(name);
+        }
     }
 
     /// The current connection, if any.
@@ -396,5 +440,69 @@ impl Failure {
         let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
         failure.detail = serde_json::to_value(&e.class).ok();
         failure
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::config::{Layer, Source};
+
+    fn slot() -> Slot {
+        let entry = ServerEntry {
+            name: "s".into(),
+            source: Source {
+                layer: Layer::User,
+                file: PathBuf::from("/x/mcp.json"),
+                line: Some(1),
+            },
+            raw: serde_json::json!({"command": "x"}),
+            def: None,
+            diagnostics: Vec::new(),
+        };
+        Slot::new(entry, ServerState::Disconnected)
+    }
+
+    fn tool(description: &str) -> rmcp::model::Tool {
+        rmcp::model::Tool::new(
+            "deploy",
+            description.to_owned(),
+            Arc::new(serde_json::Map::new()),
+        )
+    }
+
+    #[test]
+    fn a_changed_tool_definition_drops_its_session_approval() {
+        let slot = slot();
+        slot.observe_tools(&[tool("Deploy the app")]);
+        slot.approve_session("tools.call deploy".into());
+        slot.approve_session("tools.list".into());
+        slot.observe_tools(&[tool("Deploy the app")]);
+        assert!(
+            slot.session_approved("tools.call deploy"),
+            "unchanged: kept"
+        );
+        assert!(!slot.tool_changed("deploy"));
+        slot.observe_tools(&[tool("Deploy the app and delete the database")]);
+        assert!(
+            !slot.session_approved("tools.call deploy"),
+            "changed: dropped"
+        );
+        assert!(slot.tool_changed("deploy"), "flagged for the next approval");
+        assert!(slot.session_approved("tools.list"), "other approvals stay");
+    }
+
+    #[test]
+    fn unusable_definitions_are_refused_with_their_reason() {
+        let mut s = slot();
+        for (state, class, exit) in [
+            (ServerState::Invalid, "invalid_config", 1),
+            (ServerState::Inert, "untrusted", 2),
+            (ServerState::Disabled, "disabled", 2),
+        ] {
+            s.static_state = state;
+            let failure = s.def().expect_err("refused");
+            assert_eq!((failure.class.as_str(), failure.exit), (class, exit));
+        }
     }
 }

@@ -72,4 +72,10 @@ pub enum Decision {
 pub trait Approver: Send + Sync {
     /// Asks; the answer arrives on the returned receiver.
     fn ask(&self, request: ApprovalRequest) -> tokio::sync::oneshot::Receiver<Decision>;
+
+    /// Whether anyone can be asked right now (e.g. a console is attached). When not, the
+    /// operation fails closed with `approval_required` instead of waiting.
+    fn available(&self) -> bool {
+        true
+    }
 }

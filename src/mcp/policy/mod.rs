@@ -3,7 +3,11 @@
 //! UI-free: approvers are a trait the faces implement.
 
 pub mod approval;
+pub mod rules;
+pub mod trace;
 
 pub use approval::{
     ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, Effect,
 };
+pub use rules::{Mode, Policy, PolicyError, Verdict};
+pub use trace::{Trace, TraceRecord};

@@ -1,0 +1,99 @@
+//! The console side of the control socket: find live serve sessions and talk to one.
+
+use std::path::{Path, PathBuf};
+
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+use tokio::net::UnixStream;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+
+use super::protocol::{FromConsole, MAX_LINE, SessionSnapshot, ToConsole};
+use crate::mcp::policy::Decision;
+
+/// The directory serve sessions publish their sockets in.
+pub fn socket_dir() -> std::io::Result<PathBuf> {
+    crate::mcp::results::spill::parent_dir(&crate::mcp::results::default_base())
+}
+
+/// Every `serve-<pid>.sock` in `dir`, sorted.
+pub fn list_sockets(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let named = p
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("serve-"));
+            named && p.extension().is_some_and(|e| e == "sock")
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// A connection to one serve session.
+pub struct ControlClient {
+    lines: tokio::io::Lines<tokio::io::BufReader<OwnedReadHalf>>,
+    write: OwnedWriteHalf,
+}
+
+impl ControlClient {
+    /// Connects and attaches; returns the session's first snapshot.
+    pub async fn attach(path: &Path) -> std::io::Result<(Self, SessionSnapshot)> {
+        let stream = UnixStream::connect(path).await?;
+        let (read, write) = stream.into_split();
+        let mut client = Self {
+            lines: tokio::io::BufReader::new(read).lines(),
+            write,
+        };
+        client.send(&FromConsole::Hello).await?;
+        loop {
+            match client.next().await? {
+                Some(ToConsole::Snapshot { snapshot }) => return Ok((client, snapshot)),
+                Some(_) => {}
+                None => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the session closed before sending a snapshot",
+                    ));
+                }
+            }
+        }
+    }
+
+    async fn send(&mut self, message: &FromConsole) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.write.write_all(&line).await
+    }
+
+    /// The next message from the session (None when it closed).
+    pub async fn next(&mut self) -> std::io::Result<Option<ToConsole>> {
+        loop {
+            let Some(line) = self.lines.next_line().await? else {
+                return Ok(None);
+            };
+            if line.len() > MAX_LINE {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "control line too long",
+                ));
+            }
+            if let Ok(message) = serde_json::from_str(&line) {
+                return Ok(Some(message));
+            }
+        }
+    }
+
+    /// Answers a pending approval.
+    pub async fn decide(&mut self, ticket: u64, decision: Decision) -> std::io::Result<()> {
+        self.send(&FromConsole::Decide { ticket, decision }).await
+    }
+
+    /// Asks for a fresh snapshot (it arrives through [`ControlClient::next`]).
+    pub async fn request_status(&mut self) -> std::io::Result<()> {
+        self.send(&FromConsole::Status).await
+    }
+}

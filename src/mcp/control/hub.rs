@@ -1,0 +1,173 @@
+//! The serve side of the control socket: a Unix socket `serve-<pid>.sock` (0600) in the 0700
+//! runtime directory, accepting only peers of this uid. Attached consoles receive a snapshot on
+//! `hello`, then every approval request; the first decision for a ticket wins. A decision for an
+//! unknown or expired ticket is ignored and logged to stderr.
+
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{mpsc, oneshot};
+
+use super::protocol::{FromConsole, MAX_LINE, SessionSnapshot, ToConsole};
+use crate::mcp::policy::{ApprovalRequest, Decision};
+
+type SnapshotFn = Box<dyn Fn(Vec<ApprovalRequest>) -> SessionSnapshot + Send + Sync>;
+
+/// Pending approvals and attached consoles of one serve session.
+pub struct ControlHub {
+    path: PathBuf,
+    pending: Mutex<HashMap<u64, (ApprovalRequest, oneshot::Sender<Decision>)>>,
+    consoles: Mutex<Vec<mpsc::Sender<ToConsole>>>,
+    snapshot: OnceLock<SnapshotFn>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl ControlHub {
+    /// Binds `serve-<pid>.sock` in `dir` and starts accepting consoles.
+    pub fn bind(dir: &Path) -> std::io::Result<Arc<Self>> {
+        let path = dir.join(format!("serve-{}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let listener = UnixListener::bind(&path)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        crate::mcp::engine::cleanup::Cleanup.add_dir(path.clone());
+        let hub = Arc::new(Self {
+            path,
+            pending: Mutex::new(HashMap::new()),
+            consoles: Mutex::new(Vec::new()),
+            snapshot: OnceLock::new(),
+        });
+        tokio::spawn(accept(listener, Arc::downgrade(&hub)));
+        Ok(hub)
+    }
+
+    /// The socket's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Sets how snapshots are made (once the engine exists).
+    pub fn set_snapshot(&self, f: SnapshotFn) {
+        let _ = self.snapshot.set(f);
+    }
+
+    fn snapshot(&self) -> Option<SessionSnapshot> {
+        let pending = lock(&self.pending)
+            .values()
+            .map(|(r, _)| r.clone())
+            .collect();
+        self.snapshot.get().map(|f| f(pending))
+    }
+
+    /// How many consoles are attached.
+    pub fn attached(&self) -> usize {
+        let mut consoles = lock(&self.consoles);
+        consoles.retain(|c| !c.is_closed());
+        consoles.len()
+    }
+
+    fn broadcast(&self, message: &ToConsole) {
+        let mut consoles = lock(&self.consoles);
+        consoles.retain(|c| !c.is_closed());
+        for console in consoles.iter() {
+            let _ = console.try_send(message.clone());
+        }
+    }
+
+    /// Puts a request to the attached consoles; the first decision answers it.
+    pub fn ask(self: &Arc<Self>, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
+        let (tx, rx) = oneshot::channel();
+        let (answer_tx, answer_rx) = oneshot::channel();
+        let ticket = request.ticket;
+        lock(&self.pending).insert(ticket, (request.clone(), answer_tx));
+        self.broadcast(&ToConsole::Approval { request });
+        let hub = Arc::clone(self);
+        tokio::spawn(async move {
+            let decision = answer_rx.await.unwrap_or(Decision::Deny);
+            let _ = tx.send(decision);
+            hub.resolve(ticket);
+        });
+        rx
+    }
+
+    /// Forgets a ticket (answered, or its asker gave up) and tells the consoles.
+    fn resolve(&self, ticket: u64) {
+        lock(&self.pending).remove(&ticket);
+        self.broadcast(&ToConsole::Resolved { ticket });
+    }
+
+    fn decide(&self, ticket: u64, decision: Decision) {
+        let Some((_, tx)) = lock(&self.pending).remove(&ticket) else {
+            eprintln!("mcpdeck serve: ignored a decision for unknown or expired ticket {ticket}");
+            return;
+        };
+        let _ = tx.send(decision);
+    }
+}
+
+impl Drop for ControlHub {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        crate::mcp::engine::cleanup::Cleanup.remove_dir(&self.path);
+    }
+}
+
+async fn accept(listener: UnixListener, hub: std::sync::Weak<ControlHub>) {
+    let me = rustix::process::getuid().as_raw();
+    while let Ok((stream, _)) = listener.accept().await {
+        let Some(hub) = hub.upgrade() else { return };
+        let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == me);
+        if !same_user {
+            eprintln!("mcpdeck serve: refused a control connection from another user");
+            continue;
+        }
+        tokio::spawn(session(stream, hub));
+    }
+}
+
+async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
+    let (read, mut write) = stream.into_split();
+    let (tx, mut rx) = mpsc::channel::<ToConsole>(256);
+    let writer = tokio::spawn(async move {
+        while let Some(message) = rx.recv().await {
+            let Ok(mut line) = serde_json::to_vec(&message) else {
+                continue;
+            };
+            line.push(b'\n');
+            if write.write_all(&line).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let mut attached = false;
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.len() > MAX_LINE {
+            break;
+        }
+        let Ok(message) = serde_json::from_str::<FromConsole>(&line) else {
+            eprintln!("mcpdeck serve: ignored a malformed control message");
+            continue;
+        };
+        match message {
+            FromConsole::Hello | FromConsole::Status => {
+                if !attached && matches!(message, FromConsole::Hello) {
+                    lock(&hub.consoles).push(tx.clone());
+                    attached = true;
+                }
+                if let Some(snapshot) = hub.snapshot() {
+                    let _ = tx.send(ToConsole::Snapshot { snapshot }).await;
+                }
+            }
+            FromConsole::Decide { ticket, decision } => hub.decide(ticket, decision),
+        }
+    }
+    drop(tx);
+    let _ = writer.await;
+}

@@ -1,0 +1,10 @@
+//! The control socket between `mcpdeck serve` sessions and consoles (SPEC.md §10.8): status
+//! snapshots and approval requests/decisions only, never tool arguments or results.
+
+pub mod client;
+pub mod hub;
+pub mod protocol;
+
+pub use client::{ControlClient, list_sockets, socket_dir};
+pub use hub::ControlHub;
+pub use protocol::{FromConsole, ServerSnapshot, SessionSnapshot, ToConsole};

@@ -1,0 +1,74 @@
+//! The control socket's messages (SPEC.md §10.8): newline-delimited JSON, one object a line.
+//! They carry status snapshots and approval requests/decisions only — never tool arguments or
+//! results.
+
+use std::path::PathBuf;
+
+use crate::mcp::policy::{ApprovalRequest, Decision};
+
+/// Longest accepted line, in bytes.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// One server in a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ServerSnapshot {
+    /// The configured name (sanitised).
+    pub name: String,
+    /// Its state (`connected`, `failed`, ...).
+    pub state: String,
+}
+
+/// What a serve session reports about itself.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SessionSnapshot {
+    /// The serve process's pid.
+    pub pid: u32,
+    /// The project root.
+    pub project: PathBuf,
+    /// `audit` or `enforce`.
+    pub mode: String,
+    /// Its servers.
+    pub servers: Vec<ServerSnapshot>,
+    /// How many spills it holds.
+    pub spills: usize,
+    /// Approvals waiting for an answer.
+    pub pending: Vec<ApprovalRequest>,
+}
+
+/// From the serve session to a console.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToConsole {
+    /// The session's state (answer to `hello` and `status`).
+    Snapshot {
+        /// The snapshot.
+        snapshot: SessionSnapshot,
+    },
+    /// A new approval request.
+    Approval {
+        /// The request.
+        request: ApprovalRequest,
+    },
+    /// An approval was answered (by anyone) or timed out.
+    Resolved {
+        /// Its ticket.
+        ticket: u64,
+    },
+}
+
+/// From a console to the serve session.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromConsole {
+    /// Attach: the session answers with a snapshot, then streams approvals.
+    Hello,
+    /// Ask for a fresh snapshot.
+    Status,
+    /// Answer a pending approval.
+    Decide {
+        /// The request's ticket.
+        ticket: u64,
+        /// The answer.
+        decision: Decision,
+    },
+}

@@ -1,0 +1,234 @@
+//! The user's policy file (SPEC.md §6): `$XDG_CONFIG_HOME/mcpdeck/policy.json`, never read from
+//! a project. `{"mode": "audit"|"enforce", "allow": ["server:operation-glob"], "deny": [...]}`;
+//! deny wins over allow. A file that does not parse is an error: the engine refuses to run in an
+//! unknown policy state rather than falling back to audit.
+
+use std::path::{Path, PathBuf};
+
+use crate::mcp::proxy::NormalizedOperation;
+
+/// Audit runs everything and records it; enforce asks for what no rule allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Every operation runs and is recorded in the trace.
+    #[default]
+    Audit,
+    /// Allowed operations run, denied ones are refused, anything else needs an approval.
+    Enforce,
+}
+
+impl Mode {
+    /// `audit` or `enforce`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Audit => "audit",
+            Self::Enforce => "enforce",
+        }
+    }
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    mode: Mode,
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
+}
+
+/// One `server:operation-glob` rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    text: String,
+    server: glob::Pattern,
+    operation: glob::Pattern,
+}
+
+impl Rule {
+    /// Parses `server-glob:operation-glob` (e.g. `github:tools.call search_*`).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let Some((server, operation)) = text.split_once(':') else {
+            return Err(format!("rule `{text}` must be `server:operation-glob`"));
+        };
+        let pattern =
+            |p: &str| glob::Pattern::new(p.trim()).map_err(|e| format!("rule `{text}`: {e}"));
+        Ok(Self {
+            text: text.to_owned(),
+            server: pattern(server)?,
+            operation: pattern(operation)?,
+        })
+    }
+
+    /// Whether the rule matches `server` and the normalized operation.
+    pub fn matches(&self, server: &str, operation: &str) -> bool {
+        self.server.matches(server) && self.operation.matches(operation)
+    }
+
+    /// The rule as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The loaded policy.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// The mode.
+    pub mode: Mode,
+    allow: Vec<Rule>,
+    deny: Vec<Rule>,
+    /// Where it was read from, when a file existed.
+    pub source: Option<PathBuf>,
+}
+
+/// What the policy says about one operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Run it (audit mode, `status`, or an allow rule).
+    Allow,
+    /// Refuse it; the deny rule that matched.
+    Deny(String),
+    /// Ask an approver.
+    Ask,
+}
+
+/// Why the policy file could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("policy file {path}: {message}")]
+pub struct PolicyError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Policy {
+    /// The default location: `$XDG_CONFIG_HOME/mcpdeck/policy.json`.
+    pub fn default_path(config_home: &Path) -> PathBuf {
+        config_home.join("mcpdeck").join("policy.json")
+    }
+
+    /// Loads the file; a missing file is the default (audit, no rules).
+    pub fn load(path: &Path) -> Result<Self, PolicyError> {
+        let err = |message: String| PolicyError {
+            path: path.to_path_buf(),
+            message,
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(err(format!("cannot read: {e}"))),
+        };
+        let file: PolicyFile =
+            serde_json::from_slice(&bytes).map_err(|e| err(format!("not a valid policy: {e}")))?;
+        let rules = |list: Vec<String>| {
+            list.iter()
+                .map(|r| Rule::parse(r))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(Self {
+            mode: file.mode,
+            allow: rules(file.allow).map_err(err)?,
+            deny: rules(file.deny).map_err(err)?,
+            source: Some(path.to_path_buf()),
+        })
+    }
+
+    /// A policy from rules (tests, `--policy` overrides).
+    pub fn new(mode: Mode, allow: &[&str], deny: &[&str]) -> Result<Self, String> {
+        Ok(Self {
+            mode,
+            allow: allow
+                .iter()
+                .map(|r| Rule::parse(r))
+                .collect::<Result<_, _>>()?,
+            deny: deny
+                .iter()
+                .map(|r| Rule::parse(r))
+                .collect::<Result<_, _>>()?,
+            source: None,
+        })
+    }
+
+    /// What to do with `operation` on `server`. `status` always runs; deny wins over allow.
+    pub fn decide(&self, server: &str, operation: &NormalizedOperation) -> Verdict {
+        if *operation == NormalizedOperation::Status {
+            return Verdict::Allow;
+        }
+        let op = operation.to_string();
+        if let Some(rule) = self.deny.iter().find(|r| r.matches(server, &op)) {
+            return Verdict::Deny(rule.text().to_owned());
+        }
+        match self.mode {
+            Mode::Audit => Verdict::Allow,
+            Mode::Enforce if self.allow.iter().any(|r| r.matches(server, &op)) => Verdict::Allow,
+            Mode::Enforce => Verdict::Ask,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str) -> NormalizedOperation {
+        NormalizedOperation::ToolsCall { tool: tool.into() }
+    }
+
+    #[test]
+    fn deny_wins_and_enforce_asks() {
+        let p = Policy::new(
+            Mode::Enforce,
+            &["github:tools.call search_*", "*:tools.list"],
+            &["github:tools.call search_secret*"],
+        )
+        .expect("rules");
+        assert_eq!(p.decide("github", &call("search_issues")), Verdict::Allow);
+        assert_eq!(
+            p.decide("github", &call("search_secrets")),
+            Verdict::Deny("github:tools.call search_secret*".into())
+        );
+        assert_eq!(p.decide("github", &call("create_issue")), Verdict::Ask);
+        assert_eq!(
+            p.decide("other", &NormalizedOperation::ToolsList),
+            Verdict::Allow
+        );
+        assert_eq!(
+            p.decide("other", &NormalizedOperation::Status),
+            Verdict::Allow
+        );
+    }
+
+    #[test]
+    fn audit_allows_but_deny_still_refuses() {
+        let p = Policy::new(Mode::Audit, &[], &["*:reconnect"]).expect("rules");
+        assert_eq!(p.decide("a", &call("x")), Verdict::Allow);
+        assert!(matches!(
+            p.decide("a", &NormalizedOperation::Reconnect),
+            Verdict::Deny(_)
+        ));
+    }
+
+    #[test]
+    fn files_parse_strictly() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("policy.json");
+        assert_eq!(
+            Policy::load(&path).expect("missing is default").mode,
+            Mode::Audit
+        );
+        std::fs::write(&path, r#"{"mode":"enforce","allow":["a:tools.*"]}"#).expect("write");
+        assert_eq!(Policy::load(&path).expect("valid").mode, Mode::Enforce);
+        for bad in [
+            r#"{"mode":"lax"}"#,
+            r#"{"mode":"audit","extra":1}"#,
+            r#"{"mode":"enforce","allow":["no-colon"]}"#,
+            "{",
+        ] {
+            std::fs::write(&path, bad).expect("write");
+            assert!(Policy::load(&path).is_err(), "{bad}");
+        }
+    }
+}

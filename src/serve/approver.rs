@@ -1,0 +1,154 @@
+//! Who answers approvals in serve mode (SPEC.md §6): the agent host through MCP elicitation when
+//! it advertises form elicitation, otherwise an attached console through the control socket,
+//! otherwise nobody — and the operation fails closed with `approval_required`.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::Peer;
+use rmcp::model::{
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema,
+};
+use rmcp::service::RoleServer;
+use tokio::sync::oneshot;
+
+use crate::mcp::control::ControlHub;
+use crate::mcp::policy::{ApprovalRequest, Approver, Decision};
+
+/// The answer values offered to hosts that support elicitation.
+const CHOICES: [&str; 3] = ["allow_once", "allow_session", "deny"];
+
+/// The form: one required `decision` chosen from [`CHOICES`].
+fn answer_schema() -> Option<ElicitationSchema> {
+    ElicitationSchema::builder()
+        .required_enum_schema(
+            "decision",
+            EnumSchema::builder(CHOICES.iter().map(|c| (*c).to_owned()).collect()).build(),
+        )
+        .description("Approve this mcpdeck operation")
+        .build()
+        .ok()
+}
+
+/// Reads the host's answer; anything but an accepted, known choice is a denial.
+fn decision_of(result: &ElicitResult) -> Decision {
+    if result.action != ElicitationAction::Accept {
+        return Decision::Deny;
+    }
+    match result
+        .content
+        .as_ref()
+        .and_then(|c| c.get("decision"))
+        .and_then(|d| d.as_str())
+    {
+        Some("allow_once") => Decision::AllowOnce,
+        Some("allow_session") => Decision::AllowSession,
+        _ => Decision::Deny,
+    }
+}
+
+/// Elicitation first, then attached consoles.
+pub struct ServeApprover {
+    peer: Mutex<Option<Peer<RoleServer>>>,
+    hub: Option<Arc<ControlHub>>,
+}
+
+impl ServeApprover {
+    /// An approver that can fall back to consoles attached to `hub`.
+    pub fn new(hub: Option<Arc<ControlHub>>) -> Self {
+        Self {
+            peer: Mutex::new(None),
+            hub,
+        }
+    }
+
+    /// Remembers the host's peer (for elicitation).
+    pub fn learn_peer(&self, peer: &Peer<RoleServer>) {
+        let mut slot = self
+            .peer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = Some(peer.clone());
+        }
+    }
+
+    fn elicitation_peer(&self) -> Option<Peer<RoleServer>> {
+        let peer = self
+            .peer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()?;
+        peer.supported_elicitation_modes()
+            .contains(&rmcp::service::ElicitationMode::Form)
+            .then_some(peer)
+    }
+}
+
+impl Approver for ServeApprover {
+    fn available(&self) -> bool {
+        self.elicitation_peer().is_some() || self.hub.as_ref().is_some_and(|h| h.attached() > 0)
+    }
+
+    fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
+        if let Some(peer) = self.elicitation_peer() {
+            let (tx, rx) = oneshot::channel();
+            let message = format!(
+                "mcpdeck: approve `{}` on server `{}`? Effects: {}.{}{}",
+                request.operation,
+                request.server,
+                request
+                    .effects
+                    .iter()
+                    .map(|e| format!("{e:?}").to_lowercase())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if request.server_changed {
+                    " The server's definition changed."
+                } else {
+                    ""
+                },
+                if request.tool_changed {
+                    " The tool's definition changed since first listed."
+                } else {
+                    ""
+                },
+            );
+            let timeout = std::time::Duration::from_millis(request.timeout_ms);
+            let Some(schema) = answer_schema() else {
+                return rx_deny();
+            };
+            tokio::spawn(async move {
+                let params = ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message,
+                    requested_schema: schema,
+                };
+                let decision = match peer
+                    .create_elicitation_with_timeout(params, Some(timeout))
+                    .await
+                {
+                    Ok(result) => decision_of(&result),
+                    Err(e) => {
+                        eprintln!(
+                            "mcpdeck serve: the host could not be asked ({}); denied",
+                            crate::mcp::sanitize::sanitize_capped(&e.to_string(), 300)
+                        );
+                        Decision::Deny
+                    }
+                };
+                let _ = tx.send(decision);
+            });
+            return rx;
+        }
+        match &self.hub {
+            Some(hub) => hub.ask(request),
+            None => oneshot::channel().1,
+        }
+    }
+}
+
+fn rx_deny() -> oneshot::Receiver<Decision> {
+    let (tx, rx) = oneshot::channel();
+    let _ = tx.send(Decision::Deny);
+    rx
+}

@@ -1,0 +1,177 @@
+//! `mcpdeck serve` (SPEC.md §8): the engine as an MCP server over stdio with exactly one tool,
+//! `mcp`, so any agent host reaches every configured server through one stable schema with the
+//! same trust, bounds, spills and approvals the console shows. stdout carries protocol only;
+//! diagnostics go to stderr. Shutdown (stdin closed or a signal) closes every connection, kills
+//! every child group and removes every spill.
+
+mod approver;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+pub use approver::ServeApprover;
+
+use crate::mcp::engine::{Engine, Outcome};
+use crate::mcp::proxy::{TOOL_DESCRIPTION, parse_request, request_schema};
+
+/// The name of the one tool.
+pub const TOOL_NAME: &str = "mcp";
+
+/// The `mcp` tool as listed: the closed request schema, the workflow description, and
+/// annotations saying it is not read-only, may be destructive and reaches the open world.
+pub fn proxy_tool() -> Tool {
+    let schema = match request_schema() {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(TOOL_NAME, TOOL_DESCRIPTION, Arc::new(schema)).with_annotations(
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(true)
+            .idempotent(false)
+            .open_world(true),
+    )
+}
+
+/// The MCP server handler: one tool over the shared engine.
+#[derive(Clone)]
+pub struct ProxyServer {
+    engine: Arc<Engine>,
+    approver: Arc<ServeApprover>,
+}
+
+impl ProxyServer {
+    /// A handler over `engine`; `approver` learns the client's peer for elicitation.
+    pub fn new(engine: Arc<Engine>, approver: Arc<ServeApprover>) -> Self {
+        Self { engine, approver }
+    }
+}
+
+/// The `CallToolResult` of an outcome (SPEC.md §5.6): the model-visible text, `isError` for
+/// failures, and `structuredContent` `{server, operation, status, ...}`.
+pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
+    let text = crate::mcp::sanitize::sanitize(&outcome.model_text()).into_owned();
+    let mut structured = json!({
+        "server": outcome.server,
+        "operation": outcome.operation,
+        "status": if outcome.ok() { "ok" } else { "error" },
+    });
+    if let Value::Object(map) = &mut structured {
+        match &outcome.body {
+            Ok(success) => {
+                map.insert("result".to_owned(), success.result.clone());
+            }
+            Err(failure) => {
+                map.insert(
+                    "error".to_owned(),
+                    json!({"class": failure.class, "message": failure.message}),
+                );
+            }
+        }
+    }
+    let mut result = if outcome.ok() {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    };
+    result.structured_content = Some(structured);
+    result
+}
+
+impl ServerHandler for ProxyServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("mcpdeck", env!("CARGO_PKG_VERSION")).with_title("mcpdeck proxy"),
+            )
+            .with_instructions(
+                "One tool, `mcp`, reaches every MCP server the operator configured. Start with {} for status.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![proxy_tool()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != TOOL_NAME {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool; the only tool is `{TOOL_NAME}`"),
+                None,
+            ));
+        }
+        self.approver.learn_peer(&context.peer);
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let parsed = match parse_request(&args) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "invalid arguments: {}",
+                    crate::mcp::sanitize::sanitize(&e.to_string())
+                ))])
+                .into());
+            }
+        };
+        // The host's cancellation of this call cancels the downstream request.
+        let outcome = self.engine.execute(&parsed, &context.ct).await;
+        Ok(to_call_result(&outcome).into())
+    }
+}
+
+/// Serves on stdin/stdout until the client closes stdin or a signal arrives, then shuts the
+/// engine down.
+pub async fn serve(engine: Arc<Engine>, approver: Arc<ServeApprover>) -> anyhow::Result<()> {
+    let handler = ProxyServer::new(engine.clone(), approver);
+    let running = handler.serve(rmcp::transport::stdio()).await;
+    let result = match running {
+        Ok(service) => {
+            let shutdown = wait_for_signal();
+            tokio::select! {
+                r = service.waiting() => r.map(|_| ()).map_err(anyhow::Error::from),
+                () = shutdown => Ok(()),
+            }
+        }
+        Err(e) => Err(anyhow::anyhow!(
+            "the MCP handshake with the host failed: {e}"
+        )),
+    };
+    engine.shutdown().await;
+    result
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+            _ = int.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    std::future::pending::<()>().await;
+}

@@ -1,0 +1,497 @@
+//! `mcpdeck serve` driven by a real rmcp client over stdio: the one `mcp` tool, every operation
+//! through to the fixture, cancellation reaching the downstream call, cleanup after the client
+//! leaves, and enforce mode with every approver (none, elicitation, an attached console).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::{Sandbox, fixture};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    Implementation, ProtocolVersion,
+};
+use rmcp::service::{PeerRequestOptions, RequestContext, RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt as _, TokioChildProcess};
+use rmcp::{ClientHandler, ErrorData, ServiceExt as _};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A client that answers elicitations with a fixed decision (or does not support them).
+struct Host {
+    answer: Option<&'static str>,
+    asked: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Host {
+    fn get_info(&self) -> ClientConfig {
+        let mut caps = ClientCapabilities::default();
+        if self.answer.is_some() {
+            caps.elicitation = Some(ElicitationCapability::new());
+        }
+        ClientConfig::new(caps, Implementation::new("serve-test", "0"))
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        let decision = self.answer.unwrap_or("deny");
+        Ok(
+            ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({"decision": decision})),
+        )
+    }
+}
+
+struct Session {
+    client: RunningService<RoleClient, Host>,
+    asked: Arc<AtomicUsize>,
+    runtime_dir: PathBuf,
+}
+
+fn servers(sb: &Sandbox, counter: &Path, events: &Path) {
+    let env = json!({"FIXTURE_COUNTER": counter, "FIXTURE_EVENTS": events});
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"fx": {"command": fixture(), "args": ["stdio"], "env": env}}})
+            .to_string(),
+    );
+}
+
+async fn start(sb: &Sandbox, extra: &[&str], answer: Option<&'static str>) -> Session {
+    let runtime_dir = sb.dir.path().join("run");
+    std::fs::create_dir_all(&runtime_dir).unwrap();
+    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck")).configure(|c| {
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", sb.dir.path())
+            .env("XDG_CONFIG_HOME", &sb.home)
+            .env("XDG_RUNTIME_DIR", &runtime_dir)
+            .args(["--cwd", sb.project.to_str().unwrap(), "serve"])
+            .args(extra);
+    });
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = tokio::time::timeout(
+        WAIT,
+        Host {
+            answer,
+            asked: asked.clone(),
+        }
+        .serve(transport),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    Session {
+        client,
+        asked,
+        runtime_dir,
+    }
+}
+
+async fn mcp(session: &Session, args: Value) -> CallToolResult {
+    let params =
+        CallToolRequestParams::new("mcp").with_arguments(args.as_object().unwrap().clone());
+    tokio::time::timeout(WAIT, session.client.call_tool(params))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn calls(counter: &Path) -> usize {
+    std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn one_tool_reaches_every_operation() {
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    let session = start(&sb, &[], None).await;
+
+    let info = session.client.peer_info().unwrap();
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("mcpdeck")
+    );
+    let tools = session.client.list_tools(None).await.unwrap().tools;
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].name, "mcp");
+    let annotations = tools[0].annotations.clone().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(false));
+    assert_eq!(annotations.destructive_hint, Some(true));
+    assert_eq!(annotations.open_world_hint, Some(true));
+    assert_eq!(
+        tools[0].input_schema.get("additionalProperties"),
+        Some(&json!(false))
+    );
+
+    let status = mcp(&session, json!({})).await;
+    assert_ne!(status.is_error, Some(true));
+    assert!(
+        text(&status).contains("fx [disconnected]"),
+        "{}",
+        text(&status)
+    );
+
+    let listed = mcp(&session, json!({"server": "fx"})).await;
+    assert!(text(&listed).contains("- echo"), "{}", text(&listed));
+    let structured = listed.structured_content.clone().unwrap();
+    assert_eq!(structured["operation"], "tools.list");
+    assert_eq!(structured["status"], "ok");
+
+    let found = mcp(&session, json!({"server": "fx", "search": "echo"})).await;
+    assert!(text(&found).contains("1 matches"), "{}", text(&found));
+    let described = mcp(&session, json!({"server": "fx", "describe": "add"})).await;
+    assert!(text(&described).contains("inputSchema"));
+    let echoed = mcp(
+        &session,
+        json!({"server": "fx", "tool": "echo", "args": {"text": "via serve"}}),
+    )
+    .await;
+    assert_eq!(text(&echoed), "via serve");
+    assert_eq!(calls(&counter), 1);
+
+    let resources = mcp(
+        &session,
+        json!({"server": "fx", "operation": "resources.list"}),
+    )
+    .await;
+    let reference = resources.structured_content.unwrap()["result"]["resources"][0]["reference"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let read = mcp(
+        &session,
+        json!({"server": "fx", "operation": "resources.read", "resource": reference}),
+    )
+    .await;
+    assert!(
+        text(&read).contains("content of mem://doc/1"),
+        "{}",
+        text(&read)
+    );
+    let prompt = mcp(&session, json!({"server": "fx", "operation": "prompts.get", "prompt": "greet", "arguments": {"name": "Ada"}})).await;
+    assert!(text(&prompt).contains("Say hello to Ada"));
+
+    let reconnected = mcp(&session, json!({"server": "fx", "operation": "reconnect"})).await;
+    assert_ne!(reconnected.is_error, Some(true), "{}", text(&reconnected));
+    let stale = mcp(
+        &session,
+        json!({"server": "fx", "operation": "resources.read", "resource": reference}),
+    )
+    .await;
+    assert_eq!(stale.is_error, Some(true));
+    assert!(
+        text(&stale).contains("list resources again"),
+        "{}",
+        text(&stale)
+    );
+
+    let big = mcp(
+        &session,
+        json!({"server": "fx", "tool": "big_text", "args": {"size": 200_000}}),
+    )
+    .await;
+    let big_text = text(&big);
+    assert!(
+        big_text.contains("spill file spill-"),
+        "{}",
+        &big_text[big_text.len() - 200..]
+    );
+    assert!(
+        !big_text.contains(session.runtime_dir.to_str().unwrap()),
+        "no host paths"
+    );
+    assert!(
+        !files_under(&session.runtime_dir).is_empty(),
+        "the spill exists while serving"
+    );
+
+    let bad = mcp(
+        &session,
+        json!({"server": "fx", "search": "x", "tool": "y"}),
+    )
+    .await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text(&bad).contains("search") && text(&bad).contains("tool"));
+
+    let runtime_dir = session.runtime_dir.clone();
+    let mut client = session.client;
+    client.close().await.unwrap();
+    let gone = common_wait(|| files_under(&runtime_dir).is_empty()).await;
+    assert!(
+        gone,
+        "spills and socket removed after the client left: {:?}",
+        files_under(&runtime_dir)
+    );
+}
+
+async fn common_wait(mut cond: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < WAIT {
+        if cond() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    cond()
+}
+
+#[tokio::test]
+async fn host_cancellation_reaches_the_downstream_call() {
+    let sb = Sandbox::new();
+    let events = sb.dir.path().join("events");
+    servers(&sb, &sb.dir.path().join("counter"), &events);
+    let session = start(&sb, &[], None).await;
+    let params = CallToolRequestParams::new("mcp").with_arguments(
+        json!({"server": "fx", "tool": "hang"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let handle = session
+        .client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    // The fixture records the call once it starts; then cancel from the host.
+    assert!(common_wait(|| calls(&sb.dir.path().join("counter")) == 1).await);
+    handle.cancel(Some("host gave up".into())).await.unwrap();
+    assert!(
+        common_wait(|| std::fs::read_to_string(&events).is_ok_and(|e| e.contains("cancel"))).await,
+        "the fixture saw the cancellation"
+    );
+}
+
+#[tokio::test]
+async fn enforce_without_an_approver_fails_closed() {
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    let session = start(&sb, &["--policy", "enforce"], None).await;
+    let r = mcp(
+        &session,
+        json!({"server": "fx", "tool": "echo", "args": {"text": "x"}}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(
+        r.structured_content.unwrap()["error"]["class"],
+        "approval_required"
+    );
+    assert_eq!(calls(&counter), 0, "nothing reached the server");
+    let status = mcp(&session, json!({})).await;
+    assert_ne!(status.is_error, Some(true), "status always runs");
+}
+
+#[tokio::test]
+async fn deny_rules_refuse_before_any_request() {
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    sb.write(
+        "config/mcpdeck/policy.json",
+        r#"{"mode": "audit", "deny": ["fx:tools.call ec*"]}"#,
+    );
+    let session = start(&sb, &[], None).await;
+    let r = mcp(
+        &session,
+        json!({"server": "fx", "tool": "echo", "args": {"text": "x"}}),
+    )
+    .await;
+    assert_eq!(r.structured_content.unwrap()["error"]["class"], "denied");
+    assert_eq!(calls(&counter), 0);
+    let ok = mcp(
+        &session,
+        json!({"server": "fx", "tool": "add", "args": {"a": 1, "b": 2}}),
+    )
+    .await;
+    assert_ne!(ok.is_error, Some(true));
+    assert_eq!(calls(&counter), 1);
+}
+
+#[tokio::test]
+async fn elicitation_approves_once_or_for_the_session() {
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    sb.write(
+        "config/mcpdeck/policy.json",
+        r#"{"mode": "enforce", "allow": ["fx:tools.list"]}"#,
+    );
+
+    let once = start(&sb, &[], Some("allow_once")).await;
+    for n in 1..=2 {
+        let r = mcp(
+            &once,
+            json!({"server": "fx", "tool": "echo", "args": {"text": "x"}}),
+        )
+        .await;
+        assert_ne!(r.is_error, Some(true), "{}", text(&r));
+        assert_eq!(
+            once.asked.load(Ordering::SeqCst),
+            n,
+            "allow once asks every time"
+        );
+    }
+    assert_eq!(calls(&counter), 2);
+    mcp(&once, json!({"server": "fx"})).await;
+    assert_eq!(
+        once.asked.load(Ordering::SeqCst),
+        2,
+        "allowed by rule: not asked"
+    );
+
+    let session = start(&sb, &[], Some("allow_session")).await;
+    for _ in 0..3 {
+        let r = mcp(
+            &session,
+            json!({"server": "fx", "tool": "echo", "args": {"text": "x"}}),
+        )
+        .await;
+        assert_ne!(r.is_error, Some(true));
+    }
+    assert_eq!(
+        session.asked.load(Ordering::SeqCst),
+        1,
+        "asked once for the session"
+    );
+    mcp(
+        &session,
+        json!({"server": "fx", "tool": "add", "args": {"a": 1, "b": 1}}),
+    )
+    .await;
+    assert_eq!(
+        session.asked.load(Ordering::SeqCst),
+        2,
+        "a different operation asks again"
+    );
+
+    let denied = start(&sb, &[], Some("deny")).await;
+    let before = calls(&counter);
+    let r = mcp(
+        &denied,
+        json!({"server": "fx", "tool": "echo", "args": {"text": "x"}}),
+    )
+    .await;
+    assert_eq!(r.structured_content.unwrap()["error"]["class"], "denied");
+    assert_eq!(calls(&counter), before, "a denial sends nothing");
+}
+
+#[tokio::test]
+async fn an_attached_console_answers_through_the_control_socket() {
+    use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
+    use mcpdeck::mcp::policy::Decision;
+
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
+    let dir = session.runtime_dir.join("mcpdeck");
+    assert!(
+        common_wait(|| !list_sockets(&dir).is_empty()).await,
+        "socket published"
+    );
+    let socket = list_sockets(&dir).remove(0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+    }
+    let (mut console, snapshot) = ControlClient::attach(&socket).await.unwrap();
+    assert_eq!(snapshot.mode, "enforce");
+    assert_eq!(snapshot.servers[0].name, "fx");
+
+    for (decision, expect_ok, expect_calls) in
+        [(Decision::AllowOnce, true, 1), (Decision::Deny, false, 1)]
+    {
+        let s = session.clone();
+        let call = tokio::spawn(async move {
+            mcp(
+                &s,
+                json!({"server": "fx", "tool": "echo", "args": {"text": "secret-arg"}}),
+            )
+            .await
+        });
+        let request = loop {
+            match tokio::time::timeout(WAIT, console.next())
+                .await
+                .unwrap()
+                .unwrap()
+            {
+                Some(ToConsole::Approval { request }) => break request,
+                Some(_) => {}
+                None => panic!("session closed"),
+            }
+        };
+        assert_eq!(request.server, "fx");
+        assert_eq!(request.operation, "tools.call echo");
+        let wire = serde_json::to_string(&request).unwrap();
+        assert!(
+            !wire.contains("secret-arg"),
+            "arguments never reach the socket"
+        );
+        console.decide(request.ticket, decision).await.unwrap();
+        let r = call.await.unwrap();
+        assert_eq!(r.is_error != Some(true), expect_ok, "{}", text(&r));
+        assert_eq!(calls(&counter), expect_calls);
+    }
+    // A decision for an unknown ticket is ignored.
+    console.decide(9_999, Decision::AllowOnce).await.unwrap();
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .env("XDG_RUNTIME_DIR", &session.runtime_dir)
+        .env("XDG_CONFIG_HOME", &sb.home)
+        .args(["approvals", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"]["sessions"][0]["mode"], "enforce", "{v}");
+}
