@@ -1,6 +1,6 @@
 //! Indexing speed of the workspace server (SPEC.md §9 build item 3): a 10,000-file workspace
 //! answers its first `workspace_find` within 2 s and later ones within 100 ms (release build;
-//! debug builds get a 5× allowance). Prints the measured times.
+//! debug builds get a 10× allowance). Prints the measured times.
 
 #![allow(clippy::unwrap_used)]
 
@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 const FILES: usize = 10_000;
 
 fn allowance() -> u32 {
-    if cfg!(debug_assertions) { 5 } else { 1 }
+    if cfg!(debug_assertions) { 10 } else { 1 }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -81,6 +81,7 @@ async fn ten_thousand_files_first_query_2s_later_100ms() {
     let t = Instant::now();
     server.answer("workspace_query", query, &ct).await.unwrap();
     let query_time = t.elapsed();
+    later = later.max(query_time);
     eprintln!(
         "workspace index, {FILES} files: first find {first_time:?}, later calls max {later:?}, query {query_time:?}"
     );
