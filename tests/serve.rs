@@ -495,3 +495,75 @@ async fn an_attached_console_answers_through_the_control_socket() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["result"]["sessions"][0]["mode"], "enforce", "{v}");
 }
+
+#[tokio::test]
+async fn mcpdeck_approvals_answers_from_another_terminal() {
+    use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
+
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED: `script` (util-linux) is needed to give `mcpdeck approvals` a terminal"
+        );
+        return;
+    }
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
+    let dir = session.runtime_dir.join("mcpdeck");
+    assert!(common_wait(|| !list_sockets(&dir).is_empty()).await);
+    let socket = list_sockets(&dir).remove(0);
+    // A watcher console sees the request arrive, so the approvals command finds it pending.
+    let (mut watcher, _) = ControlClient::attach(&socket).await.unwrap();
+    for (answer, expect_ok, expect_calls) in [("y\n", true, 1), ("n\n", false, 1)] {
+        let s = session.clone();
+        let call = tokio::spawn(async move {
+            mcp(
+                &s,
+                json!({"server": "fx", "tool": "echo", "args": {"text": "x"}}),
+            )
+            .await
+        });
+        loop {
+            if let Some(ToConsole::Approval { .. }) = tokio::time::timeout(WAIT, watcher.next())
+                .await
+                .unwrap()
+                .unwrap()
+            {
+                break;
+            }
+        }
+        let command = format!("{} approvals", env!("CARGO_BIN_EXE_mcpdeck"));
+        let runtime_dir = session.runtime_dir.clone();
+        let screen = tokio::task::spawn_blocking(move || {
+            use std::io::Write as _;
+            let mut child = std::process::Command::new("script")
+                .args(["-qec", &command, "/dev/null"])
+                .env("XDG_RUNTIME_DIR", runtime_dir)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(answer.as_bytes())
+                .unwrap();
+            String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).into_owned()
+        })
+        .await
+        .unwrap();
+        assert!(
+            screen.contains("approve `tools.call echo` on `fx`"),
+            "{screen}"
+        );
+        let r = tokio::time::timeout(WAIT, call).await.unwrap().unwrap();
+        assert_eq!(r.is_error != Some(true), expect_ok, "{}", text(&r));
+        assert_eq!(calls(&counter), expect_calls);
+    }
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The floor for scripts/bench-side-by-side: the least an MCP client can do to list tools.
+
+Spawns the server given after `--`, sends `initialize`, `notifications/initialized` and
+`tools/list` (following `nextCursor`) as newline-delimited JSON-RPC over stdio, closes the
+server's stdin, waits for it to exit, and prints the number of tools. No dependencies, no
+validation beyond matching response ids: it exists only to be timed.
+
+Usage: raw-mcp-client.py -- COMMAND [ARG...]
+"""
+
+import json
+import subprocess
+import sys
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    server = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+
+    def send(message: dict) -> None:
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+
+    def response(request_id: int) -> dict:
+        # Skip notifications, server requests and stray lines until our response arrives.
+        for line in server.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and message.get("id") == request_id:
+                if "error" in message:
+                    raise SystemExit(f"raw-mcp-client: error response: {message['error']}")
+                return message["result"]
+        raise SystemExit("raw-mcp-client: the server closed its stdout")
+
+    send({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-mcp-client", "version": "0.1.0"},
+        },
+    })
+    response(1)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    tools, cursor, request_id = [], None, 2
+    while True:
+        params = {"cursor": cursor} if cursor else {}
+        send({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params})
+        page = response(request_id)
+        tools.extend(page.get("tools", []))
+        cursor = page.get("nextCursor")
+        if not cursor:
+            break
+        request_id += 1
+    server.stdin.close()
+    try:
+        server.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    print(len(tools))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Measurement core of scripts/bench-side-by-side (run that instead; it prepares everything).
+
+Input: a JSON file of cases, each {"server": label, "client": label, "argv": [...]}, plus the
+pattern that identifies the server process in each case's tree. For every case:
+
+- wall time: `hyperfine -N` (no shell) when it is on PATH, else `time.perf_counter` around
+  `subprocess.run`; median over the runs, after warm-up runs;
+- memory: separate runs (so sampling never slows the timed ones) that poll the process tree
+  every 2 ms and keep each process's kernel high-water mark (`VmHWM`). "client RSS" is the sum
+  of those peaks over every process in the tree except the server (and its descendants);
+  "tree RSS" includes the server. Peaks are per process, so summing them is an upper bound
+  for processes that did not peak at the same moment.
+
+Prints one table per server with ratios against mcpdeck.
+"""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+POLL_SECONDS = 0.002
+# Where every command runs: the folder holding the pinned Inspector, so `npx` finds it there
+# instead of reaching for the registry. Every other path in the cases is absolute.
+CWD = None
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def status_hwm_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def is_server(argv):
+    """The server of every case: the fixture binary, python running minimal-mcp-server.py, or
+    node running server-everything."""
+    if not argv:
+        return False
+    if os.path.basename(argv[0]) == "mcpdeck-fixture":
+        return True
+    if os.path.basename(argv[0]).startswith("python") and any(
+        a.endswith("minimal-mcp-server.py") for a in argv[1:3]
+    ):
+        return True
+    return (
+        os.path.basename(argv[0]) == "node"
+        and len(argv) > 1
+        and argv[1].endswith("server-everything/dist/index.js")
+    )
+
+
+def sample_run(argv, env):
+    """Runs argv once; returns (client KiB, tree KiB) from per-process VmHWM peaks."""
+    root = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                            cwd=CWD)
+    peaks, parents, servers = {}, {}, set()
+    while root.poll() is None:
+        stack = [root.pid]
+        while stack:
+            pid = stack.pop()
+            hwm = status_hwm_kib(pid)
+            if hwm is not None:
+                peaks[pid] = max(peaks.get(pid, 0), hwm)
+            if pid not in servers and is_server(cmdline(pid)):
+                servers.add(pid)
+            for child in children(pid):
+                parents[child] = pid
+                stack.append(child)
+        time.sleep(POLL_SECONDS)
+
+    def under_server(pid):
+        while pid is not None:
+            if pid in servers:
+                return True
+            pid = parents.get(pid)
+        return False
+
+    client = sum(kib for pid, kib in peaks.items() if not under_server(pid))
+    return client, sum(peaks.values())
+
+
+def time_with_hyperfine(cases, runs, warmup, env):
+    out = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
+    out.close()
+    cmd = ["hyperfine", "-N", "--style", "basic", "--warmup", str(warmup), "--runs", str(runs),
+           "--export-json", out.name]
+    for case in cases:
+        cmd += ["-n", f"{case['server']}/{case['client']}", " ".join(case["argv"])]
+    subprocess.run(cmd, check=True, env=env, stdout=sys.stderr, cwd=CWD)
+    with open(out.name) as f:
+        results = json.load(f)["results"]
+    os.unlink(out.name)
+    return [r["median"] * 1000 for r in results]
+
+
+def time_with_python(cases, runs, warmup, env):
+    medians = []
+    for case in cases:
+        samples = []
+        for i in range(warmup + runs):
+            start = time.perf_counter()
+            subprocess.run(case["argv"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=env, check=True, cwd=CWD)
+            if i >= warmup:
+                samples.append((time.perf_counter() - start) * 1000)
+        medians.append(statistics.median(samples))
+    return medians
+
+
+def main():
+    global CWD
+    spec = json.load(open(sys.argv[1]))
+    CWD = spec.get("cwd")
+    runs, warmup, mem_runs = spec["runs"], spec["warmup"], spec["mem_runs"]
+    env = dict(os.environ, **spec.get("env", {}))
+    rows = []
+    for server, cases in spec["servers"].items():
+        timer = time_with_hyperfine if shutil.which("hyperfine") else time_with_python
+        n = runs if server != "everything" else spec.get("everything_runs", runs)
+        walls = timer(cases, n, warmup, env)
+        for case, wall in zip(cases, walls):
+            mem = [sample_run(case["argv"], env) for _ in range(mem_runs)]
+            client = statistics.median(m[0] for m in mem) / 1024
+            tree = statistics.median(m[1] for m in mem) / 1024
+            rows.append((server, case["client"], wall, client, tree))
+    print()
+    print(f"timer: {'hyperfine -N' if shutil.which('hyperfine') else 'python perf_counter'}; "
+          f"{runs} timed runs ({spec.get('everything_runs', runs)} for everything) after "
+          f"{warmup} warm-up; memory: median of {mem_runs} sampled runs")
+    header = f"{'server':<11} {'client':<10} {'median wall ms':>14} {'client RSS MiB':>14} " \
+             f"{'tree RSS MiB':>12}  vs mcpdeck"
+    print(header)
+    print("-" * len(header))
+    base = {r[0]: r for r in rows if r[1] == "mcpdeck"}
+    for server, client, wall, rss, tree in rows:
+        note = ""
+        b = base.get(server)
+        if b and client != "mcpdeck":
+            if client == "floor":
+                note = f"mcpdeck - floor = {b[2] - wall:+.1f} ms"
+            else:
+                note = f"{wall / b[2]:.1f}x wall, {rss / b[3]:.1f}x client RSS"
+        print(f"{server:<11} {client:<10} {wall:>14.1f} {rss:>14.1f} {tree:>12.1f}  {note}")
+
+
+if __name__ == "__main__":
+    main()
