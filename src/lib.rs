@@ -3,7 +3,8 @@
 //! The engine lives in [`mcp`] and knows nothing about terminals; [`cli`] is the headless face;
 //! [`serve`] is the agent proxy; [`app`] (state and update), [`ui`] (drawing) and [`console`]
 //! (terminal, loop, effects) are the console; [`demo`] is the built-in demo MCP server
-//! (`mcpdeck demo-server`).
+//! (`mcpdeck demo-server`); [`workspace`] is the read-only workspace tools server
+//! (`mcpdeck workspace-server`).
 
 pub mod app;
 pub mod cli;
@@ -12,3 +13,4 @@ pub mod demo;
 pub mod mcp;
 pub mod serve;
 pub mod ui;
+pub mod workspace;

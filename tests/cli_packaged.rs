@@ -32,7 +32,7 @@ fn demo_flag_lists_the_demo_server() {
         r#"{"mcpServers": {"a": {"command": "a"}}}"#,
     );
     let status = sb.json(&["--demo", "status", "--json"]);
-    assert_eq!(server_names(&status), ["a", "demo"]);
+    assert_eq!(server_names(&status), ["a", "demo", "workspace"]);
     let demo = demo_of(&status);
     assert_eq!(demo["state"], "disconnected");
     assert_eq!(demo["transport"], "stdio");
@@ -40,18 +40,21 @@ fn demo_flag_lists_the_demo_server() {
     assert_eq!(demo["source"]["file"], "<packaged>");
     // The flag is global: it may also follow the subcommand.
     let after = sb.json(&["status", "--json", "--demo"]);
-    assert_eq!(server_names(&after), ["a", "demo"]);
+    assert_eq!(server_names(&after), ["a", "demo", "workspace"]);
 }
 
 #[test]
 fn with_no_configuration_at_all_status_lists_demo() {
     let sb = Sandbox::new();
     let status = sb.json(&["status", "--json"]);
-    assert_eq!(server_names(&status), ["demo"]);
+    assert_eq!(server_names(&status), ["demo", "workspace"]);
     assert_eq!(demo_of(&status)["source"]["layer"], "packaged");
     // An empty `mcpServers` still configures no server.
     sb.write("config/mcp/mcp.json", r#"{"mcpServers": {}}"#);
-    assert_eq!(server_names(&sb.json(&["status", "--json"])), ["demo"]);
+    assert_eq!(
+        server_names(&sb.json(&["status", "--json"])),
+        ["demo", "workspace"]
+    );
 }
 
 #[test]
@@ -61,7 +64,10 @@ fn any_configured_server_hides_demo_without_the_flag() {
         "config/mcp/mcp.json",
         r#"{"mcpServers": {"only": {"command": "x"}}}"#,
     );
-    assert_eq!(server_names(&sb.json(&["status", "--json"])), ["only"]);
+    assert_eq!(
+        server_names(&sb.json(&["status", "--json"])),
+        ["only", "workspace"]
+    );
 
     // An untrusted project server counts as configured too.
     let sb = Sandbox::new();
@@ -69,7 +75,10 @@ fn any_configured_server_hides_demo_without_the_flag() {
         "project/.mcp.json",
         r#"{"mcpServers": {"p": {"command": "p"}}}"#,
     );
-    assert_eq!(server_names(&sb.json(&["status", "--json"])), ["p"]);
+    assert_eq!(
+        server_names(&sb.json(&["status", "--json"])),
+        ["p", "workspace"]
+    );
 
     // So does an invalid one.
     let sb = Sandbox::new();
@@ -77,7 +86,10 @@ fn any_configured_server_hides_demo_without_the_flag() {
         "config/mcpdeck/mcp.json",
         r#"{"mcpServers": {"bad": {"command": ""}}}"#,
     );
-    assert_eq!(server_names(&sb.json(&["status", "--json"])), ["bad"]);
+    assert_eq!(
+        server_names(&sb.json(&["status", "--json"])),
+        ["bad", "workspace"]
+    );
 }
 
 #[test]

@@ -147,6 +147,15 @@ pub enum Command {
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
+    /// Run the read-only workspace tools server on stdin/stdout (SPEC.md §9).
+    WorkspaceServer {
+        /// Bind a directory under an alias; repeatable (at most 16).
+        #[arg(long = "workspace", num_args = 2, value_names = ["ALIAS", "PATH"], required = true)]
+        workspace: Vec<std::ffi::OsString>,
+        /// Diagnostics on stderr: none, refusals/cancellations/timeouts, or every event as JSON.
+        #[arg(long, value_enum, default_value = "errors")]
+        observability: crate::workspace::Observability,
+    },
     /// Serve the one `mcp` tool over stdio for an agent host (every configured server behind it).
     Serve {
         /// Override the policy file's mode.
@@ -207,7 +216,11 @@ impl Context {
         let options = LoadOptions::from_env(cli.cwd.as_deref(), cli.config.clone())
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
         let config = ConfigSet::load(&options).map_err(|e| e.to_string())?;
-        let registry = PackagedRegistry::builtin().map_err(|e| e.to_string())?;
+        let root = options
+            .project_dir
+            .canonicalize()
+            .unwrap_or_else(|_| options.project_dir.clone());
+        let registry = PackagedRegistry::builtin_for_project(&root).map_err(|e| e.to_string())?;
         let config = registry.layer_onto(config, cli.demo);
         let home = options
             .config_home
@@ -228,6 +241,14 @@ pub fn run(cli: Cli) -> Exit {
     // anything is loaded or printed.
     if let Some(Command::DemoServer) = &cli.command {
         return demo_server();
+    }
+    // So does the workspace server; it must not even read configuration.
+    if let Some(Command::WorkspaceServer {
+        workspace,
+        observability,
+    }) = &cli.command
+    {
+        return workspace_server(workspace, *observability);
     }
     let mut cx = match Context::load(&cli) {
         Ok(cx) => cx,
@@ -281,6 +302,10 @@ pub fn run(cli: Cli) -> Exit {
             json,
         }) => ops_cmd::prompt(cx, server, name, &args, json),
         Some(Command::DemoServer) => demo_server(),
+        Some(Command::WorkspaceServer {
+            workspace,
+            observability,
+        }) => workspace_server(&workspace, observability),
         Some(Command::Serve { policy }) => serve_cmd::serve(
             cx,
             policy.map(|p| match p {
@@ -289,6 +314,44 @@ pub fn run(cli: Cli) -> Exit {
             }),
         ),
         Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+    }
+}
+
+/// `mcpdeck workspace-server`: serves until the client closes stdin. Errors name workspaces by
+/// position only (stderr must never carry an alias or a path).
+fn workspace_server(
+    values: &[std::ffi::OsString],
+    observability: crate::workspace::Observability,
+) -> Exit {
+    use crate::workspace::{Observability, RunError};
+    let report = |message: &str| {
+        if observability != Observability::Off {
+            output::print_error(&format!("workspace-server: {message}"));
+        }
+    };
+    let mut pairs = Vec::with_capacity(values.len() / 2);
+    for (i, pair) in values.chunks(2).enumerate() {
+        let [alias, path] = pair else {
+            report("--workspace takes an ALIAS and a PATH");
+            return Exit::Usage;
+        };
+        let Some(alias) = alias.to_str() else {
+            report(&format!("workspace {}: the alias is not valid", i + 1));
+            return Exit::Usage;
+        };
+        pairs.push((alias.to_owned(), PathBuf::from(path)));
+    }
+    match crate::workspace::run(&pairs, observability) {
+        Ok(()) => Exit::Ok,
+        Err(RunError::Bind(e)) => {
+            report(&e.to_string());
+            Exit::Usage
+        }
+        Err(RunError::FrameTooLarge) => Exit::Connection,
+        Err(e) => {
+            report(&e.to_string());
+            Exit::Connection
+        }
     }
 }
 

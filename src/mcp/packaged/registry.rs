@@ -114,7 +114,19 @@ impl PackagedRegistry {
     pub fn builtin() -> Result<Self, PackagedError> {
         let mut registry = Self::new();
         registry.register_server(demo_server(), Presence::Demo)?;
-        // The workspace server (SPEC.md §9) and its facade register here, one line each.
+        Ok(registry)
+    }
+
+    /// [`Self::builtin`] plus the `workspace` server bound to `project_root` and its facade
+    /// (SPEC.md §7, §9). A project root that cannot be passed as an argument (not UTF-8)
+    /// leaves the workspace server out rather than failing every command.
+    pub fn builtin_for_project(project_root: &Path) -> Result<Self, PackagedError> {
+        let mut registry = Self::builtin()?;
+        if let Ok(server) = super::workspace_server(project_root) {
+            registry.register_server(server, Presence::Always)?;
+            registry
+                .register_facade(super::workspace_facade(&super::project_alias(project_root)))?;
+        }
         Ok(registry)
     }
 

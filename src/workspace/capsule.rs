@@ -1,0 +1,87 @@
+//! `workspace_capsule`: a privacy-projected task capsule (SPEC.md §9.3).
+//!
+//! Claims are single sentences drawn from the most relevant passages, each bound to its source
+//! by path, line range and the SHA-256 of the passage; the passage itself is never included.
+//! The capsule carries the workspace fingerprint and its own integrity hash: SHA-256 of its
+//! canonical JSON (sorted keys, no whitespace; [`crate::mcp::trust::write_canonical`]).
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
+
+use super::envelope::Reason;
+use super::index::Snapshot;
+use super::text;
+
+/// The capsule's schema identifier.
+pub const CAPSULE_SCHEMA: &str = "mcpdeck.workspace-capsule/v1";
+/// A claim is one sentence of at most this many characters.
+pub const MAX_CLAIM_CHARS: usize = 400;
+
+/// SHA-256 (hex) of the canonical JSON of `value`.
+pub fn canonical_hash(value: &Value) -> String {
+    let out = crate::mcp::canonical::canonical_json(value);
+    hex::encode(Sha256::digest(out.as_bytes()))
+}
+
+/// The capsule for `question`, or why there is none.
+pub fn run(
+    snap: &Snapshot,
+    alias: &str,
+    question: &str,
+    max_claims: usize,
+) -> Result<Value, (Reason, Value)> {
+    let terms: BTreeSet<String> = text::tokens(question).collect();
+    let mut claims = Vec::new();
+    let hits = snap.search(question);
+    for hit in &hits {
+        if claims.len() >= max_claims {
+            break;
+        }
+        let file = &snap.files[hit.file];
+        let chunk = &file.chunks[hit.chunk];
+        let passage = chunk.text(&file.text);
+        let best = text::sentences(passage)
+            .into_iter()
+            .filter(|s| s.chars().count() <= MAX_CLAIM_CHARS)
+            .map(|s| {
+                let words: BTreeSet<String> = text::tokens(&s).collect();
+                (words.intersection(&terms).count(), s)
+            })
+            .filter(|(n, _)| *n > 0)
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
+        let Some((_, statement)) = best else { continue };
+        claims.push(json!({
+            "statement": statement,
+            "path": file.rel,
+            "lines": {"start": chunk.start, "end": chunk.end},
+            "passage_sha256": hex::encode(Sha256::digest(passage.as_bytes())),
+        }));
+    }
+    let capsule = json!({
+        "schema": CAPSULE_SCHEMA,
+        "workspace": alias,
+        "question_sha256": hex::encode(Sha256::digest(question.as_bytes())),
+        "claims": claims,
+        "workspace_fingerprint": snap.fingerprint,
+        "admitted_files": snap.files.len(),
+    });
+    let integrity = json!({
+        "algorithm": "sha256",
+        "canonicalization": "JSON with sorted object keys and no insignificant whitespace",
+        "hash": canonical_hash(&capsule),
+    });
+    let result = json!({"capsule": capsule, "integrity": integrity});
+    if claims_empty(&result) && max_claims > 0 {
+        Err((Reason::NoMatch, result))
+    } else {
+        Ok(result)
+    }
+}
+
+fn claims_empty(result: &Value) -> bool {
+    result["capsule"]["claims"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+}

@@ -1,0 +1,88 @@
+//! `mcpdeck workspace-server`: the read-only workspace tools server (SPEC.md §9).
+//!
+//! A read-only MCP server over stdio answering bounded questions about operator-bound
+//! directories with four tools (`workspace_find`, `workspace_query`, `workspace_check`,
+//! `workspace_capsule`). It owns: binding and the root identity anchor ([`binding`]), the
+//! privacy policy ([`admission`]), the in-memory index ([`index`]), the tools, the envelope and
+//! bounds ([`envelope`], [`slot`], [`frame`]) and sanitary stderr diagnostics ([`observe`]).
+//! It never writes, repairs, executes, persists state, opens sockets or runs commands; stdout
+//! carries only the protocol. It reads no configuration, trust store or environment value.
+
+pub mod admission;
+pub mod binding;
+pub mod capsule;
+pub mod check;
+pub mod envelope;
+pub mod find;
+pub mod frame;
+pub mod graph;
+pub mod index;
+pub mod observe;
+pub mod query;
+pub mod schema;
+pub mod server;
+pub mod slot;
+pub mod text;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::ServiceExt as _;
+
+pub use binding::{BindError, Binding, MAX_WORKSPACES, bind_all, is_valid_alias, sanitize_alias};
+pub use envelope::{Envelope, Reason, SCHEMA, Status};
+pub use observe::{Event, Observability, Observer};
+pub use server::{SERVER_NAME, WorkspaceServer};
+pub use slot::Limits;
+
+/// Why the server stopped with an error. Messages never name a workspace or a path.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The command line's workspaces could not be bound.
+    #[error(transparent)]
+    Bind(#[from] BindError),
+    /// The runtime, the handshake or the transport failed.
+    #[error("the MCP transport failed")]
+    Transport,
+    /// An input frame exceeded 65,536 bytes; the server stopped reading.
+    #[error("an input frame exceeded 65536 bytes")]
+    FrameTooLarge,
+}
+
+/// Binds `workspaces` and serves on stdin/stdout until the client closes stdin.
+pub fn run(workspaces: &[(String, PathBuf)], observability: Observability) -> Result<(), RunError> {
+    let observer = Observer::new(observability);
+    let bindings = bind_all(workspaces)?;
+    let count = bindings.len();
+    let server = WorkspaceServer::new(bindings, observer, Limits::default())
+        .map_err(|_| RunError::Transport)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|_| RunError::Transport)?;
+    let tripped = Arc::new(AtomicBool::new(false));
+    let stdin = frame::FrameLimited::new(
+        tokio::io::stdin(),
+        frame::MAX_FRAME_BYTES,
+        Arc::clone(&tripped),
+    );
+    observer.emit(&Event::Started { workspaces: count });
+    let served = runtime.block_on(async move {
+        let service = server
+            .serve((stdin, tokio::io::stdout()))
+            .await
+            .map_err(|_| RunError::Transport)?;
+        service.waiting().await.map_err(|_| RunError::Transport)?;
+        Ok::<(), RunError>(())
+    });
+    // A blocking stdin read may still be parked; do not wait for it.
+    runtime.shutdown_background();
+    if tripped.load(Ordering::Acquire) {
+        observer.emit(&Event::FrameTooLarge);
+        observer.emit(&Event::Stopped);
+        return Err(RunError::FrameTooLarge);
+    }
+    observer.emit(&Event::Stopped);
+    served
+}
