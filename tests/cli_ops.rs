@@ -431,16 +431,18 @@ fn ctrl_c_cancels_closes_and_cleans_up() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    // Wait until the call is in flight: the grandchild pid file appears at server start.
+    // Wait until the server runs: it writes the grandchild's pid at start (the file may exist
+    // before its content is written, so wait for a whole pid).
+    let read_pid = || {
+        std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok())
+    };
     let start = std::time::Instant::now();
-    while !pidfile.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+    while read_pid().is_none() && start.elapsed() < std::time::Duration::from_secs(20) {
         std::thread::yield_now();
     }
-    let grandchild: u32 = std::fs::read_to_string(&pidfile)
-        .expect("pid file")
-        .trim()
-        .parse()
-        .expect("pid");
+    let grandchild: u32 = read_pid().expect("the server wrote its grandchild's pid");
     let pid = rustix::process::Pid::from_child(&child);
     rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT");
     let status = child.wait().expect("exits");
