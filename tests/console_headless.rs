@@ -89,14 +89,27 @@ where
     if let Some(policy) = policy {
         std::fs::write(&policy_path, policy.to_string()).expect("write");
     }
-    let policy = Policy::load(&policy_path).expect("policy");
     let config = ConfigSet::load(&LoadOptions {
         project_dir: project,
         config_home: Some(home.clone()),
         extra_files: Vec::new(),
     })
     .expect("config");
-    let trust = TrustStore::default_path(&home);
+    run_harness(config, &home, &dir, &policy_path, scenario);
+}
+
+/// Runs `scenario` over `config` with the real executor and engine.
+fn run_harness<F>(
+    config: ConfigSet,
+    home: &std::path::Path,
+    dir: &tempfile::TempDir,
+    policy_path: &std::path::Path,
+    scenario: F,
+) where
+    F: AsyncFnOnce(&mut Harness),
+{
+    let policy = Policy::load(policy_path).expect("policy");
+    let trust = TrustStore::default_path(home);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -283,4 +296,97 @@ fn console_drives_the_demo_server() {
                 .is_some_and(|p| p.log.iter().any(|l| l.kind == "progress"))
         );
     });
+}
+
+/// The side panel runs `workspace_find` and `workspace_check` on the packaged `workspace`
+/// server (the real `mcpdeck workspace-server` child, bound to a temporary project) through the
+/// real executor and engine.
+#[test]
+fn side_panel_runs_workspace_tools() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("cfg");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::write(
+        project.join("README.md"),
+        "# Tool\n\n## Configuration precedence\n\nProject files override user files; the --config file overrides both.\n\n## Other\n\nUnrelated text about spinners.\n",
+    )
+    .expect("write");
+    std::fs::write(
+        project.join(".mcp.json"),
+        "{\"mcpServers\": {\"x\": {\"command\": 1}}}",
+    )
+    .expect("write");
+    let config = ConfigSet::load(&LoadOptions {
+        project_dir: project.clone(),
+        config_home: Some(home.clone()),
+        extra_files: Vec::new(),
+    })
+    .expect("config");
+    let registry =
+        mcpdeck::mcp::packaged::PackagedRegistry::builtin_for_project(&project).expect("registry");
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_mcpdeck"));
+    let config = config.with_packaged(registry.config_entries(false, Ok(exe)));
+    let policy_path = Policy::default_path(&home);
+    run_harness(
+        config,
+        &home,
+        &dir,
+        &policy_path,
+        async |h: &mut Harness| {
+            h.key(KeyCode::Char('w'));
+            h.until("the find form", |a| a.side.form().is_some()).await;
+            h.type_text("configuration precedence");
+            h.key(KeyCode::Enter);
+            assert!(h.app.side.run.is_some());
+            h.until("the passages", |a| a.side.result.is_some()).await;
+            let lines: Vec<String> = h
+                .app
+                .side
+                .result
+                .as_ref()
+                .expect("result")
+                .lines
+                .iter()
+                .map(|l| l.text.clone())
+                .collect();
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("1. README.md:")
+                        && l.contains("Configuration precedence")),
+                "{lines:?}"
+            );
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.contains("Project files override user files"))
+            );
+            // workspace_check: the broken .mcp.json is reported, grouped under its path.
+            h.key(KeyCode::Right);
+            h.key(KeyCode::Right);
+            h.until("the check form", |a| a.side.form().is_some()).await;
+            h.key(KeyCode::Enter);
+            h.until("the findings", |a| {
+                a.side.result.as_ref().is_some_and(|r| r.tool == 2)
+            })
+            .await;
+            let lines: Vec<String> = h
+                .app
+                .side
+                .result
+                .as_ref()
+                .expect("result")
+                .lines
+                .iter()
+                .map(|l| l.text.clone())
+                .collect();
+            let at = lines
+                .iter()
+                .position(|l| l == ".mcp.json")
+                .expect("the file's group");
+            assert!(lines[at + 1].trim_start().starts_with("error"), "{lines:?}");
+        },
+    );
 }

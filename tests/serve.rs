@@ -567,3 +567,45 @@ async fn mcpdeck_approvals_answers_from_another_terminal() {
         assert_eq!(calls(&counter), expect_calls);
     }
 }
+
+/// The packaged workspace server answers agents through the one `mcp` tool.
+#[tokio::test]
+async fn workspace_tools_answer_through_serve() {
+    let sb = Sandbox::new();
+    sb.write(
+        "project/README.md",
+        "# Guide\n\n## Precedence\n\nProject files override user files.\n",
+    );
+    sb.write(
+        "project/.mcp.json",
+        "{\"mcpServers\": {\"x\": {\"command\": 1}}}",
+    );
+    let session = start(&sb, &[], None).await;
+    let found = mcp(
+        &session,
+        json!({"server": "workspace", "tool": "workspace_find",
+            "args": {"workspace": "project", "question": "configuration precedence"}}),
+    )
+    .await;
+    assert_ne!(found.is_error, Some(true), "{}", text(&found));
+    let envelope: Value = serde_json::from_str(&text(&found)).unwrap();
+    assert_eq!(envelope["status"], "known", "{envelope}");
+    assert_eq!(
+        envelope["result"]["passages"][0]["text"],
+        "## Precedence\n\nProject files override user files.",
+        "{envelope}"
+    );
+    let checked = mcp(
+        &session,
+        json!({"server": "workspace", "tool": "workspace_check", "args": {"workspace": "project"}}),
+    )
+    .await;
+    let envelope: Value = serde_json::from_str(&text(&checked)).unwrap();
+    let findings = envelope["result"]["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["path"] == ".mcp.json" && f["severity"] == "error"),
+        "{envelope}"
+    );
+}

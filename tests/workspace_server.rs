@@ -206,12 +206,13 @@ async fn every_tool_answers_with_the_envelope() {
     assert_eq!(found["workspace"], ALIAS);
     let first = &found["result"]["passages"][0];
     assert_eq!(first["path"], "README.md");
-    assert_eq!(first["lines"]["start"], 3);
+    // The heading stays with the paragraph under it.
+    assert_eq!(first["lines"]["start"], 1);
     assert!(
         first["text"]
             .as_str()
             .unwrap()
-            .starts_with("Configuration precedence works")
+            .starts_with("# Guide\n\nConfiguration precedence works")
     );
 
     let q = envelope(&call(&client, "workspace_query", json!({"workspace": ALIAS, "text": "*", "edge_filters": ["links_to:README.md"], "explain": true})).await);

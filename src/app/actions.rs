@@ -26,7 +26,8 @@ impl App {
                 if matches!(self.screen, Screen::Browse) {
                     self.focus = match self.focus {
                         Focus::Servers => Focus::Main,
-                        Focus::Main => Focus::Servers,
+                        Focus::Main if self.side_panel => Focus::Side,
+                        Focus::Main | Focus::Side => Focus::Servers,
                     };
                     if self.focus == Focus::Main {
                         return self.ensure_tab();
@@ -128,10 +129,7 @@ impl App {
                 self.overlay = Some(Overlay::Spills(0));
                 vec![Effect::RefreshSpills]
             }
-            Action::Workspace => {
-                self.side_panel = !self.side_panel;
-                Vec::new()
-            }
+            Action::Workspace => self.toggle_side(),
             Action::Copy => self.on_copy(),
             Action::Back => self.on_back(),
             Action::Submit => self.on_submit(),

@@ -24,6 +24,9 @@ impl App {
             effects.extend(self.ensure_tab());
             return effects;
         }
+        if self.side_done(id, outcome) {
+            return effects;
+        }
         let failed = |o: &Outcome| match &o.body {
             Err(f) => Some((
                 sanitize_capped(&f.class, 64),

@@ -31,6 +31,8 @@ pub enum Ctx {
     SpillsView,
     /// The config editor.
     Editor,
+    /// The workspace side panel has focus (keys type into its form).
+    Side,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -332,6 +334,58 @@ pub const KEYMAP: &[Binding] = &[
         true,
     ),
     bind(C::SpillsView, K::Char('y'), "y", A::Copy, "copy path", true),
+    bind(
+        C::Side,
+        K::Enter,
+        "Enter",
+        A::Submit,
+        "run workspace tool",
+        true,
+    ),
+    bind(
+        C::Side,
+        K::Right,
+        "→",
+        A::NextTab,
+        "next workspace tool",
+        true,
+    ),
+    bind(
+        C::Side,
+        K::Left,
+        "←",
+        A::PrevTab,
+        "previous workspace tool",
+        false,
+    ),
+    bind(C::Side, K::Up, "↑", A::Up, "scroll result", false),
+    bind(C::Side, K::Down, "↓", A::Down, "scroll result", false),
+    bind(
+        C::Side,
+        K::PageUp,
+        "PgUp",
+        A::PageUp,
+        "scroll result",
+        false,
+    ),
+    bind(
+        C::Side,
+        K::PageDown,
+        "PgDn",
+        A::PageDown,
+        "scroll result",
+        false,
+    ),
+    ctrl(C::Side, 'y', "C-y", A::Copy, "copy workspace result"),
+    ctrl(C::Side, 'w', "C-w", A::Workspace, "close workspace panel"),
+    bind(
+        C::Side,
+        K::Esc,
+        "Esc",
+        A::Back,
+        "cancel run / leave panel",
+        true,
+    ),
 ];
 
 /// Whether `key` matches `b`.
@@ -553,6 +607,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::TrustView => "trust view",
         Ctx::SpillsView => "spills view",
         Ctx::Editor => "config editor",
+        Ctx::Side => "workspace panel",
     }
 }
 

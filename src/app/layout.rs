@@ -29,7 +29,7 @@ pub fn areas(size: (u16, u16), side_panel: bool) -> Areas {
     .areas(full);
     let servers_width = (size.0 / 4).clamp(14, 30);
     let side_width = if side_panel {
-        (size.0 / 4).clamp(14, 34)
+        (size.0 * 2 / 5).clamp(20, 60)
     } else {
         0
     };

@@ -17,6 +17,8 @@ pub mod info;
 pub mod keymap;
 pub mod layout;
 mod model;
+pub mod side;
+pub mod side_view;
 mod update;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -176,6 +178,8 @@ pub enum Focus {
     Servers,
     /// The main pane.
     Main,
+    /// The workspace side panel.
+    Side,
 }
 
 /// The main pane's tabs.
@@ -346,6 +350,8 @@ pub struct App {
     pub message: Option<String>,
     /// Whether the workspace side panel is shown.
     pub side_panel: bool,
+    /// The workspace side panel's state.
+    pub side: side::WorkspacePanel,
     /// The keymap in force (defaults patched by `keys.toml`).
     pub keymap: keymap::Keymap,
     /// Next request id.
@@ -392,6 +398,7 @@ impl App {
             info,
             message: None,
             side_panel: false,
+            side: side::WorkspacePanel::default(),
             keymap: keymap::Keymap::default(),
             next_id: 1,
             reconnects: Vec::new(),
@@ -421,6 +428,7 @@ impl App {
     /// Whether something animates (the runtime ticks only then).
     pub fn animating(&self) -> bool {
         matches!(self.screen, Screen::Running(_))
+            || self.side.run.is_some()
             || self
                 .servers
                 .iter()
@@ -440,13 +448,16 @@ impl App {
             Some(_) => return vec![Ctx::View],
             None => {}
         }
+        if self.focus == Focus::Side {
+            return vec![Ctx::Side];
+        }
         let main = match (&self.screen, self.focus) {
             (Screen::Detail(_), _) => vec![Ctx::Detail],
             (Screen::Form(_) | Screen::Raw(..), _) => return vec![Ctx::Form],
             (Screen::Running(_), _) => vec![Ctx::Running],
             (Screen::Result(..), _) => vec![Ctx::Result],
             (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
-            (Screen::Browse, Focus::Main) => vec![Ctx::List],
+            (Screen::Browse, Focus::Main | Focus::Side) => vec![Ctx::List],
         };
         let mut out = main;
         out.push(Ctx::Global);
@@ -454,6 +465,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+mod side_tests;
 #[cfg(test)]
 pub mod testkit;
 #[cfg(test)]

@@ -107,3 +107,28 @@ pub fn echo_description() -> Value {
         "serverClaimedAnnotations": {"readOnlyHint": true}
     })
 }
+
+/// An app with the demo server and a `workspace` server (never started: `update` tests only).
+pub fn workspace_app() -> (App, tempfile::TempDir) {
+    app_with(&serde_json::json!({
+        "demo": {"command": "mcpdeck", "args": ["demo-server"]},
+        "workspace": {"command": "mcpdeck", "args": ["workspace-server"]},
+    }))
+}
+
+/// What the engine describes for workspace `tool`, bound to the alias `proj`.
+pub fn workspace_description(tool: &str) -> Value {
+    serde_json::json!({
+        "name": tool,
+        "inputSchema": crate::workspace::schema::input_schema(tool, &["proj".to_owned()]),
+    })
+}
+
+/// A successful `tools.call` of a workspace tool answering `envelope`.
+pub fn workspace_answer(id: u64, envelope: &Value) -> Msg {
+    ok(
+        id,
+        "tools.call",
+        serde_json::json!({"isError": false, "text": envelope.to_string(), "structuredContent": envelope.clone()}),
+    )
+}

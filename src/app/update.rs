@@ -116,6 +116,9 @@ impl App {
         if self.overlay.is_some() {
             return self.on_overlay_key(key);
         }
+        if self.focus == Focus::Side && self.side_panel {
+            return self.on_side_key(key);
+        }
         if matches!(self.screen, Screen::Form(_)) {
             return self.on_form_key(key);
         }

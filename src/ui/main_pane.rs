@@ -484,7 +484,7 @@ fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
 }
 
 /// The spinner frame for `elapsed`.
-fn spinner(elapsed: std::time::Duration) -> &'static str {
+pub(super) fn spinner(elapsed: std::time::Duration) -> &'static str {
     const FRAMES: [&str; 8] = ["⣾", "⣽", "⣻", "⢿", "⡿", "⣟", "⣯", "⣷"];
     let at = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0) % FRAMES.len();
     FRAMES[at]

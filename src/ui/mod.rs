@@ -4,6 +4,7 @@
 
 mod main_pane;
 mod overlays;
+mod side;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -22,7 +23,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_servers(app, frame, a.servers);
     main_pane::render(app, frame, a.main);
     if app.side_panel {
-        render_side(frame, a.side);
+        side::render(app, frame, a.side);
     }
     render_status(app, frame, a.status);
     render_footer(app, frame, a.footer);
@@ -108,17 +109,6 @@ fn render_servers(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(Line::styled(format!("Trust: {label}{mark}"), style)),
         trust,
     );
-}
-
-fn render_side(frame: &mut Frame, area: Rect) {
-    let block = pane_block(Line::from(" Workspace "), false);
-    let text = vec![
-        Line::from("find  query"),
-        Line::from("check capsule"),
-        Line::styled("(workspace server", Style::new().fg(Color::DarkGray)),
-        Line::styled(" not yet available)", Style::new().fg(Color::DarkGray)),
-    ];
-    frame.render_widget(Paragraph::new(text).block(block), area);
 }
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {

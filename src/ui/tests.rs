@@ -293,3 +293,56 @@ fn global_views() {
     app.update(ch('l'));
     snapshot_all("config_tab", &mut app);
 }
+
+/// A representative answer of each workspace tool.
+fn workspace_envelope(tool: &str) -> serde_json::Value {
+    let result = match tool {
+        "workspace_find" => json!({"passages": [
+            {"path": "README.md", "lines": {"start": 40, "end": 44}, "section": "Configuration",
+             "text": "Project files override user files.\nThe --config file overrides both.", "words": 11},
+            {"path": "docs/config.md", "lines": {"start": 3, "end": 3}, "text": "Precedence is by layer.", "words": 4}],
+            "words_used": 15, "budget": 800, "matching_passages": 6}),
+        "workspace_query" => json!({"matches": [
+            {"path": "src/config.rs", "line": 12, "kind": "source", "snippet": "fn precedence() {"},
+            {"path": "README.md", "line": 40, "kind": "markdown", "snippet": "## Configuration"}],
+            "total_matches": 2}),
+        "workspace_check" => json!({"findings": [
+            {"path": ".mcp.json", "severity": "error", "code": "syntax", "line": 3, "column": 9, "message": "expected `,` or `}`"},
+            {"path": "docs/a.md", "severity": "warning", "code": "broken_link", "line": 7, "message": "`missing.md` does not exist"}],
+            "files_checked": 12, "paths_not_checked": [], "counts": {"errors": 1, "warnings": 1}, "strict": false}),
+        _ => json!({"capsule": {"claims": [
+            {"statement": "Project files override user files.", "path": "README.md",
+             "lines": {"start": 40, "end": 44}, "passage_sha256": "9f2c".repeat(16)}],
+            "workspace_fingerprint": "sha256:".to_owned() + &"ab".repeat(32), "admitted_files": 57},
+            "integrity": {"algorithm": "sha256", "hash": "c0de".repeat(16)}}),
+    };
+    json!({"schema": "mcpdeck.workspace-result/v1", "status": "known", "workspace": "proj", "result": result})
+}
+
+#[test]
+fn workspace_panel_with_each_tools_result() {
+    use crate::app::side::WORKSPACE_TOOLS;
+    use crate::app::testkit::{workspace_answer, workspace_app, workspace_description};
+    let (mut app, _d) = workspace_app();
+    let mut effects = app.update(ch('w'));
+    for (i, tool) in WORKSPACE_TOOLS.iter().enumerate() {
+        if i > 0 {
+            effects = app.update(key(KeyCode::Right));
+        }
+        let id = first_id(&effects);
+        app.update(ok(id, "tools.describe", workspace_description(tool)));
+        if i == 0 {
+            snapshot_all("workspace_form", &mut app);
+        }
+        if matches!(*tool, "workspace_find" | "workspace_capsule") {
+            for c in "precedence".chars() {
+                app.update(ch(c));
+            }
+        } else if *tool == "workspace_query" {
+            app.update(ch('*'));
+        }
+        let id = first_id(&app.update(key(KeyCode::Enter)));
+        app.update(workspace_answer(id, &workspace_envelope(tool)));
+        snapshot_all(tool, &mut app);
+    }
+}

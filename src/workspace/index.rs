@@ -20,6 +20,8 @@ use super::text::{self, Chunk};
 const K1: f64 = 1.2;
 /// BM25 length normalisation.
 const B: f64 = 0.75;
+/// How many occurrences a word of a passage's section heading counts as.
+const HEADING_WEIGHT: u32 = 3;
 
 /// One admitted file.
 #[derive(Debug)]
@@ -40,6 +42,8 @@ pub struct FileRecord {
     pub chunks: Vec<Chunk>,
     /// Per passage: term frequencies and length in tokens.
     terms: Vec<(HashMap<String, u32>, u32)>,
+    /// Where a Rust file's test module starts (byte offset of `#[cfg(test)]`), if it has one.
+    tests_from: Option<usize>,
     /// Resolved relative references (before filtering to admitted files).
     targets: BTreeSet<String>,
 }
@@ -54,9 +58,14 @@ impl FileRecord {
             .map(|c| {
                 let mut tf: HashMap<String, u32> = HashMap::new();
                 let mut len = 0u32;
-                let heading = c.section.as_deref().unwrap_or("");
-                for t in text::tokens(c.text(&text)).chain(text::tokens(heading)) {
+                for t in text::tokens(c.text(&text)) {
                     *tf.entry(t).or_default() += 1;
+                    len += 1;
+                }
+                // A word of the section's heading says what the whole passage is about.
+                let heading = c.section.as_deref().unwrap_or("");
+                for t in text::tokens(heading) {
+                    *tf.entry(t).or_default() += HEADING_WEIGHT;
                     len += 1;
                 }
                 for t in text::tokens(&candidate.rel) {
@@ -66,6 +75,9 @@ impl FileRecord {
                 (tf, len)
             })
             .collect();
+        let tests_from = (kind == "rust")
+            .then(|| text.find("#[cfg(test)]"))
+            .flatten();
         let refs = if markdown {
             graph::markdown_links(&text)
         } else {
@@ -86,6 +98,7 @@ impl FileRecord {
             sha256,
             chunks,
             terms,
+            tests_from,
             targets,
         }
     }
@@ -202,7 +215,7 @@ impl Snapshot {
             .map(|((fi, ci), score)| Hit {
                 file: fi as usize,
                 chunk: ci as usize,
-                score: score * kind_weight(self.files[fi as usize].kind),
+                score: score * weight(&self.files[fi as usize], ci as usize),
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -224,15 +237,43 @@ fn now_ns() -> i128 {
         .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
 }
 
-/// Questions are usually answered by prose: documentation passages outrank code and tests
-/// that merely mention the same words.
-fn kind_weight(kind: &str) -> f64 {
-    match kind {
+/// Questions are usually answered by prose: documentation passages outrank code, and tests,
+/// fixtures and recorded snapshots (which quote the same words without explaining them) rank
+/// below the code they test.
+fn weight(file: &FileRecord, chunk: usize) -> f64 {
+    let kind = match file.kind {
         "markdown" => 1.0,
         "text" => 0.9,
         "json" | "toml" | "yaml" | "mcp-config" => 0.8,
-        _ => 0.6,
+        _ => 0.5,
+    };
+    let in_test_module = file
+        .tests_from
+        .zip(file.chunks.get(chunk))
+        .is_some_and(|(from, c)| c.bytes.0 >= from);
+    if in_test_module || is_test_material(&file.rel) {
+        kind * 0.5
+    } else {
+        kind
     }
+}
+
+/// Whether `rel` is test code, a fixture or a recorded snapshot (by path convention).
+fn is_test_material(rel: &str) -> bool {
+    let mut parts = rel.split('/');
+    let name = parts.next_back().unwrap_or(rel);
+    parts.any(|dir| {
+        matches!(
+            dir,
+            "test" | "tests" | "fixtures" | "fixture" | "snapshots" | "__snapshots__" | "testdata"
+        )
+    }) || std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("snap"))
+        || name.contains("_test.")
+        || name.contains(".test.")
+        || name.contains("_tests.")
+        || name.starts_with("test_")
 }
 
 /// The cache of one workspace.
@@ -351,6 +392,54 @@ mod tests {
 
     fn paths(snap: &Snapshot) -> Vec<&str> {
         snap.files.iter().map(|f| f.rel.as_str()).collect()
+    }
+
+    #[test]
+    fn documentation_outranks_tests_that_quote_the_question() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        let q = "how does configuration precedence work";
+        std::fs::write(
+            root.join("README.md"),
+            "# Tool\n\n## Configuration\n\nFiles are read lowest precedence first.\n\n\
+             ### Precedence\n\nA higher file replaces the whole lower definition.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("lib.rs"),
+            format!(
+                "fn f() {{}}\n\n#[cfg(test)]\nmod tests {{\n    // {q}?\n    fn t() {{}}\n}}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("tests/snapshots")).unwrap();
+        std::fs::write(
+            root.join("tests/config.rs"),
+            "#[test]\nfn configuration_precedence_works() {\n    check(\"precedence\");\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("tests/snapshots/doctor.snap"),
+            "| Config doctor: files in precedence order |\n| 1 user  mcp.json  ok |\n\
+             | 2 project  .mcp.json  1 error |\n",
+        )
+        .unwrap();
+        let snap = IndexCache::new()
+            .refresh(root, &AtomicBool::new(false))
+            .unwrap();
+        let hits = snap.search(q);
+        let top: Vec<&str> = hits
+            .iter()
+            .take(2)
+            .map(|h| snap.files[h.file].rel.as_str())
+            .collect();
+        assert_eq!(top, ["README.md", "README.md"], "{hits:?}");
+        for quoting in ["lib.rs", "tests/config.rs", "tests/snapshots/doctor.snap"] {
+            assert!(
+                hits.iter().any(|h| snap.files[h.file].rel == quoting),
+                "{quoting} still matches, lower: {hits:?}"
+            );
+        }
     }
 
     #[test]

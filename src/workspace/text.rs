@@ -62,6 +62,7 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
     let mut count = 0usize;
     let mut offset = 0usize;
     let mut in_fence = false;
+    let mut heading_only = false;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let line = raw.trim_end_matches(['\n', '\r']);
@@ -74,8 +75,10 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
         let heading = markdown && !in_fence && heading_text(trimmed);
         // In Markdown a paragraph that ends with `:` introduces what follows (a list, a
         // block): keep them one passage across the blank line.
+        // A heading stays with the paragraph under it.
         let blank = trimmed.is_empty()
-            && !(markdown && current.is_some() && text[..last.1].trim_end().ends_with(':'));
+            && !(markdown && current.is_some() && text[..last.1].trim_end().ends_with(':'))
+            && !(current.is_some() && heading_only);
         if (blank || heading || count >= MAX_CHUNK_LINES)
             && let Some((s, b)) = current.take()
         {
@@ -95,6 +98,9 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
         }
         if current.is_none() {
             current = Some((line_no, start));
+            heading_only = heading;
+        } else {
+            heading_only = false;
         }
         count += 1;
         last = (line_no, start + line.len());
@@ -186,6 +192,10 @@ mod tests {
         assert_eq!(c[0].text(text), "# Title\nintro line");
         assert_eq!(c[1].section.as_deref(), Some("Title"));
         assert_eq!(c[3].section.as_deref(), Some("Sub"));
+        // A heading followed by a blank line stays with its first paragraph.
+        let c2 = chunks("## Sub\n\nbody\n\nnext\n", true);
+        let spans: Vec<(u32, u32)> = c2.iter().map(|c| (c.start, c.end)).collect();
+        assert_eq!(spans, [(1, 3), (5, 5)]);
     }
 
     #[test]

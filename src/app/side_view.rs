@@ -1,0 +1,364 @@
+//! A workspace tool's answer as readable lines: ranked passages with paths and lines, query
+//! matches, findings grouped by file with severity, a capsule's claims and hashes. Reads the
+//! `mcpdeck.workspace-result/v1` envelope from the call's structured content; every string is
+//! sanitised here, where it enters the console's state.
+
+use serde_json::Value;
+
+use crate::mcp::engine::Outcome;
+use crate::mcp::sanitize::sanitize_capped;
+
+/// How a line is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// The answer's summary (status, counts).
+    Summary,
+    /// An item's heading: a passage's or finding group's path and lines.
+    Heading,
+    /// Body text.
+    Text,
+    /// Secondary detail (hashes, snippets' context).
+    Dim,
+    /// An error finding or a refusal.
+    Error,
+    /// A warning finding.
+    Warning,
+}
+
+/// One line of the panel's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideLine {
+    /// How it is drawn.
+    pub kind: LineKind,
+    /// The text, sanitised.
+    pub text: String,
+}
+
+fn line(kind: LineKind, text: &str) -> SideLine {
+    SideLine {
+        kind,
+        text: sanitize_capped(text, 4096),
+    }
+}
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn n(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn lines_of(v: &Value) -> String {
+    let lines = &v["lines"];
+    format!("{}-{}", n(lines, "start"), n(lines, "end"))
+}
+
+/// The readable lines of `tool`'s outcome.
+pub fn outcome_lines(tool: &str, outcome: &Outcome) -> Vec<SideLine> {
+    let envelope = match &outcome.body {
+        Ok(success) => success.result.get("structuredContent"),
+        Err(f) => f.detail.as_ref().and_then(|d| d.get("structuredContent")),
+    }
+    .filter(|e| e.get("schema").is_some());
+    match (envelope, &outcome.body) {
+        (Some(e), _) => envelope_lines(tool, e),
+        (None, Err(f)) => vec![line(
+            LineKind::Error,
+            &format!("{}: {}", f.class, f.message),
+        )],
+        (None, Ok(success)) => {
+            let mut out = vec![line(LineKind::Summary, "answer without an envelope")];
+            out.extend(success.text.lines().map(|l| line(LineKind::Text, l)));
+            out
+        }
+    }
+}
+
+/// The readable lines of one `mcpdeck.workspace-result/v1` envelope.
+pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
+    let status = s(envelope, "status");
+    let reason = s(envelope, "reason");
+    let result = envelope.get("result").unwrap_or(&Value::Null);
+    let mut out = Vec::new();
+    match status {
+        "refused" => {
+            out.push(line(LineKind::Error, &format!("refused: {reason}")));
+            if !result.is_null() {
+                out.extend(
+                    serde_json::to_string_pretty(result)
+                        .unwrap_or_default()
+                        .lines()
+                        .map(|l| line(LineKind::Dim, l)),
+                );
+            }
+            return out;
+        }
+        "unknown" => out.push(line(LineKind::Summary, &format!("unknown: {reason}"))),
+        _ => {}
+    }
+    match tool {
+        "workspace_find" => find_lines(result, status, &mut out),
+        "workspace_query" => query_lines(result, status, &mut out),
+        "workspace_check" => check_lines(result, &mut out),
+        "workspace_capsule" => capsule_lines(result, &mut out),
+        _ => out.extend(
+            serde_json::to_string_pretty(result)
+                .unwrap_or_default()
+                .lines()
+                .map(|l| line(LineKind::Text, l)),
+        ),
+    }
+    out
+}
+
+fn find_lines(result: &Value, status: &str, out: &mut Vec<SideLine>) {
+    let passages = result["passages"].as_array().map_or(&[][..], Vec::as_slice);
+    if status == "known" {
+        out.push(line(
+            LineKind::Summary,
+            &format!(
+                "{} passage(s) of {} matching · {}/{} words",
+                passages.len(),
+                n(result, "matching_passages"),
+                n(result, "words_used"),
+                n(result, "budget"),
+            ),
+        ));
+    }
+    for (i, p) in passages.iter().enumerate() {
+        let section = match s(p, "section") {
+            "" => String::new(),
+            sec => format!(" § {sec}"),
+        };
+        out.push(line(
+            LineKind::Heading,
+            &format!("{}. {}:{}{section}", i + 1, s(p, "path"), lines_of(p)),
+        ));
+        out.extend(s(p, "text").lines().map(|l| line(LineKind::Text, l)));
+        out.push(line(LineKind::Text, ""));
+    }
+}
+
+fn query_lines(result: &Value, status: &str, out: &mut Vec<SideLine>) {
+    let matches = result["matches"].as_array().map_or(&[][..], Vec::as_slice);
+    if status == "known" {
+        out.push(line(
+            LineKind::Summary,
+            &format!(
+                "{} of {} match(es)",
+                matches.len(),
+                n(result, "total_matches")
+            ),
+        ));
+    }
+    for m in matches {
+        out.push(line(
+            LineKind::Heading,
+            &format!("{}:{} [{}]", s(m, "path"), n(m, "line"), s(m, "kind")),
+        ));
+        let snippet = s(m, "snippet");
+        if !snippet.is_empty() {
+            out.push(line(LineKind::Text, &format!("  {snippet}")));
+        }
+        if let Some(explain) = m.get("explain") {
+            out.push(line(
+                LineKind::Dim,
+                &format!(
+                    "  why: {}",
+                    serde_json::to_string(&explain["why"]).unwrap_or_default()
+                ),
+            ));
+        }
+    }
+}
+
+fn check_lines(result: &Value, out: &mut Vec<SideLine>) {
+    let counts = &result["counts"];
+    out.push(line(
+        LineKind::Summary,
+        &format!(
+            "{} error(s), {} warning(s) in {} file(s) checked{}",
+            n(counts, "errors"),
+            n(counts, "warnings"),
+            n(result, "files_checked"),
+            if result["strict"].as_bool() == Some(true) {
+                " (strict)"
+            } else {
+                ""
+            },
+        ),
+    ));
+    let findings = result["findings"].as_array().map_or(&[][..], Vec::as_slice);
+    // Grouped by file, in the order files first appear.
+    let mut paths: Vec<&str> = Vec::new();
+    for f in findings {
+        if !paths.contains(&s(f, "path")) {
+            paths.push(s(f, "path"));
+        }
+    }
+    for path in paths {
+        out.push(line(LineKind::Heading, path));
+        for f in findings.iter().filter(|f| s(f, "path") == path) {
+            let severity = s(f, "severity");
+            let kind = if severity == "error" {
+                LineKind::Error
+            } else {
+                LineKind::Warning
+            };
+            let at = match (f["line"].as_u64(), f["column"].as_u64()) {
+                (Some(l), Some(c)) => format!("{l}:{c} "),
+                (Some(l), None) => format!("{l} "),
+                _ => String::new(),
+            };
+            out.push(line(
+                kind,
+                &format!("  {severity} {at}{} {}", s(f, "code"), s(f, "message")),
+            ));
+            if let Some(fix) = f["suggestion"].as_str() {
+                out.push(line(LineKind::Dim, &format!("    → {fix}")));
+            }
+        }
+    }
+    if let Some(skipped) = result["paths_not_checked"].as_array()
+        && !skipped.is_empty()
+    {
+        out.push(line(
+            LineKind::Dim,
+            &format!("{} path(s) not checked", skipped.len()),
+        ));
+    }
+}
+
+fn capsule_lines(result: &Value, out: &mut Vec<SideLine>) {
+    let capsule = &result["capsule"];
+    let claims = capsule["claims"].as_array().map_or(&[][..], Vec::as_slice);
+    out.push(line(
+        LineKind::Summary,
+        &format!(
+            "{} claim(s) over {} admitted file(s)",
+            claims.len(),
+            n(capsule, "admitted_files")
+        ),
+    ));
+    out.push(line(
+        LineKind::Dim,
+        &format!("workspace {}", s(capsule, "workspace_fingerprint")),
+    ));
+    out.push(line(
+        LineKind::Dim,
+        &format!(
+            "integrity {} {}",
+            s(&result["integrity"], "algorithm"),
+            s(&result["integrity"], "hash")
+        ),
+    ));
+    for (i, c) in claims.iter().enumerate() {
+        out.push(line(
+            LineKind::Heading,
+            &format!("{}. {}:{}", i + 1, s(c, "path"), lines_of(c)),
+        ));
+        out.push(line(LineKind::Text, &format!("  {}", s(c, "statement"))));
+        out.push(line(
+            LineKind::Dim,
+            &format!("  sha256 {}", s(c, "passage_sha256")),
+        ));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn texts(lines: &[SideLine]) -> Vec<&str> {
+        lines.iter().map(|l| l.text.as_str()).collect()
+    }
+
+    #[test]
+    fn passages_show_path_lines_section_and_text() {
+        let e = json!({"schema": "mcpdeck.workspace-result/v1", "status": "known", "workspace": "p",
+            "result": {"passages": [{"path": "README.md", "lines": {"start": 3, "end": 5},
+                "section": "Config", "text": "first\nsecond", "score": 1.0, "words": 2, "kind": "markdown"}],
+                "words_used": 2, "budget": 800, "matching_passages": 4}});
+        let lines = envelope_lines("workspace_find", &e);
+        assert_eq!(
+            texts(&lines),
+            [
+                "1 passage(s) of 4 matching · 2/800 words",
+                "1. README.md:3-5 § Config",
+                "first",
+                "second",
+                ""
+            ]
+        );
+        assert_eq!(lines[1].kind, LineKind::Heading);
+    }
+
+    #[test]
+    fn findings_are_grouped_by_file_with_severity() {
+        let e = json!({"schema": "x", "status": "known", "result": {
+            "findings": [
+                {"path": "a/.mcp.json", "severity": "error", "code": "syntax", "line": 2, "column": 5, "message": "bad"},
+                {"path": "b.md", "severity": "warning", "code": "broken_link", "line": 7, "message": "gone"},
+                {"path": "a/.mcp.json", "severity": "warning", "code": "unpinned_npx", "line": 3, "column": 1, "message": "pin", "suggestion": "x@1"}
+            ],
+            "files_checked": 9, "counts": {"errors": 1, "warnings": 2}, "strict": true, "paths_not_checked": []}});
+        let lines = envelope_lines("workspace_check", &e);
+        assert_eq!(
+            texts(&lines),
+            [
+                "1 error(s), 2 warning(s) in 9 file(s) checked (strict)",
+                "a/.mcp.json",
+                "  error 2:5 syntax bad",
+                "  warning 3:1 unpinned_npx pin",
+                "    → x@1",
+                "b.md",
+                "  warning 7 broken_link gone",
+            ]
+        );
+        assert_eq!(lines[2].kind, LineKind::Error);
+        assert_eq!(lines[3].kind, LineKind::Warning);
+    }
+
+    #[test]
+    fn refusals_and_hostile_text_are_shown_safely() {
+        let e = json!({"schema": "x", "status": "refused", "reason": "server_busy"});
+        assert_eq!(
+            texts(&envelope_lines("workspace_find", &e)),
+            ["refused: server_busy"]
+        );
+        let e = json!({"schema": "x", "status": "known", "result": {"matches": [
+            {"path": "evil\u{1b}[2J.md", "line": 1, "kind": "markdown", "snippet": "a\u{202e}b"}], "total_matches": 1}});
+        for l in envelope_lines("workspace_query", &e) {
+            assert!(
+                !l.text
+                    .chars()
+                    .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
+                "{:?}",
+                l.text
+            );
+        }
+    }
+
+    #[test]
+    fn capsule_shows_claims_and_hashes() {
+        let e = json!({"schema": "x", "status": "known", "result": {
+            "capsule": {"claims": [{"statement": "S", "path": "a.md", "lines": {"start": 1, "end": 2}, "passage_sha256": "ab"}],
+                "workspace_fingerprint": "fp", "admitted_files": 3},
+            "integrity": {"algorithm": "sha256", "hash": "hh"}}});
+        assert_eq!(
+            texts(&envelope_lines("workspace_capsule", &e)),
+            [
+                "1 claim(s) over 3 admitted file(s)",
+                "workspace fp",
+                "integrity sha256 hh",
+                "1. a.md:1-2",
+                "  S",
+                "  sha256 ab"
+            ]
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! The workspace side panel: the tool tabs, the selected tool's form, and the last result.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::pane_block;
+use crate::app::side::WORKSPACE_TOOLS;
+use crate::app::side_view::LineKind;
+use crate::app::{App, Focus, Load};
+
+/// Draws the panel into `area`.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Focus::Side;
+    let block = pane_block(Line::from(" Workspace "), focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if !app.has_workspace() {
+        frame.render_widget(
+            Paragraph::new("no workspace server is configured").wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
+    let form = form_lines(app);
+    let form_height = u16::try_from(form.len())
+        .unwrap_or(u16::MAX)
+        .min(inner.height / 2);
+    let [tabs, form_area, result] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(form_height),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    render_tabs(app, frame, tabs);
+    frame.render_widget(Paragraph::new(form), form_area);
+    render_result(app, frame, result);
+}
+
+fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
+    let spans: Vec<Span> = WORKSPACE_TOOLS
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let label = name.trim_start_matches("workspace_");
+            if i == app.side.tool {
+                Span::styled(
+                    format!("[{label}]"),
+                    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+                )
+            } else {
+                Span::raw(format!(" {label} "))
+            }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn form_lines(app: &App) -> Vec<Line<'static>> {
+    let panel = &app.side;
+    match &panel.forms[panel.tool] {
+        None | Some(Load::Idle | Load::Loading(_)) => vec![Line::styled(
+            "reading the tool's schema…",
+            Style::new().fg(Color::DarkGray),
+        )],
+        Some(Load::Failed(class, message)) => vec![Line::styled(
+            format!("{class}: {message}"),
+            Style::new().fg(Color::Red),
+        )],
+        Some(Load::Ready(form)) => {
+            let mut lines = Vec::new();
+            for (i, field) in form.fields.iter().enumerate() {
+                let mark = if field.required { "*" } else { "" };
+                let focused = i == form.focus && app.focus == Focus::Side;
+                let cursor = if focused { "▏" } else { "" };
+                let style = if focused {
+                    Style::new().add_modifier(Modifier::REVERSED)
+                } else {
+                    Style::new()
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(
+                        format!("{}{mark} ", field.name),
+                        Style::new().fg(Color::DarkGray),
+                    ),
+                    Span::styled(format!("{}{cursor}", field.value), style),
+                ]));
+                if let Some(e) = &field.error {
+                    lines.push(Line::styled(format!("  {e}"), Style::new().fg(Color::Red)));
+                }
+            }
+            lines.extend(
+                form.errors
+                    .iter()
+                    .map(|e| Line::styled(e.clone(), Style::new().fg(Color::Red))),
+            );
+            lines
+        }
+    }
+}
+
+fn render_result(app: &App, frame: &mut Frame, area: Rect) {
+    let panel = &app.side;
+    let mut lines = vec![Line::styled(
+        "─".repeat(usize::from(area.width)),
+        Style::new().fg(Color::DarkGray),
+    )];
+    if let Some(run) = &panel.run {
+        let elapsed = app.now.saturating_duration_since(run.started);
+        let what = if run.cancelling {
+            "cancelling"
+        } else {
+            "running"
+        };
+        lines.push(Line::from(format!(
+            "{} {what} {} · {:.1}s",
+            super::main_pane::spinner(elapsed),
+            WORKSPACE_TOOLS[run.tool],
+            elapsed.as_secs_f64()
+        )));
+    } else if let Some(result) = &panel.result {
+        lines.extend(result.lines.iter().skip(panel.scroll).map(|l| {
+            let style = match l.kind {
+                LineKind::Summary => Style::new().add_modifier(Modifier::BOLD),
+                LineKind::Heading => Style::new().fg(Color::Cyan),
+                LineKind::Text => Style::new(),
+                LineKind::Dim => Style::new().fg(Color::DarkGray),
+                LineKind::Error => Style::new().fg(Color::Red),
+                LineKind::Warning => Style::new().fg(Color::Yellow),
+            };
+            Line::styled(l.text.clone(), style)
+        }));
+    } else {
+        lines.push(Line::styled(
+            "Enter runs the tool; ← → switch tools",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    // Only the visible window is built: wrapping can only make lines taller.
+    lines.truncate(usize::from(area.height) + 1);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+}
