@@ -609,3 +609,117 @@ async fn workspace_tools_answer_through_serve() {
         "{envelope}"
     );
 }
+
+/// The console attaches to a live serve session (the real executor and app, no terminal):
+/// the Agents view lists it, its approval request opens the console's modal tagged with the
+/// session, and the operator's answer lets the agent's call run.
+#[tokio::test]
+async fn the_console_answers_an_agents_approval() {
+    use mcpdeck::app::{App, Effect, Msg};
+    use mcpdeck::console::Executor;
+    use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
+    use mcpdeck::mcp::policy::Policy;
+    use mcpdeck::mcp::trust::TrustStore;
+
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    servers(&sb, &counter, &sb.dir.path().join("events"));
+    let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
+    let dir = session.runtime_dir.join("mcpdeck");
+    assert!(
+        common_wait(|| !mcpdeck::mcp::control::list_sockets(&dir).is_empty()).await,
+        "socket published"
+    );
+    let console = Sandbox::new();
+    let config = ConfigSet::load(&LoadOptions {
+        project_dir: console.project.clone(),
+        config_home: Some(console.home.clone()),
+        extra_files: Vec::new(),
+    })
+    .unwrap();
+    let local = tokio::task::LocalSet::new();
+    local
+        .run_until(async move {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let (events, _events_rx) = tokio::sync::mpsc::channel(16);
+            let mut exec = Executor::new(
+                config,
+                TrustStore::default_path(&console.home),
+                Policy::default(),
+                tx,
+                events,
+                Some(console.dir.path().to_path_buf()),
+            )
+            .unwrap();
+            exec.set_agents_dir(dir);
+            let mut app = App::new(
+                &exec.engine.status(),
+                exec.info(),
+                std::time::Instant::now(),
+            );
+            let key = |c: char| {
+                Msg::Key(crossterm::event::KeyEvent::new(
+                    crossterm::event::KeyCode::Char(c),
+                    crossterm::event::KeyModifiers::NONE,
+                ))
+            };
+            let effects = app.update(key('A'));
+            assert!(effects.contains(&Effect::ScanAgents), "{effects:?}");
+            for effect in effects {
+                exec.run(effect);
+            }
+            let mut pump = async |app: &mut App,
+                                  exec: &mut Executor,
+                                  what: &str,
+                                  done: &dyn Fn(&App) -> bool| {
+                while !done(app) {
+                    let msg = tokio::time::timeout(WAIT, rx.recv())
+                        .await
+                        .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+                        .unwrap();
+                    app.now = std::time::Instant::now();
+                    for effect in app.update(msg) {
+                        exec.run(effect);
+                    }
+                }
+            };
+            pump(&mut app, &mut exec, "the session", &|a| {
+                !a.agents.is_empty()
+            })
+            .await;
+            let row = app.agents[0].clone();
+            assert_eq!(row.mode, "enforce");
+            assert_eq!(row.servers[0].0, "fx");
+            assert!(!row.gone);
+
+            let s = session.clone();
+            let call = tokio::spawn(async move {
+                mcp(
+                    &s,
+                    json!({"server": "fx", "tool": "echo", "args": {"text": "from the agent"}}),
+                )
+                .await
+            });
+            pump(&mut app, &mut exec, "the agent's approval", &|a| {
+                !a.approvals.is_empty()
+            })
+            .await;
+            let pending = &app.approvals[0];
+            assert_eq!(pending.agent, Some(row.pid));
+            assert_eq!(pending.request.operation, "tools.call echo");
+            // Within the guard the key is ignored; after it, y allows once.
+            app.now = pending.shown_at;
+            app.update(key('y'));
+            assert_eq!(app.approvals.len(), 1);
+            app.now = app.approvals[0].shown_at + Duration::from_millis(400);
+            app.update(key('y'));
+            assert!(app.approvals.is_empty());
+            let result = tokio::time::timeout(WAIT, call).await.unwrap().unwrap();
+            assert_ne!(result.is_error, Some(true), "{}", text(&result));
+            assert_eq!(text(&result), "from the agent");
+            assert_eq!(calls(&counter), 1);
+            assert!(app.decided[0].0.contains(&format!("agent {}", row.pid)));
+            exec.shutdown().await;
+        })
+        .await;
+}

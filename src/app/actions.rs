@@ -125,6 +125,10 @@ impl App {
                 self.overlay = Some(Overlay::Approvals(0));
                 Vec::new()
             }
+            Action::Agents => {
+                self.overlay = Some(Overlay::Agents(0));
+                vec![Effect::ScanAgents]
+            }
             Action::Spills => {
                 self.overlay = Some(Overlay::Spills(0));
                 vec![Effect::RefreshSpills]

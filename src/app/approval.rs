@@ -22,6 +22,8 @@ pub struct Pending {
     reply: Option<oneshot::Sender<Decision>>,
     /// When it was first shown (guard start).
     pub shown_at: Instant,
+    /// The agent session that asks (its `mcpdeck serve` pid); `None` for the console's own.
+    pub agent: Option<u32>,
 }
 
 impl Pending {
@@ -37,6 +39,20 @@ impl Pending {
             request,
             reply: Some(reply),
             shown_at: now,
+            agent: None,
+        }
+    }
+
+    /// A pending approval from the agent session `pid`, shown at `now`.
+    pub fn from_agent(
+        pid: u32,
+        request: ApprovalRequest,
+        reply: oneshot::Sender<Decision>,
+        now: Instant,
+    ) -> Self {
+        Self {
+            agent: Some(pid),
+            ..Self::new(request, reply, now)
         }
     }
 

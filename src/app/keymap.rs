@@ -33,6 +33,8 @@ pub enum Ctx {
     Editor,
     /// The workspace side panel has focus (keys type into its form).
     Side,
+    /// The agent sessions view.
+    AgentsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -90,6 +92,8 @@ pub enum Action {
     Suspend,
     /// Open the approvals view (pending and decided).
     Approvals,
+    /// Open the agent sessions view (`mcpdeck serve` processes).
+    Agents,
     /// Edit the selected server's configuration file.
     Edit,
     /// Save the configuration file being edited.
@@ -204,6 +208,14 @@ pub const KEYMAP: &[Binding] = &[
         "a",
         A::Approvals,
         "approvals (pending, decided)",
+        false,
+    ),
+    bind(
+        C::Global,
+        K::Char('A'),
+        "A",
+        A::Agents,
+        "agent sessions (mcpdeck serve)",
         false,
     ),
     bind(
@@ -334,6 +346,14 @@ pub const KEYMAP: &[Binding] = &[
         true,
     ),
     bind(C::SpillsView, K::Char('y'), "y", A::Copy, "copy path", true),
+    bind(
+        C::AgentsView,
+        K::Char('r'),
+        "r",
+        A::Reconnect,
+        "look for sessions again",
+        true,
+    ),
     bind(
         C::Side,
         K::Enter,
@@ -553,6 +573,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("revoke", Action::Revoke),
     ("suspend", Action::Suspend),
     ("approvals", Action::Approvals),
+    ("agents", Action::Agents),
     ("edit", Action::Edit),
     ("save", Action::Save),
 ];
@@ -608,6 +629,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::SpillsView => "spills view",
         Ctx::Editor => "config editor",
         Ctx::Side => "workspace panel",
+        Ctx::AgentsView => "agents view",
     }
 }
 

@@ -9,6 +9,7 @@
 //! in `crate::ui`.
 
 mod actions;
+pub mod agents;
 pub mod approval;
 pub mod editor;
 pub mod form;
@@ -99,6 +100,26 @@ pub enum Msg {
     Saved(Result<String, String>),
     /// The configuration-derived views were rebuilt (after a trust change).
     Info(Box<info::ConfigInfo>),
+    /// An attached `mcpdeck serve` session's status.
+    AgentSnapshot(Box<crate::mcp::control::SessionSnapshot>),
+    /// An agent session asks for an approval; the answer goes back over its control socket.
+    AgentApproval {
+        /// The session's pid.
+        pid: u32,
+        /// The request.
+        request: ApprovalRequest,
+        /// Where the answer goes.
+        reply: oneshot::Sender<Decision>,
+    },
+    /// An agent session's request was answered elsewhere (or timed out).
+    AgentResolved {
+        /// The session's pid.
+        pid: u32,
+        /// The request's ticket.
+        ticket: u64,
+    },
+    /// An agent session's control socket closed.
+    AgentGone(u32),
 }
 
 /// Something the runtime must do for the app.
@@ -147,6 +168,9 @@ pub enum Effect {
         /// The new text.
         text: String,
     },
+    /// Attach to live `mcpdeck serve` sessions not attached yet and ask every attached one for
+    /// a fresh status; answers arrive as [`Msg::AgentSnapshot`].
+    ScanAgents,
     /// Leave the console.
     Quit,
 }
@@ -292,6 +316,8 @@ pub enum Overlay {
     Spills(usize),
     /// Approvals: pending and decided this session, scrolled.
     Approvals(usize),
+    /// Attached agent sessions (`mcpdeck serve`), scrolled.
+    Agents(usize),
     /// The config editor.
     Editor(Box<editor::Editor>),
     /// The spill pager.
@@ -344,6 +370,8 @@ pub struct App {
     pub decided: Vec<(String, String, Decision)>,
     /// The session's spills.
     pub spills: Vec<SpillRow>,
+    /// Attached agent sessions, by pid.
+    pub agents: Vec<agents::AgentRow>,
     /// Configuration-derived views.
     pub info: info::ConfigInfo,
     /// The last transient message.
@@ -395,6 +423,7 @@ impl App {
             approvals: VecDeque::new(),
             decided: Vec::new(),
             spills: Vec::new(),
+            agents: Vec::new(),
             info,
             message: None,
             side_panel: false,
@@ -441,6 +470,7 @@ impl App {
         use keymap::Ctx;
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
+            Some(Overlay::Agents(_)) => return vec![Ctx::AgentsView, Ctx::View],
             Some(Overlay::Spills(_) | Overlay::Pager(_)) => {
                 return vec![Ctx::SpillsView, Ctx::View];
             }

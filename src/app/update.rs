@@ -106,6 +106,26 @@ impl App {
                 self.info = *info;
                 Vec::new()
             }
+            Msg::AgentSnapshot(snapshot) => {
+                self.on_agent_snapshot(&snapshot);
+                Vec::new()
+            }
+            Msg::AgentApproval {
+                pid,
+                request,
+                reply,
+            } => {
+                self.on_agent_approval(pid, request, reply);
+                Vec::new()
+            }
+            Msg::AgentResolved { pid, ticket } => {
+                self.drop_agent_requests(pid, Some(ticket));
+                Vec::new()
+            }
+            Msg::AgentGone(pid) => {
+                self.on_agent_gone(pid);
+                Vec::new()
+            }
         }
     }
 
@@ -157,11 +177,12 @@ impl App {
                 "{:?}: {} {}",
                 decision, pending.request.server, pending.request.operation
             ));
-            self.decided.push((
-                pending.request.server.clone(),
-                pending.request.operation.clone(),
-                decision,
-            ));
+            let server = match pending.agent {
+                Some(pid) => format!("{} (agent {pid})", pending.request.server),
+                None => pending.request.server.clone(),
+            };
+            self.decided
+                .push((server, pending.request.operation.clone(), decision));
             pending.answer(decision);
             // The next request's guard starts when it is first shown.
             if let Some(next) = self.approvals.front_mut() {
@@ -313,6 +334,18 @@ impl App {
             (Overlay::Trust(scroll, c), _) => {
                 let max = self.info.trust.len().saturating_sub(1);
                 (Some(Overlay::Trust(step(scroll, max), c)), Vec::new())
+            }
+            (Overlay::Agents(scroll), Action::Reconnect) => {
+                self.message = Some("looking for agent sessions…".to_owned());
+                (Some(Overlay::Agents(scroll)), vec![Effect::ScanAgents])
+            }
+            (Overlay::Agents(scroll), _) => {
+                let max = self
+                    .agents
+                    .iter()
+                    .map(|a| a.servers.len() + 2)
+                    .sum::<usize>();
+                (Some(Overlay::Agents(step(scroll, max))), Vec::new())
             }
             (Overlay::Approvals(scroll), _) => {
                 let max = self.decided.len() + self.approvals.len();

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::agents::Agents;
 use super::approver::ConsoleApprover;
 use super::clipboard::Clipboard;
 use crate::app::{Effect, Msg, PAGER_WINDOW, ReqId, info};
@@ -33,6 +34,7 @@ pub struct Executor {
     events: mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
     policy: Policy,
+    agents: Agents,
 }
 
 impl Executor {
@@ -57,6 +59,7 @@ impl Executor {
         Ok(Self {
             policy,
             engine: Arc::new(engine),
+            agents: Agents::new(None, tx.clone()),
             tx,
             tokens: HashMap::new(),
             clipboard: Clipboard::default(),
@@ -65,6 +68,11 @@ impl Executor {
             events,
             spill_base,
         })
+    }
+
+    /// Looks for agent sessions in `dir` instead of the runtime directory.
+    pub fn set_agents_dir(&mut self, dir: PathBuf) {
+        self.agents = Agents::new(Some(dir), self.tx.clone());
     }
 
     /// The configuration-derived views for the current trust store.
@@ -85,6 +93,7 @@ impl Executor {
         match effect {
             Effect::Quit => return true,
             Effect::Suspend => {}
+            Effect::ScanAgents => self.agents.scan(),
             Effect::Execute { id, request } => {
                 let token = CancellationToken::new();
                 self.tokens.insert(id, token.clone());

@@ -4,6 +4,7 @@
 //! effects; draws at most once per 16 ms and only when state changed. The terminal is restored
 //! on every exit path, then the engine shuts down (children killed, spills removed).
 
+pub mod agents;
 pub mod approver;
 pub mod clipboard;
 pub mod executor;
@@ -88,6 +89,8 @@ async fn session(
             app.message = Some(crate::mcp::sanitize::sanitize_capped(first, 200));
         }
     }
+    // Attach to agents' serve sessions already running: their approvals come here too.
+    exec.run(crate::app::Effect::ScanAgents);
     let mut guard = match terminal::TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {

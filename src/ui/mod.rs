@@ -2,6 +2,7 @@
 //! calls; lists build only their visible window. Every string drawn here was sanitised when it
 //! entered the state.
 
+mod agents;
 mod main_pane;
 mod overlays;
 mod side;

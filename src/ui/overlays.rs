@@ -131,6 +131,11 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                 .collect();
             frame.render_widget(Paragraph::new(lines), inner);
         }
+        Some(Overlay::Agents(scroll)) => {
+            let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);
+            frame.render_widget(block, big);
+            super::agents::render(app, frame, inner, *scroll);
+        }
         Some(Overlay::Approvals(scroll)) => {
             let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
             frame.render_widget(block, big);
@@ -279,7 +284,23 @@ fn render_approval(
         .iter()
         .map(|e| format!("{e:?}").to_lowercase())
         .collect();
-    let mut lines = vec![
+    let mut lines = Vec::new();
+    if let Some(pid) = pending.agent {
+        let project = app
+            .agents
+            .iter()
+            .find(|a| a.pid == pid)
+            .map(|a| format!("  {}", a.project))
+            .unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::styled("agent      ", Style::new().fg(Color::DarkGray)),
+            Span::styled(
+                format!("mcpdeck serve pid {pid}{project}"),
+                Style::new().fg(Color::Yellow),
+            ),
+        ]));
+    }
+    lines.extend([
         Line::from(vec![
             Span::styled("server     ", Style::new().fg(Color::DarkGray)),
             Span::raw(r.server.clone()),
@@ -292,7 +313,7 @@ fn render_approval(
             Span::styled("effects    ", Style::new().fg(Color::DarkGray)),
             Span::raw(effects.join(", ")),
         ]),
-    ];
+    ]);
     if r.server_changed {
         lines.push(Line::styled(
             "⚠ the server's definition changed this session",

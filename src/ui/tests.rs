@@ -346,3 +346,47 @@ fn workspace_panel_with_each_tools_result() {
         snapshot_all(tool, &mut app);
     }
 }
+
+#[test]
+fn agents_view_and_an_agents_approval() {
+    use crate::mcp::control::{ServerSnapshot, SessionSnapshot};
+    let (mut app, _d) = tools_app();
+    app.update(ch('A'));
+    snapshot_all("agents_empty", &mut app);
+    for (pid, mode, state) in [(4242, "enforce", "connected"), (4300, "audit", "failed")] {
+        app.update(Msg::AgentSnapshot(Box::new(SessionSnapshot {
+            pid,
+            project: "/home/op/project".into(),
+            mode: mode.to_owned(),
+            servers: vec![
+                ServerSnapshot {
+                    name: "github".to_owned(),
+                    state: state.to_owned(),
+                },
+                ServerSnapshot {
+                    name: "fs".to_owned(),
+                    state: "disconnected".to_owned(),
+                },
+            ],
+            spills: 3,
+            pending: Vec::new(),
+        })));
+    }
+    snapshot_all("agents", &mut app);
+    let (tx, _rx) = oneshot::channel();
+    app.update(Msg::AgentApproval {
+        pid: 4242,
+        request: ApprovalRequest {
+            ticket: 5,
+            server: "github".to_owned(),
+            operation: "tools.call create_issue".to_owned(),
+            effects: vec![Fx::Write, Fx::Network],
+            server_changed: false,
+            tool_changed: false,
+            timeout_ms: 120_000,
+        },
+        reply: tx,
+    });
+    app.now += Duration::from_millis(400);
+    snapshot_all("agent_approval", &mut app);
+}

@@ -1,0 +1,189 @@
+//! Agent sessions (SPEC.md §10.8): the live `mcpdeck serve` processes the console is attached
+//! to through their control sockets, with their status snapshots. Their approval requests join
+//! the console's own approval queue (same modal, same timing and paste guards), tagged with the
+//! session's pid; an answer given elsewhere removes the request here.
+
+use super::App;
+use super::approval::Pending;
+use crate::mcp::control::SessionSnapshot;
+use crate::mcp::policy::approval::{ApprovalRequest, Decision};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// One attached serve session, sanitised for display.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRow {
+    /// The serve process's pid.
+    pub pid: u32,
+    /// Its project root.
+    pub project: String,
+    /// `audit` or `enforce`.
+    pub mode: String,
+    /// Its servers as `name state`.
+    pub servers: Vec<(String, String)>,
+    /// How many spills it holds.
+    pub spills: usize,
+    /// How many approvals it waits for.
+    pub pending: usize,
+    /// Whether its socket closed (the session ended).
+    pub gone: bool,
+}
+
+impl AgentRow {
+    /// The row for `snapshot`.
+    pub fn new(snapshot: &SessionSnapshot) -> Self {
+        Self {
+            pid: snapshot.pid,
+            project: sanitize_capped(&snapshot.project.display().to_string(), 512),
+            mode: sanitize_capped(&snapshot.mode, 32),
+            servers: snapshot
+                .servers
+                .iter()
+                .map(|s| (sanitize_capped(&s.name, 128), sanitize_capped(&s.state, 32)))
+                .collect(),
+            spills: snapshot.spills,
+            pending: snapshot.pending.len(),
+            gone: false,
+        }
+    }
+}
+
+impl App {
+    /// A session's fresh snapshot: its row is replaced (or added, in pid order).
+    pub(super) fn on_agent_snapshot(&mut self, snapshot: &SessionSnapshot) {
+        let row = AgentRow::new(snapshot);
+        if let Some(old) = self.agents.iter_mut().find(|a| a.pid == row.pid) {
+            *old = row;
+        } else {
+            self.agents.push(row);
+            self.agents.sort_by_key(|a| a.pid);
+        }
+    }
+
+    /// A session's socket closed: its requests can no longer be answered.
+    pub(super) fn on_agent_gone(&mut self, pid: u32) {
+        if let Some(row) = self.agents.iter_mut().find(|a| a.pid == pid) {
+            row.gone = true;
+            row.pending = 0;
+        }
+        self.drop_agent_requests(pid, None);
+    }
+
+    /// An approval request from session `pid`.
+    pub(super) fn on_agent_approval(
+        &mut self,
+        pid: u32,
+        request: ApprovalRequest,
+        reply: tokio::sync::oneshot::Sender<Decision>,
+    ) {
+        let ticket = request.ticket;
+        if self
+            .approvals
+            .iter()
+            .any(|p| p.agent == Some(pid) && p.request.ticket == ticket)
+        {
+            return;
+        }
+        self.approvals
+            .push_back(Pending::from_agent(pid, request, reply, self.now));
+    }
+
+    /// Removes session `pid`'s request `ticket` (answered elsewhere), or all of its requests.
+    pub(super) fn drop_agent_requests(&mut self, pid: u32, ticket: Option<u64>) {
+        let front = self.approvals.front().map(|p| (p.agent, p.request.ticket));
+        self.approvals
+            .retain(|p| !(p.agent == Some(pid) && ticket.is_none_or(|t| t == p.request.ticket)));
+        // A new request in front starts its own guard.
+        if self.approvals.front().map(|p| (p.agent, p.request.ticket)) != front
+            && let Some(next) = self.approvals.front_mut()
+        {
+            next.shown_at = self.now;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::sync::oneshot;
+
+    use crate::app::testkit::{ch, demo_app};
+    use crate::app::{Effect, Msg};
+    use crate::mcp::control::{ServerSnapshot, SessionSnapshot};
+    use crate::mcp::policy::approval::{ApprovalRequest, Decision};
+
+    fn snapshot(pid: u32, pending: usize) -> SessionSnapshot {
+        SessionSnapshot {
+            pid,
+            project: "/home/op/proj\u{1b}[2J".into(),
+            mode: "enforce".to_owned(),
+            servers: vec![ServerSnapshot {
+                name: "fx".to_owned(),
+                state: "connected".to_owned(),
+            }],
+            spills: 2,
+            pending: (0..pending).map(|t| request(t as u64)).collect(),
+        }
+    }
+
+    fn request(ticket: u64) -> ApprovalRequest {
+        serde_json::from_value(serde_json::json!({
+            "ticket": ticket, "server": "fx", "operation": "tools.call echo",
+            "effects": ["write"], "tool_changed": false, "server_changed": false, "timeout_ms": 60000
+        }))
+        .expect("request")
+    }
+
+    fn approval(pid: u32, ticket: u64) -> (Msg, oneshot::Receiver<Decision>) {
+        let (reply, answer) = oneshot::channel();
+        (
+            Msg::AgentApproval {
+                pid,
+                request: request(ticket),
+                reply,
+            },
+            answer,
+        )
+    }
+
+    #[test]
+    fn the_view_scans_and_rows_are_sanitised_and_replaced() {
+        let (mut app, _d) = demo_app();
+        assert_eq!(app.update(ch('A')), vec![Effect::ScanAgents]);
+        app.update(Msg::AgentSnapshot(Box::new(snapshot(7, 1))));
+        app.update(Msg::AgentSnapshot(Box::new(snapshot(3, 0))));
+        assert_eq!(app.agents.iter().map(|a| a.pid).collect::<Vec<_>>(), [3, 7]);
+        assert!(!app.agents[1].project.contains('\u{1b}'));
+        app.update(Msg::AgentSnapshot(Box::new(snapshot(7, 0))));
+        assert_eq!(app.agents.len(), 2);
+        assert_eq!(app.agents[1].pending, 0);
+        // `r` in the view looks again.
+        assert_eq!(app.update(ch('r')), vec![Effect::ScanAgents]);
+    }
+
+    #[test]
+    fn answered_elsewhere_or_ended_sessions_leave_the_queue() {
+        let (mut app, _d) = demo_app();
+        let (m1, mut a1) = approval(7, 1);
+        let (m2, _a2) = approval(7, 2);
+        let (m3, a3) = approval(9, 1);
+        for m in [m1, m2, m3] {
+            app.update(m);
+        }
+        // The same ticket again (a re-sent snapshot) is not queued twice.
+        let (again, _) = approval(7, 1);
+        app.update(again);
+        assert_eq!(app.approvals.len(), 3);
+        app.update(Msg::AgentResolved { pid: 7, ticket: 1 });
+        assert_eq!(app.approvals.len(), 2);
+        assert!(a1.try_recv().is_err(), "dropped unanswered");
+        app.update(Msg::AgentGone(7));
+        assert_eq!(app.approvals.len(), 1);
+        assert_eq!(app.approvals[0].agent, Some(9));
+        // The remaining one is answered with the guard honoured.
+        app.now = app.approvals[0].shown_at + Duration::from_millis(400);
+        app.update(ch('n'));
+        assert_eq!(a3.blocking_recv(), Ok(Decision::Deny));
+        assert_eq!(app.decided[0].0, "fx (agent 9)");
+    }
+}

@@ -1,0 +1,133 @@
+//! Attachment to live `mcpdeck serve` sessions through their control sockets (SPEC.md §10.8).
+//! Each attached session runs one local task that owns its [`ControlClient`]: it forwards
+//! snapshots, approval requests and resolutions to the app, and sends the operator's decisions
+//! and status requests back. The socket carries approval requests, decisions and snapshots only.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::app::Msg;
+use crate::mcp::control::{ControlClient, ToConsole, list_sockets, socket_dir};
+use crate::mcp::policy::approval::Decision;
+
+/// What the console sends to one session's task.
+enum Command {
+    /// Answer request `ticket`.
+    Decide(u64, Decision),
+    /// Ask for a fresh snapshot.
+    Status,
+}
+
+/// The attached sessions, by socket path.
+pub struct Agents {
+    dir: Option<PathBuf>,
+    attached: HashMap<PathBuf, mpsc::UnboundedSender<Command>>,
+    tx: mpsc::UnboundedSender<Msg>,
+}
+
+impl Agents {
+    /// Sessions are looked for in `dir` (default: the runtime directory serve publishes in).
+    pub fn new(dir: Option<PathBuf>, tx: mpsc::UnboundedSender<Msg>) -> Self {
+        Self {
+            dir,
+            attached: HashMap::new(),
+            tx,
+        }
+    }
+
+    /// Attaches to every session not attached yet and asks the others for a fresh status.
+    /// Must run inside a `LocalSet`.
+    pub fn scan(&mut self) {
+        let dir = match &self.dir {
+            Some(dir) => dir.clone(),
+            None => match socket_dir() {
+                Ok(dir) => dir,
+                Err(_) => return,
+            },
+        };
+        self.attached.retain(|_, commands| !commands.is_closed());
+        for path in list_sockets(&dir) {
+            if let Some(commands) = self.attached.get(&path) {
+                let _ = commands.send(Command::Status);
+                continue;
+            }
+            let (commands, rx) = mpsc::unbounded_channel();
+            self.attached.insert(path.clone(), commands.clone());
+            let tx = self.tx.clone();
+            tokio::task::spawn_local(async move {
+                session(&path, tx, commands, rx).await;
+            });
+        }
+    }
+}
+
+/// One session: attach, then relay both ways until the socket closes or the console goes.
+async fn session(
+    path: &Path,
+    tx: mpsc::UnboundedSender<Msg>,
+    commands: mpsc::UnboundedSender<Command>,
+    mut rx: mpsc::UnboundedReceiver<Command>,
+) {
+    let Ok((mut client, snapshot)) = ControlClient::attach(path).await else {
+        // A stale socket (the session died without removing it): nothing to show.
+        return;
+    };
+    let pid = snapshot.pid;
+    for request in snapshot.pending.clone() {
+        ask(pid, request, &tx, &commands);
+    }
+    if tx.send(Msg::AgentSnapshot(Box::new(snapshot))).is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            message = client.next() => match message {
+                Ok(Some(ToConsole::Snapshot { snapshot })) => {
+                    let _ = tx.send(Msg::AgentSnapshot(Box::new(snapshot)));
+                }
+                Ok(Some(ToConsole::Approval { request })) => ask(pid, request, &tx, &commands),
+                Ok(Some(ToConsole::Resolved { ticket })) => {
+                    let _ = tx.send(Msg::AgentResolved { pid, ticket });
+                    let _ = client.request_status().await;
+                }
+                Ok(None) | Err(_) => break,
+            },
+            command = rx.recv() => {
+                let sent = match command {
+                    Some(Command::Decide(ticket, decision)) => client.decide(ticket, decision).await,
+                    Some(Command::Status) => client.request_status().await,
+                    None => break,
+                };
+                if sent.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = tx.send(Msg::AgentGone(pid));
+}
+
+/// Puts `request` in front of the operator; the answer goes back through `commands`.
+fn ask(
+    pid: u32,
+    request: crate::mcp::policy::approval::ApprovalRequest,
+    tx: &mpsc::UnboundedSender<Msg>,
+    commands: &mpsc::UnboundedSender<Command>,
+) {
+    let ticket = request.ticket;
+    let (reply, answer) = oneshot::channel();
+    let _ = tx.send(Msg::AgentApproval {
+        pid,
+        request,
+        reply,
+    });
+    let commands = commands.clone();
+    tokio::task::spawn_local(async move {
+        // Dropped unanswered (resolved elsewhere, or the console quit): nothing to send.
+        if let Ok(decision) = answer.await {
+            let _ = commands.send(Command::Decide(ticket, decision));
+        }
+    });
+}

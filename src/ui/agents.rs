@@ -1,0 +1,88 @@
+//! The agent sessions view: every attached `mcpdeck serve` session with its project, policy
+//! mode, servers, spills and pending approvals (answered in the approval modal in front).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::state_glyph;
+use crate::app::App;
+use crate::mcp::status::ServerState;
+
+/// Draws the view's lines into `inner`, from `scroll`.
+pub fn render(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
+    let dim = Style::new().fg(Color::DarkGray);
+    let mut lines = Vec::new();
+    if app.agents.is_empty() {
+        lines.push(Line::styled(
+            "No live `mcpdeck serve` sessions. Agents that run `mcpdeck serve` appear here;",
+            dim,
+        ));
+        lines.push(Line::styled(
+            "their approval requests open in front of the console. r looks again.",
+            dim,
+        ));
+    }
+    for a in &app.agents {
+        let mut head = vec![
+            Span::styled(
+                format!("serve pid {}", a.pid),
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(format!("  {}  ", a.project)),
+            Span::styled(
+                format!("mode {}", a.mode),
+                if a.mode == "enforce" {
+                    Style::new().fg(Color::Yellow)
+                } else {
+                    dim
+                },
+            ),
+            Span::raw(format!("  spills {}", a.spills)),
+        ];
+        if a.gone {
+            head.push(Span::styled("  ended", Style::new().fg(Color::Red)));
+        } else if a.pending > 0 {
+            head.push(Span::styled(
+                format!("  {} approval(s) pending", a.pending),
+                Style::new().fg(Color::Yellow),
+            ));
+        }
+        lines.push(Line::from(head));
+        if a.servers.is_empty() {
+            lines.push(Line::styled("  no servers", dim));
+        }
+        for (name, state) in &a.servers {
+            let (glyph, color) = state_glyph(state_of(state));
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {glyph} "), Style::new().fg(color)),
+                Span::raw(name.clone()),
+                Span::styled(format!(" {state}"), dim),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .skip(scroll)
+        .take(usize::from(inner.height))
+        .collect();
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// The state a snapshot's label names (unknown labels draw as disconnected).
+fn state_of(label: &str) -> ServerState {
+    [
+        ServerState::Connected,
+        ServerState::Connecting,
+        ServerState::Failed,
+        ServerState::Disabled,
+        ServerState::Invalid,
+        ServerState::Inert,
+    ]
+    .into_iter()
+    .find(|s| s.label() == label)
+    .unwrap_or(ServerState::Disconnected)
+}
