@@ -390,3 +390,43 @@ fn side_panel_runs_workspace_tools() {
         },
     );
 }
+
+/// A result with media spills; the spills view lists it, the pager opens it, `x` deletes it
+/// (the file is gone and the list is empty).
+#[test]
+fn spills_are_listed_paged_and_deleted() {
+    with_demo(None, async |h: &mut Harness| {
+        open_form(h, "image").await;
+        h.key(KeyCode::Enter);
+        h.until("the image result", |a| {
+            matches!(a.screen, Screen::Result(..))
+        })
+        .await;
+        let Screen::Result(view, _) = &h.app.screen else {
+            unreachable!()
+        };
+        assert_eq!(view.spills.len(), 1, "{view:?}");
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('s'));
+        h.until("the spills list", |a| !a.spills.is_empty()).await;
+        let path = h.app.spills[0].path.clone();
+        assert!(path.exists());
+        h.key(KeyCode::Enter);
+        h.until("the pager", |a| {
+            matches!(a.overlay, Some(mcpdeck::app::Overlay::Pager(_)))
+        })
+        .await;
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('x'));
+        h.until("the deletion", |a| a.spills.is_empty()).await;
+        assert!(!path.exists(), "the file is removed");
+        assert!(
+            h.app
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("deleted spill")),
+            "{:?}",
+            h.app.message
+        );
+    });
+}

@@ -94,6 +94,8 @@ pub enum Action {
     Approvals,
     /// Open the agent sessions view (`mcpdeck serve` processes).
     Agents,
+    /// Delete the selected item (a spill).
+    Delete,
     /// Edit the selected server's configuration file.
     Edit,
     /// Save the configuration file being edited.
@@ -347,6 +349,22 @@ pub const KEYMAP: &[Binding] = &[
     ),
     bind(C::SpillsView, K::Char('y'), "y", A::Copy, "copy path", true),
     bind(
+        C::SpillsView,
+        K::Char('x'),
+        "x",
+        A::Delete,
+        "delete spill",
+        true,
+    ),
+    bind(
+        C::SpillsView,
+        K::Delete,
+        "Del",
+        A::Delete,
+        "delete spill",
+        false,
+    ),
+    bind(
         C::AgentsView,
         K::Char('r'),
         "r",
@@ -574,6 +592,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("suspend", Action::Suspend),
     ("approvals", Action::Approvals),
     ("agents", Action::Agents),
+    ("delete", Action::Delete),
     ("edit", Action::Edit),
     ("save", Action::Save),
 ];

@@ -100,6 +100,8 @@ pub enum Msg {
     Saved(Result<String, String>),
     /// The configuration-derived views were rebuilt (after a trust change).
     Info(Box<info::ConfigInfo>),
+    /// A spill was deleted (the message), or why not.
+    SpillDeleted(Result<String, String>),
     /// An attached `mcpdeck serve` session's status.
     AgentSnapshot(Box<crate::mcp::control::SessionSnapshot>),
     /// An agent session asks for an approval; the answer goes back over its control socket.
@@ -171,6 +173,8 @@ pub enum Effect {
     /// Attach to live `mcpdeck serve` sessions not attached yet and ask every attached one for
     /// a fresh status; answers arrive as [`Msg::AgentSnapshot`].
     ScanAgents,
+    /// Delete the spill with this basename; answer with [`Msg::SpillDeleted`].
+    DeleteSpill(String),
     /// Leave the console.
     Quit,
 }

@@ -242,6 +242,8 @@ pub struct LogLine {
 /// One spill of the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpillRow {
+    /// The file's name (the engine's key for it).
+    pub basename: String,
     /// Full path (operator only).
     pub path: std::path::PathBuf,
     /// The path as shown, sanitised.
@@ -259,6 +261,7 @@ pub fn spill_rows(spills: &[SpillEntry]) -> Vec<SpillRow> {
     spills
         .iter()
         .map(|s| SpillRow {
+            basename: s.basename.clone(),
             path: s.path.clone(),
             shown: sanitize(&s.path.display().to_string()).into_owned(),
             size: s.size,

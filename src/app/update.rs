@@ -106,6 +106,12 @@ impl App {
                 self.info = *info;
                 Vec::new()
             }
+            Msg::SpillDeleted(result) => {
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 300),
+                });
+                vec![Effect::RefreshSpills]
+            }
             Msg::AgentSnapshot(snapshot) => {
                 self.on_agent_snapshot(&snapshot);
                 Vec::new()
@@ -311,6 +317,15 @@ impl App {
                     .spills
                     .get(sel)
                     .map(|s| Effect::Copy(s.shown.clone()))
+                    .into_iter()
+                    .collect();
+                (Some(Overlay::Spills(sel)), effects)
+            }
+            (Overlay::Spills(sel), Action::Delete) => {
+                let effects = self
+                    .spills
+                    .get(sel)
+                    .map(|s| Effect::DeleteSpill(s.basename.clone()))
                     .into_iter()
                     .collect();
                 (Some(Overlay::Spills(sel)), effects)

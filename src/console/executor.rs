@@ -94,6 +94,14 @@ impl Executor {
             Effect::Quit => return true,
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
+            Effect::DeleteSpill(basename) => {
+                let result = self
+                    .engine
+                    .remove_spill(&basename)
+                    .map(|()| format!("deleted spill {basename}"))
+                    .map_err(|e| format!("cannot delete spill {basename}: {e}"));
+                let _ = self.tx.send(Msg::SpillDeleted(result));
+            }
             Effect::Execute { id, request } => {
                 let token = CancellationToken::new();
                 self.tokens.insert(id, token.clone());

@@ -152,6 +152,11 @@ impl Engine {
         self.spills.spills()
     }
 
+    /// Deletes one spill of this process by basename (the operator's "delete").
+    pub fn remove_spill(&self, basename: &str) -> std::io::Result<()> {
+        self.spills.remove(basename)
+    }
+
     /// The spill directory's full path (for the operator; never model-visible).
     pub fn spill_dir(&self) -> PathBuf {
         self.spills.path().to_path_buf()
