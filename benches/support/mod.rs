@@ -3,6 +3,8 @@
 //! stdio server definition pointing at it. Included with `#[path]`; not a bench itself.
 #![allow(dead_code)] // each bench uses a different subset
 
+pub mod catalog;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
