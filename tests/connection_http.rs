@@ -300,7 +300,7 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
         &def,
         here(),
         &no_vars,
-        None,
+        (None, false),
         policy,
         &CancellationToken::new(),
     )
@@ -324,7 +324,7 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
     let trigger = cancel.clone();
     let started = std::time::Instant::now();
     let (result, ()) = tokio::join!(
-        connect_series(&def, here(), &no_vars, None, slow, &cancel),
+        connect_series(&def, here(), &no_vars, (None, false), slow, &cancel),
         async move {
             tokio::time::sleep(Duration::from_millis(50)).await;
             trigger.cancel();
@@ -346,7 +346,7 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
         &def,
         here(),
         &no_vars,
-        None,
+        (None, false),
         slow,
         &CancellationToken::new(),
     )

@@ -255,3 +255,73 @@ async fn secrets_printed_to_stderr_are_redacted_in_exit_errors() {
         "{text}"
     );
 }
+
+/// With traffic tapped, every JSON-RPC message is reported: requests with their method and id,
+/// answers with the request's method and a latency, sizes, and bodies with the connection's
+/// secrets redacted. Without it, no traffic event is sent.
+#[tokio::test]
+async fn traffic_is_reported_with_latency_and_redacted_bodies() {
+    use mcpdeck::mcp::connection::connect_observed;
+    let secret = "tok-traffic-4471";
+    let def = stdio_def(&[], &[("FIXTURE_SECRET", "${MY_TOKEN}")]);
+    let lookup = vars(&[("MY_TOKEN", secret)]);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(256);
+    let mut conn = connect_observed(&def, here(), &lookup, Some(tx), true)
+        .await
+        .expect("connects");
+    let got = call(&conn, "env", json!({"name": "FIXTURE_SECRET"}))
+        .await
+        .expect("env");
+    assert_eq!(first_text(&got), secret, "the call itself is untouched");
+    conn.close().await;
+    let mut traffic = Vec::new();
+    while let Ok(ev) = rx.try_recv() {
+        if let ConnectionEvent::Traffic(t) = ev.event {
+            traffic.push(*t);
+        }
+    }
+    let init = traffic
+        .iter()
+        .find(|t| t.outgoing && t.method.as_deref() == Some("initialize"))
+        .expect("the initialize request");
+    assert_eq!(init.kind, "request");
+    let answer = traffic
+        .iter()
+        .find(|t| !t.outgoing && t.id == init.id)
+        .expect("its answer");
+    assert_eq!(answer.kind, "response");
+    assert_eq!(answer.method.as_deref(), Some("initialize"));
+    assert!(answer.latency.is_some());
+    assert!(
+        traffic
+            .iter()
+            .any(|t| t.outgoing && t.kind == "notification")
+    );
+    let call_answer = traffic
+        .iter()
+        .find(|t| !t.outgoing && t.method.as_deref() == Some("tools/call"))
+        .expect("the tools/call answer");
+    // The size is the message's own; the body differs only by the redaction.
+    let hits = call_answer.body.matches("[redacted]").count();
+    assert!(hits >= 1, "{call_answer:?}");
+    assert_eq!(
+        call_answer.bytes,
+        call_answer.body.len() - hits * "[redacted]".len() + hits * secret.len()
+    );
+    for t in &traffic {
+        assert!(!t.body.contains(secret), "{t:?}");
+    }
+
+    // Off: the same connection reports no traffic.
+    let (tx, mut rx) = tokio::sync::mpsc::channel(256);
+    let mut conn = connect_observed(&def, here(), &lookup, Some(tx), false)
+        .await
+        .expect("connects");
+    call(&conn, "echo", json!({"text": "x"}))
+        .await
+        .expect("echo");
+    conn.close().await;
+    while let Ok(ev) = rx.try_recv() {
+        assert!(!matches!(ev.event, ConnectionEvent::Traffic(_)), "{ev:?}");
+    }
+}

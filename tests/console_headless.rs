@@ -430,3 +430,63 @@ fn spills_are_listed_paged_and_deleted() {
         );
     });
 }
+
+/// The Log tab shows the connection's JSON-RPC traffic (method, size, latency) and opens a
+/// message's body; it also asks for the server's stderr.
+#[test]
+fn log_tab_shows_traffic_and_bodies() {
+    with_demo(None, async |h: &mut Harness| {
+        open_form(h, "echo").await;
+        h.type_text("traffic please");
+        h.key(KeyCode::Enter);
+        h.until("the echo result", |a| {
+            matches!(a.screen, Screen::Result(..))
+        })
+        .await;
+        h.key(KeyCode::Esc);
+        h.until("the tools/call answer in the log", |a| {
+            a.pane().is_some_and(|p| {
+                p.log
+                    .iter()
+                    .any(|l| l.kind == "← recv" && l.text.contains("tools/call"))
+            })
+        })
+        .await;
+        // Log is the fourth tab.
+        for _ in 0..3 {
+            h.key(KeyCode::Right);
+        }
+        assert_eq!(h.app.tab, mcpdeck::app::Tab::Log);
+        h.until("the stderr read", |a| {
+            a.pane().is_some_and(|p| p.stderr_asked.is_some())
+        })
+        .await;
+        let pane = h.app.pane().expect("pane");
+        let answer = pane
+            .log
+            .iter()
+            .rev()
+            .position(|l| l.kind == "← recv" && l.text.contains("tools/call"))
+            .expect("the answer line");
+        let line = &pane.log[pane.log.len() - 1 - answer];
+        assert!(line.text.contains(" ms"), "latency shown: {line:?}");
+        assert!(
+            line.text.contains(" B") || line.text.contains("KiB"),
+            "{line:?}"
+        );
+        // Select it (the selection counts back from the newest line) and open its body.
+        h.app.panes.get_mut("demo").expect("pane").sel[3] = answer;
+        h.key(KeyCode::Enter);
+        let Screen::Result(view, _) = &h.app.screen else {
+            panic!("the body opens: {:?}", h.app.screen)
+        };
+        assert!(
+            view.lines.iter().any(|l| l.contains("traffic please")),
+            "{view:?}"
+        );
+        assert!(
+            view.lines.iter().any(|l| l.contains("\"jsonrpc\"")),
+            "{view:?}"
+        );
+    });
+}

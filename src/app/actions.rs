@@ -208,8 +208,10 @@ impl App {
         }
         let tab = tab_index(self.tab);
         let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
+        // The Log tab counts back from its newest line at the bottom: up goes back in time.
+        let delta = if self.tab == Tab::Log { -delta } else { delta };
         if let Some(pane) = self.panes.get_mut(&server) {
-            scroll(&mut pane.sel[tab]);
+            pane.sel[tab] = pane.sel[tab].saturating_add_signed(delta);
         }
         self.clamp_selection();
         Vec::new()
@@ -287,6 +289,10 @@ impl App {
                 pane.prompts = Some(Load::Loading(id));
                 ProxyRequest::PromptsList { server }
             }
+            Tab::Log => {
+                pane.stderr_asked = Some(self.now);
+                return vec![Effect::ReadStderr(server)];
+            }
             _ => return Vec::new(),
         };
         self.next_id += 1;
@@ -353,8 +359,48 @@ impl App {
                 self.screen = Screen::Form(form);
                 Vec::new()
             }
-            Tab::Log | Tab::Config => Vec::new(),
+            Tab::Log => self.open_log_line(&server, sel),
+            Tab::Config => Vec::new(),
         }
+    }
+
+    /// Enter on a Log line: a traffic line's body, pretty-printed, as a result view.
+    fn open_log_line(&mut self, server: &str, sel: usize) -> Vec<Effect> {
+        let Some(pane) = self.panes.get(server) else {
+            return Vec::new();
+        };
+        let Some(line) = pane
+            .log
+            .len()
+            .checked_sub(sel + 1)
+            .and_then(|i| pane.log.get(i))
+        else {
+            return Vec::new();
+        };
+        let Some(body) = &line.body else {
+            return Vec::new();
+        };
+        let pretty = serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| body.clone());
+        let lines: Vec<String> = crate::mcp::sanitize::sanitize(&pretty)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        self.screen = Screen::Result(
+            Box::new(super::ResultView {
+                title: format!("{} {}", line.kind, line.text),
+                error: None,
+                model: lines.clone(),
+                lines,
+                spills: Vec::new(),
+                show_model: false,
+                scroll: 0,
+            }),
+            None,
+        );
+        Vec::new()
     }
 
     pub(super) fn open_detail(&mut self, server: String, tool: String, call: bool) -> Vec<Effect> {

@@ -4,6 +4,7 @@
 use super::form::Target;
 use super::model::{clean_json, prompt_rows, resource_rows, result_view, search_rows, tool_rows};
 use super::{App, Effect, Focus, LOG_CAP, Load, LogLine, ReqId, Screen, Tab};
+use crate::mcp::connection::traffic::{BODY_CAP, Traffic};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::engine::Outcome;
 use crate::mcp::sanitize::sanitize_capped;
@@ -160,14 +161,22 @@ impl App {
                 ("updated", sanitize_capped(uri, 512), None)
             }
             ConnectionEvent::Exited { status } => ("exited", sanitize_capped(status, 256), None),
+            ConnectionEvent::Traffic(t) => {
+                let (kind, text, body) = traffic_line(t);
+                return self.push_log(&event.server, LogLine { kind, text, body });
+            }
         };
+        let mut effects = self.push_log(
+            &event.server,
+            LogLine {
+                kind,
+                text,
+                body: None,
+            },
+        );
         let Some(pane) = self.panes.get_mut(&*event.server) else {
-            return Vec::new();
+            return effects;
         };
-        pane.log.push_back(LogLine { kind, text });
-        while pane.log.len() > LOG_CAP {
-            pane.log.pop_front();
-        }
         match stale {
             Some(Tab::Tools) => pane.tools = None,
             Some(Tab::Resources) => pane.resources = None,
@@ -176,7 +185,6 @@ impl App {
         }
         let exited = kind == "exited";
         let _ = server;
-        let mut effects = Vec::new();
         if stale.is_some() && self.focus == Focus::Main {
             effects.extend(self.ensure_tab());
         }
@@ -184,5 +192,61 @@ impl App {
             effects.push(Effect::RefreshStatus);
         }
         effects
+    }
+
+    /// Appends a log line (bounded); while that server's Log tab shows, its stderr is read
+    /// again, at most once a second.
+    fn push_log(&mut self, server: &str, line: LogLine) -> Vec<Effect> {
+        let showing = self.tab == Tab::Log && self.server().is_some_and(|s| s.name == server);
+        let now = self.now;
+        let Some(pane) = self.panes.get_mut(server) else {
+            return Vec::new();
+        };
+        pane.log.push_back(line);
+        while pane.log.len() > LOG_CAP {
+            pane.log.pop_front();
+        }
+        let due = pane
+            .stderr_asked
+            .is_none_or(|at| now.saturating_duration_since(at) >= STDERR_REFRESH);
+        if showing && due {
+            pane.stderr_asked = Some(now);
+            return vec![Effect::ReadStderr(server.to_owned())];
+        }
+        Vec::new()
+    }
+}
+
+/// How often the Log tab re-reads a server's stderr while traffic arrives.
+const STDERR_REFRESH: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A traffic record as a log line: direction, summary (kind, method, id, size, latency), body.
+fn traffic_line(t: &Traffic) -> (&'static str, String, Option<String>) {
+    use std::fmt::Write as _;
+    let kind = if t.outgoing { "→ sent" } else { "← recv" };
+    let mut text = t.kind.to_owned();
+    if let Some(m) = &t.method {
+        text.push(' ');
+        text.push_str(&sanitize_capped(m, 128));
+    }
+    if let Some(id) = &t.id {
+        let _ = write!(text, " #{}", sanitize_capped(id, 64));
+    }
+    let _ = write!(text, " · {}", human_bytes(t.bytes));
+    if let Some(l) = t.latency {
+        let _ = write!(text, " · {:.1} ms", l.as_secs_f64() * 1000.0);
+    }
+    (kind, text, Some(sanitize_capped(&t.body, 2 * BODY_CAP)))
+}
+
+fn human_bytes(n: usize) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let kib = n as f64 / 1024.0;
+    if n < 1024 {
+        format!("{n} B")
+    } else if kib < 1024.0 {
+        format!("{kib:.1} KiB")
+    } else {
+        format!("{:.1} MiB", kib / 1024.0)
     }
 }

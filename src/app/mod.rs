@@ -100,6 +100,13 @@ pub enum Msg {
     Saved(Result<String, String>),
     /// The configuration-derived views were rebuilt (after a trust change).
     Info(Box<info::ConfigInfo>),
+    /// A server's kept stderr (raw; sanitised on entry), or `None` when it has none.
+    Stderr {
+        /// The server.
+        server: String,
+        /// The text.
+        text: Option<String>,
+    },
     /// A spill was deleted (the message), or why not.
     SpillDeleted(Result<String, String>),
     /// An attached `mcpdeck serve` session's status.
@@ -173,6 +180,8 @@ pub enum Effect {
     /// Attach to live `mcpdeck serve` sessions not attached yet and ask every attached one for
     /// a fresh status; answers arrive as [`Msg::AgentSnapshot`].
     ScanAgents,
+    /// Read a server's kept stderr; answer with [`Msg::Stderr`].
+    ReadStderr(String),
     /// Delete the spill with this basename; answer with [`Msg::SpillDeleted`].
     DeleteSpill(String),
     /// Leave the console.
@@ -258,8 +267,12 @@ pub struct ServerPane {
     pub search: Option<Search>,
     /// The selection per list tab (tools, resources, prompts, log, config scroll).
     pub sel: [usize; 5],
-    /// Notifications, newest last (bounded).
+    /// Notifications and traffic, newest last (bounded).
     pub log: VecDeque<LogLine>,
+    /// The stdio server's kept stderr, sanitised lines (refreshed while the Log tab shows).
+    pub stderr: Vec<String>,
+    /// When the stderr was last asked for.
+    pub stderr_asked: Option<Instant>,
 }
 
 /// The tool detail view.

@@ -237,6 +237,8 @@ pub struct LogLine {
     pub kind: &'static str,
     /// The text, sanitised.
     pub text: String,
+    /// The message body for traffic lines (sanitised JSON, secrets redacted, capped).
+    pub body: Option<String>,
 }
 
 /// One spill of the session.

@@ -106,6 +106,14 @@ impl App {
                 self.info = *info;
                 Vec::new()
             }
+            Msg::Stderr { server, text } => {
+                if let Some(pane) = self.panes.get_mut(&server) {
+                    pane.stderr = text
+                        .map(|t| sanitize(&t).lines().map(str::to_owned).collect())
+                        .unwrap_or_default();
+                }
+                Vec::new()
+            }
             Msg::SpillDeleted(result) => {
                 self.message = Some(match result {
                     Ok(m) | Err(m) => sanitize_capped(&m, 300),

@@ -94,6 +94,10 @@ impl Executor {
             Effect::Quit => return true,
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
+            Effect::ReadStderr(server) => {
+                let text = self.engine.stderr(&server);
+                let _ = self.tx.send(Msg::Stderr { server, text });
+            }
             Effect::DeleteSpill(basename) => {
                 let result = self
                     .engine
@@ -221,6 +225,7 @@ fn build_engine(
             approver: Some(approver),
             spill_base,
             events: Some(events.clone()),
+            traffic: true,
             ..EngineOptions::default()
         },
     )

@@ -281,23 +281,9 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
             }
         }
         Tab::Log => {
-            if pane.log.is_empty() {
-                lines.push(Line::styled(
-                    "No notifications yet (progress, logging, list_changed, exits appear here).",
-                    Style::new().fg(Color::DarkGray),
-                ));
-            }
-            // Newest at the bottom; the selection scrolls back.
-            let skip = pane
-                .log
-                .len()
-                .saturating_sub(height + sel.min(pane.log.len()));
-            lines.extend(pane.log.iter().skip(skip).take(height).map(|l| {
-                Line::from(vec![
-                    Span::styled(format!("{:<9}", l.kind), Style::new().fg(Color::Cyan)),
-                    Span::raw(l.text.clone()),
-                ])
-            }));
+            let (list, stderr) = super::log_tab::split(pane, area);
+            super::log_tab::render(pane, sel, focused, frame, list, stderr);
+            return;
         }
         Tab::Config => {
             let info = app.server().and_then(|s| app.info.servers.get(&s.name));

@@ -3,6 +3,7 @@
 //! entered the state.
 
 mod agents;
+mod log_tab;
 mod main_pane;
 mod overlays;
 mod side;

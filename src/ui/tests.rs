@@ -286,10 +286,54 @@ fn global_views() {
         server: "demo".into(),
         event: ConnectionEvent::ToolListChanged,
     }));
+    for (outgoing, kind, method, id, bytes, latency, body) in [
+        (
+            true,
+            "request",
+            "tools/call",
+            "7",
+            112,
+            None,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+        ),
+        (
+            false,
+            "response",
+            "tools/call",
+            "7",
+            2_300,
+            Some(Duration::from_micros(4_250)),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi\u001b[2J"}]}}"#,
+        ),
+    ] {
+        app.update(Msg::Event(ServerEvent {
+            server: "demo".into(),
+            event: ConnectionEvent::Traffic(Box::new(crate::mcp::connection::traffic::Traffic {
+                outgoing,
+                kind,
+                method: Some(method.to_owned()),
+                id: Some(id.to_owned()),
+                bytes,
+                latency,
+                body: body.to_owned(),
+            })),
+        }));
+    }
     app.update(ch('l'));
     app.update(ch('l'));
-    app.update(ch('l'));
+    let effects = app.update(ch('l'));
+    assert_eq!(effects, vec![Effect::ReadStderr("demo".to_owned())]);
+    app.update(Msg::Stderr {
+        server: "demo".to_owned(),
+        text: Some(
+            "starting\nlistening on stdio\n\u{1b}]0;owned\u{7}warning: slow disk\n".to_owned(),
+        ),
+    });
     snapshot_all("log", &mut app);
+    // Enter opens the selected (newest) line's body, pretty-printed and sanitised.
+    app.update(key(KeyCode::Enter));
+    snapshot_all("traffic_body", &mut app);
+    app.update(key(KeyCode::Esc));
     app.update(ch('l'));
     snapshot_all("config_tab", &mut app);
 }

@@ -60,6 +60,8 @@ pub enum ConnectionEvent {
         /// The exit status as text.
         status: String,
     },
+    /// One JSON-RPC message on the wire (only when traffic is tapped).
+    Traffic(Box<super::traffic::Traffic>),
 }
 
 /// A [`ConnectionEvent`] tagged with the configured server name.

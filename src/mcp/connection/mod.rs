@@ -14,6 +14,7 @@ pub mod http;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
+pub mod traffic;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -107,10 +108,24 @@ pub async fn connect_with_events(
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     events: Option<mpsc::Sender<ServerEvent>>,
 ) -> Result<Connection, ConnectError> {
+    connect_observed(def, file_dir, lookup, events, false).await
+}
+
+/// [`connect_with_events`], also reporting every JSON-RPC message as
+/// [`ConnectionEvent::Traffic`] when `traffic` is set.
+pub async fn connect_observed(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    events: Option<mpsc::Sender<ServerEvent>>,
+    traffic: bool,
+) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
     match &def.transport {
-        Transport::Stdio(stdio_def) => connect_stdio(def, stdio_def, file_dir, lookup, sink).await,
-        Transport::Http(http_def) => connect_http(def, http_def, lookup, sink).await,
+        Transport::Stdio(stdio_def) => {
+            connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic).await
+        }
+        Transport::Http(http_def) => connect_http(def, http_def, lookup, sink, traffic).await,
     }
 }
 
@@ -120,6 +135,7 @@ async fn connect_stdio(
     file_dir: &Path,
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
+    traffic: bool,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
@@ -133,6 +149,7 @@ async fn connect_stdio(
         redactor: redactor.clone(),
     };
     let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
@@ -174,6 +191,7 @@ async fn connect_http(
     http_def: &HttpDef,
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
+    traffic: bool,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
@@ -181,6 +199,7 @@ async fn connect_http(
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
     let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;

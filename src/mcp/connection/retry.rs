@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{ConnectError, Connection, ErrorClass, ServerEvent, connect_with_events};
+use super::{ConnectError, Connection, ErrorClass, ServerEvent, connect_observed};
 use crate::mcp::config::{ReconnectPolicy, ServerDef};
 
 /// The longest single backoff delay.
@@ -44,11 +44,12 @@ fn jitter_seed() -> u32 {
 /// Makes up to `policy.max_attempts` connection attempts (at least one), backing off between
 /// them from `policy.base_delay_ms`. Stops at the first success, at a failure that is not
 /// transient, or when `cancel` fires (`cancelled`). Returns the last failure otherwise.
+/// `events` receives notifications, and with `traffic` every JSON-RPC message.
 pub async fn connect_series(
     def: &ServerDef,
     file_dir: &Path,
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
-    events: Option<mpsc::Sender<ServerEvent>>,
+    (events, traffic): (Option<mpsc::Sender<ServerEvent>>, bool),
     policy: ReconnectPolicy,
     cancel: &CancellationToken,
 ) -> Result<Connection, ConnectError> {
@@ -57,7 +58,7 @@ pub async fn connect_series(
     let mut attempt = 0;
     loop {
         let result = tokio::select! {
-            r = connect_with_events(def, file_dir, lookup, events.clone()) => r,
+            r = connect_observed(def, file_dir, lookup, events.clone(), traffic) => r,
             () = cancel.cancelled() => return Err(cancelled()),
         };
         let err = match result {

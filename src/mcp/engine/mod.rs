@@ -57,6 +57,8 @@ pub struct EngineOptions {
     pub events: Option<mpsc::Sender<ServerEvent>>,
     /// Environment lookup for references (default: the process environment).
     pub lookup: Option<Lookup>,
+    /// Also forward every connection's JSON-RPC traffic to `events` (the console's Log tab).
+    pub traffic: bool,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -68,6 +70,7 @@ pub struct Engine {
     ref_key: RefKey,
     lookup: Lookup,
     events_tx: mpsc::Sender<ServerEvent>,
+    traffic: bool,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -106,6 +109,8 @@ impl Engine {
             .collect();
         let slots = Arc::new(slots);
         let (events_tx, events_rx) = mpsc::channel(EVENT_QUEUE);
+        // Traffic is only worth recording when someone receives it.
+        let traffic = options.traffic && options.events.is_some();
         tokio::spawn(pump(events_rx, slots.clone(), options.events));
         let lookup = options
             .lookup
@@ -118,6 +123,7 @@ impl Engine {
             ref_key: RefKey::random()?,
             lookup,
             events_tx,
+            traffic,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,
@@ -155,6 +161,15 @@ impl Engine {
     /// Deletes one spill of this process by basename (the operator's "delete").
     pub fn remove_spill(&self, basename: &str) -> std::io::Result<()> {
         self.spills.remove(basename)
+    }
+
+    /// The kept stderr of `server`'s live stdio process (sanitised, secrets redacted); `None`
+    /// when it is not connected over stdio or its connection is being replaced.
+    pub fn stderr(&self, server: &str) -> Option<String> {
+        let live = self.slots.get(server)?.live()?;
+        let conn = live.conn.try_read().ok()?;
+        conn.process()
+            .map(crate::mcp::connection::StdioProcess::stderr_text)
     }
 
     /// The spill directory's full path (for the operator; never model-visible).
@@ -333,6 +348,7 @@ impl Engine {
         let connect = ConnectContext {
             lookup: &*self.lookup,
             events: self.events_tx.clone(),
+            traffic: self.traffic,
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
         };

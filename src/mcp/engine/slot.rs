@@ -319,7 +319,7 @@ impl Slot {
             def,
             &self.file_dir,
             &lookup,
-            Some(ctx.events.clone()),
+            (Some(ctx.events.clone()), ctx.traffic),
             def.reconnect,
             cancel,
         )
@@ -428,6 +428,8 @@ pub struct ConnectContext<'a> {
     pub lookup: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
     /// Where connections send notifications.
     pub events: mpsc::Sender<ServerEvent>,
+    /// Whether connections also report their JSON-RPC traffic.
+    pub traffic: bool,
     /// The key for resource references.
     pub ref_key: &'a RefKey,
     /// Emergency cleanup registry.

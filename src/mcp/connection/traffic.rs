@@ -1,0 +1,163 @@
+//! The JSON-RPC traffic tap: a transport wrapper that reports every message a connection sends
+//! and receives (direction, kind, method, id, size, latency of answers, and a capped body with
+//! the connection's secrets redacted) as [`ConnectionEvent::Traffic`].
+//!
+//! Off unless the engine's consumer asked for it (the console's Log tab): when off, messages
+//! pass straight through and nothing is serialised twice. Bodies are raw server text apart from
+//! the redaction: the consumer sanitises them where they enter its model.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::Value;
+
+use super::error::Redactor;
+use super::events::{ConnectionEvent, EventSink};
+
+/// The longest body kept per message, in bytes (the size field is always the full size).
+pub const BODY_CAP: usize = 16 * 1024;
+
+/// One message on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Traffic {
+    /// Sent by mcpdeck (`true`) or received from the server.
+    pub outgoing: bool,
+    /// `request`, `response`, `notification` or `error`.
+    pub kind: &'static str,
+    /// The method (for answers: the method of the request they answer, when known).
+    pub method: Option<String>,
+    /// The JSON-RPC id, as text.
+    pub id: Option<String>,
+    /// The message's size as JSON, in bytes.
+    pub bytes: usize,
+    /// For answers: the time since the request was sent.
+    pub latency: Option<Duration>,
+    /// The message as JSON, secrets redacted, cut at [`BODY_CAP`] bytes.
+    pub body: String,
+}
+
+/// Requests in flight: id → (method, sent at).
+type InFlight = Arc<Mutex<HashMap<String, (String, Instant)>>>;
+
+#[derive(Clone)]
+struct Tap {
+    sink: EventSink,
+    redactor: Redactor,
+    in_flight: InFlight,
+}
+
+impl Tap {
+    fn record(&self, outgoing: bool, value: &Value) {
+        let id = value.get("id").filter(|v| !v.is_null()).map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let method = value
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let kind = match (&method, &id) {
+            (Some(_), Some(_)) => "request",
+            (Some(_), None) => "notification",
+            (None, _) if value.get("error").is_some() => "error",
+            (None, _) => "response",
+        };
+        let mut latency = None;
+        let mut answered = None;
+        if let Some(id) = &id {
+            let mut in_flight = self
+                .in_flight
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if kind == "request" {
+                if let Some(m) = &method {
+                    // Keyed by direction too: both sides number their own requests.
+                    in_flight.insert(format!("{outgoing}:{id}"), (m.clone(), Instant::now()));
+                }
+            } else if let Some((m, at)) = in_flight.remove(&format!("{}:{id}", !outgoing)) {
+                latency = Some(at.elapsed());
+                answered = Some(m);
+            }
+        }
+        let text = value.to_string();
+        let bytes = text.len();
+        let mut body = self.redactor.redact(&text).into_owned();
+        if body.len() > BODY_CAP {
+            let mut end = BODY_CAP;
+            while !body.is_char_boundary(end) {
+                end -= 1;
+            }
+            body.truncate(end);
+            body.push('…');
+        }
+        self.sink.emit(ConnectionEvent::Traffic(Box::new(Traffic {
+            outgoing,
+            kind,
+            method: method.or(answered),
+            id,
+            bytes,
+            latency,
+            body,
+        })));
+    }
+}
+
+/// A transport that reports its traffic to the connection's event sink when `tap` is on.
+pub struct Tapped<T> {
+    inner: T,
+    tap: Option<Tap>,
+}
+
+impl<T> Tapped<T> {
+    /// Wraps `inner`; reports to `sink` (redacting with `redactor`) only when `on`.
+    pub fn new(inner: T, sink: &EventSink, redactor: &Redactor, on: bool) -> Self {
+        Self {
+            inner,
+            tap: on.then(|| Tap {
+                sink: sink.clone(),
+                redactor: redactor.clone(),
+                in_flight: Arc::default(),
+            }),
+        }
+    }
+}
+
+impl<T> Transport<RoleClient> for Tapped<T>
+where
+    T: Transport<RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let Some(tap) = &self.tap
+            && let Ok(value) = serde_json::to_value(&item)
+        {
+            tap.record(true, &value);
+        }
+        self.inner.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        let tap = self.tap.clone();
+        let next = self.inner.receive();
+        async move {
+            let message = next.await;
+            if let (Some(tap), Some(m)) = (&tap, &message)
+                && let Ok(value) = serde_json::to_value(m)
+            {
+                tap.record(false, &value);
+            }
+            message
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}

@@ -1,0 +1,88 @@
+//! The Log tab: notifications and JSON-RPC traffic, newest at the bottom (the selection scrolls
+//! back; Enter opens a traffic line's body), and under them the stdio server's kept stderr.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::app::ServerPane;
+
+/// The list's and the stderr block's areas (the block only when there is stderr).
+pub fn split(pane: &ServerPane, area: Rect) -> (Rect, Rect) {
+    if pane.stderr.is_empty() {
+        return (area, Rect::default());
+    }
+    let want = u16::try_from(pane.stderr.len() + 1)
+        .unwrap_or(u16::MAX)
+        .min(area.height / 3)
+        .max(2);
+    let [list, stderr] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(want)]).areas(area);
+    (list, stderr)
+}
+
+/// Draws the log list into `list` and the stderr tail into `stderr`.
+pub fn render(
+    pane: &ServerPane,
+    sel: usize,
+    focused: bool,
+    frame: &mut Frame,
+    list: Rect,
+    stderr: Rect,
+) {
+    let height = usize::from(list.height);
+    let mut lines = Vec::new();
+    if pane.log.is_empty() {
+        lines.push(Line::styled(
+            "Nothing yet: progress, logging, list_changed, exits and the JSON-RPC traffic appear here.",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    let len = pane.log.len();
+    let selected = len.checked_sub(sel.min(len.saturating_sub(1)) + 1);
+    let skip = len.saturating_sub(height + sel.min(len));
+    lines.extend(
+        pane.log
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .take(height)
+            .map(|(i, l)| {
+                let color = match l.kind {
+                    "→ sent" => Color::Blue,
+                    "← recv" => Color::Green,
+                    "exited" => Color::Red,
+                    _ => Color::Cyan,
+                };
+                let line = Line::from(vec![
+                    Span::styled(format!("{:<9}", l.kind), Style::new().fg(color)),
+                    Span::raw(l.text.clone()),
+                ]);
+                if focused && Some(i) == selected {
+                    line.style(Style::new().add_modifier(Modifier::REVERSED))
+                } else {
+                    line
+                }
+            }),
+    );
+    frame.render_widget(Paragraph::new(lines), list);
+    if stderr.height == 0 {
+        return;
+    }
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .border_style(Style::new().fg(Color::DarkGray))
+        .title(Line::styled(" stderr ", Style::new().fg(Color::DarkGray)));
+    let inner = block.inner(stderr);
+    frame.render_widget(block, stderr);
+    let shown = usize::from(inner.height);
+    let tail: Vec<Line> = pane
+        .stderr
+        .iter()
+        .skip(pane.stderr.len().saturating_sub(shown))
+        .map(|l| Line::styled(l.clone(), Style::new().fg(Color::Gray)))
+        .collect();
+    frame.render_widget(Paragraph::new(tail), inner);
+}
