@@ -490,3 +490,70 @@ fn log_tab_shows_traffic_and_bodies() {
         );
     });
 }
+
+/// The config editor's "test connect" (C-t) connects once to the edited, unsaved definition
+/// and reports what answered; a broken edit reports why, and nothing is saved.
+#[test]
+fn editor_test_connect_tries_the_unsaved_definition() {
+    with_demo(None, async |h: &mut Harness| {
+        // The Config tab is the fifth; `e` opens the server's file.
+        for _ in 0..4 {
+            h.key(KeyCode::Right);
+        }
+        h.key(KeyCode::Char('e'));
+        h.until("the editor", |a| {
+            matches!(a.overlay, Some(mcpdeck::app::Overlay::Editor(_)))
+        })
+        .await;
+        let Some(mcpdeck::app::Overlay::Editor(editor)) = &h.app.overlay else {
+            unreachable!()
+        };
+        let path = editor.path.clone();
+        let saved = std::fs::read_to_string(&path).expect("read");
+        h.send(Msg::Key(KeyEvent::new(
+            KeyCode::Char('t'),
+            KeyModifiers::CONTROL,
+        )));
+        h.until(
+            "the test result",
+            |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Editor(e)) if e.test.is_some()),
+        )
+        .await;
+        let Some(mcpdeck::app::Overlay::Editor(editor)) = &h.app.overlay else {
+            unreachable!()
+        };
+        let result = editor.test.clone().expect("a result");
+        assert!(
+            result.as_ref().is_ok_and(|m| m.contains("mcpdeck-demo")),
+            "{result:?}"
+        );
+        // Break the command in the buffer (unsaved): the test says so; the file is unchanged.
+        let Some(mcpdeck::app::Overlay::Editor(editor)) = &mut h.app.overlay else {
+            unreachable!()
+        };
+        let broken = editor.text().replace("demo-server", "no-such-subcommand");
+        editor.area = ratatui_textarea::TextArea::new(broken.lines().map(str::to_owned).collect());
+        editor.test = None;
+        h.send(Msg::Key(KeyEvent::new(
+            KeyCode::Char('t'),
+            KeyModifiers::CONTROL,
+        )));
+        h.until(
+            "the failed test",
+            |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Editor(e)) if e.test.is_some()),
+        )
+        .await;
+        let Some(mcpdeck::app::Overlay::Editor(editor)) = &h.app.overlay else {
+            unreachable!()
+        };
+        assert!(
+            editor
+                .test
+                .as_ref()
+                .is_some_and(|r| r.as_ref().is_err_and(|m| m.contains("failed"))),
+            "{:?}",
+            editor.test
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), saved);
+    });
+}

@@ -173,7 +173,11 @@ impl App {
             }
             Action::Suspend => vec![Effect::Suspend],
             // Handled where their views are.
-            Action::Grant | Action::Revoke | Action::Save | Action::Delete => Vec::new(),
+            Action::Grant
+            | Action::Revoke
+            | Action::Save
+            | Action::Delete
+            | Action::TestConnect => Vec::new(),
         }
     }
 

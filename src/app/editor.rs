@@ -23,6 +23,10 @@ pub struct Editor {
     pub diagnostics: Vec<(bool, Option<u32>, String)>,
     /// Whether the buffer differs from what was loaded.
     pub dirty: bool,
+    /// The server the editor was opened for (what "test connect" tries).
+    pub server: Option<String>,
+    /// The last "test connect": running, or its result (sanitised).
+    pub test: Option<Result<String, String>>,
 }
 
 impl Editor {
@@ -39,6 +43,8 @@ impl Editor {
             area: TextArea::new(lines),
             diagnostics: Vec::new(),
             dirty: false,
+            server: None,
+            test: None,
         };
         editor.check();
         editor

@@ -96,6 +96,8 @@ pub enum Action {
     Agents,
     /// Delete the selected item (a spill).
     Delete,
+    /// Connect once to the edited definition without saving.
+    TestConnect,
     /// Edit the selected server's configuration file.
     Edit,
     /// Save the configuration file being edited.
@@ -289,6 +291,13 @@ pub const KEYMAP: &[Binding] = &[
         "C-s",
         A::Save,
         "save (atomic, backed up; only when valid)",
+    ),
+    ctrl(
+        C::Editor,
+        't',
+        "C-t",
+        A::TestConnect,
+        "test connect (unsaved; trust rules apply)",
     ),
     bind(
         C::Editor,
@@ -593,6 +602,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("approvals", Action::Approvals),
     ("agents", Action::Agents),
     ("delete", Action::Delete),
+    ("test_connect", Action::TestConnect),
     ("edit", Action::Edit),
     ("save", Action::Save),
 ];

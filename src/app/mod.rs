@@ -107,6 +107,8 @@ pub enum Msg {
         /// The text.
         text: Option<String>,
     },
+    /// A "test connect" finished: what answered, or why it did not.
+    TestConnected(Result<String, String>),
     /// A spill was deleted (the message), or why not.
     SpillDeleted(Result<String, String>),
     /// An attached `mcpdeck serve` session's status.
@@ -180,6 +182,18 @@ pub enum Effect {
     /// Attach to live `mcpdeck serve` sessions not attached yet and ask every attached one for
     /// a fresh status; answers arrive as [`Msg::AgentSnapshot`].
     ScanAgents,
+    /// Connect once to the edited, unsaved definition of `server` in `text` (trust rules
+    /// apply); answer with [`Msg::TestConnected`].
+    TestConnect {
+        /// The file being edited.
+        path: PathBuf,
+        /// Its layer.
+        layer: crate::mcp::config::Layer,
+        /// The buffer.
+        text: String,
+        /// The server to try (else the buffer's only one).
+        server: Option<String>,
+    },
     /// Read a server's kept stderr; answer with [`Msg::Stderr`].
     ReadStderr(String),
     /// Delete the spill with this basename; answer with [`Msg::SpillDeleted`].

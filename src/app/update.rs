@@ -83,7 +83,8 @@ impl App {
             Msg::EditorText { path, layer, text } => {
                 match text {
                     Ok(text) => {
-                        let editor = super::editor::Editor::new(path, layer, &text);
+                        let mut editor = super::editor::Editor::new(path, layer, &text);
+                        editor.server = self.server().map(|s| s.name.clone());
                         self.overlay = Some(Overlay::Editor(Box::new(editor)));
                     }
                     Err(e) => self.message = Some(sanitize_capped(&e, 256)),
@@ -104,6 +105,18 @@ impl App {
             Msg::Info(info) => {
                 self.trust.clone_from(&info.trust_state);
                 self.info = *info;
+                Vec::new()
+            }
+            Msg::TestConnected(result) => {
+                let result = result
+                    .map(|m| sanitize_capped(&m, 300))
+                    .map_err(|m| sanitize_capped(&m, 600));
+                self.message = Some(match &result {
+                    Ok(m) | Err(m) => m.clone(),
+                });
+                if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+                    editor.test = Some(result);
+                }
                 Vec::new()
             }
             Msg::Stderr { server, text } => {
@@ -217,6 +230,15 @@ impl App {
                     return vec![Effect::SaveConfig {
                         path: editor.path.clone(),
                         text: editor.text(),
+                    }];
+                }
+                Some(Action::TestConnect) => {
+                    self.message = Some("test connect…".to_owned());
+                    return vec![Effect::TestConnect {
+                        path: editor.path.clone(),
+                        layer: editor.layer,
+                        text: editor.text(),
+                        server: editor.server.clone(),
                     }];
                 }
                 Some(Action::Back) => {

@@ -94,6 +94,33 @@ impl Executor {
             Effect::Quit => return true,
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
+            Effect::TestConnect {
+                path,
+                layer,
+                text,
+                server,
+            } => {
+                let trust = TrustStore::load(self.trust_path.clone());
+                let found = super::test_connect::definition(
+                    &self.config,
+                    &trust,
+                    (&path, layer, &text),
+                    server.as_deref(),
+                );
+                let tx = self.tx.clone();
+                match found {
+                    Err(e) => {
+                        let _ = tx.send(Msg::TestConnected(Err(e)));
+                    }
+                    Ok(def) => {
+                        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                        tokio::task::spawn_local(async move {
+                            let result = super::test_connect::try_connect(def, &dir).await;
+                            let _ = tx.send(Msg::TestConnected(result));
+                        });
+                    }
+                }
+            }
             Effect::ReadStderr(server) => {
                 let text = self.engine.stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });

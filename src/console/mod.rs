@@ -9,6 +9,7 @@ pub mod approver;
 pub mod clipboard;
 pub mod executor;
 pub mod terminal;
+pub mod test_connect;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -185,13 +185,15 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
             .into_owned();
             let (inner, block) = popup(frame, big, &title, Color::Cyan);
             frame.render_widget(block, big);
-            let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5) + 1;
+            let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5)
+                + 1
+                + u16::from(editor.test.is_some());
             let [text, diags] =
                 Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
             frame.render_widget(&editor.area, text);
             let mut lines = vec![if editor.valid() {
                 Line::styled(
-                    "✓ valid · C-s saves (backup kept) · Esc closes",
+                    "✓ valid · C-s saves (backup kept) · C-t test connect · Esc closes",
                     Style::new().fg(Color::Green),
                 )
             } else {
@@ -207,6 +209,11 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                     format!("{at}{message}"),
                     Style::new().fg(color),
                 ));
+            }
+            match &editor.test {
+                Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Green))),
+                Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Red))),
+                None => {}
             }
             frame.render_widget(Paragraph::new(lines), diags);
         }
