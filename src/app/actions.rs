@@ -164,6 +164,24 @@ impl App {
                 };
                 Vec::new()
             }
+            Action::Fold | Action::FoldAll => {
+                if let Screen::Result(view, _) = &mut self.screen
+                    && !view.show_model
+                {
+                    view.toggle_fold(action == Action::FoldAll);
+                }
+                Vec::new()
+            }
+            Action::FullText => {
+                if let Screen::Detail(d) = &mut self.screen {
+                    if d.full_description.is_some() {
+                        d.show_full = !d.show_full;
+                    } else {
+                        self.message = Some("the description is shown whole".to_owned());
+                    }
+                }
+                Vec::new()
+            }
             Action::ToggleModel => {
                 if let Screen::Result(view, _) = &mut self.screen {
                     view.show_model = !view.show_model;
@@ -384,26 +402,19 @@ impl App {
         let Some(body) = &line.body else {
             return Vec::new();
         };
-        let pretty = serde_json::from_str::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| serde_json::to_string_pretty(&v).ok())
-            .unwrap_or_else(|| body.clone());
-        let lines: Vec<String> = crate::mcp::sanitize::sanitize(&pretty)
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        self.screen = Screen::Result(
-            Box::new(super::ResultView {
-                title: format!("{} {}", line.kind, line.text),
-                error: None,
-                model: lines.clone(),
-                lines,
-                spills: Vec::new(),
-                show_model: false,
-                scroll: 0,
-            }),
-            None,
-        );
+        let title = format!("{} {}", line.kind, line.text);
+        let view = match serde_json::from_str::<serde_json::Value>(body) {
+            Ok(v) => super::ResultView::new(title, Vec::new(), Some(v), Vec::new()),
+            Err(_) => super::ResultView::new(
+                title,
+                body.lines().map(str::to_owned).collect(),
+                None,
+                Vec::new(),
+            ),
+        };
+        let mut view = Box::new(view);
+        view.model.clone_from(&view.plain);
+        self.screen = Screen::Result(view, None);
         Vec::new()
     }
 
@@ -415,6 +426,8 @@ impl App {
             tool: tool.clone(),
             load: Load::Loading(id),
             scroll: 0,
+            full_description: None,
+            show_full: false,
         });
         vec![Effect::Execute {
             id,
@@ -591,7 +604,7 @@ impl App {
                 let lines = if view.show_model {
                     &view.model
                 } else {
-                    &view.lines
+                    &view.plain
                 };
                 match &view.error {
                     Some((class, message)) if !view.show_model => {

@@ -75,6 +75,12 @@ impl App {
         }
         match &mut self.screen {
             Screen::Detail(d) if d.load.waits_for(id) => {
+                d.full_description = result(outcome)
+                    .get("description")
+                    .and_then(serde_json::Value::as_str)
+                    .map(crate::mcp::sanitize::sanitize)
+                    .filter(|s| s.len() > super::model::DESCRIPTION_CAP)
+                    .map(std::borrow::Cow::into_owned);
                 d.load = match failed(outcome) {
                     Some((c, m)) => Load::Failed(c, m),
                     None => Load::Ready(clean_json(&result(outcome))),

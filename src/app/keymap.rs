@@ -98,6 +98,12 @@ pub enum Action {
     Delete,
     /// Connect once to the edited definition without saving.
     TestConnect,
+    /// Fold or open the JSON container on the cursor line.
+    Fold,
+    /// Fold every JSON container, or open them all.
+    FoldAll,
+    /// Show a tool's whole description (descriptions are cut at 2 KiB).
+    FullText,
     /// Edit the selected server's configuration file.
     Edit,
     /// Save the configuration file being edited.
@@ -311,6 +317,14 @@ pub const KEYMAP: &[Binding] = &[
     bind(C::Detail, K::Enter, "Enter", A::Call, "call tool", false),
     bind(C::Detail, K::Esc, "Esc", A::Back, "back", true),
     bind(C::Detail, K::Char('y'), "y", A::Copy, "copy schema", true),
+    bind(
+        C::Detail,
+        K::Char('f'),
+        "f",
+        A::FullText,
+        "whole description (cut at 2 KiB)",
+        false,
+    ),
     bind(C::Form, K::Enter, "Enter", A::Submit, "run", true),
     ctrl(C::Form, 'e', "C-e", A::ToggleRaw, "form ⇄ raw JSON"),
     ctrl(C::Form, 's', "C-s", A::Submit, "run"),
@@ -327,6 +341,22 @@ pub const KEYMAP: &[Binding] = &[
         true,
     ),
     bind(C::Result, K::Char('y'), "y", A::Copy, "copy result", true),
+    bind(
+        C::Result,
+        K::Char('z'),
+        "z",
+        A::Fold,
+        "fold / open JSON at the cursor",
+        true,
+    ),
+    bind(
+        C::Result,
+        K::Char('Z'),
+        "Z",
+        A::FoldAll,
+        "fold all / open all",
+        false,
+    ),
     bind(C::Result, K::Char('c'), "c", A::Call, "call again", true),
     bind(C::Result, K::Esc, "Esc", A::Back, "back", true),
     bind(C::View, K::Esc, "Esc", A::Back, "close", true),
@@ -603,6 +633,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("agents", Action::Agents),
     ("delete", Action::Delete),
     ("test_connect", Action::TestConnect),
+    ("fold", Action::Fold),
+    ("fold_all", Action::FoldAll),
+    ("full_text", Action::FullText),
     ("edit", Action::Edit),
     ("save", Action::Save),
 ];

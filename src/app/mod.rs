@@ -12,6 +12,7 @@ mod actions;
 pub mod agents;
 pub mod approval;
 pub mod editor;
+pub mod fold;
 pub mod form;
 mod incoming;
 pub mod info;
@@ -300,6 +301,10 @@ pub struct Detail {
     pub load: Load<serde_json::Value>,
     /// Scroll offset.
     pub scroll: usize,
+    /// The whole description (sanitised), when it is longer than the 2 KiB shown.
+    pub full_description: Option<String>,
+    /// Show `full_description` instead of the capped one.
+    pub show_full: bool,
 }
 
 /// A call in flight.
@@ -532,3 +537,5 @@ mod side_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod view_tests;

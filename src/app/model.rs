@@ -288,72 +288,149 @@ pub struct ResultView {
     pub spills: Vec<SpillRow>,
     /// Show `model` instead of `lines`.
     pub show_model: bool,
-    /// Scroll offset.
+    /// The cursor line (the view scrolls to keep it visible).
     pub scroll: usize,
+    /// The foldable JSON shown inside `lines`, if any.
+    pub fold: Option<super::fold::JsonFold>,
+    /// Where the JSON's lines start in `lines`.
+    pub fold_at: usize,
+    /// Per line of `lines`: the JSON pointer of the container it opens, if it opens one.
+    pub pointers: Vec<Option<String>>,
+    /// `lines` with every fold open (what copying takes).
+    pub plain: Vec<String>,
+}
+
+impl ResultView {
+    /// A view of `head` lines, then `json` (foldable), then `tail` lines.
+    pub fn new(title: String, head: Vec<String>, json: Option<Value>, tail: Vec<String>) -> Self {
+        let fold = json.map(|v| super::fold::JsonFold::new(clean_strings(&v)));
+        let mut view = Self {
+            title,
+            error: None,
+            lines: head,
+            model: Vec::new(),
+            spills: Vec::new(),
+            show_model: false,
+            scroll: 0,
+            fold_at: 0,
+            fold,
+            pointers: Vec::new(),
+            plain: Vec::new(),
+        };
+        view.fold_at = view.lines.len();
+        let printed = view
+            .fold
+            .as_ref()
+            .map(super::fold::JsonFold::lines)
+            .unwrap_or_default();
+        view.lines.extend(printed.iter().map(|(l, _)| l.clone()));
+        view.pointers = vec![None; view.fold_at];
+        view.pointers.extend(printed.into_iter().map(|(_, p)| p));
+        view.lines.extend(tail);
+        view.pointers.resize(view.lines.len(), None);
+        // The open markers (at the start of a container's line) are not part of the JSON.
+        view.plain = view
+            .lines
+            .iter()
+            .zip(&view.pointers)
+            .map(|(l, p)| {
+                if p.is_some() {
+                    l.replacen('▾', " ", 1)
+                } else {
+                    l.clone()
+                }
+            })
+            .collect();
+        view
+    }
+
+    /// Folds or opens the container on the cursor line (`all`: every container at once).
+    pub fn toggle_fold(&mut self, all: bool) {
+        let Some(fold) = &mut self.fold else {
+            return;
+        };
+        let before = fold.lines().len();
+        if all {
+            fold.toggle_all();
+        } else if let Some(Some(pointer)) = self.pointers.get(self.scroll) {
+            fold.toggle(pointer);
+        } else {
+            return;
+        }
+        let printed = fold.lines();
+        let end = self.fold_at + before;
+        self.lines
+            .splice(self.fold_at..end, printed.iter().map(|(l, _)| l.clone()));
+        self.pointers
+            .splice(self.fold_at..end, printed.into_iter().map(|(_, p)| p));
+        self.scroll = self.scroll.min(self.lines.len().saturating_sub(1));
+    }
+}
+
+/// Sanitises every string (keys too) inside a JSON value, uncapped.
+fn clean_strings(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(sanitize(s).into_owned()),
+        Value::Array(a) => Value::Array(a.iter().map(clean_strings).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (sanitize(k).into_owned(), clean_strings(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 fn push_text(out: &mut Vec<String>, text: &str) {
     out.extend(sanitize(text).lines().map(str::to_owned));
 }
 
-/// The result view of an outcome.
+/// The result view of an outcome: text first, then the structured content (or, without text,
+/// the whole result; for failures, their detail) as foldable JSON, then the output-schema
+/// verdict.
 pub fn result_view(outcome: &Outcome) -> ResultView {
-    let mut lines = Vec::new();
+    let mut head = Vec::new();
+    let mut tail = Vec::new();
+    let mut json = None;
     let mut spills = Vec::new();
     let error = match &outcome.body {
         Ok(success) => {
             let r = &success.result;
+            let structured = r.get("structuredContent").filter(|s| !s.is_null());
             if let Some(text) = r.get("text").and_then(Value::as_str) {
-                push_text(&mut lines, text);
-            } else if r.get("messages").is_none() {
-                push_text(
-                    &mut lines,
-                    &serde_json::to_string_pretty(r).unwrap_or_default(),
-                );
+                push_text(&mut head, text);
+            } else if r.get("messages").is_none() && structured.is_none() {
+                json = Some(r.clone());
             }
-            if let Some(s) = r.get("structuredContent").filter(|s| !s.is_null()) {
-                lines.push(String::new());
-                lines.push("── structured content".to_owned());
-                push_text(
-                    &mut lines,
-                    &serde_json::to_string_pretty(s).unwrap_or_default(),
-                );
+            if let Some(s) = structured {
+                head.push(String::new());
+                head.push("── structured content (z folds, Z folds all)".to_owned());
+                json = Some(s.clone());
             }
             if let Some(v) = r.get("outputSchemaVerdict").filter(|v| !v.is_null()) {
-                lines.push(String::new());
+                tail.push(String::new());
                 let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                push_text(&mut lines, &format!("── output schema: {v}"));
+                push_text(&mut tail, &format!("── output schema: {v}"));
             }
             spills = spill_rows(&success.spills);
             None
         }
         Err(f) => {
             if let Some(text) = &f.text {
-                push_text(&mut lines, text);
+                push_text(&mut head, text);
             }
-            if let Some(d) = &f.detail {
-                push_text(
-                    &mut lines,
-                    &serde_json::to_string_pretty(d).unwrap_or_default(),
-                );
-            }
+            json.clone_from(&f.detail);
             Some((
                 sanitize_capped(&f.class, 64),
                 sanitize_capped(&f.message, 2048),
             ))
         }
     };
-    let mut model = Vec::new();
-    push_text(&mut model, &outcome.model_text());
-    ResultView {
-        title: sanitize_capped(&outcome.operation, 256),
-        error,
-        lines,
-        model,
-        spills,
-        show_model: false,
-        scroll: 0,
-    }
+    let mut view = ResultView::new(sanitize_capped(&outcome.operation, 256), head, json, tail);
+    push_text(&mut view.model, &outcome.model_text());
+    view.error = error;
+    view.spills = spills;
+    view
 }
 
 /// Sanitises every string inside a JSON value (for detail views), capping descriptions.

@@ -341,8 +341,21 @@ fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Red),
         )),
         Load::Ready(desc) => {
-            if let Some(text) = desc.get("description").and_then(|v| v.as_str()) {
+            let capped = desc.get("description").and_then(|v| v.as_str());
+            let text = match (&d.full_description, d.show_full) {
+                (Some(full), true) => Some(full.as_str()),
+                _ => capped,
+            };
+            if let Some(text) = text {
                 lines.extend(text.lines().map(|l| Line::raw(l.to_owned())));
+            }
+            if d.full_description.is_some() {
+                let hint = if d.show_full {
+                    "(f: cut at 2 KiB again)"
+                } else {
+                    "(f: the whole description)"
+                };
+                lines.push(Line::styled(hint, Style::new().fg(Color::DarkGray)));
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled("Input", Style::new().fg(Color::Cyan)));
@@ -554,7 +567,17 @@ fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {
     } else {
         &view.lines
     };
-    lines.extend(body.iter().skip(view.scroll).map(|l| Line::raw(l.clone())));
+    // The cursor line stays visible; a foldable line under it is highlighted.
+    let height = usize::from(area.height).saturating_sub(lines.len()).max(1);
+    let start = window_start(view.scroll, height);
+    lines.extend(body.iter().enumerate().skip(start).map(|(i, l)| {
+        let foldable = !view.show_model && view.pointers.get(i).is_some_and(Option::is_some);
+        if i == view.scroll && foldable {
+            Line::styled(l.clone(), Style::new().add_modifier(Modifier::REVERSED))
+        } else {
+            Line::raw(l.clone())
+        }
+    }));
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })

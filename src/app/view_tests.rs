@@ -1,0 +1,113 @@
+//! `update` tests of result folding (`z`, `Z`, copy of the open JSON) and of the whole-description
+//! key in a tool's detail (`f`).
+
+use crossterm::event::KeyCode;
+use serde_json::json;
+
+use super::testkit::{ch, demo_app, key, ok, tools_result};
+use super::{App, Effect, Screen};
+
+fn first_execute(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Execute { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("a request")
+}
+
+/// The echo form, run, answered with `structured`.
+fn result_with(structured: &serde_json::Value) -> (App, tempfile::TempDir) {
+    let (mut app, dir) = demo_app();
+    let id = first_execute(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.list", tools_result()));
+    let id = first_execute(&app.update(ch('c')));
+    app.update(ok(id, "tools.describe", super::testkit::echo_description()));
+    app.update(ch('x'));
+    let id = first_execute(&app.update(key(KeyCode::Enter)));
+    app.update(ok(
+        id,
+        "tools.call echo",
+        json!({"isError": false, "text": "x", "structuredContent": structured.clone()}),
+    ));
+    (app, dir)
+}
+
+fn lines(app: &App) -> Vec<String> {
+    let Screen::Result(view, _) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
+    view.lines.clone()
+}
+
+#[test]
+fn z_folds_the_container_under_the_cursor_and_copy_keeps_it_whole() {
+    let (mut app, _d) = result_with(&json!({"a": {"b": 1, "c": [1, 2, 3]}, "d": "e"}));
+    let open = lines(&app);
+    let at = open
+        .iter()
+        .position(|l| l.contains("▾ \"a\": {"))
+        .expect("the a line");
+    // On a line that opens nothing, z does nothing.
+    app.update(ch('z'));
+    assert_eq!(lines(&app), open);
+    for _ in 0..at {
+        app.update(key(KeyCode::Down));
+    }
+    app.update(ch('z'));
+    let folded = lines(&app);
+    assert_eq!(folded[at], "  ▸ \"a\": {… 2 keys},");
+    assert_eq!(folded.len(), open.len() - 7);
+    // Copying takes the whole JSON, without markers, however it is folded.
+    let [Effect::Copy(text)] = &app.update(ch('y'))[..] else {
+        panic!("a copy")
+    };
+    assert!(
+        text.contains("\"c\": [") && !text.contains('▾') && !text.contains('▸'),
+        "{text}"
+    );
+    app.update(ch('z'));
+    assert_eq!(lines(&app), open);
+    // Z folds everything below the root, and again opens everything.
+    app.update(ch('Z'));
+    assert!(lines(&app).iter().any(|l| l.contains("▸ \"a\"")));
+    assert!(lines(&app).len() < open.len());
+    app.update(ch('Z'));
+    assert_eq!(lines(&app), open);
+}
+
+#[test]
+fn f_shows_the_whole_description_beyond_2_kib() {
+    let (mut app, _d) = demo_app();
+    let id = first_execute(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.list", tools_result()));
+    let id = first_execute(&app.update(key(KeyCode::Enter)));
+    let long = format!("{}END", "word ".repeat(1000));
+    app.update(ok(
+        id,
+        "tools.describe",
+        json!({"name": "echo", "description": long, "inputSchema": {"type": "object"}}),
+    ));
+    let Screen::Detail(d) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
+    let super::Load::Ready(desc) = &d.load else {
+        panic!("described")
+    };
+    let capped = desc["description"].as_str().unwrap_or_default();
+    assert!(
+        !capped.contains("END") && capped.contains("more bytes"),
+        "{capped}"
+    );
+    assert!(
+        d.full_description
+            .as_deref()
+            .is_some_and(|f| f.ends_with("END"))
+    );
+    assert!(!d.show_full);
+    app.update(ch('f'));
+    assert!(matches!(&app.screen, Screen::Detail(d) if d.show_full));
+    app.update(ch('f'));
+    assert!(matches!(&app.screen, Screen::Detail(d) if !d.show_full));
+}
