@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: drive the real mcpdeck console in tmux at 80x24 with no configuration at all.
-# Opens on the packaged demo server, lists its tools, searches and calls `echo`, opens help,
-# quits with q, and checks the terminal was restored (alternate screen left, mouse off, cooked
+# Opens on the packaged demo server, lists its tools, searches and calls `echo`, asks the
+# workspace side panel a question about the project, opens help, quits with q, and checks the terminal was restored (alternate screen left, mouse off, cooked
 # mode back). Waits poll for what is on screen; nothing relies on a fixed delay.
 # Usage: tests/console_tmux.sh [path/to/mcpdeck]
 set -euo pipefail
@@ -14,6 +14,7 @@ T="tmux -L $SOCK"
 cleanup() { $T kill-server 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 mkdir -p "$WORK/cfg" "$WORK/proj" "$WORK/run"
+printf '# Project\n\n## Precedence\n\nProject files override user files.\n' > "$WORK/proj/README.md"
 
 fail() {
     echo "FAIL: $*" >&2
@@ -57,6 +58,15 @@ $T send-keys -t e2e m
 wait_for "model-visible text"
 $T send-keys -t e2e Escape
 wait_for "Enter open"
+# The workspace side panel: w opens it on workspace_find; the answer names the README passage.
+$T send-keys -t e2e w
+wait_for "[find]"
+wait_for "question*"
+$T send-keys -t e2e -l "which files override"
+$T send-keys -t e2e Enter
+wait_for "README.md:3-5"
+$T send-keys -t e2e Escape
+$T send-keys -t e2e w
 $T send-keys -t e2e '?'
 wait_for "Keys"
 wait_for "search tools"

@@ -12,6 +12,9 @@ use crate::app::Msg;
 use crate::mcp::control::{ControlClient, ToConsole, list_sockets, socket_dir};
 use crate::mcp::policy::approval::Decision;
 
+/// How often the console looks for new serve sessions.
+pub const DISCOVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What the console sends to one session's task.
 enum Command {
     /// Answer request `ticket`.
@@ -40,6 +43,16 @@ impl Agents {
     /// Attaches to every session not attached yet and asks the others for a fresh status.
     /// Must run inside a `LocalSet`.
     pub fn scan(&mut self) {
+        self.attach_new(true);
+    }
+
+    /// Attaches to sessions that appeared since the last look (the console looks every
+    /// [`DISCOVERY`] so that an agent's first approval finds it attached).
+    pub fn discover(&mut self) {
+        self.attach_new(false);
+    }
+
+    fn attach_new(&mut self, refresh: bool) {
         let dir = match &self.dir {
             Some(dir) => dir.clone(),
             None => match socket_dir() {
@@ -50,7 +63,9 @@ impl Agents {
         self.attached.retain(|_, commands| !commands.is_closed());
         for path in list_sockets(&dir) {
             if let Some(commands) = self.attached.get(&path) {
-                let _ = commands.send(Command::Status);
+                if refresh {
+                    let _ = commands.send(Command::Status);
+                }
                 continue;
             }
             let (commands, rx) = mpsc::unbounded_channel();

@@ -70,6 +70,11 @@ impl Executor {
         })
     }
 
+    /// Attaches to agent sessions that appeared since the last look.
+    pub fn discover_agents(&mut self) {
+        self.agents.discover();
+    }
+
     /// Looks for agent sessions in `dir` instead of the runtime directory.
     pub fn set_agents_dir(&mut self, dir: PathBuf) {
         self.agents = Agents::new(Some(dir), self.tx.clone());

@@ -115,6 +115,8 @@ async fn session(
         return Err("cannot install signal handlers".to_owned());
     };
     let mut input = EventStream::new();
+    let mut discovery = tokio::time::interval(agents::DISCOVERY);
+    discovery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
     let mut failure = None;
@@ -162,6 +164,11 @@ async fn session(
                     continue;
                 }
                 Msg::Tick
+            }
+            _ = discovery.tick() => {
+                // New sessions' snapshots arrive as messages; nothing to draw until then.
+                exec.discover_agents();
+                continue;
             }
             _ = term.recv() => break,
             _ = hup.recv() => break,
