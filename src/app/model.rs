@@ -344,16 +344,38 @@ impl ResultView {
         view
     }
 
-    /// Folds or opens the container on the cursor line (`all`: every container at once).
+    /// The line of the container that holds the cursor line: the line itself when it opens
+    /// one, else the nearest opener above it that is indented less.
+    fn enclosing_opener(&self) -> Option<usize> {
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let at = self.scroll;
+        if self.pointers.get(at)?.is_some() {
+            return Some(at);
+        }
+        if at < self.fold_at {
+            return None;
+        }
+        let own = indent(self.lines.get(at)?);
+        (self.fold_at..at)
+            .rev()
+            .find(|&i| self.pointers[i].is_some() && indent(&self.lines[i]) < own)
+    }
+
+    /// Folds or opens the container the cursor is in (`all`: every container at once); the
+    /// cursor moves to the container's line.
     pub fn toggle_fold(&mut self, all: bool) {
+        let opener = if all { None } else { self.enclosing_opener() };
         let Some(fold) = &mut self.fold else {
             return;
         };
         let before = fold.lines().len();
         if all {
             fold.toggle_all();
-        } else if let Some(Some(pointer)) = self.pointers.get(self.scroll) {
+        } else if let Some(at) = opener
+            && let Some(Some(pointer)) = self.pointers.get(at)
+        {
             fold.toggle(pointer);
+            self.scroll = at;
         } else {
             return;
         }

@@ -49,7 +49,7 @@ fn z_folds_the_container_under_the_cursor_and_copy_keeps_it_whole() {
         .iter()
         .position(|l| l.contains("▾ \"a\": {"))
         .expect("the a line");
-    // On a line that opens nothing, z does nothing.
+    // Outside the JSON, z does nothing.
     app.update(ch('z'));
     assert_eq!(lines(&app), open);
     for _ in 0..at {
@@ -75,6 +75,24 @@ fn z_folds_the_container_under_the_cursor_and_copy_keeps_it_whole() {
     assert!(lines(&app).len() < open.len());
     app.update(ch('Z'));
     assert_eq!(lines(&app), open);
+    // On a value inside `c`, z folds `c` (its container) and puts the cursor on it.
+    let value = open
+        .iter()
+        .position(|l| l.trim() == "2,")
+        .expect("a value of c");
+    let c = open
+        .iter()
+        .position(|l| l.contains("▾ \"c\": ["))
+        .expect("c");
+    for _ in at..value {
+        app.update(key(KeyCode::Down));
+    }
+    app.update(ch('z'));
+    assert_eq!(lines(&app)[c], "    ▸ \"c\": [… 3 items]");
+    let Screen::Result(view, _) = &app.screen else {
+        panic!()
+    };
+    assert_eq!(view.scroll, c);
 }
 
 #[test]

@@ -567,12 +567,12 @@ fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {
     } else {
         &view.lines
     };
-    // The cursor line stays visible; a foldable line under it is highlighted.
+    // The cursor line stays visible; with foldable JSON it is highlighted.
     let height = usize::from(area.height).saturating_sub(lines.len()).max(1);
     let start = window_start(view.scroll, height);
+    let cursor = !view.show_model && view.fold.is_some();
     lines.extend(body.iter().enumerate().skip(start).map(|(i, l)| {
-        let foldable = !view.show_model && view.pointers.get(i).is_some_and(Option::is_some);
-        if i == view.scroll && foldable {
+        if cursor && i == view.scroll {
             Line::styled(l.clone(), Style::new().add_modifier(Modifier::REVERSED))
         } else {
             Line::raw(l.clone())

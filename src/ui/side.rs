@@ -24,7 +24,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     }
-    let form = form_lines(app);
+    let form = form_lines(app, usize::from(inner.width));
     let form_height = u16::try_from(form.len())
         .unwrap_or(u16::MAX)
         .min(inner.height / 2);
@@ -58,7 +58,7 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn form_lines(app: &App) -> Vec<Line<'static>> {
+fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let panel = &app.side;
     match &panel.forms[panel.tool] {
         None | Some(Load::Idle | Load::Loading(_)) => vec![Line::styled(
@@ -75,6 +75,15 @@ fn form_lines(app: &App) -> Vec<Line<'static>> {
                 let mark = if field.required { "*" } else { "" };
                 let focused = i == form.focus && app.focus == Focus::Side;
                 let cursor = if focused { "▏" } else { "" };
+                // While typing, the end of a long value stays in view.
+                let room = width.saturating_sub(field.name.chars().count() + 3);
+                let count = field.value.chars().count();
+                let value = if focused && count > room && room > 1 {
+                    let tail: String = field.value.chars().skip(count + 1 - room).collect();
+                    format!("…{tail}")
+                } else {
+                    field.value.clone()
+                };
                 let style = if focused {
                     Style::new().add_modifier(Modifier::REVERSED)
                 } else {
@@ -85,7 +94,7 @@ fn form_lines(app: &App) -> Vec<Line<'static>> {
                         format!("{}{mark} ", field.name),
                         Style::new().fg(Color::DarkGray),
                     ),
-                    Span::styled(format!("{}{cursor}", field.value), style),
+                    Span::styled(format!("{value}{cursor}"), style),
                 ]));
                 if let Some(e) = &field.error {
                     lines.push(Line::styled(format!("  {e}"), Style::new().fg(Color::Red)));
