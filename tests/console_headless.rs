@@ -491,6 +491,23 @@ fn log_tab_shows_traffic_and_bodies() {
     });
 }
 
+/// Presses C-t in the config editor and waits for the test's result.
+async fn test_connect(h: &mut Harness, what: &str) -> Result<String, String> {
+    h.send(Msg::Key(KeyEvent::new(
+        KeyCode::Char('t'),
+        KeyModifiers::CONTROL,
+    )));
+    h.until(
+        what,
+        |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Editor(e)) if e.test.is_some()),
+    )
+    .await;
+    match &h.app.overlay {
+        Some(mcpdeck::app::Overlay::Editor(e)) => e.test.clone().expect("a result"),
+        other => panic!("the editor closed: {other:?}"),
+    }
+}
+
 /// The config editor's "test connect" (C-t) connects once to the edited, unsaved definition
 /// and reports what answered; a broken edit reports why, and nothing is saved.
 #[test]
@@ -510,19 +527,7 @@ fn editor_test_connect_tries_the_unsaved_definition() {
         };
         let path = editor.path.clone();
         let saved = std::fs::read_to_string(&path).expect("read");
-        h.send(Msg::Key(KeyEvent::new(
-            KeyCode::Char('t'),
-            KeyModifiers::CONTROL,
-        )));
-        h.until(
-            "the test result",
-            |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Editor(e)) if e.test.is_some()),
-        )
-        .await;
-        let Some(mcpdeck::app::Overlay::Editor(editor)) = &h.app.overlay else {
-            unreachable!()
-        };
-        let result = editor.test.clone().expect("a result");
+        let result = test_connect(h, "the test result").await;
         assert!(
             result.as_ref().is_ok_and(|m| m.contains("mcpdeck-demo")),
             "{result:?}"
@@ -534,25 +539,10 @@ fn editor_test_connect_tries_the_unsaved_definition() {
         let broken = editor.text().replace("demo-server", "no-such-subcommand");
         editor.area = ratatui_textarea::TextArea::new(broken.lines().map(str::to_owned).collect());
         editor.test = None;
-        h.send(Msg::Key(KeyEvent::new(
-            KeyCode::Char('t'),
-            KeyModifiers::CONTROL,
-        )));
-        h.until(
-            "the failed test",
-            |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Editor(e)) if e.test.is_some()),
-        )
-        .await;
-        let Some(mcpdeck::app::Overlay::Editor(editor)) = &h.app.overlay else {
-            unreachable!()
-        };
+        let failed = test_connect(h, "the failed test").await;
         assert!(
-            editor
-                .test
-                .as_ref()
-                .is_some_and(|r| r.as_ref().is_err_and(|m| m.contains("failed"))),
-            "{:?}",
-            editor.test
+            failed.as_ref().is_err_and(|m| m.contains("failed")),
+            "{failed:?}"
         );
         assert_eq!(std::fs::read_to_string(&path).expect("read"), saved);
     });

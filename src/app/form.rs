@@ -235,6 +235,19 @@ impl Form {
         }
     }
 
+    /// A key typed into the form: Tab / Shift-Tab move between fields, Backspace deletes,
+    /// characters type (control chords do nothing here).
+    pub fn on_text_key(&mut self, key: &crossterm::event::KeyEvent) {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        match key.code {
+            KeyCode::Tab => self.move_focus(1),
+            KeyCode::BackTab => self.move_focus(-1),
+            KeyCode::Backspace => self.backspace(),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => self.type_char(c),
+            _ => {}
+        }
+    }
+
     /// Deletes the last character of the focused field.
     pub fn backspace(&mut self) {
         if let Some(field) = self.focused() {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyModifiers};
 
 use super::form::{FieldKind, Form, Target};
 use super::keymap::{Action, Ctx};
@@ -133,15 +133,8 @@ impl App {
         if let Some(action) = action {
             return self.on_side_action(action);
         }
-        let Some(form) = self.side.form_mut() else {
-            return Vec::new();
-        };
-        match key.code {
-            KeyCode::Tab => form.move_focus(1),
-            KeyCode::BackTab => form.move_focus(-1),
-            KeyCode::Backspace => form.backspace(),
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => form.type_char(c),
-            _ => {}
+        if let Some(form) = self.side.form_mut() {
+            form.on_text_key(&key);
         }
         Vec::new()
     }

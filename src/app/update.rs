@@ -426,15 +426,8 @@ impl App {
         if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
             return self.on_action(action);
         }
-        let Screen::Form(form) = &mut self.screen else {
-            return Vec::new();
-        };
-        match key.code {
-            KeyCode::Tab => form.move_focus(1),
-            KeyCode::BackTab => form.move_focus(-1),
-            KeyCode::Backspace => form.backspace(),
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => form.type_char(c),
-            _ => {}
+        if let Screen::Form(form) = &mut self.screen {
+            form.on_text_key(&key);
         }
         Vec::new()
     }
