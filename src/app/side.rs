@@ -139,7 +139,7 @@ impl App {
         Vec::new()
     }
 
-    fn on_side_action(&mut self, action: Action) -> Vec<Effect> {
+    pub(super) fn on_side_action(&mut self, action: Action) -> Vec<Effect> {
         let scroll = |panel: &mut WorkspacePanel, delta: isize| {
             let max = panel.result.as_ref().map_or(0, |r| r.lines.len());
             panel.scroll = panel

@@ -192,3 +192,40 @@ fn without_a_workspace_server_the_panel_asks_nothing() {
     assert!(app.side_panel);
     assert!(!app.has_workspace());
 }
+
+#[test]
+fn a_click_in_the_panel_focuses_it_and_the_wheel_scrolls_its_result() {
+    use crossterm::event::{MouseEvent, MouseEventKind};
+    let (mut app, _d) = opened();
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.focus, Focus::Main);
+    app.size = (120, 40);
+    let side = super::layout::areas(app.size, true).side;
+    let at = |kind| {
+        super::Msg::Mouse(MouseEvent {
+            kind,
+            column: side.x + 2,
+            row: side.y + 3,
+            modifiers: crossterm::event::KeyModifiers::NONE,
+        })
+    };
+    app.update(at(MouseEventKind::Down(
+        crossterm::event::MouseButton::Left,
+    )));
+    assert_eq!(app.focus, Focus::Side);
+    type_text(&mut app, "q");
+    let (id, _) = only_execute(&app.update(key(KeyCode::Enter)));
+    let passages: Vec<serde_json::Value> = (1..=5)
+        .map(|i| json!({"path": format!("f{i}.md"), "lines": {"start": 1, "end": 1}, "text": "t", "words": 1}))
+        .collect();
+    app.update(workspace_answer(
+        id,
+        &json!({"schema": "mcpdeck.workspace-result/v1", "status": "known", "workspace": "proj",
+            "result": {"passages": passages, "words_used": 5, "budget": 800, "matching_passages": 5}}),
+    ));
+    app.update(at(MouseEventKind::ScrollDown));
+    app.update(at(MouseEventKind::ScrollDown));
+    assert_eq!(app.side.scroll, 2);
+    app.update(at(MouseEventKind::ScrollUp));
+    assert_eq!(app.side.scroll, 1);
+}

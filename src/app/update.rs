@@ -547,6 +547,16 @@ impl App {
                 && mouse.row < r.y + r.height
         };
         match mouse.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp
+                if self.side_panel && inside(areas.side) =>
+            {
+                let action = if mouse.kind == MouseEventKind::ScrollDown {
+                    Action::Down
+                } else {
+                    Action::Up
+                };
+                self.on_side_action(action)
+            }
             MouseEventKind::ScrollDown => self.on_action(Action::Down),
             MouseEventKind::ScrollUp => self.on_action(Action::Up),
             MouseEventKind::Down(_) if inside(areas.servers) => {
@@ -558,6 +568,10 @@ impl App {
                     self.selected = row;
                 }
                 self.focus = Focus::Servers;
+                Vec::new()
+            }
+            MouseEventKind::Down(_) if self.side_panel && inside(areas.side) => {
+                self.focus = Focus::Side;
                 Vec::new()
             }
             MouseEventKind::Down(_)

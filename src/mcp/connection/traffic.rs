@@ -39,6 +39,9 @@ pub struct Traffic {
     pub body: String,
 }
 
+/// How many unanswered requests are remembered for latencies.
+const MAX_IN_FLIGHT: usize = 4096;
+
 /// Requests in flight: id → (method, sent at).
 type InFlight = Arc<Mutex<HashMap<String, (String, Instant)>>>;
 
@@ -73,6 +76,10 @@ impl Tap {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             if kind == "request" {
+                // Requests that are never answered (cancelled ones) must not pile up.
+                if in_flight.len() >= MAX_IN_FLIGHT {
+                    in_flight.clear();
+                }
                 if let Some(m) = &method {
                     // Keyed by direction too: both sides number their own requests.
                     in_flight.insert(format!("{outgoing}:{id}"), (m.clone(), Instant::now()));
