@@ -547,3 +547,97 @@ fn editor_test_connect_tries_the_unsaved_definition() {
         assert_eq!(std::fs::read_to_string(&path).expect("read"), saved);
     });
 }
+
+/// After the editor saves, the console reads the configuration again: an edited project file
+/// shows `changed` trust, and the spills of the replaced engine stay listed until exit.
+#[test]
+fn saving_reloads_and_an_edited_project_shows_changed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("cfg");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let exe = env!("CARGO_BIN_EXE_mcpdeck");
+    std::fs::write(
+        home.join("mcpdeck/mcp.json"),
+        serde_json::json!({"mcpServers": {"demo": {"command": exe, "args": ["demo-server"]}}})
+            .to_string(),
+    )
+    .expect("write");
+    std::fs::write(
+        project.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"proj": {"command": exe, "args": ["demo-server"]}}})
+            .to_string(),
+    )
+    .expect("write");
+    let options = LoadOptions {
+        project_dir: project.clone(),
+        config_home: Some(home.clone()),
+        extra_files: Vec::new(),
+    };
+    let config = ConfigSet::load(&options).expect("config");
+    let policy_path = Policy::default_path(&home);
+    run_harness(
+        config,
+        &home,
+        &dir,
+        &policy_path,
+        async |h: &mut Harness| {
+            h.exec.set_reload(Box::new(move || {
+                ConfigSet::load(&options).map_err(|e| e.to_string())
+            }));
+            // A spill from the first engine.
+            open_form(h, "image").await;
+            h.key(KeyCode::Enter);
+            h.until("the image result", |a| {
+                matches!(a.screen, Screen::Result(..))
+            })
+            .await;
+            h.key(KeyCode::Esc);
+            // Trust the project: t, T, then a typed y.
+            h.key(KeyCode::Char('t'));
+            h.key(KeyCode::Char('T'));
+            h.key(KeyCode::Char('y'));
+            h.until("trusted", |a| a.trust == "trusted").await;
+            h.key(KeyCode::Esc);
+            // Edit the project server's file in the console and save it.
+            let at = h
+                .app
+                .servers
+                .iter()
+                .position(|s| s.name == "proj")
+                .expect("proj");
+            h.app.selected = at;
+            h.app.focus = mcpdeck::app::Focus::Main;
+            h.app.tab = mcpdeck::app::Tab::Config;
+            h.key(KeyCode::Char('e'));
+            h.until("the editor", |a| {
+                matches!(a.overlay, Some(mcpdeck::app::Overlay::Editor(_)))
+            })
+            .await;
+            let Some(mcpdeck::app::Overlay::Editor(editor)) = &mut h.app.overlay else {
+                unreachable!()
+            };
+            let edited = editor.text().replace("demo-server", "workspace-server");
+            editor.area =
+                ratatui_textarea::TextArea::new(edited.lines().map(str::to_owned).collect());
+            editor.check();
+            h.send(Msg::Key(KeyEvent::new(
+                KeyCode::Char('s'),
+                KeyModifiers::CONTROL,
+            )));
+            h.until("the reload", |a| {
+                a.message.as_deref().is_some_and(|m| m.contains("reloaded"))
+            })
+            .await;
+            assert_eq!(h.app.trust, "changed");
+            h.key(KeyCode::Esc);
+            h.key(KeyCode::Char('s'));
+            h.until("the spills", |a| !a.spills.is_empty()).await;
+            assert!(
+                h.app.spills[0].path.exists(),
+                "the old engine's spill is kept"
+            );
+        },
+    );
+}

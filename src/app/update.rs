@@ -32,6 +32,10 @@ impl App {
             Msg::Status(status) => {
                 let rows = server_rows(&status);
                 status.project.trust.label().clone_into(&mut self.trust);
+                // A reloaded configuration may name new servers.
+                for row in &rows {
+                    self.panes.entry(row.name.clone()).or_default();
+                }
                 self.servers = rows;
                 self.selected = self.selected.min(self.servers.len().saturating_sub(1));
                 Vec::new()
@@ -103,6 +107,17 @@ impl App {
                 Vec::new()
             }
             Msg::Info(info) => {
+                // The engine was rebuilt (trust change or reloaded configuration): catalogs
+                // belonged to the old connections.
+                for pane in self.panes.values_mut() {
+                    pane.tools = None;
+                    pane.resources = None;
+                    pane.prompts = None;
+                    pane.search = None;
+                }
+                if matches!(self.screen, Screen::Browse) && self.focus == Focus::Main {
+                    self.focus = Focus::Servers;
+                }
                 self.trust.clone_from(&info.trust_state);
                 self.info = *info;
                 Vec::new()

@@ -211,17 +211,27 @@ pub struct Context {
     pub config_home: PathBuf,
 }
 
+/// Loads every configuration file for `cwd` and `extra` files, with the packaged servers on
+/// top (the demo one too when `demo` or when no file defines a server).
+fn load_config(
+    cwd: Option<&std::path::Path>,
+    extra: Vec<PathBuf>,
+    demo: bool,
+) -> Result<(ConfigSet, LoadOptions), String> {
+    let options = LoadOptions::from_env(cwd, extra)
+        .map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let config = ConfigSet::load(&options).map_err(|e| e.to_string())?;
+    let root = options
+        .project_dir
+        .canonicalize()
+        .unwrap_or_else(|_| options.project_dir.clone());
+    let registry = PackagedRegistry::builtin_for_project(&root).map_err(|e| e.to_string())?;
+    Ok((registry.layer_onto(config, demo), options))
+}
+
 impl Context {
     fn load(cli: &Cli) -> Result<Self, String> {
-        let options = LoadOptions::from_env(cli.cwd.as_deref(), cli.config.clone())
-            .map_err(|e| format!("cannot read the current directory: {e}"))?;
-        let config = ConfigSet::load(&options).map_err(|e| e.to_string())?;
-        let root = options
-            .project_dir
-            .canonicalize()
-            .unwrap_or_else(|_| options.project_dir.clone());
-        let registry = PackagedRegistry::builtin_for_project(&root).map_err(|e| e.to_string())?;
-        let config = registry.layer_onto(config, cli.demo);
+        let (config, options) = load_config(cli.cwd.as_deref(), cli.config.clone(), cli.demo)?;
         let home = options
             .config_home
             .or_else(config_home)
@@ -258,11 +268,19 @@ pub fn run(cli: Cli) -> Exit {
         }
     };
     match cli.command {
-        None => crate::console::run(
-            cx.config,
-            cx.trust.path().to_path_buf(),
-            &crate::mcp::policy::Policy::default_path(&cx.config_home),
-        ),
+        None => {
+            // The console reloads the same files after its editor saves one.
+            let (cwd, extra, demo) = (cli.cwd.clone(), cli.config.clone(), cli.demo);
+            let reload: crate::console::Reload = Box::new(move || {
+                load_config(cwd.as_deref(), extra.clone(), demo).map(|(config, _)| config)
+            });
+            crate::console::run(
+                cx.config,
+                cx.trust.path().to_path_buf(),
+                &crate::mcp::policy::Policy::default_path(&cx.config_home),
+                reload,
+            )
+        }
         Some(Command::Status { json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
         Some(Command::Config(ConfigCommand::Show { server, json })) => {

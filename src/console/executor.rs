@@ -35,6 +35,11 @@ pub struct Executor {
     spill_base: Option<PathBuf>,
     policy: Policy,
     agents: Agents,
+    /// Reads the configuration again (after a save or before a trust change).
+    reload: Option<super::Reload>,
+    /// Engines replaced this session: their connections are closed, their spills kept until
+    /// the console exits.
+    retired: Vec<Arc<Engine>>,
 }
 
 impl Executor {
@@ -60,6 +65,8 @@ impl Executor {
             policy,
             engine: Arc::new(engine),
             agents: Agents::new(None, tx.clone()),
+            reload: None,
+            retired: Vec::new(),
             tx,
             tokens: HashMap::new(),
             clipboard: Clipboard::default(),
@@ -68,6 +75,11 @@ impl Executor {
             events,
             spill_base,
         })
+    }
+
+    /// Reads the configuration again with `reload` after the editor saves a file.
+    pub fn set_reload(&mut self, reload: super::Reload) {
+        self.reload = Some(reload);
     }
 
     /// Attaches to agent sessions that appeared since the last look.
@@ -131,9 +143,14 @@ impl Executor {
                 let _ = self.tx.send(Msg::Stderr { server, text });
             }
             Effect::DeleteSpill(basename) => {
-                let result = self
-                    .engine
-                    .remove_spill(&basename)
+                let owner = std::iter::once(&self.engine)
+                    .chain(&self.retired)
+                    .find(|e| e.spills().iter().any(|s| s.basename == basename));
+                let result = owner
+                    .map_or_else(
+                        || Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+                        |e| e.remove_spill(&basename),
+                    )
                     .map(|()| format!("deleted spill {basename}"))
                     .map_err(|e| format!("cannot delete spill {basename}: {e}"));
                 let _ = self.tx.send(Msg::SpillDeleted(result));
@@ -163,7 +180,9 @@ impl Executor {
                 let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
             }
             Effect::RefreshSpills => {
-                let _ = self.tx.send(Msg::Spills(self.engine.spills()));
+                let mut spills = self.engine.spills();
+                spills.extend(self.retired.iter().flat_map(|e| e.spills()));
+                let _ = self.tx.send(Msg::Spills(spills));
             }
             Effect::ReadSpill { path, offset } => {
                 let tx = self.tx.clone();
@@ -189,7 +208,12 @@ impl Executor {
                 let _ = self.tx.send(Msg::EditorText { path, layer, text });
             }
             Effect::SaveConfig { path, text } => {
-                let _ = self.tx.send(Msg::Saved(save_config(&path, &text)));
+                let saved = save_config(&path, &text).map(|m| match self.reload_config() {
+                    Ok(true) => format!("{m}; configuration reloaded"),
+                    Ok(false) => format!("{m}; restart mcpdeck to apply"),
+                    Err(e) => format!("{m}; reloading failed ({e}); restart mcpdeck to apply"),
+                });
+                let _ = self.tx.send(Msg::Saved(saved));
             }
             Effect::Copy(text) => {
                 let result = self.clipboard.copy(&text);
@@ -205,7 +229,43 @@ impl Executor {
         false
     }
 
+    /// Reads the configuration again and restarts the engine over it; `false` when this
+    /// executor cannot reload.
+    fn reload_config(&mut self) -> Result<bool, String> {
+        let Some(reload) = &self.reload else {
+            return Ok(false);
+        };
+        self.config = reload()?;
+        self.replace_engine()?;
+        let _ = self.tx.send(Msg::Info(Box::new(self.info())));
+        let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
+        Ok(true)
+    }
+
+    /// A new engine over the current configuration and trust store; the old one's connections
+    /// close and its spills stay until exit.
+    fn replace_engine(&mut self) -> Result<(), String> {
+        let engine = build_engine(
+            &self.config,
+            &self.trust_path,
+            &self.policy,
+            &self.tx,
+            &self.events,
+            self.spill_base.clone(),
+        )
+        .map_err(|e| format!("restarting the engine failed: {e}"))?;
+        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
+        let closing = old.clone();
+        tokio::spawn(async move { closing.close_connections().await });
+        self.retired.push(old);
+        Ok(())
+    }
+
     fn change_trust(&mut self, grant: bool) -> Result<String, String> {
+        // Trust what is on disk now, not what was read at start.
+        if let Some(reload) = &self.reload {
+            self.config = reload()?;
+        }
         let mut store = TrustStore::load(self.trust_path.clone());
         let message = if grant {
             store.grant(&self.config).map_err(|e| e.to_string())?;
@@ -217,26 +277,19 @@ impl Executor {
                 Err(e) => return Err(e.to_string()),
             }
         };
-        let engine = build_engine(
-            &self.config,
-            &self.trust_path,
-            &self.policy,
-            &self.tx,
-            &self.events,
-            self.spill_base.clone(),
-        )
-        .map_err(|e| format!("restarting the engine failed: {e}"))?;
-        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
-        tokio::spawn(async move { old.shutdown().await });
+        self.replace_engine()?;
         Ok(message)
     }
 
-    /// Cancels everything and shuts the engine down (children killed, spills removed).
+    /// Cancels everything and shuts every engine down (children killed, spills removed).
     pub async fn shutdown(&mut self) {
         for token in self.tokens.values() {
             token.cancel();
         }
         self.engine.shutdown().await;
+        for engine in self.retired.drain(..) {
+            engine.shutdown().await;
+        }
     }
 }
 
@@ -297,8 +350,8 @@ fn save_config(path: &Path, text: &str) -> Result<String, String> {
     tmp.persist(path)
         .map_err(|e| format!("cannot replace the file: {}", e.error))?;
     Ok(match backup {
-        Some(b) => format!("saved; backup at {}; restart mcpdeck to apply", b.display()),
-        None => "saved; restart mcpdeck to apply".to_owned(),
+        Some(b) => format!("saved; backup at {}", b.display()),
+        None => "saved".to_owned(),
     })
 }
 

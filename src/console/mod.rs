@@ -31,8 +31,12 @@ pub const FRAME: Duration = Duration::from_millis(16);
 /// The animation tick (spinner, elapsed time, approval guard).
 pub const TICK: Duration = Duration::from_millis(100);
 
-/// Runs the console until the operator quits or a signal arrives.
-pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path) -> Exit {
+/// Loads the configuration again (the same files, packaged servers on top).
+pub type Reload = Box<dyn Fn() -> Result<ConfigSet, String>>;
+
+/// Runs the console until the operator quits or a signal arrives; `reload` reads the
+/// configuration again after the editor saves a file.
+pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path, reload: Reload) -> Exit {
     let policy = match Policy::load(policy_path) {
         Ok(policy) => policy,
         Err(e) => {
@@ -58,6 +62,7 @@ pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path) -> Exit {
         trust_path,
         policy,
         policy_path.with_file_name("keys.toml"),
+        reload,
     )));
     // Anything still running (a stuck server's task) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(2));
@@ -75,12 +80,14 @@ async fn session(
     trust_path: PathBuf,
     policy: Policy,
     keys_path: PathBuf,
+    reload: Reload,
 ) -> Result<(), String> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let (events_tx, mut events_rx) = mpsc::channel(1024);
     let mode = policy.mode.label();
     let mut exec = Executor::new(config, trust_path, policy, tx.clone(), events_tx, None)
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
+    exec.set_reload(reload);
     let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
     mode.clone_into(&mut app.policy);
     // User key overrides live beside the policy file: `$XDG_CONFIG_HOME/mcpdeck/keys.toml`.

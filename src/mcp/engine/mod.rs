@@ -412,6 +412,16 @@ impl Engine {
 
     /// Cancels everything in flight, closes every connection (killing stdio process groups)
     /// and removes every spill. Idempotent.
+    /// Closes every connection (children killed) but keeps the spills: for an engine that a
+    /// new one replaces while the operator may still read what it spilled.
+    pub async fn close_connections(&self) {
+        self.shutdown.cancel();
+        for slot in self.slots.values() {
+            slot.close(&self.cleanup).await;
+        }
+    }
+
+    /// Closes every connection and removes every spill.
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
         for slot in self.slots.values() {
