@@ -205,3 +205,59 @@ async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
     let text = serde_json::to_string(&trace).unwrap();
     assert!(!text.contains("100000"), "the trace holds no arguments");
 }
+
+/// A server marked changed (a reloaded configuration) says so in its approval requests; the
+/// others do not.
+#[tokio::test]
+async fn approvals_carry_the_server_changed_flag() {
+    use mcpdeck::app::Msg;
+    use mcpdeck::console::approver::ConsoleApprover;
+    use mcpdeck::mcp::policy::{Decision, Mode, Policy};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp.json");
+    let servers = json!({"fx": stdio(&json!({})), "other": stdio(&json!({}))});
+    std::fs::write(&file, json!({"mcpServers": servers}).to_string()).unwrap();
+    let config = ConfigSet::from_files(
+        dir.path().to_path_buf(),
+        vec![read_file(Layer::User, file, true)],
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    std::fs::create_dir_all(dir.path().join("run")).unwrap();
+    let mut policy = Policy::default();
+    policy.mode = Mode::Enforce;
+    let mut engine = Engine::new(
+        config,
+        TrustStore::load(dir.path().join("trust.json")),
+        EngineOptions {
+            policy,
+            approver: Some(Arc::new(ConsoleApprover::new(tx))),
+            spill_base: Some(dir.path().join("run")),
+            ..EngineOptions::default()
+        },
+    )
+    .unwrap();
+    engine.mark_changed(&["fx".to_owned()].into_iter().collect());
+    let engine = Arc::new(engine);
+    for (server, changed) in [("fx", true), ("other", false)] {
+        let e = engine.clone();
+        let request = ProxyRequest::ToolsCall {
+            server: server.into(),
+            tool: "echo".into(),
+            args: serde_json::Map::new(),
+        };
+        let run = tokio::spawn(async move {
+            let token = CancellationToken::new();
+            e.execute(&request, &token).await
+        });
+        let Some(Msg::Approval(asked, reply)) = rx.recv().await else {
+            panic!("an approval request")
+        };
+        assert_eq!(asked.server, server);
+        assert_eq!(asked.server_changed, changed, "{asked:?}");
+        reply.send(Decision::Deny).unwrap();
+        let outcome = run.await.unwrap();
+        assert!(outcome.body.is_err(), "denied");
+    }
+    engine.shutdown().await;
+}

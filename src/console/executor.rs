@@ -40,6 +40,8 @@ pub struct Executor {
     /// Engines replaced this session: their connections are closed, their spills kept until
     /// the console exits.
     retired: Vec<Arc<Engine>>,
+    /// Servers whose definition changed since the console started.
+    changed: std::collections::BTreeSet<String>,
 }
 
 impl Executor {
@@ -67,6 +69,7 @@ impl Executor {
             agents: Agents::new(None, tx.clone()),
             reload: None,
             retired: Vec::new(),
+            changed: std::collections::BTreeSet::new(),
             tx,
             tokens: HashMap::new(),
             clipboard: Clipboard::default(),
@@ -235,7 +238,9 @@ impl Executor {
         let Some(reload) = &self.reload else {
             return Ok(false);
         };
-        self.config = reload()?;
+        let config = reload()?;
+        self.changed.extend(changed_servers(&self.config, &config));
+        self.config = config;
         self.replace_engine()?;
         let _ = self.tx.send(Msg::Info(Box::new(self.info())));
         let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
@@ -245,7 +250,7 @@ impl Executor {
     /// A new engine over the current configuration and trust store; the old one's connections
     /// close and its spills stay until exit.
     fn replace_engine(&mut self) -> Result<(), String> {
-        let engine = build_engine(
+        let mut engine = build_engine(
             &self.config,
             &self.trust_path,
             &self.policy,
@@ -254,6 +259,7 @@ impl Executor {
             self.spill_base.clone(),
         )
         .map_err(|e| format!("restarting the engine failed: {e}"))?;
+        engine.mark_changed(&self.changed);
         let old = std::mem::replace(&mut self.engine, Arc::new(engine));
         let closing = old.clone();
         tokio::spawn(async move { closing.close_connections().await });
@@ -264,7 +270,9 @@ impl Executor {
     fn change_trust(&mut self, grant: bool) -> Result<String, String> {
         // Trust what is on disk now, not what was read at start.
         if let Some(reload) = &self.reload {
-            self.config = reload()?;
+            let config = reload()?;
+            self.changed.extend(changed_servers(&self.config, &config));
+            self.config = config;
         }
         let mut store = TrustStore::load(self.trust_path.clone());
         let message = if grant {
@@ -314,6 +322,20 @@ fn build_engine(
             ..EngineOptions::default()
         },
     )
+}
+
+/// The names whose effective definition differs between `old` and `new` (or that only `new`
+/// has).
+fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
+    new.servers
+        .iter()
+        .filter(|n| {
+            !old.servers
+                .iter()
+                .any(|o| o.entry.name == n.entry.name && o.entry.raw == n.entry.raw)
+        })
+        .map(|n| n.entry.name.clone())
+        .collect()
 }
 
 /// Reads one pager window: the file's size and up to [`PAGER_WINDOW`] bytes from `offset`.

@@ -59,6 +59,9 @@ pub struct EngineOptions {
     pub lookup: Option<Lookup>,
     /// Also forward every connection's JSON-RPC traffic to `events` (the console's Log tab).
     pub traffic: bool,
+    /// Servers whose definition changed during this session (a reloaded configuration):
+    /// their approval requests say so.
+    pub changed_servers: std::collections::BTreeSet<String>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -71,6 +74,7 @@ pub struct Engine {
     lookup: Lookup,
     events_tx: mpsc::Sender<ServerEvent>,
     traffic: bool,
+    changed_servers: std::collections::BTreeSet<String>,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -124,6 +128,7 @@ impl Engine {
             lookup,
             events_tx,
             traffic,
+            changed_servers: options.changed_servers,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,
@@ -297,7 +302,7 @@ impl Engine {
             server: crate::mcp::sanitize::sanitize_capped(&slot.name, 128),
             operation: crate::mcp::sanitize::sanitize_capped(&op, 300),
             effects: ALL_EFFECTS.to_vec(),
-            server_changed: false,
+            server_changed: self.changed_servers.contains(&slot.name),
             tool_changed,
             timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
         };
@@ -412,6 +417,11 @@ impl Engine {
 
     /// Cancels everything in flight, closes every connection (killing stdio process groups)
     /// and removes every spill. Idempotent.
+    /// Marks `servers` as changed during this session (their approval requests say so).
+    pub fn mark_changed(&mut self, servers: &std::collections::BTreeSet<String>) {
+        self.changed_servers.extend(servers.iter().cloned());
+    }
+
     /// Closes every connection (children killed) but keeps the spills: for an engine that a
     /// new one replaces while the operator may still read what it spilled.
     pub async fn close_connections(&self) {
