@@ -75,7 +75,11 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
         };
         let cancel = CancellationToken::new();
         let interrupted = CancellationToken::new();
-        tokio::spawn(watch_signals(cancel.clone(), interrupted.clone()));
+        // Handlers are installed here, before anything is spawned: the watcher task only runs
+        // once this task first yields, and a signal before then must not kill the process
+        // with its children still running.
+        let signals = install_signals();
+        tokio::spawn(watch_signals(signals, cancel.clone(), interrupted.clone()));
         let outcome = plan(&engine, &cancel).await;
         engine.shutdown().await;
         if interrupted.is_cancelled() {
@@ -89,24 +93,46 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
     })
 }
 
-async fn watch_signals(cancel: CancellationToken, interrupted: CancellationToken) {
+#[cfg(unix)]
+type Signals = Option<[tokio::signal::unix::Signal; 3]>;
+#[cfg(not(unix))]
+type Signals = ();
+
+/// SIGINT, SIGTERM and SIGHUP streams, registered now (`None` when that fails).
+fn install_signals() -> Signals {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup)) = (
+        let (Ok(int), Ok(term), Ok(hup)) = (
+            signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
             signal(SignalKind::hangup()),
         ) else {
+            return None;
+        };
+        Some([int, term, hup])
+    }
+}
+
+async fn watch_signals(
+    signals: Signals,
+    cancel: CancellationToken,
+    interrupted: CancellationToken,
+) {
+    #[cfg(unix)]
+    {
+        let Some([mut int, mut term, mut hup]) = signals else {
             return;
         };
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
+            _ = int.recv() => {}
             _ = term.recv() => {}
             _ = hup.recv() => {}
         }
     }
     #[cfg(not(unix))]
     {
+        let () = signals;
         let _ = tokio::signal::ctrl_c().await;
     }
     interrupted.cancel();
