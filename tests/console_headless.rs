@@ -298,6 +298,12 @@ fn console_drives_the_demo_server() {
     });
 }
 
+/// The text of the side panel's result.
+fn side_lines(app: &App) -> Vec<String> {
+    let result = app.side.result.as_ref().expect("a result");
+    result.lines.iter().map(|l| l.text.clone()).collect()
+}
+
 /// The side panel runs `workspace_find` and `workspace_check` on the packaged `workspace`
 /// server (the real `mcpdeck workspace-server` child, bound to a temporary project) through the
 /// real executor and engine.
@@ -341,16 +347,7 @@ fn side_panel_runs_workspace_tools() {
             h.key(KeyCode::Enter);
             assert!(h.app.side.run.is_some());
             h.until("the passages", |a| a.side.result.is_some()).await;
-            let lines: Vec<String> = h
-                .app
-                .side
-                .result
-                .as_ref()
-                .expect("result")
-                .lines
-                .iter()
-                .map(|l| l.text.clone())
-                .collect();
+            let lines = side_lines(&h.app);
             assert!(
                 lines
                     .iter()
@@ -372,16 +369,7 @@ fn side_panel_runs_workspace_tools() {
                 a.side.result.as_ref().is_some_and(|r| r.tool == 2)
             })
             .await;
-            let lines: Vec<String> = h
-                .app
-                .side
-                .result
-                .as_ref()
-                .expect("result")
-                .lines
-                .iter()
-                .map(|l| l.text.clone())
-                .collect();
+            let lines = side_lines(&h.app);
             let at = lines
                 .iter()
                 .position(|l| l == ".mcp.json")

@@ -418,20 +418,27 @@ async fn elicitation_approves_once_or_for_the_session() {
     assert_eq!(calls(&counter), before, "a denial sends nothing");
 }
 
-#[tokio::test]
-async fn an_attached_console_answers_through_the_control_socket() {
-    use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
-    use mcpdeck::mcp::policy::Decision;
-
+/// An enforce-mode serve session over the fixture, once its control socket is published:
+/// (sandbox, the fixture's call counter, the session, the socket directory).
+async fn enforce_session_with_socket() -> (Sandbox, PathBuf, Arc<Session>, PathBuf) {
     let sb = Sandbox::new();
     let counter = sb.dir.path().join("counter");
     servers(&sb, &counter, &sb.dir.path().join("events"));
     let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
     let dir = session.runtime_dir.join("mcpdeck");
     assert!(
-        common_wait(|| !list_sockets(&dir).is_empty()).await,
+        common_wait(|| !mcpdeck::mcp::control::list_sockets(&dir).is_empty()).await,
         "socket published"
     );
+    (sb, counter, session, dir)
+}
+
+#[tokio::test]
+async fn an_attached_console_answers_through_the_control_socket() {
+    use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
+    use mcpdeck::mcp::policy::Decision;
+
+    let (sb, counter, session, dir) = enforce_session_with_socket().await;
     let socket = list_sockets(&dir).remove(0);
     #[cfg(unix)]
     {
@@ -621,15 +628,7 @@ async fn the_console_answers_an_agents_approval() {
     use mcpdeck::mcp::policy::Policy;
     use mcpdeck::mcp::trust::TrustStore;
 
-    let sb = Sandbox::new();
-    let counter = sb.dir.path().join("counter");
-    servers(&sb, &counter, &sb.dir.path().join("events"));
-    let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
-    let dir = session.runtime_dir.join("mcpdeck");
-    assert!(
-        common_wait(|| !mcpdeck::mcp::control::list_sockets(&dir).is_empty()).await,
-        "socket published"
-    );
+    let (_sb, counter, session, dir) = enforce_session_with_socket().await;
     let console = Sandbox::new();
     let config = ConfigSet::load(&LoadOptions {
         project_dir: console.project.clone(),
