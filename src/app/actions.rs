@@ -164,6 +164,18 @@ impl App {
                 };
                 Vec::new()
             }
+            Action::LogFilter => {
+                let tab = tab_index(Tab::Log);
+                let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
+                if self.tab == Tab::Log
+                    && let Some(pane) = self.panes.get_mut(&server)
+                {
+                    pane.log_filter = pane.log_filter.next();
+                    pane.sel[tab] = 0;
+                    self.message = Some(format!("log: {}", pane.log_filter.label()));
+                }
+                Vec::new()
+            }
             Action::Fold | Action::FoldAll => {
                 if let Screen::Result(view, _) = &mut self.screen
                     && !view.show_model
@@ -264,7 +276,7 @@ impl App {
                 Some(Load::Ready(p)) => p.len(),
                 _ => 0,
             },
-            Tab::Log => pane.log.len(),
+            Tab::Log => pane.visible_log().len(),
             Tab::Config => self
                 .server()
                 .and_then(|s| self.info.servers.get(&s.name))
@@ -391,11 +403,11 @@ impl App {
         let Some(pane) = self.panes.get(server) else {
             return Vec::new();
         };
-        let Some(line) = pane
-            .log
+        let lines = pane.visible_log();
+        let Some(line) = lines
             .len()
             .checked_sub(sel + 1)
-            .and_then(|i| pane.log.get(i))
+            .and_then(|i| lines.get(i).copied())
         else {
             return Vec::new();
         };

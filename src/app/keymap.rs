@@ -104,6 +104,8 @@ pub enum Action {
     FoldAll,
     /// Show a tool's whole description (descriptions are cut at 2 KiB).
     FullText,
+    /// Cycle the Log tab between all lines, traffic and notifications.
+    LogFilter,
     /// Edit the selected server's configuration file.
     Edit,
     /// Save the configuration file being edited.
@@ -281,6 +283,14 @@ pub const KEYMAP: &[Binding] = &[
         "Esc",
         A::Back,
         "clear search / back",
+        false,
+    ),
+    bind(
+        C::List,
+        K::Char('v'),
+        "v",
+        A::LogFilter,
+        "Log tab: all / traffic / notifications",
         false,
     ),
     bind(
@@ -636,6 +646,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("fold", Action::Fold),
     ("fold_all", Action::FoldAll),
     ("full_text", Action::FullText),
+    ("log_filter", Action::LogFilter),
     ("edit", Action::Edit),
     ("save", Action::Save),
 ];

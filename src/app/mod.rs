@@ -284,10 +284,59 @@ pub struct ServerPane {
     pub sel: [usize; 5],
     /// Notifications and traffic, newest last (bounded).
     pub log: VecDeque<LogLine>,
+    /// Which log lines the Log tab shows.
+    pub log_filter: LogFilter,
     /// The stdio server's kept stderr, sanitised lines (refreshed while the Log tab shows).
     pub stderr: Vec<String>,
     /// When the stderr was last asked for.
     pub stderr_asked: Option<Instant>,
+}
+
+/// Which lines the Log tab shows (`v` cycles).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LogFilter {
+    /// Everything.
+    #[default]
+    All,
+    /// JSON-RPC traffic only.
+    Traffic,
+    /// Notifications only (progress, logging, list changes, exits).
+    Events,
+}
+
+impl LogFilter {
+    /// The next filter in the cycle.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::All => Self::Traffic,
+            Self::Traffic => Self::Events,
+            Self::Events => Self::All,
+        }
+    }
+
+    /// The filter's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Traffic => "traffic",
+            Self::Events => "notifications",
+        }
+    }
+}
+
+impl ServerPane {
+    /// The log lines the Log tab shows, oldest first.
+    pub fn visible_log(&self) -> Vec<&LogLine> {
+        self.log
+            .iter()
+            .filter(|l| match self.log_filter {
+                LogFilter::All => true,
+                LogFilter::Traffic => l.body.is_some(),
+                LogFilter::Events => l.body.is_none(),
+            })
+            .collect()
+    }
 }
 
 /// The tool detail view.

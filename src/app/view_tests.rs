@@ -129,3 +129,62 @@ fn f_shows_the_whole_description_beyond_2_kib() {
     app.update(ch('f'));
     assert!(matches!(&app.screen, Screen::Detail(d) if !d.show_full));
 }
+
+#[test]
+fn v_filters_the_log_between_traffic_and_notifications() {
+    use crate::mcp::connection::traffic::Traffic;
+    use crate::mcp::connection::{ConnectionEvent, ServerEvent};
+    let (mut app, _d) = demo_app();
+    let traffic = |id: &str| {
+        super::Msg::Event(ServerEvent {
+            server: "demo".into(),
+            event: ConnectionEvent::Traffic(Box::new(Traffic {
+                outgoing: true,
+                kind: "request",
+                method: Some("tools/list".to_owned()),
+                id: Some(id.to_owned()),
+                bytes: 10,
+                latency: None,
+                body: format!("{{\"id\":{id}}}"),
+            })),
+        })
+    };
+    app.update(traffic("1"));
+    app.update(super::Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::ToolListChanged,
+    }));
+    app.update(traffic("2"));
+    // To the Log tab (fourth), where `v` cycles the filter.
+    app.update(key(KeyCode::Enter));
+    for _ in 0..3 {
+        app.update(key(KeyCode::Right));
+    }
+    let shown = |app: &App| {
+        app.pane()
+            .expect("pane")
+            .visible_log()
+            .iter()
+            .map(|l| l.text.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shown(&app).len(), 3);
+    app.update(ch('v'));
+    assert!(
+        shown(&app).iter().all(|t| t.starts_with("request")),
+        "{:?}",
+        shown(&app)
+    );
+    assert_eq!(shown(&app).len(), 2);
+    assert_eq!(app.message.as_deref(), Some("log: traffic"));
+    // Enter opens the newest traffic line's body.
+    app.update(key(KeyCode::Enter));
+    assert!(
+        matches!(&app.screen, Screen::Result(v, _) if v.plain.iter().any(|l| l.contains("\"id\": 2")))
+    );
+    app.update(key(KeyCode::Esc));
+    app.update(ch('v'));
+    assert_eq!(shown(&app), ["tools/list_changed"]);
+    app.update(ch('v'));
+    assert_eq!(shown(&app).len(), 3);
+}

@@ -33,19 +33,26 @@ pub fn render(
     stderr: Rect,
 ) {
     let height = usize::from(list.height);
+    let log = pane.visible_log();
     let mut lines = Vec::new();
-    if pane.log.is_empty() {
+    if pane.log_filter != crate::app::LogFilter::All {
+        lines.push(Line::styled(
+            format!("showing {} (v: next)", pane.log_filter.label()),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    let height = height.saturating_sub(lines.len());
+    if log.is_empty() {
         lines.push(Line::styled(
             "Nothing yet: progress, logging, list_changed, exits and the JSON-RPC traffic appear here.",
             Style::new().fg(Color::DarkGray),
         ));
     }
-    let len = pane.log.len();
+    let len = log.len();
     let selected = len.checked_sub(sel.min(len.saturating_sub(1)) + 1);
     let skip = len.saturating_sub(height + sel.min(len));
     lines.extend(
-        pane.log
-            .iter()
+        log.iter()
             .enumerate()
             .skip(skip)
             .take(height)
