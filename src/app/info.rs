@@ -218,39 +218,10 @@ fn tone_of(state: TrustState) -> Tone {
 
 /// Added, removed and changed project servers between two `definitions` values.
 fn diff(old: &serde_json::Value, new: &serde_json::Value) -> Vec<InfoLine> {
-    let key = |v: &serde_json::Value| {
-        format!(
-            "{} {}",
-            v.get("file").and_then(|f| f.as_str()).unwrap_or("?"),
-            v.get("name").and_then(|n| n.as_str()).unwrap_or("?")
-        )
-    };
-    let empty = Vec::new();
-    let old = old.as_array().unwrap_or(&empty);
-    let new = new.as_array().unwrap_or(&empty);
-    let mut out = Vec::new();
-    for n in new {
-        match old.iter().find(|o| key(o) == key(n)) {
-            None => out.push(line(format!("  + added   {}", key(n)), Tone::Warn)),
-            Some(o) if o.get("definition") != n.get("definition") => {
-                out.push(line(format!("  ~ changed {}", key(n)), Tone::Warn));
-                for (label, v) in [("was", o), ("now", n)] {
-                    let text = v
-                        .get("definition")
-                        .map(|d| displayable(d).to_string())
-                        .unwrap_or_default();
-                    out.push(line(format!("      {label}: {text}"), Tone::Dim));
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    for o in old {
-        if !new.iter().any(|n| key(n) == key(o)) {
-            out.push(line(format!("  - removed {}", key(o)), Tone::Warn));
-        }
-    }
-    out
+    crate::mcp::trust::diff::diff(old, new)
+        .into_iter()
+        .map(|l| line(l.text, if l.detail { Tone::Dim } else { Tone::Warn }))
+        .collect()
 }
 
 #[cfg(test)]

@@ -174,46 +174,9 @@ fn describe_entry(out: &mut String, entry: &ServerEntry, root: &Path) {
 
 /// What changed between the trusted and the current definitions, by file and server.
 fn diff(old: &serde_json::Value, new: &serde_json::Value) -> String {
-    let key = |v: &serde_json::Value| {
-        format!(
-            "{} {}",
-            v.get("file").and_then(|f| f.as_str()).unwrap_or("?"),
-            v.get("name").and_then(|n| n.as_str()).unwrap_or("?")
-        )
-    };
-    let empty = Vec::new();
-    let old = old.as_array().unwrap_or(&empty);
-    let new = new.as_array().unwrap_or(&empty);
     let mut out = String::from("changes since trusted:\n");
-    for n in new {
-        match old.iter().find(|o| key(o) == key(n)) {
-            None => {
-                let _ = writeln!(out, "  + added   {}", key(n));
-            }
-            Some(o) if o.get("definition") != n.get("definition") => {
-                let _ = writeln!(out, "  ~ changed {}", key(n));
-                let _ = writeln!(
-                    out,
-                    "      was: {}",
-                    o.get("definition")
-                        .map(|d| displayable(d).to_string())
-                        .unwrap_or_default()
-                );
-                let _ = writeln!(
-                    out,
-                    "      now: {}",
-                    n.get("definition")
-                        .map(|d| displayable(d).to_string())
-                        .unwrap_or_default()
-                );
-            }
-            Some(_) => {}
-        }
-    }
-    for o in old {
-        if !new.iter().any(|n| key(n) == key(o)) {
-            let _ = writeln!(out, "  - removed {}", key(o));
-        }
+    for line in crate::mcp::trust::diff::diff(old, new) {
+        let _ = writeln!(out, "{}", line.text);
     }
     out.push('\n');
     out

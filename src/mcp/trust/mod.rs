@@ -257,4 +257,5 @@ pub fn fingerprint(config: &ConfigSet) -> String {
 
 pub use crate::mcp::canonical::write_canonical;
 
+pub mod diff;
 pub mod risk;
