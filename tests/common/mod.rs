@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod http_fixture;
+#[allow(unused_imports)] // not every test binary starts the HTTP fixture
+pub use http_fixture::HttpFixture;
+
 /// A temporary XDG config home and project directory.
 pub struct Sandbox {
     /// Keeps the directory alive.
@@ -89,55 +93,6 @@ impl Sandbox {
 /// The fixture server binary.
 pub fn fixture() -> &'static str {
     env!("CARGO_BIN_EXE_mcpdeck-fixture")
-}
-
-/// A running HTTP fixture on loopback; killed on drop.
-pub struct HttpFixture {
-    child: std::process::Child,
-    /// The main port.
-    pub port: u16,
-    /// The capture port (what redirects point to).
-    pub capture_port: u16,
-}
-
-impl HttpFixture {
-    /// Starts `mcpdeck-fixture http --keys KEYS` and reads its ports.
-    pub fn start(keys: &str) -> Self {
-        use std::io::BufRead as _;
-        let mut child = std::process::Command::new(fixture())
-            .args(["http", "--keys", keys])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("fixture starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("port line");
-        let mut parts = line
-            .split_whitespace()
-            .map(|p| p.parse::<u16>().expect("port"));
-        let port = parts.next().expect("port");
-        let capture_port = parts.next().expect("capture port");
-        Self {
-            child,
-            port,
-            capture_port,
-        }
-    }
-
-    /// `http://127.0.0.1:PORT/PATH`.
-    pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}/{path}", self.port)
-    }
-}
-
-impl Drop for HttpFixture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Whether a process is still alive (zombies count as gone).

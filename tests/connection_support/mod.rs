@@ -4,7 +4,6 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -15,6 +14,11 @@ use mcpdeck::mcp::connection::Connection;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult,
 };
+
+#[path = "../common/http_fixture.rs"]
+mod http_fixture;
+#[allow(unused_imports)] // not every test binary starts the HTTP fixture
+pub use http_fixture::HttpFixture;
 
 pub const FIXTURE: &str = env!("CARGO_BIN_EXE_mcpdeck-fixture");
 
@@ -154,60 +158,4 @@ pub fn first_text(r: &CallToolResult) -> String {
 
 pub fn temp_file(dir: &tempfile::TempDir, name: &str) -> PathBuf {
     dir.path().join(name)
-}
-
-/// A running `mcpdeck-fixture http`, killed on drop.
-pub struct HttpFixture {
-    child: std::process::Child,
-    pub port: u16,
-    pub capture_port: u16,
-}
-
-impl HttpFixture {
-    pub fn start(keys: &str) -> Self {
-        let mut child = std::process::Command::new(FIXTURE)
-            .args(["http", "--keys", keys])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("fixture starts");
-        let stdout = child.stdout.take().expect("stdout piped");
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("port line");
-        let mut ports = line
-            .split_whitespace()
-            .map(|p| p.parse::<u16>().expect("port"));
-        let port = ports.next().expect("main port");
-        let capture_port = ports.next().expect("capture port");
-        Self {
-            child,
-            port,
-            capture_port,
-        }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
-    /// `{"requests":n,"with_auth":m}` from the capture port.
-    pub async fn seen(&self) -> serde_json::Value {
-        mcpdeck::mcp::connection::http::install_crypto_provider();
-        let body = reqwest::get(format!("http://127.0.0.1:{}/seen", self.capture_port))
-            .await
-            .expect("capture answers")
-            .text()
-            .await
-            .expect("body");
-        serde_json::from_str(&body).expect("json")
-    }
-}
-
-impl Drop for HttpFixture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
