@@ -51,6 +51,16 @@ impl Harness {
         }
     }
 
+    /// Feeds engine messages until a result is shown, and returns it.
+    async fn result(&mut self, what: &str) -> mcpdeck::app::ResultView {
+        self.until(what, |a| matches!(a.screen, Screen::Result(..)))
+            .await;
+        match &self.app.screen {
+            Screen::Result(view, _) => (**view).clone(),
+            _ => unreachable!("the screen was just checked"),
+        }
+    }
+
     /// Feeds engine messages until `done` holds (each wait is for a message, with a deadline).
     async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -173,13 +183,7 @@ fn enforce_mode_asks_the_console_and_the_answer_counts() {
             Duration::from_millis(400),
         );
         assert!(h.app.approvals.is_empty());
-        h.until("the approved result", |a| {
-            matches!(a.screen, Screen::Result(..))
-        })
-        .await;
-        let Screen::Result(view, _) = &h.app.screen else {
-            unreachable!()
-        };
+        let view = h.result("the approved result").await;
         assert!(view.error.is_none(), "{view:?}");
         // Now deny one.
         h.key(KeyCode::Char('c'));
@@ -190,13 +194,7 @@ fn enforce_mode_asks_the_console_and_the_answer_counts() {
             Msg::Key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)),
             Duration::from_millis(400),
         );
-        h.until("the denied result", |a| {
-            matches!(a.screen, Screen::Result(..))
-        })
-        .await;
-        let Screen::Result(view, _) = &h.app.screen else {
-            unreachable!()
-        };
+        let view = h.result("the denied result").await;
         assert!(view.error.is_some(), "{view:?}");
     });
 }
@@ -232,13 +230,7 @@ fn console_drives_the_demo_server() {
             .await;
         h.type_text("hello console");
         h.key(KeyCode::Enter);
-        h.until("the echo result", |a| {
-            matches!(a.screen, Screen::Result(..))
-        })
-        .await;
-        let Screen::Result(view, _) = &h.app.screen else {
-            unreachable!()
-        };
+        let view = h.result("the echo result").await;
         assert!(view.error.is_none(), "{view:?}");
         assert!(
             view.lines.iter().any(|l| l.contains("hello console")),
@@ -278,13 +270,7 @@ fn console_drives_the_demo_server() {
         )
         .await;
         h.key(KeyCode::Esc);
-        h.until("the cancelled result", |a| {
-            matches!(a.screen, Screen::Result(..))
-        })
-        .await;
-        let Screen::Result(view, _) = &h.app.screen else {
-            unreachable!()
-        };
+        let view = h.result("the cancelled result").await;
         assert_eq!(
             view.error.as_ref().map(|e| e.0.as_str()),
             Some("cancelled"),
@@ -386,13 +372,7 @@ fn spills_are_listed_paged_and_deleted() {
     with_demo(None, async |h: &mut Harness| {
         open_form(h, "image").await;
         h.key(KeyCode::Enter);
-        h.until("the image result", |a| {
-            matches!(a.screen, Screen::Result(..))
-        })
-        .await;
-        let Screen::Result(view, _) = &h.app.screen else {
-            unreachable!()
-        };
+        let view = h.result("the image result").await;
         assert_eq!(view.spills.len(), 1, "{view:?}");
         h.key(KeyCode::Esc);
         h.key(KeyCode::Char('s'));
@@ -427,10 +407,7 @@ fn log_tab_shows_traffic_and_bodies() {
         open_form(h, "echo").await;
         h.type_text("traffic please");
         h.key(KeyCode::Enter);
-        h.until("the echo result", |a| {
-            matches!(a.screen, Screen::Result(..))
-        })
-        .await;
+        h.result("the echo result").await;
         h.key(KeyCode::Esc);
         h.until("the tools/call answer in the log", |a| {
             a.pane().is_some_and(|p| {
@@ -577,10 +554,7 @@ fn saving_reloads_and_an_edited_project_shows_changed() {
             // A spill from the first engine.
             open_form(h, "image").await;
             h.key(KeyCode::Enter);
-            h.until("the image result", |a| {
-                matches!(a.screen, Screen::Result(..))
-            })
-            .await;
+            h.result("the image result").await;
             h.key(KeyCode::Esc);
             // Trust the project: t, T, then a typed y.
             h.key(KeyCode::Char('t'));
