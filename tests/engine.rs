@@ -226,18 +226,18 @@ async fn approvals_carry_the_server_changed_flag() {
     std::fs::create_dir_all(dir.path().join("run")).unwrap();
     let mut policy = Policy::default();
     policy.mode = Mode::Enforce;
-    let mut engine = Engine::new(
+    let engine = Engine::new(
         config,
         TrustStore::load(dir.path().join("trust.json")),
         EngineOptions {
             policy,
             approver: Some(Arc::new(ConsoleApprover::new(tx))),
             spill_base: Some(dir.path().join("run")),
+            changed_servers: ["fx".to_owned()].into_iter().collect(),
             ..EngineOptions::default()
         },
     )
     .unwrap();
-    engine.mark_changed(&["fx".to_owned()].into_iter().collect());
     let engine = Arc::new(engine);
     for (server, changed) in [("fx", true), ("other", false)] {
         let e = engine.clone();

@@ -111,7 +111,6 @@ impl App {
     }
 
     pub(super) fn on_event(&mut self, event: &ServerEvent) -> Vec<Effect> {
-        let server = sanitize_capped(&event.server, 128);
         let (kind, text, stale) = match &event.event {
             ConnectionEvent::Progress {
                 progress,
@@ -190,7 +189,6 @@ impl App {
             _ => {}
         }
         let exited = kind == "exited";
-        let _ = server;
         if stale.is_some() && self.focus == Focus::Main {
             effects.extend(self.ensure_tab());
         }

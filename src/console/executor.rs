@@ -62,6 +62,7 @@ impl Executor {
             &tx,
             &events,
             spill_base.clone(),
+            &std::collections::BTreeSet::new(),
         )?;
         Ok(Self {
             policy,
@@ -250,16 +251,16 @@ impl Executor {
     /// A new engine over the current configuration and trust store; the old one's connections
     /// close and its spills stay until exit.
     fn replace_engine(&mut self) -> Result<(), String> {
-        let mut engine = build_engine(
+        let engine = build_engine(
             &self.config,
             &self.trust_path,
             &self.policy,
             &self.tx,
             &self.events,
             self.spill_base.clone(),
+            &self.changed,
         )
         .map_err(|e| format!("restarting the engine failed: {e}"))?;
-        engine.mark_changed(&self.changed);
         let old = std::mem::replace(&mut self.engine, Arc::new(engine));
         let closing = old.clone();
         tokio::spawn(async move { closing.close_connections().await });
@@ -308,6 +309,7 @@ fn build_engine(
     tx: &mpsc::UnboundedSender<Msg>,
     events: &mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
+    changed: &std::collections::BTreeSet<String>,
 ) -> std::io::Result<Engine> {
     let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone()));
     Engine::new(
@@ -319,6 +321,7 @@ fn build_engine(
             spill_base,
             events: Some(events.clone()),
             traffic: true,
+            changed_servers: changed.clone(),
             ..EngineOptions::default()
         },
     )
@@ -380,6 +383,27 @@ fn save_config(path: &Path, text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changed_servers_are_the_edited_and_the_added() {
+        use crate::mcp::config::Layer;
+        use crate::mcp::config::load::read_file;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = |text: &str| {
+            let file = dir.path().join("mcp.json");
+            std::fs::write(&file, text).expect("write");
+            ConfigSet::from_files(
+                dir.path().to_path_buf(),
+                vec![read_file(Layer::User, file, true)],
+            )
+        };
+        let old = config(r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#);
+        let new = config(
+            r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "z"}, "c": {"command": "w"}}}"#,
+        );
+        assert_eq!(changed_servers(&old, &new), ["b", "c"]);
+        assert!(changed_servers(&new, &new).is_empty());
+    }
 
     #[test]
     fn save_backs_up_and_replaces() {

@@ -417,11 +417,6 @@ impl Engine {
 
     /// Cancels everything in flight, closes every connection (killing stdio process groups)
     /// and removes every spill. Idempotent.
-    /// Marks `servers` as changed during this session (their approval requests say so).
-    pub fn mark_changed(&mut self, servers: &std::collections::BTreeSet<String>) {
-        self.changed_servers.extend(servers.iter().cloned());
-    }
-
     /// Closes every connection (children killed) but keeps the spills: for an engine that a
     /// new one replaces while the operator may still read what it spilled.
     pub async fn close_connections(&self) {
