@@ -6,6 +6,8 @@ mod approve_tty;
 mod args;
 mod config_cmd;
 pub mod exit;
+mod hosts_cmd;
+mod hosts_io;
 mod ops_cmd;
 mod output;
 mod proxy_cmd;
@@ -62,6 +64,16 @@ pub enum Command {
         /// Remove this project's trust entry.
         #[arg(long)]
         revoke: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Other agent hosts' MCP configurations (Claude Code, Cursor, VS Code, Codex, Gemini,
+    /// Windsurf) side by side with mcpdeck's; without a subcommand, the matrix.
+    Hosts {
+        /// What to do; without one, the side-by-side matrix.
+        #[command(subcommand)]
+        command: Option<hosts_cmd::HostsCommand>,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -293,6 +305,7 @@ pub fn run(cli: Cli) -> Exit {
                 trust_cmd::grant(&mut cx, yes, json)
             }
         }
+        Some(Command::Hosts { command, json }) => hosts_cmd::run(&cx, command, json),
         Some(Command::Proxy { request, json }) => proxy_cmd::run(cx, &request, json),
         Some(Command::Tools {
             server,

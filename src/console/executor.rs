@@ -354,30 +354,12 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
 /// Writes `text` to `path` atomically (a temp file in the same directory, then rename), after
 /// copying the previous content to `<name>.bak-<UTC timestamp>`.
 fn save_config(path: &Path, text: &str) -> Result<String, String> {
-    use std::io::Write as _;
-    let dir = path.parent().ok_or("the file has no directory")?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut backup = None;
-    if path.exists() {
-        let stamp = crate::mcp::clock::now_rfc3339().replace(':', "-");
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let target = dir.join(format!("{name}.bak-{stamp}"));
-        std::fs::copy(path, &target).map_err(|e| format!("backup failed: {e}"))?;
-        backup = Some(target);
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write: {e}"))?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| format!("cannot write: {e}"))?;
-    tmp.persist(path)
-        .map_err(|e| format!("cannot replace the file: {}", e.error))?;
-    Ok(match backup {
-        Some(b) => format!("saved; backup at {}", b.display()),
-        None => "saved".to_owned(),
-    })
+    Ok(
+        match crate::mcp::config::save::save_with_backup(path, text)? {
+            Some(b) => format!("saved; backup at {}", b.display()),
+            None => "saved".to_owned(),
+        },
+    )
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod config;
 pub mod connection;
 pub mod control;
 pub mod engine;
+pub mod hosts;
 pub mod packaged;
 pub mod policy;
 pub mod proxy;

@@ -90,10 +90,19 @@ pub struct SyntaxError {
 
 /// Parses strict JSON text.
 pub fn parse(text: &str) -> Result<Spanned, SyntaxError> {
+    parse_with(text, false)
+}
+
+/// Parses JSON with comments and trailing commas (what VS Code and some hosts accept).
+pub fn parse_jsonc(text: &str) -> Result<Spanned, SyntaxError> {
+    parse_with(text, true)
+}
+
+fn parse_with(text: &str, jsonc: bool) -> Result<Spanned, SyntaxError> {
     let options = jsonc_parser::ParseOptions {
-        allow_comments: false,
+        allow_comments: jsonc,
         allow_loose_object_property_names: false,
-        allow_trailing_commas: false,
+        allow_trailing_commas: jsonc,
         allow_missing_commas: false,
         allow_single_quoted_strings: false,
         allow_hexadecimal_numbers: false,

@@ -251,6 +251,12 @@ pub fn read_file(layer: Layer, path: PathBuf, required: bool) -> ConfigFile {
     file
 }
 
+/// Reads a configuration file's text with the same limits as mcpdeck's own files: `Ok(None)`
+/// when it does not exist, a file-level diagnostic when it cannot be used.
+pub fn read_config_text(path: &Path) -> Result<Option<String>, Box<Diagnostic>> {
+    read_text(path).map_err(|problem| Box::new(problem.into_diagnostic(path)))
+}
+
 enum ReadProblem {
     Io(std::io::Error),
     NotAFile,

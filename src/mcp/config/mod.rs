@@ -3,11 +3,12 @@
 //! spawns anything.
 
 pub mod diagnostic;
-mod fields;
+pub mod fields;
 pub mod json;
 pub mod load;
 pub mod model;
 pub mod refs;
+pub mod save;
 pub mod schema;
 
 pub use diagnostic::{Counts, Diagnostic, Severity};

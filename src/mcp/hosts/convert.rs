@@ -1,0 +1,623 @@
+//! Conversion between a host's definitions and mcpdeck's: import (host → mcpdeck JSON, checked
+//! by mcpdeck's own schema so literal credentials are refused), export (mcpdeck → a snippet in
+//! the host's format) and the definition a test-connect runs (variables resolved the way the
+//! host would). Nothing here writes a file.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::text::{Piece, Syntax, Text, describe};
+use super::{HostDef, HostId, HostTransport};
+use crate::mcp::config::refs::{Part, Template};
+use crate::mcp::config::schema::parse_file;
+use crate::mcp::config::{
+    HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, StdioDef, Transport,
+};
+
+/// What the host-defined variables stand for here.
+#[derive(Debug, Clone)]
+pub struct Places<'a> {
+    /// The project root (`${workspaceFolder}`).
+    pub project: &'a Path,
+    /// The home directory (`${userHome}`).
+    pub home: Option<&'a Path>,
+}
+
+impl Places<'_> {
+    fn builtin(&self, name: &str) -> Option<String> {
+        match name {
+            "workspaceFolder" => Some(self.project.display().to_string()),
+            "workspaceFolderBasename" => self
+                .project
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+            "userHome" => self.home.map(|h| h.display().to_string()),
+            "pathSeparator" | "/" => Some(std::path::MAIN_SEPARATOR.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// mcpdeck's definition in the neutral form (its references become environment variables).
+pub fn from_deck(def: &ServerDef) -> HostDef {
+    let text = |t: &Template| {
+        Text(
+            t.parts()
+                .iter()
+                .map(|p| match p {
+                    Part::Literal(s) => Piece::Lit(s.clone()),
+                    Part::Var(n) => Piece::Env(n.clone()),
+                })
+                .collect(),
+        )
+        .normalised()
+    };
+    let transport = match &def.transport {
+        Transport::Stdio(s) => HostTransport::Stdio {
+            command: Text::lit(&s.command),
+            args: s.args.iter().map(|a| Text::lit(a)).collect(),
+            cwd: s.cwd.as_deref().map(Text::lit),
+            env: s.env.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+        },
+        Transport::Http(h) => HostTransport::Http {
+            url: Text::lit(&h.url),
+            headers: h
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), text(v)))
+                .collect(),
+            sse: false,
+        },
+    };
+    HostDef {
+        transport,
+        disabled: def.disabled,
+    }
+}
+
+/// The definition with host-defined variables (`${workspaceFolder}`, …) replaced by what they
+/// stand for here and every string normalised, so equal meanings compare equal.
+pub fn settled(def: &HostDef, places: &Places<'_>) -> HostDef {
+    let fix = |t: &Text| {
+        Text(
+            t.0.iter()
+                .map(|p| match p {
+                    Piece::Builtin(n) => places.builtin(n).map_or_else(|| p.clone(), Piece::Lit),
+                    other => other.clone(),
+                })
+                .collect(),
+        )
+        .normalised()
+    };
+    let transport = match &def.transport {
+        HostTransport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => HostTransport::Stdio {
+            command: fix(command),
+            args: args.iter().map(fix).collect(),
+            cwd: cwd.as_ref().map(fix),
+            env: env.iter().map(|(k, v)| (k.clone(), fix(v))).collect(),
+        },
+        HostTransport::Http { url, headers, sse } => HostTransport::Http {
+            url: fix(url),
+            headers: headers.iter().map(|(k, v)| (k.clone(), fix(v))).collect(),
+            sse: *sse,
+        },
+    };
+    HostDef {
+        transport,
+        disabled: def.disabled,
+    }
+}
+
+/// The fields that differ between two settled definitions (`transport`, `args[1]`, `env.X`).
+pub fn diff(a: &HostDef, b: &HostDef) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.transport.kind() != b.transport.kind() {
+        out.push("transport".to_owned());
+    }
+    let fa: BTreeMap<String, &Text> = a.transport.fields().into_iter().collect();
+    let fb: BTreeMap<String, &Text> = b.transport.fields().into_iter().collect();
+    let mut keys: Vec<&String> = fa.keys().chain(fb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        if fa.get(key) != fb.get(key) {
+            out.push(key.clone());
+        }
+    }
+    if a.disabled != b.disabled {
+        out.push("disabled".to_owned());
+    }
+    out
+}
+
+/// A host string as one literal mcpdeck value (command, args, cwd, url take no references).
+fn literal(text: &Text, field: &str, places: &Places<'_>) -> Result<String, String> {
+    let mut out = String::new();
+    for piece in &text.0 {
+        match piece {
+            Piece::Lit(s) => out.push_str(s),
+            Piece::Builtin(n) if places.builtin(n).is_some() => {
+                out.push_str(&places.builtin(n).unwrap_or_default());
+            }
+            other => {
+                return Err(format!(
+                    "`{field}` uses {}; mcpdeck takes only literal text there (references are allowed in env and headers)",
+                    describe(other)
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A host string as an mcpdeck template (env values, header values).
+fn template(text: &Text, field: &str, places: &Places<'_>) -> Result<String, String> {
+    let mut parts = Vec::new();
+    for piece in &text.0 {
+        parts.push(match piece {
+            Piece::Lit(s) => Part::Literal(s.clone()),
+            Piece::Env(n) => Part::Var(n.clone()),
+            Piece::Builtin(n) if places.builtin(n).is_some() => {
+                Part::Literal(places.builtin(n).unwrap_or_default())
+            }
+            Piece::EnvDefault(n, _) => {
+                return Err(format!(
+                    "`{field}` uses `${{{n}:-…}}`; mcpdeck has no defaults: write `${{{n}}}` and export {n}"
+                ));
+            }
+            Piece::Input(id) => {
+                return Err(format!(
+                    "`{field}` prompts for input `{id}`; mcpdeck reads credentials from the environment: export one and write `${{VAR}}`"
+                ));
+            }
+            other => {
+                return Err(format!("`{field}` uses {}, which mcpdeck cannot express", describe(other)));
+            }
+        });
+    }
+    Template::from_parts(parts)
+        .map(|t| t.source().to_owned())
+        .map_err(|e| format!("`{field}`: {e}"))
+}
+
+/// Converts a host definition into mcpdeck's JSON for `name`, checked by mcpdeck's schema as a
+/// `layer` file at `target`. Every reason it cannot be imported is returned (never a value).
+pub fn to_deck(
+    def: &HostDef,
+    name: &str,
+    places: &Places<'_>,
+    target: &Path,
+    layer: Layer,
+) -> Result<Value, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut take = |r: Result<String, String>| match r {
+        Ok(s) => Some(s),
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let mut out = Map::new();
+    match &def.transport {
+        HostTransport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => {
+            out.insert(
+                "command".into(),
+                json!(take(literal(command, "command", places))),
+            );
+            let args: Vec<Value> = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| json!(take(literal(a, &format!("args[{i}]"), places))))
+                .collect();
+            if !args.is_empty() {
+                out.insert("args".into(), Value::Array(args));
+            }
+            if let Some(cwd) = cwd {
+                out.insert("cwd".into(), json!(take(literal(cwd, "cwd", places))));
+            }
+            let env: Map<String, Value> = env
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        json!(take(template(v, &format!("env.{k}"), places))),
+                    )
+                })
+                .collect();
+            if !env.is_empty() {
+                out.insert("env".into(), Value::Object(env));
+            }
+        }
+        HostTransport::Http { url, headers, sse } => {
+            if *sse {
+                take(Err("the host reaches it over SSE; mcpdeck speaks Streamable HTTP only (use the server's Streamable HTTP endpoint)".into()));
+            }
+            out.insert("url".into(), json!(take(literal(url, "url", places))));
+            let headers: Map<String, Value> = headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        json!(take(template(v, &format!("headers.{k}"), places))),
+                    )
+                })
+                .collect();
+            if !headers.is_empty() {
+                out.insert("headers".into(), Value::Object(headers));
+            }
+        }
+    }
+    if def.disabled {
+        out.insert("disabled".into(), Value::Bool(true));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let value = Value::Object(out);
+    let doc = json!({"mcpServers": {name: value}}).to_string();
+    let parsed = parse_file(&doc, target, layer);
+    let errors: Vec<String> = parsed
+        .diagnostics
+        .iter()
+        .chain(parsed.entries.iter().flat_map(|e| e.diagnostics.iter()))
+        .filter(|d| d.is_error())
+        .map(|d| match &d.suggestion {
+            Some(s) => format!("{}: {} ({s})", d.path, d.message),
+            None => format!("{}: {}", d.path, d.message),
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(value)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A snippet of `def` in `host`'s format, plus notes on what the host will treat differently.
+pub fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Vec<String>> {
+    let neutral = from_deck(def);
+    if host == HostId::Codex {
+        return codex_snippet(&def.name, &neutral);
+    }
+    let syntax = host.syntax();
+    let problems = std::cell::RefCell::new(Vec::new());
+    let mut notes = Vec::new();
+    let render = |t: &Text, field: &str| match t.render(syntax) {
+        Ok(s) => Value::String(s),
+        Err(e) => {
+            problems.borrow_mut().push(format!("`{field}`: {e}"));
+            Value::Null
+        }
+    };
+    let mut server = Map::new();
+    match &neutral.transport {
+        HostTransport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => {
+            if matches!(host, HostId::ClaudeCode | HostId::VsCode) {
+                server.insert("type".into(), json!("stdio"));
+            }
+            server.insert("command".into(), render(command, "command"));
+            if !args.is_empty() {
+                let items = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| render(a, &format!("args[{i}]")))
+                    .collect();
+                server.insert("args".into(), Value::Array(items));
+            }
+            if let Some(cwd) = cwd {
+                if matches!(host, HostId::VsCode | HostId::Gemini) {
+                    server.insert("cwd".into(), render(cwd, "cwd"));
+                } else {
+                    problems.borrow_mut().push(format!(
+                        "`cwd`: {} has no working-directory setting",
+                        host.name()
+                    ));
+                }
+            }
+            if !env.is_empty() {
+                let map = env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), render(v, &format!("env.{k}"))))
+                    .collect();
+                server.insert("env".into(), Value::Object(map));
+            }
+        }
+        HostTransport::Http { url, headers, .. } => {
+            if matches!(host, HostId::ClaudeCode | HostId::VsCode) {
+                server.insert("type".into(), json!("http"));
+            }
+            let key = match host {
+                HostId::Gemini => "httpUrl",
+                HostId::Windsurf => "serverUrl",
+                _ => "url",
+            };
+            server.insert(key.into(), render(url, "url"));
+            if !headers.is_empty() {
+                let map = headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), render(v, &format!("headers.{k}"))))
+                    .collect();
+                server.insert("headers".into(), Value::Object(map));
+            }
+        }
+    }
+    if neutral.disabled {
+        if host == HostId::Windsurf {
+            server.insert("disabled".into(), json!(true));
+        } else {
+            notes.push(format!(
+                "the server is disabled in mcpdeck; {} has no `disabled` field, so it would start",
+                host.name()
+            ));
+        }
+    }
+    let problems = problems.into_inner();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let key = if host == HostId::VsCode {
+        "servers"
+    } else {
+        "mcpServers"
+    };
+    let doc = json!({ key: { def.name.clone(): Value::Object(server) } });
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    if syntax == Syntax::Claude {
+        notes.push(
+            "for the project scope, put it in .mcp.json (or run `claude mcp add-json`)".into(),
+        );
+    }
+    Ok((text + "\n", notes))
+}
+
+fn toml_string(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap_or_default()
+        .replace("\\/", "/")
+}
+
+fn toml_key(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        s.to_owned()
+    } else {
+        toml_string(s)
+    }
+}
+
+fn codex_snippet(name: &str, def: &HostDef) -> Result<(String, Vec<String>), Vec<String>> {
+    let mut problems = Vec::new();
+    let mut head = format!("[mcp_servers.{}]\n", toml_key(name));
+    let mut tables = String::new();
+    match &def.transport {
+        HostTransport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => {
+            let lit = |t: &Text| t.literal().unwrap_or_default();
+            let _ = writeln!(head, "command = {}", toml_string(&lit(command)));
+            if !args.is_empty() {
+                let items: Vec<String> = args.iter().map(|a| toml_string(&lit(a))).collect();
+                let _ = writeln!(head, "args = [{}]", items.join(", "));
+            }
+            if let Some(cwd) = cwd {
+                let _ = writeln!(head, "cwd = {}", toml_string(&lit(cwd)));
+            }
+            let mut forwarded = Vec::new();
+            let mut literal_env = Vec::new();
+            for (k, v) in env {
+                match v.0.as_slice() {
+                    [Piece::Env(var)] if var == k => forwarded.push(toml_string(k)),
+                    _ => match v.literal() {
+                        Some(l) => literal_env.push(format!("{} = {}", toml_key(k), toml_string(&l))),
+                        None => problems.push(format!(
+                            "`env.{k}`: Codex forwards a variable only under its own name (`env_vars`) and expands nothing else"
+                        )),
+                    },
+                }
+            }
+            if !forwarded.is_empty() {
+                let _ = writeln!(head, "env_vars = [{}]", forwarded.join(", "));
+            }
+            if !literal_env.is_empty() {
+                let _ = writeln!(tables, "\n[mcp_servers.{}.env]", toml_key(name));
+                for line in literal_env {
+                    let _ = writeln!(tables, "{line}");
+                }
+            }
+        }
+        HostTransport::Http { url, headers, .. } => {
+            let _ = writeln!(
+                head,
+                "url = {}",
+                toml_string(&url.literal().unwrap_or_default())
+            );
+            let mut literal_headers = Vec::new();
+            let mut env_headers = Vec::new();
+            for (k, v) in headers {
+                match v.0.as_slice() {
+                    [Piece::Lit(bearer), Piece::Env(var)]
+                        if bearer == "Bearer " && k.eq_ignore_ascii_case("authorization") =>
+                    {
+                        let _ = writeln!(head, "bearer_token_env_var = {}", toml_string(var));
+                    }
+                    [Piece::Env(var)] => {
+                        env_headers.push(format!("{} = {}", toml_key(k), toml_string(var)));
+                    }
+                    _ => match v.literal() {
+                        Some(l) => {
+                            literal_headers.push(format!("{} = {}", toml_key(k), toml_string(&l)));
+                        }
+                        None => problems.push(format!(
+                            "`headers.{k}`: Codex takes a header either literal or wholly from one variable"
+                        )),
+                    },
+                }
+            }
+            if !literal_headers.is_empty() {
+                let _ = writeln!(head, "http_headers = {{ {} }}", literal_headers.join(", "));
+            }
+            if !env_headers.is_empty() {
+                let _ = writeln!(head, "env_http_headers = {{ {} }}", env_headers.join(", "));
+            }
+        }
+    }
+    if def.disabled {
+        head.push_str("enabled = false\n");
+    }
+    if problems.is_empty() {
+        Ok((head + &tables, Vec::new()))
+    } else {
+        Err(problems)
+    }
+}
+
+/// A host definition ready for mcpdeck's engine: variables resolved the way the host would
+/// (`${input:…}` answers come from `answer`; environment variables stay references that the
+/// connection resolves through the returned extra lookup, so no value is kept in the definition
+/// text).
+pub fn connect_def(
+    def: &HostDef,
+    name: &str,
+    places: &Places<'_>,
+    answer: &mut dyn FnMut(&str) -> Option<String>,
+) -> Result<(ServerDef, BTreeMap<String, String>), String> {
+    let mut extra: BTreeMap<String, String> = BTreeMap::new();
+    let mut answers: BTreeMap<String, String> = BTreeMap::new();
+    let mut ask = |id: &str| -> Result<String, String> {
+        if let Some(v) = answers.get(id) {
+            return Ok(v.clone());
+        }
+        let v = answer(id).ok_or_else(|| format!("no value given for input `{id}`"))?;
+        answers.insert(id.to_owned(), v.clone());
+        Ok(v)
+    };
+    let env = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+    let mut flat = |t: &Text, field: &str| -> Result<String, String> {
+        let mut out = String::new();
+        for piece in &t.0 {
+            match piece {
+                Piece::Lit(s) => out.push_str(s),
+                Piece::Env(n) => out.push_str(
+                    &env(n).ok_or_else(|| format!("`{field}` needs `{n}`, which is not set"))?,
+                ),
+                Piece::EnvDefault(n, d) => out.push_str(&env(n).unwrap_or_else(|| d.clone())),
+                Piece::Input(id) => out.push_str(&ask(id)?),
+                Piece::Builtin(n) => out.push_str(
+                    &places
+                        .builtin(n)
+                        .ok_or_else(|| format!("`{field}`: `${{{n}}}` has no value here"))?,
+                ),
+                Piece::File(_) => {
+                    return Err(format!(
+                        "`{field}` reads a file (`${{file:…}}`); test-connect does not read it"
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    };
+    let transport = match &def.transport {
+        HostTransport::Stdio {
+            command,
+            args,
+            cwd,
+            env: vars,
+        } => {
+            let command = flat(command, "command")?;
+            let args = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| flat(a, &format!("args[{i}]")))
+                .collect::<Result<Vec<_>, _>>()?;
+            let cwd = cwd.as_ref().map(|c| flat(c, "cwd")).transpose()?;
+            let mut env_map = BTreeMap::new();
+            for (k, v) in vars {
+                env_map.insert(
+                    k.clone(),
+                    templated(v, &format!("env.{k}"), &mut flat, &mut extra)?,
+                );
+            }
+            Transport::Stdio(StdioDef {
+                command,
+                args,
+                cwd,
+                env: env_map,
+            })
+        }
+        HostTransport::Http { url, headers, sse } => {
+            if *sse {
+                return Err(
+                    "the host reaches this server over SSE; mcpdeck speaks Streamable HTTP only"
+                        .into(),
+                );
+            }
+            let url = flat(url, "url")?;
+            let mut map = BTreeMap::new();
+            for (k, v) in headers {
+                map.insert(
+                    k.clone(),
+                    templated(v, &format!("headers.{k}"), &mut flat, &mut extra)?,
+                );
+            }
+            Transport::Http(HttpDef { url, headers: map })
+        }
+    };
+    Ok((
+        ServerDef {
+            name: name.to_owned(),
+            transport,
+            request_timeout_ms: None,
+            reconnect: ReconnectPolicy::default(),
+            disabled: false,
+            protocol: ProtocolChoice::default(),
+        },
+        extra,
+    ))
+}
+
+/// An env or header value as a template: environment variables stay references; everything
+/// else resolved now goes in as a hidden variable (so the value is redacted like a secret).
+fn templated(
+    text: &Text,
+    field: &str,
+    flat: &mut dyn FnMut(&Text, &str) -> Result<String, String>,
+    extra: &mut BTreeMap<String, String>,
+) -> Result<Template, String> {
+    let mut parts = Vec::new();
+    for piece in &text.0 {
+        match piece {
+            Piece::Lit(s) => parts.push(Part::Literal(s.clone())),
+            Piece::Env(n) => parts.push(Part::Var(n.clone())),
+            other => {
+                let value = flat(&Text(vec![other.clone()]), field)?;
+                let key = format!("MCPDECK_HOST_VALUE_{}", extra.len());
+                extra.insert(key.clone(), value);
+                parts.push(Part::Var(key));
+            }
+        }
+    }
+    Template::from_parts(parts).map_err(|e| format!("`{field}`: {e}"))
+}

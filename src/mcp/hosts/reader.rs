@@ -1,0 +1,672 @@
+//! The reader the JSON hosts share: one [`Rules`] value per host says where its servers live,
+//! which fields it knows, how it picks a transport and what it does with a bad entry. Positions
+//! and codes are those of `mcpdeck config check`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::text::{Piece, Syntax, Text};
+use super::{HostDef, HostEntry, HostFile, HostId, HostTransport, Origin, Scope};
+use crate::mcp::config::Diagnostic;
+use crate::mcp::config::diagnostic::nearest;
+use crate::mcp::config::fields::{Cx, check_url};
+use crate::mcp::config::json::{self, Json, LineIndex, Member, Spanned};
+use crate::mcp::config::load::read_config_text;
+use crate::mcp::config::refs::is_credential_name;
+use crate::mcp::config::schema::REDACTED_LITERAL;
+
+/// When a host insists on a `type` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeRule {
+    /// `type` is optional; the host infers the transport.
+    Optional,
+    /// `type` is required for URL servers (stdio is the default).
+    ForUrl,
+    /// `type` is required for every server.
+    Always,
+}
+
+/// One JSON host's rules.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// The host.
+    pub host: HostId,
+    /// The key holding the servers object.
+    pub servers_key: &'static str,
+    /// Whether the host accepts comments and trailing commas.
+    pub jsonc: bool,
+    /// Fields the host knows besides command/args/env/cwd/headers/type and the URL keys.
+    pub extra_fields: &'static [&'static str],
+    /// Keys that hold an endpoint, in preference order.
+    pub url_keys: &'static [&'static str],
+    /// A URL key that means SSE when no `type` says otherwise (Gemini's `url`).
+    pub sse_url_key: Option<&'static str>,
+    /// When `type` is required.
+    pub type_rule: TypeRule,
+    /// A warning when the host treats SSE as deprecated (`None`: supported as is).
+    pub sse_note: Option<&'static str>,
+    /// Whether the host supports `cwd`.
+    pub cwd: bool,
+    /// The boolean key that switches a server off, if any.
+    pub disabled_key: Option<&'static str>,
+    /// Whether one invalid entry makes the host ignore the whole file.
+    pub invalid_disables_file: bool,
+}
+
+/// Reads one file (or, with `section`, the object at that key path inside it).
+pub fn read_json(
+    rules: &Rules,
+    scope: Scope,
+    path: PathBuf,
+    section: &[&str],
+    project: &Path,
+) -> HostFile {
+    let mut file = HostFile::absent(scope, path);
+    let text = match read_config_text(&file.path) {
+        Ok(None) => return file,
+        Ok(Some(text)) => text,
+        Err(d) => {
+            file.present = true;
+            if section.is_empty() {
+                file.diagnostics.push(*d);
+            }
+            return file;
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let index = LineIndex::new(text);
+    let mut cx = Cx::new(&file.path, text, &index);
+    let parsed = if rules.jsonc {
+        json::parse_jsonc(text)
+    } else {
+        json::parse(text)
+    };
+    let root = match parsed {
+        Ok(root) => root,
+        Err(err) => {
+            file.present = true;
+            if section.is_empty() {
+                let hint = (!rules.jsonc && text.contains("//")).then(|| {
+                    format!("{} reads this file as strict JSON: comments and trailing commas are errors", rules.host.name())
+                });
+                cx.error(
+                    "syntax",
+                    "",
+                    err.offset,
+                    format!("not valid JSON: {}", err.message),
+                    hint,
+                );
+                file.diagnostics = cx.take();
+                file.unusable = true;
+            }
+            return file;
+        }
+    };
+    let mut object = match &root.value {
+        Json::Object(members) => members.as_slice(),
+        other => {
+            file.present = true;
+            if section.is_empty() {
+                cx.error(
+                    "top_level",
+                    "",
+                    root.start,
+                    format!(
+                        "the top level must be an object, found {}",
+                        other.type_name()
+                    ),
+                    None,
+                );
+                file.diagnostics = cx.take();
+            }
+            return file;
+        }
+    };
+    for key in section {
+        let Some(Json::Object(inner)) = object
+            .iter()
+            .rev()
+            .find(|m| m.key == *key)
+            .map(|m| &m.value.value)
+        else {
+            return file;
+        };
+        object = inner.as_slice();
+    }
+    file.present = true;
+    let inputs = input_ids(object);
+    let Some(servers) = object.iter().rev().find(|m| m.key == rules.servers_key) else {
+        return file;
+    };
+    let prefix = if section.is_empty() {
+        rules.servers_key.to_owned()
+    } else {
+        format!("{}.{}", section.join("."), rules.servers_key)
+    };
+    let Json::Object(members) = &servers.value.value else {
+        cx.error(
+            "type_mismatch",
+            &prefix,
+            servers.value.start,
+            format!(
+                "`{}` must be an object, found {}",
+                rules.servers_key,
+                servers.value.value.type_name()
+            ),
+            None,
+        );
+        file.diagnostics = cx.take();
+        return file;
+    };
+    cx.duplicates(members, &prefix);
+    file.diagnostics = cx.take();
+    let here = Here {
+        rules,
+        file: &file.path,
+        text,
+        index: &index,
+        inputs: &inputs,
+        project,
+    };
+    for m in members {
+        file.entries.push(here.entry(scope, m, &prefix));
+    }
+    if rules.invalid_disables_file && file.entries.iter().any(|e| e.def.is_none()) {
+        file.unusable = true;
+    }
+    file
+}
+
+fn input_ids(object: &[Member]) -> Vec<String> {
+    let Some(Json::Array(items)) = object
+        .iter()
+        .find(|m| m.key == "inputs")
+        .map(|m| &m.value.value)
+    else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|i| match &i.value {
+            Json::Object(members) => members.iter().find(|m| m.key == "id").and_then(|m| match &m
+                .value
+                .value
+            {
+                Json::String(s) => Some(s.clone()),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+struct Here<'a> {
+    rules: &'a Rules,
+    file: &'a Path,
+    text: &'a str,
+    index: &'a LineIndex,
+    inputs: &'a [String],
+    project: &'a Path,
+}
+
+/// The fields of one server object.
+#[derive(Default)]
+struct Fields<'a> {
+    command: Option<&'a Spanned>,
+    args: Option<&'a Spanned>,
+    env: Option<&'a Spanned>,
+    cwd: Option<&'a Spanned>,
+    headers: Option<&'a Spanned>,
+    kind: Option<&'a Spanned>,
+    url: Option<(&'static str, &'a Spanned)>,
+    disabled: Option<&'a Spanned>,
+    start: usize,
+}
+
+impl Here<'_> {
+    fn entry(&self, scope: Scope, m: &Member, prefix: &str) -> HostEntry {
+        let (line, _) = self.index.locate(self.text, m.key_start);
+        let mut cx = Cx::new(self.file, self.text, self.index);
+        let path = format!("{prefix}.{}", m.key);
+        let def = self.server(&mut cx, &path, &m.value);
+        let diagnostics = cx.take();
+        let valid = !diagnostics.iter().any(Diagnostic::is_error);
+        HostEntry {
+            name: m.key.clone(),
+            origin: Origin {
+                scope,
+                file: self.file.to_path_buf(),
+                line: Some(line),
+            },
+            raw: mask(&m.value.value.to_value()),
+            def: def.filter(|_| valid),
+            diagnostics,
+        }
+    }
+
+    fn server(&self, cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<HostDef> {
+        let rules = self.rules;
+        let host = rules.host.name();
+        let Json::Object(members) = &value.value else {
+            cx.error(
+                "type_mismatch",
+                path,
+                value.start,
+                format!(
+                    "a server must be an object, found {}",
+                    value.value.type_name()
+                ),
+                None,
+            );
+            return None;
+        };
+        cx.duplicates(members, path);
+        let mut f = Fields {
+            start: value.start,
+            ..Fields::default()
+        };
+        for m in members {
+            let key = m.key.as_str();
+            let v = &m.value;
+            match key {
+                "command" => f.command = Some(v),
+                "args" => f.args = Some(v),
+                "env" => f.env = Some(v),
+                "cwd" if rules.cwd => f.cwd = Some(v),
+                "headers" => f.headers = Some(v),
+                "type" => f.kind = Some(v),
+                k if rules.url_keys.contains(&k) => {
+                    if let Some((other, _)) = f.url {
+                        cx.error(
+                            "transport_conflict",
+                            &format!("{path}.{k}"),
+                            m.key_start,
+                            format!("both `{other}` and `{k}` are given; {host} uses one endpoint"),
+                            None,
+                        );
+                    } else {
+                        f.url = rules.url_keys.iter().find(|u| **u == k).map(|u| (*u, v));
+                    }
+                }
+                k if Some(k) == rules.disabled_key => f.disabled = Some(v),
+                k if rules.extra_fields.contains(&k) => {}
+                other => {
+                    let mut known: Vec<&str> = vec!["command", "args", "env", "headers", "type"];
+                    known.extend(rules.url_keys);
+                    known.extend(rules.extra_fields);
+                    if rules.cwd {
+                        known.push("cwd");
+                    }
+                    cx.warning(
+                        "unknown_field",
+                        &format!("{path}.{other}"),
+                        m.key_start,
+                        format!("`{other}` is not a {host} server field; {host} ignores it"),
+                        nearest(other, &known).map(|n| format!("did you mean `{n}`?")),
+                    );
+                }
+            }
+        }
+        let kind = f.kind.and_then(|k| cx.string(k, &format!("{path}.type")));
+        let sse = self.transport_kind(cx, path, &f, kind.as_deref())?;
+        let disabled = f
+            .disabled
+            .and_then(|d| cx.boolean(d, &format!("{path}.{}", rules.disabled_key.unwrap_or(""))))
+            .unwrap_or(false);
+        let transport = match (f.command, f.url) {
+            (Some(command), None) => {
+                let command = cx.non_empty_string(command, &format!("{path}.command"))?;
+                let args = self.args(cx, path, f.args);
+                let cwd = f
+                    .cwd
+                    .and_then(|c| cx.string(c, &format!("{path}.cwd")))
+                    .map(|c| {
+                        self.text(cx, &format!("{path}.cwd"), f.cwd.map_or(0, |c| c.start), &c)
+                    });
+                let env = self.map(cx, &format!("{path}.env"), f.env);
+                let command_text = self.text(
+                    cx,
+                    &format!("{path}.command"),
+                    f.command.map_or(0, |c| c.start),
+                    &command,
+                );
+                let args_plain: Vec<String> = args.iter().filter_map(Text::literal).collect();
+                unpinned(
+                    cx,
+                    path,
+                    &command,
+                    &args_plain,
+                    f.command.map_or(0, |c| c.start),
+                );
+                HostTransport::Stdio {
+                    command: command_text,
+                    args,
+                    cwd,
+                    env,
+                }
+            }
+            (None, Some((key, url))) => {
+                let p = format!("{path}.{key}");
+                let text = cx.non_empty_string(url, &p)?;
+                let url_text = self.text(cx, &p, url.start, &text);
+                if let Some(literal) = url_text.literal() {
+                    check_url(cx, &p, url.start, &literal);
+                }
+                let headers = self.map(cx, &format!("{path}.headers"), f.headers);
+                HostTransport::Http {
+                    url: url_text,
+                    headers,
+                    sse,
+                }
+            }
+            _ => return None,
+        };
+        Some(HostDef {
+            transport,
+            disabled,
+        })
+    }
+
+    /// Checks the transport choice; returns whether it is SSE.
+    fn transport_kind(
+        &self,
+        cx: &mut Cx<'_>,
+        path: &str,
+        f: &Fields<'_>,
+        kind: Option<&str>,
+    ) -> Option<bool> {
+        let rules = self.rules;
+        let host = rules.host.name();
+        let at = f.kind.map_or(0, |k| k.start);
+        match (f.command, f.url) {
+            (Some(c), Some((key, _))) => {
+                cx.error(
+                    "transport_conflict",
+                    path,
+                    c.start,
+                    format!(
+                        "both `command` and `{key}` are given; a server is either stdio or remote"
+                    ),
+                    None,
+                );
+                return None;
+            }
+            (None, None) => {
+                cx.error(
+                    "missing_transport",
+                    path,
+                    f.start,
+                    format!(
+                        "no `command` and no {}: {host} cannot start or reach this server",
+                        rules
+                            .url_keys
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                    None,
+                );
+                return None;
+            }
+            _ => {}
+        }
+        let is_url = f.url.is_some();
+        let sse = match kind {
+            Some("stdio") if is_url => {
+                cx.error(
+                    "transport_conflict",
+                    &format!("{path}.type"),
+                    at,
+                    "`type` is `stdio` but the server has a URL".into(),
+                    None,
+                );
+                return None;
+            }
+            Some("http" | "streamable-http" | "streamableHttp" | "sse") if !is_url => {
+                cx.error(
+                    "transport_conflict",
+                    &format!("{path}.type"),
+                    at,
+                    format!(
+                        "`type` is `{}` but the server has a `command`",
+                        kind.unwrap_or("")
+                    ),
+                    None,
+                );
+                return None;
+            }
+            Some("stdio" | "http" | "streamable-http" | "streamableHttp") => false,
+            Some("sse") => true,
+            Some(other) => {
+                cx.error(
+                    "invalid_value",
+                    &format!("{path}.type"),
+                    at,
+                    format!("{host} does not know the transport `{other}`"),
+                    nearest(other, &["stdio", "http", "sse"])
+                        .map(|n| format!("did you mean `{n}`?")),
+                );
+                return None;
+            }
+            None => {
+                let required = match rules.type_rule {
+                    TypeRule::Optional => false,
+                    TypeRule::ForUrl => is_url,
+                    TypeRule::Always => true,
+                };
+                if required {
+                    let want = if is_url { "http" } else { "stdio" };
+                    cx.error(
+                        "missing_type",
+                        path,
+                        f.start,
+                        format!("{host} requires `type` here"),
+                        Some(format!("add `\"type\": \"{want}\"`")),
+                    );
+                    return None;
+                }
+                f.url.is_some_and(|(key, _)| Some(key) == rules.sse_url_key)
+            }
+        };
+        if sse && let Some(note) = rules.sse_note {
+            cx.warning(
+                "sse_deprecated",
+                path,
+                at,
+                format!("{host} {note}"),
+                Some("use the Streamable HTTP transport if the server offers it".into()),
+            );
+        }
+        Some(sse)
+    }
+
+    fn args(&self, cx: &mut Cx<'_>, path: &str, args: Option<&Spanned>) -> Vec<Text> {
+        let Some(value) = args else {
+            return Vec::new();
+        };
+        let p = format!("{path}.args");
+        let Json::Array(items) = &value.value else {
+            cx.error(
+                "type_mismatch",
+                &p,
+                value.start,
+                format!(
+                    "`args` must be an array of strings, found {}",
+                    value.value.type_name()
+                ),
+                None,
+            );
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| {
+                let ip = format!("{p}[{i}]");
+                cx.string(item, &ip)
+                    .map(|s| self.text(cx, &ip, item.start, &s))
+            })
+            .collect()
+    }
+
+    /// Reads `env` or `headers`: strings only, credential-shaped keys only by reference.
+    fn map(&self, cx: &mut Cx<'_>, path: &str, value: Option<&Spanned>) -> BTreeMap<String, Text> {
+        let mut out = BTreeMap::new();
+        let Some(value) = value else {
+            return out;
+        };
+        let Json::Object(members) = &value.value else {
+            cx.error(
+                "type_mismatch",
+                path,
+                value.start,
+                format!(
+                    "must be an object of strings, found {}",
+                    value.value.type_name()
+                ),
+                None,
+            );
+            return out;
+        };
+        cx.duplicates(members, path);
+        let headers = path.ends_with(".headers");
+        for m in members {
+            let p = format!("{path}.{}", m.key);
+            let Some(s) = cx.string(&m.value, &p) else {
+                continue;
+            };
+            let text = self.text(cx, &p, m.value.start, &s);
+            if is_secret_key(&m.key, headers) && text.is_literal() && !s.is_empty() {
+                let var = m.key.to_ascii_uppercase().replace('-', "_");
+                let reference = Text(vec![Piece::Env(var.clone())])
+                    .render(self.rules.host.syntax())
+                    .unwrap_or_else(|_| var.clone());
+                let example = if m.key.eq_ignore_ascii_case("authorization") {
+                    format!("\"Bearer {reference}\"")
+                } else {
+                    format!("\"{reference}\"")
+                };
+                cx.error(
+                    "literal_secret",
+                    &p,
+                    m.key_start,
+                    format!(
+                        "literal credential in `{}`; it would be stored and shared as plain text",
+                        m.key
+                    ),
+                    Some(format!("write {example} and export {var}")),
+                );
+                continue;
+            }
+            out.insert(m.key.clone(), text);
+        }
+        out
+    }
+
+    /// Parses a string in the host's syntax and checks its variables under the host's rules.
+    fn text(&self, cx: &mut Cx<'_>, path: &str, offset: usize, s: &str) -> Text {
+        let host = self.rules.host.name();
+        let (text, unknown) = Text::parse(s, self.rules.host.syntax());
+        for u in unknown {
+            cx.warning(
+                "unknown_variable",
+                path,
+                offset,
+                format!("{host} does not substitute `{u}`; it is passed as written"),
+                None,
+            );
+        }
+        for piece in text.variables() {
+            match piece {
+                Piece::Env(name)
+                    if self.rules.host.syntax() == Syntax::Claude
+                        && !crate::mcp::status::var_is_set(name) =>
+                {
+                    cx.error(
+                        "missing_env",
+                        path,
+                        offset,
+                        format!(
+                            "`{name}` is not set and has no default: {host} fails to load this file"
+                        ),
+                        Some(format!("export {name}, or write `${{{name}:-default}}`")),
+                    );
+                }
+                Piece::Input(id) if !self.inputs.iter().any(|i| i == id) => {
+                    cx.error(
+                        "undefined_input",
+                        path,
+                        offset,
+                        format!("`${{input:{id}}}` has no entry in `inputs`"),
+                        Some(format!("add {{\"id\": \"{id}\", \"type\": \"promptString\", \"password\": true}} to `inputs`")),
+                    );
+                }
+                _ => {}
+            }
+        }
+        let _ = self.project;
+        text
+    }
+}
+
+/// Whether an env key or header name carries a credential.
+pub fn is_secret_key(key: &str, header: bool) -> bool {
+    let lower = key.to_ascii_lowercase();
+    is_credential_name(key)
+        || (header
+            && matches!(
+                lower.as_str(),
+                "authorization" | "cookie" | "proxy-authorization"
+            ))
+}
+
+/// Warns about `npx PACKAGE` without a pinned version: each start may run different code.
+pub fn unpinned(cx: &mut Cx<'_>, path: &str, command: &str, args: &[String], offset: usize) {
+    let program = command.rsplit('/').next().unwrap_or(command);
+    if program != "npx" {
+        return;
+    }
+    let Some(package) = args.iter().find(|a| !a.starts_with('-')) else {
+        return;
+    };
+    let name_part = package.strip_prefix('@').map_or(package.as_str(), |rest| {
+        rest.split_once('/').map_or(rest, |(_, n)| n)
+    });
+    let pinned = name_part
+        .split_once('@')
+        .is_some_and(|(_, v)| !v.is_empty() && v != "latest");
+    if !pinned {
+        cx.warning(
+            "unpinned_package",
+            &format!("{path}.args"),
+            offset,
+            format!("`npx {package}` runs whatever version is newest at each start"),
+            Some(format!("pin it: `{package}@<version>`")),
+        );
+    }
+}
+
+/// The value as written, with literal credentials hidden (for display).
+pub fn mask(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let hide = (is_secret_key(k, true) || k == "bearer_token")
+                        && v.as_str().is_some_and(|s| !s.contains('$'));
+                    let shown = if hide {
+                        serde_json::Value::String(REDACTED_LITERAL.to_owned())
+                    } else {
+                        mask(v)
+                    };
+                    (k.clone(), shown)
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(mask).collect())
+        }
+        other => other.clone(),
+    }
+}
