@@ -1,4 +1,4 @@
-//! The console's state and its pure state machine (SPEC.md §10, STYLE.md 2–3).
+//! The console's state and its pure state machine.
 //!
 //! [`App::update`] takes one [`Msg`] (a key, a paste, a resize, an engine result, a connection
 //! event, an approval request) and returns the [`Effect`]s the runtime must carry out (engine

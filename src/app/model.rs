@@ -1,5 +1,5 @@
 //! Display rows built from engine data. This is where server text enters the console's state,
-//! so every string is sanitised here, once (SPEC.md §10.3).
+//! so every string is sanitised here, once.
 
 use serde_json::Value;
 
@@ -9,7 +9,7 @@ use crate::mcp::sanitize::{sanitize, sanitize_capped};
 use crate::mcp::status::{ServerState, StatusReport};
 use crate::mcp::trust::TrustState;
 
-/// Descriptions are shown capped at this many bytes, with a marker (SPEC.md §10.3).
+/// Descriptions are shown capped at this many bytes, with a marker.
 pub const DESCRIPTION_CAP: usize = 2048;
 
 /// One server in the servers pane.

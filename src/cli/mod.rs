@@ -1,4 +1,4 @@
-//! The headless command line (SPEC.md §11): the engine for scripts and CI, with `--json` output
+//! The headless command line: the engine for scripts and CI, with `--json` output
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
@@ -147,7 +147,7 @@ pub enum Command {
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
-    /// Run the read-only workspace tools server on stdin/stdout (SPEC.md §9).
+    /// Run the read-only workspace tools server on stdin/stdout.
     WorkspaceServer {
         /// Bind a directory under an alias; repeatable (at most 16).
         #[arg(long = "workspace", num_args = 2, value_names = ["ALIAS", "PATH"], required = true)]

@@ -1,5 +1,5 @@
 //! `mcpdeck tools|describe|call|resources|read|prompts|prompt`: each is one proxy request
-//! (SPEC.md §5.1) run through the engine, exactly as an agent's would be.
+//! run through the engine, exactly as an agent's would be.
 
 use super::Context;
 use super::args::{call_arguments, needs_schema, prompt_arguments};

@@ -1,5 +1,5 @@
 //! The engine: configuration, trust, connections, the `mcp` proxy operations, results and
-//! policy. No terminal crate is ever imported below this module (STYLE.md §1).
+//! policy. No terminal crate is ever imported below this module.
 
 pub mod canonical;
 pub mod catalog;

@@ -1,4 +1,4 @@
-//! `describe` (SPEC.md §5.3): one tool's full input and output schemas, its annotations
+//! `describe`: one tool's full input and output schemas, its annotations
 //! labelled as server-claimed, and `_meta`, with every string (keys included) sanitised.
 //! Nothing here judges whether a tool is safe.
 

@@ -1,4 +1,4 @@
-//! Compact catalog summaries (SPEC.md §5.2–§5.4): what listing shows for each tool, resource and
+//! Compact catalog summaries: what listing shows for each tool, resource and
 //! prompt, plus name flags and prompt-argument checks. Every server string passes through
 //! [`sanitize`] here. Summaries never carry raw URIs or full schemas; `describe` does the latter.
 

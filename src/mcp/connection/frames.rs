@@ -1,4 +1,4 @@
-//! The stdout frame filter between a stdio server and rmcp (SPEC.md §4.2).
+//! The stdout frame filter between a stdio server and rmcp.
 //!
 //! rmcp silently drops a stdout line longer than 16 MiB and the request waiting for it hangs; it
 //! also logs and skips junk lines without telling anyone. This filter reads the child's stdout

@@ -1,8 +1,8 @@
-//! The engine façade the console, the CLI and serve mode all use (SPEC.md §1).
+//! The engine façade the console, the CLI and serve mode all use.
 //!
 //! Holds the configuration, the trust state, one [`Slot`] per configured server, this process's
 //! spill directory and the resource-reference key. [`Engine::execute`] runs one proxy request
-//! (SPEC.md §5.1) and returns an [`Outcome`]; it connects lazily, never fans out across servers
+//! and returns an [`Outcome`]; it connects lazily, never fans out across servers
 //! and never replays a request. Connection notifications are pumped here: `list_changed` drops
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
@@ -248,7 +248,7 @@ impl Engine {
         }
     }
 
-    /// Applies the policy (SPEC.md §6): returns how the operation was let through, or why not.
+    /// Applies the policy: returns how the operation was let through, or why not.
     async fn authorize(
         &self,
         request: &ProxyRequest,

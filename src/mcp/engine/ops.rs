@@ -1,4 +1,4 @@
-//! The proxy operations against one live connection (SPEC.md §5.2–§5.5): bounded discovery,
+//! The proxy operations against one live connection: bounded discovery,
 //! search, describe, calls, resources and prompts, each returning a [`Success`] whose
 //! model-visible text is bounded and whose every string is sanitised and redacted.
 

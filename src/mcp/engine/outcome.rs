@@ -1,4 +1,4 @@
-//! What an operation returns, in the shapes every face needs (SPEC.md §5.6): the `--json`
+//! What an operation returns, in the shapes every face needs: the `--json`
 //! envelope for the CLI, the model-visible text for agents, and the exit code. Everything in
 //! here is already sanitised and redacted; faces print it as is (and sanitise once more).
 
@@ -13,7 +13,7 @@ pub struct Failure {
     pub class: String,
     /// What happened, safe to show anywhere.
     pub message: String,
-    /// The CLI exit code (SPEC.md §11).
+    /// The CLI exit code.
     pub exit: u8,
     /// Class details (exit status, stderr tail, HTTP code), when there are any.
     pub detail: Option<Value>,

@@ -1,4 +1,4 @@
-//! Approval requests and decisions (SPEC.md §6), as data. The engine awaits an [`Approver`];
+//! Approval requests and decisions, as data. The engine awaits an [`Approver`];
 //! the console, an attached console over the control socket, MCP elicitation or the headless
 //! CLI answer it. An approval identifies only the configured server, the normalized operation,
 //! its effects and changed-definition flags: never arguments, headers, environment references

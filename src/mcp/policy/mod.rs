@@ -1,4 +1,4 @@
-//! Policy and approvals (SPEC.md §6): audit and enforce modes, allow/deny globs over
+//! Policy and approvals: audit and enforce modes, allow/deny globs over
 //! `server:normalized-operation`, the metadata-only trace, and approval requests as data.
 //! UI-free: approvers are a trait the faces implement.
 

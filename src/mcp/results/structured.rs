@@ -1,4 +1,4 @@
-//! Structured tool output against the tool's `outputSchema` (SPEC.md §5.5): a verdict that is
+//! Structured tool output against the tool's `outputSchema`: a verdict that is
 //! always reported, never hidden. Validation is bounded: a huge or uncompilable schema yields a
 //! `Skipped` verdict with the reason, and only the first few errors are kept. No remote `$ref`
 //! is ever fetched (jsonschema is built without network resolution).
