@@ -12,7 +12,7 @@ use super::testkit::{
 };
 use super::*;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::policy::approval::{ApprovalRequest, Decision, Effect as Fx};
+use crate::mcp::policy::approval::{ApprovalRequest, Decision, EffectClass as Fx};
 
 fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
     effects

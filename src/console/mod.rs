@@ -20,7 +20,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::app::{App, Msg};
-use crate::cli::Exit;
+use crate::exit::Exit;
 use crate::mcp::config::ConfigSet;
 use crate::mcp::policy::Policy;
 

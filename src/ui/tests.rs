@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use crate::app::testkit::{ch, demo_app, echo_description, failed, key, ok, tools_result};
 use crate::app::{App, Effect, Msg};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::policy::approval::{ApprovalRequest, Effect as Fx};
+use crate::mcp::policy::approval::{ApprovalRequest, EffectClass as Fx};
 
 #[allow(deprecated)]
 const LOG_ERROR: rmcp::model::LoggingLevel = rmcp::model::LoggingLevel::Error;

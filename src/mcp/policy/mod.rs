@@ -7,7 +7,7 @@ pub mod rules;
 pub mod trace;
 
 pub use approval::{
-    ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, Effect,
+    ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, EffectClass,
 };
 pub use rules::{Mode, Policy, PolicyError, Verdict};
 pub use trace::{Trace, TraceRecord};
