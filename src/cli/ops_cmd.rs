@@ -79,11 +79,15 @@ pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit 
                     )
                     .await;
                 let found = match &listed.body {
-                    Ok(success) => success.result["resources"]
-                        .as_array()
-                        .and_then(|list| list.iter().find(|r| r["name"] == reference.as_str()))
-                        .and_then(|r| r["reference"].as_str())
-                        .map(str::to_owned),
+                    Ok(crate::mcp::engine::Success {
+                        result: crate::mcp::api::OpResult::Resources(list),
+                        ..
+                    }) => list
+                        .resources
+                        .iter()
+                        .find(|r| r.name == reference)
+                        .map(|r| r.reference.clone()),
+                    Ok(_) => None,
                     Err(_) => return listed,
                 };
                 let Some(found) = found else {

@@ -75,7 +75,7 @@ pub struct ReferenceView {
 }
 
 /// One server in the status report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ServerStatus {
     /// The configured name.
     pub name: String,
@@ -128,7 +128,7 @@ pub struct LastError {
 }
 
 /// The project part of the report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ProjectStatus {
     /// The canonical project root.
     pub root: PathBuf,
@@ -141,7 +141,7 @@ pub struct ProjectStatus {
 }
 
 /// One configuration file in the report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct FileStatus {
     /// The layer.
     pub layer: Layer,
@@ -156,7 +156,7 @@ pub struct FileStatus {
 }
 
 /// The whole status report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct StatusReport {
     /// The project and its trust.
     pub project: ProjectStatus,

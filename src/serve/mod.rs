@@ -67,7 +67,7 @@ pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
     if let Value::Object(map) = &mut structured {
         match &outcome.body {
             Ok(success) => {
-                map.insert("result".to_owned(), success.result.clone());
+                map.insert("result".to_owned(), success.result.to_value());
             }
             Err(failure) => {
                 map.insert(

@@ -145,7 +145,7 @@ fn hostile_text_never_reaches_a_cell() {
     app.update(ok(
         id,
         "tools.list",
-        json!({"tools": [{"name": hostile, "description": hostile, "required": [hostile]}]}),
+        json!({"tools": [{"name": hostile, "description": hostile, "required": [hostile]}], "count": 1}),
     ));
     app.update(Msg::Event(ServerEvent {
         server: "demo".into(),

@@ -340,7 +340,7 @@ impl Engine {
             let status = self.status();
             return Ok(Success {
                 text: status_text(&status),
-                result: serde_json::to_value(&status).unwrap_or_default(),
+                result: crate::mcp::api::OpResult::Status(Box::new(status)),
                 spills: Vec::new(),
             });
         }
@@ -366,10 +366,13 @@ impl Engine {
                 slot.name, identity.protocol_version, live.generation
             );
             return Ok(Success {
-                result: serde_json::json!({
-                    "protocolVersion": identity.protocol_version,
-                    "generation": live.generation,
-                    "serverName": identity.name.as_deref().map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
+                result: crate::mcp::api::OpResult::Reconnected(crate::mcp::api::Reconnected {
+                    protocol_version: identity.protocol_version.clone(),
+                    generation: live.generation,
+                    server_name: identity
+                        .name
+                        .as_deref()
+                        .map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
                 }),
                 text,
                 spills: Vec::new(),

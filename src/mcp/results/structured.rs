@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mcp::sanitize::sanitize_capped;
@@ -18,7 +18,7 @@ pub const MAX_REPORTED_ERRORS: usize = 5;
 const ERROR_BYTES: usize = 300;
 
 /// The result of checking structured output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", content = "detail", rename_all = "snake_case")]
 pub enum OutputVerdict {
     /// The structured content matches the schema.
