@@ -96,7 +96,11 @@ fn search_goes_to_the_engine_and_only_the_latest_answer_counts() {
     // 'q' is typed into the query, not quitting.
     assert!(!app.quitting);
     let one = json!({"query": "e", "matches": [{"tool": {"name": "echo", "description": "", "required": []}, "rank": "NamePrefix"}]});
-    app.update(ok(first[0].0, "tools.search", json!({"query": "x", "matches": []})));
+    app.update(ok(
+        first[0].0,
+        "tools.search",
+        json!({"query": "x", "matches": []}),
+    ));
     assert!(app.visible_tools().is_none(), "the older answer is stale");
     app.update(ok(id2, "tools.search", one));
     assert_eq!(app.visible_tools().map(<[_]>::len), Some(1));

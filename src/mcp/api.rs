@@ -70,6 +70,8 @@ pub struct ToolMatch {
     pub rank: MatchRank,
 }
 
+// serde's `serialize_with` hands a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn rank_name<S: serde::Serializer>(rank: &MatchRank, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(match rank {
         MatchRank::ExactName => "ExactName",

@@ -15,11 +15,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Failure, Success};
-use crate::mcp::api::{
-    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary, ToolCall,
-    ToolList, ToolMatch, ToolSearch,
-};
 use super::slot::{Live, ResourceListing, Slot};
+use crate::mcp::api::{
+    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary,
+    ToolCall, ToolList, ToolMatch, ToolSearch,
+};
 use crate::mcp::catalog::{
     CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
     summarize_prompt, summarize_resources,
@@ -395,7 +395,7 @@ pub async fn call_tool(
             5,
         );
         failure.text = Some(shaped.text);
-        failure.call = Some(result);
+        failure.call = Some(Box::new(result));
         return Err(failure);
     }
     Ok(Success {
@@ -538,9 +538,7 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     }
     let (text, spills) = bounded(ctx, "prompts.list", &text)?;
     Ok(Success {
-        result: OpResult::Prompts(PromptList {
-            prompts: summaries,
-        }),
+        result: OpResult::Prompts(PromptList { prompts: summaries }),
         text,
         spills,
     })

@@ -19,7 +19,7 @@ pub struct Failure {
     /// Class details (exit status, stderr tail, HTTP code), when there are any.
     pub detail: Option<Value>,
     /// A tool error's shaped result (text, structured content, spills).
-    pub call: Option<crate::mcp::api::ToolCall>,
+    pub call: Option<Box<crate::mcp::api::ToolCall>>,
     /// Model-visible text that comes with the failure (a tool's own error output).
     pub text: Option<String>,
 }
