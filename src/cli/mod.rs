@@ -9,6 +9,7 @@ mod config_cmd;
 pub mod exit {
     pub use crate::exit::Exit;
 }
+mod keep;
 mod ops_cmd;
 mod output;
 mod proxy_cmd;
@@ -16,6 +17,7 @@ mod run_op;
 mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -106,9 +108,14 @@ pub enum Command {
         tool: String,
         /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
         args: Vec<String>,
+        /// Send the arguments as given, without checking them against the tool's schema.
+        #[arg(long)]
+        no_validate: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's resources (with opaque references) and resource templates.
     Resources {
@@ -127,6 +134,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's prompts.
     Prompts {
@@ -147,6 +156,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
@@ -174,6 +185,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--output DIR` and `--full` of `call`, `read` and `prompt`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeepArgs {
+    /// Keep the whole result in DIR (created 0700): `result.txt` and every image, audio or
+    /// resource file (0600, never overwritten); the printed text names the files.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the whole text result, not the 50 KiB / 2,000-line preview.
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// `--policy` values.
@@ -331,21 +354,25 @@ pub fn run(cli: Cli) -> Exit {
             server,
             tool,
             args,
+            no_validate,
             json,
-        }) => ops_cmd::call(cx, server, tool, args, json),
+            keep,
+        }) => ops_cmd::call(cx, server, tool, args, !no_validate, printing(json, keep)),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,
             reference,
             json,
-        }) => ops_cmd::read(cx, server, reference, json),
+            keep,
+        }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,
             name,
             args,
             json,
-        }) => ops_cmd::prompt(cx, server, name, &args, json),
+            keep,
+        }) => ops_cmd::prompt(cx, server, name, &args, printing(json, keep)),
         Some(Command::DemoServer) => demo_server(),
         Some(Command::WorkspaceServer {
             workspace,
@@ -359,6 +386,15 @@ pub fn run(cli: Cli) -> Exit {
             }),
         ),
         Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+    }
+}
+
+fn printing(json: bool, keep: KeepArgs) -> run_op::Printing {
+    run_op::Printing {
+        json,
+        full: keep.full,
+        output: keep.output,
+        resource: None,
     }
 }
 

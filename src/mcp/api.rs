@@ -118,6 +118,7 @@ pub struct SpillRef {
     /// Its size in bytes.
     pub size: u64,
     /// Its MIME type.
+    #[serde(rename = "mimeType")]
     pub mime: String,
 }
 
@@ -214,7 +215,7 @@ mod tests {
             call.to_value(),
             json!({"isError": false, "text": "hi", "structuredContent": {"echo": "hi"},
                    "outputSchemaVerdict": null,
-                   "spills": [{"basename": "a.txt", "size": 3, "mime": "text/plain"}]})
+                   "spills": [{"basename": "a.txt", "size": 3, "mimeType": "text/plain"}]})
         );
         let read = OpResult::Read(ResourceRead {
             reference: "mcp-resource-x".to_owned(),
