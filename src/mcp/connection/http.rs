@@ -19,6 +19,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use super::faults::Faults;
+use super::http_guard::GuardedClient;
 use super::error::{ConnectError, ErrorClass, Redactor, classify_source, not_mcp, status_error};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -45,7 +47,7 @@ const RESERVED_HEADERS: &[&str] = &[
 pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
 /// The rmcp transport type used for HTTP servers.
-pub type HttpTransport = StreamableHttpClientTransport<reqwest::Client>;
+pub type HttpTransport = StreamableHttpClientTransport<GuardedClient>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {
@@ -145,9 +147,10 @@ pub fn transport(
     url: &str,
     headers: HeaderMapOwned,
     connect_timeout: Duration,
+    faults: Arc<Faults>,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
-    let client = http_client(connect_timeout)?;
+    let client = GuardedClient::new(http_client(connect_timeout)?, faults);
     let mut backoff = ExponentialBackoff::default();
     backoff.max_times = Some(MAX_SSE_RECONNECTS);
     backoff.base_duration = Duration::from_millis(500);

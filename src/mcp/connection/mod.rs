@@ -8,9 +8,12 @@
 //! policy.
 
 pub mod error;
+pub mod discover;
 pub mod events;
+pub mod faults;
 pub mod frames;
 pub mod http;
+pub mod http_guard;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
@@ -80,6 +83,7 @@ pub struct Connection {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    faults: Arc<faults::Faults>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -148,7 +152,8 @@ async fn connect_stdio(
         env: env.into_iter().collect(),
         redactor: redactor.clone(),
     };
-    let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let faults = Arc::new(faults::Faults::default());
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -162,7 +167,10 @@ async fn connect_stdio(
             let reason = if is_transport_failure(&e) {
                 process.closed_reason(EXIT_GRACE).await
             } else {
-                process.frame_limit_hit().then(stdio::frame_limit_error)
+                process
+                    .frame_limit_hit()
+                    .then(stdio::frame_limit_error)
+                    .or_else(|| faults.take_any())
             };
             process.shutdown().await;
             return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
@@ -182,6 +190,7 @@ async fn connect_stdio(
         stdio: Some(process),
         request_timeout: timeout,
         sink,
+        faults,
     })
     .await
 }
@@ -198,7 +207,8 @@ async fn connect_http(
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
-    let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let faults = Arc::new(faults::Faults::default());
+    let transport = http::transport(&http_def.url, headers.clone(), timeout, faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -206,6 +216,9 @@ async fn connect_http(
     let service = match started {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
+            if let Some(fault) = faults.take_any() {
+                return Err(fault);
+            }
             let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
             return Err(err);
         }
@@ -220,6 +233,7 @@ async fn connect_http(
         stdio: None,
         request_timeout: timeout,
         sink,
+        faults,
     })
     .await
 }
@@ -330,6 +344,7 @@ struct Started {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    faults: Arc<faults::Faults>,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -391,6 +406,7 @@ impl Started {
             stdio: self.stdio,
             request_timeout: self.request_timeout,
             sink: self.sink,
+            faults: self.faults,
         }
     }
 }
@@ -439,6 +455,11 @@ impl Connection {
     /// The stdio process, for stderr, counters and exit status (None for HTTP).
     pub fn process(&self) -> Option<&StdioProcess> {
         self.stdio.as_ref()
+    }
+
+    /// Undecodable frames skipped because they answered no pending request.
+    pub fn undecodable_frames(&self) -> u64 {
+        self.faults.skipped()
     }
 
     /// Notifications that did not fit the event channel.
@@ -505,7 +526,10 @@ impl Connection {
         tokio::select! {
             result = handle.await_response() => match result {
                 Ok(r) => Ok(r),
-                Err(e) => Err(self.map_service_error(&e).await),
+                Err(e) => match self.faults.take(&id) {
+                    Some(fault) => Err(fault),
+                    None => Err(self.map_service_error(&e).await),
+                },
             },
             () = cancel.cancelled() => {
                 let param = CancelledNotificationParam::new(
