@@ -125,12 +125,22 @@ pub async fn connect_observed(
     traffic: bool,
 ) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
-    match &def.transport {
+    let connected = match &def.transport {
         Transport::Stdio(stdio_def) => {
             connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic).await
         }
         Transport::Http(http_def) => connect_http(def, http_def, lookup, sink, traffic).await,
-    }
+    };
+    connected.map_err(|mut e| {
+        // A legacy server refuses `server/discover`: say how to reach it.
+        if def.protocol == ProtocolChoice::Modern && e.class == ErrorClass::Protocol {
+            e.message.push_str(
+                "; the server may speak only the older protocol (initialize): set \
+                 \"protocolVersion\": \"auto\" to fall back to it",
+            );
+        }
+        e
+    })
 }
 
 async fn connect_stdio(
@@ -208,7 +218,15 @@ async fn connect_http(
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
     let faults = Arc::new(faults::Faults::default());
-    let transport = http::transport(&http_def.url, headers.clone(), timeout, faults.clone())?;
+    let refused = http::RefusedRedirect::default();
+    let headers_configured = !headers.is_empty();
+    let transport = http::transport(
+        &http_def.url,
+        headers,
+        timeout,
+        faults.clone(),
+        refused.clone(),
+    )?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -219,8 +237,12 @@ async fn connect_http(
             if let Some(fault) = faults.take_any() {
                 return Err(fault);
             }
-            let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
-            return Err(err);
+            return Err(explain_http_failure(
+                &e,
+                headers_configured,
+                &refused,
+                &redactor,
+            ));
         }
         Err(_) => return Err(handshake_timeout(timeout)),
     };
@@ -313,26 +335,27 @@ fn handshake_timeout(timeout: Duration) -> ConnectError {
     )
 }
 
-/// Classifies an HTTP handshake failure, probing the endpoint when rmcp's error is vague.
-async fn explain_http_failure(
+/// Explains an HTTP handshake failure from what the failed attempt received: a refused redirect
+/// names its target, and a 401 that asks for OAuth (a `Bearer` or `resource_metadata`
+/// challenge) when no headers are configured says so. Nothing more is sent to the server.
+fn explain_http_failure(
     err: &ClientInitializeError,
-    url: &str,
-    headers: &http::HeaderMapOwned,
-    timeout: Duration,
+    headers_configured: bool,
+    refused: &http::RefusedRedirect,
     redactor: &Redactor,
 ) -> ConnectError {
     let classified = classify_init(err, redactor);
-    let vague = matches!(
-        classified.class,
-        ErrorClass::Protocol | ErrorClass::NotMcp { .. } | ErrorClass::HttpStatus { .. }
-    );
-    if !vague {
-        return classified;
+    let refused = refused.lock().ok().and_then(|slot| slot.clone());
+    if let (ErrorClass::HttpStatus { .. }, Some((code, target))) = (&classified.class, refused) {
+        return http::redirect_error(code, &target);
     }
-    let probe_timeout = timeout.min(Duration::from_secs(5));
-    http::probe(url, headers, probe_timeout, redactor)
-        .await
-        .unwrap_or(classified)
+    if let ErrorClass::AuthRequired { code } = classified.class
+        && !headers_configured
+        && error::auth_challenge(err).is_some_and(|c| error::asks_for_oauth(&c))
+    {
+        return error::oauth_required(code);
+    }
+    classified
 }
 
 struct Started {
