@@ -6,6 +6,7 @@ mod approve_tty;
 mod args;
 mod config_cmd;
 pub mod exit;
+mod keep;
 mod ops_cmd;
 mod output;
 mod proxy_cmd;
@@ -13,6 +14,7 @@ mod run_op;
 mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -103,9 +105,14 @@ pub enum Command {
         tool: String,
         /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
         args: Vec<String>,
+        /// Send the arguments as given, without checking them against the tool's schema.
+        #[arg(long)]
+        no_validate: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's resources (with opaque references) and resource templates.
     Resources {
@@ -124,6 +131,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's prompts.
     Prompts {
@@ -144,6 +153,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
@@ -171,6 +182,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--output DIR` and `--full` of `call`, `read` and `prompt`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeepArgs {
+    /// Keep the whole result in DIR (created 0700): `result.txt` and every image, audio or
+    /// resource file (0600, never overwritten); the printed text names the files.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the whole text result, not the 50 KiB / 2,000-line preview.
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// `--policy` values.
@@ -304,21 +327,25 @@ pub fn run(cli: Cli) -> Exit {
             server,
             tool,
             args,
+            no_validate,
             json,
-        }) => ops_cmd::call(cx, server, tool, args, json),
+            keep,
+        }) => ops_cmd::call(cx, server, tool, args, !no_validate, printing(json, keep)),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,
             reference,
             json,
-        }) => ops_cmd::read(cx, server, reference, json),
+            keep,
+        }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,
             name,
             args,
             json,
-        }) => ops_cmd::prompt(cx, server, name, &args, json),
+            keep,
+        }) => ops_cmd::prompt(cx, server, name, &args, printing(json, keep)),
         Some(Command::DemoServer) => demo_server(),
         Some(Command::WorkspaceServer {
             workspace,
@@ -332,6 +359,15 @@ pub fn run(cli: Cli) -> Exit {
             }),
         ),
         Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+    }
+}
+
+fn printing(json: bool, keep: KeepArgs) -> run_op::Printing {
+    run_op::Printing {
+        json,
+        full: keep.full,
+        output: keep.output,
+        resource: None,
     }
 }
 

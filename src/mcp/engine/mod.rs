@@ -62,6 +62,10 @@ pub struct EngineOptions {
     /// Servers whose definition changed during this session (a reloaded configuration):
     /// their approval requests say so.
     pub changed_servers: std::collections::BTreeSet<String>,
+    /// Results keep the server's characters (only secrets redacted); the owner escapes or
+    /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
+    /// exactly; the console and serve mode leave it off.
+    pub keep_data: bool,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -75,6 +79,7 @@ pub struct Engine {
     events_tx: mpsc::Sender<ServerEvent>,
     traffic: bool,
     changed_servers: std::collections::BTreeSet<String>,
+    keep_data: bool,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -129,6 +134,7 @@ impl Engine {
             events_tx,
             traffic,
             changed_servers: options.changed_servers,
+            keep_data: options.keep_data,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,
@@ -382,6 +388,7 @@ impl Engine {
             live: &live,
             spills: &self.spills,
             cancel: &cancel,
+            keep_data: self.keep_data,
         };
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
@@ -501,6 +508,6 @@ pub fn status_text(status: &StatusReport) -> String {
         }
         text.push('\n');
     }
-    text.push_str("Next: {\"server\":\"<name>\"} lists a server's tools.");
+    text.push_str(outcome::hints::LIST);
     text
 }

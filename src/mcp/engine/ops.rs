@@ -36,6 +36,8 @@ pub struct OpContext<'a> {
     pub spills: &'a SpillDir,
     /// Cancels the operation.
     pub cancel: &'a CancellationToken,
+    /// Results keep the server's characters (see `ShapeContext::keep_data`).
+    pub keep_data: bool,
 }
 
 impl OpContext<'_> {
@@ -258,7 +260,7 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         }
         text.push('\n');
     }
-    text.push_str("Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.");
+    text.push_str(super::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
         result: json!({"tools": summaries, "count": summaries.len()}),
@@ -358,6 +360,7 @@ pub async fn call_tool(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
@@ -366,7 +369,7 @@ pub async fn call_tool(
         "text": shaped.text,
         "structuredContent": shaped.structured,
         "outputSchemaVerdict": shaped.verdict,
-        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mime": s.mime})).collect::<Vec<_>>(),
+        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mimeType": s.mime})).collect::<Vec<_>>(),
     });
     if shaped.is_error {
         let mut failure = Failure::new(
@@ -429,7 +432,7 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             templates.len()
         );
     }
-    text.push_str("Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.");
+    text.push_str(super::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
         result: json!({"resources": summaries, "templates": templates}),
@@ -465,6 +468,7 @@ pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Succe
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
@@ -555,6 +559,7 @@ pub async fn get_prompt(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
         .map_err(shape_failure)?;
