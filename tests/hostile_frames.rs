@@ -52,7 +52,10 @@ async fn still_usable(conn: &Connection) {
         ))
         .await
         .expect("the connection still answers");
-    assert!(matches!(tools, rmcp::model::ServerResult::ListToolsResult(_)));
+    assert!(matches!(
+        tools,
+        rmcp::model::ServerResult::ListToolsResult(_)
+    ));
 }
 
 #[tokio::test]

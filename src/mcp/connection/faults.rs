@@ -18,7 +18,7 @@ use rmcp::model::{ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage};
 use super::error::{ConnectError, ErrorClass};
 use crate::mcp::sanitize::sanitize_capped;
 
-/// Deepest nesting serde_json accepts (its recursion limit is 128 and the 128th level fails).
+/// Deepest nesting `serde_json` accepts (its recursion limit is 128 and the 128th level fails).
 pub const MAX_DEPTH: usize = 127;
 
 /// Failures remembered at once; older ones are forgotten (their requests are long gone).
@@ -283,7 +283,10 @@ mod tests {
         assert_eq!(response_id(br#"{"id":null,"result":{}}"#), None);
         assert_eq!(response_id(br#"{"result":{"id":4}}"#), None);
         assert_eq!(response_id(br#"{"id":"a\"b","result":1}"#), None);
-        assert_eq!(response_id(br#"{"key":"id","id":-2,"error":{}}"#), Some(RequestId::Number(-2)));
+        assert_eq!(
+            response_id(br#"{"key":"id","id":-2,"error":{}}"#),
+            Some(RequestId::Number(-2))
+        );
     }
 
     #[test]
@@ -297,7 +300,11 @@ mod tests {
         assert_eq!(e.id, Some(RequestId::Number(5)));
         let recorded = faults.take(&RequestId::Number(5)).expect("recorded");
         assert_eq!(recorded.class, ErrorClass::Protocol);
-        assert!(recorded.message.contains("nested deeper"), "{}", recorded.message);
+        assert!(
+            recorded.message.contains("nested deeper"),
+            "{}",
+            recorded.message
+        );
         let bad_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"t\":\"\xff\"}}";
         assert!(decode(bad_utf8, &faults).is_some());
         assert!(

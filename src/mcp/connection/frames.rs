@@ -199,8 +199,9 @@ mod tests {
 
     #[tokio::test]
     async fn decodes_json_skips_junk_and_stops_on_oversize() {
-        let mut input = b"junk\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  [1]  \nnot { json }\n"
-            .to_vec();
+        let mut input =
+            b"junk\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  [1]  \nnot { json }\n"
+                .to_vec();
         input.extend(vec![b'{'; MAX_FRAME_BYTES + 1]);
         input.extend(b"}\n{\"never\":1}\n");
         let (tx, mut rx) = channel();

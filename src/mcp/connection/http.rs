@@ -19,9 +19,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use super::error::{ConnectError, ErrorClass};
 use super::faults::Faults;
 use super::http_guard::GuardedClient;
-use super::error::{ConnectError, ErrorClass};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest JSON body or SSE event accepted from an HTTP server.

@@ -110,36 +110,39 @@ fn to_sse(message: &ServerJsonRpcMessage) -> Sse {
 /// Checks each event of a response stream; see the module comment.
 fn guard_stream(stream: SseStream, posted: Posted, faults: Arc<Faults>, max: usize) -> SseStream {
     let state = (stream, posted, faults, false);
-    futures_util::stream::unfold(state, move |(mut stream, posted, faults, done)| async move {
-        if done {
-            return None;
-        }
-        let item = stream.next().await?;
-        let (item, done) = match item {
-            Ok(mut sse) => {
-                let is_message = matches!(sse.event.as_deref(), None | Some("" | "message"));
-                if is_message && let Some(data) = sse.data.take() {
-                    sse.data = check_event(data, &posted, &faults);
-                }
-                (Ok(sse), false)
+    futures_util::stream::unfold(
+        state,
+        move |(mut stream, posted, faults, done)| async move {
+            if done {
+                return None;
             }
-            Err(e) => {
-                let text = e.to_string();
-                let fault = if text.contains("exceeded the maximum size") {
-                    Some(event_limit(max))
-                } else if matches!(e, SseError::Utf8Parse(_)) {
-                    Some(undecodable("it is not valid UTF-8"))
-                } else {
-                    None
-                };
-                match (fault, posted.id.clone()) {
-                    (Some(fault), Some(id)) => (Ok(to_sse(&faults.fail(id, fault))), true),
-                    _ => (Err(e), false),
+            let item = stream.next().await?;
+            let (item, done) = match item {
+                Ok(mut sse) => {
+                    let is_message = matches!(sse.event.as_deref(), None | Some("" | "message"));
+                    if is_message && let Some(data) = sse.data.take() {
+                        sse.data = check_event(data, &posted, &faults);
+                    }
+                    (Ok(sse), false)
                 }
-            }
-        };
-        Some((item, (stream, posted, faults, done)))
-    })
+                Err(e) => {
+                    let text = e.to_string();
+                    let fault = if text.contains("exceeded the maximum size") {
+                        Some(event_limit(max))
+                    } else if matches!(e, SseError::Utf8Parse(_)) {
+                        Some(undecodable("it is not valid UTF-8"))
+                    } else {
+                        None
+                    };
+                    match (fault, posted.id.clone()) {
+                        (Some(fault), Some(id)) => (Ok(to_sse(&faults.fail(id, fault))), true),
+                        _ => (Err(e), false),
+                    }
+                }
+            };
+            Some((item, (stream, posted, faults, done)))
+        },
+    )
     .boxed()
 }
 
@@ -254,10 +257,17 @@ impl StreamableHttpClient for GuardedClient {
             )
             .await;
         match answer {
-            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => Ok(StreamableHttpPostResponse::Sse(
-                guard_stream(stream, posted, self.faults.clone(), limits.max_sse_event_size),
-                sid,
-            )),
+            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
+                Ok(StreamableHttpPostResponse::Sse(
+                    guard_stream(
+                        stream,
+                        posted,
+                        self.faults.clone(),
+                        limits.max_sse_event_size,
+                    ),
+                    sid,
+                ))
+            }
             Ok(StreamableHttpPostResponse::Json(message, sid)) if posted.discover => Ok(
                 StreamableHttpPostResponse::Json(discover::usable_answer(message), sid),
             ),

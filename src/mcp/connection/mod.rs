@@ -7,8 +7,8 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
-pub mod error;
 pub mod discover;
+pub mod error;
 pub mod events;
 pub mod faults;
 pub mod frames;
