@@ -429,6 +429,47 @@ fn auth_error(code: u16) -> ConnectError {
     )
 }
 
+/// The `WWW-Authenticate` challenge of a 401/403 somewhere in a handshake failure.
+pub fn auth_challenge(err: &ClientInitializeError) -> Option<String> {
+    let mut current: Option<&(dyn StdError + 'static)> = match err {
+        ClientInitializeError::TransportError { error, .. } => Some(error.error.as_ref()),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            return auth_challenge(fallback);
+        }
+        _ => None,
+    };
+    while let Some(e) = current {
+        if let Some(http) = e.downcast_ref::<HttpError>() {
+            return match http {
+                StreamableHttpError::AuthRequired(a) => Some(a.www_authenticate_header.clone()),
+                StreamableHttpError::InsufficientScope(a) => {
+                    Some(a.www_authenticate_header.clone())
+                }
+                _ => None,
+            };
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// Whether a `WWW-Authenticate` challenge asks for an OAuth bearer token.
+pub fn asks_for_oauth(challenge: &str) -> bool {
+    let lower = challenge.to_ascii_lowercase();
+    lower.contains("resource_metadata") || lower.trim_start().starts_with("bearer")
+}
+
+/// `auth_required` for a server that asks for OAuth sign-in while no headers are configured.
+pub fn oauth_required(code: u16) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::AuthRequired { code },
+        format!(
+            "the server asks for OAuth sign-in (HTTP {code}); mcpdeck cannot sign in to it by \
+             itself yet: obtain a token and configure it as an `Authorization` header"
+        ),
+    )
+}
+
 /// `not_mcp` naming what the endpoint answered with.
 pub fn not_mcp(content_type: Option<&str>) -> ConnectError {
     let shown = content_type.map(|c| sanitize_capped(c, 100));
