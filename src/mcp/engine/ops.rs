@@ -134,10 +134,39 @@ pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
     Ok(catalog)
 }
 
+/// Which optional capabilities the server declared (nothing is listed from one it did not).
+async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
+    let conn = ctx.live.conn.read().await;
+    let caps = &conn.identity().capabilities;
+    (caps.resources.is_some(), caps.prompts.is_some())
+}
+
+/// The answer to a listing of a capability the server did not declare: empty, and said so.
+fn undeclared(ctx: &OpContext<'_>, what: &str, result: Value) -> Success {
+    let mut result = result;
+    result["declared"] = Value::Bool(false);
+    Success {
+        result,
+        text: format!(
+            "{} offers no {what} (it did not declare the capability; nothing was asked)\n",
+            sanitize_capped(&ctx.slot.name, 128)
+        ),
+        spills: Vec::new(),
+    }
+}
+
 async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
     let mut cache = ctx.live.resources.lock().await;
     if let Some(listing) = cache.as_ref() {
         return Ok(listing.clone());
+    }
+    if !declared(ctx).await.0 {
+        let empty = Arc::new(ResourceListing {
+            resources: Vec::new(),
+            templates: Vec::new(),
+        });
+        *cache = Some(empty.clone());
+        return Ok(empty);
     }
     let conn = ctx.live.conn.read().await;
     let resources = list_pages(
@@ -196,6 +225,11 @@ async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
     let mut cache = ctx.live.prompts.lock().await;
     if let Some(prompts) = cache.as_ref() {
         return Ok(prompts.clone());
+    }
+    if !declared(ctx).await.1 {
+        let empty = Arc::new(Vec::new());
+        *cache = Some(empty.clone());
+        return Ok(empty);
     }
     let conn = ctx.live.conn.read().await;
     let prompts = list_pages(
@@ -390,6 +424,10 @@ pub async fn call_tool(
 
 /// `resources.list`: opaque references only, never raw URIs.
 pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.0 {
+        let empty = json!({"resources": [], "templates": []});
+        return Ok(undeclared(ctx, "resources", empty));
+    }
     let listing = resource_listing(ctx).await?;
     let summaries = {
         let mut refs = ctx
@@ -489,6 +527,9 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
 
 /// `prompts.list`.
 pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.1 {
+        return Ok(undeclared(ctx, "prompts", json!({"prompts": []})));
+    }
     let prompts = prompts(ctx).await?;
     let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
     let mut text = format!("{} prompts on {}:\n", summaries.len(), ctx.slot.name);
