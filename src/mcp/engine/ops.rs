@@ -290,7 +290,8 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             let _ = write!(text, " [required: {}]", s.required.join(", "));
         }
         if !s.flags.is_empty() {
-            let _ = write!(text, " [flagged: {:?}]", s.flags);
+            let flags: Vec<String> = s.flags.iter().map(ToString::to_string).collect();
+            let _ = write!(text, " [flagged: {}]", flags.join(", "));
         }
         text.push('\n');
     }
