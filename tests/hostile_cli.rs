@@ -43,7 +43,10 @@ fn run(sb: &Sandbox, args: &[&str], json: bool) -> (i32, String, String) {
         assert!(!text.contains('\u{1b}'), "raw escape in {args:?}: {text}");
         if !json {
             for debug in DEBUG_TEXT {
-                assert!(!text.contains(debug), "Debug text {debug} in {args:?}: {text}");
+                assert!(
+                    !text.contains(debug),
+                    "Debug text {debug} in {args:?}: {text}"
+                );
             }
         }
     }
@@ -97,7 +100,10 @@ fn undecodable_answers_exit_4_at_once_and_oversized_events_exit_7() {
         let started = std::time::Instant::now();
         let (got, out, err) = run(&sb, &["call", server, "echo", "--no-validate"], false);
         assert_eq!(got, code, "{server}: {out}{err}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{server}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{server}"
+        );
     }
     let started = std::time::Instant::now();
     let (got, out, err) = run(&sb, &["tools", "schema"], false);
@@ -112,5 +118,8 @@ fn oauth_challenge_exits_3_with_one_clear_message() {
     with_servers(&sb, &json!({"cloud": {"url": http.url("/raw/oauth")}}));
     let (code, out, err) = run(&sb, &["tools", "cloud"], false);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(format!("{out}{err}").contains("OAuth sign-in"), "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("OAuth sign-in"),
+        "{out}{err}"
+    );
 }

@@ -28,13 +28,22 @@ async fn timeout_names_notifications_cancelled_only_when_it_was_sent() {
     let fx = HttpFixture::start("k=read,admin");
     let mut legacy = http_def(&fx.url("/mcp"), &[("Authorization", "Bearer k")]);
     let message = timeout_message(&legacy).await;
-    assert!(message.contains("notifications/cancelled sent"), "{message}");
+    assert!(
+        message.contains("notifications/cancelled sent"),
+        "{message}"
+    );
     legacy.protocol = ProtocolChoice::Modern;
     let message = timeout_message(&legacy).await;
     assert!(message.contains("closing its stream"), "{message}");
-    assert!(!message.contains("notifications/cancelled sent"), "{message}");
+    assert!(
+        !message.contains("notifications/cancelled sent"),
+        "{message}"
+    );
     let message = timeout_message(&stdio_def(&[], &[])).await;
-    assert!(message.contains("notifications/cancelled sent"), "{message}");
+    assert!(
+        message.contains("notifications/cancelled sent"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -54,7 +63,9 @@ async fn empty_initialize_result_names_no_rust_type() {
     if let Transport::Stdio(s) = &mut def.transport {
         s.args = vec!["raw".into(), "--case".into(), "empty-init".into()];
     }
-    let err = connect(&def, here(), &no_vars).await.expect_err("no result");
+    let err = connect(&def, here(), &no_vars)
+        .await
+        .expect_err("no result");
     assert_eq!(err.class, ErrorClass::Protocol);
     for debug in ["Some(", "EmptyResult", "EmptyObject", "CustomResult"] {
         assert!(!err.message.contains(debug), "{}", err.message);

@@ -14,6 +14,7 @@ pub mod faults;
 pub mod frames;
 pub mod http;
 pub mod http_guard;
+pub mod orphans;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
