@@ -1,4 +1,4 @@
-//! Error classes for connections and requests (SPEC.md §4.1), and the redactor.
+//! Error classes for connections and requests, and the redactor.
 //!
 //! Owns the mapping from rmcp's `ClientInitializeError` / `ServiceError` (and the reqwest, io and
 //! rustls errors buried in their `source()` chains) to a small, stable set of classes that are
@@ -108,7 +108,7 @@ impl ErrorClass {
 }
 
 impl ErrorClass {
-    /// The headless CLI's exit code for this class (SPEC.md §11): 1 configuration, 3 auth
+    /// The headless CLI's exit code for this class: 1 configuration, 3 auth
     /// required, 4 connection failed, 5 server error, 6 timeout or cancelled, 7 a bound.
     pub fn exit_code(&self) -> u8 {
         match self {

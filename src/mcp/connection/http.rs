@@ -173,7 +173,7 @@ pub fn transport(
         .max_sse_event_size(MAX_BODY_BYTES)
         .max_error_response_size(8 * 1024)
         // rmcp would re-initialize and then re-send the POST that hit the expired session:
-        // that is a replay, which SPEC.md §4.3 forbids.
+        // that is a replay: a request with side effects must never be sent twice.
         .reinit_on_expired_session(false);
     config.retry_config = Arc::new(backoff);
     Ok(StreamableHttpClientTransport::with_client(client, config))

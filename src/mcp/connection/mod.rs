@@ -1,4 +1,4 @@
-//! One live connection to one configured server (SPEC.md §4.1–4.3).
+//! One live connection to one configured server.
 //!
 //! Owns the transport (an owned child process or a Streamable HTTP client), the rmcp client
 //! session on top of it, the secrets that were resolved for it (for the redactor), and the
@@ -50,7 +50,7 @@ pub const MAX_TOTAL_CAP: Duration = Duration::from_secs(30 * 60);
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The default maximum total time for a request with this idle `timeout`:
-/// 10× the timeout, at most 30 minutes (SPEC.md §4.3).
+/// 10× the timeout, at most 30 minutes.
 pub fn max_total_for(timeout: Duration) -> Duration {
     timeout.saturating_mul(10).min(MAX_TOTAL_CAP)
 }

@@ -1,4 +1,4 @@
-//! The stdio transport: one owned child process per server (SPEC.md §4.2).
+//! The stdio transport: one owned child process per server.
 //!
 //! Owns the `tokio::process::Child` instead of rmcp's `TokioChildProcess`, because only the owner
 //! gets the exit status, its own process group and a group-wide kill. The child starts with a
@@ -25,7 +25,7 @@ use super::faults::Faults;
 use super::frames::{FrameStats, LineTransport, channel, pump};
 use super::stderr_ring::{SharedRing, StderrRing, drain};
 
-/// Variables passed through from mcpdeck's own environment (SPEC.md §2.3).
+/// Variables passed through from mcpdeck's own environment.
 pub const MINIMAL_ENV: &[&str] = &[
     "HOME",
     "LOGNAME",
