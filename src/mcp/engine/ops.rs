@@ -146,9 +146,7 @@ async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
 }
 
 /// The answer to a listing of a capability the server did not declare: empty, and said so.
-fn undeclared(ctx: &OpContext<'_>, what: &str, result: Value) -> Success {
-    let mut result = result;
-    result["declared"] = Value::Bool(false);
+fn undeclared(ctx: &OpContext<'_>, what: &str, result: OpResult) -> Success {
     Success {
         result,
         text: format!(
@@ -446,7 +444,11 @@ pub async fn call_tool(
 /// `resources.list`: opaque references only, never raw URIs.
 pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     if !declared(ctx).await.0 {
-        let empty = json!({"resources": [], "templates": []});
+        let empty = OpResult::Resources(ResourceList {
+            resources: Vec::new(),
+            templates: Vec::new(),
+            declared: false,
+        });
         return Ok(undeclared(ctx, "resources", empty));
     }
     let listing = resource_listing(ctx).await?;
@@ -498,6 +500,7 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         result: OpResult::Resources(ResourceList {
             resources: summaries,
             templates,
+            declared: true,
         }),
         text,
         spills,
@@ -556,7 +559,11 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
 /// `prompts.list`.
 pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     if !declared(ctx).await.1 {
-        return Ok(undeclared(ctx, "prompts", json!({"prompts": []})));
+        let empty = OpResult::Prompts(PromptList {
+            prompts: Vec::new(),
+            declared: false,
+        });
+        return Ok(undeclared(ctx, "prompts", empty));
     }
     let prompts = prompts(ctx).await?;
     let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
@@ -584,7 +591,10 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     }
     let (text, spills) = bounded(ctx, "prompts.list", &text)?;
     Ok(Success {
-        result: OpResult::Prompts(PromptList { prompts: summaries }),
+        result: OpResult::Prompts(PromptList {
+            prompts: summaries,
+            declared: true,
+        }),
         text,
         spills,
     })
