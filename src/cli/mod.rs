@@ -2,6 +2,7 @@
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
+mod approval_text;
 mod approve_tty;
 mod args;
 mod config_cmd;
@@ -175,7 +176,7 @@ pub enum Command {
     },
     /// List live `mcpdeck serve` sessions and answer their pending approvals (on a terminal).
     Approvals {
-        /// Keep answering new approvals until interrupted.
+        /// Keep running until Ctrl-C: find new sessions as they start and answer each request.
         #[arg(long)]
         watch: bool,
         /// One JSON object on stdout (list only).
@@ -358,7 +359,11 @@ pub fn run(cli: Cli) -> Exit {
                 PolicyMode::Enforce => crate::mcp::policy::Mode::Enforce,
             }),
         ),
-        Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+        Some(Command::Approvals { watch, json }) => serve_cmd::approvals(
+            json,
+            watch,
+            crate::mcp::policy::Policy::default_path(&cx.config_home),
+        ),
     }
 }
 

@@ -2,6 +2,11 @@
 //! runtime directory, accepting only peers of this uid. Attached consoles receive a snapshot on
 //! `hello`, then every approval request; the first decision for a ticket wins. A decision for an
 //! unknown or expired ticket is ignored and logged to stderr.
+//!
+//! A console that restarts, or one that has not yet found a new session (consoles look every
+//! second), must not turn an approval into a refusal: [`ControlHub::wait_attached`] waits a
+//! bounded while for one — up to [`REATTACH_GRACE`] once a console was attached in this run, and
+//! up to [`DISCOVERY_GRACE`] after the session started otherwise.
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt as _;
@@ -15,6 +20,11 @@ use tokio::sync::{mpsc, oneshot};
 use super::protocol::{FromConsole, MAX_LINE, SessionSnapshot, ToConsole};
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
+/// How long an approval waits for a console to re-attach once one was attached in this run.
+pub const REATTACH_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+/// How long after a session starts an approval waits for the first console to find it.
+pub const DISCOVERY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 type SnapshotFn = Box<dyn Fn(Vec<ApprovalRequest>) -> SessionSnapshot + Send + Sync>;
 
 /// Pending approvals and attached consoles of one serve session.
@@ -23,6 +33,12 @@ pub struct ControlHub {
     pending: Mutex<HashMap<u64, (ApprovalRequest, oneshot::Sender<Decision>)>>,
     consoles: Mutex<Vec<mpsc::Sender<ToConsole>>>,
     snapshot: OnceLock<SnapshotFn>,
+    /// Woken whenever a console attaches.
+    attach: tokio::sync::Notify,
+    /// A console was attached at some point in this run.
+    ever_attached: std::sync::atomic::AtomicBool,
+    /// When the session started.
+    started: tokio::time::Instant,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -42,6 +58,9 @@ impl ControlHub {
             pending: Mutex::new(HashMap::new()),
             consoles: Mutex::new(Vec::new()),
             snapshot: OnceLock::new(),
+            attach: tokio::sync::Notify::new(),
+            ever_attached: std::sync::atomic::AtomicBool::new(false),
+            started: tokio::time::Instant::now(),
         });
         tokio::spawn(accept(listener, Arc::downgrade(&hub)));
         Ok(hub)
@@ -70,6 +89,35 @@ impl ControlHub {
         let mut consoles = lock(&self.consoles);
         consoles.retain(|c| !c.is_closed());
         consoles.len()
+    }
+
+    /// Whether a console is attached, waiting for one up to the grace that applies (see the
+    /// module's notes).
+    pub async fn wait_attached(&self) -> bool {
+        let deadline = if self.ever_attached.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::Instant::now() + REATTACH_GRACE
+        } else {
+            self.started + DISCOVERY_GRACE
+        };
+        loop {
+            let notified = self.attach.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.attached() > 0 {
+                return true;
+            }
+            tokio::select! {
+                () = &mut notified => {}
+                () = tokio::time::sleep_until(deadline) => return self.attached() > 0,
+            }
+        }
+    }
+
+    fn on_attach(&self, console: mpsc::Sender<ToConsole>) {
+        lock(&self.consoles).push(console);
+        self.ever_attached
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.attach.notify_waiters();
     }
 
     fn broadcast(&self, message: &ToConsole) {
@@ -158,7 +206,7 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
         match message {
             FromConsole::Hello | FromConsole::Status => {
                 if !attached && matches!(message, FromConsole::Hello) {
-                    lock(&hub.consoles).push(tx.clone());
+                    hub.on_attach(tx.clone());
                     attached = true;
                 }
                 if let Some(snapshot) = hub.snapshot() {
