@@ -216,6 +216,70 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
             FromConsole::Decide { ticket, decision } => hub.decide(ticket, decision),
         }
     }
+    // Detached: forget this console now, so waiting for one does not count it.
+    if attached {
+        lock(&hub.consoles).retain(|c| !c.same_channel(&tx));
+    }
     drop(tx);
     let _ = writer.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::control::ControlClient;
+    use futures_util::FutureExt as _;
+
+    fn hub(dir: &Path) -> Arc<ControlHub> {
+        let hub = ControlHub::bind(dir).expect("bind");
+        hub.set_snapshot(Box::new(|pending| SessionSnapshot {
+            pid: std::process::id(),
+            project: PathBuf::from("/p"),
+            mode: "enforce".to_owned(),
+            servers: Vec::new(),
+            spills: 0,
+            pending,
+        }));
+        hub
+    }
+
+    async fn until(mut cond: impl FnMut() -> bool) {
+        tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            while !cond() {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("condition reached");
+    }
+
+    #[tokio::test]
+    async fn approvals_wait_for_a_console_to_find_or_rejoin_the_session() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = hub(dir.path());
+        // A new session: nobody attached yet, so it waits (for the first discovery).
+        let waiting = hub.wait_attached();
+        tokio::pin!(waiting);
+        assert!(waiting.as_mut().now_or_never().is_none(), "it waits");
+        let (console, _) = ControlClient::attach(hub.path()).await.expect("attach");
+        assert!(waiting.await, "the console that arrived counts");
+
+        // The console leaves; a later approval waits for it to come back.
+        drop(console);
+        until(|| hub.attached() == 0).await;
+        let waiting = hub.wait_attached();
+        tokio::pin!(waiting);
+        assert!(waiting.as_mut().now_or_never().is_none(), "it waits again");
+        let (_again, _) = ControlClient::attach(hub.path()).await.expect("re-attach");
+        assert!(waiting.await);
+    }
+
+    #[tokio::test]
+    async fn nobody_coming_is_a_bounded_wait() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = hub(dir.path());
+        let started = std::time::Instant::now();
+        assert!(!hub.wait_attached().await);
+        assert!(started.elapsed() < DISCOVERY_GRACE + std::time::Duration::from_secs(2));
+    }
 }

@@ -404,8 +404,8 @@ impl Engine {
                 Err(Failure::new(
                     "denied",
                     format!(
-                        "no answer within {} s: `{op}` on `{}` was not run",
-                        self.approval_timeout.as_secs(),
+                        "no answer within {}: `{op}` on `{}` was not run",
+                        seconds(self.approval_timeout),
                         slot.name
                     ),
                     2,
@@ -565,6 +565,15 @@ impl Engine {
         }
         let _ = self.spills.remove_all();
         self.cleanup.remove_dir(&self.spills.path().to_path_buf());
+    }
+}
+
+/// `120 s`, or `0.25 s` for a bound under a second.
+fn seconds(d: std::time::Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} s", d.as_secs_f64())
     }
 }
 
