@@ -491,8 +491,8 @@ async fn an_attached_console_answers_through_the_control_socket() {
         assert_eq!(
             request.effects,
             [
-                mcpdeck::mcp::policy::Effect::Read,
-                mcpdeck::mcp::policy::Effect::Network
+                mcpdeck::mcp::policy::EffectClass::Read,
+                mcpdeck::mcp::policy::EffectClass::Network
             ]
         );
         console.decide(request.ticket, decision).await.unwrap();

@@ -53,7 +53,7 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::policy::Effect;
+    use crate::mcp::policy::EffectClass as Effect;
 
     #[test]
     fn arguments_and_claimed_effects_are_shown() {

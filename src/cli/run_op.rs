@@ -186,7 +186,7 @@ async fn watch_signals(
     cancel.cancel();
 }
 
-/// The exit code of an outcome (SPEC.md §11).
+/// The exit code of an outcome.
 pub fn exit_for(outcome: &Outcome) -> Exit {
     match outcome.exit_code() {
         0 => Exit::Ok,

@@ -6,7 +6,7 @@
 use rmcp::model::ToolAnnotations;
 use serde_json::Value;
 
-use crate::mcp::policy::{ALL_EFFECTS, Effect};
+use crate::mcp::policy::{ALL_EFFECTS, EffectClass as Effect};
 use crate::mcp::results::Redactor;
 use crate::mcp::sanitize::sanitize_capped;
 

@@ -1,8 +1,8 @@
-//! The engine façade the console, the CLI and serve mode all use (SPEC.md §1).
+//! The engine façade the console, the CLI and serve mode all use.
 //!
 //! Holds the configuration, the trust state, one [`Slot`] per configured server, this process's
 //! spill directory and the resource-reference key. [`Engine::execute`] runs one proxy request
-//! (SPEC.md §5.1) and returns an [`Outcome`]; it connects lazily, never fans out across servers
+//! and returns an [`Outcome`]; it connects lazily, never fans out across servers
 //! and never replays a request. Connection notifications are pumped here: `list_changed` drops
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
@@ -438,7 +438,7 @@ impl Engine {
             let status = self.status();
             return Ok(Success {
                 text: status_text(&status),
-                result: serde_json::to_value(&status).unwrap_or_default(),
+                result: crate::mcp::api::OpResult::Status(Box::new(status)),
                 spills: Vec::new(),
             });
         }
@@ -467,10 +467,13 @@ impl Engine {
                 slot.name, identity.protocol_version, live.generation
             );
             return Ok(Success {
-                result: serde_json::json!({
-                    "protocolVersion": identity.protocol_version,
-                    "generation": live.generation,
-                    "serverName": identity.name.as_deref().map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
+                result: crate::mcp::api::OpResult::Reconnected(crate::mcp::api::Reconnected {
+                    protocol_version: identity.protocol_version.clone(),
+                    generation: live.generation,
+                    server_name: identity
+                        .name
+                        .as_deref()
+                        .map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
                 }),
                 text,
                 spills: Vec::new(),
