@@ -53,6 +53,10 @@ pub struct Cli {
 pub enum Command {
     /// Every server with its provenance, state and the project's trust (never connects).
     Status {
+        /// Connect to each server and report what it answered: protocol version, name and
+        /// version, capabilities, round-trip time.
+        #[arg(long)]
+        live: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -332,7 +336,8 @@ pub fn run(cli: Cli) -> Exit {
             output::print_error("no command given; run `mcpdeck --help`");
             Exit::Usage
         }
-        Some(Command::Status { json }) => status_cmd::run(&cx, json),
+        Some(Command::Status { live: true, json }) => status_cmd::live(cx, json),
+        Some(Command::Status { live: false, json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
         Some(Command::Config(ConfigCommand::Show { server, json })) => {
             config_cmd::show(&cx, server.as_deref(), json)

@@ -11,6 +11,7 @@ mod approve;
 pub mod cleanup;
 mod ops;
 pub mod outcome;
+mod probe;
 mod slot;
 
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};
+pub use probe::Probe;
 use slot::{Catalog, ConnectContext, Slot};
 
 use crate::mcp::config::ConfigSet;
