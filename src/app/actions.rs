@@ -5,7 +5,9 @@ use ratatui_textarea::TextArea;
 
 use super::form::{Form, Target};
 use super::keymap::Action;
-use super::{App, Detail, Effect, Focus, Load, Overlay, Running, Screen, Search, TABS, Tab};
+use super::{
+    App, Detail, Effect, Focus, Load, Overlay, Running, Screen, Search, TABS, Tab, Waiter,
+};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
 
@@ -13,6 +15,9 @@ use super::update::{PAGE, tab_index};
 
 impl App {
     pub(super) fn on_action(&mut self, action: Action) -> Vec<Effect> {
+        if let Some(effects) = self.on_result_action(action) {
+            return effects;
+        }
         match action {
             Action::Quit => {
                 self.quitting = true;
@@ -58,6 +63,18 @@ impl App {
                 let Some(server) = self.server().map(|s| s.name.clone()) else {
                     return Vec::new();
                 };
+                if self.focus == Focus::Main && matches!(self.tab, Tab::Resources | Tab::Prompts) {
+                    let tab = self.tab;
+                    if let Some(pane) = self.panes.get_mut(&server) {
+                        pane.filter = Some(super::ListFilter {
+                            tab,
+                            query: String::new(),
+                            editing: true,
+                        });
+                        pane.sel[tab_index(tab)] = 0;
+                    }
+                    return Vec::new();
+                }
                 if let Some(pane) = self.panes.get_mut(&server) {
                     let results = pane.search.take().map_or(Load::Idle, |s| s.results);
                     let query = String::new();
@@ -82,9 +99,8 @@ impl App {
                     pane.prompts = None;
                     pane.search = None;
                 }
-                let id = self.id();
+                let id = self.id(Waiter::Reconnect);
                 self.message = Some(format!("reconnecting {server}…"));
-                self.reconnects.push(id);
                 vec![
                     Effect::Execute {
                         id,
@@ -197,7 +213,7 @@ impl App {
             Action::ToggleModel => {
                 if let Screen::Result(view, _) = &mut self.screen {
                     view.show_model = !view.show_model;
-                    view.scroll = 0;
+                    view.viewer = super::viewer::Viewer::default();
                 }
                 Vec::new()
             }
@@ -207,7 +223,11 @@ impl App {
             | Action::Revoke
             | Action::Save
             | Action::Delete
-            | Action::TestConnect => Vec::new(),
+            | Action::TestConnect
+            | Action::Top
+            | Action::Bottom
+            | Action::NextMatch
+            | Action::PrevMatch => Vec::new(),
         }
     }
 
@@ -216,16 +236,6 @@ impl App {
         match &mut self.screen {
             Screen::Detail(d) => {
                 scroll(&mut d.scroll);
-                return Vec::new();
-            }
-            Screen::Result(view, _) => {
-                let max = if view.show_model {
-                    view.model.len()
-                } else {
-                    view.lines.len()
-                };
-                scroll(&mut view.scroll);
-                view.scroll = view.scroll.min(max.saturating_sub(1));
                 return Vec::new();
             }
             Screen::Form(form) => {
@@ -268,20 +278,47 @@ impl App {
         };
         match self.tab {
             Tab::Tools => self.visible_tools().map_or(0, <[_]>::len),
-            Tab::Resources => match &pane.resources {
-                Some(Load::Ready((r, t))) => r.len() + t.len(),
-                _ => 0,
-            },
-            Tab::Prompts => match &pane.prompts {
-                Some(Load::Ready(p)) => p.len(),
-                _ => 0,
-            },
+            Tab::Resources => self.resource_entries().len(),
+            Tab::Prompts => self.prompt_entries().len(),
             Tab::Log => pane.visible_log().len(),
             Tab::Config => self
                 .server()
                 .and_then(|s| self.info.servers.get(&s.name))
                 .map_or(0, Vec::len),
         }
+    }
+
+    /// The Resources tab's rows (resources, then templates, marked `true`), narrowed by the
+    /// filter.
+    pub fn resource_entries(&self) -> Vec<(&super::ResourceRow, bool)> {
+        let Some(pane) = self.pane() else {
+            return Vec::new();
+        };
+        let Some(Load::Ready((resources, templates))) = &pane.resources else {
+            return Vec::new();
+        };
+        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Resources);
+        resources
+            .iter()
+            .map(|r| (r, false))
+            .chain(templates.iter().map(|t| (t, true)))
+            .filter(|(r, _)| filter.is_none_or(|f| f.keeps(&r.name, &r.description)))
+            .collect()
+    }
+
+    /// The Prompts tab's rows, narrowed by the filter.
+    pub fn prompt_entries(&self) -> Vec<&super::PromptRow> {
+        let Some(pane) = self.pane() else {
+            return Vec::new();
+        };
+        let Some(Load::Ready(prompts)) = &pane.prompts else {
+            return Vec::new();
+        };
+        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Prompts);
+        prompts
+            .iter()
+            .filter(|p| filter.is_none_or(|f| f.keeps(&p.name, &p.description)))
+            .collect()
     }
 
     /// The tool rows shown: the search's matches while searching, else the catalog.
@@ -310,18 +347,27 @@ impl App {
         let Some(pane) = self.panes.get_mut(&server) else {
             return Vec::new();
         };
-        let request = match self.tab {
+        let (waiter, request) = match self.tab {
             Tab::Tools if pane.tools.is_none() => {
                 pane.tools = Some(Load::Loading(id));
-                ProxyRequest::ToolsList { server }
+                (
+                    Waiter::Tools(server.clone()),
+                    ProxyRequest::ToolsList { server },
+                )
             }
             Tab::Resources if pane.resources.is_none() => {
                 pane.resources = Some(Load::Loading(id));
-                ProxyRequest::ResourcesList { server }
+                (
+                    Waiter::Resources(server.clone()),
+                    ProxyRequest::ResourcesList { server },
+                )
             }
             Tab::Prompts if pane.prompts.is_none() => {
                 pane.prompts = Some(Load::Loading(id));
-                ProxyRequest::PromptsList { server }
+                (
+                    Waiter::Prompts(server.clone()),
+                    ProxyRequest::PromptsList { server },
+                )
             }
             Tab::Log => {
                 pane.stderr_asked = Some(self.now);
@@ -329,7 +375,8 @@ impl App {
             }
             _ => return Vec::new(),
         };
-        self.next_id += 1;
+        let registered = self.id(waiter);
+        debug_assert_eq!(registered, id);
         vec![Effect::Execute { id, request }, Effect::RefreshStatus]
     }
 
@@ -356,16 +403,17 @@ impl App {
                 self.open_detail(server, tool, false)
             }
             Tab::Resources => {
-                let Some(Some(Load::Ready((resources, _)))) = self.pane().map(|p| &p.resources)
-                else {
+                let entries = self.resource_entries();
+                let Some((row, template)) = entries.get(sel) else {
                     return Vec::new();
                 };
-                let Some(reference) = resources.get(sel).map(|r| r.reference.clone()) else {
+                let reference = row.reference.clone();
+                if *template || reference.is_empty() {
                     self.message =
                         Some("templates are listed only; read a resource by reference".to_owned());
                     return Vec::new();
-                };
-                let id = self.id();
+                }
+                let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running {
                     id,
                     form: Form::new(&server, Target::Tool(String::new()), serde_json::json!({})),
@@ -379,10 +427,7 @@ impl App {
                 }]
             }
             Tab::Prompts => {
-                let Some(Some(Load::Ready(prompts))) = self.pane().map(|p| &p.prompts) else {
-                    return Vec::new();
-                };
-                let Some(prompt) = prompts.get(sel).cloned() else {
+                let Some(prompt) = self.prompt_entries().get(sel).copied().cloned() else {
                     return Vec::new();
                 };
                 let form = Form::new(&server, Target::Prompt(prompt.name.clone()), prompt.schema);
@@ -431,7 +476,7 @@ impl App {
     }
 
     pub(super) fn open_detail(&mut self, server: String, tool: String, call: bool) -> Vec<Effect> {
-        let id = self.id();
+        let id = self.id(Waiter::Detail);
         self.call_when_described = call;
         self.screen = Screen::Detail(Detail {
             server: server.clone(),
@@ -451,7 +496,7 @@ impl App {
         match std::mem::replace(&mut self.screen, Screen::Browse) {
             Screen::Detail(d) => {
                 if let Load::Ready(desc) = &d.load {
-                    let schema = desc.get("inputSchema").cloned().unwrap_or_default();
+                    let schema = desc.input_schema.clone();
                     self.screen =
                         Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
                     self.last_detail = Some(d);
@@ -531,7 +576,7 @@ impl App {
     }
 
     pub(super) fn start_call(&mut self, mut form: Form, value: &serde_json::Value) -> Vec<Effect> {
-        let id = self.id();
+        let id = self.id(Waiter::Run);
         let server = form.server.clone();
         let request = match &form.target {
             Target::Tool(tool) => ProxyRequest::ToolsCall {
@@ -592,11 +637,14 @@ impl App {
             Screen::Detail(_) | Screen::Result(..) => {}
             Screen::Browse => {
                 let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-                let had_search = self
-                    .panes
-                    .get_mut(&server)
-                    .and_then(|p| p.search.take())
-                    .is_some();
+                let tab = self.tab;
+                let had_search = self.panes.get_mut(&server).is_some_and(|p| {
+                    let filtered = p.filter.as_ref().is_some_and(|f| f.tab == tab);
+                    if filtered {
+                        p.filter = None;
+                    }
+                    p.search.take().is_some() || filtered
+                });
                 if !had_search {
                     self.focus = Focus::Servers;
                 }
@@ -610,8 +658,7 @@ impl App {
             Screen::Detail(Detail {
                 load: Load::Ready(desc),
                 ..
-            }) => serde_json::to_string_pretty(desc.get("inputSchema").unwrap_or(desc))
-                .unwrap_or_default(),
+            }) => serde_json::to_string_pretty(&desc.input_schema).unwrap_or_default(),
             Screen::Result(view, _) => {
                 let lines = if view.show_model {
                     &view.model

@@ -1,4 +1,4 @@
-//! The console's state and its pure state machine (SPEC.md §10, STYLE.md 2–3).
+//! The console's state and its pure state machine.
 //!
 //! [`App::update`] takes one [`Msg`] (a key, a paste, a resize, an engine result, a connection
 //! event, an approval request) and returns the [`Effect`]s the runtime must carry out (engine
@@ -19,9 +19,11 @@ pub mod info;
 pub mod keymap;
 pub mod layout;
 mod model;
+pub mod result_keys;
 pub mod side;
 pub mod side_view;
 mod update;
+pub mod viewer;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -32,7 +34,8 @@ use ratatui_textarea::TextArea;
 use tokio::sync::oneshot;
 
 pub use model::{
-    LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow, server_rows,
+    HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
+    server_rows,
 };
 
 use crate::mcp::connection::ServerEvent;
@@ -44,6 +47,30 @@ use crate::mcp::status::StatusReport;
 
 /// Identifies one engine request; results carrying an older id are dropped.
 pub type ReqId = u64;
+
+/// What an engine request's reply is for; [`App`] keeps one per request in flight, so a
+/// reply goes straight to its waiter (and one nobody waits for any more is dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Waiter {
+    /// A server's tool list.
+    Tools(String),
+    /// A server's resources and templates.
+    Resources(String),
+    /// A server's prompts.
+    Prompts(String),
+    /// A tool search on a server.
+    Search(String),
+    /// The tool detail screen's description.
+    Detail,
+    /// The call, read or prompt shown as running.
+    Run,
+    /// A reconnect (its answer goes to the status line).
+    Reconnect,
+    /// A workspace form's tool description.
+    SideForm,
+    /// The workspace panel's call.
+    SideRun,
+}
 
 /// Something that happened, for [`App::update`].
 #[derive(Debug)]
@@ -269,6 +296,25 @@ pub struct Search {
     pub results: Load<Vec<ToolRow>>,
 }
 
+/// A filter typed over a list (`/`): entries whose name or description contain the query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListFilter {
+    /// The tab it narrows.
+    pub tab: Tab,
+    /// The query typed so far.
+    pub query: String,
+    /// Whether keys still go into the query.
+    pub editing: bool,
+}
+
+impl ListFilter {
+    /// Whether an entry with `name` and `description` passes (case-insensitive).
+    pub fn keeps(&self, name: &str, description: &str) -> bool {
+        let q = self.query.to_lowercase();
+        q.is_empty() || name.to_lowercase().contains(&q) || description.to_lowercase().contains(&q)
+    }
+}
+
 /// Per-server catalog state.
 #[derive(Debug, Default)]
 pub struct ServerPane {
@@ -280,6 +326,8 @@ pub struct ServerPane {
     pub prompts: Option<Load<Vec<PromptRow>>>,
     /// The active tool search.
     pub search: Option<Search>,
+    /// The filter narrowing the Resources or Prompts list.
+    pub filter: Option<ListFilter>,
     /// The selection per list tab (tools, resources, prompts, log, config scroll).
     pub sel: [usize; 5],
     /// Notifications and traffic, newest last (bounded).
@@ -347,7 +395,7 @@ pub struct Detail {
     /// The tool.
     pub tool: String,
     /// The description JSON (sanitised strings).
-    pub load: Load<serde_json::Value>,
+    pub load: Load<Box<crate::mcp::catalog::describe::ToolDescription>>,
     /// Scroll offset.
     pub scroll: usize,
     /// The whole description (sanitised), when it is longer than the 2 KiB shown.
@@ -422,6 +470,8 @@ pub struct Pager {
     pub size: u64,
     /// The window's lines, sanitised.
     pub lines: Vec<String>,
+    /// Scroll position and search within the window.
+    pub viewer: viewer::Viewer,
 }
 
 /// The console state.
@@ -469,8 +519,8 @@ pub struct App {
     pub keymap: keymap::Keymap,
     /// Next request id.
     next_id: ReqId,
-    /// Reconnect requests in flight.
-    reconnects: Vec<ReqId>,
+    /// Requests in flight and what their replies are for.
+    waiting: std::collections::HashMap<ReqId, Waiter>,
     /// Open the call form as soon as the pending description arrives.
     call_when_described: bool,
     /// The detail a form was opened from (Esc returns to it).
@@ -515,17 +565,18 @@ impl App {
             side: side::WorkspacePanel::default(),
             keymap: keymap::Keymap::default(),
             next_id: 1,
-            reconnects: Vec::new(),
+            waiting: std::collections::HashMap::new(),
             call_when_described: false,
             last_detail: None,
             quitting: false,
         }
     }
 
-    /// A fresh request id.
-    fn id(&mut self) -> ReqId {
+    /// A fresh request id whose reply goes to `waiter`.
+    fn id(&mut self, waiter: Waiter) -> ReqId {
         let id = self.next_id;
         self.next_id += 1;
+        self.waiting.insert(id, waiter);
         id
     }
 

@@ -1,4 +1,4 @@
-//! Console drawing: a pure function of [`App`] state (STYLE.md 5). No IO, no locks, no engine
+//! Console drawing: a pure function of [`App`] state. No IO, no locks, no engine
 //! calls; lists build only their visible window. Every string drawn here was sanitised when it
 //! entered the state.
 
@@ -7,6 +7,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod side;
+mod viewer;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
