@@ -552,9 +552,18 @@ mod tests {
     fn counts_the_listed_array_only() {
         let f = br#"{"jsonrpc":"2.0","id":1,"result":{"x":{"tools":[1,2,3,4]},"tools":[{"a":[1,2]},{"b":"]"} , 3],"n":[1]}}"#;
         assert_eq!(count_items(f, b"tools"), Some(3));
-        assert_eq!(count_items(br#"{"result":{"tools":[]}}"#, b"tools"), Some(0));
-        assert_eq!(count_items(br#"{"result":{"tools":["a,b"]}}"#, b"tools"), Some(1));
-        assert_eq!(count_items(br#"{"result":{"prompts":[1]}}"#, b"tools"), None);
+        assert_eq!(
+            count_items(br#"{"result":{"tools":[]}}"#, b"tools"),
+            Some(0)
+        );
+        assert_eq!(
+            count_items(br#"{"result":{"tools":["a,b"]}}"#, b"tools"),
+            Some(1)
+        );
+        assert_eq!(
+            count_items(br#"{"result":{"prompts":[1]}}"#, b"tools"),
+            None
+        );
     }
 
     #[test]
@@ -598,7 +607,11 @@ mod tests {
             Some(ServerJsonRpcMessage::Error(_))
         ));
         assert_eq!(
-            faults.take(&RequestId::Number(5)).expect("recorded").class.name(),
+            faults
+                .take(&RequestId::Number(5))
+                .expect("recorded")
+                .class
+                .name(),
             "limit"
         );
     }
@@ -635,4 +648,3 @@ mod tests {
         assert_eq!(faults.skipped(), 2);
     }
 }
-

@@ -161,7 +161,8 @@ where
                 self.faults.expect_discover(r.id.clone());
             }
             if let Some((listing, first_page)) = Listing::of(&r.request) {
-                self.faults.expect_listing(r.id.clone(), listing, first_page);
+                self.faults
+                    .expect_listing(r.id.clone(), listing, first_page);
             }
         }
         let writer = self.writer.clone();
