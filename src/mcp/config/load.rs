@@ -264,9 +264,11 @@ impl ReadProblem {
             Self::Io(e) => {
                 Diagnostic::file_error(path, "unreadable", format!("cannot read the file: {e}"))
             }
-            Self::NotAFile => {
-                Diagnostic::file_error(path, "unreadable", "not a regular file".into())
-            }
+            Self::NotAFile => Diagnostic::file_error(
+                path,
+                "unreadable",
+                "not a regular file (a directory, FIFO, socket or device is never read)".into(),
+            ),
             Self::TooLarge(size) => Diagnostic::file_error(
                 path,
                 "too_large",
@@ -284,26 +286,53 @@ impl ReadProblem {
 }
 
 fn read_text(path: &Path) -> Result<Option<String>, ReadProblem> {
-    let file = match std::fs::File::open(path) {
+    let Some(bytes) = read_regular(path, MAX_FILE_BYTES)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| ReadProblem::NotUtf8(e.utf8_error().valid_up_to()))
+}
+
+/// Reads a regular file of at most `limit` bytes without ever blocking on what is not one.
+///
+/// A FIFO opened for reading waits for a writer, and a character device may never end, so the
+/// file type is looked at before opening; the file is then opened non-blocking and checked again
+/// through its descriptor (the path may have been swapped in between). `Ok(None)`: no such file.
+fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadProblem> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return Err(ReadProblem::NotAFile),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ReadProblem::Io(e)),
+    }
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(path);
+    let file = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // A socket swapped in after the look answers ENXIO.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+            return Err(ReadProblem::NotAFile);
+        }
         Err(e) => return Err(ReadProblem::Io(e)),
     };
     let meta = file.metadata().map_err(ReadProblem::Io)?;
     if !meta.is_file() {
         return Err(ReadProblem::NotAFile);
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > limit {
         return Err(ReadProblem::TooLarge(meta.len()));
     }
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
+    file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(ReadProblem::Io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    if bytes.len() as u64 > limit {
         return Err(ReadProblem::TooLarge(bytes.len() as u64));
     }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| ReadProblem::NotUtf8(e.utf8_error().valid_up_to()))
+    Ok(Some(bytes))
 }
