@@ -1,4 +1,4 @@
-//! One live connection to one configured server (SPEC.md §4.1–4.3).
+//! One live connection to one configured server.
 //!
 //! Owns the transport (an owned child process or a Streamable HTTP client), the rmcp client
 //! session on top of it, the secrets that were resolved for it (for the redactor), and the
@@ -7,10 +7,13 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
+pub mod discover;
 pub mod error;
 pub mod events;
+pub mod faults;
 pub mod frames;
 pub mod http;
+pub mod http_guard;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
@@ -46,7 +49,7 @@ pub const MAX_TOTAL_CAP: Duration = Duration::from_secs(30 * 60);
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The default maximum total time for a request with this idle `timeout`:
-/// 10× the timeout, at most 30 minutes (SPEC.md §4.3).
+/// 10× the timeout, at most 30 minutes.
 pub fn max_total_for(timeout: Duration) -> Duration {
     timeout.saturating_mul(10).min(MAX_TOTAL_CAP)
 }
@@ -80,6 +83,7 @@ pub struct Connection {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    faults: Arc<faults::Faults>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -121,12 +125,22 @@ pub async fn connect_observed(
     traffic: bool,
 ) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
-    match &def.transport {
+    let connected = match &def.transport {
         Transport::Stdio(stdio_def) => {
             connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic).await
         }
         Transport::Http(http_def) => connect_http(def, http_def, lookup, sink, traffic).await,
-    }
+    };
+    connected.map_err(|mut e| {
+        // A legacy server refuses `server/discover`: say how to reach it.
+        if def.protocol == ProtocolChoice::Modern && e.class == ErrorClass::Protocol {
+            e.message.push_str(
+                "; the server may speak only the older protocol (initialize): set \
+                 \"protocolVersion\": \"auto\" to fall back to it",
+            );
+        }
+        e
+    })
 }
 
 async fn connect_stdio(
@@ -148,7 +162,8 @@ async fn connect_stdio(
         env: env.into_iter().collect(),
         redactor: redactor.clone(),
     };
-    let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let faults = Arc::new(faults::Faults::default());
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -162,7 +177,10 @@ async fn connect_stdio(
             let reason = if is_transport_failure(&e) {
                 process.closed_reason(EXIT_GRACE).await
             } else {
-                process.frame_limit_hit().then(stdio::frame_limit_error)
+                process
+                    .frame_limit_hit()
+                    .then(stdio::frame_limit_error)
+                    .or_else(|| faults.take_any())
             };
             process.shutdown().await;
             return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
@@ -182,6 +200,7 @@ async fn connect_stdio(
         stdio: Some(process),
         request_timeout: timeout,
         sink,
+        faults,
     })
     .await
 }
@@ -198,7 +217,16 @@ async fn connect_http(
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
-    let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let faults = Arc::new(faults::Faults::default());
+    let refused = http::RefusedRedirect::default();
+    let headers_configured = !headers.is_empty();
+    let transport = http::transport(
+        &http_def.url,
+        headers,
+        timeout,
+        faults.clone(),
+        refused.clone(),
+    )?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -206,8 +234,15 @@ async fn connect_http(
     let service = match started {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
-            let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
-            return Err(err);
+            if let Some(fault) = faults.take_any() {
+                return Err(fault);
+            }
+            return Err(explain_http_failure(
+                &e,
+                headers_configured,
+                &refused,
+                &redactor,
+            ));
         }
         Err(_) => return Err(handshake_timeout(timeout)),
     };
@@ -220,6 +255,7 @@ async fn connect_http(
         stdio: None,
         request_timeout: timeout,
         sink,
+        faults,
     })
     .await
 }
@@ -299,26 +335,27 @@ fn handshake_timeout(timeout: Duration) -> ConnectError {
     )
 }
 
-/// Classifies an HTTP handshake failure, probing the endpoint when rmcp's error is vague.
-async fn explain_http_failure(
+/// Explains an HTTP handshake failure from what the failed attempt received: a refused redirect
+/// names its target, and a 401 that asks for OAuth (a `Bearer` or `resource_metadata`
+/// challenge) when no headers are configured says so. Nothing more is sent to the server.
+fn explain_http_failure(
     err: &ClientInitializeError,
-    url: &str,
-    headers: &http::HeaderMapOwned,
-    timeout: Duration,
+    headers_configured: bool,
+    refused: &http::RefusedRedirect,
     redactor: &Redactor,
 ) -> ConnectError {
     let classified = classify_init(err, redactor);
-    let vague = matches!(
-        classified.class,
-        ErrorClass::Protocol | ErrorClass::NotMcp { .. } | ErrorClass::HttpStatus { .. }
-    );
-    if !vague {
-        return classified;
+    let refused = refused.lock().ok().and_then(|slot| slot.clone());
+    if let (ErrorClass::HttpStatus { .. }, Some((code, target))) = (&classified.class, refused) {
+        return http::redirect_error(code, &target);
     }
-    let probe_timeout = timeout.min(Duration::from_secs(5));
-    http::probe(url, headers, probe_timeout, redactor)
-        .await
-        .unwrap_or(classified)
+    if let ErrorClass::AuthRequired { code } = classified.class
+        && !headers_configured
+        && error::auth_challenge(err).is_some_and(|c| error::asks_for_oauth(&c))
+    {
+        return error::oauth_required(code);
+    }
+    classified
 }
 
 struct Started {
@@ -330,6 +367,7 @@ struct Started {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    faults: Arc<faults::Faults>,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -391,6 +429,7 @@ impl Started {
             stdio: self.stdio,
             request_timeout: self.request_timeout,
             sink: self.sink,
+            faults: self.faults,
         }
     }
 }
@@ -439,6 +478,11 @@ impl Connection {
     /// The stdio process, for stderr, counters and exit status (None for HTTP).
     pub fn process(&self) -> Option<&StdioProcess> {
         self.stdio.as_ref()
+    }
+
+    /// Undecodable frames skipped because they answered no pending request.
+    pub fn undecodable_frames(&self) -> u64 {
+        self.faults.skipped()
     }
 
     /// Notifications that did not fit the event channel.
@@ -505,7 +549,10 @@ impl Connection {
         tokio::select! {
             result = handle.await_response() => match result {
                 Ok(r) => Ok(r),
-                Err(e) => Err(self.map_service_error(&e).await),
+                Err(e) => match self.faults.take(&id) {
+                    Some(fault) => Err(fault),
+                    None => Err(self.map_service_error(&e).await),
+                },
             },
             () = cancel.cancelled() => {
                 let param = CancelledNotificationParam::new(

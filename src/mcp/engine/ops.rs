@@ -1,4 +1,4 @@
-//! The proxy operations against one live connection (SPEC.md §5.2–§5.5): bounded discovery,
+//! The proxy operations against one live connection: bounded discovery,
 //! search, describe, calls, resources and prompts, each returning a [`Success`] whose
 //! model-visible text is bounded and whose every string is sanitised and redacted.
 
@@ -11,11 +11,15 @@ use rmcp::model::{
     ListToolsRequest, PaginatedRequestParams, Prompt, ReadResourceRequest,
     ReadResourceRequestParams, ServerResult,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Failure, Success};
 use super::slot::{Live, ResourceListing, Slot};
+use crate::mcp::api::{
+    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary,
+    ToolCall, ToolList, ToolMatch, ToolSearch,
+};
 use crate::mcp::catalog::{
     CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
     summarize_prompt, summarize_resources,
@@ -36,6 +40,8 @@ pub struct OpContext<'a> {
     pub spills: &'a SpillDir,
     /// Cancels the operation.
     pub cancel: &'a CancellationToken,
+    /// Results keep the server's characters (see `ShapeContext::keep_data`).
+    pub keep_data: bool,
 }
 
 impl OpContext<'_> {
@@ -258,10 +264,13 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         }
         text.push('\n');
     }
-    text.push_str("Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.");
+    text.push_str(super::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
-        result: json!({"tools": summaries, "count": summaries.len()}),
+        result: OpResult::Tools(ToolList {
+            count: summaries.len(),
+            tools: summaries.to_vec(),
+        }),
         text,
         spills,
     })
@@ -280,10 +289,16 @@ pub async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, F
     let mut items = Vec::new();
     for (summary, rank) in &hits {
         let _ = writeln!(text, "- {}: {}", summary.name, summary.description);
-        items.push(json!({"tool": summary, "rank": format!("{rank:?}")}));
+        items.push(ToolMatch {
+            tool: (*summary).clone(),
+            rank: *rank,
+        });
     }
     Ok(Success {
-        result: json!({"query": shown_query, "matches": items}),
+        result: OpResult::Search(ToolSearch {
+            query: shown_query,
+            matches: items,
+        }),
         text,
         spills: Vec::new(),
     })
@@ -316,11 +331,10 @@ pub async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, F
     let Some(description) = catalog.describe(tool) else {
         return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
     };
-    let result = serde_json::to_value(&description).unwrap_or(Value::Null);
-    let text = serde_json::to_string_pretty(&result).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&description).unwrap_or_default();
     let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text)?;
     Ok(Success {
-        result,
+        result: OpResult::Describe(Box::new(description)),
         text,
         spills,
     })
@@ -358,16 +372,25 @@ pub async fn call_tool(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
-    let result = json!({
-        "isError": shaped.is_error,
-        "text": shaped.text,
-        "structuredContent": shaped.structured,
-        "outputSchemaVerdict": shaped.verdict,
-        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mime": s.mime})).collect::<Vec<_>>(),
-    });
+    let result = ToolCall {
+        is_error: shaped.is_error,
+        text: shaped.text.clone(),
+        structured_content: shaped.structured.clone(),
+        output_schema_verdict: shaped.verdict.clone(),
+        spills: shaped
+            .spills
+            .iter()
+            .map(|s| SpillRef {
+                basename: s.basename.clone(),
+                size: s.size,
+                mime: s.mime.clone(),
+            })
+            .collect(),
+    };
     if shaped.is_error {
         let mut failure = Failure::new(
             "tool_error",
@@ -375,11 +398,11 @@ pub async fn call_tool(
             5,
         );
         failure.text = Some(shaped.text);
-        failure.detail = Some(result);
+        failure.call = Some(Box::new(result));
         return Err(failure);
     }
     Ok(Success {
-        result,
+        result: OpResult::Call(result),
         text: shaped.text,
         spills: shaped.spills,
     })
@@ -410,16 +433,17 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         }
         text.push('\n');
     }
-    let templates: Vec<Value> = listing
+    let templates: Vec<TemplateSummary> = listing
         .templates
         .iter()
-        .map(|t| {
-            json!({
-                "name": sanitize_capped(&t.name, 128),
-                "title": t.title.as_deref().map(|x| sanitize_capped(x, 200)),
-                "description": t.description.as_deref().map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
-                "mimeType": t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
-            })
+        .map(|t| TemplateSummary {
+            name: sanitize_capped(&t.name, 128),
+            title: t.title.as_deref().map(|x| sanitize_capped(x, 200)),
+            description: t
+                .description
+                .as_deref()
+                .map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
+            mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
         })
         .collect();
     if !templates.is_empty() {
@@ -429,10 +453,13 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             templates.len()
         );
     }
-    text.push_str("Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.");
+    text.push_str(super::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
-        result: json!({"resources": summaries, "templates": templates}),
+        result: OpResult::Resources(ResourceList {
+            resources: summaries,
+            templates,
+        }),
         text,
         spills,
     })
@@ -465,10 +492,14 @@ pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Succe
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
-        result: json!({"reference": reference, "text": shaped.text}),
+        result: OpResult::Read(ResourceRead {
+            reference: reference.to_owned(),
+            text: shaped.text.clone(),
+        }),
         text: shaped.text,
         spills: shaped.spills,
     })
@@ -511,7 +542,7 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     }
     let (text, spills) = bounded(ctx, "prompts.list", &text)?;
     Ok(Success {
-        result: json!({"prompts": summaries}),
+        result: OpResult::Prompts(PromptList { prompts: summaries }),
         text,
         spills,
     })
@@ -555,11 +586,16 @@ pub async fn get_prompt(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
         .map_err(shape_failure)?;
     Ok(Success {
-        result: json!({"prompt": sanitize_capped(name, 128), "text": shaped.text, "messages": result.messages.len()}),
+        result: OpResult::Prompt(PromptGet {
+            prompt: sanitize_capped(name, 128),
+            text: shaped.text.clone(),
+            messages: result.messages.len(),
+        }),
         text: shaped.text,
         spills: shaped.spills,
     })
