@@ -40,6 +40,30 @@ pub enum OpResult {
     Prompts(PromptList),
     /// `prompts.get`.
     Prompt(PromptGet),
+    /// `status --live` (the CLI's): what each server answered.
+    Live(LiveStatus),
+}
+
+/// `status --live`: every server, probed in turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveStatus {
+    /// One entry per configured server.
+    pub servers: Vec<LiveServer>,
+}
+
+/// One server in `status --live`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveServer {
+    /// The configured name.
+    pub name: String,
+    /// `connected`, `failed`, or why it was not tried (`disabled`, `inert`, `invalid`).
+    pub state: String,
+    /// What it answered, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::mcp::engine::Probe>,
+    /// Why it did not (`class`, `message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
 }
 
 /// `tools.list`: every tool's summary.
@@ -130,6 +154,19 @@ pub struct ResourceList {
     /// The resource templates.
     #[serde(default)]
     pub templates: Vec<TemplateSummary>,
+    /// Whether the server declared the resources capability (when not, nothing was asked and
+    /// the lists are empty). Serialised only when false.
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub declared: bool,
+}
+
+fn declared() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_declared(declared: &bool) -> bool {
+    *declared
 }
 
 /// One resource template.
@@ -160,6 +197,9 @@ pub struct ResourceRead {
 pub struct PromptList {
     /// The prompts.
     pub prompts: Vec<PromptSummary>,
+    /// Whether the server declared the prompts capability (serialised only when false).
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub declared: bool,
 }
 
 /// `prompts.get`.
