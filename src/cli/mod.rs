@@ -4,6 +4,7 @@
 
 mod approve_tty;
 mod args;
+mod client_tty;
 mod config_cmd;
 pub mod exit;
 mod ops_cmd;
@@ -37,6 +38,9 @@ pub struct Cli {
     /// Add the built-in `demo` server (it is also present when no server is configured at all).
     #[arg(long, global = true)]
     pub demo: bool,
+    /// Roots, elicitation and sampling answers for servers that ask.
+    #[command(flatten)]
+    pub client: client_tty::ClientFlags,
     /// What to do; without one, a status overview is shown.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -103,6 +107,10 @@ pub enum Command {
         tool: String,
         /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
         args: Vec<String>,
+        /// Run the call as a task (for tools whose task support is optional; a tool that
+        /// requires a task runs as one anyway).
+        #[arg(long)]
+        task: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -115,11 +123,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read a resource by its reference (or, by hand, by its name).
+    /// Read a resource by its reference, its name or its URI.
     Read {
         /// The configured server.
         server: String,
-        /// An `mcp-resource-…` reference or a resource name.
+        /// An `mcp-resource-…` reference, a resource name, or a URI (`scheme://…`).
         reference: String,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -209,6 +217,8 @@ pub struct Context {
     pub trust: TrustStore,
     /// `$XDG_CONFIG_HOME` (where the policy file lives).
     pub config_home: PathBuf,
+    /// `--root`, `--elicit`, `--sampling-reply`.
+    pub client: client_tty::ClientFlags,
 }
 
 /// Loads every configuration file for `cwd` and `extra` files, with the packaged servers on
@@ -241,6 +251,7 @@ impl Context {
             config,
             trust,
             config_home: home,
+            client: cli.client.clone(),
         })
     }
 }
@@ -304,8 +315,9 @@ pub fn run(cli: Cli) -> Exit {
             server,
             tool,
             args,
+            task,
             json,
-        }) => ops_cmd::call(cx, server, tool, args, json),
+        }) => ops_cmd::call(cx, server, tool, args, task, json),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,

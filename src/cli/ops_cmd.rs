@@ -34,8 +34,15 @@ pub fn describe(cx: Context, server: String, tool: String, json: bool) -> Exit {
 
 /// `mcpdeck call SERVER TOOL [JSON | key=value ...]`: `key=value` values are typed by the
 /// tool's input schema, which is read first on the same connection.
-pub fn call(cx: Context, server: String, tool: String, raw: Vec<String>, json: bool) -> Exit {
-    if !needs_schema(&raw) {
+pub fn call(
+    cx: Context,
+    server: String,
+    tool: String,
+    raw: Vec<String>,
+    task: bool,
+    json: bool,
+) -> Exit {
+    if !needs_schema(&raw) && !task {
         return match call_arguments(&raw, None) {
             Ok(args) => run_request(cx, ProxyRequest::ToolsCall { server, tool, args }, json),
             Err(message) => usage(json, &format!("tools.call {tool}"), &message),
@@ -46,7 +53,9 @@ pub fn call(cx: Context, server: String, tool: String, raw: Vec<String>, json: b
         Box::new(move |engine, cancel| {
             Box::pin(async move {
                 let build = move |schema: Option<&serde_json::Value>| call_arguments(&raw, schema);
-                engine.call_typed(&server, &tool, &build, cancel).await
+                engine
+                    .call_typed_as(&server, &tool, &build, task, cancel)
+                    .await
             })
         }),
         json,
@@ -65,6 +74,15 @@ pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit 
         // A reference from an earlier process is from an earlier generation: it will be
         // refused with "list resources again", which is the truth.
         return run_request(cx, ProxyRequest::ResourcesRead { server, reference }, json);
+    }
+    if looks_like_uri(&reference) {
+        return run_plan(
+            cx,
+            Box::new(move |engine, cancel| {
+                Box::pin(async move { engine.read_uri(&server, &reference, cancel).await })
+            }),
+            json,
+        );
     }
     run_plan(
         cx,
@@ -109,6 +127,18 @@ pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit 
         }),
         json,
     )
+}
+
+/// `scheme:…` with a plausible scheme (letters first, then letters, digits, `+-.`).
+fn looks_like_uri(text: &str) -> bool {
+    text.split_once(':').is_some_and(|(scheme, rest)| {
+        !rest.is_empty()
+            && scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
 }
 
 /// `mcpdeck prompts SERVER`.

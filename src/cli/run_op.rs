@@ -55,8 +55,13 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
             return Exit::Usage;
         }
     };
+    let client: std::sync::Arc<dyn crate::mcp::client::ClientRequests> =
+        std::sync::Arc::new(super::client_tty::TtyClient::new(&cx.client));
+    let roots = (!cx.client.roots.is_empty()).then(|| cx.client.roots.clone());
     runtime.block_on(async move {
         let options = EngineOptions {
+            client: Some(client),
+            roots,
             approver: (policy.mode == Mode::Enforce)
                 .then(super::approve_tty::TtyApprover::open)
                 .flatten()

@@ -3,6 +3,7 @@
 
 pub mod canonical;
 pub mod catalog;
+pub mod client;
 pub mod clock;
 pub mod config;
 pub mod connection;

@@ -14,11 +14,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, LoggingLevel,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ListRootsResult, LoggingLevel,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ResourceUpdatedNotificationParam,
+    ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability,
+    UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+
+use crate::mcp::client::{ClientSide, handler};
 use tokio::sync::mpsc;
 
 /// Something a connection reports without being asked.
@@ -116,20 +121,41 @@ impl EventSink {
     }
 }
 
-/// mcpdeck's rmcp client handler: announces mcpdeck (never "rmcp") and forwards notifications.
+/// mcpdeck's rmcp client handler: announces mcpdeck (never "rmcp"), forwards notifications,
+/// and answers the server's requests through the face's broker — or refuses them with -32601
+/// when the face declared none (serve mode).
 pub struct ClientEvents {
     sink: EventSink,
     protocol_version: ProtocolVersion,
+    client: Option<ClientSide>,
 }
 
 impl ClientEvents {
-    /// A handler offering `protocol_version` in `initialize`.
-    pub fn new(sink: EventSink, protocol_version: ProtocolVersion) -> Self {
+    /// A handler offering `protocol_version` in `initialize`, declaring roots, sampling and
+    /// elicitation only when `client` is given.
+    pub fn new(sink: EventSink, protocol_version: ProtocolVersion, client: Option<ClientSide>) -> Self {
         Self {
             sink,
             protocol_version,
+            client,
         }
     }
+}
+
+/// The capabilities mcpdeck declares: everything with a broker, nothing without one.
+pub fn declared_capabilities(with_client: bool) -> ClientCapabilities {
+    let mut caps = ClientCapabilities::default();
+    if with_client {
+        let mut roots = RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        caps.roots = Some(roots);
+        caps.sampling = Some(SamplingCapability::default());
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        elicitation.url = Some(UrlElicitationCapability::new());
+        caps.elicitation = Some(elicitation);
+    }
+    caps
 }
 
 /// mcpdeck's own client identity.
@@ -139,8 +165,34 @@ pub fn client_implementation() -> Implementation {
 
 impl ClientHandler for ClientEvents {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(ClientCapabilities::default(), client_implementation())
-            .with_protocol_version(self.protocol_version.clone())
+        ClientConfig::new(
+            declared_capabilities(self.client.is_some()),
+            client_implementation(),
+        )
+        .with_protocol_version(self.protocol_version.clone())
+    }
+
+    async fn list_roots(
+        &self,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        handler::list_roots(self.client.as_ref(), &self.sink.server())
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        handler::create_message(self.client.as_ref(), &self.sink.server(), &params).await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        handler::create_elicitation(self.client.as_ref(), &self.sink.server(), &params).await
     }
 
     async fn on_progress(

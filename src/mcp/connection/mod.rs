@@ -7,6 +7,7 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
+pub mod declare;
 pub mod error;
 pub mod events;
 pub mod frames;
@@ -120,12 +121,28 @@ pub async fn connect_observed(
     events: Option<mpsc::Sender<ServerEvent>>,
     traffic: bool,
 ) -> Result<Connection, ConnectError> {
+    connect_client(def, file_dir, lookup, events, traffic, None).await
+}
+
+/// [`connect_observed`] with a face's client side: with `client`, mcpdeck declares roots,
+/// sampling, elicitation (and, over stdio, tasks) and answers through its broker; without,
+/// it declares none and refuses such requests (-32601).
+pub async fn connect_client(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    events: Option<mpsc::Sender<ServerEvent>>,
+    traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
+) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
     match &def.transport {
         Transport::Stdio(stdio_def) => {
-            connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic).await
+            connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic, client).await
         }
-        Transport::Http(http_def) => connect_http(def, http_def, lookup, sink, traffic).await,
+        Transport::Http(http_def) => {
+            connect_http(def, http_def, lookup, sink, traffic, client).await
+        }
     }
 }
 
@@ -136,6 +153,7 @@ async fn connect_stdio(
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
     traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
@@ -150,7 +168,13 @@ async fn connect_stdio(
     };
     let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let handler = ClientEvents::new(sink.clone(), offered);
+    let extra = client.as_ref().map(|_| {
+        let mut extra = serde_json::Map::new();
+        extra.insert("tasks".to_owned(), crate::mcp::client::tasks_capability());
+        extra
+    });
+    let transport = declare::Declared::new(transport, extra);
+    let handler = ClientEvents::new(sink.clone(), offered, client);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -192,6 +216,7 @@ async fn connect_http(
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
     traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
@@ -200,7 +225,7 @@ async fn connect_http(
     let headers = http::build_headers(&headers)?;
     let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let handler = ClientEvents::new(sink.clone(), offered);
+    let handler = ClientEvents::new(sink.clone(), offered, client);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {

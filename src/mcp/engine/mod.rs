@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};
+pub use slot::ClientFace;
 use slot::{Catalog, ConnectContext, Slot};
 
 use crate::mcp::config::ConfigSet;
@@ -62,6 +63,11 @@ pub struct EngineOptions {
     /// Servers whose definition changed during this session (a reloaded configuration):
     /// their approval requests say so.
     pub changed_servers: std::collections::BTreeSet<String>,
+    /// Who answers servers' roots, sampling and elicitation requests (the console, the CLI).
+    /// None (serve mode): mcpdeck declares none of them and refuses them with -32601.
+    pub client: Option<Arc<dyn crate::mcp::client::ClientRequests>>,
+    /// Roots that replace every server's own (the CLI's `--root`).
+    pub roots: Option<Vec<PathBuf>>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -82,6 +88,7 @@ pub struct Engine {
     approval_timeout: std::time::Duration,
     tickets: std::sync::atomic::AtomicU64,
     trace: Trace,
+    client: Option<ClientFace>,
 }
 
 /// How many connection events may queue before new ones are counted as dropped.
@@ -119,6 +126,11 @@ impl Engine {
         let lookup = options
             .lookup
             .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        let client = options.client.map(|requests| ClientFace {
+            requests,
+            roots_override: options.roots,
+            project_root: config.project_root.clone(),
+        });
         Ok(Self {
             config,
             trust,
@@ -138,6 +150,7 @@ impl Engine {
                 .unwrap_or(crate::mcp::policy::DEFAULT_APPROVAL_TIMEOUT),
             tickets: std::sync::atomic::AtomicU64::new(1),
             trace: Trace::default(),
+            client,
         })
     }
 
@@ -195,7 +208,7 @@ impl Engine {
     /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
     /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
     pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
-        self.execute_inner(request, cancel, None).await
+        self.execute_inner(request, cancel, None, RunMode::Plain).await
     }
 
     /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
@@ -208,12 +221,42 @@ impl Engine {
         build: &ArgsBuilder,
         cancel: &CancellationToken,
     ) -> Outcome {
+        self.call_typed_as(server, tool, build, false, cancel).await
+    }
+
+    /// [`Engine::call_typed`], run as a task when `as_task` (a tool whose task support is
+    /// `optional`); a tool that requires a task runs as one either way.
+    pub async fn call_typed_as(
+        &self,
+        server: &str,
+        tool: &str,
+        build: &ArgsBuilder,
+        as_task: bool,
+        cancel: &CancellationToken,
+    ) -> Outcome {
         let request = ProxyRequest::ToolsCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
             args: serde_json::Map::new(),
         };
-        self.execute_inner(&request, cancel, Some(build)).await
+        let mode = if as_task {
+            RunMode::Task
+        } else {
+            RunMode::Plain
+        };
+        self.execute_inner(&request, cancel, Some(build), mode)
+            .await
+    }
+
+    /// Reads a resource by its URI: the operator's read (console, CLI), never the agents'
+    /// (they read by opaque reference). Authorised and traced as `resources.read`.
+    pub async fn read_uri(&self, server: &str, uri: &str, cancel: &CancellationToken) -> Outcome {
+        let request = ProxyRequest::ResourcesRead {
+            server: server.to_owned(),
+            reference: uri.to_owned(),
+        };
+        self.execute_inner(&request, cancel, None, RunMode::Uri)
+            .await
     }
 
     async fn execute_inner(
@@ -221,6 +264,7 @@ impl Engine {
         request: &ProxyRequest,
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
+        mode: RunMode,
     ) -> Outcome {
         let normalized = request.operation();
         let operation = normalized.to_string();
@@ -228,7 +272,7 @@ impl Engine {
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
         let (decision, body) = match self.authorize(request, &normalized, cancel).await {
-            Ok(decision) => (decision, self.run(request, cancel, build).await),
+            Ok(decision) => (decision, self.run(request, cancel, build, mode).await),
             Err((decision, failure)) => (decision, Err(failure)),
         };
         self.trace.push(TraceRecord {
@@ -335,6 +379,7 @@ impl Engine {
         request: &ProxyRequest,
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
+        mode: RunMode,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
             let status = self.status();
@@ -356,6 +401,7 @@ impl Engine {
             traffic: self.traffic,
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
+            client: self.client.as_ref(),
         };
         let live = if let ProxyRequest::Reconnect { .. } = request {
             let live = slot.reconnect(&connect, &cancel).await?;
@@ -377,11 +423,18 @@ impl Engine {
         } else {
             slot.ensure(&connect, &cancel).await?
         };
+        let note = |text: &str| {
+            if let Some(face) = &self.client {
+                face.requests.note(&slot.name, text);
+            }
+        };
         let ctx = OpContext {
             slot,
             live: &live,
             spills: &self.spills,
             cancel: &cancel,
+            note: &note,
+            as_task: mode == RunMode::Task,
         };
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
@@ -402,6 +455,9 @@ impl Engine {
                 ops::call_tool(&ctx, tool, args).await
             }
             ProxyRequest::ResourcesList { .. } => ops::list_resources(&ctx).await,
+            ProxyRequest::ResourcesRead { reference, .. } if mode == RunMode::Uri => {
+                ops::read_uri(&ctx, reference, reference).await
+            }
             ProxyRequest::ResourcesRead { reference, .. } => {
                 ops::read_resource(&ctx, reference).await
             }
@@ -435,6 +491,17 @@ impl Engine {
         let _ = self.spills.remove_all();
         self.cleanup.remove_dir(&self.spills.path().to_path_buf());
     }
+}
+
+/// How a request runs beyond what the proxy request says (operator-only variants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunMode {
+    /// As the proxy request says.
+    Plain,
+    /// A tool call as a task.
+    Task,
+    /// `resources.read` whose reference is a raw URI.
+    Uri,
 }
 
 /// A token cancelled when either `a` or `b` is.
