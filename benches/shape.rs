@@ -67,6 +67,7 @@ impl Bench {
             origin: "tools.call big",
             spills: &self.spills,
             redactor: &self.redactor,
+            keep_data: false,
         };
         let start = Instant::now();
         let shaped = shape_tool_result(&ctx, &self.result, None).expect("shaping succeeds");

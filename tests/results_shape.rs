@@ -36,6 +36,7 @@ impl Fixture {
             origin: "tools.call t",
             spills: &self.spills,
             redactor: &self.redactor,
+            keep_data: false,
         }
     }
 }

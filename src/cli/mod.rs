@@ -7,6 +7,7 @@ mod args;
 mod client_tty;
 mod config_cmd;
 pub mod exit;
+mod keep;
 mod ops_cmd;
 mod output;
 mod proxy_cmd;
@@ -14,6 +15,7 @@ mod run_op;
 mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -111,9 +113,14 @@ pub enum Command {
         /// requires a task runs as one anyway).
         #[arg(long)]
         task: bool,
+        /// Send the arguments as given, without checking them against the tool's schema.
+        #[arg(long)]
+        no_validate: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's resources (with opaque references) and resource templates.
     Resources {
@@ -132,6 +139,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's prompts.
     Prompts {
@@ -152,6 +161,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
@@ -179,6 +190,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--output DIR` and `--full` of `call`, `read` and `prompt`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeepArgs {
+    /// Keep the whole result in DIR (created 0700): `result.txt` and every image, audio or
+    /// resource file (0600, never overwritten); the printed text names the files.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the whole text result, not the 50 KiB / 2,000-line preview.
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// `--policy` values.
@@ -316,21 +339,33 @@ pub fn run(cli: Cli) -> Exit {
             tool,
             args,
             task,
+            no_validate,
             json,
-        }) => ops_cmd::call(cx, server, tool, args, task, json),
+            keep,
+        }) => ops_cmd::call(
+            cx,
+            server,
+            tool,
+            args,
+            task,
+            !no_validate,
+            printing(json, keep),
+        ),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,
             reference,
             json,
-        }) => ops_cmd::read(cx, server, reference, json),
+            keep,
+        }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,
             name,
             args,
             json,
-        }) => ops_cmd::prompt(cx, server, name, &args, json),
+            keep,
+        }) => ops_cmd::prompt(cx, server, name, &args, printing(json, keep)),
         Some(Command::DemoServer) => demo_server(),
         Some(Command::WorkspaceServer {
             workspace,
@@ -344,6 +379,15 @@ pub fn run(cli: Cli) -> Exit {
             }),
         ),
         Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+    }
+}
+
+fn printing(json: bool, keep: KeepArgs) -> run_op::Printing {
+    run_op::Printing {
+        json,
+        full: keep.full,
+        output: keep.output,
+        resource: None,
     }
 }
 

@@ -27,6 +27,15 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
         );
         return report(json, false, "nothing_to_trust", &message, Exit::Usage);
     }
+    if state == TrustState::Trusted {
+        // Nothing to confirm: the definitions on disk are the ones trusted.
+        let message = format!(
+            "{} is already trusted ({})",
+            root.display(),
+            fingerprint(&cx.config)
+        );
+        return report(json, true, "already_trusted", &message, Exit::Ok);
+    }
     let mut text = describe(cx);
     if state == TrustState::Changed
         && let Some(old) = cx.trust.entry(&root)

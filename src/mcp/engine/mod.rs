@@ -68,6 +68,10 @@ pub struct EngineOptions {
     pub client: Option<Arc<dyn crate::mcp::client::ClientRequests>>,
     /// Roots that replace every server's own (the CLI's `--root`).
     pub roots: Option<Vec<PathBuf>>,
+    /// Results keep the server's characters (only secrets redacted); the owner escapes or
+    /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
+    /// exactly; the console and serve mode leave it off.
+    pub keep_data: bool,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -81,6 +85,7 @@ pub struct Engine {
     events_tx: mpsc::Sender<ServerEvent>,
     traffic: bool,
     changed_servers: std::collections::BTreeSet<String>,
+    keep_data: bool,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -141,6 +146,7 @@ impl Engine {
             events_tx,
             traffic,
             changed_servers: options.changed_servers,
+            keep_data: options.keep_data,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,
@@ -435,6 +441,7 @@ impl Engine {
             cancel: &cancel,
             note: &note,
             as_task: mode == RunMode::Task,
+            keep_data: self.keep_data,
         };
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
@@ -568,6 +575,6 @@ pub fn status_text(status: &StatusReport) -> String {
         }
         text.push('\n');
     }
-    text.push_str("Next: {\"server\":\"<name>\"} lists a server's tools.");
+    text.push_str(outcome::hints::LIST);
     text
 }

@@ -40,6 +40,8 @@ pub struct OpContext<'a> {
     pub note: &'a (dyn Fn(&str) + Send + Sync),
     /// Run a tool call as a task (the operator's choice for `optional` task support).
     pub as_task: bool,
+    /// Results keep the server's characters (see `ShapeContext::keep_data`).
+    pub keep_data: bool,
 }
 
 impl OpContext<'_> {
@@ -262,7 +264,7 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         }
         text.push('\n');
     }
-    text.push_str("Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.");
+    text.push_str(super::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
         result: json!({"tools": summaries, "count": summaries.len()}),
@@ -382,6 +384,7 @@ pub async fn call_tool(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
@@ -390,7 +393,7 @@ pub async fn call_tool(
         "text": shaped.text,
         "structuredContent": shaped.structured,
         "outputSchemaVerdict": shaped.verdict,
-        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mime": s.mime})).collect::<Vec<_>>(),
+        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mimeType": s.mime})).collect::<Vec<_>>(),
     });
     if shaped.is_error {
         let mut failure = Failure::new(
@@ -464,7 +467,7 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             templates.len()
         );
     }
-    text.push_str("Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.");
+    text.push_str(super::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
         result: json!({"resources": summaries, "templates": templates}),
@@ -507,6 +510,7 @@ pub async fn read_uri(ctx: &OpContext<'_>, uri: &str, label: &str) -> Result<Suc
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
@@ -597,6 +601,7 @@ pub async fn get_prompt(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
         .map_err(shape_failure)?;
