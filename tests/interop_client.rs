@@ -56,8 +56,8 @@ fn run(sb: &Sandbox, args: &[&str]) -> (i32, Value, String) {
         .output()
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {stderr}"));
+    let v =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stderr}"));
     (out.status.code().unwrap_or(-1), v, stderr)
 }
 
@@ -109,7 +109,9 @@ fn every_server_everything_tool_is_offered_and_roots_are_the_project() {
     }
     let (code, v, stderr) = run(&sb, &["call", "everything", "get-roots-list"]);
     assert_eq!(code, 0, "{v}");
-    let project = url::Url::from_directory_path(&sb.project).unwrap().to_string();
+    let project = url::Url::from_directory_path(&sb.project)
+        .unwrap()
+        .to_string();
     assert!(
         text(&v).contains(project.trim_end_matches('/')),
         "{project} not in {v}"
@@ -126,7 +128,12 @@ fn a_task_only_tool_runs_as_a_task_and_reports_its_stages() {
     stdio_everything(&sb, &script);
     let (code, v, stderr) = run(
         &sb,
-        &["call", "everything", "simulate-research-query", "topic=rust"],
+        &[
+            "call",
+            "everything",
+            "simulate-research-query",
+            "topic=rust",
+        ],
     );
     assert_eq!(code, 0, "{v} {stderr}");
     assert!(text(&v).contains("Research Report: rust"), "{v}");
@@ -176,7 +183,12 @@ fn sampling_elicitation_and_read_by_uri_over_stdio() {
     // Without a terminal and without the flag, sampling is rejected.
     let (_, v, stderr) = run(
         &sb,
-        &["call", "everything", "trigger-sampling-request", "prompt=hi"],
+        &[
+            "call",
+            "everything",
+            "trigger-sampling-request",
+            "prompt=hi",
+        ],
     );
     assert!(stderr.contains("rejected"), "{v} {stderr}");
     let (code, v, _) = run(
@@ -252,7 +264,10 @@ fn roots_and_sampling_over_streamable_http() {
         &json!({"mcpServers": {"web": {"url": format!("http://127.0.0.1:{port}/mcp")}}})
             .to_string(),
     );
-    let (code, v, _) = run(&sb, &["call", "web", "get-roots-list", "--root", "/srv/data"]);
+    let (code, v, _) = run(
+        &sb,
+        &["call", "web", "get-roots-list", "--root", "/srv/data"],
+    );
     assert_eq!(code, 0, "{v}");
     assert!(text(&v).contains("file:///srv/data"), "{v}");
     let (code, v, _) = run(
@@ -296,13 +311,18 @@ fn python_sdk_server_gets_roots_defaults_and_replies() {
     }
     let (code, v, _) = run(
         &sb,
-        &["call", "probe", "ask_roots", "--root", "/srv", "--root", "/opt/x y"],
+        &[
+            "call",
+            "probe",
+            "ask_roots",
+            "--root",
+            "/srv",
+            "--root",
+            "/opt/x y",
+        ],
     );
     assert_eq!(code, 0, "{v}");
-    assert_eq!(
-        first_json(&v),
-        json!(["file:///srv", "file:///opt/x%20y"])
-    );
+    assert_eq!(first_json(&v), json!(["file:///srv", "file:///opt/x%20y"]));
     let (_, v, stderr) = run(
         &sb,
         &["call", "probe", "ask_form", "--elicit", "accept-defaults"],
@@ -322,13 +342,17 @@ fn python_sdk_server_gets_roots_defaults_and_replies() {
         &sb,
         &["call", "probe", "ask_url", "--elicit", "accept-defaults"],
     );
-    assert_eq!(
-        first_json(&v),
-        json!({"action": "decline"})
-    );
+    assert_eq!(first_json(&v), json!({"action": "decline"}));
     let (_, v, _) = run(
         &sb,
-        &["call", "probe", "ask_sampling", "prompt=hi", "--sampling-reply", "yo"],
+        &[
+            "call",
+            "probe",
+            "ask_sampling",
+            "prompt=hi",
+            "--sampling-reply",
+            "yo",
+        ],
     );
     assert_eq!(
         first_json(&v),

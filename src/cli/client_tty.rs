@@ -84,7 +84,9 @@ fn on_tty<T: Send + 'static>(
     let (tx, rx) = oneshot::channel();
     let lock = lock.clone();
     std::thread::spawn(move || {
-        let _guard = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _guard = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let answer = Tty::open().and_then(|mut tty| f(&mut tty));
         let _ = tx.send(answer.ok());
     });
@@ -135,9 +137,9 @@ impl ClientRequests for TtyClient {
                 Box::pin(async { ElicitAnswer::Decline })
             }
             (ElicitMode::Ask, _) if !self.terminal => Box::pin(async { ElicitAnswer::Decline }),
-            (ElicitMode::Ask, _) => {
-                on_tty(&self.tty, ElicitAnswer::Cancel, move |tty| ask_elicit(tty, &ask))
-            }
+            (ElicitMode::Ask, _) => on_tty(&self.tty, ElicitAnswer::Cancel, move |tty| {
+                ask_elicit(tty, &ask)
+            }),
         }
     }
 
@@ -181,7 +183,8 @@ fn ask_elicit(tty: &mut Tty, ask: &ElicitationAsk) -> std::io::Result<ElicitAnsw
             })
         }
         ElicitKind::Form(form) => {
-            let choice = tty.ask("  [y] fill in the form  [d] decline  [anything else] cancel: ")?;
+            let choice =
+                tty.ask("  [y] fill in the form  [d] decline  [anything else] cancel: ")?;
             match choice.trim() {
                 "y" | "Y" | "yes" => fill_form(tty, form).map(ElicitAnswer::Accept),
                 "d" | "D" => Ok(ElicitAnswer::Decline),
@@ -191,7 +194,10 @@ fn ask_elicit(tty: &mut Tty, ask: &ElicitationAsk) -> std::io::Result<ElicitAnsw
     }
 }
 
-fn fill_form(tty: &mut Tty, form: &Form) -> std::io::Result<serde_json::Map<String, serde_json::Value>> {
+fn fill_form(
+    tty: &mut Tty,
+    form: &Form,
+) -> std::io::Result<serde_json::Map<String, serde_json::Value>> {
     let mut content = serde_json::Map::new();
     for field in &form.fields {
         let mut question = format!("  {}", field.title);
@@ -212,9 +218,15 @@ fn fill_form(tty: &mut Tty, form: &Form) -> std::io::Result<serde_json::Map<Stri
             }
             FieldKind::Boolean => question.push_str(" [yes/no]"),
             FieldKind::Number { integer, .. } => {
-                question.push_str(if *integer { " [whole number]" } else { " [number]" });
+                question.push_str(if *integer {
+                    " [whole number]"
+                } else {
+                    " [number]"
+                });
             }
-            FieldKind::Text { format: Some(f), .. } => question.push_str(&format!(" [{f}]")),
+            FieldKind::Text {
+                format: Some(f), ..
+            } => question.push_str(&format!(" [{f}]")),
             FieldKind::Text { .. } => {}
         }
         if let Some(default) = &field.default {

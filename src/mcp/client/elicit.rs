@@ -204,10 +204,10 @@ impl FormField {
                 let Some(items) = value.as_array() else {
                     return Err("must be a list of options".to_owned());
                 };
-                if items
-                    .iter()
-                    .any(|i| !i.as_str().is_some_and(|v| options.iter().any(|o| o.value == v)))
-                {
+                if items.iter().any(|i| {
+                    !i.as_str()
+                        .is_some_and(|v| options.iter().any(|o| o.value == v))
+                }) {
                     return Err("every item must be one of the options".to_owned());
                 }
                 let n = items.len() as u64;
@@ -276,7 +276,9 @@ fn pick(options: &[Choice], input: &str) -> Result<String, String> {
 
 fn check_format(format: Option<&str>, text: &str) -> Result<(), String> {
     match format {
-        Some("email") if !(text.contains('@') && !text.starts_with('@') && !text.ends_with('@')) => {
+        Some("email")
+            if !(text.contains('@') && !text.starts_with('@') && !text.ends_with('@')) =>
+        {
             Err("must be an email address".to_owned())
         }
         Some("uri") if url::Url::parse(text).is_err() => Err("must be a URI".to_owned()),
@@ -456,7 +458,9 @@ mod tests {
             ])
         );
         assert!(matches!(&by("size").kind, FieldKind::Single(o) if o[1].label == "Large"));
-        assert!(matches!(&by("tags").kind, FieldKind::Multi { options, max_items: Some(1), .. } if options.len() == 2));
+        assert!(
+            matches!(&by("tags").kind, FieldKind::Multi { options, max_items: Some(1), .. } if options.len() == 2)
+        );
         // A default of the wrong type is dropped, not sent.
         assert_eq!(by("score").default, None);
         assert_eq!(
@@ -484,7 +488,10 @@ mod tests {
             (json!({"age": 3, "color": "r"}), "required"),
             (json!({"name": "B", "age": 3, "color": "r"}), "at least 2"),
             (json!({"name": "Bo", "age": 3.5, "color": "r"}), "whole"),
-            (json!({"name": "Bo", "age": 300, "color": "r"}), "at most 150"),
+            (
+                json!({"name": "Bo", "age": 300, "color": "r"}),
+                "at most 150",
+            ),
             (json!({"name": "Bo", "age": 3, "color": "x"}), "options"),
             (
                 json!({"name": "Bo", "age": 3, "color": "r", "tags": ["a", "b"]}),
@@ -494,7 +501,10 @@ mod tests {
                 json!({"name": "Bo", "age": 3, "color": "r", "email": "nope"}),
                 "email",
             ),
-            (json!({"name": "Bo", "age": 3, "color": "r", "zzz": 1}), "not a field"),
+            (
+                json!({"name": "Bo", "age": 3, "color": "r", "zzz": 1}),
+                "not a field",
+            ),
         ] {
             let err = form
                 .validate(bad.as_object().expect("object"))

@@ -32,9 +32,8 @@ fn too_large(method: &str, bytes: usize) -> ErrorData {
 
 /// The parameters as JSON, refused when over the limit.
 fn bounded_params<T: serde::Serialize>(method: &str, params: &T) -> Result<Value, ErrorData> {
-    let bytes = serde_json::to_vec(params).map_err(|e| {
-        ErrorData::new(ErrorCode::INVALID_PARAMS, format!("{method}: {e}"), None)
-    })?;
+    let bytes = serde_json::to_vec(params)
+        .map_err(|e| ErrorData::new(ErrorCode::INVALID_PARAMS, format!("{method}: {e}"), None))?;
     if bytes.len() > MAX_SERVER_REQUEST_BYTES {
         return Err(too_large(method, bytes.len()));
     }
@@ -126,7 +125,9 @@ pub async fn create_elicitation(
             (ElicitKind::Form(form.clone()), Some(form))
         }
         ElicitRequestParams::UrlElicitationParams {
-            url, elicitation_id, ..
+            url,
+            elicitation_id,
+            ..
         } => {
             let origin = url::Url::parse(url)
                 .map(|u| u.origin().ascii_serialization())
@@ -144,7 +145,11 @@ pub async fn create_elicitation(
         }
         _ => return Err(not_declared("elicitation/create")),
     };
-    let mode = if form.is_some() { "input" } else { "a URL visit" };
+    let mode = if form.is_some() {
+        "input"
+    } else {
+        "a URL visit"
+    };
     let ask = ElicitationAsk {
         server: sanitize_capped(server, 128),
         message: message.clone(),

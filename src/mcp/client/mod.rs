@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-pub use elicit::{Form, FormField, FieldKind};
+pub use elicit::{FieldKind, Form, FormField};
 pub use roots::RootEntry;
 
 /// The largest server-to-client request (its parameters as JSON) that is looked at; larger

@@ -26,7 +26,11 @@ impl RootEntry {
         };
         let full = normalize(&full);
         let uri = url::Url::from_directory_path(&full).ok()?.to_string();
-        let uri = uri.strip_suffix('/').filter(|u| *u != "file://").unwrap_or(&uri).to_owned();
+        let uri = uri
+            .strip_suffix('/')
+            .filter(|u| *u != "file://")
+            .unwrap_or(&uri)
+            .to_owned();
         let name = full
             .file_name()
             .map_or_else(|| "/".to_owned(), |n| n.to_string_lossy().into_owned());
@@ -107,7 +111,12 @@ mod tests {
     fn overrides_win() {
         let over = vec![PathBuf::from("/srv")];
         let configured = vec!["x".to_owned()];
-        let roots = roots_for(Some(&over), Some(&configured), Path::new("/"), Path::new("/p"));
+        let roots = roots_for(
+            Some(&over),
+            Some(&configured),
+            Path::new("/"),
+            Path::new("/p"),
+        );
         assert_eq!(roots[0].uri, "file:///srv");
         assert_eq!(roots[0].name, "srv");
     }

@@ -115,11 +115,7 @@ fn describe_preferences(prefs: &Value) -> String {
             let _ = write!(out, "hints: {}", names.join(", "));
         }
     }
-    for key in [
-        "costPriority",
-        "speedPriority",
-        "intelligencePriority",
-    ] {
+    for key in ["costPriority", "speedPriority", "intelligencePriority"] {
         if let Some(n) = prefs.get(key).and_then(Value::as_f64) {
             if !out.is_empty() {
                 out.push_str("; ");

@@ -54,7 +54,10 @@ impl TaskState {
                 .and_then(Value::as_str)
                 .map(|s| sanitize_capped(s, cap))
         };
-        let number = |keys: &[&str]| keys.iter().find_map(|k| task.get(*k).and_then(Value::as_u64));
+        let number = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| task.get(*k).and_then(Value::as_u64))
+        };
         Some(Self {
             id,
             status: text("status", 32).unwrap_or_else(|| "working".to_owned()),
@@ -128,7 +131,11 @@ pub async fn call_as_task(
             "the server answered a task-augmented tools/call without a task",
         ));
     };
-    note(&format!("task {} {}", sanitize_capped(&state.id, 64), describe(&state)));
+    note(&format!(
+        "task {} {}",
+        sanitize_capped(&state.id, 64),
+        describe(&state)
+    ));
     let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
     let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
     while !state.is_terminal() && state.status != "input_required" {
@@ -165,7 +172,11 @@ pub async fn call_as_task(
             return Err(protocol("tasks/get answered without a task"));
         };
         if next.status != state.status || next.message != state.message {
-            note(&format!("task {} {}", sanitize_capped(&next.id, 64), describe(&next)));
+            note(&format!(
+                "task {} {}",
+                sanitize_capped(&next.id, 64),
+                describe(&next)
+            ));
         }
         state = TaskState {
             poll: next.poll.or(state.poll),
@@ -210,14 +221,21 @@ async fn cancel_task(
 ) -> RequestError {
     let timeout = conn.request_timeout().min(Duration::from_secs(5));
     let sent = conn
-        .request(custom("tasks/cancel", json!({"taskId": id})), timeout, timeout)
+        .request(
+            custom("tasks/cancel", json!({"taskId": id})),
+            timeout,
+            timeout,
+        )
         .await;
     let how = if sent.is_ok() {
         "tasks/cancel was sent and accepted"
     } else {
         "tasks/cancel was sent"
     };
-    note(&format!("task {} cancelled: {how}", sanitize_capped(id, 64)));
+    note(&format!(
+        "task {} cancelled: {how}",
+        sanitize_capped(id, 64)
+    ));
     ConnectError::new(
         ErrorClass::Cancelled,
         format!("the request was cancelled; {how}"),

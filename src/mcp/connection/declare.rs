@@ -100,7 +100,10 @@ mod tests {
         let out = serde_json::to_value(with_capabilities(message, &extra)).expect("serialises");
         assert_eq!(out["id"], 7);
         assert_eq!(out["method"], "initialize");
-        assert_eq!(out["params"]["capabilities"]["tasks"], serde_json::json!({"requests": {}}));
+        assert_eq!(
+            out["params"]["capabilities"]["tasks"],
+            serde_json::json!({"requests": {}})
+        );
         assert_eq!(out["params"]["clientInfo"]["name"], "mcpdeck");
         assert!(out["params"]["protocolVersion"].is_string());
     }

@@ -15,11 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData,
-    FormElicitationCapability, Implementation, ListRootsResult, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability,
-    UrlElicitationCapability,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData, FormElicitationCapability,
+    Implementation, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 
@@ -133,7 +132,11 @@ pub struct ClientEvents {
 impl ClientEvents {
     /// A handler offering `protocol_version` in `initialize`, declaring roots, sampling and
     /// elicitation only when `client` is given.
-    pub fn new(sink: EventSink, protocol_version: ProtocolVersion, client: Option<ClientSide>) -> Self {
+    pub fn new(
+        sink: EventSink,
+        protocol_version: ProtocolVersion,
+        client: Option<ClientSide>,
+    ) -> Self {
         Self {
             sink,
             protocol_version,

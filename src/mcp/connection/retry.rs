@@ -53,7 +53,16 @@ pub async fn connect_series(
     policy: ReconnectPolicy,
     cancel: &CancellationToken,
 ) -> Result<Connection, ConnectError> {
-    connect_series_client(def, file_dir, lookup, (events, traffic), policy, cancel, None).await
+    connect_series_client(
+        def,
+        file_dir,
+        lookup,
+        (events, traffic),
+        policy,
+        cancel,
+        None,
+    )
+    .await
 }
 
 /// [`connect_series`] with a face's client side (see [`super::connect_client`]).

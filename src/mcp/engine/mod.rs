@@ -214,7 +214,8 @@ impl Engine {
     /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
     /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
     pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
-        self.execute_inner(request, cancel, None, RunMode::Plain).await
+        self.execute_inner(request, cancel, None, RunMode::Plain)
+            .await
     }
 
     /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
