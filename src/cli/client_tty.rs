@@ -4,6 +4,7 @@
 //! sampling request gets `--sampling-reply`'s text, or is asked on the terminal, or is rejected.
 //! Every request and its answer is noted on stderr. Text from servers arrives sanitised.
 
+use std::fmt::Write as _;
 use std::io::{BufRead as _, Write as _};
 use std::sync::{Arc, Mutex};
 
@@ -205,12 +206,12 @@ fn fill_form(
             question.push_str(" (required)");
         }
         if !field.description.is_empty() {
-            question.push_str(&format!(" — {}", field.description));
+            let _ = write!(question, " — {}", field.description);
         }
         match &field.kind {
             FieldKind::Single(options) | FieldKind::Multi { options, .. } => {
                 for (i, o) in options.iter().enumerate() {
-                    question.push_str(&format!("\n    {}) {}", i + 1, o.label));
+                    let _ = write!(question, "\n    {}) {}", i + 1, o.label);
                 }
                 if matches!(field.kind, FieldKind::Multi { .. }) {
                     question.push_str("\n    (numbers or values, comma-separated)");
@@ -226,11 +227,13 @@ fn fill_form(
             }
             FieldKind::Text {
                 format: Some(f), ..
-            } => question.push_str(&format!(" [{f}]")),
+            } => {
+                let _ = write!(question, " [{f}]");
+            }
             FieldKind::Text { .. } => {}
         }
         if let Some(default) = &field.default {
-            question.push_str(&format!("\n    default: {default}"));
+            let _ = write!(question, "\n    default: {default}");
         }
         question.push_str("\n  > ");
         loop {
@@ -261,16 +264,16 @@ fn ask_sampling(tty: &mut Tty, ask: &SamplingAsk) -> std::io::Result<SamplingAns
         ask.server, ask.max_tokens
     );
     if let Some(system) = &ask.system_prompt {
-        text.push_str(&format!("  system: {system}\n"));
+        let _ = writeln!(text, "  system: {system}");
     }
     if let Some(prefs) = &ask.model_preferences {
-        text.push_str(&format!("  model preferences: {prefs}\n"));
+        let _ = writeln!(text, "  model preferences: {prefs}");
     }
     if !ask.tools.is_empty() {
-        text.push_str(&format!("  tools offered: {}\n", ask.tools.join(", ")));
+        let _ = writeln!(text, "  tools offered: {}", ask.tools.join(", "));
     }
     for (role, message) in &ask.messages {
-        text.push_str(&format!("  {role}: {message}\n"));
+        let _ = writeln!(text, "  {role}: {message}");
     }
     tty.say(&text)?;
     let reply = tty.ask("  your reply (one line; empty rejects): ")?;

@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn both_task_shapes_are_read() {
-        let created = json!({"task": {"taskId": "t1", "status": "working", "ttl": 300000, "pollInterval": 1000, "createdAt": "2026-01-01T00:00:00Z"}});
+        let created = json!({"task": {"taskId": "t1", "status": "working", "ttl": 300_000, "pollInterval": 1000, "createdAt": "2026-01-01T00:00:00Z"}});
         let state = TaskState::from_value(&created).expect("task");
         assert_eq!(state.id, "t1");
         assert_eq!(state.poll, Some(Duration::from_millis(1000)));
