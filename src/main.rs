@@ -1,4 +1,5 @@
-//! The `mcpdeck` binary: parse the command line and hand it to the headless CLI.
+//! The `mcpdeck` binary: parse the command line, then start the console (no command) or hand
+//! it to the headless CLI. Choosing here keeps the two faces independent of each other.
 
 use clap::Parser as _;
 
@@ -10,11 +11,23 @@ fn main() -> std::process::ExitCode {
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() {
-                mcpdeck::cli::Exit::Usage.into()
+                mcpdeck::exit::Exit::Usage.into()
             } else {
-                mcpdeck::cli::Exit::Ok.into()
+                mcpdeck::exit::Exit::Ok.into()
             };
         }
     };
-    mcpdeck::cli::run(cli).into()
+    if cli.command.is_some() {
+        return mcpdeck::cli::run(cli).into();
+    }
+    let exit = match mcpdeck::cli::console_setup(&cli) {
+        Ok(setup) => mcpdeck::console::run(
+            setup.config,
+            setup.trust_path,
+            &setup.policy_path,
+            setup.reload,
+        ),
+        Err(exit) => exit,
+    };
+    exit.into()
 }

@@ -14,9 +14,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Sandbox;
-use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ProgressNotificationParam};
+use rmcp::service::{NotificationContext, RoleClient};
 use rmcp::transport::{ConfigureCommandExt as _, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Value, json};
 
 fn everything() -> Option<PathBuf> {
@@ -65,7 +66,7 @@ fn text(v: &Value) -> &str {
     v["result"]["text"].as_str().unwrap_or_default()
 }
 
-/// The tool's own JSON answer: the first line of the result text (FastMCP also adds the
+/// The tool's own JSON answer: the first line of the result text (`FastMCP` also adds the
 /// structured copy after it).
 fn first_json(v: &Value) -> Value {
     let line = text(v).lines().next().unwrap_or_default();
@@ -408,5 +409,105 @@ async fn serve_refuses_roots_sampling_and_elicitation_from_downstream() {
             .collect();
         assert!(shown.contains("refused -32601"), "{tool}: {shown}");
     }
+    let _ = host.close().await;
+}
+
+#[test]
+fn ping_shows_the_round_trip_and_log_level_prints_server_logs() {
+    let sb = Sandbox::new();
+    if !probe_config(&sb) {
+        return;
+    }
+    let (code, v, _) = run(&sb, &["ping", "probe"]);
+    assert_eq!(code, 0, "{v}");
+    assert!(v["result"]["rttMs"].as_f64().is_some(), "{v}");
+    let (code, v, stderr) = run(
+        &sb,
+        &["call", "probe", "log_and_progress", "--log-level", "debug"],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert!(
+        stderr.contains("[warning]") && stderr.contains("probe log line"),
+        "{stderr}"
+    );
+    let (_, _, stderr) = run(&sb, &["call", "probe", "log_and_progress"]);
+    assert!(
+        !stderr.contains("probe log line"),
+        "no --log-level, no log lines: {stderr}"
+    );
+    let out = sb
+        .cmd()
+        .args(["call", "probe", "log_and_progress", "--log-level", "loud"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+/// A host that reports the progress notifications it receives.
+struct ProgressHost(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl ClientHandler for ProgressHost {
+    async fn on_progress(
+        &self,
+        p: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let _ = self
+            .0
+            .send(format!("{}/{:?} {:?}", p.progress, p.total, p.message));
+    }
+}
+
+#[tokio::test]
+async fn serve_forwards_downstream_progress_to_a_host_that_asked() {
+    let sb = Sandbox::new();
+    if !probe_config(&sb) {
+        return;
+    }
+    let runtime_dir = sb.dir.path().join("run");
+    std::fs::create_dir_all(&runtime_dir).unwrap();
+    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck")).configure(|c| {
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", sb.dir.path())
+            .env("XDG_CONFIG_HOME", &sb.home)
+            .env("XDG_RUNTIME_DIR", &runtime_dir)
+            .args(["--cwd", sb.project.to_str().unwrap(), "serve"]);
+    });
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut host = tokio::time::timeout(Duration::from_secs(30), ProgressHost(tx).serve(transport))
+        .await
+        .unwrap()
+        .unwrap();
+    // rmcp's client puts a progressToken on every request, as hosts that want progress do.
+    let params = CallToolRequestParams::new("mcp").with_arguments(
+        json!({"server": "probe", "tool": "log_and_progress"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let result = tokio::time::timeout(Duration::from_secs(60), host.call_tool(params))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    // Notifications are handled concurrently on the host side: collect both, in any order.
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let got = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
+        seen.push(got.unwrap().unwrap());
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "1/Some(2.0) Some(\"half way\")",
+            "2/Some(2.0) Some(\"done\")"
+        ]
+    );
     let _ = host.close().await;
 }

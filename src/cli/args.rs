@@ -1,4 +1,4 @@
-//! `key=value` arguments for `mcpdeck call` and `mcpdeck prompt` (SPEC.md §11).
+//! `key=value` arguments for `mcpdeck call` and `mcpdeck prompt`.
 //!
 //! A value takes the type the tool's input schema gives its key: a string stays a string even if
 //! it looks like a number. Where the schema says nothing, a value that parses as JSON is JSON,

@@ -39,6 +39,18 @@ pub struct ClientFlags {
     /// Answer every sampling request with this text (model `mcpdeck-operator`).
     #[arg(long, global = true, value_name = "TEXT")]
     pub sampling_reply: Option<String>,
+    /// Ask servers that declare logging for this level (debug, info, notice, warning, error,
+    /// critical, alert, emergency) and print their log lines on stderr.
+    #[arg(long, global = true, value_name = "LEVEL", value_parser = parse_log_level)]
+    pub log_level: Option<String>,
+}
+
+fn parse_log_level(text: &str) -> Result<String, String> {
+    crate::mcp::client::parse_level(text)
+        .map(|_| text.to_ascii_lowercase())
+        .ok_or_else(|| {
+            "one of debug, info, notice, warning, error, critical, alert, emergency".to_owned()
+        })
 }
 
 /// The CLI broker.

@@ -1,4 +1,4 @@
-//! The headless command line (SPEC.md §11): the engine for scripts and CI, with `--json` output
+//! The headless command line: the engine for scripts and CI, with `--json` output
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
@@ -6,7 +6,10 @@ mod approve_tty;
 mod args;
 mod client_tty;
 mod config_cmd;
-pub mod exit;
+/// The exit codes live in a module both faces share; `cli::exit::Exit` stays a path to them.
+pub mod exit {
+    pub use crate::exit::Exit;
+}
 mod keep;
 mod ops_cmd;
 mod output;
@@ -142,6 +145,14 @@ pub enum Command {
         #[command(flatten)]
         keep: KeepArgs,
     },
+    /// Ping a server (connecting) and show the round-trip time.
+    Ping {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// List a server's prompts.
     Prompts {
         /// The configured server.
@@ -166,7 +177,7 @@ pub enum Command {
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
-    /// Run the read-only workspace tools server on stdin/stdout (SPEC.md §9).
+    /// Run the read-only workspace tools server on stdin/stdout.
     WorkspaceServer {
         /// Bind a directory under an alias; repeatable (at most 16).
         #[arg(long = "workspace", num_args = 2, value_names = ["ALIAS", "PATH"], required = true)]
@@ -279,6 +290,37 @@ impl Context {
     }
 }
 
+/// What the console needs from the command line: the loaded configuration, where trust and
+/// policy live, and how to read the configuration again after its editor saves a file.
+pub struct ConsoleSetup {
+    /// The layered configuration.
+    pub config: ConfigSet,
+    /// The trust store's file.
+    pub trust_path: PathBuf,
+    /// The policy file (`keys.toml` lives beside it).
+    pub policy_path: PathBuf,
+    /// Loads the same files again.
+    pub reload: Box<dyn Fn() -> Result<ConfigSet, String>>,
+}
+
+/// Loads what the console needs for `cli` (run without a command); on failure the error is
+/// printed and the exit code returned.
+pub fn console_setup(cli: &Cli) -> Result<ConsoleSetup, Exit> {
+    let cx = Context::load(cli).map_err(|message| {
+        output::print_error(&message);
+        Exit::Usage
+    })?;
+    let (cwd, extra, demo) = (cli.cwd.clone(), cli.config.clone(), cli.demo);
+    Ok(ConsoleSetup {
+        trust_path: cx.trust.path().to_path_buf(),
+        policy_path: crate::mcp::policy::Policy::default_path(&cx.config_home),
+        config: cx.config,
+        reload: Box::new(move || {
+            load_config(cwd.as_deref(), extra.clone(), demo).map(|(config, _)| config)
+        }),
+    })
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Exit {
     // The demo server speaks MCP on stdout and needs no configuration: dispatch it before
@@ -302,18 +344,11 @@ pub fn run(cli: Cli) -> Exit {
         }
     };
     match cli.command {
+        // `main` starts the console itself (see `console_setup`); reaching here without a
+        // command means a caller skipped that, so say how to use the command line.
         None => {
-            // The console reloads the same files after its editor saves one.
-            let (cwd, extra, demo) = (cli.cwd.clone(), cli.config.clone(), cli.demo);
-            let reload: crate::console::Reload = Box::new(move || {
-                load_config(cwd.as_deref(), extra.clone(), demo).map(|(config, _)| config)
-            });
-            crate::console::run(
-                cx.config,
-                cx.trust.path().to_path_buf(),
-                &crate::mcp::policy::Policy::default_path(&cx.config_home),
-                reload,
-            )
+            output::print_error("no command given; run `mcpdeck --help`");
+            Exit::Usage
         }
         Some(Command::Status { json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
@@ -358,6 +393,7 @@ pub fn run(cli: Cli) -> Exit {
             json,
             keep,
         }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
+        Some(Command::Ping { server, json }) => ops_cmd::ping(cx, server, json),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,

@@ -1,5 +1,5 @@
 //! `mcpdeck tools|describe|call|resources|read|prompts|prompt`: each is one proxy request
-//! (SPEC.md §5.1) run through the engine, exactly as an agent's would be.
+//! run through the engine, exactly as an agent's would be.
 
 use super::Context;
 use super::args::{call_arguments, needs_schema, prompt_arguments};
@@ -121,11 +121,15 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
                     )
                     .await;
                 let found = match &listed.body {
-                    Ok(success) => success.result["resources"]
-                        .as_array()
-                        .and_then(|list| list.iter().find(|r| r["name"] == reference.as_str()))
-                        .and_then(|r| r["reference"].as_str())
-                        .map(str::to_owned),
+                    Ok(crate::mcp::engine::Success {
+                        result: crate::mcp::api::OpResult::Resources(list),
+                        ..
+                    }) => list
+                        .resources
+                        .iter()
+                        .find(|r| r.name == reference)
+                        .map(|r| r.reference.clone()),
+                    Ok(_) => None,
                     Err(_) => return listed,
                 };
                 let Some(found) = found else {
@@ -150,6 +154,15 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
             })
         }),
         printing,
+    )
+}
+
+/// `mcpdeck ping SERVER`.
+pub fn ping(cx: Context, server: String, json: bool) -> Exit {
+    super::run_op::run_plan(
+        cx,
+        Box::new(move |engine, cancel| Box::pin(async move { engine.ping(&server, cancel).await })),
+        json,
     )
 }
 

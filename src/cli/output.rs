@@ -33,7 +33,7 @@ pub fn print_error(text: &str) {
     let _ = writeln!(err, "mcpdeck: {}", sanitize(text));
 }
 
-/// The `--json` error envelope of SPEC.md §5.6.
+/// The `--json` error envelope (the same shape an agent sees for a failed operation).
 pub fn error_envelope(operation: &str, class: &str, message: &str) -> serde_json::Value {
     serde_json::json!({
         "ok": false,

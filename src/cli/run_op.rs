@@ -94,10 +94,16 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
     let client: std::sync::Arc<dyn crate::mcp::client::ClientRequests> =
         std::sync::Arc::new(super::client_tty::TtyClient::new(&cx.client));
     let roots = (!cx.client.roots.is_empty()).then(|| cx.client.roots.clone());
+    let log_level = cx
+        .client
+        .log_level
+        .as_deref()
+        .and_then(crate::mcp::client::parse_level);
     runtime.block_on(async move {
         let options = EngineOptions {
             client: Some(client),
             roots,
+            log_level,
             approver: (policy.mode == Mode::Enforce)
                 .then(super::approve_tty::TtyApprover::open)
                 .flatten()
@@ -191,7 +197,7 @@ async fn watch_signals(
     cancel.cancel();
 }
 
-/// The exit code of an outcome (SPEC.md §11).
+/// The exit code of an outcome.
 pub fn exit_for(outcome: &Outcome) -> Exit {
     match outcome.exit_code() {
         0 => Exit::Ok,

@@ -1,4 +1,4 @@
-//! `mcpdeck trust [--yes]` and `mcpdeck trust --revoke` (SPEC.md §3).
+//! `mcpdeck trust [--yes]` and `mcpdeck trust --revoke`.
 //!
 //! Before asking, every project definition is printed in full — command and every argument
 //! unabridged, the resolved cwd, env keys with their reference text, url, header names — with

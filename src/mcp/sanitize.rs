@@ -1,4 +1,4 @@
-//! The one sanitiser for untrusted text (SPEC.md §10.3).
+//! The one sanitiser for untrusted text.
 //!
 //! Everything that came from a server or a configuration file passes through [`sanitize`] before
 //! it reaches a screen, a log, the clipboard or headless output. The output never contains a

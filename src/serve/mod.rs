@@ -1,4 +1,4 @@
-//! `mcpdeck serve` (SPEC.md §8): the engine as an MCP server over stdio with exactly one tool,
+//! `mcpdeck serve`: the engine as an MCP server over stdio with exactly one tool,
 //! `mcp`, so any agent host reaches every configured server through one stable schema with the
 //! same trust, bounds, spills and approvals the console shows. stdout carries protocol only;
 //! diagnostics go to stderr. Shutdown (stdin closed or a signal) closes every connection, kills
@@ -55,7 +55,7 @@ impl ProxyServer {
     }
 }
 
-/// The `CallToolResult` of an outcome (SPEC.md §5.6): the model-visible text, `isError` for
+/// The `CallToolResult` of an outcome: the model-visible text, `isError` for
 /// failures, and `structuredContent` `{server, operation, status, ...}`.
 pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
     let text = crate::mcp::sanitize::sanitize(&outcome.model_text()).into_owned();
@@ -67,7 +67,7 @@ pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
     if let Value::Object(map) = &mut structured {
         match &outcome.body {
             Ok(success) => {
-                map.insert("result".to_owned(), success.result.clone());
+                map.insert("result".to_owned(), success.result.to_value());
             }
             Err(failure) => {
                 map.insert(
@@ -129,7 +129,35 @@ impl ServerHandler for ProxyServer {
             }
         };
         // The host's cancellation of this call cancels the downstream request.
-        let outcome = self.engine.execute(&parsed, &context.ct).await;
+        let outcome = match context.meta.get_progress_token() {
+            None => Box::pin(self.engine.execute(&parsed, &context.ct)).await,
+            Some(token) => {
+                // The host asked for progress: forward the downstream call's reports.
+                let (tx, mut rx) = tokio::sync::mpsc::channel::<
+                    crate::mcp::connection::ProgressUpdate,
+                >(crate::mcp::connection::events::PROGRESS_QUEUE);
+                let peer = context.peer.clone();
+                let forward = tokio::spawn(async move {
+                    while let Some(update) = rx.recv().await {
+                        let mut param = rmcp::model::ProgressNotificationParam::new(
+                            token.clone(),
+                            update.progress,
+                        );
+                        param.total = update.total;
+                        param.message = update
+                            .message
+                            .map(|m| crate::mcp::sanitize::sanitize_capped(&m, 1024));
+                        let _ = peer.notify_progress(param).await;
+                    }
+                });
+                let outcome =
+                    Box::pin(self.engine.execute_with_progress(&parsed, &context.ct, &tx)).await;
+                drop(tx);
+                // Every report goes out before the result.
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forward).await;
+                outcome
+            }
+        };
         Ok(to_call_result(&outcome).into())
     }
 }

@@ -85,5 +85,13 @@ async def ask_url(ctx: Context) -> str:
     return json.dumps({"action": result.action})
 
 
+@server.tool()
+async def log_and_progress(ctx: Context) -> str:
+    await ctx.warning("probe log line")
+    await ctx.report_progress(1, 2, "half way")
+    await ctx.report_progress(2, 2, "done")
+    return "logged"
+
+
 if __name__ == "__main__":
     server.run()

@@ -131,6 +131,9 @@ pub struct ClientSide {
     pub requests: Arc<dyn ClientRequests>,
     /// The roots this server is shown.
     pub roots: Vec<RootEntry>,
+    /// The log level to ask for (`logging/setLevel`) where the server declares `logging`;
+    /// its log lines are then noted on the broker.
+    pub log_level: Option<String>,
 }
 
 impl std::fmt::Debug for ClientSide {
@@ -139,6 +142,39 @@ impl std::fmt::Debug for ClientSide {
             .field("roots", &self.roots)
             .finish_non_exhaustive()
     }
+}
+
+/// The log levels of MCP, lowest first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// A level name (`debug` … `emergency`, any case), lowercased; `None` for anything else.
+pub fn parse_level(name: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    LOG_LEVELS.contains(&name.as_str()).then_some(name)
+}
+
+/// One server log line for a person: `[level] logger: text` (sanitised, capped).
+pub fn log_line(level: &str, logger: Option<&str>, data: &Value) -> String {
+    let text = match data {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let logger = logger.map(|l| format!("{}: ", crate::mcp::sanitize::sanitize_capped(l, 64)));
+    format!(
+        "[{}] {}{}",
+        crate::mcp::sanitize::sanitize_capped(level, 16),
+        logger.unwrap_or_default(),
+        crate::mcp::sanitize::sanitize_capped(&text, 2048)
+    )
 }
 
 /// The 2025-11-25 `tasks` client capability: mcpdeck answers task-augmented sampling and

@@ -274,7 +274,7 @@ mod tests {
         let created = json!({"task": {"taskId": "t1", "status": "working", "ttl": 300_000, "pollInterval": 1000, "createdAt": "2026-01-01T00:00:00Z"}});
         let state = TaskState::from_value(&created).expect("task");
         assert_eq!(state.id, "t1");
-        assert_eq!(state.poll, Some(Duration::from_millis(1000)));
+        assert_eq!(state.poll, Some(Duration::from_secs(1)));
         assert_eq!(state.ttl_ms, Some(300_000));
         assert!(!state.is_terminal());
         let later = json!({"taskId": "t1", "status": "completed", "statusMessage": "done\u{1b}[2J", "ttlMs": null});

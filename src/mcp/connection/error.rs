@@ -1,4 +1,4 @@
-//! Error classes for connections and requests (SPEC.md §4.1), and the redactor.
+//! Error classes for connections and requests, and the redactor.
 //!
 //! Owns the mapping from rmcp's `ClientInitializeError` / `ServiceError` (and the reqwest, io and
 //! rustls errors buried in their `source()` chains) to a small, stable set of classes that are
@@ -108,7 +108,7 @@ impl ErrorClass {
 }
 
 impl ErrorClass {
-    /// The headless CLI's exit code for this class (SPEC.md §11): 1 configuration, 3 auth
+    /// The headless CLI's exit code for this class: 1 configuration, 3 auth
     /// required, 4 connection failed, 5 server error, 6 timeout or cancelled, 7 a bound.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -426,6 +426,47 @@ fn auth_error(code: u16) -> ConnectError {
     ConnectError::new(
         ErrorClass::AuthRequired { code },
         format!("the endpoint refused the credentials (HTTP {code}); check the configured headers"),
+    )
+}
+
+/// The `WWW-Authenticate` challenge of a 401/403 somewhere in a handshake failure.
+pub fn auth_challenge(err: &ClientInitializeError) -> Option<String> {
+    let mut current: Option<&(dyn StdError + 'static)> = match err {
+        ClientInitializeError::TransportError { error, .. } => Some(error.error.as_ref()),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            return auth_challenge(fallback);
+        }
+        _ => None,
+    };
+    while let Some(e) = current {
+        if let Some(http) = e.downcast_ref::<HttpError>() {
+            return match http {
+                StreamableHttpError::AuthRequired(a) => Some(a.www_authenticate_header.clone()),
+                StreamableHttpError::InsufficientScope(a) => {
+                    Some(a.www_authenticate_header.clone())
+                }
+                _ => None,
+            };
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// Whether a `WWW-Authenticate` challenge asks for an OAuth bearer token.
+pub fn asks_for_oauth(challenge: &str) -> bool {
+    let lower = challenge.to_ascii_lowercase();
+    lower.contains("resource_metadata") || lower.trim_start().starts_with("bearer")
+}
+
+/// `auth_required` for a server that asks for OAuth sign-in while no headers are configured.
+pub fn oauth_required(code: u16) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::AuthRequired { code },
+        format!(
+            "the server asks for OAuth sign-in (HTTP {code}); mcpdeck cannot sign in to it by \
+             itself yet: obtain a token and configure it as an `Authorization` header"
+        ),
     )
 }
 

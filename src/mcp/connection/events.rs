@@ -4,13 +4,14 @@
 //! on a bounded channel, so a flooding server can never block rmcp's serve loop or grow memory
 //! (events that do not fit are counted as dropped). rmcp runs each notification in its own task,
 //! so events may arrive out of order. Text inside events is raw server text: the consumer
-//! sanitises it where it enters its model (SPEC.md §10.3).
+//! sanitises it where it enters its model.
 
 // Logging notifications are deprecated by SEP-2577 but servers still send them.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
@@ -67,6 +68,24 @@ pub enum ConnectionEvent {
     /// One JSON-RPC message on the wire (only when traffic is tapped).
     Traffic(Box<super::traffic::Traffic>),
 }
+
+/// One progress report for a request whose caller asked to hear them (serve mode forwards
+/// them to the host). The message is raw server text, secrets redacted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// Progress so far.
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// The server's message.
+    pub message: Option<String>,
+}
+
+/// How many progress reports may wait for their caller before new ones are dropped.
+pub const PROGRESS_QUEUE: usize = 64;
+
+/// Progress tokens of in-flight requests → where their reports go.
+pub type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, mpsc::Sender<ProgressUpdate>>>>;
 
 /// A [`ConnectionEvent`] tagged with the configured server name.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +146,8 @@ pub struct ClientEvents {
     sink: EventSink,
     protocol_version: ProtocolVersion,
     client: Option<ClientSide>,
+    routes: ProgressRoutes,
+    redactor: Option<super::Redactor>,
 }
 
 impl ClientEvents {
@@ -141,7 +162,21 @@ impl ClientEvents {
             sink,
             protocol_version,
             client,
+            routes: ProgressRoutes::default(),
+            redactor: None,
         }
+    }
+
+    /// Redacts routed progress messages with the connection's secrets.
+    #[must_use]
+    pub fn with_redactor(mut self, redactor: super::Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// The progress routes this handler reports to (shared with the connection).
+    pub fn routes(&self) -> ProgressRoutes {
+        self.routes.clone()
     }
 }
 
@@ -203,6 +238,23 @@ impl ClientHandler for ClientEvents {
         p: ProgressNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
+        let route = self
+            .routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&p.progress_token)
+            .cloned();
+        if let Some(tx) = route {
+            let message = p.message.as_ref().map(|m| match &self.redactor {
+                Some(r) => r.redact(m).into_owned(),
+                None => m.clone(),
+            });
+            let _ = tx.try_send(ProgressUpdate {
+                progress: p.progress,
+                total: p.total,
+                message,
+            });
+        }
         self.sink.emit(ConnectionEvent::Progress {
             token: p.progress_token,
             progress: p.progress,
@@ -216,6 +268,20 @@ impl ClientHandler for ClientEvents {
         p: LoggingMessageNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
+        if let Some(side) = &self.client
+            && side.log_level.is_some()
+        {
+            let level = serde_json::to_value(p.level)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let line = crate::mcp::client::log_line(&level, p.logger.as_deref(), &p.data);
+            let line = match &self.redactor {
+                Some(r) => r.redact(&line).into_owned(),
+                None => line,
+            };
+            side.requests.note(&self.sink.server(), &line);
+        }
         self.sink.emit(ConnectionEvent::Log {
             level: p.level,
             logger: p.logger,

@@ -1,4 +1,4 @@
-//! One live connection to one configured server (SPEC.md §4.1–4.3).
+//! One live connection to one configured server.
 //!
 //! Owns the transport (an owned child process or a Streamable HTTP client), the rmcp client
 //! session on top of it, the secrets that were resolved for it (for the redactor), and the
@@ -8,10 +8,13 @@
 //! policy.
 
 pub mod declare;
+pub mod discover;
 pub mod error;
 pub mod events;
+pub mod faults;
 pub mod frames;
 pub mod http;
+pub mod http_guard;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
@@ -33,7 +36,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
-pub use events::{ConnectionEvent, EventSink, ServerEvent};
+pub use events::{ConnectionEvent, EventSink, ProgressUpdate, ServerEvent};
 pub use stdio::{ExitInfo, StdioProcess};
 
 use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
@@ -47,7 +50,7 @@ pub const MAX_TOTAL_CAP: Duration = Duration::from_secs(30 * 60);
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The default maximum total time for a request with this idle `timeout`:
-/// 10× the timeout, at most 30 minutes (SPEC.md §4.3).
+/// 10× the timeout, at most 30 minutes.
 pub fn max_total_for(timeout: Duration) -> Duration {
     timeout.saturating_mul(10).min(MAX_TOTAL_CAP)
 }
@@ -81,6 +84,8 @@ pub struct Connection {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    faults: Arc<faults::Faults>,
+    routes: events::ProgressRoutes,
 }
 
 impl std::fmt::Debug for Connection {
@@ -136,14 +141,24 @@ pub async fn connect_client(
     client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
-    match &def.transport {
+    let connected = match &def.transport {
         Transport::Stdio(stdio_def) => {
             connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic, client).await
         }
         Transport::Http(http_def) => {
             connect_http(def, http_def, lookup, sink, traffic, client).await
         }
-    }
+    };
+    connected.map_err(|mut e| {
+        // A legacy server refuses `server/discover`: say how to reach it.
+        if def.protocol == ProtocolChoice::Modern && e.class == ErrorClass::Protocol {
+            e.message.push_str(
+                "; the server may speak only the older protocol (initialize): set \
+                 \"protocolVersion\": \"auto\" to fall back to it",
+            );
+        }
+        e
+    })
 }
 
 async fn connect_stdio(
@@ -166,7 +181,8 @@ async fn connect_stdio(
         env: env.into_iter().collect(),
         redactor: redactor.clone(),
     };
-    let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let faults = Arc::new(faults::Faults::default());
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let extra = client.as_ref().map(|_| {
         let mut extra = serde_json::Map::new();
@@ -174,7 +190,9 @@ async fn connect_stdio(
         extra
     });
     let transport = declare::Declared::new(transport, extra);
-    let handler = ClientEvents::new(sink.clone(), offered, client);
+    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -186,7 +204,10 @@ async fn connect_stdio(
             let reason = if is_transport_failure(&e) {
                 process.closed_reason(EXIT_GRACE).await
             } else {
-                process.frame_limit_hit().then(stdio::frame_limit_error)
+                process
+                    .frame_limit_hit()
+                    .then(stdio::frame_limit_error)
+                    .or_else(|| faults.take_any())
             };
             process.shutdown().await;
             return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
@@ -206,6 +227,9 @@ async fn connect_stdio(
         stdio: Some(process),
         request_timeout: timeout,
         sink,
+        faults,
+        routes,
+        log_level,
     })
     .await
 }
@@ -223,16 +247,34 @@ async fn connect_http(
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
-    let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let faults = Arc::new(faults::Faults::default());
+    let refused = http::RefusedRedirect::default();
+    let headers_configured = !headers.is_empty();
+    let transport = http::transport(
+        &http_def.url,
+        headers,
+        timeout,
+        faults.clone(),
+        refused.clone(),
+    )?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let handler = ClientEvents::new(sink.clone(), offered, client);
+    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
-            let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
-            return Err(err);
+            if let Some(fault) = faults.take_any() {
+                return Err(fault);
+            }
+            return Err(explain_http_failure(
+                &e,
+                headers_configured,
+                &refused,
+                &redactor,
+            ));
         }
         Err(_) => return Err(handshake_timeout(timeout)),
     };
@@ -245,6 +287,9 @@ async fn connect_http(
         stdio: None,
         request_timeout: timeout,
         sink,
+        faults,
+        routes,
+        log_level,
     })
     .await
 }
@@ -324,26 +369,27 @@ fn handshake_timeout(timeout: Duration) -> ConnectError {
     )
 }
 
-/// Classifies an HTTP handshake failure, probing the endpoint when rmcp's error is vague.
-async fn explain_http_failure(
+/// Explains an HTTP handshake failure from what the failed attempt received: a refused redirect
+/// names its target, and a 401 that asks for OAuth (a `Bearer` or `resource_metadata`
+/// challenge) when no headers are configured says so. Nothing more is sent to the server.
+fn explain_http_failure(
     err: &ClientInitializeError,
-    url: &str,
-    headers: &http::HeaderMapOwned,
-    timeout: Duration,
+    headers_configured: bool,
+    refused: &http::RefusedRedirect,
     redactor: &Redactor,
 ) -> ConnectError {
     let classified = classify_init(err, redactor);
-    let vague = matches!(
-        classified.class,
-        ErrorClass::Protocol | ErrorClass::NotMcp { .. } | ErrorClass::HttpStatus { .. }
-    );
-    if !vague {
-        return classified;
+    let refused = refused.lock().ok().and_then(|slot| slot.clone());
+    if let (ErrorClass::HttpStatus { .. }, Some((code, target))) = (&classified.class, refused) {
+        return http::redirect_error(code, &target);
     }
-    let probe_timeout = timeout.min(Duration::from_secs(5));
-    http::probe(url, headers, probe_timeout, redactor)
-        .await
-        .unwrap_or(classified)
+    if let ErrorClass::AuthRequired { code } = classified.class
+        && !headers_configured
+        && error::auth_challenge(err).is_some_and(|c| error::asks_for_oauth(&c))
+    {
+        return error::oauth_required(code);
+    }
+    classified
 }
 
 struct Started {
@@ -355,6 +401,9 @@ struct Started {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    faults: Arc<faults::Faults>,
+    routes: events::ProgressRoutes,
+    log_level: Option<String>,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -367,6 +416,7 @@ async fn finish(s: Started) -> Result<Connection, ConnectError> {
             "the handshake finished without server information",
         ));
     };
+    let log_level = s.log_level.clone();
     let version = info.protocol_version.clone();
     let identity = ServerIdentity {
         protocol_version: version.as_str().to_owned(),
@@ -390,6 +440,18 @@ async fn finish(s: Started) -> Result<Connection, ConnectError> {
     conn.service
         .set_response_cache_config(ClientCacheConfig::disabled())
         .await;
+    if let Some(level) = log_level
+        && let Some(problem) = conn.set_log_level(&level).await
+        && let Ok(level) = serde_json::from_value(serde_json::json!("warning"))
+    {
+        {
+            conn.sink.emit(ConnectionEvent::Log {
+                level,
+                logger: Some("mcpdeck".to_owned()),
+                data: serde_json::Value::String(format!("logging/setLevel: {problem}")),
+            });
+        }
+    }
     Ok(conn)
 }
 
@@ -416,6 +478,8 @@ impl Started {
             stdio: self.stdio,
             request_timeout: self.request_timeout,
             sink: self.sink,
+            faults: self.faults,
+            routes: self.routes,
         }
     }
 }
@@ -466,6 +530,11 @@ impl Connection {
         self.stdio.as_ref()
     }
 
+    /// Undecodable frames skipped because they answered no pending request.
+    pub fn undecodable_frames(&self) -> u64 {
+        self.faults.skipped()
+    }
+
     /// Notifications that did not fit the event channel.
     pub fn dropped_events(&self) -> u64 {
         self.sink.dropped()
@@ -510,6 +579,20 @@ impl Connection {
         max_total: Duration,
         cancel: &CancellationToken,
     ) -> Result<ServerResult, RequestError> {
+        self.request_routed(request, timeout, max_total, cancel, None)
+            .await
+    }
+
+    /// Like [`Connection::request_cancellable`], also sending the request's progress reports
+    /// to `progress` (at most [`events::PROGRESS_QUEUE`] waiting; more are dropped).
+    pub async fn request_routed(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        max_total: Duration,
+        cancel: &CancellationToken,
+        progress: Option<&mpsc::Sender<ProgressUpdate>>,
+    ) -> Result<ServerResult, RequestError> {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
@@ -525,12 +608,17 @@ impl Connection {
             Ok(handle) => handle,
             Err(e) => return Err(self.map_service_error(&e).await),
         };
+        let _route = progress
+            .map(|tx| RouteGuard::new(&self.routes, handle.progress_token.clone(), tx.clone()));
         let id = handle.id.clone();
         let peer = handle.peer.clone();
         tokio::select! {
             result = handle.await_response() => match result {
                 Ok(r) => Ok(r),
-                Err(e) => Err(self.map_service_error(&e).await),
+                Err(e) => match self.faults.take(&id) {
+                    Some(fault) => Err(fault),
+                    None => Err(self.map_service_error(&e).await),
+                },
             },
             () = cancel.cancelled() => {
                 let param = CancelledNotificationParam::new(
@@ -541,6 +629,20 @@ impl Connection {
                 Err(cancelled())
             }
         }
+    }
+
+    /// Sends `logging/setLevel` when the server declared `logging`; a refusal is reported as
+    /// a log event, never as a connection failure.
+    #[allow(deprecated)]
+    pub async fn set_log_level(&self, level: &str) -> Option<String> {
+        if self.identity.capabilities.logging.is_none() {
+            return Some("the server declared no logging".to_owned());
+        }
+        let Ok(params) = serde_json::from_value(serde_json::json!({ "level": level })) else {
+            return Some(format!("`{level}` is not a log level"));
+        };
+        let request = ClientRequest::SetLevelRequest(rmcp::model::SetLevelRequest::new(params));
+        self.request_default(request).await.err().map(|e| e.message)
     }
 
     /// Maps a request failure, explaining a closed stdio stream by the process's exit.
@@ -567,6 +669,38 @@ impl Connection {
             Some(process) => process.shutdown().await,
             None => None,
         }
+    }
+}
+
+/// Removes a progress route when its request ends.
+struct RouteGuard {
+    routes: events::ProgressRoutes,
+    token: rmcp::model::ProgressToken,
+}
+
+impl RouteGuard {
+    fn new(
+        routes: &events::ProgressRoutes,
+        token: rmcp::model::ProgressToken,
+        tx: mpsc::Sender<ProgressUpdate>,
+    ) -> Self {
+        routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(token.clone(), tx);
+        Self {
+            routes: routes.clone(),
+            token,
+        }
+    }
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        self.routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.token);
     }
 }
 

@@ -1,8 +1,8 @@
-//! The engine façade the console, the CLI and serve mode all use (SPEC.md §1).
+//! The engine façade the console, the CLI and serve mode all use.
 //!
 //! Holds the configuration, the trust state, one [`Slot`] per configured server, this process's
 //! spill directory and the resource-reference key. [`Engine::execute`] runs one proxy request
-//! (SPEC.md §5.1) and returns an [`Outcome`]; it connects lazily, never fans out across servers
+//! and returns an [`Outcome`]; it connects lazily, never fans out across servers
 //! and never replays a request. Connection notifications are pumped here: `list_changed` drops
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
@@ -68,6 +68,8 @@ pub struct EngineOptions {
     pub client: Option<Arc<dyn crate::mcp::client::ClientRequests>>,
     /// Roots that replace every server's own (the CLI's `--root`).
     pub roots: Option<Vec<PathBuf>>,
+    /// Ask servers that declare `logging` for this level (the CLI's `--log-level`).
+    pub log_level: Option<String>,
     /// Results keep the server's characters (only secrets redacted); the owner escapes or
     /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
     /// exactly; the console and serve mode leave it off.
@@ -135,6 +137,7 @@ impl Engine {
             requests,
             roots_override: options.roots,
             project_root: config.project_root.clone(),
+            log_level: options.log_level,
         });
         Ok(Self {
             config,
@@ -214,8 +217,32 @@ impl Engine {
     /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
     /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
     pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
-        self.execute_inner(request, cancel, None, RunMode::Plain)
+        self.execute_inner(request, cancel, None, RunMode::Plain, None)
             .await
+    }
+
+    /// [`Engine::execute`], sending the downstream progress reports of a tool call to
+    /// `progress` (serve mode forwards them to the host that asked with a `progressToken`).
+    pub async fn execute_with_progress(
+        &self,
+        request: &ProxyRequest,
+        cancel: &CancellationToken,
+        progress: &tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>,
+    ) -> Outcome {
+        self.execute_inner(request, cancel, None, RunMode::Plain, Some(progress))
+            .await
+    }
+
+    /// Pings `server` (connecting if needed) and reports the round trip.
+    pub async fn ping(&self, server: &str, cancel: &CancellationToken) -> Outcome {
+        let request = ProxyRequest::ToolsList {
+            server: server.to_owned(),
+        };
+        let mut outcome = self
+            .execute_inner(&request, cancel, None, RunMode::Ping, None)
+            .await;
+        "ping".clone_into(&mut outcome.operation);
+        outcome
     }
 
     /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
@@ -251,7 +278,7 @@ impl Engine {
         } else {
             RunMode::Plain
         };
-        self.execute_inner(&request, cancel, Some(build), mode)
+        self.execute_inner(&request, cancel, Some(build), mode, None)
             .await
     }
 
@@ -262,7 +289,7 @@ impl Engine {
             server: server.to_owned(),
             reference: uri.to_owned(),
         };
-        self.execute_inner(&request, cancel, None, RunMode::Uri)
+        self.execute_inner(&request, cancel, None, RunMode::Uri, None)
             .await
     }
 
@@ -272,6 +299,7 @@ impl Engine {
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
         mode: RunMode,
+        progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Outcome {
         let normalized = request.operation();
         let operation = normalized.to_string();
@@ -279,7 +307,10 @@ impl Engine {
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
         let (decision, body) = match self.authorize(request, &normalized, cancel).await {
-            Ok(decision) => (decision, self.run(request, cancel, build, mode).await),
+            Ok(decision) => (
+                decision,
+                self.run(request, cancel, build, mode, progress).await,
+            ),
             Err((decision, failure)) => (decision, Err(failure)),
         };
         self.trace.push(TraceRecord {
@@ -299,7 +330,7 @@ impl Engine {
         }
     }
 
-    /// Applies the policy (SPEC.md §6): returns how the operation was let through, or why not.
+    /// Applies the policy: returns how the operation was let through, or why not.
     async fn authorize(
         &self,
         request: &ProxyRequest,
@@ -387,12 +418,13 @@ impl Engine {
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
         mode: RunMode,
+        progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
             let status = self.status();
             return Ok(Success {
                 text: status_text(&status),
-                result: serde_json::to_value(&status).unwrap_or_default(),
+                result: crate::mcp::api::OpResult::Status(Box::new(status)),
                 spills: Vec::new(),
             });
         }
@@ -419,10 +451,13 @@ impl Engine {
                 slot.name, identity.protocol_version, live.generation
             );
             return Ok(Success {
-                result: serde_json::json!({
-                    "protocolVersion": identity.protocol_version,
-                    "generation": live.generation,
-                    "serverName": identity.name.as_deref().map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
+                result: crate::mcp::api::OpResult::Reconnected(crate::mcp::api::Reconnected {
+                    protocol_version: identity.protocol_version.clone(),
+                    generation: live.generation,
+                    server_name: identity
+                        .name
+                        .as_deref()
+                        .map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
                 }),
                 text,
                 spills: Vec::new(),
@@ -442,8 +477,12 @@ impl Engine {
             cancel: &cancel,
             note: &note,
             as_task: mode == RunMode::Task,
+            progress,
             keep_data: self.keep_data,
         };
+        if mode == RunMode::Ping {
+            return ops::ping(&ctx).await;
+        }
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
             ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(&ctx, query).await,
@@ -510,6 +549,8 @@ enum RunMode {
     Task,
     /// `resources.read` whose reference is a raw URI.
     Uri,
+    /// A ping (the request only names the server).
+    Ping,
 }
 
 /// A token cancelled when either `a` or `b` is.

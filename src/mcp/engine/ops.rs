@@ -1,4 +1,4 @@
-//! The proxy operations against one live connection (SPEC.md §5.2–§5.5): bounded discovery,
+//! The proxy operations against one live connection: bounded discovery,
 //! search, describe, calls, resources and prompts, each returning a [`Success`] whose
 //! model-visible text is bounded and whose every string is sanitised and redacted.
 
@@ -11,11 +11,15 @@ use rmcp::model::{
     ListToolsRequest, PaginatedRequestParams, Prompt, ReadResourceRequest,
     ReadResourceRequestParams, ServerResult,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Failure, Success};
 use super::slot::{Live, ResourceListing, Slot};
+use crate::mcp::api::{
+    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary,
+    ToolCall, ToolList, ToolMatch, ToolSearch,
+};
 use crate::mcp::catalog::{
     CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
     summarize_prompt, summarize_resources,
@@ -40,6 +44,8 @@ pub struct OpContext<'a> {
     pub note: &'a (dyn Fn(&str) + Send + Sync),
     /// Run a tool call as a task (the operator's choice for `optional` task support).
     pub as_task: bool,
+    /// Where a tool call's progress reports go (serve mode's forwarding), if anywhere.
+    pub progress: Option<&'a tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     /// Results keep the server's characters (see `ShapeContext::keep_data`).
     pub keep_data: bool,
 }
@@ -267,7 +273,10 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     text.push_str(super::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
-        result: json!({"tools": summaries, "count": summaries.len()}),
+        result: OpResult::Tools(ToolList {
+            count: summaries.len(),
+            tools: summaries.to_vec(),
+        }),
         text,
         spills,
     })
@@ -286,10 +295,16 @@ pub async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, F
     let mut items = Vec::new();
     for (summary, rank) in &hits {
         let _ = writeln!(text, "- {}: {}", summary.name, summary.description);
-        items.push(json!({"tool": summary, "rank": format!("{rank:?}")}));
+        items.push(ToolMatch {
+            tool: (*summary).clone(),
+            rank: *rank,
+        });
     }
     Ok(Success {
-        result: json!({"query": shown_query, "matches": items}),
+        result: OpResult::Search(ToolSearch {
+            query: shown_query,
+            matches: items,
+        }),
         text,
         spills: Vec::new(),
     })
@@ -322,11 +337,10 @@ pub async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, F
     let Some(description) = catalog.describe(tool) else {
         return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
     };
-    let result = serde_json::to_value(&description).unwrap_or(Value::Null);
-    let text = serde_json::to_string_pretty(&result).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&description).unwrap_or_default();
     let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text)?;
     Ok(Success {
-        result,
+        result: OpResult::Describe(Box::new(description)),
         text,
         spills,
     })
@@ -358,7 +372,13 @@ pub async fn call_tool(
         ));
         let timeout = conn.request_timeout();
         match conn
-            .request_cancellable(request, timeout, max_total_for(timeout), ctx.cancel)
+            .request_routed(
+                request,
+                timeout,
+                max_total_for(timeout),
+                ctx.cancel,
+                ctx.progress,
+            )
             .await
         {
             Ok(ServerResult::CallToolResult(result))
@@ -388,13 +408,21 @@ pub async fn call_tool(
     };
     let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
-    let result = json!({
-        "isError": shaped.is_error,
-        "text": shaped.text,
-        "structuredContent": shaped.structured,
-        "outputSchemaVerdict": shaped.verdict,
-        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mimeType": s.mime})).collect::<Vec<_>>(),
-    });
+    let result = ToolCall {
+        is_error: shaped.is_error,
+        text: shaped.text.clone(),
+        structured_content: shaped.structured.clone(),
+        output_schema_verdict: shaped.verdict.clone(),
+        spills: shaped
+            .spills
+            .iter()
+            .map(|s| SpillRef {
+                basename: s.basename.clone(),
+                size: s.size,
+                mime: s.mime.clone(),
+            })
+            .collect(),
+    };
     if shaped.is_error {
         let mut failure = Failure::new(
             "tool_error",
@@ -402,11 +430,11 @@ pub async fn call_tool(
             5,
         );
         failure.text = Some(shaped.text);
-        failure.detail = Some(result);
+        failure.call = Some(Box::new(result));
         return Err(failure);
     }
     Ok(Success {
-        result,
+        result: OpResult::Call(result),
         text: shaped.text,
         spills: shaped.spills,
     })
@@ -421,6 +449,25 @@ async fn call_as_task(
     crate::mcp::client::tasks::call_as_task(conn, tool, args, ctx.cancel, ctx.note)
         .await
         .map_err(|e| ctx.request_failure(&e))
+}
+
+/// `ping`: the round trip on the live connection.
+pub async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let started = std::time::Instant::now();
+    ctx.request(
+        &conn,
+        ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
+    )
+    .await?;
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    #[allow(clippy::cast_precision_loss)]
+    let ms = micros as f64 / 1000.0;
+    Ok(Success {
+        text: format!("{} answered ping in {ms:.1} ms", ctx.slot.name),
+        result: crate::mcp::api::OpResult::Ping(crate::mcp::api::PingResult { rtt_ms: ms }),
+        spills: Vec::new(),
+    })
 }
 
 /// `resources.list`: opaque references only, never raw URIs.
@@ -448,16 +495,17 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         }
         text.push('\n');
     }
-    let templates: Vec<Value> = listing
+    let templates: Vec<TemplateSummary> = listing
         .templates
         .iter()
-        .map(|t| {
-            json!({
-                "name": sanitize_capped(&t.name, 128),
-                "title": t.title.as_deref().map(|x| sanitize_capped(x, 200)),
-                "description": t.description.as_deref().map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
-                "mimeType": t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
-            })
+        .map(|t| TemplateSummary {
+            name: sanitize_capped(&t.name, 128),
+            title: t.title.as_deref().map(|x| sanitize_capped(x, 200)),
+            description: t
+                .description
+                .as_deref()
+                .map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
+            mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
         })
         .collect();
     if !templates.is_empty() {
@@ -470,7 +518,10 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     text.push_str(super::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
-        result: json!({"resources": summaries, "templates": templates}),
+        result: OpResult::Resources(ResourceList {
+            resources: summaries,
+            templates,
+        }),
         text,
         spills,
     })
@@ -514,7 +565,10 @@ pub async fn read_uri(ctx: &OpContext<'_>, uri: &str, label: &str) -> Result<Suc
     };
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
-        result: json!({"reference": reference, "text": shaped.text}),
+        result: OpResult::Read(ResourceRead {
+            reference: reference.to_owned(),
+            text: shaped.text.clone(),
+        }),
         text: shaped.text,
         spills: shaped.spills,
     })
@@ -557,7 +611,7 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     }
     let (text, spills) = bounded(ctx, "prompts.list", &text)?;
     Ok(Success {
-        result: json!({"prompts": summaries}),
+        result: OpResult::Prompts(PromptList { prompts: summaries }),
         text,
         spills,
     })
@@ -606,7 +660,11 @@ pub async fn get_prompt(
     let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
         .map_err(shape_failure)?;
     Ok(Success {
-        result: json!({"prompt": sanitize_capped(name, 128), "text": shaped.text, "messages": result.messages.len()}),
+        result: OpResult::Prompt(PromptGet {
+            prompt: sanitize_capped(name, 128),
+            text: shaped.text.clone(),
+            messages: result.messages.len(),
+        }),
         text: shaped.text,
         spills: shaped.spills,
     })

@@ -77,7 +77,7 @@ pub struct Slot {
     approvals: Mutex<Approvals>,
 }
 
-/// Session approvals and tool pins of one server (SPEC.md §6).
+/// Session approvals and tool pins of one server.
 #[derive(Default)]
 struct Approvals {
     /// Normalized operations allowed for the rest of the session.
@@ -261,7 +261,7 @@ impl Slot {
         Some(self.record_failure(failure))
     }
 
-    /// The live connection, connecting first when needed (SPEC.md §4.1, §4.3).
+    /// The live connection, connecting first when needed.
     pub async fn ensure(
         &self,
         ctx: &ConnectContext<'_>,
@@ -448,6 +448,8 @@ pub struct ClientFace {
     pub roots_override: Option<Vec<PathBuf>>,
     /// The project directory (the default root).
     pub project_root: PathBuf,
+    /// The log level to ask every server for (the CLI's `--log-level`).
+    pub log_level: Option<String>,
 }
 
 impl ClientFace {
@@ -461,6 +463,7 @@ impl ClientFace {
                 file_dir,
                 &self.project_root,
             ),
+            log_level: self.log_level.clone(),
         }
     }
 }

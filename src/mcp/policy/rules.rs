@@ -1,4 +1,4 @@
-//! The user's policy file (SPEC.md §6): `$XDG_CONFIG_HOME/mcpdeck/policy.json`, never read from
+//! The user's policy file: `$XDG_CONFIG_HOME/mcpdeck/policy.json`, never read from
 //! a project. `{"mode": "audit"|"enforce", "allow": ["server:operation-glob"], "deny": [...]}`;
 //! deny wins over allow. A file that does not parse is an error: the engine refuses to run in an
 //! unknown policy state rather than falling back to audit.

@@ -1,4 +1,4 @@
-//! Converting one `rmcp::model` content block into model-visible text (SPEC.md §5.5): text stays
+//! Converting one `rmcp::model` content block into model-visible text: text stays
 //! text; image, audio and binary embedded resources become a one-line media entry whose bytes
 //! are decoded from base64 straight into a spill; a resource link shows its name and URI origin
 //! only; an unknown block shows a bounded metadata line, never the raw object. Every server
