@@ -140,6 +140,19 @@ pub struct ResourceList {
     /// The resource templates.
     #[serde(default)]
     pub templates: Vec<TemplateSummary>,
+    /// Whether the server declared the resources capability (when not, nothing was asked and
+    /// the lists are empty). Serialised only when false.
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub declared: bool,
+}
+
+fn declared() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_declared(declared: &bool) -> bool {
+    *declared
 }
 
 /// One resource template.
@@ -170,6 +183,9 @@ pub struct ResourceRead {
 pub struct PromptList {
     /// The prompts.
     pub prompts: Vec<PromptSummary>,
+    /// Whether the server declared the prompts capability (serialised only when false).
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub declared: bool,
 }
 
 /// `prompts.get`.

@@ -72,7 +72,7 @@ impl PageLimits {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LimitError {
     /// The server returned a cursor it had already returned.
-    #[error("{kind} listing stopped: the server repeated cursor {cursor:?} on page {page}")]
+    #[error("{kind} listing stopped: the server repeated cursor `{cursor}` on page {page}")]
     RepeatedCursor {
         /// The catalog.
         kind: CatalogKind,

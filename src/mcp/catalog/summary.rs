@@ -27,6 +27,15 @@ pub enum NameFlag {
     Duplicate,
 }
 
+impl std::fmt::Display for NameFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::InvalidName => "invalid name",
+            Self::Duplicate => "duplicate name",
+        })
+    }
+}
+
 /// Whether a tool name is within `[A-Za-z0-9_.-]{1,128}`.
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())

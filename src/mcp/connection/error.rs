@@ -197,6 +197,12 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
                 )
             })
         }
+        ClientInitializeError::ExpectedInitResult(_)
+        | ClientInitializeError::ExpectedInitResponse(_) => ConnectError::new(
+            ErrorClass::Protocol,
+            "the server answered the handshake with something other than its result \
+             (an empty or unrelated result)",
+        ),
         ClientInitializeError::ConnectionClosed(_) => ConnectError::new(
             ErrorClass::Protocol,
             "the connection closed during the handshake",

@@ -15,6 +15,7 @@ pub mod faults;
 pub mod frames;
 pub mod http;
 pub mod http_guard;
+pub mod orphans;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
@@ -655,7 +656,23 @@ impl Connection {
         {
             return reason;
         }
-        classify_service(e, &self.redactor)
+        let mut error = classify_service(e, &self.redactor);
+        if let ErrorClass::Timeout { after_ms } = error.class
+            && self.cancels_by_closing()
+        {
+            error.message = format!(
+                "no response within {after_ms} ms; the request was cancelled by closing its \
+                 stream (this protocol version sends no notifications/cancelled over HTTP)"
+            );
+        }
+        error
+    }
+
+    /// Whether a cancelled request is ended by closing its HTTP stream rather than by
+    /// `notifications/cancelled` (Streamable HTTP from protocol 2026-07-28 on).
+    fn cancels_by_closing(&self) -> bool {
+        self.transport_kind == "http"
+            && self.identity.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
     }
 
     /// Closes the session and the transport: for stdio, closes stdin, then SIGTERM and SIGKILL

@@ -200,18 +200,19 @@ pub fn spawn(
 }
 
 fn spawn_error(command: &str, e: &std::io::Error) -> ConnectError {
+    // The class keeps the stable kind name for machines; the message says it in words.
     let kind = format!("{:?}", e.kind());
-    let hint = match e.kind() {
-        std::io::ErrorKind::NotFound => "; is it installed and on PATH (or is `cwd` missing)?",
-        std::io::ErrorKind::PermissionDenied => "; is it executable?",
-        _ => "",
+    let said = match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            "not found; is it installed and on PATH (or is `cwd` missing)?".to_owned()
+        }
+        std::io::ErrorKind::PermissionDenied => "permission denied; is it executable?".to_owned(),
+        other => other.to_string(),
     };
     ConnectError::new(
-        ErrorClass::SpawnFailed {
-            os_error: kind.clone(),
-        },
+        ErrorClass::SpawnFailed { os_error: kind },
         format!(
-            "could not start `{}`: {kind}{hint}",
+            "could not start `{}`: {said}",
             crate::mcp::sanitize::sanitize_capped(command, 256)
         ),
     )

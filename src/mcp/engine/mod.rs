@@ -109,6 +109,7 @@ impl Engine {
         trust: TrustStore,
         options: EngineOptions,
     ) -> std::io::Result<Self> {
+        crate::mcp::connection::orphans::adopt();
         let base = options
             .spill_base
             .unwrap_or_else(crate::mcp::results::default_base);
@@ -537,6 +538,8 @@ impl Engine {
         }
         let _ = self.spills.remove_all();
         self.cleanup.remove_dir(&self.spills.path().to_path_buf());
+        // Descendants that escaped their server's process group were re-parented to us.
+        let _ = tokio::task::spawn_blocking(crate::mcp::connection::orphans::reap).await;
     }
 }
 

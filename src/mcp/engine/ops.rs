@@ -144,10 +144,37 @@ pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
     Ok(catalog)
 }
 
+/// Which optional capabilities the server declared (nothing is listed from one it did not).
+async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
+    let conn = ctx.live.conn.read().await;
+    let caps = &conn.identity().capabilities;
+    (caps.resources.is_some(), caps.prompts.is_some())
+}
+
+/// The answer to a listing of a capability the server did not declare: empty, and said so.
+fn undeclared(ctx: &OpContext<'_>, what: &str, result: OpResult) -> Success {
+    Success {
+        result,
+        text: format!(
+            "{} offers no {what} (it did not declare the capability; nothing was asked)\n",
+            sanitize_capped(&ctx.slot.name, 128)
+        ),
+        spills: Vec::new(),
+    }
+}
+
 async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
     let mut cache = ctx.live.resources.lock().await;
     if let Some(listing) = cache.as_ref() {
         return Ok(listing.clone());
+    }
+    if !declared(ctx).await.0 {
+        let empty = Arc::new(ResourceListing {
+            resources: Vec::new(),
+            templates: Vec::new(),
+        });
+        *cache = Some(empty.clone());
+        return Ok(empty);
     }
     let conn = ctx.live.conn.read().await;
     let resources = list_pages(
@@ -206,6 +233,11 @@ async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
     let mut cache = ctx.live.prompts.lock().await;
     if let Some(prompts) = cache.as_ref() {
         return Ok(prompts.clone());
+    }
+    if !declared(ctx).await.1 {
+        let empty = Arc::new(Vec::new());
+        *cache = Some(empty.clone());
+        return Ok(empty);
     }
     let conn = ctx.live.conn.read().await;
     let prompts = list_pages(
@@ -266,7 +298,8 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             let _ = write!(text, " [required: {}]", s.required.join(", "));
         }
         if !s.flags.is_empty() {
-            let _ = write!(text, " [flagged: {:?}]", s.flags);
+            let flags: Vec<String> = s.flags.iter().map(ToString::to_string).collect();
+            let _ = write!(text, " [flagged: {}]", flags.join(", "));
         }
         text.push('\n');
     }
@@ -472,6 +505,14 @@ pub async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
 
 /// `resources.list`: opaque references only, never raw URIs.
 pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.0 {
+        let empty = OpResult::Resources(ResourceList {
+            resources: Vec::new(),
+            templates: Vec::new(),
+            declared: false,
+        });
+        return Ok(undeclared(ctx, "resources", empty));
+    }
     let listing = resource_listing(ctx).await?;
     let summaries = {
         let mut refs = ctx
@@ -521,6 +562,7 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         result: OpResult::Resources(ResourceList {
             resources: summaries,
             templates,
+            declared: true,
         }),
         text,
         spills,
@@ -585,6 +627,13 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
 
 /// `prompts.list`.
 pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.1 {
+        let empty = OpResult::Prompts(PromptList {
+            prompts: Vec::new(),
+            declared: false,
+        });
+        return Ok(undeclared(ctx, "prompts", empty));
+    }
     let prompts = prompts(ctx).await?;
     let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
     let mut text = format!("{} prompts on {}:\n", summaries.len(), ctx.slot.name);
@@ -611,7 +660,10 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     }
     let (text, spills) = bounded(ctx, "prompts.list", &text)?;
     Ok(Success {
-        result: OpResult::Prompts(PromptList { prompts: summaries }),
+        result: OpResult::Prompts(PromptList {
+            prompts: summaries,
+            declared: true,
+        }),
         text,
         spills,
     })

@@ -269,7 +269,7 @@ fn unknown_line<T: Serialize>(block: &T) -> String {
         .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
         .unwrap_or_else(|| "unknown".to_owned());
     format!(
-        "[unsupported content block of type {:?}]",
+        "[unsupported content block of type `{}`]",
         sanitize_capped(&tag, 64)
     )
 }
