@@ -511,3 +511,37 @@ async fn serve_forwards_downstream_progress_to_a_host_that_asked() {
     );
     let _ = host.close().await;
 }
+
+#[test]
+fn configured_roots_resolve_against_the_config_file_and_are_checked() {
+    let Some((python, script)) = python() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let file = sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {
+            "probe": {"command": python, "args": [script], "roots": ["data", "/srv/x"]},
+            "none": {"command": python, "args": [script], "roots": []}
+        }})
+        .to_string(),
+    );
+    let dir = file.parent().unwrap().join("data");
+    let (code, v, _) = run(&sb, &["call", "probe", "ask_roots"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        first_json(&v),
+        json!([url::Url::from_directory_path(&dir).unwrap().as_str().trim_end_matches('/'), "file:///srv/x"])
+    );
+    let (_, v, _) = run(&sb, &["call", "none", "ask_roots"]);
+    assert_eq!(first_json(&v), json!([]));
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"bad": {"command": "x", "roots": "."}, "uri": {"command": "x", "roots": ["file:///x"]}}}).to_string(),
+    );
+    let (code, v, _) = run(&sb, &["config", "check"]);
+    assert_eq!(code, 1, "{v}");
+    let text = v.to_string();
+    assert!(text.contains("`roots` must be an array"), "{text}");
+    assert!(text.contains("not a URI"), "{text}");
+}

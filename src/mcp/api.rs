@@ -42,6 +42,8 @@ pub enum OpResult {
     Prompt(PromptGet),
     /// `ping` (the operator's, never the agents').
     Ping(PingResult),
+    /// `status --live` (the CLI's): what each server answered.
+    Live(LiveStatus),
 }
 
 /// `ping`: the round trip.
@@ -50,6 +52,28 @@ pub enum OpResult {
 pub struct PingResult {
     /// Milliseconds from request to answer.
     pub rtt_ms: f64,
+}
+
+/// `status --live`: every server, probed in turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveStatus {
+    /// One entry per configured server.
+    pub servers: Vec<LiveServer>,
+}
+
+/// One server in `status --live`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveServer {
+    /// The configured name.
+    pub name: String,
+    /// `connected`, `failed`, or why it was not tried (`disabled`, `inert`, `invalid`).
+    pub state: String,
+    /// What it answered, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::mcp::engine::Probe>,
+    /// Why it did not (`class`, `message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
 }
 
 /// `tools.list`: every tool's summary.

@@ -130,6 +130,8 @@ fn approval_modal() {
             server_changed: false,
             tool_changed: true,
             timeout_ms: 120_000,
+            arguments: None,
+            effects_claimed: false,
         },
         tx,
     ));
@@ -428,6 +430,8 @@ fn agents_view_and_an_agents_approval() {
             server_changed: false,
             tool_changed: false,
             timeout_ms: 120_000,
+            arguments: None,
+            effects_claimed: false,
         },
         reply: tx,
     });

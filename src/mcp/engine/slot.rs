@@ -322,7 +322,8 @@ impl Slot {
             (Some(ctx.events.clone()), ctx.traffic),
             def.reconnect,
             cancel,
-            ctx.client.map(|face| face.side_for(&self.file_dir)),
+            ctx.client
+                .map(|face| face.side_for(&self.file_dir, def.roots.as_deref())),
         )
         .await;
         let conn = match result {
@@ -454,12 +455,16 @@ pub struct ClientFace {
 
 impl ClientFace {
     /// The client side of one server's connection.
-    pub fn side_for(&self, file_dir: &std::path::Path) -> crate::mcp::client::ClientSide {
+    pub fn side_for(
+        &self,
+        file_dir: &std::path::Path,
+        configured: Option<&[String]>,
+    ) -> crate::mcp::client::ClientSide {
         crate::mcp::client::ClientSide {
             requests: self.requests.clone(),
             roots: crate::mcp::client::roots::roots_for(
                 self.roots_override.as_deref(),
-                None,
+                configured,
                 file_dir,
                 &self.project_root,
             ),
