@@ -531,7 +531,13 @@ fn configured_roots_resolve_against_the_config_file_and_are_checked() {
     assert_eq!(code, 0, "{v}");
     assert_eq!(
         first_json(&v),
-        json!([url::Url::from_directory_path(&dir).unwrap().as_str().trim_end_matches('/'), "file:///srv/x"])
+        json!([
+            url::Url::from_directory_path(&dir)
+                .unwrap()
+                .as_str()
+                .trim_end_matches('/'),
+            "file:///srv/x"
+        ])
     );
     let (_, v, _) = run(&sb, &["call", "none", "ask_roots"]);
     assert_eq!(first_json(&v), json!([]));

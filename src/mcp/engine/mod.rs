@@ -23,8 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};
-pub use slot::ClientFace;
 pub use probe::Probe;
+pub use slot::ClientFace;
 use slot::{Catalog, ConnectContext, Slot};
 
 use crate::mcp::config::ConfigSet;
