@@ -593,6 +593,7 @@ pub fn connect_def(
             reconnect: ReconnectPolicy::default(),
             disabled: false,
             protocol: ProtocolChoice::default(),
+            roots: None,
         },
         extra,
     ))
