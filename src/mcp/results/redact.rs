@@ -27,6 +27,7 @@ impl Redactor {
             .into_iter()
             .map(Into::into)
             .filter(|s| s.len() >= MIN_SECRET_BYTES)
+            .flat_map(|s| spellings(&s))
             .collect();
         secrets.sort();
         secrets.dedup();
@@ -78,6 +79,91 @@ impl Redactor {
     }
 }
 
+/// Every way a server is likely to write `secret` back: as is, JSON-escaped (with or without
+/// `\/`, non-ASCII kept or as `\uXXXX`, hex in either case; `json.dumps` and `JSON.stringify`
+/// both land in this set), and percent-encoded (either hex case, `/` kept or encoded, space as
+/// `%20` or `+`).
+fn spellings(secret: &str) -> Vec<String> {
+    let mut out = vec![secret.to_owned()];
+    for escape_slash in [false, true] {
+        for escape_non_ascii in [false, true] {
+            for upper in [false, true] {
+                out.push(json_escaped(secret, escape_slash, escape_non_ascii, upper));
+            }
+        }
+    }
+    for keep_slash in [false, true] {
+        for plus in [false, true] {
+            for upper in [false, true] {
+                out.push(percent_encoded(secret, keep_slash, plus, upper));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn push_hex4(out: &mut String, unit: u16, upper: bool) {
+    use fmt::Write as _;
+    let _ = if upper {
+        write!(out, "\\u{unit:04X}")
+    } else {
+        write!(out, "\\u{unit:04x}")
+    };
+}
+
+/// `secret` as the inside of a JSON string literal.
+fn json_escaped(secret: &str, escape_slash: bool, escape_non_ascii: bool, upper: bool) -> String {
+    let mut out = String::with_capacity(secret.len() + 8);
+    for c in secret.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '/' if escape_slash => out.push_str("\\/"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' && escape_non_ascii => {
+                push_hex4(&mut out, u16::try_from(u32::from(c)).unwrap_or(0), upper);
+            }
+            c if !c.is_ascii() && escape_non_ascii => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    push_hex4(&mut out, *unit, upper);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `secret` percent-encoded byte by byte; unreserved characters stay.
+fn percent_encoded(secret: &str, keep_slash: bool, plus_for_space: bool, upper: bool) -> String {
+    use fmt::Write as _;
+    let mut out = String::with_capacity(secret.len() * 3);
+    for b in secret.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(char::from(b));
+            }
+            b'/' if keep_slash => out.push('/'),
+            b' ' if plus_for_space => out.push('+'),
+            b => {
+                let _ = if upper {
+                    write!(out, "%{b:02X}")
+                } else {
+                    write!(out, "%{b:02x}")
+                };
+            }
+        }
+    }
+    out
+}
+
 impl fmt::Debug for Redactor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Redactor({} secrets)", self.secrets.len())
@@ -111,6 +197,27 @@ mod tests {
         assert_eq!(r.redact("xabcdefghx"), "x[redacted]x");
         let r = Redactor::new(["aaaa"]);
         assert_eq!(r.redact("aaaaaaaa"), "[redacted][redacted]");
+    }
+
+    #[test]
+    fn every_spelling_of_a_secret_is_redacted() {
+        let secret = "p\"a\\s/s\u{e9}\u{1}w o";
+        let r = Redactor::new([secret]);
+        for spelling in [
+            secret,
+            // serde_json / JSON.stringify
+            "p\\\"a\\\\s/s\u{e9}\\u0001w o",
+            // Python json.dumps (ensure_ascii)
+            "p\\\"a\\\\s/s\\u00e9\\u0001w o",
+            // upper-case hex and an escaped slash
+            "p\\\"a\\\\s\\/s\\u00E9\\u0001w o",
+            // percent-encoding, both cases, slash kept or not, space as + or %20
+            "p%22a%5Cs%2Fs%C3%A9%01w%20o",
+            "p%22a%5cs/s%c3%a9%01w+o",
+        ] {
+            let text = format!("<{spelling}>");
+            assert_eq!(r.redact(&text), "<[redacted]>", "{spelling}");
+        }
     }
 
     #[test]
