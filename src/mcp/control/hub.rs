@@ -13,11 +13,11 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromConsole, MAX_LINE, SessionSnapshot, ToConsole};
+use super::protocol::{FromConsole, LineRead, MAX_LINE, SessionSnapshot, ToConsole, read_line};
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
 /// How long an approval waits for a console to re-attach once one was attached in this run.
@@ -193,13 +193,13 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
             }
         }
     });
-    let mut lines = tokio::io::BufReader::new(read).lines();
+    // A bounded reader: a same-user client that never sends a newline costs at most one line
+    // limit, and its connection is closed.
+    let mut reader = tokio::io::BufReader::new(read);
+    let mut line = Vec::new();
     let mut attached = false;
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.len() > MAX_LINE {
-            break;
-        }
-        let Ok(message) = serde_json::from_str::<FromConsole>(&line) else {
+    while let Ok(LineRead::Line) = read_line(&mut reader, &mut line, MAX_LINE).await {
+        let Ok(message) = serde_json::from_slice::<FromConsole>(&line) else {
             eprintln!("mcpdeck serve: ignored a malformed control message");
             continue;
         };
@@ -226,6 +226,8 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::AsyncReadExt as _;
+
     use super::*;
     use crate::mcp::control::ControlClient;
     use futures_util::FutureExt as _;
@@ -281,5 +283,30 @@ mod tests {
         let started = std::time::Instant::now();
         assert!(!hub.wait_attached().await);
         assert!(started.elapsed() < DISCOVERY_GRACE + std::time::Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_closes_the_connection() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = ControlHub::bind(dir.path()).expect("binds");
+        let stream = UnixStream::connect(hub.path()).await.expect("connects");
+        let (mut read, mut write) = stream.into_split();
+        // Keep writing without a newline; the hub must hang up rather than keep buffering.
+        let writer = tokio::spawn(async move {
+            let chunk = vec![b'x'; 16 * 1024];
+            let mut sent = 0usize;
+            while write.write_all(&chunk).await.is_ok() {
+                sent += chunk.len();
+            }
+            sent
+        });
+        let mut rest = Vec::new();
+        // Ends (EOF or reset) only when the hub closes the connection.
+        let _ = read.read_to_end(&mut rest).await;
+        assert!(rest.is_empty());
+        let sent = writer.await.expect("writer");
+        // The hub reads one line limit (plus socket buffers) before closing.
+        assert!(sent >= MAX_LINE, "closed after {sent} bytes");
+        assert!(sent < 64 * MAX_LINE, "kept reading {sent} bytes");
     }
 }
