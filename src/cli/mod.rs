@@ -5,6 +5,7 @@
 mod approval_text;
 mod approve_tty;
 mod args;
+mod client_tty;
 mod config_cmd;
 /// The exit codes live in a module both faces share; `cli::exit::Exit` stays a path to them.
 pub mod exit {
@@ -43,6 +44,9 @@ pub struct Cli {
     /// Add the built-in `demo` server (it is also present when no server is configured at all).
     #[arg(long, global = true)]
     pub demo: bool,
+    /// Roots, elicitation and sampling answers for servers that ask.
+    #[command(flatten)]
+    pub client: client_tty::ClientFlags,
     /// What to do; without one, a status overview is shown.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -113,6 +117,10 @@ pub enum Command {
         tool: String,
         /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
         args: Vec<String>,
+        /// Run the call as a task (for tools whose task support is optional; a tool that
+        /// requires a task runs as one anyway).
+        #[arg(long)]
+        task: bool,
         /// Send the arguments as given, without checking them against the tool's schema.
         #[arg(long)]
         no_validate: bool,
@@ -130,17 +138,25 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read a resource by its reference (or, by hand, by its name).
+    /// Read a resource by its reference, its name or its URI.
     Read {
         /// The configured server.
         server: String,
-        /// An `mcp-resource-…` reference or a resource name.
+        /// An `mcp-resource-…` reference, a resource name, or a URI (`scheme://…`).
         reference: String,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
         keep: KeepArgs,
+    },
+    /// Ping a server (connecting) and show the round-trip time.
+    Ping {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// List a server's prompts.
     Prompts {
@@ -242,6 +258,8 @@ pub struct Context {
     pub trust: TrustStore,
     /// `$XDG_CONFIG_HOME` (where the policy file lives).
     pub config_home: PathBuf,
+    /// `--root`, `--elicit`, `--sampling-reply`.
+    pub client: client_tty::ClientFlags,
 }
 
 /// Loads every configuration file for `cwd` and `extra` files, with the packaged servers on
@@ -274,6 +292,7 @@ impl Context {
             config,
             trust,
             config_home: home,
+            client: cli.client.clone(),
         })
     }
 }
@@ -369,10 +388,19 @@ pub fn run(cli: Cli) -> Exit {
             server,
             tool,
             args,
+            task,
             no_validate,
             json,
             keep,
-        }) => ops_cmd::call(cx, server, tool, args, !no_validate, printing(json, keep)),
+        }) => ops_cmd::call(
+            cx,
+            server,
+            tool,
+            args,
+            task,
+            !no_validate,
+            printing(json, keep),
+        ),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,
@@ -380,6 +408,7 @@ pub fn run(cli: Cli) -> Exit {
             json,
             keep,
         }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
+        Some(Command::Ping { server, json }) => ops_cmd::ping(cx, server, json),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,

@@ -5,6 +5,7 @@ pub mod api;
 pub mod backup;
 pub mod canonical;
 pub mod catalog;
+pub mod client;
 pub mod clock;
 pub mod config;
 pub mod connection;

@@ -45,6 +45,7 @@ pub fn stdio_def(args: &[&str], env: &[(&str, &str)]) -> ServerDef {
         reconnect: ReconnectPolicy::default(),
         disabled: false,
         protocol: ProtocolChoice::Legacy,
+        roots: None,
     }
 }
 
@@ -62,6 +63,7 @@ pub fn http_def(url: &str, headers: &[(&str, &str)]) -> ServerDef {
         reconnect: ReconnectPolicy::default(),
         disabled: false,
         protocol: ProtocolChoice::Legacy,
+        roots: None,
     }
 }
 
