@@ -268,3 +268,47 @@ fn status_live_reports_what_each_server_answered() {
     assert!(stdout.contains("fx  ok  protocol"), "{stdout}");
     assert!(stdout.contains("gone  failed  spawn_failed"), "{stdout}");
 }
+
+/// Every key of mcpdeck's own JSON is camelCase (server data aside).
+fn snake_keys(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k.contains('_') {
+                    out.push(k.clone());
+                }
+                snake_keys(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| snake_keys(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn json_keys_are_camel_case() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    for args in [
+        &["status", "--json"][..],
+        &["status", "--live", "--json"],
+        &["resources", "fx", "--json"],
+        &["config", "check", "--json"],
+    ] {
+        let v = sb.json(args);
+        let mut found = Vec::new();
+        snake_keys(&v, &mut found);
+        assert!(found.is_empty(), "{args:?}: {found:?}");
+    }
+}
+
+#[test]
+fn config_schema_validates_what_config_check_accepts() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["config", "schema"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let schema: Value = serde_json::from_slice(&out.stdout).expect("a JSON schema");
+    let validator = jsonschema::validator_for(&schema).expect("usable");
+    assert!(validator.is_valid(&json!({"mcpServers": {"a": {"command": "x"}}})));
+    assert!(!validator.is_valid(&json!({"mcpServers": {"a": {"command": "x", "serverUrl": "y"}}})));
+}

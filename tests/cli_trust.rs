@@ -287,7 +287,7 @@ fn a_corrupt_store_is_reported_and_never_overwritten() {
     let status = sb.json(&["status", "--json"]);
     assert_eq!(status["result"]["project"]["trust"], "untrusted");
     assert!(
-        status["result"]["project"]["trust_store_problem"]
+        status["result"]["project"]["trustStoreProblem"]
             .as_str()
             .expect("problem")
             .contains("not a valid trust store")

@@ -258,6 +258,8 @@ pub enum ConfigCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print the JSON Schema of `mcp.json` (for editors that validate as you type).
+    Schema,
 }
 
 /// What every command starts from: the loaded configuration and trust store.
@@ -370,6 +372,13 @@ pub fn run(cli: Cli) -> Exit {
         Some(Command::Status { live: true, json }) => status_cmd::live(cx, json),
         Some(Command::Status { live: false, json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
+        Some(Command::Config(ConfigCommand::Schema)) => {
+            output::print_text(
+                &serde_json::to_string_pretty(&crate::mcp::config::json_schema::mcp_json_schema())
+                    .unwrap_or_default(),
+            );
+            Exit::Ok
+        }
         Some(Command::Config(ConfigCommand::Show { server, json })) => {
             config_cmd::show(&cx, server.as_deref(), json)
         }

@@ -44,6 +44,7 @@ impl ServerState {
 
 /// Where a definition came from, for reports.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SourceView {
     /// The configuration layer.
     pub layer: Layer,
@@ -65,6 +66,7 @@ impl From<&Source> for SourceView {
 
 /// One environment reference and whether its variable is set (never its value).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReferenceView {
     /// The field holding it, e.g. `headers.Authorization`.
     pub field: String,
@@ -76,6 +78,7 @@ pub struct ReferenceView {
 
 /// One server in the status report.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ServerStatus {
     /// The configured name.
     pub name: String,
@@ -97,6 +100,7 @@ pub struct ServerStatus {
 
 /// A server's live facts, known once this process has tried to connect to it.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RuntimeStatus {
     /// The negotiated protocol version.
     pub protocol_version: Option<String>,
@@ -118,6 +122,7 @@ pub struct RuntimeStatus {
 
 /// A failure remembered for status.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LastError {
     /// The error class name.
     pub class: String,
@@ -129,6 +134,7 @@ pub struct LastError {
 
 /// The project part of the report.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ProjectStatus {
     /// The canonical project root.
     pub root: PathBuf,
@@ -142,6 +148,7 @@ pub struct ProjectStatus {
 
 /// One configuration file in the report.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FileStatus {
     /// The layer.
     pub layer: Layer,
@@ -157,6 +164,7 @@ pub struct FileStatus {
 
 /// The whole status report.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StatusReport {
     /// The project and its trust.
     pub project: ProjectStatus,

@@ -139,6 +139,7 @@ pub fn summarize_tools(tools: &[Tool]) -> Vec<ToolSummary> {
 
 /// One resource as listing shows it: never its URI, only an opaque reference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourceSummary {
     /// The opaque `mcp-resource-…` reference.
     pub reference: String,

@@ -5,6 +5,7 @@
 pub mod diagnostic;
 pub mod fields;
 pub mod json;
+pub mod json_schema;
 pub mod load;
 pub mod model;
 pub mod refs;

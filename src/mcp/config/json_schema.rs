@@ -1,0 +1,101 @@
+//! The JSON Schema of `mcp.json` (`mcpdeck config schema`), for editors that validate as you
+//! type. It says what a schema can say of the rules `config check` applies: the shape, every
+//! field and its type, names, ranges, `command` xor `url`, fields of the other transport. What a
+//! schema cannot say — duplicate keys, malformed `${…}` references, literal secrets in
+//! credential-shaped keys, reserved headers — only `config check` reports.
+
+use serde_json::{Value, json};
+
+/// The schema (JSON Schema draft 2020-12).
+pub fn mcp_json_schema() -> Value {
+    let strings = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "mcpdeck MCP server configuration (mcp.json)",
+        "type": "object",
+        "required": ["mcpServers"],
+        "additionalProperties": false,
+        "properties": {
+            "mcpServers": {
+                "type": "object",
+                "description": "Server definitions by name. A higher-precedence file's definition replaces a lower one's whole.",
+                "propertyNames": {"pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},
+                "additionalProperties": {"$ref": "#/$defs/server"}
+            }
+        },
+        "$defs": {
+            "server": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "command": {"type": "string", "minLength": 1, "description": "stdio: the executable, a name or a path."},
+                    "args": {"type": "array", "items": {"type": "string"}, "description": "stdio: literal arguments (references are not expanded)."},
+                    "cwd": {"type": "string", "description": "stdio: the working directory, relative to this file's directory."},
+                    "env": {"allOf": [strings, {"description": "stdio: additions to the minimal environment; values may hold ${NAME} references. Credentials must be references."}]},
+                    "url": {"type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://", "description": "Streamable HTTP endpoint."},
+                    "headers": {"allOf": [strings, {"description": "HTTP: request headers; values may hold ${NAME} references. Credentials must be references."}]},
+                    "type": {"enum": ["stdio", "http", "streamable-http"], "description": "Optional; must agree with command/url. Legacy SSE is not supported."},
+                    "lifecycle": {"const": "lazy"},
+                    "requestTimeoutMs": {"type": "integer", "maximum": 86_400_000, "description": "Per-request timeout; 0 or less means the default (60000)."},
+                    "reconnect": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "automatic": {"type": "boolean"},
+                            "maxAttempts": {"type": "integer", "minimum": 1, "maximum": 3},
+                            "baseDelayMs": {"type": "integer", "minimum": 100, "maximum": 500}
+                        }
+                    },
+                    "disabled": {"type": "boolean"},
+                    "protocolVersion": {"enum": ["legacy", "auto", "2026-07-28"]}
+                },
+                "oneOf": [
+                    {
+                        "required": ["command"],
+                        "properties": {"url": false, "headers": false, "type": {"const": "stdio"}}
+                    },
+                    {
+                        "required": ["url"],
+                        "properties": {"command": false, "args": false, "cwd": false, "env": false,
+                                        "type": {"enum": ["http", "streamable-http"]}}
+                    }
+                ]
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid(config: &Value) -> bool {
+        let validator = jsonschema::validator_for(&mcp_json_schema()).expect("a usable schema");
+        validator.is_valid(config)
+    }
+
+    #[test]
+    fn the_schema_accepts_what_config_check_accepts() {
+        assert!(valid(&json!({"mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "x@1"], "env": {"LOG": "info"}},
+            "gh": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${T}"},
+                   "requestTimeoutMs": 30000, "reconnect": {"automatic": true, "maxAttempts": 2}}
+        }})));
+    }
+
+    #[test]
+    fn the_schema_refuses_what_it_can_say() {
+        for bad in [
+            json!({"servers": {}}),
+            json!({"mcpServers": {"a": {"command": "x", "serverUrl": "y"}}}),
+            json!({"mcpServers": {"a": {"command": "x", "url": "http://h"}}}),
+            json!({"mcpServers": {"a": {"url": "http://h", "type": "sse"}}}),
+            json!({"mcpServers": {"a": {"url": "http://h", "env": {}}}}),
+            json!({"mcpServers": {"-bad": {"command": "x"}}}),
+            json!({"mcpServers": {"a": {"command": ""}}}),
+            json!({"mcpServers": {"a": {"command": "x", "reconnect": {"maxAttempts": 9}}}}),
+        ] {
+            assert!(!valid(&bad), "{bad}");
+        }
+    }
+}
