@@ -4,6 +4,7 @@
 
 mod approve_tty;
 mod args;
+mod auth_cmd;
 mod config_cmd;
 pub mod exit;
 mod ops_cmd;
@@ -37,6 +38,9 @@ pub struct Cli {
     /// Add the built-in `demo` server (it is also present when no server is configured at all).
     #[arg(long, global = true)]
     pub demo: bool,
+    /// When a server asks for OAuth sign-in, sign in inline instead of exiting 3.
+    #[arg(long, global = true)]
+    pub login: bool,
     /// What to do; without one, a status overview is shown.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -162,6 +166,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         policy: Option<PolicyMode>,
     },
+    /// Sign in to remote servers that ask for OAuth, see the sign-ins, sign out.
+    #[command(subcommand)]
+    Auth(AuthCommand),
     /// List live `mcpdeck serve` sessions and answer their pending approvals (on a terminal).
     Approvals {
         /// Keep answering new approvals until interrupted.
@@ -180,6 +187,38 @@ pub enum PolicyMode {
     Audit,
     /// Ask for what no rule allows.
     Enforce,
+}
+
+/// `mcpdeck auth ...`.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Sign in to a server (authorization code with PKCE, in a browser).
+    Login {
+        /// The configured server.
+        server: String,
+        /// Paste the final redirect URL instead of waiting on the loopback listener (over SSH).
+        #[arg(long)]
+        paste: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Whether each server is signed in, until when, with which scopes, and the store in use.
+    Status {
+        /// Only this server.
+        server: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke (when the server offers it) and forget a server's tokens.
+    Logout {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `mcpdeck config ...`.
@@ -209,6 +248,8 @@ pub struct Context {
     pub trust: TrustStore,
     /// `$XDG_CONFIG_HOME` (where the policy file lives).
     pub config_home: PathBuf,
+    /// `--login`: sign in inline when a server asks for it.
+    pub login: bool,
 }
 
 /// Loads every configuration file for `cwd` and `extra` files, with the packaged servers on
@@ -241,6 +282,7 @@ impl Context {
             config,
             trust,
             config_home: home,
+            login: cli.login,
         })
     }
 }
@@ -332,6 +374,17 @@ pub fn run(cli: Cli) -> Exit {
             }),
         ),
         Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+        Some(Command::Auth(AuthCommand::Login {
+            server,
+            paste,
+            json,
+        })) => auth_cmd::login(&cx, &server, paste, json),
+        Some(Command::Auth(AuthCommand::Status { server, json })) => {
+            auth_cmd::status(&cx, server.as_deref(), json)
+        }
+        Some(Command::Auth(AuthCommand::Logout { server, json })) => {
+            auth_cmd::logout(&cx, &server, json)
+        }
     }
 }
 

@@ -44,6 +44,7 @@ pub fn call(cx: Context, server: String, tool: String, raw: Vec<String>, json: b
     run_plan(
         cx,
         Box::new(move |engine, cancel| {
+            let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
             Box::pin(async move {
                 let build = move |schema: Option<&serde_json::Value>| call_arguments(&raw, schema);
                 engine.call_typed(&server, &tool, &build, cancel).await
@@ -69,6 +70,7 @@ pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit 
     run_plan(
         cx,
         Box::new(move |engine, cancel| {
+            let (server, reference) = (server.clone(), reference.clone());
             Box::pin(async move {
                 let listed = engine
                     .execute(

@@ -1,6 +1,7 @@
 //! The engine: configuration, trust, connections, the `mcp` proxy operations, results and
 //! policy. No terminal crate is ever imported below this module (STYLE.md §1).
 
+pub mod auth;
 pub mod canonical;
 pub mod catalog;
 pub mod clock;

@@ -7,6 +7,7 @@ mod fields;
 pub mod json;
 pub mod load;
 pub mod model;
+pub mod oauth;
 pub mod refs;
 pub mod schema;
 
@@ -15,5 +16,6 @@ pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions};
 pub use model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
+pub use oauth::OAuthDef;
 pub use refs::{MissingEnv, Template};
 pub use schema::ServerEntry;

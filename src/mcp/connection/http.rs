@@ -16,8 +16,12 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+use crate::mcp::auth::client::auth_client;
+use crate::mcp::auth::{AuthTarget, CredentialStore};
 
 use super::error::{ConnectError, ErrorClass, Redactor, classify_source, not_mcp, status_error};
 use crate::mcp::sanitize::sanitize_capped;
@@ -44,8 +48,9 @@ const RESERVED_HEADERS: &[&str] = &[
 /// Resolved configured headers, as rmcp's config takes them.
 pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
-/// The rmcp transport type used for HTTP servers.
-pub type HttpTransport = StreamableHttpClientTransport<reqwest::Client>;
+/// The rmcp transport type used for HTTP servers: rmcp's OAuth client around reqwest (it adds
+/// nothing to requests of a server that has no stored tokens).
+pub type HttpTransport = StreamableHttpClientTransport<AuthClient<reqwest::Client>>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {
@@ -140,14 +145,18 @@ pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
     Ok(parsed)
 }
 
-/// Builds the transport for `url` with resolved `headers`.
-pub fn transport(
+/// Builds the transport for `url` with resolved `headers`; `oauth` carries the server's sign-in
+/// and the store when the server uses OAuth.
+pub async fn transport(
     url: &str,
     headers: HeaderMapOwned,
     connect_timeout: Duration,
+    oauth: Option<(&AuthTarget, &CredentialStore)>,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
-    let client = http_client(connect_timeout)?;
+    let client = auth_client(url, http_client(connect_timeout)?, oauth)
+        .await
+        .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;
     let mut backoff = ExponentialBackoff::default();
     backoff.max_times = Some(MAX_SSE_RECONNECTS);
     backoff.base_duration = Duration::from_millis(500);

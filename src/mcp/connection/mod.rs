@@ -35,6 +35,7 @@ pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
 pub use events::{ConnectionEvent, EventSink, ServerEvent};
 pub use stdio::{ExitInfo, StdioProcess};
 
+use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
 use error::{classify_init, classify_service, millis};
 use events::ClientEvents;
@@ -80,6 +81,8 @@ pub struct Connection {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    /// Whether the server signs in with OAuth (its refusals name `mcpdeck auth login`).
+    oauth: bool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -182,6 +185,7 @@ async fn connect_stdio(
         stdio: Some(process),
         request_timeout: timeout,
         sink,
+        oauth: false,
     })
     .await
 }
@@ -198,7 +202,18 @@ async fn connect_http(
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
-    let transport = http::transport(&http_def.url, headers.clone(), timeout)?;
+    let oauth = oauth_target(def, http_def, lookup)?;
+    let uses_oauth = oauth.is_some();
+    let store = oauth
+        .as_ref()
+        .and_then(|_| CredentialStore::open_default().ok());
+    let transport = http::transport(
+        &http_def.url,
+        headers.clone(),
+        timeout,
+        oauth.as_ref().zip(store.as_ref()),
+    )
+    .await?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -207,7 +222,7 @@ async fn connect_http(
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
             let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
-            return Err(err);
+            return Err(sign_in_hint(err, &def.name, uses_oauth));
         }
         Err(_) => return Err(handshake_timeout(timeout)),
     };
@@ -220,8 +235,39 @@ async fn connect_http(
         stdio: None,
         request_timeout: timeout,
         sink,
+        oauth: uses_oauth,
     })
     .await
+}
+
+/// A 401 from a server that signs in with OAuth says how to sign in.
+fn sign_in_hint(mut err: ConnectError, name: &str, oauth: bool) -> ConnectError {
+    if oauth && matches!(err.class, ErrorClass::AuthRequired { code: 401, .. }) {
+        err.message = format!(
+            "the server asks for OAuth sign-in (HTTP 401): run `mcpdeck auth login {name}`"
+        );
+    }
+    err
+}
+
+/// The sign-in target of a server that uses OAuth (no `Authorization` header configured).
+fn oauth_target(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Option<AuthTarget>, ConnectError> {
+    if !http_def.uses_oauth() {
+        return Ok(None);
+    }
+    AuthTarget::from_def(def, lookup).map(Some).map_err(|e| {
+        let variable = http_def
+            .oauth
+            .as_ref()
+            .and_then(|o| o.client_secret.as_ref())
+            .and_then(|t| t.var_names().first().map(|v| (*v).to_owned()))
+            .unwrap_or_default();
+        ConnectError::new(ErrorClass::MissingEnv { variable }, e.message)
+    })
 }
 
 /// The version offered in `initialize` and the rmcp lifecycle for a protocol choice.
@@ -330,6 +376,7 @@ struct Started {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    oauth: bool,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -391,6 +438,7 @@ impl Started {
             stdio: self.stdio,
             request_timeout: self.request_timeout,
             sink: self.sink,
+            oauth: self.oauth,
         }
     }
 }
@@ -528,7 +576,7 @@ impl Connection {
         {
             return reason;
         }
-        classify_service(e, &self.redactor)
+        sign_in_hint(classify_service(e, &self.redactor), &self.name, self.oauth)
     }
 
     /// Closes the session and the transport: for stdio, closes stdin, then SIGTERM and SIGKILL
