@@ -4,81 +4,8 @@
 
 mod common;
 
-use std::io::BufRead as _;
-
-use common::{Sandbox, fixture};
+use common::{AuthServer, Sandbox, fixture};
 use serde_json::{Value, json};
-
-/// A running `mcpdeck-fixture oauth`, killed on drop.
-struct AuthServer {
-    child: std::process::Child,
-    port: u16,
-}
-
-impl AuthServer {
-    fn start(flags: &[&str]) -> Self {
-        let mut child = std::process::Command::new(fixture())
-            .arg("oauth")
-            .args(flags)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("fixture starts");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("port line");
-        let port = line.trim().parse().expect("port");
-        Self { child, port }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-
-    fn post(&self, path: &str, body: &str) {
-        let url = format!("http://127.0.0.1:{}{path}", self.port);
-        let body = body.to_owned();
-        runtime().block_on(async move {
-            mcpdeck::mcp::connection::http::install_crypto_provider();
-            reqwest::Client::new()
-                .post(url)
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body(body)
-                .send()
-                .await
-                .expect("fixture answers");
-        });
-    }
-
-    fn seen(&self) -> Value {
-        let url = format!("http://127.0.0.1:{}/seen", self.port);
-        runtime().block_on(async move {
-            mcpdeck::mcp::connection::http::install_crypto_provider();
-            let text = reqwest::get(url)
-                .await
-                .expect("fixture answers")
-                .text()
-                .await
-                .expect("body");
-            serde_json::from_str(&text).expect("json")
-        })
-    }
-}
-
-impl Drop for AuthServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 fn sandbox(server: &AuthServer, oauth: Option<Value>) -> Sandbox {
     let sb = Sandbox::new();
