@@ -4,7 +4,7 @@
 //! Both run the real pieces with no terminal: configuration loading, the status report, the
 //! app state machine (`App::update`) and the drawing function over ratatui's `TestBackend` at
 //! 120×40. The search bench replays what the runtime does for one keystroke: `update` emits the
-//! engine request, the engine's catalog answers it (the same ranking and result JSON as
+//! engine request, the engine's catalog answers it (the same ranking and typed result as
 //! `tools.search`), `update` takes the answer, and the frame is drawn.
 
 #[path = "support/mod.rs"]
@@ -16,6 +16,7 @@ use std::time::Instant;
 use criterion::{BatchSize, Criterion};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mcpdeck::app::{App, Effect, Msg, info};
+use mcpdeck::mcp::api::{OpResult, ToolList, ToolMatch, ToolSearch};
 use mcpdeck::mcp::catalog::ToolCatalog;
 use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
 use mcpdeck::mcp::engine::{Outcome, Success};
@@ -74,7 +75,7 @@ fn key(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
-fn done(id: u64, result: serde_json::Value) -> Msg {
+fn done(id: u64, result: OpResult) -> Msg {
     Msg::Done {
         id,
         outcome: Box::new(Outcome {
@@ -116,19 +117,28 @@ fn bench_first_frame(c: &mut Criterion) {
 }
 
 /// The engine's answer to `tools.search` (as `search_tools` builds it).
-fn search_result(catalog: &ToolCatalog, query: &str) -> serde_json::Value {
-    let matches: Vec<serde_json::Value> = catalog
+fn search_result(catalog: &ToolCatalog, query: &str) -> OpResult {
+    let matches = catalog
         .search(query)
         .into_iter()
-        .map(|(summary, rank)| json!({"tool": summary, "rank": format!("{rank:?}")}))
+        .map(|(summary, rank)| ToolMatch {
+            tool: summary.clone(),
+            rank,
+        })
         .collect();
-    json!({"query": query, "matches": matches})
+    OpResult::Search(ToolSearch {
+        query: query.to_owned(),
+        matches,
+    })
 }
 
 fn bench_search_redraw(c: &mut Criterion) {
     let dir = config_dir(1);
     let catalog = ToolCatalog::new(1, support::catalog::tools());
-    let listing = json!({"tools": catalog.summaries(), "count": catalog.len()});
+    let listing = OpResult::Tools(ToolList {
+        tools: catalog.summaries().to_vec(),
+        count: catalog.len(),
+    });
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     // The tools tab with all 10,000 tools listed and the search box open.
     let ready = || {

@@ -1,5 +1,5 @@
-//! Discovery of 10,000 tools over 100 pages through `Connection` + `collect_pages`
-//! (SPEC.md §12: ≤ 200 ms client-side).
+//! Discovery of 10,000 tools over 100 pages through `Connection` + `collect_pages` (the bar:
+//! at most 200 ms client-side).
 //!
 //! Two servers, both over stdio on the same machine, each listing exactly 10,000 tools in
 //! 100 pages of 100:

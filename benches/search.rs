@@ -1,7 +1,7 @@
-//! Search over a 10,000-tool catalog (SPEC.md §12: ≤ 1 ms per query).
+//! Search over a 10,000-tool catalog (the bar: at most 1 ms per query).
 //!
 //! The catalog is synthetic but shaped like real servers (`support/catalog.rs`). Queries
-//! cover the ranks of SPEC.md §5.3 and the expensive cases: an exact name, a name prefix, a
+//! cover every rank of the search (see `mcp::catalog::search`) and the expensive cases: an exact name, a name prefix, a
 //! multi-term query, a word in most descriptions, and a query matching nothing.
 
 #[path = "support/mod.rs"]

@@ -1,5 +1,6 @@
 //! Sequential `echo` tool calls through the engine's `Connection::request_default` vs a bare
-//! rmcp client on the same stdio fixture (SPEC.md §12: engine ≥ 0.9× the bare throughput).
+//! rmcp client on the same stdio fixture (the bar: the engine reaches at least 0.9× the bare
+//! throughput).
 //!
 //! Both sides talk to their own `mcpdeck-fixture stdio` process with the same arguments and
 //! run on the same multi-threaded tokio runtime. The engine side goes through everything a

@@ -10,6 +10,7 @@ pub mod app;
 pub mod cli;
 pub mod console;
 pub mod demo;
+pub mod exit;
 pub mod mcp;
 pub mod serve;
 pub mod ui;

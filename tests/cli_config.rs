@@ -56,7 +56,7 @@ fn five_layers_in_precedence_order_with_shadowing() {
         .iter()
         .map(|s| s["name"].as_str().expect("name"))
         .collect();
-    // The built-in `workspace` server (SPEC.md §7) is always present.
+    // The built-in `workspace` server is always present.
     assert_eq!(names, ["a", "b", "c", "d", "e", "s", "workspace"]);
     let s = servers.iter().find(|s| s["name"] == "s").expect("s");
     assert_eq!(s["source"]["layer"], "command-line");

@@ -361,3 +361,17 @@ fn reading_configuration_never_spawns_anything() {
     }
     assert_eq!(sb.trust_state(), "trusted");
 }
+
+#[test]
+fn trusting_an_already_trusted_project_succeeds_without_a_terminal() {
+    let sb = Sandbox::new();
+    trusted(&sb, BASE);
+    // No --yes and no terminal: nothing needs confirming, so it is not a refusal.
+    sb.cmd()
+        .arg("trust")
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("already trusted"));
+    let v = sb.json(&["trust", "--json"]);
+    assert_eq!(v["result"]["outcome"], "already_trusted");
+}

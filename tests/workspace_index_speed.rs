@@ -1,4 +1,4 @@
-//! A 10,000-file workspace (SPEC.md §9 build item 3): every call on it answers `known`, and the
+//! A 10,000-file workspace: every call on it answers `known`, and the
 //! measured times are printed (`cargo test --release --test workspace_index_speed -- --nocapture`
 //! reproduces the README's figures). The 2 s / 100 ms targets are not asserted here: timing
 //! bars belong in benchmarks, not in tests that a loaded CI machine would make flaky.

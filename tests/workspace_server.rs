@@ -1,4 +1,4 @@
-//! `mcpdeck workspace-server` driven by a real rmcp client over stdio (SPEC.md §9): identity and
+//! `mcpdeck workspace-server` driven by a real rmcp client over stdio: identity and
 //! closed schemas, the privacy policy against a hostile fixture workspace, schema rejections, the
 //! envelope, whole-or-refused responses, replaced roots, `workspace_check` against `mcpdeck
 //! config check`, stderr at each observability level, and the input frame limit. Every wait is

@@ -5,7 +5,9 @@ use ratatui_textarea::TextArea;
 
 use super::form::{Form, Target};
 use super::keymap::Action;
-use super::{App, Detail, Effect, Focus, Load, Overlay, Running, Screen, Search, TABS, Tab};
+use super::{
+    App, Detail, Effect, Focus, Load, Overlay, Running, Screen, Search, TABS, Tab, Waiter,
+};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
 
@@ -82,9 +84,8 @@ impl App {
                     pane.prompts = None;
                     pane.search = None;
                 }
-                let id = self.id();
+                let id = self.id(Waiter::Reconnect);
                 self.message = Some(format!("reconnecting {server}…"));
-                self.reconnects.push(id);
                 vec![
                     Effect::Execute {
                         id,
@@ -310,18 +311,27 @@ impl App {
         let Some(pane) = self.panes.get_mut(&server) else {
             return Vec::new();
         };
-        let request = match self.tab {
+        let (waiter, request) = match self.tab {
             Tab::Tools if pane.tools.is_none() => {
                 pane.tools = Some(Load::Loading(id));
-                ProxyRequest::ToolsList { server }
+                (
+                    Waiter::Tools(server.clone()),
+                    ProxyRequest::ToolsList { server },
+                )
             }
             Tab::Resources if pane.resources.is_none() => {
                 pane.resources = Some(Load::Loading(id));
-                ProxyRequest::ResourcesList { server }
+                (
+                    Waiter::Resources(server.clone()),
+                    ProxyRequest::ResourcesList { server },
+                )
             }
             Tab::Prompts if pane.prompts.is_none() => {
                 pane.prompts = Some(Load::Loading(id));
-                ProxyRequest::PromptsList { server }
+                (
+                    Waiter::Prompts(server.clone()),
+                    ProxyRequest::PromptsList { server },
+                )
             }
             Tab::Log => {
                 pane.stderr_asked = Some(self.now);
@@ -329,7 +339,8 @@ impl App {
             }
             _ => return Vec::new(),
         };
-        self.next_id += 1;
+        let registered = self.id(waiter);
+        debug_assert_eq!(registered, id);
         vec![Effect::Execute { id, request }, Effect::RefreshStatus]
     }
 
@@ -365,7 +376,7 @@ impl App {
                         Some("templates are listed only; read a resource by reference".to_owned());
                     return Vec::new();
                 };
-                let id = self.id();
+                let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running {
                     id,
                     form: Form::new(&server, Target::Tool(String::new()), serde_json::json!({})),
@@ -431,7 +442,7 @@ impl App {
     }
 
     pub(super) fn open_detail(&mut self, server: String, tool: String, call: bool) -> Vec<Effect> {
-        let id = self.id();
+        let id = self.id(Waiter::Detail);
         self.call_when_described = call;
         self.screen = Screen::Detail(Detail {
             server: server.clone(),
@@ -451,7 +462,7 @@ impl App {
         match std::mem::replace(&mut self.screen, Screen::Browse) {
             Screen::Detail(d) => {
                 if let Load::Ready(desc) = &d.load {
-                    let schema = desc.get("inputSchema").cloned().unwrap_or_default();
+                    let schema = desc.input_schema.clone();
                     self.screen =
                         Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
                     self.last_detail = Some(d);
@@ -531,7 +542,7 @@ impl App {
     }
 
     pub(super) fn start_call(&mut self, mut form: Form, value: &serde_json::Value) -> Vec<Effect> {
-        let id = self.id();
+        let id = self.id(Waiter::Run);
         let server = form.server.clone();
         let request = match &form.target {
             Target::Tool(tool) => ProxyRequest::ToolsCall {
@@ -610,8 +621,7 @@ impl App {
             Screen::Detail(Detail {
                 load: Load::Ready(desc),
                 ..
-            }) => serde_json::to_string_pretty(desc.get("inputSchema").unwrap_or(desc))
-                .unwrap_or_default(),
+            }) => serde_json::to_string_pretty(&desc.input_schema).unwrap_or_default(),
             Screen::Result(view, _) => {
                 let lines = if view.show_model {
                     &view.model

@@ -1,4 +1,4 @@
-//! Agent sessions (SPEC.md §10.8): the live `mcpdeck serve` processes the console is attached
+//! Agent sessions: the live `mcpdeck serve` processes the console is attached
 //! to through their control sockets, with their status snapshots. Their approval requests join
 //! the console's own approval queue (same modal, same timing and paste guards), tagged with the
 //! session's pid; an answer given elsewhere removes the request here.

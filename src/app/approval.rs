@@ -1,4 +1,4 @@
-//! Pending approvals as state (SPEC.md §6, STYLE.md 7). Each request keeps the `oneshot`
+//! Pending approvals as state. Each request keeps the `oneshot`
 //! sender the engine awaits; answering sends the decision and drops the request. Keys typed in
 //! the first [`GUARD`] after a request appears are ignored (a keystroke meant for something
 //! else must not answer), and a paste never answers. Time comes from the app's injected clock.

@@ -1,4 +1,4 @@
-//! The config editor (SPEC.md §10.6): a `ratatui-textarea` buffer over one configuration file
+//! The config editor: a `ratatui-textarea` buffer over one configuration file
 //! with live diagnostics from the same parser the engine loads with. Saving is refused while
 //! any error remains; the runtime writes atomically with a timestamped backup.
 

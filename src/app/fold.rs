@@ -1,4 +1,4 @@
-//! Foldable pretty JSON for result views (SPEC.md §10.2): a value printed two spaces per
+//! Foldable pretty JSON for result views: a value printed two spaces per
 //! level, every non-empty object and array foldable by its JSON pointer. A folded container is
 //! one line (`▸ "items": [… 40 items]`); an open one is marked `▾`. Strings were sanitised when
 //! the value entered the console; printing escapes what JSON escapes.

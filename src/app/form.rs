@@ -1,4 +1,4 @@
-//! Call forms as data (STYLE.md 8): a `Vec<Field>` built once from a tool's input schema (or a
+//! Call forms as data: a `Vec<Field>` built once from a tool's input schema (or a
 //! prompt's arguments), edited key by key, and turned into a `serde_json::Value` on submit.
 //! Nested objects and arrays are edited as JSON text in their field; the whole argument object
 //! can also be edited as raw JSON (the raw editor state lives beside the form). Validation

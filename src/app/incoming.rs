@@ -2,111 +2,155 @@
 //! anything else is stale and dropped) and connection notifications (sanitised into the log).
 
 use super::form::Target;
-use super::model::{clean_json, prompt_rows, resource_rows, result_view, search_rows, tool_rows};
-use super::{App, Effect, Focus, LOG_CAP, Load, LogLine, ReqId, Screen, Tab};
+use super::model::{
+    clean_description, prompt_rows, resource_rows, result_view, search_rows, tool_rows,
+};
+use super::{App, Effect, Focus, LOG_CAP, Load, LogLine, ReqId, Screen, Tab, Waiter};
+use crate::mcp::api::OpResult;
 use crate::mcp::connection::traffic::{BODY_CAP, Traffic};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::engine::Outcome;
 use crate::mcp::sanitize::sanitize_capped;
 
+/// What a load becomes when its reply arrives: the typed value `pick` finds in the result, or
+/// the failure. A successful reply of another shape is a contract error the engine never
+/// makes; it shows as one rather than as an empty list.
+fn settle<T>(outcome: &Outcome, pick: impl FnOnce(&OpResult) -> Option<T>) -> Load<T> {
+    let success = match &outcome.body {
+        Ok(success) => success,
+        Err(f) => {
+            return Load::Failed(
+                sanitize_capped(&f.class, 64),
+                sanitize_capped(&f.message, 2048),
+            );
+        }
+    };
+    match pick(&success.result) {
+        Some(value) => Load::Ready(value),
+        None => Load::Failed(
+            "unexpected_result".to_owned(),
+            format!(
+                "the engine answered `{}` with another result type",
+                sanitize_capped(&outcome.operation, 128)
+            ),
+        ),
+    }
+}
+
 impl App {
     pub(super) fn on_done(&mut self, id: ReqId, outcome: &Outcome) -> Vec<Effect> {
         let mut effects = vec![Effect::RefreshStatus];
-        if let Some(at) = self.reconnects.iter().position(|r| *r == id) {
-            self.reconnects.remove(at);
-            self.message = Some(match &outcome.body {
-                Ok(_) => "reconnected".to_owned(),
-                Err(f) => format!(
-                    "{}: {}",
-                    sanitize_capped(&f.class, 64),
-                    sanitize_capped(&f.message, 200)
-                ),
-            });
-            effects.extend(self.ensure_tab());
+        // Nobody waits for it (the id was never ours): drop it.
+        let Some(waiter) = self.waiting.remove(&id) else {
             return effects;
-        }
-        if self.side_done(id, outcome) {
-            return effects;
-        }
-        let failed = |o: &Outcome| match &o.body {
-            Err(f) => Some((
-                sanitize_capped(&f.class, 64),
-                sanitize_capped(&f.message, 2048),
-            )),
-            Ok(_) => None,
         };
-        let result = |o: &Outcome| {
-            o.body
-                .as_ref()
-                .map(|s| s.result.clone())
-                .unwrap_or_default()
-        };
-        for pane in self.panes.values_mut() {
-            if pane.tools.as_ref().is_some_and(|l| l.waits_for(id)) {
-                pane.tools = Some(match failed(outcome) {
-                    Some((c, m)) => Load::Failed(c, m),
-                    None => Load::Ready(tool_rows(&result(outcome))),
+        match waiter {
+            Waiter::Reconnect => {
+                self.message = Some(match &outcome.body {
+                    Ok(_) => "reconnected".to_owned(),
+                    Err(f) => format!(
+                        "{}: {}",
+                        sanitize_capped(&f.class, 64),
+                        sanitize_capped(&f.message, 200)
+                    ),
                 });
-                return effects;
+                effects.extend(self.ensure_tab());
             }
-            if pane.resources.as_ref().is_some_and(|l| l.waits_for(id)) {
-                pane.resources = Some(match failed(outcome) {
-                    Some((c, m)) => Load::Failed(c, m),
-                    None => Load::Ready(resource_rows(&result(outcome))),
-                });
-                return effects;
+            Waiter::SideForm | Waiter::SideRun => {
+                self.side_done(id, outcome);
             }
-            if pane.prompts.as_ref().is_some_and(|l| l.waits_for(id)) {
-                pane.prompts = Some(match failed(outcome) {
-                    Some((c, m)) => Load::Failed(c, m),
-                    None => Load::Ready(prompt_rows(&result(outcome))),
-                });
-                return effects;
-            }
-            if let Some(search) = pane.search.as_mut()
-                && search.results.waits_for(id)
-            {
-                search.results = match failed(outcome) {
-                    Some((c, m)) => Load::Failed(c, m),
-                    None => Load::Ready(search_rows(&result(outcome))),
-                };
-                return effects;
-            }
-        }
-        match &mut self.screen {
-            Screen::Detail(d) if d.load.waits_for(id) => {
-                d.full_description = result(outcome)
-                    .get("description")
-                    .and_then(serde_json::Value::as_str)
-                    .map(crate::mcp::sanitize::sanitize)
-                    .filter(|s| s.len() > super::model::DESCRIPTION_CAP)
-                    .map(std::borrow::Cow::into_owned);
-                d.load = match failed(outcome) {
-                    Some((c, m)) => Load::Failed(c, m),
-                    None => Load::Ready(clean_json(&result(outcome))),
-                };
-                if std::mem::take(&mut self.call_when_described) && matches!(d.load, Load::Ready(_))
+            Waiter::Tools(server) => {
+                if let Some(pane) = self.panes.get_mut(&server)
+                    && pane.tools.as_ref().is_some_and(|l| l.waits_for(id))
                 {
-                    effects.extend(self.on_call());
+                    pane.tools = Some(settle(outcome, |r| match r {
+                        OpResult::Tools(list) => Some(tool_rows(list)),
+                        _ => None,
+                    }));
                 }
             }
-            Screen::Running(run) if run.id == id => {
-                let view = result_view(outcome);
-                let Screen::Running(run) = std::mem::replace(&mut self.screen, Screen::Browse)
-                else {
-                    return effects;
-                };
-                if !view.spills.is_empty() {
-                    effects.push(Effect::RefreshSpills);
+            Waiter::Resources(server) => {
+                if let Some(pane) = self.panes.get_mut(&server)
+                    && pane.resources.as_ref().is_some_and(|l| l.waits_for(id))
+                {
+                    pane.resources = Some(settle(outcome, |r| match r {
+                        OpResult::Resources(list) => Some(resource_rows(list)),
+                        _ => None,
+                    }));
                 }
-                let form = matches!(&run.form.target, Target::Tool(t) | Target::Prompt(t) if !t.is_empty())
-                    .then_some(run.form);
-                self.screen = Screen::Result(Box::new(view), form);
-                self.message = None;
             }
-            // Stale: the operator moved on; the result is dropped.
-            _ => {}
+            Waiter::Prompts(server) => {
+                if let Some(pane) = self.panes.get_mut(&server)
+                    && pane.prompts.as_ref().is_some_and(|l| l.waits_for(id))
+                {
+                    pane.prompts = Some(settle(outcome, |r| match r {
+                        OpResult::Prompts(list) => Some(prompt_rows(list)),
+                        _ => None,
+                    }));
+                }
+            }
+            Waiter::Search(server) => {
+                if let Some(search) = self.panes.get_mut(&server).and_then(|p| p.search.as_mut())
+                    && search.results.waits_for(id)
+                {
+                    search.results = settle(outcome, |r| match r {
+                        OpResult::Search(found) => Some(search_rows(found)),
+                        _ => None,
+                    });
+                }
+            }
+            Waiter::Detail => effects.extend(self.on_described(id, outcome)),
+            Waiter::Run => effects.extend(self.on_finished(id, outcome)),
         }
+        effects
+    }
+
+    /// The detail screen's description arrived (dropped when the operator moved on).
+    fn on_described(&mut self, id: ReqId, outcome: &Outcome) -> Vec<Effect> {
+        let Screen::Detail(d) = &mut self.screen else {
+            return Vec::new();
+        };
+        if !d.load.waits_for(id) {
+            return Vec::new();
+        }
+        d.load = settle(outcome, |r| match r {
+            OpResult::Describe(desc) => Some(Box::new(clean_description(desc))),
+            _ => None,
+        });
+        d.full_description = outcome
+            .body
+            .as_ref()
+            .ok()
+            .and_then(|s| match &s.result {
+                OpResult::Describe(desc) => desc.description.as_deref(),
+                _ => None,
+            })
+            .map(crate::mcp::sanitize::sanitize)
+            .filter(|s| s.len() > super::model::DESCRIPTION_CAP)
+            .map(std::borrow::Cow::into_owned);
+        if std::mem::take(&mut self.call_when_described) && matches!(d.load, Load::Ready(_)) {
+            return self.on_call();
+        }
+        Vec::new()
+    }
+
+    /// A call, read or prompt finished: its result replaces the running screen.
+    fn on_finished(&mut self, id: ReqId, outcome: &Outcome) -> Vec<Effect> {
+        if !matches!(&self.screen, Screen::Running(run) if run.id == id) {
+            return Vec::new();
+        }
+        let Screen::Running(run) = std::mem::replace(&mut self.screen, Screen::Browse) else {
+            return Vec::new();
+        };
+        let view = result_view(outcome);
+        let mut effects = Vec::new();
+        if !view.spills.is_empty() {
+            effects.push(Effect::RefreshSpills);
+        }
+        let form = matches!(&run.form.target, Target::Tool(t) | Target::Prompt(t) if !t.is_empty())
+            .then_some(run.form);
+        self.screen = Screen::Result(Box::new(view), form);
+        self.message = None;
         effects
     }
 

@@ -1,4 +1,4 @@
-//! The one keymap table (SPEC.md §10.4): every binding is (context, key, action, description).
+//! The one keymap table: every binding is (context, key, action, description).
 //! Dispatch, the footer hints and the `?` help overlay are all read from [`KEYMAP`], so a key
 //! can never work without being documented or be documented without working.
 

@@ -1,4 +1,4 @@
-//! The console's state and its pure state machine (SPEC.md §10, STYLE.md 2–3).
+//! The console's state and its pure state machine.
 //!
 //! [`App::update`] takes one [`Msg`] (a key, a paste, a resize, an engine result, a connection
 //! event, an approval request) and returns the [`Effect`]s the runtime must carry out (engine
@@ -44,6 +44,30 @@ use crate::mcp::status::StatusReport;
 
 /// Identifies one engine request; results carrying an older id are dropped.
 pub type ReqId = u64;
+
+/// What an engine request's reply is for; [`App`] keeps one per request in flight, so a
+/// reply goes straight to its waiter (and one nobody waits for any more is dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Waiter {
+    /// A server's tool list.
+    Tools(String),
+    /// A server's resources and templates.
+    Resources(String),
+    /// A server's prompts.
+    Prompts(String),
+    /// A tool search on a server.
+    Search(String),
+    /// The tool detail screen's description.
+    Detail,
+    /// The call, read or prompt shown as running.
+    Run,
+    /// A reconnect (its answer goes to the status line).
+    Reconnect,
+    /// A workspace form's tool description.
+    SideForm,
+    /// The workspace panel's call.
+    SideRun,
+}
 
 /// Something that happened, for [`App::update`].
 #[derive(Debug)]
@@ -347,7 +371,7 @@ pub struct Detail {
     /// The tool.
     pub tool: String,
     /// The description JSON (sanitised strings).
-    pub load: Load<serde_json::Value>,
+    pub load: Load<Box<crate::mcp::catalog::describe::ToolDescription>>,
     /// Scroll offset.
     pub scroll: usize,
     /// The whole description (sanitised), when it is longer than the 2 KiB shown.
@@ -469,8 +493,8 @@ pub struct App {
     pub keymap: keymap::Keymap,
     /// Next request id.
     next_id: ReqId,
-    /// Reconnect requests in flight.
-    reconnects: Vec<ReqId>,
+    /// Requests in flight and what their replies are for.
+    waiting: std::collections::HashMap<ReqId, Waiter>,
     /// Open the call form as soon as the pending description arrives.
     call_when_described: bool,
     /// The detail a form was opened from (Esc returns to it).
@@ -515,17 +539,18 @@ impl App {
             side: side::WorkspacePanel::default(),
             keymap: keymap::Keymap::default(),
             next_id: 1,
-            reconnects: Vec::new(),
+            waiting: std::collections::HashMap::new(),
             call_when_described: false,
             last_detail: None,
             quitting: false,
         }
     }
 
-    /// A fresh request id.
-    fn id(&mut self) -> ReqId {
+    /// A fresh request id whose reply goes to `waiter`.
+    fn id(&mut self, waiter: Waiter) -> ReqId {
         let id = self.next_id;
         self.next_id += 1;
+        self.waiting.insert(id, waiter);
         id
     }
 

@@ -1,15 +1,18 @@
 //! Display rows built from engine data. This is where server text enters the console's state,
-//! so every string is sanitised here, once (SPEC.md §10.3).
+//! so every string is sanitised here, once.
 
 use serde_json::Value;
 
+use crate::mcp::api::{OpResult, PromptList, ResourceList, ToolList, ToolSearch};
+use crate::mcp::catalog::describe::ToolDescription;
+use crate::mcp::catalog::summary::ToolSummary;
 use crate::mcp::engine::Outcome;
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 use crate::mcp::status::{ServerState, StatusReport};
 use crate::mcp::trust::TrustState;
 
-/// Descriptions are shown capped at this many bytes, with a marker (SPEC.md §10.3).
+/// Descriptions are shown capped at this many bytes, with a marker.
 pub const DESCRIPTION_CAP: usize = 2048;
 
 /// One server in the servers pane.
@@ -93,57 +96,28 @@ pub struct ToolRow {
     pub required: Vec<String>,
 }
 
-fn str_of(v: &Value, key: &str, cap: usize) -> String {
-    v.get(key)
-        .and_then(Value::as_str)
-        .map(|s| sanitize_capped(s, cap))
-        .unwrap_or_default()
-}
-
-fn tool_row(v: &Value) -> ToolRow {
+fn tool_row(t: &ToolSummary) -> ToolRow {
     ToolRow {
-        name: str_of(v, "name", 256),
-        description: str_of(v, "description", 400).replace('\n', " "),
-        required: v
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(|s| sanitize_capped(s, 128))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        name: sanitize_capped(&t.name, 256),
+        description: sanitize_capped(&t.description, 400).replace('\n', " "),
+        required: t.required.iter().map(|s| sanitize_capped(s, 128)).collect(),
     }
 }
 
 /// Tools from a `tools.list` result.
-pub fn tool_rows(result: &Value) -> Vec<ToolRow> {
-    result
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(tool_row).collect())
-        .unwrap_or_default()
+pub fn tool_rows(list: &ToolList) -> Vec<ToolRow> {
+    list.tools.iter().map(tool_row).collect()
 }
 
 /// Tools from a `tools.search` result.
-pub fn search_rows(result: &Value) -> Vec<ToolRow> {
-    result
-        .get("matches")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| m.get("tool"))
-                .map(tool_row)
-                .collect()
-        })
-        .unwrap_or_default()
+pub fn search_rows(search: &ToolSearch) -> Vec<ToolRow> {
+    search.matches.iter().map(|m| tool_row(&m.tool)).collect()
 }
 
 /// One resource or template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceRow {
-    /// The opaque reference (or the URI template for templates).
+    /// The opaque reference (empty for templates, which are listed only).
     pub reference: String,
     /// The name (sanitised).
     pub name: String,
@@ -153,38 +127,39 @@ pub struct ResourceRow {
     pub description: String,
 }
 
-fn resource_row(v: &Value) -> ResourceRow {
-    let mime = str_of(v, "mimeType", 128);
-    let size = v
-        .get("size")
-        .and_then(Value::as_u64)
-        .map(|s| format!(" {s} B"))
-        .unwrap_or_default();
-    ResourceRow {
-        reference: {
-            let r = str_of(v, "reference", 512);
-            if r.is_empty() {
-                str_of(v, "uriTemplate", 512)
-            } else {
-                r
-            }
-        },
-        name: str_of(v, "name", 256),
-        meta: format!("{mime}{size}"),
-        description: str_of(v, "description", 400).replace('\n', " "),
-    }
+fn meta(mime: Option<&str>, size: Option<u64>) -> String {
+    let mime = mime.map(|m| sanitize_capped(m, 128)).unwrap_or_default();
+    let size = size.map(|s| format!(" {s} B")).unwrap_or_default();
+    format!("{mime}{size}")
 }
 
 /// Resources and templates from a `resources.list` result.
-pub fn resource_rows(result: &Value) -> (Vec<ResourceRow>, Vec<ResourceRow>) {
-    let rows = |key: &str| {
-        result
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(resource_row).collect())
-            .unwrap_or_default()
-    };
-    (rows("resources"), rows("templates"))
+pub fn resource_rows(list: &ResourceList) -> (Vec<ResourceRow>, Vec<ResourceRow>) {
+    let resources = list
+        .resources
+        .iter()
+        .map(|r| ResourceRow {
+            reference: sanitize_capped(&r.reference, 512),
+            name: sanitize_capped(&r.name, 256),
+            meta: meta(r.mime_type.as_deref(), r.size),
+            description: sanitize_capped(&r.description, 400).replace('\n', " "),
+        })
+        .collect();
+    let templates = list
+        .templates
+        .iter()
+        .map(|t| ResourceRow {
+            reference: String::new(),
+            name: sanitize_capped(&t.name, 256),
+            meta: meta(t.mime_type.as_deref(), None),
+            description: t
+                .description
+                .as_deref()
+                .map(|d| sanitize_capped(d, 400).replace('\n', " "))
+                .unwrap_or_default(),
+        })
+        .collect();
+    (resources, templates)
 }
 
 /// One prompt.
@@ -199,31 +174,26 @@ pub struct PromptRow {
 }
 
 /// Prompts from a `prompts.list` result.
-pub fn prompt_rows(result: &Value) -> Vec<PromptRow> {
-    let Some(prompts) = result.get("prompts").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    prompts
+pub fn prompt_rows(list: &PromptList) -> Vec<PromptRow> {
+    list.prompts
         .iter()
         .map(|p| {
             let mut props = serde_json::Map::new();
             let mut required = Vec::new();
-            for arg in p.get("arguments").and_then(Value::as_array).into_iter().flatten() {
-                let Some(name) = arg.get("name").and_then(Value::as_str) else {
-                    continue;
-                };
+            for arg in &p.arguments {
                 let mut prop = serde_json::json!({"type": "string"});
-                if let Some(d) = arg.get("description").and_then(Value::as_str) {
-                    prop["description"] = Value::String(d.to_owned());
+                if !arg.description.is_empty() {
+                    prop["description"] = Value::String(sanitize(&arg.description).into_owned());
                 }
-                props.insert(name.to_owned(), prop);
-                if arg.get("required").and_then(Value::as_bool) == Some(true) {
-                    required.push(Value::String(name.to_owned()));
+                let name = sanitize_capped(&arg.name, 128);
+                props.insert(name.clone(), prop);
+                if arg.required {
+                    required.push(Value::String(name));
                 }
             }
             PromptRow {
-                name: str_of(p, "name", 256),
-                description: str_of(p, "description", 400).replace('\n', " "),
+                name: sanitize_capped(&p.name, 256),
+                description: sanitize_capped(&p.description, 400).replace('\n', " "),
                 schema: serde_json::json!({"type": "object", "properties": props, "required": required}),
             }
         })
@@ -407,9 +377,9 @@ fn push_text(out: &mut Vec<String>, text: &str) {
     out.extend(sanitize(text).lines().map(str::to_owned));
 }
 
-/// The result view of an outcome: text first, then the structured content (or, without text,
-/// the whole result; for failures, their detail) as foldable JSON, then the output-schema
-/// verdict.
+/// The result view of an outcome: text first, then the structured content (or, for results
+/// without text, the whole result; for failures, their detail) as foldable JSON, then the
+/// output-schema verdict.
 pub fn result_view(outcome: &Outcome) -> ResultView {
     let mut head = Vec::new();
     let mut tail = Vec::new();
@@ -417,22 +387,22 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
     let mut spills = Vec::new();
     let error = match &outcome.body {
         Ok(success) => {
-            let r = &success.result;
-            let structured = r.get("structuredContent").filter(|s| !s.is_null());
-            if let Some(text) = r.get("text").and_then(Value::as_str) {
-                push_text(&mut head, text);
-            } else if r.get("messages").is_none() && structured.is_none() {
-                json = Some(r.clone());
-            }
-            if let Some(s) = structured {
-                head.push(String::new());
-                head.push("── structured content (z folds, Z folds all)".to_owned());
-                json = Some(s.clone());
-            }
-            if let Some(v) = r.get("outputSchemaVerdict").filter(|v| !v.is_null()) {
-                tail.push(String::new());
-                let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                push_text(&mut tail, &format!("── output schema: {v}"));
+            match &success.result {
+                OpResult::Call(call) => {
+                    push_text(&mut head, &call.text);
+                    if let Some(s) = call.structured_content.as_ref().filter(|s| !s.is_null()) {
+                        head.push(String::new());
+                        head.push("── structured content (z folds, Z folds all)".to_owned());
+                        json = Some(s.clone());
+                    }
+                    if let Some(v) = &call.output_schema_verdict {
+                        tail.push(String::new());
+                        push_text(&mut tail, &format!("── output schema: {v}"));
+                    }
+                }
+                OpResult::Read(read) => push_text(&mut head, &read.text),
+                OpResult::Prompt(prompt) => push_text(&mut head, &prompt.text),
+                other => json = Some(other.to_value()),
             }
             spills = spill_rows(&success.spills);
             None
@@ -441,7 +411,10 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
             if let Some(text) = &f.text {
                 push_text(&mut head, text);
             }
-            json.clone_from(&f.detail);
+            json = match &f.call {
+                Some(call) => call.structured_content.clone().filter(|s| !s.is_null()),
+                None => f.detail.clone(),
+            };
             Some((
                 sanitize_capped(&f.class, 64),
                 sanitize_capped(&f.message, 2048),
@@ -453,6 +426,24 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
     view.error = error;
     view.spills = spills;
     view
+}
+
+/// A tool description ready to show: every string sanitised, the description capped at
+/// [`DESCRIPTION_CAP`] (the whole one is kept apart for `f`).
+pub fn clean_description(d: &ToolDescription) -> ToolDescription {
+    ToolDescription {
+        name: sanitize_capped(&d.name, 256),
+        title: d.title.as_deref().map(|t| sanitize_capped(t, 256)),
+        description: d
+            .description
+            .as_deref()
+            .map(|t| sanitize_capped(t, DESCRIPTION_CAP)),
+        input_schema: clean_json(&d.input_schema),
+        output_schema: d.output_schema.as_ref().map(clean_json),
+        server_claimed_annotations: d.server_claimed_annotations.as_ref().map(clean_json),
+        meta: d.meta.as_ref().map(clean_json),
+        flags: d.flags.clone(),
+    }
 }
 
 /// Sanitises every string inside a JSON value (for detail views), capping descriptions.

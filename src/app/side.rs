@@ -110,7 +110,7 @@ impl App {
         ) {
             return Vec::new();
         }
-        let id = self.id();
+        let id = self.id(super::Waiter::SideForm);
         self.side.forms[tool] = Some(Load::Loading(id));
         vec![Effect::Execute {
             id,
@@ -206,7 +206,7 @@ impl App {
         let Ok(args) = form.value() else {
             return Vec::new();
         };
-        let id = self.id();
+        let id = self.id(super::Waiter::SideRun);
         self.side.run = Some(SideRun {
             id,
             tool,
@@ -245,11 +245,10 @@ impl App {
         };
         self.side.forms[slot] = Some(match &outcome.body {
             Ok(success) => {
-                let schema = success
-                    .result
-                    .get("inputSchema")
-                    .cloned()
-                    .unwrap_or_default();
+                let schema = match &success.result {
+                    crate::mcp::api::OpResult::Describe(d) => d.input_schema.clone(),
+                    _ => serde_json::Value::Null,
+                };
                 let mut form = Form::new(
                     WORKSPACE_SERVER,
                     Target::Tool(WORKSPACE_TOOLS[slot].to_owned()),

@@ -57,8 +57,11 @@ fn lines_of(v: &Value) -> String {
 /// The readable lines of `tool`'s outcome.
 pub fn outcome_lines(tool: &str, outcome: &Outcome) -> Vec<SideLine> {
     let envelope = match &outcome.body {
-        Ok(success) => success.result.get("structuredContent"),
-        Err(f) => f.detail.as_ref().and_then(|d| d.get("structuredContent")),
+        Ok(success) => match &success.result {
+            crate::mcp::api::OpResult::Call(call) => call.structured_content.as_ref(),
+            _ => None,
+        },
+        Err(f) => f.call.as_ref().and_then(|c| c.structured_content.as_ref()),
     }
     .filter(|e| e.get("schema").is_some());
     match (envelope, &outcome.body) {

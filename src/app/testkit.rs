@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
 
 use super::{App, Msg, info};
+use crate::mcp::api::OpResult;
 use crate::mcp::config::{ConfigSet, LoadOptions};
 use crate::mcp::engine::{Failure, Outcome, Success};
 use crate::mcp::status::report;
@@ -57,7 +58,27 @@ pub fn ctrl(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
-/// A successful outcome with `result`.
+/// The typed result an operation named `operation` returns, read from its JSON envelope form
+/// (so tests state results the way an agent sees them, and a shape change fails here).
+pub fn typed(operation: &str, result: Value) -> OpResult {
+    use serde_json::from_value as from;
+    let verb = operation.split_whitespace().next().unwrap_or("");
+    let parsed = match verb {
+        "tools.list" => from(result).map(OpResult::Tools),
+        "tools.search" => from(result).map(OpResult::Search),
+        "tools.describe" => from(result).map(|d| OpResult::Describe(Box::new(d))),
+        "tools.call" => from(result).map(OpResult::Call),
+        "resources.list" => from(result).map(OpResult::Resources),
+        "resources.read" => from(result).map(OpResult::Read),
+        "prompts.list" => from(result).map(OpResult::Prompts),
+        "prompts.get" => from(result).map(OpResult::Prompt),
+        "reconnect" => from(result).map(OpResult::Reconnected),
+        other => panic!("no typed result for operation `{other}`"),
+    };
+    parsed.unwrap_or_else(|e| panic!("`{operation}` result does not fit its type: {e}"))
+}
+
+/// A successful outcome with `result` (its envelope JSON; see [`typed`]).
 pub fn ok(id: u64, operation: &str, result: Value) -> Msg {
     let text = result
         .get("text")
@@ -70,7 +91,7 @@ pub fn ok(id: u64, operation: &str, result: Value) -> Msg {
             server: Some("demo".to_owned()),
             operation: operation.to_owned(),
             body: Ok(Success {
-                result,
+                result: typed(operation, result),
                 text,
                 spills: Vec::new(),
             }),

@@ -12,7 +12,7 @@ use super::testkit::{
 };
 use super::*;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::policy::approval::{ApprovalRequest, Decision, Effect as Fx};
+use crate::mcp::policy::approval::{ApprovalRequest, Decision, EffectClass as Fx};
 
 fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
     effects
@@ -95,8 +95,12 @@ fn search_goes_to_the_engine_and_only_the_latest_answer_counts() {
     assert_eq!(query, "ec");
     // 'q' is typed into the query, not quitting.
     assert!(!app.quitting);
-    let one = json!({"matches": [{"tool": {"name": "echo", "description": "", "required": []}}]});
-    app.update(ok(first[0].0, "tools.search", json!({"matches": []})));
+    let one = json!({"query": "e", "matches": [{"tool": {"name": "echo", "description": "", "required": []}, "rank": "NamePrefix"}]});
+    app.update(ok(
+        first[0].0,
+        "tools.search",
+        json!({"query": "x", "matches": []}),
+    ));
     assert!(app.visible_tools().is_none(), "the older answer is stale");
     app.update(ok(id2, "tools.search", one));
     assert_eq!(app.visible_tools().map(<[_]>::len), Some(1));
@@ -106,6 +110,31 @@ fn search_goes_to_the_engine_and_only_the_latest_answer_counts() {
         Some(2),
         "Esc clears the search"
     );
+}
+
+#[test]
+fn replies_go_to_their_waiter_by_id_and_unknown_ids_are_dropped() {
+    let (mut app, _d) = demo_app();
+    let fx = app.update(key(KeyCode::Enter));
+    let [(id, ProxyRequest::ToolsList { .. })] = &executes(&fx)[..] else {
+        panic!("{fx:?}");
+    };
+    // A reply nobody asked for changes nothing.
+    app.update(ok(id + 100, "tools.list", tools_result()));
+    assert!(matches!(
+        app.pane().and_then(|p| p.tools.as_ref()),
+        Some(Load::Loading(_))
+    ));
+    // A reply of another type is shown as a contract error, never as an empty list.
+    app.update(ok(
+        *id,
+        "resources.list",
+        json!({"resources": [], "templates": []}),
+    ));
+    let Some(Some(Load::Failed(class, _))) = app.pane().map(|p| p.tools.as_ref()) else {
+        panic!("{:?}", app.pane().map(|p| &p.tools));
+    };
+    assert_eq!(class, "unexpected_result");
 }
 
 #[test]
@@ -335,7 +364,7 @@ fn hostile_names_are_sanitised_on_entry() {
     app.update(ok(
         id,
         "tools.list",
-        json!({"tools": [{"name": "evil\u{1b}]52;c;AAAA\u{7}", "description": "a\u{202e}b\u{200b}c\u{9b}2J", "required": []}]}),
+        json!({"tools": [{"name": "evil\u{1b}]52;c;AAAA\u{7}", "description": "a\u{202e}b\u{200b}c\u{9b}2J", "required": []}], "count": 1}),
     ));
     let tools = app.visible_tools().expect("tools");
     for t in tools {

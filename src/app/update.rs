@@ -475,7 +475,7 @@ impl App {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
         };
-        let id = self.id();
+        let id = self.next_id;
         let Some(pane) = self.panes.get_mut(&server) else {
             return Vec::new();
         };
@@ -513,13 +513,13 @@ impl App {
             return Vec::new();
         }
         search.results = Load::Loading(id);
-        vec![Effect::Execute {
-            id,
-            request: ProxyRequest::ToolsSearch {
-                server,
-                query: search.query.clone(),
-            },
-        }]
+        let request = ProxyRequest::ToolsSearch {
+            server: server.clone(),
+            query: search.query.clone(),
+        };
+        let registered = self.id(super::Waiter::Search(server));
+        debug_assert_eq!(registered, id);
+        vec![Effect::Execute { id, request }]
     }
 
     pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {

@@ -113,7 +113,7 @@ fn f_shows_the_whole_description_beyond_2_kib() {
     let super::Load::Ready(desc) = &d.load else {
         panic!("described")
     };
-    let capped = desc["description"].as_str().unwrap_or_default();
+    let capped = desc.description.as_deref().unwrap_or_default();
     assert!(
         !capped.contains("END") && capped.contains("more bytes"),
         "{capped}"

@@ -1,4 +1,4 @@
-//! The headless CLI's approver (SPEC.md §6): in enforce mode, asks on the controlling terminal
+//! The headless CLI's approver: in enforce mode, asks on the controlling terminal
 //! (`/dev/tty`, so it works with stdout piped) — `y` allows once, `s` allows for this session,
 //! anything else denies. Without a terminal there is no approver and approvals fail closed.
 

@@ -1,4 +1,4 @@
-//! `key=value` arguments for `mcpdeck call` and `mcpdeck prompt` (SPEC.md §11).
+//! `key=value` arguments for `mcpdeck call` and `mcpdeck prompt`.
 //!
 //! A value takes the type the tool's input schema gives its key: a string stays a string even if
 //! it looks like a number. Where the schema says nothing, a value that parses as JSON is JSON,
@@ -116,6 +116,12 @@ fn typed(key: &str, text: &str, types: &[String]) -> Result<Value, String> {
     {
         return Ok(Value::from(n));
     }
+    // A whole number stays an integer (`steps=2` sends `2`, never `2.0`).
+    if has("number")
+        && let Ok(n) = text.parse::<i64>()
+    {
+        return Ok(Value::from(n));
+    }
     if has("number")
         && let Some(n) = text
             .parse::<f64>()
@@ -196,6 +202,15 @@ mod tests {
             Value::Object(got),
             json!({"zip": "02134", "n": 7, "x": 1.5, "flag": true, "tags": [1, 2], "opt": "12", "mode": "a", "free": 42, "word": "hi", "raw": "5"})
         );
+    }
+
+    #[test]
+    fn whole_numbers_stay_integers_for_number_fields() {
+        let schema = json!({"properties": {"x": {"type": "number"}}});
+        let got = args(&["x=2"], &schema).expect("valid");
+        assert_eq!(serde_json::to_string(&got).expect("json"), r#"{"x":2}"#);
+        let got = args(&["x=2.5"], &schema).expect("valid");
+        assert_eq!(serde_json::to_string(&got).expect("json"), r#"{"x":2.5}"#);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The headless command line (SPEC.md §11): the engine for scripts and CI, with `--json` output
+//! The headless command line: the engine for scripts and CI, with `--json` output
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
@@ -6,7 +6,11 @@ mod approve_tty;
 mod args;
 mod auth_cmd;
 mod config_cmd;
-pub mod exit;
+/// The exit codes live in a module both faces share; `cli::exit::Exit` stays a path to them.
+pub mod exit {
+    pub use crate::exit::Exit;
+}
+mod keep;
 mod ops_cmd;
 mod output;
 mod proxy_cmd;
@@ -14,6 +18,7 @@ mod run_op;
 mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -107,9 +112,14 @@ pub enum Command {
         tool: String,
         /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
         args: Vec<String>,
+        /// Send the arguments as given, without checking them against the tool's schema.
+        #[arg(long)]
+        no_validate: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's resources (with opaque references) and resource templates.
     Resources {
@@ -128,6 +138,8 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// List a server's prompts.
     Prompts {
@@ -148,10 +160,12 @@ pub enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keep: KeepArgs,
     },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
-    /// Run the read-only workspace tools server on stdin/stdout (SPEC.md §9).
+    /// Run the read-only workspace tools server on stdin/stdout.
     WorkspaceServer {
         /// Bind a directory under an alias; repeatable (at most 16).
         #[arg(long = "workspace", num_args = 2, value_names = ["ALIAS", "PATH"], required = true)]
@@ -178,6 +192,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--output DIR` and `--full` of `call`, `read` and `prompt`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeepArgs {
+    /// Keep the whole result in DIR (created 0700): `result.txt` and every image, audio or
+    /// resource file (0600, never overwritten); the printed text names the files.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the whole text result, not the 50 KiB / 2,000-line preview.
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// `--policy` values.
@@ -287,6 +313,37 @@ impl Context {
     }
 }
 
+/// What the console needs from the command line: the loaded configuration, where trust and
+/// policy live, and how to read the configuration again after its editor saves a file.
+pub struct ConsoleSetup {
+    /// The layered configuration.
+    pub config: ConfigSet,
+    /// The trust store's file.
+    pub trust_path: PathBuf,
+    /// The policy file (`keys.toml` lives beside it).
+    pub policy_path: PathBuf,
+    /// Loads the same files again.
+    pub reload: Box<dyn Fn() -> Result<ConfigSet, String>>,
+}
+
+/// Loads what the console needs for `cli` (run without a command); on failure the error is
+/// printed and the exit code returned.
+pub fn console_setup(cli: &Cli) -> Result<ConsoleSetup, Exit> {
+    let cx = Context::load(cli).map_err(|message| {
+        output::print_error(&message);
+        Exit::Usage
+    })?;
+    let (cwd, extra, demo) = (cli.cwd.clone(), cli.config.clone(), cli.demo);
+    Ok(ConsoleSetup {
+        trust_path: cx.trust.path().to_path_buf(),
+        policy_path: crate::mcp::policy::Policy::default_path(&cx.config_home),
+        config: cx.config,
+        reload: Box::new(move || {
+            load_config(cwd.as_deref(), extra.clone(), demo).map(|(config, _)| config)
+        }),
+    })
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Exit {
     // The demo server speaks MCP on stdout and needs no configuration: dispatch it before
@@ -310,18 +367,11 @@ pub fn run(cli: Cli) -> Exit {
         }
     };
     match cli.command {
+        // `main` starts the console itself (see `console_setup`); reaching here without a
+        // command means a caller skipped that, so say how to use the command line.
         None => {
-            // The console reloads the same files after its editor saves one.
-            let (cwd, extra, demo) = (cli.cwd.clone(), cli.config.clone(), cli.demo);
-            let reload: crate::console::Reload = Box::new(move || {
-                load_config(cwd.as_deref(), extra.clone(), demo).map(|(config, _)| config)
-            });
-            crate::console::run(
-                cx.config,
-                cx.trust.path().to_path_buf(),
-                &crate::mcp::policy::Policy::default_path(&cx.config_home),
-                reload,
-            )
+            output::print_error("no command given; run `mcpdeck --help`");
+            Exit::Usage
         }
         Some(Command::Status { json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
@@ -346,21 +396,25 @@ pub fn run(cli: Cli) -> Exit {
             server,
             tool,
             args,
+            no_validate,
             json,
-        }) => ops_cmd::call(cx, server, tool, args, json),
+            keep,
+        }) => ops_cmd::call(cx, server, tool, args, !no_validate, printing(json, keep)),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,
             reference,
             json,
-        }) => ops_cmd::read(cx, server, reference, json),
+            keep,
+        }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,
             name,
             args,
             json,
-        }) => ops_cmd::prompt(cx, server, name, &args, json),
+            keep,
+        }) => ops_cmd::prompt(cx, server, name, &args, printing(json, keep)),
         Some(Command::DemoServer) => demo_server(),
         Some(Command::WorkspaceServer {
             workspace,
@@ -385,6 +439,15 @@ pub fn run(cli: Cli) -> Exit {
         Some(Command::Auth(AuthCommand::Logout { server, json })) => {
             auth_cmd::logout(&cx, &server, json)
         }
+    }
+}
+
+fn printing(json: bool, keep: KeepArgs) -> run_op::Printing {
+    run_op::Printing {
+        json,
+        full: keep.full,
+        output: keep.output,
+        resource: None,
     }
 }
 

@@ -1,11 +1,12 @@
 //! `mcpdeck tools|describe|call|resources|read|prompts|prompt`: each is one proxy request
-//! (SPEC.md §5.1) run through the engine, exactly as an agent's would be.
+//! run through the engine, exactly as an agent's would be.
 
 use super::Context;
 use super::args::{call_arguments, needs_schema, prompt_arguments};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json};
-use super::run_op::{run_plan, run_request};
+use super::run_op::{Printing, run_plan_with, run_request, run_request_with};
+use super::validate;
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
 
@@ -32,25 +33,49 @@ pub fn describe(cx: Context, server: String, tool: String, json: bool) -> Exit {
     run_request(cx, ProxyRequest::ToolsDescribe { server, tool }, json)
 }
 
-/// `mcpdeck call SERVER TOOL [JSON | key=value ...]`: `key=value` values are typed by the
-/// tool's input schema, which is read first on the same connection.
-pub fn call(cx: Context, server: String, tool: String, raw: Vec<String>, json: bool) -> Exit {
-    if !needs_schema(&raw) {
+/// `mcpdeck call SERVER TOOL [JSON | key=value ...]`: the tool's input schema is read first on
+/// the same connection; `key=value` values are typed by it, and (unless `validate` is off) the
+/// arguments are checked against it before the call is sent.
+pub fn call(
+    cx: Context,
+    server: String,
+    tool: String,
+    raw: Vec<String>,
+    validate: bool,
+    printing: Printing,
+) -> Exit {
+    if !validate && !needs_schema(&raw) {
         return match call_arguments(&raw, None) {
-            Ok(args) => run_request(cx, ProxyRequest::ToolsCall { server, tool, args }, json),
-            Err(message) => usage(json, &format!("tools.call {tool}"), &message),
+            Ok(args) => {
+                run_request_with(cx, ProxyRequest::ToolsCall { server, tool, args }, printing)
+            }
+            Err(message) => usage(printing.json, &format!("tools.call {tool}"), &message),
         };
     }
-    run_plan(
+    run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
             let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
             Box::pin(async move {
-                let build = move |schema: Option<&serde_json::Value>| call_arguments(&raw, schema);
+                let build = move |schema: Option<&serde_json::Value>| {
+                    let args = call_arguments(&raw, schema)?;
+                    let Some(schema) = schema.filter(|_| validate) else {
+                        return Ok(args);
+                    };
+                    let problems = validate::problems(schema, &args);
+                    if problems.is_empty() {
+                        return Ok(args);
+                    }
+                    Err(format!(
+                        "the arguments do not match the tool's input schema (nothing was sent):\n  {}\n\
+                         `mcpdeck describe SERVER TOOL` shows the schema; --no-validate sends them as given",
+                        problems.join("\n  ")
+                    ))
+                };
                 engine.call_typed(&server, &tool, &build, cancel).await
             })
         }),
-        json,
+        printing,
     )
 }
 
@@ -61,13 +86,18 @@ pub fn resources(cx: Context, server: String, json: bool) -> Exit {
 
 /// `mcpdeck read SERVER REF`: `REF` is a reference from `resources`, or — for the operator at
 /// the command line — a resource's name or URI, which is looked up in a fresh listing first.
-pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit {
+pub fn read(cx: Context, server: String, reference: String, mut printing: Printing) -> Exit {
     if crate::mcp::results::is_resource_reference(&reference) {
         // A reference from an earlier process is from an earlier generation: it will be
         // refused with "list resources again", which is the truth.
-        return run_request(cx, ProxyRequest::ResourcesRead { server, reference }, json);
+        return run_request_with(
+            cx,
+            ProxyRequest::ResourcesRead { server, reference },
+            printing,
+        );
     }
-    run_plan(
+    printing.resource = Some(reference.clone());
+    run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
             let (server, reference) = (server.clone(), reference.clone());
@@ -81,11 +111,15 @@ pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit 
                     )
                     .await;
                 let found = match &listed.body {
-                    Ok(success) => success.result["resources"]
-                        .as_array()
-                        .and_then(|list| list.iter().find(|r| r["name"] == reference.as_str()))
-                        .and_then(|r| r["reference"].as_str())
-                        .map(str::to_owned),
+                    Ok(crate::mcp::engine::Success {
+                        result: crate::mcp::api::OpResult::Resources(list),
+                        ..
+                    }) => list
+                        .resources
+                        .iter()
+                        .find(|r| r.name == reference)
+                        .map(|r| r.reference.clone()),
+                    Ok(_) => None,
                     Err(_) => return listed,
                 };
                 let Some(found) = found else {
@@ -109,7 +143,7 @@ pub fn read(cx: Context, server: String, reference: String, json: bool) -> Exit 
                     .await
             })
         }),
-        json,
+        printing,
     )
 }
 
@@ -119,17 +153,23 @@ pub fn prompts(cx: Context, server: String, json: bool) -> Exit {
 }
 
 /// `mcpdeck prompt SERVER NAME [key=value ...]`.
-pub fn prompt(cx: Context, server: String, prompt: String, raw: &[String], json: bool) -> Exit {
+pub fn prompt(
+    cx: Context,
+    server: String,
+    prompt: String,
+    raw: &[String],
+    printing: Printing,
+) -> Exit {
     match prompt_arguments(raw) {
-        Ok(arguments) => run_request(
+        Ok(arguments) => run_request_with(
             cx,
             ProxyRequest::PromptsGet {
                 server,
                 prompt,
                 arguments,
             },
-            json,
+            printing,
         ),
-        Err(message) => usage(json, &format!("prompts.get {prompt}"), &message),
+        Err(message) => usage(printing.json, &format!("prompts.get {prompt}"), &message),
     }
 }

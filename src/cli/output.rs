@@ -1,12 +1,13 @@
 //! Writing headless output: JSON envelopes and human text, both through the sanitiser.
 //!
-//! JSON is serialised first and then sanitised as a whole: `serde_json` already escapes C0
-//! controls, and the sanitiser makes bidi, zero-width and C1 characters visible, which keeps the
-//! document valid JSON.
+//! JSON carries data exactly: it is serialised first, then every character the sanitiser would
+//! rewrite (controls, bidi, zero-width, tag characters) is written as a `\uXXXX` escape, so the
+//! decoded data is the server's own while the bytes on a terminal stay harmless. Human text goes
+//! through the visible-marker sanitiser.
 
 use std::io::Write as _;
 
-use crate::mcp::sanitize::sanitize;
+use crate::mcp::sanitize::{escape_json_text, sanitize};
 
 /// Prints `value` as one line of JSON on stdout.
 pub fn print_json(value: &impl serde::Serialize) {
@@ -14,7 +15,7 @@ pub fn print_json(value: &impl serde::Serialize) {
         format!("{{\"ok\":false,\"error\":{{\"class\":\"internal\",\"message\":\"{e}\"}}}}")
     });
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", sanitize(&text));
+    let _ = writeln!(out, "{}", escape_json_text(&text));
 }
 
 /// Prints untrusted human text on stdout, sanitised.
@@ -32,7 +33,7 @@ pub fn print_error(text: &str) {
     let _ = writeln!(err, "mcpdeck: {}", sanitize(text));
 }
 
-/// The `--json` error envelope of SPEC.md §5.6.
+/// The `--json` error envelope (the same shape an agent sees for a failed operation).
 pub fn error_envelope(operation: &str, class: &str, message: &str) -> serde_json::Value {
     serde_json::json!({
         "ok": false,

@@ -1,4 +1,4 @@
-//! `mcpdeck proxy '<request>'`: any request of SPEC.md §5.1 from the command line.
+//! `mcpdeck proxy '<request>'`: any request the agents' `mcp` tool takes, from the command line.
 
 use super::Context;
 use super::exit::Exit;

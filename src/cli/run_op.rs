@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Context;
 use super::exit::Exit;
+use super::keep::{self, KeptFile};
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::engine::{Engine, EngineOptions, Outcome};
 use crate::mcp::policy::{Mode, Policy};
@@ -24,20 +25,55 @@ pub type Plan = Box<
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + 'a>>,
 >;
 
+/// How a result is printed and kept.
+#[derive(Debug, Clone, Default)]
+pub struct Printing {
+    /// One JSON envelope on stdout.
+    pub json: bool,
+    /// The whole text, not the bounded preview.
+    pub full: bool,
+    /// Keep the whole result (text and media) as files in this directory.
+    pub output: Option<std::path::PathBuf>,
+    /// The resource read by name, for naming its file.
+    pub resource: Option<String>,
+}
+
+impl Printing {
+    /// Plain `--json` (or human) printing.
+    pub fn json(json: bool) -> Self {
+        Self {
+            json,
+            ..Self::default()
+        }
+    }
+}
+
 /// Runs one request and prints its outcome.
 pub fn run_request(cx: Context, request: ProxyRequest, json: bool) -> Exit {
-    run_plan(
+    run_request_with(cx, request, Printing::json(json))
+}
+
+/// Runs one request and prints (and keeps) its outcome as `printing` says.
+pub fn run_request_with(cx: Context, request: ProxyRequest, printing: Printing) -> Exit {
+    run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
             let request = request.clone();
             Box::pin(async move { engine.execute(&request, cancel).await })
         }),
-        json,
+        printing,
     )
 }
 
 /// Runs a plan on a fresh engine and prints its outcome.
+#[allow(dead_code)] // the plain form other commands build on; `call` and `read` use `_with`
 pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
+    run_plan_with(cx, plan, Printing::json(json))
+}
+
+/// Runs a plan on a fresh engine, keeps what `printing` asks for before the spills are
+/// removed, and prints the outcome.
+pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -67,6 +103,7 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
                     std::sync::Arc::new(a) as std::sync::Arc<dyn crate::mcp::policy::Approver>
                 }),
             policy,
+            keep_data: true,
             ..EngineOptions::default()
         };
         let engine = match Engine::new(cx.config, cx.trust, options) {
@@ -109,6 +146,8 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
             }
             outcome = plan(&engine, &cancel).await;
         }
+        // Files are kept and the whole text read before shutdown removes the spills.
+        let extras = gather(&outcome, &printing);
         engine.shutdown().await;
         if interrupted.is_cancelled() {
             print_error(
@@ -116,7 +155,15 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
             );
             return Exit::Timeout;
         }
-        print_outcome(&outcome, json);
+        let extras = match extras {
+            Ok(extras) => extras,
+            Err(message) => {
+                print_outcome(&outcome, printing.json);
+                print_error(&message);
+                return Exit::Usage;
+            }
+        };
+        print_outcome_with(&outcome, &printing, &extras);
         exit_for(&outcome)
     })
 }
@@ -211,7 +258,7 @@ async fn watch_signals(
     cancel.cancel();
 }
 
-/// The exit code of an outcome (SPEC.md §11).
+/// The exit code of an outcome.
 pub fn exit_for(outcome: &Outcome) -> Exit {
     match outcome.exit_code() {
         0 => Exit::Ok,
@@ -225,27 +272,104 @@ pub fn exit_for(outcome: &Outcome) -> Exit {
     }
 }
 
+/// The engine's closing hints speak the agents' request shape; a person at the command line
+/// gets the commands to type instead.
+fn cli_hints(text: &str, server: Option<&str>) -> String {
+    use crate::mcp::engine::outcome::hints;
+    let server = server.unwrap_or("SERVER");
+    text.replace(
+        hints::DESCRIBE,
+        &format!("Use `mcpdeck describe {server} TOOL` for a tool's full schema."),
+    )
+    .replace(
+        hints::READ,
+        &format!("Read one with `mcpdeck read {server} NAME` (a name or a reference)."),
+    )
+    .replace(
+        hints::LIST,
+        "Next: `mcpdeck tools SERVER` lists a server's tools.",
+    )
+}
+
+/// What `--full` and `--output` add to a success: the whole text and the kept files.
+#[derive(Debug, Default)]
+pub struct Extras {
+    /// The whole text (`--full`).
+    pub full_text: Option<String>,
+    /// The files written (`--output`).
+    pub kept: Vec<KeptFile>,
+}
+
+fn gather(outcome: &Outcome, printing: &Printing) -> Result<Extras, String> {
+    let Ok(success) = &outcome.body else {
+        return Ok(Extras::default());
+    };
+    let mut extras = Extras::default();
+    if printing.full {
+        extras.full_text = Some(
+            keep::full_text(success)
+                .map_err(|e| format!("cannot read the whole result back: {e}"))?,
+        );
+    }
+    if let Some(dir) = &printing.output {
+        extras.kept = keep::keep(dir, success, printing.resource.as_deref())
+            .map_err(|e| format!("cannot keep the result in {}: {e}", dir.display()))?;
+    }
+    Ok(extras)
+}
+
 /// Prints an outcome: the envelope with `--json`, else the model-visible text (errors to
 /// stderr).
 pub fn print_outcome(outcome: &Outcome, json: bool) {
-    if json {
-        print_json(&outcome.to_json());
+    print_outcome_with(outcome, &Printing::json(json), &Extras::default());
+}
+
+/// Prints an outcome with what `--full` and `--output` added.
+pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extras) {
+    if printing.json {
+        let mut envelope = outcome.to_json();
+        if let Some(full) = &extras.full_text
+            && let Some(text) = envelope.pointer_mut("/result/text")
+        {
+            *text = serde_json::Value::String(full.clone());
+        }
+        if printing.output.is_some()
+            && let serde_json::Value::Object(map) = &mut envelope
+        {
+            map.insert(
+                "files".to_owned(),
+                serde_json::to_value(&extras.kept).unwrap_or_default(),
+            );
+        }
+        print_json(&envelope);
         return;
     }
     match &outcome.body {
         Ok(success) => {
-            print_text(&success.text);
-            if !success.spills.is_empty() {
-                let mut err = std::io::stderr().lock();
-                for spill in &success.spills {
+            let text = extras.full_text.as_deref().unwrap_or(&success.text);
+            let text = cli_hints(text, outcome.server.as_deref());
+            print_text(&keep::name_files(&text, &extras.kept));
+            let mut err = std::io::stderr().lock();
+            if printing.output.is_some() {
+                for file in &extras.kept {
                     let _ = writeln!(
                         err,
-                        "spill {} ({} bytes, {}) — removed when mcpdeck exits",
-                        sanitize(&spill.basename),
-                        spill.size,
-                        sanitize(&spill.mime)
+                        "kept {} ({} bytes, {})",
+                        sanitize(&file.path.display().to_string()),
+                        file.size,
+                        sanitize(&file.mime_type)
                     );
                 }
+                return;
+            }
+            for spill in &success.spills {
+                let _ = writeln!(
+                    err,
+                    "spill {} ({} bytes, {}) — removed when mcpdeck exits; --output DIR keeps it",
+                    sanitize(&spill.basename),
+                    spill.size,
+                    sanitize(&spill.mime)
+                );
             }
         }
         Err(failure) => {

@@ -1,4 +1,4 @@
-//! `mcpdeck trust [--yes]` and `mcpdeck trust --revoke` (SPEC.md §3).
+//! `mcpdeck trust [--yes]` and `mcpdeck trust --revoke`.
 //!
 //! Before asking, every project definition is printed in full — command and every argument
 //! unabridged, the resolved cwd, env keys with their reference text, url, header names — with
@@ -26,6 +26,15 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
             root.display()
         );
         return report(json, false, "nothing_to_trust", &message, Exit::Usage);
+    }
+    if state == TrustState::Trusted {
+        // Nothing to confirm: the definitions on disk are the ones trusted.
+        let message = format!(
+            "{} is already trusted ({})",
+            root.display(),
+            fingerprint(&cx.config)
+        );
+        return report(json, true, "already_trusted", &message, Exit::Ok);
     }
     let mut text = describe(cx);
     if state == TrustState::Changed

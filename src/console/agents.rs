@@ -1,4 +1,4 @@
-//! Attachment to live `mcpdeck serve` sessions through their control sockets (SPEC.md §10.8).
+//! Attachment to live `mcpdeck serve` sessions through their control sockets.
 //! Each attached session runs one local task that owns its [`ControlClient`]: it forwards
 //! snapshots, approval requests and resolutions to the app, and sends the operator's decisions
 //! and status requests back. The socket carries approval requests, decisions and snapshots only.

@@ -1,4 +1,4 @@
-//! Copying text (SPEC.md §10.7): the system clipboard through `arboard`, else an OSC 52 write
+//! Copying text: the system clipboard through `arboard`, else an OSC 52 write
 //! to the terminal (never a query), capped at 1 MiB, of text that was sanitised in the app.
 
 use std::io::Write as _;

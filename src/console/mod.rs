@@ -1,4 +1,4 @@
-//! The console runtime (SPEC.md §10.9, STYLE.md 4): owns the terminal and the engine, runs the
+//! The console runtime: owns the terminal and the engine, runs the
 //! one `select!` loop over terminal events, engine results, connection events, signals and — only
 //! while something animates — a tick; feeds each message to [`App::update`]; carries out the
 //! effects; draws at most once per 16 ms and only when state changed. The terminal is restored
@@ -20,7 +20,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::app::{App, Msg};
-use crate::cli::Exit;
+use crate::exit::Exit;
 use crate::mcp::config::ConfigSet;
 use crate::mcp::policy::Policy;
 

@@ -1,4 +1,4 @@
-//! "Test connect" from the config editor (SPEC.md §10.6): the edited, unsaved definition of
+//! "Test connect" from the config editor: the edited, unsaved definition of
 //! one server is parsed from the buffer, checked against the trust rules, connected once with
 //! its own timeout, described, and closed. Nothing is saved and the engine is not touched.
 

@@ -1,4 +1,4 @@
-//! `mcpdeck demo-server`: a small but real MCP server over stdio (SPEC.md §7), so a first run
+//! `mcpdeck demo-server`: a small but real MCP server over stdio, so a first run
 //! always has something live to operate.
 //!
 //! It offers a few tools (text, arithmetic, a long task with progress and cancellation,

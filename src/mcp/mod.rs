@@ -1,6 +1,7 @@
 //! The engine: configuration, trust, connections, the `mcp` proxy operations, results and
-//! policy. No terminal crate is ever imported below this module (STYLE.md §1).
+//! policy. No terminal crate is ever imported below this module.
 
+pub mod api;
 pub mod auth;
 pub mod canonical;
 pub mod catalog;

@@ -1,4 +1,4 @@
-//! The one sanitiser for untrusted text (SPEC.md §10.3).
+//! The one sanitiser for untrusted text.
 //!
 //! Everything that came from a server or a configuration file passes through [`sanitize`] before
 //! it reaches a screen, a log, the clipboard or headless output. The output never contains a
@@ -48,6 +48,29 @@ fn classify(c: char) -> Class {
         | '\u{e0000}'..='\u{e007f}' => Class::CodePoint,
         _ => Class::Keep,
     }
+}
+
+/// Makes serialised JSON safe to print without changing the data it carries: every character
+/// the sanitiser would rewrite (controls, DEL, C1, bidi, zero-width, tag characters) is written
+/// as a `\uXXXX` escape instead (a surrogate pair above U+FFFF). `json` must be serialised
+/// JSON: outside strings it holds only ASCII punctuation, so an escape can only land inside a
+/// string, where it decodes to the very character the server sent.
+pub fn escape_json_text(json: &str) -> Cow<'_, str> {
+    if json.chars().all(|c| matches!(classify(c), Class::Keep)) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if matches!(classify(c), Class::Keep) {
+            out.push(c);
+            continue;
+        }
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            let _ = write!(out, "\\u{unit:04x}");
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Makes untrusted text safe to print. Borrowed when nothing needed changing.
@@ -144,6 +167,18 @@ mod tests {
         assert_eq!(sanitize("ab\tc\n\td"), "ab  c\n    d");
         assert_eq!(sanitize("one\r\ntwo\rthree"), "one\ntwo␍three");
         assert_eq!(sanitize("del\u{7f}"), "del␡");
+    }
+
+    #[test]
+    fn json_escapes_keep_the_data() {
+        let data = "a\tb\u{1b}[2J\u{202e}x\u{200b}\u{e0041}\u{9b}\u{7f}é";
+        let json = serde_json::to_string(&data).expect("json");
+        let safe = escape_json_text(&json);
+        assert!(safe.is_ascii() || safe.chars().all(|c| matches!(classify(c), Class::Keep)));
+        assert!(safe.contains("\\udb40\\udc41"), "{safe}");
+        let back: String = serde_json::from_str(&safe).expect("still JSON");
+        assert_eq!(back, data);
+        assert!(matches!(escape_json_text("{\"a\":1}"), Cow::Borrowed(_)));
     }
 
     #[test]

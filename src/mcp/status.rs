@@ -1,4 +1,4 @@
-//! The status report (SPEC.md §5.1 `{}`, §4.1): every server with provenance and state, the
+//! The status report: every server with provenance and state, the
 //! project's trust state, and diagnostics counts. Building it never connects, never spawns and
 //! never resolves a reference: it reads only whether referenced variables are set.
 
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, Source};
 use crate::mcp::trust::{TrustState, TrustStore, fingerprint};
 
-/// A server's state as status shows it (SPEC.md §4.1).
+/// A server's state as status shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ServerState {
@@ -75,7 +75,7 @@ pub struct ReferenceView {
 }
 
 /// One server in the status report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ServerStatus {
     /// The configured name.
     pub name: String,
@@ -128,7 +128,7 @@ pub struct LastError {
 }
 
 /// The project part of the report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ProjectStatus {
     /// The canonical project root.
     pub root: PathBuf,
@@ -141,7 +141,7 @@ pub struct ProjectStatus {
 }
 
 /// One configuration file in the report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct FileStatus {
     /// The layer.
     pub layer: Layer,
@@ -156,7 +156,7 @@ pub struct FileStatus {
 }
 
 /// The whole status report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct StatusReport {
     /// The project and its trust.
     pub project: ProjectStatus,

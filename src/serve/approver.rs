@@ -1,4 +1,4 @@
-//! Who answers approvals in serve mode (SPEC.md §6): the agent host through MCP elicitation when
+//! Who answers approvals in serve mode: the agent host through MCP elicitation when
 //! it advertises form elicitation, otherwise an attached console through the control socket,
 //! otherwise nobody — and the operation fails closed with `approval_required`.
 

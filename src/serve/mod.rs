@@ -1,4 +1,4 @@
-//! `mcpdeck serve` (SPEC.md §8): the engine as an MCP server over stdio with exactly one tool,
+//! `mcpdeck serve`: the engine as an MCP server over stdio with exactly one tool,
 //! `mcp`, so any agent host reaches every configured server through one stable schema with the
 //! same trust, bounds, spills and approvals the console shows. stdout carries protocol only;
 //! diagnostics go to stderr. Shutdown (stdin closed or a signal) closes every connection, kills
@@ -55,7 +55,7 @@ impl ProxyServer {
     }
 }
 
-/// The `CallToolResult` of an outcome (SPEC.md §5.6): the model-visible text, `isError` for
+/// The `CallToolResult` of an outcome: the model-visible text, `isError` for
 /// failures, and `structuredContent` `{server, operation, status, ...}`.
 pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
     let text = crate::mcp::sanitize::sanitize(&outcome.model_text()).into_owned();
@@ -67,7 +67,7 @@ pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
     if let Value::Object(map) = &mut structured {
         match &outcome.body {
             Ok(success) => {
-                map.insert("result".to_owned(), success.result.clone());
+                map.insert("result".to_owned(), success.result.to_value());
             }
             Err(failure) => {
                 map.insert(

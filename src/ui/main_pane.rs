@@ -341,7 +341,7 @@ fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Red),
         )),
         Load::Ready(desc) => {
-            let capped = desc.get("description").and_then(|v| v.as_str());
+            let capped = desc.description.as_deref();
             let text = match (&d.full_description, d.show_full) {
                 (Some(full), true) => Some(full.as_str()),
                 _ => capped,
@@ -359,15 +359,16 @@ fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled("Input", Style::new().fg(Color::Cyan)));
-            if let Some(schema) = desc.get("inputSchema") {
-                lines.extend(field_tree(schema, 1));
-            }
-            for (key, label) in [
-                ("outputSchema", "Output schema"),
-                ("serverClaimedAnnotations", "Annotations (server-claimed)"),
-                ("_meta", "_meta"),
+            lines.extend(field_tree(&desc.input_schema, 1));
+            for (value, label) in [
+                (&desc.output_schema, "Output schema"),
+                (
+                    &desc.server_claimed_annotations,
+                    "Annotations (server-claimed)",
+                ),
+                (&desc.meta, "_meta"),
             ] {
-                let Some(v) = desc.get(key).filter(|v| !v.is_null()) else {
+                let Some(v) = value.as_ref().filter(|v| !v.is_null()) else {
                     continue;
                 };
                 lines.push(Line::raw(""));

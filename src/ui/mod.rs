@@ -1,4 +1,4 @@
-//! Console drawing: a pure function of [`App`] state (STYLE.md 5). No IO, no locks, no engine
+//! Console drawing: a pure function of [`App`] state. No IO, no locks, no engine
 //! calls; lists build only their visible window. Every string drawn here was sanitised when it
 //! entered the state.
 

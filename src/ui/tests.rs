@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use crate::app::testkit::{ch, demo_app, echo_description, failed, key, ok, tools_result};
 use crate::app::{App, Effect, Msg};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::policy::approval::{ApprovalRequest, Effect as Fx};
+use crate::mcp::policy::approval::{ApprovalRequest, EffectClass as Fx};
 
 #[allow(deprecated)]
 const LOG_ERROR: rmcp::model::LoggingLevel = rmcp::model::LoggingLevel::Error;
@@ -145,7 +145,7 @@ fn hostile_text_never_reaches_a_cell() {
     app.update(ok(
         id,
         "tools.list",
-        json!({"tools": [{"name": hostile, "description": hostile, "required": [hostile]}]}),
+        json!({"tools": [{"name": hostile, "description": hostile, "required": [hostile]}], "count": 1}),
     ));
     app.update(Msg::Event(ServerEvent {
         server: "demo".into(),

@@ -1,4 +1,4 @@
-//! The privacy policy (SPEC.md §9.2): which files of a root may ever be read into a result.
+//! The privacy policy: which files of a root may ever be read into a result.
 //!
 //! A file is admitted only if it is a regular file reached without following any symlink (so
 //! nothing outside the root is reachable), not ignored by the workspace's git ignore rules

@@ -1,4 +1,4 @@
-//! Operator-bound workspaces (SPEC.md §9.1): alias rule, canonical distinct roots and the
+//! Operator-bound workspaces: alias rule, canonical distinct roots and the
 //! identity anchor of each root.
 //!
 //! Bindings are fixed at startup; tool calls can only name an alias. Each binding keeps the
@@ -122,7 +122,7 @@ impl Binding {
     }
 }
 
-/// Binds every `(alias, path)` pair in order, enforcing every rule of §9.1.
+/// Binds every `(alias, path)` pair in order, enforcing every rule in this module's header.
 pub fn bind_all(pairs: &[(String, PathBuf)]) -> Result<Vec<Binding>, BindError> {
     if pairs.is_empty() {
         return Err(BindError::None);

@@ -1,4 +1,4 @@
-//! `workspace_capsule`: a privacy-projected task capsule (SPEC.md §9.3).
+//! `workspace_capsule`: a privacy-projected task capsule.
 //!
 //! Claims are single sentences drawn from the most relevant passages, each bound to its source
 //! by path, line range and the SHA-256 of the passage; the passage itself is never included.

@@ -1,4 +1,4 @@
-//! `workspace_check`: validation findings, never repairs (SPEC.md §9.3).
+//! `workspace_check`: validation findings, never repairs.
 //!
 //! MCP config files (`.mcp.json`, `.mcpdeck/mcp.json`, `mcp.json`) get exactly the diagnostics
 //! `mcpdeck config check` prints ([`crate::mcp::config::schema::parse_file`]); other JSON, TOML

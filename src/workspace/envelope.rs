@@ -1,4 +1,4 @@
-//! The `mcpdeck.workspace-result/v1` envelope and the response bound (SPEC.md §9.4).
+//! The `mcpdeck.workspace-result/v1` envelope and the response bound.
 //!
 //! Every call's answer is one envelope, sent as `structuredContent` and as the same JSON in one
 //! text block. Results are whole or refused: when the complete JSON-escaped response would

@@ -1,4 +1,4 @@
-//! `workspace_find`: ranked whole passages until the word budget is used (SPEC.md §9.3).
+//! `workspace_find`: ranked whole passages until the word budget is used.
 //!
 //! Passages are taken best first; one that does not fit the remaining budget whole is skipped,
 //! never cut. Pure over a [`Snapshot`].

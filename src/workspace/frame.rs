@@ -1,4 +1,4 @@
-//! The input frame bound (SPEC.md §9.4): a reader over stdin that ends the stream when one
+//! The input frame bound: a reader over stdin that ends the stream when one
 //! newline-delimited frame exceeds [`MAX_FRAME_BYTES`].
 //!
 //! rmcp's stdio transport buffers a whole line before decoding it; this wrapper stops reading

@@ -1,4 +1,4 @@
-//! The typed graph of a workspace (SPEC.md §9.3): file kinds as node types, and relative links
+//! The typed graph of a workspace: file kinds as node types, and relative links
 //! between admitted files as edges (Markdown links, `include`/`import` of relative paths).
 //!
 //! Link extraction works on text only and resolves targets lexically inside the root; a target

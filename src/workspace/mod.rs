@@ -1,4 +1,4 @@
-//! `mcpdeck workspace-server`: the read-only workspace tools server (SPEC.md §9).
+//! `mcpdeck workspace-server`: the read-only workspace tools server.
 //!
 //! A read-only MCP server over stdio answering bounded questions about operator-bound
 //! directories with four tools (`workspace_find`, `workspace_query`, `workspace_check`,

@@ -1,4 +1,4 @@
-//! Bounded, sanitary diagnostics on stderr for the workspace server (SPEC.md §9.1).
+//! Bounded, sanitary diagnostics on stderr for the workspace server.
 //!
 //! Events are closed data: fixed event names, tool names, reason codes and numbers. No field can
 //! carry an alias, root, query, path, snippet, argument, environment value or stack trace,

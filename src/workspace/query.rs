@@ -1,4 +1,4 @@
-//! `workspace_query`: matches in the workspace's typed graph (SPEC.md §9.3).
+//! `workspace_query`: matches in the workspace's typed graph.
 //!
 //! Nodes are admitted files with a kind; edges are their relative links and includes. Type
 //! filters keep some kinds, path filters keep paths under a prefix or matching a glob (any

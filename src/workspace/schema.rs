@@ -1,4 +1,4 @@
-//! The four tools' closed input schemas (JSON Schema 2020-12) with every limit of SPEC.md §9.3,
+//! The four tools' closed input schemas (JSON Schema 2020-12) with every limit the tools enforce,
 //! and argument validation against them.
 //!
 //! The `workspace` property is an `enum` of the bound aliases, so an unknown alias is invalid

@@ -1,5 +1,5 @@
 //! The workspace server's MCP handler: identity (`mcpdeck-workspace`), the four tools, argument
-//! validation, the root identity check, the producer slot and the envelope (SPEC.md §9).
+//! validation, the root identity check, the producer slot and the envelope.
 //!
 //! A call is validated against its closed schema, its root's identity is checked, then the
 //! producer runs on its own thread through the [`Slot`]; the answer is always one envelope.

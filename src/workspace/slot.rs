@@ -1,4 +1,4 @@
-//! The single producer slot (SPEC.md §9.4): one active producer call at a time, a time limit, a
+//! The single producer slot: one active producer call at a time, a time limit, a
 //! cancellation grace, and quarantine for producers that ignore cancellation.
 //!
 //! The slot is taken before a producer thread starts and released by that thread when it

@@ -48,7 +48,7 @@ impl AuthServer {
                     .send()
                     .await
                     .expect("fixture answers");
-            })
+            });
         });
     }
 

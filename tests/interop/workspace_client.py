@@ -2,7 +2,7 @@
 
 Usage: workspace_client.py MCPDECK_BINARY WORKSPACE_DIR
 Lists the tools, calls each once, prints one JSON summary line on stdout and exits 0 when the
-server behaved as SPEC.md section 9 says; any failure raises (non-zero exit).
+server behaved as documented (README, workspace tools); any failure raises (non-zero exit).
 """
 
 import asyncio

@@ -14,6 +14,8 @@ use rmcp::transport::auth::{
     AuthClient, AuthorizationManager, OAuthClientConfig, OAuthTokenResponse,
 };
 
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
+
 use super::store::CredentialStore;
 use super::{AuthTarget, store_key};
 
@@ -22,11 +24,11 @@ const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The HTTP client of a connection. `target` is `None` for a server that does not use OAuth (a
 /// configured `Authorization` header, or no store): then nothing is ever added to requests.
-pub async fn auth_client(
+pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     url: &str,
-    inner: reqwest::Client,
+    inner: C,
     target: Option<(&AuthTarget, &CredentialStore)>,
-) -> Result<AuthClient<reqwest::Client>, String> {
+) -> Result<AuthClient<C>, String> {
     crate::mcp::connection::http::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url)
         .await

@@ -1,16 +1,16 @@
-//! `describe` (SPEC.md §5.3): one tool's full input and output schemas, its annotations
+//! `describe`: one tool's full input and output schemas, its annotations
 //! labelled as server-claimed, and `_meta`, with every string (keys included) sanitised.
 //! Nothing here judges whether a tool is safe.
 
 use rmcp::model::Tool;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::summary::{NameFlag, tool_title};
 use crate::mcp::sanitize::sanitize;
 
 /// One tool in full, as `describe` returns it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolDescription {
     /// The name, sanitised.
@@ -22,6 +22,7 @@ pub struct ToolDescription {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The input schema, sanitised.
+    #[serde(default)]
     pub input_schema: Value,
     /// The output schema, sanitised.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -33,7 +34,7 @@ pub struct ToolDescription {
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
     /// Name problems found when the catalog was listed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<NameFlag>,
 }
 

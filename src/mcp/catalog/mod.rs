@@ -1,4 +1,4 @@
-//! Catalogs (SPEC.md §5.2–§5.3): bounded discovery over pages, compact summaries, name flags,
+//! Catalogs: bounded discovery over pages, compact summaries, name flags,
 //! deterministic search, `describe` and tool pinning. Pure functions over `rmcp::model` values:
 //! nothing here talks to a server (the paging driver awaits a fetch the caller supplies), and
 //! every server string is sanitised before it leaves.

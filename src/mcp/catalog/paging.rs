@@ -1,4 +1,4 @@
-//! Bounded pagination (SPEC.md §5.2): drives a server's `*/list` pages through a caller-supplied
+//! Bounded pagination: drives a server's `*/list` pages through a caller-supplied
 //! async fetch and refuses a repeated cursor, too many pages or too many entries. A partial
 //! catalog is never returned as complete: hitting a bound is an error. This module never talks
 //! to a server itself; the fetch closure does.
@@ -72,7 +72,7 @@ impl PageLimits {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LimitError {
     /// The server returned a cursor it had already returned.
-    #[error("{kind} listing stopped: the server repeated cursor {cursor:?} on page {page}")]
+    #[error("{kind} listing stopped: the server repeated cursor `{cursor}` on page {page}")]
     RepeatedCursor {
         /// The catalog.
         kind: CatalogKind,

@@ -1,4 +1,4 @@
-//! Tool pinning (SPEC.md §6): SHA-256 over the canonical JSON of the parts of a tool's
+//! Tool pinning: SHA-256 over the canonical JSON of the parts of a tool's
 //! definition that approvals depend on (name, description, schemas, annotations), and the set
 //! of pins first seen in a session, which says which tools changed on a re-list. It never drops
 //! approvals itself; the policy layer acts on what it reports.

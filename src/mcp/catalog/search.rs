@@ -1,4 +1,4 @@
-//! Deterministic tool search (SPEC.md §5.3). A [`ToolIndex`] lowercases each tool's name, title
+//! Deterministic tool search. A [`ToolIndex`] lowercases each tool's name, title
 //! and description once, so a query over 10,000 tools is a few substring scans per term. Rank:
 //! exact name, name prefix, name substring, title, description; ties by name byte order. At most
 //! [`MAX_SEARCH_RESULTS`] hits. Same input, same output. Search never sanitises or renders: hits

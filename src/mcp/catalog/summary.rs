@@ -1,11 +1,11 @@
-//! Compact catalog summaries (SPEC.md §5.2–§5.4): what listing shows for each tool, resource and
+//! Compact catalog summaries: what listing shows for each tool, resource and
 //! prompt, plus name flags and prompt-argument checks. Every server string passes through
 //! [`sanitize`] here. Summaries never carry raw URIs or full schemas; `describe` does the latter.
 
 use std::collections::{BTreeMap, HashMap};
 
 use rmcp::model::{Prompt, Resource, Tool};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::mcp::results::refs::ResourceRefs;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
@@ -18,13 +18,22 @@ const NAME_BYTES: usize = 256;
 const TITLE_BYTES: usize = 256;
 
 /// Something wrong with a tool's name, flagged rather than dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NameFlag {
     /// The name is outside `[A-Za-z0-9_.-]{1,128}`.
     InvalidName,
     /// Another tool of the same server has the same name.
     Duplicate,
+}
+
+impl std::fmt::Display for NameFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::InvalidName => "invalid name",
+            Self::Duplicate => "duplicate name",
+        })
+    }
 }
 
 /// Whether a tool name is within `[A-Za-z0-9_.-]{1,128}`.
@@ -74,7 +83,7 @@ pub fn first_line(text: &str, max_chars: usize) -> String {
 }
 
 /// One tool as listing shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolSummary {
     /// The name, sanitised.
     pub name: String,
@@ -86,7 +95,7 @@ pub struct ToolSummary {
     /// Required argument names from the input schema, sanitised.
     pub required: Vec<String>,
     /// Name problems.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<NameFlag>,
 }
 
@@ -129,7 +138,7 @@ pub fn summarize_tools(tools: &[Tool]) -> Vec<ToolSummary> {
 }
 
 /// One resource as listing shows it: never its URI, only an opaque reference.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceSummary {
     /// The opaque `mcp-resource-…` reference.
     pub reference: String,
@@ -185,7 +194,7 @@ pub fn summarize_resources(
 }
 
 /// One prompt argument as listing shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PromptArgumentSummary {
     /// The name, sanitised.
     pub name: String,
@@ -196,7 +205,7 @@ pub struct PromptArgumentSummary {
 }
 
 /// One prompt as listing shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PromptSummary {
     /// The name, sanitised.
     pub name: String,

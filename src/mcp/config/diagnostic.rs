@@ -1,4 +1,4 @@
-//! Configuration diagnostics (SPEC.md §2.4): what is wrong, where, and what to write instead.
+//! Configuration diagnostics: what is wrong, where, and what to write instead.
 //!
 //! A diagnostic carries file, JSON path, line and column, a one-line message and an optional
 //! suggestion. Messages may quote configuration text, so every printer sanitises them.

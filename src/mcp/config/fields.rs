@@ -1,5 +1,5 @@
 //! Field-level checks shared by the schema: typed reads with diagnostics, `env`, `headers` and
-//! URL rules (SPEC.md §2.2–§2.3). Values are checked as written; nothing is resolved.
+//! URL rules. Values are checked as written; nothing is resolved.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Strict JSON with positions and duplicate keys kept (SPEC.md §2.2, §2.4).
+//! Strict JSON with positions and duplicate keys kept.
 //!
 //! `serde_json` silently keeps the last of two equal keys and forgets where a value stood, so
 //! configuration files are parsed here into a small tree that remembers the byte offset of every

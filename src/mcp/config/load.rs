@@ -1,4 +1,4 @@
-//! Finding and layering the configuration files (SPEC.md §2.1).
+//! Finding and layering the configuration files.
 //!
 //! Reads the five layers lowest first, keeps every file's report (present or not), and computes
 //! the effective server set: a higher definition of a name replaces the whole lower one, which is
@@ -160,7 +160,7 @@ impl ConfigSet {
         }
     }
 
-    /// Layers packaged entries (SPEC.md §7) on top of the file configuration.
+    /// Layers packaged entries on top of the file configuration.
     ///
     /// A packaged entry wins an exact-name collision: the file definition it replaces (and
     /// whatever that one shadowed) is recorded as shadowed. Packaged entries are never added to

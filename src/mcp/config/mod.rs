@@ -1,5 +1,5 @@
 //! Configuration: the five files, their precedence, the strict schema, environment references
-//! and diagnostics (SPEC.md §2). Loading never writes a file, never resolves a reference and never
+//! and diagnostics. Loading never writes a file, never resolves a reference and never
 //! spawns anything.
 
 pub mod diagnostic;

@@ -1,4 +1,4 @@
-//! The validated shape of one server definition (SPEC.md §2.2).
+//! The validated shape of one server definition.
 //!
 //! These types hold what a configuration file *says*: references stay unresolved templates, and
 //! relative paths stay relative until [`ServerDef::resolved_cwd`] is asked. Nothing here reads the
@@ -14,7 +14,7 @@ use super::refs::Template;
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Which configuration layer a definition came from, lowest precedence first (SPEC.md §2.1).
+/// Which configuration layer a definition came from, lowest precedence first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layer {
@@ -29,12 +29,12 @@ pub enum Layer {
     ProjectDeck,
     /// A `--config FILE` given on the command line.
     CommandLine,
-    /// Compiled into mcpdeck (SPEC.md §7).
+    /// Compiled into mcpdeck.
     Packaged,
 }
 
 impl Layer {
-    /// Project layers are inert until the project is trusted (SPEC.md §3).
+    /// Project layers are inert until the project is trusted.
     pub fn is_project(self) -> bool {
         matches!(self, Self::Project | Self::ProjectDeck)
     }
@@ -118,7 +118,7 @@ impl HttpDef {
     }
 }
 
-/// Which protocol lifecycle to use (SPEC.md §4.2).
+/// Which protocol lifecycle to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub enum ProtocolChoice {
     /// The initialize handshake offering 2025-11-25.
@@ -144,7 +144,7 @@ impl ProtocolChoice {
     }
 }
 
-/// The `reconnect` block (SPEC.md §4.3).
+/// The `reconnect` block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReconnectPolicy {

@@ -1,4 +1,4 @@
-//! Environment references inside configuration values (SPEC.md §2.3).
+//! Environment references inside configuration values.
 //!
 //! Owns the `${NAME}` / `$env:NAME` / `$${` syntax: parsing without resolving (for display and
 //! validation) and resolving at connect time. Resolution is single-pass and never recursive: text
@@ -247,7 +247,7 @@ fn bad_name_hint(name: &str) -> &'static str {
     }
 }
 
-/// Whether a key (env var or header name) is credential-shaped (SPEC.md §2.3).
+/// Whether a key (env var or header name) is credential-shaped.
 ///
 /// The name is split on `_` and `-`; it is credential-shaped when a word is one of the listed
 /// credential words, when two neighbouring words spell `API KEY` or `PRIVATE KEY`, or when a word

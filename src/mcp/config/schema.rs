@@ -1,4 +1,4 @@
-//! The strict schema of one configuration file (SPEC.md §2.2, §2.4).
+//! The strict schema of one configuration file.
 //!
 //! Turns a parsed file into file-level diagnostics and one [`ServerEntry`] per server key. One bad
 //! entry never hides the others; an entry with any error has no definition (`def: None`) and is

@@ -1,4 +1,4 @@
-//! Error classes for connections and requests (SPEC.md §4.1), and the redactor.
+//! Error classes for connections and requests, and the redactor.
 //!
 //! Owns the mapping from rmcp's `ClientInitializeError` / `ServiceError` (and the reqwest, io and
 //! rustls errors buried in their `source()` chains) to a small, stable set of classes that are
@@ -111,7 +111,7 @@ impl ErrorClass {
 }
 
 impl ErrorClass {
-    /// The headless CLI's exit code for this class (SPEC.md §11): 1 configuration, 3 auth
+    /// The headless CLI's exit code for this class: 1 configuration, 3 auth
     /// required, 4 connection failed, 5 server error, 6 timeout or cancelled, 7 a bound.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -200,6 +200,12 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
                 )
             })
         }
+        ClientInitializeError::ExpectedInitResult(_)
+        | ClientInitializeError::ExpectedInitResponse(_) => ConnectError::new(
+            ErrorClass::Protocol,
+            "the server answered the handshake with something other than its result \
+             (an empty or unrelated result)",
+        ),
         ClientInitializeError::ConnectionClosed(_) => ConnectError::new(
             ErrorClass::Protocol,
             "the connection closed during the handshake",
@@ -454,6 +460,45 @@ fn auth_error(code: u16) -> ConnectError {
     ConnectError::new(
         ErrorClass::AuthRequired { code, scope: None },
         format!("the endpoint refused the credentials (HTTP {code}); check the configured headers"),
+    )
+}
+
+/// The `WWW-Authenticate` challenge of a 401/403 somewhere in a handshake failure.
+pub fn auth_challenge(err: &ClientInitializeError) -> Option<String> {
+    let mut current: Option<&(dyn StdError + 'static)> = match err {
+        ClientInitializeError::TransportError { error, .. } => Some(error.error.as_ref()),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            return auth_challenge(fallback);
+        }
+        _ => None,
+    };
+    while let Some(e) = current {
+        if let Some(http) = e.downcast_ref::<HttpError>() {
+            return match http {
+                StreamableHttpError::AuthRequired(a) => Some(a.www_authenticate_header.clone()),
+                StreamableHttpError::InsufficientScope(a) => {
+                    Some(a.www_authenticate_header.clone())
+                }
+                _ => None,
+            };
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// Whether a `WWW-Authenticate` challenge asks for an OAuth bearer token.
+pub fn asks_for_oauth(challenge: &str) -> bool {
+    let lower = challenge.to_ascii_lowercase();
+    lower.contains("resource_metadata") || lower.trim_start().starts_with("bearer")
+}
+
+/// `auth_required` for a server that asks for OAuth sign-in while no headers are configured
+/// (the connection adds the `mcpdeck auth login NAME` to run).
+pub fn oauth_required(code: u16) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::AuthRequired { code, scope: None },
+        format!("the server asks for OAuth sign-in (HTTP {code})"),
     )
 }
 

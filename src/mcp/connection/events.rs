@@ -4,7 +4,7 @@
 //! on a bounded channel, so a flooding server can never block rmcp's serve loop or grow memory
 //! (events that do not fit are counted as dropped). rmcp runs each notification in its own task,
 //! so events may arrive out of order. Text inside events is raw server text: the consumer
-//! sanitises it where it enters its model (SPEC.md §10.3).
+//! sanitises it where it enters its model.
 
 // Logging notifications are deprecated by SEP-2577 but servers still send them.
 #![allow(deprecated)]

@@ -1,21 +1,32 @@
-//! The stdout frame filter between a stdio server and rmcp (SPEC.md §4.2).
+//! The stdout frame reader between a stdio server and rmcp, and the stdio transport it feeds.
 //!
-//! rmcp silently drops a stdout line longer than 16 MiB and the request waiting for it hangs; it
-//! also logs and skips junk lines without telling anyone. This filter reads the child's stdout
-//! itself, one bounded line at a time: a line longer than [`MAX_FRAME_BYTES`] ends the stream
-//! with a recorded `limit`, a line that cannot be a JSON object or array is counted and skipped,
-//! and every other line is forwarded unchanged to rmcp through an in-memory pipe. It never
-//! buffers more than one frame.
+//! rmcp silently drops a stdout line longer than 16 MiB or one it cannot decode, and the request
+//! waiting for it hangs until its deadline. So mcpdeck reads the child's stdout itself, one
+//! bounded line at a time, and decodes each line once: a line longer than [`MAX_FRAME_BYTES`]
+//! ends the stream with a recorded `limit`; a line that cannot be a JSON object or array is
+//! counted and skipped; a line that is undecodable (invalid UTF-8, nested too deep, not a
+//! JSON-RPC message) fails the request it answers at once (see [`super::faults`]); every other
+//! line reaches rmcp as a decoded message through a small channel. It never holds more than one
+//! raw frame, and the raw bytes are dropped as soon as they are decoded.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ServerJsonRpcMessage};
+use rmcp::service::RoleClient;
+use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Mutex, mpsc};
+
+use super::faults::{Faults, decode};
 
 /// The largest stdout line (one JSON-RPC frame) accepted from a stdio server.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 
-/// What the filter observed, shared with the connection.
+/// Decoded messages waiting for rmcp. Small: each may stand for a 16 MiB frame.
+const QUEUED_MESSAGES: usize = 2;
+
+/// What the reader observed, shared with the connection.
 #[derive(Debug, Default)]
 pub struct FrameStats {
     /// Lines skipped because they could not be JSON-RPC.
@@ -33,12 +44,23 @@ fn looks_like_json(line: &[u8]) -> bool {
     )
 }
 
-/// Copies frames from `input` to `output` until EOF, an oversized frame or a write failure.
-/// Dropping `output` on return is what tells rmcp the stream ended.
-pub async fn pump<R, W>(input: R, mut output: W, stats: Arc<FrameStats>)
-where
+/// The channel from the reader to the transport.
+pub fn channel() -> (
+    mpsc::Sender<ServerJsonRpcMessage>,
+    mpsc::Receiver<ServerJsonRpcMessage>,
+) {
+    mpsc::channel(QUEUED_MESSAGES)
+}
+
+/// Reads frames from `input` and sends the decoded messages to `output` until EOF, an oversized
+/// frame or a closed channel. Dropping `output` on return is what tells rmcp the stream ended.
+pub async fn pump<R>(
+    input: R,
+    output: mpsc::Sender<ServerJsonRpcMessage>,
+    stats: Arc<FrameStats>,
+    faults: Arc<Faults>,
+) where
     R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
 {
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut line: Vec<u8> = Vec::new();
@@ -50,12 +72,11 @@ where
             if buf.is_empty() {
                 // EOF: a final unterminated line is still a frame.
                 if !line.is_empty() {
-                    line.push(b'\n');
-                    let _ = forward(&mut output, &line, &stats).await;
+                    let _ = forward(&output, &line, &stats, &faults).await;
                 }
                 return;
             }
-            if let Some(pos) = buf.iter().position(|b| *b == b'\n') {
+            if let Some(pos) = memchr::memchr(b'\n', buf) {
                 if line.len() + pos > MAX_FRAME_BYTES {
                     stats.oversized.store(true, Ordering::SeqCst);
                     return;
@@ -73,9 +94,7 @@ where
         };
         reader.consume(consumed);
         if complete {
-            // One write per frame, newline included: fewer wake-ups of the reader.
-            line.push(b'\n');
-            if forward(&mut output, &line, &stats).await.is_err() {
+            if forward(&output, &line, &stats, &faults).await.is_err() {
                 return;
             }
             line.clear();
@@ -86,11 +105,13 @@ where
     }
 }
 
-async fn forward<W: AsyncWrite + Unpin>(
-    output: &mut W,
+async fn forward(
+    output: &mpsc::Sender<ServerJsonRpcMessage>,
     line: &[u8],
     stats: &FrameStats,
-) -> std::io::Result<()> {
+    faults: &Faults,
+) -> Result<(), ()> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.trim_ascii().is_empty() {
         return Ok(());
     }
@@ -98,28 +119,110 @@ async fn forward<W: AsyncWrite + Unpin>(
         stats.non_json_lines.fetch_add(1, Ordering::Relaxed);
         return Ok(());
     }
-    output.write_all(line).await?;
-    output.flush().await
+    let Some(message) = decode(line, faults) else {
+        return Ok(());
+    };
+    output
+        .send(faults.check_discover(message))
+        .await
+        .map_err(|_| ())
+}
+
+/// The rmcp transport of a stdio server: decoded messages from [`pump`], and the child's stdin.
+pub struct LineTransport<W> {
+    rx: mpsc::Receiver<ServerJsonRpcMessage>,
+    writer: Arc<Mutex<Option<W>>>,
+    faults: Arc<Faults>,
+}
+
+impl<W> LineTransport<W> {
+    /// A transport reading from `rx` (fed by [`pump`]) and writing lines to `writer`.
+    pub fn new(rx: mpsc::Receiver<ServerJsonRpcMessage>, writer: W, faults: Arc<Faults>) -> Self {
+        Self {
+            rx,
+            writer: Arc::new(Mutex::new(Some(writer))),
+            faults,
+        }
+    }
+}
+
+impl<W> Transport<RoleClient> for LineTransport<W>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ClientJsonRpcMessage::Request(r) = &item
+            && matches!(r.request, ClientRequest::DiscoverRequest(_))
+        {
+            self.faults.expect_discover(r.id.clone());
+        }
+        let writer = self.writer.clone();
+        async move {
+            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            bytes.push(b'\n');
+            let mut guard = writer.lock().await;
+            let Some(w) = guard.as_mut() else {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "the server's stdin is closed",
+                ));
+            };
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ServerJsonRpcMessage>> + Send {
+        // `recv` is cancel-safe: rmcp polls this inside a `select!`.
+        self.rx.recv()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        let writer = self.writer.clone();
+        async move {
+            if let Some(mut w) = writer.lock().await.take() {
+                let _ = w.shutdown().await;
+            }
+            Ok(())
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
 
     #[tokio::test]
-    async fn forwards_json_skips_junk_and_stops_on_oversize() {
-        let mut input = b"junk\n{\"a\":1}\n\n  [1]  \nnot { json }\n".to_vec();
+    async fn decodes_json_skips_junk_and_stops_on_oversize() {
+        let mut input =
+            b"junk\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  [1]  \nnot { json }\n"
+                .to_vec();
         input.extend(vec![b'{'; MAX_FRAME_BYTES + 1]);
         input.extend(b"}\n{\"never\":1}\n");
-        let (mut rx, tx) = tokio::io::duplex(1024);
+        let (tx, mut rx) = channel();
         let stats = Arc::new(FrameStats::default());
-        let task = tokio::spawn(pump(std::io::Cursor::new(input), tx, stats.clone()));
-        let mut out = String::new();
-        rx.read_to_string(&mut out).await.expect("reads");
+        let faults = Arc::new(Faults::default());
+        let task = tokio::spawn(pump(
+            std::io::Cursor::new(input),
+            tx,
+            stats.clone(),
+            faults.clone(),
+        ));
+        let mut got = Vec::new();
+        while let Some(m) = rx.recv().await {
+            got.push(m);
+        }
         task.await.expect("joins");
-        assert_eq!(out, "{\"a\":1}\n  [1]  \n");
+        assert_eq!(got.len(), 1);
+        assert!(matches!(got[0], ServerJsonRpcMessage::Response(_)));
         assert_eq!(stats.non_json_lines.load(Ordering::Relaxed), 2);
+        // `[1]` is JSON but no message, and has no id: counted and skipped.
+        assert_eq!(faults.skipped(), 1);
         assert!(stats.oversized.load(Ordering::SeqCst));
     }
 }

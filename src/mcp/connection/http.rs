@@ -1,17 +1,17 @@
-//! The Streamable HTTP transport (SPEC.md §4.2).
+//! The Streamable HTTP transport.
 //!
 //! Builds rmcp's reqwest transport with mcpdeck's rules: configured headers (already resolved)
 //! are sent as custom headers, so any `Authorization` scheme works and nothing is prefixed with
 //! `Bearer`; reserved header names are refused; the HTTP client follows only same-origin 307/308
-//! redirects, so credentials never reach another origin; bodies and SSE events are capped at 16 MiB; SSE
-//! reconnects are bounded; and rmcp's session-expired re-initialization is turned off, because it
-//! re-sends the POST that failed. When a handshake fails in a way rmcp cannot explain, a single
-//! probe request looks at the status, content type and redirect target, to say `not_mcp` or
-//! where a redirect pointed. Header values are secrets: they are marked sensitive and never
+//! redirects, so credentials never reach another origin; bodies and SSE events are capped at
+//! 16 MiB; SSE reconnects are bounded; and rmcp's session-expired re-initialization is turned
+//! off, because it re-sends the POST that failed. A failed handshake is explained from what that
+//! attempt received (status, challenge, content type, the refused redirect's target): nothing
+//! is sent to find out. Header values are secrets: they are marked sensitive and never
 //! formatted.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
@@ -20,10 +20,11 @@ use rmcp::transport::auth::AuthClient;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use super::error::{ConnectError, ErrorClass};
+use super::faults::Faults;
+use super::http_guard::GuardedClient;
 use crate::mcp::auth::client::auth_client;
 use crate::mcp::auth::{AuthTarget, CredentialStore};
-
-use super::error::{ConnectError, ErrorClass, Redactor, classify_source, not_mcp, status_error};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest JSON body or SSE event accepted from an HTTP server.
@@ -48,9 +49,9 @@ const RESERVED_HEADERS: &[&str] = &[
 /// Resolved configured headers, as rmcp's config takes them.
 pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
-/// The rmcp transport type used for HTTP servers: rmcp's OAuth client around reqwest (it adds
-/// nothing to requests of a server that has no stored tokens).
-pub type HttpTransport = StreamableHttpClientTransport<AuthClient<reqwest::Client>>;
+/// The rmcp transport type used for HTTP servers: rmcp's OAuth client (which adds nothing to
+/// the requests of a server without stored tokens) around the guarded reqwest client.
+pub type HttpTransport = StreamableHttpClientTransport<AuthClient<GuardedClient>>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {
@@ -94,10 +95,14 @@ pub fn build_headers(resolved: &BTreeMap<String, String>) -> Result<HeaderMapOwn
 /// Redirect hops followed for one request.
 const MAX_REDIRECTS: usize = 5;
 
+/// The last redirect the client refused to follow: its status and the target's origin.
+pub type RefusedRedirect = Arc<Mutex<Option<(u16, String)>>>;
+
 /// Follows only 307/308 redirects to the same origin (method, body and credentials stay on the
-/// server they were configured for); anything else is returned as the redirect response.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
+/// server they were configured for); anything else is returned as the redirect response, and
+/// noted in `refused` so a failed connect can say where it pointed without asking again.
+fn same_origin_redirects(refused: RefusedRedirect) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
         let same_origin = attempt
             .previous()
             .first()
@@ -106,18 +111,25 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
         if same_origin && keeps_method && attempt.previous().len() <= MAX_REDIRECTS {
             attempt.follow()
         } else {
+            let origin = sanitize_capped(&attempt.url().origin().ascii_serialization(), 200);
+            if let Ok(mut slot) = refused.lock() {
+                *slot = Some((attempt.status().as_u16(), origin));
+            }
             attempt.stop()
         }
     })
 }
 
-/// The reqwest client: same-origin 307/308 redirects only, no idle pooling (rmcp's reason:
-/// delayed-ACK stalls).
-pub fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, ConnectError> {
+/// The reqwest client: same-origin 307/308 redirects only (a refused one is noted in
+/// `refused`), no idle pooling (rmcp's reason: delayed-ACK stalls).
+pub fn http_client(
+    connect_timeout: Duration,
+    refused: RefusedRedirect,
+) -> Result<reqwest::Client, ConnectError> {
     install_crypto_provider();
     reqwest::Client::builder()
         .pool_max_idle_per_host(0)
-        .redirect(same_origin_redirects())
+        .redirect(same_origin_redirects(refused))
         .connect_timeout(connect_timeout)
         .build()
         .map_err(|_| {
@@ -151,10 +163,13 @@ pub async fn transport(
     url: &str,
     headers: HeaderMapOwned,
     connect_timeout: Duration,
+    faults: Arc<Faults>,
+    refused: RefusedRedirect,
     oauth: Option<(&AuthTarget, &CredentialStore)>,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
-    let client = auth_client(url, http_client(connect_timeout)?, oauth)
+    let guarded = GuardedClient::new(http_client(connect_timeout, refused)?, faults);
+    let client = auth_client(url, guarded, oauth)
         .await
         .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;
     let mut backoff = ExponentialBackoff::default();
@@ -167,85 +182,20 @@ pub async fn transport(
         .max_sse_event_size(MAX_BODY_BYTES)
         .max_error_response_size(8 * 1024)
         // rmcp would re-initialize and then re-send the POST that hit the expired session:
-        // that is a replay, which SPEC.md §4.3 forbids.
+        // that is a replay: a request with side effects must never be sent twice.
         .reinit_on_expired_session(false);
     config.retry_config = Arc::new(backoff);
     Ok(StreamableHttpClientTransport::with_client(client, config))
 }
 
-/// Sends one `initialize` POST to explain a failed handshake: a redirect (and where to), an
-/// authentication refusal, or an answer that is not MCP at all. `None` when nothing stands out.
-pub async fn probe(
-    url: &str,
-    headers: &HeaderMapOwned,
-    timeout: Duration,
-    redactor: &Redactor,
-) -> Option<ConnectError> {
-    let client = http_client(timeout).ok()?;
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "mcpdeck", "version": env!("CARGO_PKG_VERSION")},
-        },
-    });
-    let mut request = client
-        .post(url)
-        .header(http::header::ACCEPT, "application/json, text/event-stream")
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(body.to_string())
-        .timeout(timeout);
-    for (name, value) in headers {
-        request = request.header(name, value);
-    }
-    let response = match request.send().await {
-        Ok(r) => r,
-        Err(e) => return classify_source(&e, redactor),
-    };
-    let status = response.status();
-    let content_type = response
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    if status.is_redirection() {
-        let target = response
-            .headers()
-            .get(http::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|loc| url::Url::parse(url).ok()?.join(loc).ok())
-            .map(|u| sanitize_capped(&u.origin().ascii_serialization(), 200));
-        let code = status.as_u16();
-        let to = target.map_or_else(|| "an unknown location".to_owned(), |t| format!("`{t}`"));
-        return Some(ConnectError::new(
-            ErrorClass::HttpStatus { code },
-            format!(
-                "the endpoint answered HTTP {code}, a redirect to {to}; mcpdeck follows only \
-                 same-origin 307/308 redirects (credentials are never sent to another origin): \
-                 configure the final URL instead"
-            ),
-        ));
-    }
-    if matches!(status.as_u16(), 401 | 403) {
-        return Some(status_error(status.as_u16()));
-    }
-    let is_mcp_type = content_type.as_deref().is_some_and(|ct| {
-        let ct = ct.to_ascii_lowercase();
-        ct.starts_with("application/json") || ct.starts_with("text/event-stream")
-    });
-    let is_html = content_type
-        .as_deref()
-        .is_some_and(|ct| ct.to_ascii_lowercase().contains("html"));
-    // A 2xx that is not JSON or SSE, or any HTML page, is not an MCP endpoint; other error
-    // statuses keep their code.
-    if (status.is_success() && !is_mcp_type) || is_html {
-        return Some(not_mcp(content_type.as_deref()));
-    }
-    if !status.is_success() {
-        return Some(status_error(status.as_u16()));
-    }
-    None
+/// The `http_status` error for a redirect that was not followed, naming its target's origin.
+pub fn redirect_error(code: u16, target: &str) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::HttpStatus { code },
+        format!(
+            "the endpoint answered HTTP {code}, a redirect to `{target}`; mcpdeck follows only \
+             same-origin 307/308 redirects (credentials are never sent to another origin): \
+             configure the final URL instead"
+        ),
+    )
 }

@@ -1,4 +1,4 @@
-//! One live connection to one configured server (SPEC.md §4.1–4.3).
+//! One live connection to one configured server.
 //!
 //! Owns the transport (an owned child process or a Streamable HTTP client), the rmcp client
 //! session on top of it, the secrets that were resolved for it (for the redactor), and the
@@ -7,10 +7,14 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
+pub mod discover;
 pub mod error;
 pub mod events;
+pub mod faults;
 pub mod frames;
 pub mod http;
+pub mod http_guard;
+pub mod orphans;
 pub mod retry;
 pub mod stderr_ring;
 pub mod stdio;
@@ -47,7 +51,7 @@ pub const MAX_TOTAL_CAP: Duration = Duration::from_secs(30 * 60);
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The default maximum total time for a request with this idle `timeout`:
-/// 10× the timeout, at most 30 minutes (SPEC.md §4.3).
+/// 10× the timeout, at most 30 minutes.
 pub fn max_total_for(timeout: Duration) -> Duration {
     timeout.saturating_mul(10).min(MAX_TOTAL_CAP)
 }
@@ -83,6 +87,7 @@ pub struct Connection {
     sink: EventSink,
     /// Whether the server signs in with OAuth (its refusals name `mcpdeck auth login`).
     oauth: bool,
+    faults: Arc<faults::Faults>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -124,12 +129,22 @@ pub async fn connect_observed(
     traffic: bool,
 ) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
-    match &def.transport {
+    let connected = match &def.transport {
         Transport::Stdio(stdio_def) => {
             connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic).await
         }
         Transport::Http(http_def) => connect_http(def, http_def, lookup, sink, traffic).await,
-    }
+    };
+    connected.map_err(|mut e| {
+        // A legacy server refuses `server/discover`: say how to reach it.
+        if def.protocol == ProtocolChoice::Modern && e.class == ErrorClass::Protocol {
+            e.message.push_str(
+                "; the server may speak only the older protocol (initialize): set \
+                 \"protocolVersion\": \"auto\" to fall back to it",
+            );
+        }
+        e
+    })
 }
 
 async fn connect_stdio(
@@ -151,7 +166,8 @@ async fn connect_stdio(
         env: env.into_iter().collect(),
         redactor: redactor.clone(),
     };
-    let (mut process, transport) = stdio::spawn(&spec, sink.clone())?;
+    let faults = Arc::new(faults::Faults::default());
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let handler = ClientEvents::new(sink.clone(), offered);
     let started =
@@ -165,7 +181,10 @@ async fn connect_stdio(
             let reason = if is_transport_failure(&e) {
                 process.closed_reason(EXIT_GRACE).await
             } else {
-                process.frame_limit_hit().then(stdio::frame_limit_error)
+                process
+                    .frame_limit_hit()
+                    .then(stdio::frame_limit_error)
+                    .or_else(|| faults.take_any())
             };
             process.shutdown().await;
             return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
@@ -185,6 +204,7 @@ async fn connect_stdio(
         stdio: Some(process),
         request_timeout: timeout,
         sink,
+        faults,
         oauth: false,
     })
     .await
@@ -207,10 +227,15 @@ async fn connect_http(
     let store = oauth
         .as_ref()
         .and_then(|_| CredentialStore::open_default().ok());
+    let faults = Arc::new(faults::Faults::default());
+    let refused = http::RefusedRedirect::default();
+    let headers_configured = !headers.is_empty();
     let transport = http::transport(
         &http_def.url,
-        headers.clone(),
+        headers,
         timeout,
+        faults.clone(),
+        refused.clone(),
         oauth.as_ref().zip(store.as_ref()),
     )
     .await?;
@@ -221,7 +246,10 @@ async fn connect_http(
     let service = match started {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
-            let err = explain_http_failure(&e, &http_def.url, &headers, timeout, &redactor).await;
+            if let Some(fault) = faults.take_any() {
+                return Err(fault);
+            }
+            let err = explain_http_failure(&e, headers_configured, &refused, &redactor);
             return Err(sign_in_hint(err, &def.name, uses_oauth));
         }
         Err(_) => return Err(handshake_timeout(timeout)),
@@ -235,6 +263,7 @@ async fn connect_http(
         stdio: None,
         request_timeout: timeout,
         sink,
+        faults,
         oauth: uses_oauth,
     })
     .await
@@ -345,26 +374,27 @@ fn handshake_timeout(timeout: Duration) -> ConnectError {
     )
 }
 
-/// Classifies an HTTP handshake failure, probing the endpoint when rmcp's error is vague.
-async fn explain_http_failure(
+/// Explains an HTTP handshake failure from what the failed attempt received: a refused redirect
+/// names its target, and a 401 that asks for OAuth (a `Bearer` or `resource_metadata`
+/// challenge) when no headers are configured says so. Nothing more is sent to the server.
+fn explain_http_failure(
     err: &ClientInitializeError,
-    url: &str,
-    headers: &http::HeaderMapOwned,
-    timeout: Duration,
+    headers_configured: bool,
+    refused: &http::RefusedRedirect,
     redactor: &Redactor,
 ) -> ConnectError {
     let classified = classify_init(err, redactor);
-    let vague = matches!(
-        classified.class,
-        ErrorClass::Protocol | ErrorClass::NotMcp { .. } | ErrorClass::HttpStatus { .. }
-    );
-    if !vague {
-        return classified;
+    let refused = refused.lock().ok().and_then(|slot| slot.clone());
+    if let (ErrorClass::HttpStatus { .. }, Some((code, target))) = (&classified.class, refused) {
+        return http::redirect_error(code, &target);
     }
-    let probe_timeout = timeout.min(Duration::from_secs(5));
-    http::probe(url, headers, probe_timeout, redactor)
-        .await
-        .unwrap_or(classified)
+    if let ErrorClass::AuthRequired { code, .. } = classified.class
+        && !headers_configured
+        && error::auth_challenge(err).is_some_and(|c| error::asks_for_oauth(&c))
+    {
+        return error::oauth_required(code);
+    }
+    classified
 }
 
 struct Started {
@@ -377,6 +407,7 @@ struct Started {
     request_timeout: Duration,
     sink: EventSink,
     oauth: bool,
+    faults: Arc<faults::Faults>,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -439,6 +470,7 @@ impl Started {
             request_timeout: self.request_timeout,
             sink: self.sink,
             oauth: self.oauth,
+            faults: self.faults,
         }
     }
 }
@@ -487,6 +519,11 @@ impl Connection {
     /// The stdio process, for stderr, counters and exit status (None for HTTP).
     pub fn process(&self) -> Option<&StdioProcess> {
         self.stdio.as_ref()
+    }
+
+    /// Undecodable frames skipped because they answered no pending request.
+    pub fn undecodable_frames(&self) -> u64 {
+        self.faults.skipped()
     }
 
     /// Notifications that did not fit the event channel.
@@ -553,7 +590,10 @@ impl Connection {
         tokio::select! {
             result = handle.await_response() => match result {
                 Ok(r) => Ok(r),
-                Err(e) => Err(self.map_service_error(&e).await),
+                Err(e) => match self.faults.take(&id) {
+                    Some(fault) => Err(fault),
+                    None => Err(self.map_service_error(&e).await),
+                },
             },
             () = cancel.cancelled() => {
                 let param = CancelledNotificationParam::new(
@@ -576,7 +616,23 @@ impl Connection {
         {
             return reason;
         }
-        sign_in_hint(classify_service(e, &self.redactor), &self.name, self.oauth)
+        let mut error = sign_in_hint(classify_service(e, &self.redactor), &self.name, self.oauth);
+        if let ErrorClass::Timeout { after_ms } = error.class
+            && self.cancels_by_closing()
+        {
+            error.message = format!(
+                "no response within {after_ms} ms; the request was cancelled by closing its \
+                 stream (this protocol version sends no notifications/cancelled over HTTP)"
+            );
+        }
+        error
+    }
+
+    /// Whether a cancelled request is ended by closing its HTTP stream rather than by
+    /// `notifications/cancelled` (Streamable HTTP from protocol 2026-07-28 on).
+    fn cancels_by_closing(&self) -> bool {
+        self.transport_kind == "http"
+            && self.identity.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
     }
 
     /// Closes the session and the transport: for stdio, closes stdin, then SIGTERM and SIGKILL

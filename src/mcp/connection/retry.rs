@@ -1,4 +1,4 @@
-//! Connection attempt series with bounded, jittered exponential backoff (SPEC.md §4.3).
+//! Connection attempt series with bounded, jittered exponential backoff.
 //!
 //! Owns only the *connect* side of reconnecting: a series of at most `max_attempts` fresh
 //! connection attempts (references re-resolved each time, a new process or HTTP client each

@@ -1,4 +1,4 @@
-//! The per-server stderr ring buffer (SPEC.md §4.2).
+//! The per-server stderr ring buffer.
 //!
 //! Holds the last [`STDERR_RING_BYTES`] bytes a stdio server wrote to stderr, as raw bytes. Text
 //! is decoded and sanitised only when it is read for display; nothing here ever writes to a

@@ -1,4 +1,4 @@
-//! The stdio transport: one owned child process per server (SPEC.md §4.2).
+//! The stdio transport: one owned child process per server.
 //!
 //! Owns the `tokio::process::Child` instead of rmcp's `TokioChildProcess`, because only the owner
 //! gets the exit status, its own process group and a group-wide kill. The child starts with a
@@ -14,20 +14,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::service::RoleClient;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rustix::process::{Pid, Signal, kill_process_group};
-use tokio::io::DuplexStream;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::error::{ConnectError, ErrorClass, Redactor};
 use super::events::{ConnectionEvent, EventSink};
-use super::frames::{FrameStats, MAX_FRAME_BYTES, pump};
+use super::faults::Faults;
+use super::frames::{FrameStats, LineTransport, channel, pump};
 use super::stderr_ring::{SharedRing, StderrRing, drain};
 
-/// Variables passed through from mcpdeck's own environment (SPEC.md §2.3).
+/// Variables passed through from mcpdeck's own environment.
 pub const MINIMAL_ENV: &[&str] = &[
     "HOME",
     "LOGNAME",
@@ -47,8 +45,8 @@ pub const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 /// Lines of stderr kept in an `exited` error.
 pub const STDERR_TAIL_LINES: usize = 20;
 
-/// The rmcp transport over the filtered stdout and the child's stdin.
-pub type StdioTransport = AsyncRwTransport<RoleClient, DuplexStream, ChildStdin>;
+/// The rmcp transport over the decoded stdout and the child's stdin.
+pub type StdioTransport = LineTransport<ChildStdin>;
 
 /// How the child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +126,7 @@ pub struct StdioProcess {
 pub fn spawn(
     spec: &SpawnSpec,
     sink: EventSink,
+    faults: Arc<Faults>,
 ) -> Result<(StdioProcess, StdioTransport), ConnectError> {
     let mut cmd = Command::new(&spec.command);
     cmd.args(&spec.args).env_clear();
@@ -165,8 +164,8 @@ pub fn spawn(
     let ring: SharedRing = Arc::new(Mutex::new(StderrRing::default()));
     let stats = Arc::new(FrameStats::default());
     let stderr_task = tokio::spawn(drain(stderr, ring.clone()));
-    let (rmcp_side, pump_side) = tokio::io::duplex(256 * 1024);
-    let pump_task = tokio::spawn(pump(stdout, pump_side, stats.clone()));
+    let (frames_tx, frames_rx) = channel();
+    let pump_task = tokio::spawn(pump(stdout, frames_tx, stats.clone(), faults.clone()));
     let (exit_tx, exit_rx) = watch::channel(None);
     let (shutdown_tx, shutdown_rx) = oneshot::channel();
     let closing = Arc::new(AtomicBool::new(false));
@@ -183,9 +182,7 @@ pub fn spawn(
         closing: closing.clone(),
         redactor: spec.redactor.clone(),
     }));
-    // rmcp's own line cap sits above ours so our filter is the one that decides.
-    let transport =
-        AsyncRwTransport::new_client(rmcp_side, stdin).with_max_line_length(MAX_FRAME_BYTES + 2);
+    let transport = LineTransport::new(frames_rx, stdin, faults);
     Ok((
         StdioProcess {
             pid,
@@ -203,18 +200,19 @@ pub fn spawn(
 }
 
 fn spawn_error(command: &str, e: &std::io::Error) -> ConnectError {
+    // The class keeps the stable kind name for machines; the message says it in words.
     let kind = format!("{:?}", e.kind());
-    let hint = match e.kind() {
-        std::io::ErrorKind::NotFound => "; is it installed and on PATH (or is `cwd` missing)?",
-        std::io::ErrorKind::PermissionDenied => "; is it executable?",
-        _ => "",
+    let said = match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            "not found; is it installed and on PATH (or is `cwd` missing)?".to_owned()
+        }
+        std::io::ErrorKind::PermissionDenied => "permission denied; is it executable?".to_owned(),
+        other => other.to_string(),
     };
     ConnectError::new(
-        ErrorClass::SpawnFailed {
-            os_error: kind.clone(),
-        },
+        ErrorClass::SpawnFailed { os_error: kind },
         format!(
-            "could not start `{}`: {kind}{hint}",
+            "could not start `{}`: {said}",
             crate::mcp::sanitize::sanitize_capped(command, 256)
         ),
     )

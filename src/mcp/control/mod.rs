@@ -1,4 +1,4 @@
-//! The control socket between `mcpdeck serve` sessions and consoles (SPEC.md §10.8): status
+//! The control socket between `mcpdeck serve` sessions and consoles: status
 //! snapshots and approval requests/decisions only, never tool arguments or results.
 
 pub mod client;

@@ -1,4 +1,4 @@
-//! The control socket's messages (SPEC.md §10.8): newline-delimited JSON, one object a line.
+//! The control socket's messages: newline-delimited JSON, one object a line.
 //! They carry status snapshots and approval requests/decisions only — never tool arguments or
 //! results.
 

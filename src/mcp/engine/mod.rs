@@ -1,8 +1,8 @@
-//! The engine façade the console, the CLI and serve mode all use (SPEC.md §1).
+//! The engine façade the console, the CLI and serve mode all use.
 //!
 //! Holds the configuration, the trust state, one [`Slot`] per configured server, this process's
 //! spill directory and the resource-reference key. [`Engine::execute`] runs one proxy request
-//! (SPEC.md §5.1) and returns an [`Outcome`]; it connects lazily, never fans out across servers
+//! and returns an [`Outcome`]; it connects lazily, never fans out across servers
 //! and never replays a request. Connection notifications are pumped here: `list_changed` drops
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
@@ -62,6 +62,10 @@ pub struct EngineOptions {
     /// Servers whose definition changed during this session (a reloaded configuration):
     /// their approval requests say so.
     pub changed_servers: std::collections::BTreeSet<String>,
+    /// Results keep the server's characters (only secrets redacted); the owner escapes or
+    /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
+    /// exactly; the console and serve mode leave it off.
+    pub keep_data: bool,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -75,6 +79,7 @@ pub struct Engine {
     events_tx: mpsc::Sender<ServerEvent>,
     traffic: bool,
     changed_servers: std::collections::BTreeSet<String>,
+    keep_data: bool,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -95,6 +100,7 @@ impl Engine {
         trust: TrustStore,
         options: EngineOptions,
     ) -> std::io::Result<Self> {
+        crate::mcp::connection::orphans::adopt();
         let base = options
             .spill_base
             .unwrap_or_else(crate::mcp::results::default_base);
@@ -129,6 +135,7 @@ impl Engine {
             events_tx,
             traffic,
             changed_servers: options.changed_servers,
+            keep_data: options.keep_data,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,
@@ -248,7 +255,7 @@ impl Engine {
         }
     }
 
-    /// Applies the policy (SPEC.md §6): returns how the operation was let through, or why not.
+    /// Applies the policy: returns how the operation was let through, or why not.
     async fn authorize(
         &self,
         request: &ProxyRequest,
@@ -340,7 +347,7 @@ impl Engine {
             let status = self.status();
             return Ok(Success {
                 text: status_text(&status),
-                result: serde_json::to_value(&status).unwrap_or_default(),
+                result: crate::mcp::api::OpResult::Status(Box::new(status)),
                 spills: Vec::new(),
             });
         }
@@ -366,10 +373,13 @@ impl Engine {
                 slot.name, identity.protocol_version, live.generation
             );
             return Ok(Success {
-                result: serde_json::json!({
-                    "protocolVersion": identity.protocol_version,
-                    "generation": live.generation,
-                    "serverName": identity.name.as_deref().map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
+                result: crate::mcp::api::OpResult::Reconnected(crate::mcp::api::Reconnected {
+                    protocol_version: identity.protocol_version.clone(),
+                    generation: live.generation,
+                    server_name: identity
+                        .name
+                        .as_deref()
+                        .map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
                 }),
                 text,
                 spills: Vec::new(),
@@ -382,6 +392,7 @@ impl Engine {
             live: &live,
             spills: &self.spills,
             cancel: &cancel,
+            keep_data: self.keep_data,
         };
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
@@ -434,6 +445,8 @@ impl Engine {
         }
         let _ = self.spills.remove_all();
         self.cleanup.remove_dir(&self.spills.path().to_path_buf());
+        // Descendants that escaped their server's process group were re-parented to us.
+        let _ = tokio::task::spawn_blocking(crate::mcp::connection::orphans::reap).await;
     }
 }
 
@@ -501,6 +514,6 @@ pub fn status_text(status: &StatusReport) -> String {
         }
         text.push('\n');
     }
-    text.push_str("Next: {\"server\":\"<name>\"} lists a server's tools.");
+    text.push_str(outcome::hints::LIST);
     text
 }

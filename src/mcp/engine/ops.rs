@@ -1,4 +1,4 @@
-//! The proxy operations against one live connection (SPEC.md §5.2–§5.5): bounded discovery,
+//! The proxy operations against one live connection: bounded discovery,
 //! search, describe, calls, resources and prompts, each returning a [`Success`] whose
 //! model-visible text is bounded and whose every string is sanitised and redacted.
 
@@ -11,11 +11,15 @@ use rmcp::model::{
     ListToolsRequest, PaginatedRequestParams, Prompt, ReadResourceRequest,
     ReadResourceRequestParams, ServerResult,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Failure, Success};
 use super::slot::{Live, ResourceListing, Slot};
+use crate::mcp::api::{
+    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary,
+    ToolCall, ToolList, ToolMatch, ToolSearch,
+};
 use crate::mcp::catalog::{
     CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
     summarize_prompt, summarize_resources,
@@ -36,6 +40,8 @@ pub struct OpContext<'a> {
     pub spills: &'a SpillDir,
     /// Cancels the operation.
     pub cancel: &'a CancellationToken,
+    /// Results keep the server's characters (see `ShapeContext::keep_data`).
+    pub keep_data: bool,
 }
 
 impl OpContext<'_> {
@@ -132,10 +138,37 @@ pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
     Ok(catalog)
 }
 
+/// Which optional capabilities the server declared (nothing is listed from one it did not).
+async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
+    let conn = ctx.live.conn.read().await;
+    let caps = &conn.identity().capabilities;
+    (caps.resources.is_some(), caps.prompts.is_some())
+}
+
+/// The answer to a listing of a capability the server did not declare: empty, and said so.
+fn undeclared(ctx: &OpContext<'_>, what: &str, result: OpResult) -> Success {
+    Success {
+        result,
+        text: format!(
+            "{} offers no {what} (it did not declare the capability; nothing was asked)\n",
+            sanitize_capped(&ctx.slot.name, 128)
+        ),
+        spills: Vec::new(),
+    }
+}
+
 async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
     let mut cache = ctx.live.resources.lock().await;
     if let Some(listing) = cache.as_ref() {
         return Ok(listing.clone());
+    }
+    if !declared(ctx).await.0 {
+        let empty = Arc::new(ResourceListing {
+            resources: Vec::new(),
+            templates: Vec::new(),
+        });
+        *cache = Some(empty.clone());
+        return Ok(empty);
     }
     let conn = ctx.live.conn.read().await;
     let resources = list_pages(
@@ -194,6 +227,11 @@ async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
     let mut cache = ctx.live.prompts.lock().await;
     if let Some(prompts) = cache.as_ref() {
         return Ok(prompts.clone());
+    }
+    if !declared(ctx).await.1 {
+        let empty = Arc::new(Vec::new());
+        *cache = Some(empty.clone());
+        return Ok(empty);
     }
     let conn = ctx.live.conn.read().await;
     let prompts = list_pages(
@@ -254,14 +292,18 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             let _ = write!(text, " [required: {}]", s.required.join(", "));
         }
         if !s.flags.is_empty() {
-            let _ = write!(text, " [flagged: {:?}]", s.flags);
+            let flags: Vec<String> = s.flags.iter().map(ToString::to_string).collect();
+            let _ = write!(text, " [flagged: {}]", flags.join(", "));
         }
         text.push('\n');
     }
-    text.push_str("Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.");
+    text.push_str(super::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
-        result: json!({"tools": summaries, "count": summaries.len()}),
+        result: OpResult::Tools(ToolList {
+            count: summaries.len(),
+            tools: summaries.to_vec(),
+        }),
         text,
         spills,
     })
@@ -280,10 +322,16 @@ pub async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, F
     let mut items = Vec::new();
     for (summary, rank) in &hits {
         let _ = writeln!(text, "- {}: {}", summary.name, summary.description);
-        items.push(json!({"tool": summary, "rank": format!("{rank:?}")}));
+        items.push(ToolMatch {
+            tool: (*summary).clone(),
+            rank: *rank,
+        });
     }
     Ok(Success {
-        result: json!({"query": shown_query, "matches": items}),
+        result: OpResult::Search(ToolSearch {
+            query: shown_query,
+            matches: items,
+        }),
         text,
         spills: Vec::new(),
     })
@@ -316,11 +364,10 @@ pub async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, F
     let Some(description) = catalog.describe(tool) else {
         return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
     };
-    let result = serde_json::to_value(&description).unwrap_or(Value::Null);
-    let text = serde_json::to_string_pretty(&result).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&description).unwrap_or_default();
     let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text)?;
     Ok(Success {
-        result,
+        result: OpResult::Describe(Box::new(description)),
         text,
         spills,
     })
@@ -358,16 +405,25 @@ pub async fn call_tool(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
-    let result = json!({
-        "isError": shaped.is_error,
-        "text": shaped.text,
-        "structuredContent": shaped.structured,
-        "outputSchemaVerdict": shaped.verdict,
-        "spills": shaped.spills.iter().map(|s| json!({"basename": s.basename, "size": s.size, "mime": s.mime})).collect::<Vec<_>>(),
-    });
+    let result = ToolCall {
+        is_error: shaped.is_error,
+        text: shaped.text.clone(),
+        structured_content: shaped.structured.clone(),
+        output_schema_verdict: shaped.verdict.clone(),
+        spills: shaped
+            .spills
+            .iter()
+            .map(|s| SpillRef {
+                basename: s.basename.clone(),
+                size: s.size,
+                mime: s.mime.clone(),
+            })
+            .collect(),
+    };
     if shaped.is_error {
         let mut failure = Failure::new(
             "tool_error",
@@ -375,11 +431,11 @@ pub async fn call_tool(
             5,
         );
         failure.text = Some(shaped.text);
-        failure.detail = Some(result);
+        failure.call = Some(Box::new(result));
         return Err(failure);
     }
     Ok(Success {
-        result,
+        result: OpResult::Call(result),
         text: shaped.text,
         spills: shaped.spills,
     })
@@ -387,6 +443,14 @@ pub async fn call_tool(
 
 /// `resources.list`: opaque references only, never raw URIs.
 pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.0 {
+        let empty = OpResult::Resources(ResourceList {
+            resources: Vec::new(),
+            templates: Vec::new(),
+            declared: false,
+        });
+        return Ok(undeclared(ctx, "resources", empty));
+    }
     let listing = resource_listing(ctx).await?;
     let summaries = {
         let mut refs = ctx
@@ -410,16 +474,17 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         }
         text.push('\n');
     }
-    let templates: Vec<Value> = listing
+    let templates: Vec<TemplateSummary> = listing
         .templates
         .iter()
-        .map(|t| {
-            json!({
-                "name": sanitize_capped(&t.name, 128),
-                "title": t.title.as_deref().map(|x| sanitize_capped(x, 200)),
-                "description": t.description.as_deref().map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
-                "mimeType": t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
-            })
+        .map(|t| TemplateSummary {
+            name: sanitize_capped(&t.name, 128),
+            title: t.title.as_deref().map(|x| sanitize_capped(x, 200)),
+            description: t
+                .description
+                .as_deref()
+                .map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
+            mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
         })
         .collect();
     if !templates.is_empty() {
@@ -429,10 +494,14 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             templates.len()
         );
     }
-    text.push_str("Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.");
+    text.push_str(super::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
-        result: json!({"resources": summaries, "templates": templates}),
+        result: OpResult::Resources(ResourceList {
+            resources: summaries,
+            templates,
+            declared: true,
+        }),
         text,
         spills,
     })
@@ -465,10 +534,14 @@ pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Succe
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
-        result: json!({"reference": reference, "text": shaped.text}),
+        result: OpResult::Read(ResourceRead {
+            reference: reference.to_owned(),
+            text: shaped.text.clone(),
+        }),
         text: shaped.text,
         spills: shaped.spills,
     })
@@ -485,6 +558,13 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
 
 /// `prompts.list`.
 pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.1 {
+        let empty = OpResult::Prompts(PromptList {
+            prompts: Vec::new(),
+            declared: false,
+        });
+        return Ok(undeclared(ctx, "prompts", empty));
+    }
     let prompts = prompts(ctx).await?;
     let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
     let mut text = format!("{} prompts on {}:\n", summaries.len(), ctx.slot.name);
@@ -511,7 +591,10 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     }
     let (text, spills) = bounded(ctx, "prompts.list", &text)?;
     Ok(Success {
-        result: json!({"prompts": summaries}),
+        result: OpResult::Prompts(PromptList {
+            prompts: summaries,
+            declared: true,
+        }),
         text,
         spills,
     })
@@ -555,11 +638,16 @@ pub async fn get_prompt(
         origin: &origin,
         spills: ctx.spills,
         redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
     };
     let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
         .map_err(shape_failure)?;
     Ok(Success {
-        result: json!({"prompt": sanitize_capped(name, 128), "text": shaped.text, "messages": result.messages.len()}),
+        result: OpResult::Prompt(PromptGet {
+            prompt: sanitize_capped(name, 128),
+            text: shaped.text.clone(),
+            messages: result.messages.len(),
+        }),
         text: shaped.text,
         spills: shaped.spills,
     })

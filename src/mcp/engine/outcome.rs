@@ -1,10 +1,23 @@
-//! What an operation returns, in the shapes every face needs (SPEC.md §5.6): the `--json`
+//! What an operation returns, in the shapes every face needs: the `--json`
 //! envelope for the CLI, the model-visible text for agents, and the exit code. Everything in
 //! here is already sanitised and redacted; faces print it as is (and sanitise once more).
 
 use serde_json::{Value, json};
 
+use crate::mcp::api::OpResult;
 use crate::mcp::results::SpillEntry;
+
+/// The closing hints of model-visible texts, in the agents' request shape. A face that speaks
+/// another language (the CLI names its own commands) replaces them whole.
+pub mod hints {
+    /// After a tools listing.
+    pub const DESCRIBE: &str =
+        "Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.";
+    /// After a resources listing.
+    pub const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
+    /// After the status text.
+    pub const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
+}
 
 /// A failed operation: a safe class, a safe message and the CLI exit code.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,10 +26,12 @@ pub struct Failure {
     pub class: String,
     /// What happened, safe to show anywhere.
     pub message: String,
-    /// The CLI exit code (SPEC.md §11).
+    /// The CLI exit code.
     pub exit: u8,
     /// Class details (exit status, stderr tail, HTTP code), when there are any.
     pub detail: Option<Value>,
+    /// A tool error's shaped result (text, structured content, spills).
+    pub call: Option<Box<crate::mcp::api::ToolCall>>,
     /// Model-visible text that comes with the failure (a tool's own error output).
     pub text: Option<String>,
 }
@@ -29,6 +44,7 @@ impl Failure {
             message,
             exit,
             detail: None,
+            call: None,
             text: None,
         }
     }
@@ -45,10 +61,10 @@ impl Failure {
 }
 
 /// A successful operation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Success {
-    /// The machine-readable result.
-    pub result: Value,
+    /// The machine-readable result, typed; the envelope serialises it.
+    pub result: OpResult,
     /// The model-visible text (bounded: at most 50 KiB and 2,000 lines).
     pub text: String,
     /// Spills this operation produced.
@@ -80,13 +96,17 @@ impl Outcome {
                 "ok": true,
                 "server": self.server,
                 "operation": self.operation,
-                "result": success.result,
+                "result": success.result.to_value(),
             }),
             Err(failure) => {
                 let mut error = json!({"class": failure.class, "message": failure.message});
-                if let (Some(Value::Object(detail)), Value::Object(map)) =
-                    (&failure.detail, &mut error)
-                {
+                let detail = failure.detail.clone().or_else(|| {
+                    failure
+                        .call
+                        .as_ref()
+                        .and_then(|c| serde_json::to_value(c).ok())
+                });
+                if let (Some(Value::Object(detail)), Value::Object(map)) = (&detail, &mut error) {
                     for (k, v) in detail {
                         if k != "class" {
                             map.insert(k.clone(), v.clone());

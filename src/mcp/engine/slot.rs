@@ -77,7 +77,7 @@ pub struct Slot {
     approvals: Mutex<Approvals>,
 }
 
-/// Session approvals and tool pins of one server (SPEC.md §6).
+/// Session approvals and tool pins of one server.
 #[derive(Default)]
 struct Approvals {
     /// Normalized operations allowed for the rest of the session.
@@ -261,7 +261,7 @@ impl Slot {
         Some(self.record_failure(failure))
     }
 
-    /// The live connection, connecting first when needed (SPEC.md §4.1, §4.3).
+    /// The live connection, connecting first when needed.
     pub async fn ensure(
         &self,
         ctx: &ConnectContext<'_>,

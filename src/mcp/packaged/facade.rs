@@ -1,5 +1,5 @@
 //! Tool facades: one fixed tool over one packaged server, with a closed JSON Schema per
-//! operation (SPEC.md §7).
+//! operation.
 //!
 //! A facade is data. Its operations name the remote tool they call; callers supply only the
 //! operation's fields, so they can never choose another server, tool, command, header or

@@ -1,4 +1,4 @@
-//! Packaged servers and tool facades (SPEC.md §7): servers compiled into mcpdeck and registered
+//! Packaged servers and tool facades: servers compiled into mcpdeck and registered
 //! in-process, never from a file or a peer.
 //!
 //! A [`PackagedRegistry`] holds descriptors ([`PackagedServer`]: an executable with immutable

@@ -1,5 +1,5 @@
 //! The packaged registry: registration rules, the configuration entries of packaged servers,
-//! and facade call mapping (SPEC.md §7).
+//! and facade call mapping.
 //!
 //! Rules: registering an identical descriptor again is a no-op; a different descriptor under a
 //! taken name is an error; a facade's server must be registered first; a facade call must
@@ -117,8 +117,8 @@ impl PackagedRegistry {
         Ok(registry)
     }
 
-    /// [`Self::builtin`] plus the `workspace` server bound to `project_root` and its facade
-    /// (SPEC.md §7, §9). A project root that cannot be passed as an argument (not UTF-8)
+    /// [`Self::builtin`] plus the `workspace` server bound to `project_root` and its facade.
+    /// A project root that cannot be passed as an argument (not UTF-8)
     /// leaves the workspace server out rather than failing every command.
     pub fn builtin_for_project(project_root: &Path) -> Result<Self, PackagedError> {
         let mut registry = Self::builtin()?;

@@ -1,4 +1,4 @@
-//! The built-in `workspace` packaged server and facade (SPEC.md §7, §9): `mcpdeck
+//! The built-in `workspace` packaged server and facade: `mcpdeck
 //! workspace-server` bound to the project root under an alias derived from the project
 //! directory's name, and one facade operation per workspace tool.
 //!

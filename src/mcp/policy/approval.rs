@@ -1,4 +1,4 @@
-//! Approval requests and decisions (SPEC.md §6), as data. The engine awaits an [`Approver`];
+//! Approval requests and decisions, as data. The engine awaits an [`Approver`];
 //! the console, an attached console over the control socket, MCP elicitation or the headless
 //! CLI answer it. An approval identifies only the configured server, the normalized operation,
 //! its effects and changed-definition flags: never arguments, headers, environment references
@@ -15,7 +15,7 @@ pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum Effect {
+pub enum EffectClass {
     /// Reads data.
     Read,
     /// Changes data.
@@ -27,11 +27,11 @@ pub enum Effect {
 }
 
 /// The effects every proxied operation declares.
-pub const ALL_EFFECTS: [Effect; 4] = [
-    Effect::Read,
-    Effect::Write,
-    Effect::Execute,
-    Effect::Network,
+pub const ALL_EFFECTS: [EffectClass; 4] = [
+    EffectClass::Read,
+    EffectClass::Write,
+    EffectClass::Execute,
+    EffectClass::Network,
 ];
 
 /// One pending question to the operator.
@@ -44,7 +44,7 @@ pub struct ApprovalRequest {
     /// The normalized operation, e.g. `tools.call create_issue` (sanitised).
     pub operation: String,
     /// The operation's declared effects.
-    pub effects: Vec<Effect>,
+    pub effects: Vec<EffectClass>,
     /// The server's definition changed since an earlier approval in this session.
     pub server_changed: bool,
     /// The tool's definition changed since it was first listed in this session.

@@ -1,4 +1,4 @@
-//! Policy and approvals (SPEC.md §6): audit and enforce modes, allow/deny globs over
+//! Policy and approvals: audit and enforce modes, allow/deny globs over
 //! `server:normalized-operation`, the metadata-only trace, and approval requests as data.
 //! UI-free: approvers are a trait the faces implement.
 
@@ -7,7 +7,7 @@ pub mod rules;
 pub mod trace;
 
 pub use approval::{
-    ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, Effect,
+    ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, EffectClass,
 };
 pub use rules::{Mode, Policy, PolicyError, Verdict};
 pub use trace::{Trace, TraceRecord};

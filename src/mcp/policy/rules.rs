@@ -1,4 +1,4 @@
-//! The user's policy file (SPEC.md §6): `$XDG_CONFIG_HOME/mcpdeck/policy.json`, never read from
+//! The user's policy file: `$XDG_CONFIG_HOME/mcpdeck/policy.json`, never read from
 //! a project. `{"mode": "audit"|"enforce", "allow": ["server:operation-glob"], "deny": [...]}`;
 //! deny wins over allow. A file that does not parse is an error: the engine refuses to run in an
 //! unknown policy state rather than falling back to audit.
@@ -153,6 +153,9 @@ impl Policy {
     }
 
     /// What to do with `operation` on `server`. `status` always runs; deny wins over allow.
+    /// Catalog reads (list, search, describe) never ask: they only show what the server
+    /// already tells every client, and asking for them would train the operator to approve
+    /// without reading. Only operations that act need an approval.
     pub fn decide(&self, server: &str, operation: &NormalizedOperation) -> Verdict {
         if *operation == NormalizedOperation::Status {
             return Verdict::Allow;
@@ -161,12 +164,27 @@ impl Policy {
         if let Some(rule) = self.deny.iter().find(|r| r.matches(server, &op)) {
             return Verdict::Deny(rule.text().to_owned());
         }
+        if is_catalog_read(operation) {
+            return Verdict::Allow;
+        }
         match self.mode {
             Mode::Audit => Verdict::Allow,
             Mode::Enforce if self.allow.iter().any(|r| r.matches(server, &op)) => Verdict::Allow,
             Mode::Enforce => Verdict::Ask,
         }
     }
+}
+
+/// List, search and describe: reads of what the server advertises to every client.
+pub fn is_catalog_read(operation: &NormalizedOperation) -> bool {
+    matches!(
+        operation,
+        NormalizedOperation::ToolsList
+            | NormalizedOperation::ToolsSearch
+            | NormalizedOperation::ToolsDescribe
+            | NormalizedOperation::ResourcesList
+            | NormalizedOperation::PromptsList
+    )
 }
 
 #[cfg(test)]
@@ -199,6 +217,32 @@ mod tests {
             p.decide("other", &NormalizedOperation::Status),
             Verdict::Allow
         );
+    }
+
+    #[test]
+    fn catalog_reads_never_ask_but_rules_can_deny_them() {
+        let p = Policy::new(Mode::Enforce, &[], &["secret:tools.describe"]).expect("rules");
+        for op in [
+            NormalizedOperation::ToolsList,
+            NormalizedOperation::ToolsSearch,
+            NormalizedOperation::ToolsDescribe,
+            NormalizedOperation::ResourcesList,
+            NormalizedOperation::PromptsList,
+        ] {
+            assert_eq!(p.decide("any", &op), Verdict::Allow, "{op}");
+        }
+        assert!(matches!(
+            p.decide("secret", &NormalizedOperation::ToolsDescribe),
+            Verdict::Deny(_)
+        ));
+        for op in [
+            call("x"),
+            NormalizedOperation::ResourcesRead,
+            NormalizedOperation::PromptsGet { prompt: "p".into() },
+            NormalizedOperation::Reconnect,
+        ] {
+            assert_eq!(p.decide("any", &op), Verdict::Ask, "{op}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The session trace (SPEC.md §6): one metadata record per operation — time, server,
+//! The session trace: one metadata record per operation — time, server,
 //! normalized operation, the policy decision, outcome and duration — and never arguments or
 //! results. Bounded: the oldest records are dropped first.
 

@@ -1,4 +1,4 @@
-//! Why a proxy request is invalid (SPEC.md §5.1): one variant per kind of mistake, each
+//! Why a proxy request is invalid: one variant per kind of mistake, each
 //! message naming the fields involved and, where one exists, the nearest valid name. Values
 //! quoted from the request are sanitised and capped by the parser before they get here.
 

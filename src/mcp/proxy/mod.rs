@@ -1,4 +1,4 @@
-//! The `mcp` proxy tool's request side (SPEC.md §5.1): the closed request schema, parsing a
+//! The `mcp` proxy tool's request side: the closed request schema, parsing a
 //! request into one typed shape, and the normalized operation names that policy, approvals,
 //! traces and the CLI share. This module only parses and names; it never connects, dispatches or
 //! decides policy.

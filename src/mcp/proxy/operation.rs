@@ -1,4 +1,4 @@
-//! Normalized operation names (SPEC.md §5.1): the stable words policy globs, approvals, traces
+//! Normalized operation names: the stable words policy globs, approvals, traces
 //! and the CLI use for what a request does. Naming only; no policy decision is made here.
 
 use std::fmt;

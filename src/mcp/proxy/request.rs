@@ -1,4 +1,4 @@
-//! Parsing the `mcp` tool's request JSON (SPEC.md §5.1) into exactly one typed shape.
+//! Parsing the `mcp` tool's request JSON into exactly one typed shape.
 //!
 //! The parser is total: any JSON value yields either a [`ProxyRequest`] or a [`RequestError`]
 //! whose message names the offending fields, never a panic. It checks shape only (fields, types,

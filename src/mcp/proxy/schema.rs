@@ -1,4 +1,4 @@
-//! The closed JSON Schema (2020-12) of the `mcp` tool's input (SPEC.md §5.1), for serve mode's
+//! The closed JSON Schema (2020-12) of the `mcp` tool's input, for serve mode's
 //! tool listing and for validating requests up front. It describes fields and types only; which
 //! combinations form a valid shape is enforced by [`super::parse_request`].
 

@@ -1,4 +1,4 @@
-//! The model-visible text bound (SPEC.md §5.5): at most 50 KiB and 2,000 lines. Text is pushed
+//! The model-visible text bound: at most 50 KiB and 2,000 lines. Text is pushed
 //! piece by piece; while it fits it is kept, and once it would not, everything so far and
 //! everything after streams into one spill while only a bounded preview stays in memory. The
 //! caller gets the visible text plus the spill's entry; this module never puts a host path into

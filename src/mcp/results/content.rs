@@ -1,4 +1,4 @@
-//! Converting one `rmcp::model` content block into model-visible text (SPEC.md §5.5): text stays
+//! Converting one `rmcp::model` content block into model-visible text: text stays
 //! text; image, audio and binary embedded resources become a one-line media entry whose bytes
 //! are decoded from base64 straight into a spill; a resource link shows its name and URI origin
 //! only; an unknown block shows a bounded metadata line, never the raw object. Every server
@@ -36,6 +36,10 @@ pub struct ShapeContext<'a> {
     pub spills: &'a SpillDir,
     /// Resolved secrets to redact from everything the server sent.
     pub redactor: &'a Redactor,
+    /// Keep the server's characters in data (text, structured content, spills): only secrets
+    /// are redacted, and the face that prints it escapes or sanitises (the CLI). When false,
+    /// data is sanitised here too (the console and serve mode).
+    pub keep_data: bool,
 }
 
 impl ShapeContext<'_> {
@@ -43,6 +47,9 @@ impl ShapeContext<'_> {
     /// character the sanitiser rewrites is still found). Borrowed when nothing changed, so an
     /// 8 MiB clean text is never copied here.
     pub fn clean<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if self.keep_data {
+            return self.redactor.redact(text);
+        }
         match self.redactor.redact(text) {
             Cow::Borrowed(text) if is_plain_ascii(text) => Cow::Borrowed(text),
             Cow::Borrowed(text) => sanitize(text),
@@ -262,7 +269,7 @@ fn unknown_line<T: Serialize>(block: &T) -> String {
         .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
         .unwrap_or_else(|| "unknown".to_owned());
     format!(
-        "[unsupported content block of type {:?}]",
+        "[unsupported content block of type `{}`]",
         sanitize_capped(&tag, 64)
     )
 }

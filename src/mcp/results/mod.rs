@@ -1,4 +1,4 @@
-//! Results (SPEC.md §5.4–§5.5): converting server content into model-visible text within the
+//! Results: converting server content into model-visible text within the
 //! bounds, spills for what does not fit or is binary, untrusted-data wrapping, opaque resource
 //! references and the secret redactor. Nothing here performs network IO or draws; the engine
 //! hands in what the server returned and gets back text plus spill entries.

@@ -1,4 +1,4 @@
-//! Shaping `resources/read` and `prompts/get` results (SPEC.md §5.4): refused above 8 MiB or
+//! Shaping `resources/read` and `prompts/get` results: refused above 8 MiB or
 //! above 100 prompt messages (error class `limit`), otherwise converted like tool content and
 //! wrapped as untrusted data, with the same 50 KiB / 2,000-line bound and spills. Raw URIs never
 //! appear in the output.

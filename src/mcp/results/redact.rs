@@ -1,4 +1,4 @@
-//! The value-based redactor (SPEC.md §2.3): every occurrence of a resolved secret value in text
+//! The value-based redactor: every occurrence of a resolved secret value in text
 //! a server sent back is replaced by `[redacted]` before it is shown anywhere. It knows only the
 //! values it is given; it never resolves references and never logs what it replaces.
 

@@ -1,4 +1,4 @@
-//! Opaque resource references (SPEC.md §5.4): `mcp-resource-` + 32 lowercase hex, derived with a
+//! Opaque resource references: `mcp-resource-` + 32 lowercase hex, derived with a
 //! per-process random key from the server, the connection generation and the URI, so raw URIs
 //! never become model-visible. A [`ResourceRefs`] table resolves a reference only for the
 //! generation it was listed in. This module never reads resources or shows URIs to the model.

@@ -1,4 +1,4 @@
-//! Shaping a whole `tools/call` result (SPEC.md §5.5) into what an agent sees: every block
+//! Shaping a whole `tools/call` result into what an agent sees: every block
 //! converted, structured content as pretty JSON with its `outputSchema` verdict, the 50 KiB /
 //! 2,000-line bound applied with preview + spill basename, and `isError: true` turned into a
 //! bounded tool error. The output carries spill entries for the console; the model-visible text

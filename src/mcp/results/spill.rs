@@ -1,4 +1,4 @@
-//! Spill files (SPEC.md §5.5): the per-process directory large and binary results are written
+//! Spill files: the per-process directory large and binary results are written
 //! to, the registry of what was spilled, and the startup sweep of dead processes' directories.
 //!
 //! Layout: `<base>/mcpdeck/spill-<pid>-<random>/` (mode 0700) holding a `lock` file this process

@@ -1,11 +1,11 @@
-//! Structured tool output against the tool's `outputSchema` (SPEC.md §5.5): a verdict that is
+//! Structured tool output against the tool's `outputSchema`: a verdict that is
 //! always reported, never hidden. Validation is bounded: a huge or uncompilable schema yields a
 //! `Skipped` verdict with the reason, and only the first few errors are kept. No remote `$ref`
 //! is ever fetched (jsonschema is built without network resolution).
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mcp::sanitize::sanitize_capped;
@@ -18,7 +18,7 @@ pub const MAX_REPORTED_ERRORS: usize = 5;
 const ERROR_BYTES: usize = 300;
 
 /// The result of checking structured output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", content = "detail", rename_all = "snake_case")]
 pub enum OutputVerdict {
     /// The structured content matches the schema.

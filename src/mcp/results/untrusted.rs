@@ -1,4 +1,4 @@
-//! Untrusted-data wrapping (SPEC.md §5.4): resource bodies and prompt messages are enclosed in
+//! Untrusted-data wrapping: resource bodies and prompt messages are enclosed in
 //! `<untrusted-mcp-data server="s" kind="resource">…</untrusted-mcp-data>` so they never gain
 //! instruction authority. Any marker inside the data (opening or closing, any case, with or
 //! without spaces after `<` or `/`) is escaped so the data cannot close the wrapper early.

@@ -1,4 +1,4 @@
-//! What changed between the trusted project definitions and the current ones (SPEC.md §10.5):
+//! What changed between the trusted project definitions and the current ones:
 //! added, removed and changed servers by file and name, with both versions of a changed one
 //! (secrets masked as the definitions are displayed everywhere). The console's trust view and
 //! `mcpdeck trust` both render these lines.

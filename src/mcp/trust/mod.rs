@@ -1,4 +1,4 @@
-//! Project trust: the store and the fingerprint of project definitions (SPEC.md §3).
+//! Project trust: the store and the fingerprint of project definitions.
 //!
 //! Project configuration is code execution, so project servers stay inert until the operator
 //! trusts the project, and again after any substantive change. The store is keyed by the

@@ -1,5 +1,5 @@
 //! Risky patterns in a server definition, highlighted when the operator reviews trust
-//! (SPEC.md §3): `sudo`, piping a download into a shell, `rm -rf`, absolute paths outside the
+//!: `sudo`, piping a download into a shell, `rm -rf`, absolute paths outside the
 //! project, shell `-c` strings, package runners without a pinned version, and environment keys
 //! that change how programs load code. Advice only: it never blocks anything.
 

@@ -131,7 +131,7 @@ fn ten_thousand_tools() {
     let hits = idx.search("number 9999");
     assert_eq!(hits[0].index, 9999);
     assert_eq!(hits[0].rank, MatchRank::Title);
-    // The 1 ms bar (SPEC.md §12) is measured by the benchmarks on an idle machine; here a
+    // The 1 ms bar is measured by the benchmarks on an idle machine; here a
     // generous bound in optimised builds only catches accidental quadratic work.
     if !cfg!(debug_assertions) {
         let start = std::time::Instant::now();

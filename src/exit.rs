@@ -1,4 +1,4 @@
-//! Stable exit codes of the headless CLI (SPEC.md §11).
+//! Stable exit codes of mcpdeck: the headless CLI and the console both end with one.
 
 /// What a command's exit status means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,259 @@
+//! The engine's typed results: one serde type per operation. The agents' JSON envelope
+//! (`Outcome::to_json`, serve mode's structured content) is serialised from these types, and
+//! the console reads the same values directly, so a change to a result's shape fails to compile
+//! in every face instead of silently showing an empty list.
+//!
+//! Adding an operation: add a struct here, a variant to [`OpResult`] (serialised untagged, so
+//! the variant name never reaches the wire), and construct it in `engine::ops`. Every string in
+//! these types was sanitised by the engine before it was stored.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::mcp::catalog::describe::ToolDescription;
+use crate::mcp::catalog::search::MatchRank;
+use crate::mcp::catalog::summary::{PromptSummary, ResourceSummary, ToolSummary};
+use crate::mcp::results::OutputVerdict;
+use crate::mcp::status::StatusReport;
+
+/// What one successful operation returned.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum OpResult {
+    /// `status` (`{}`).
+    Status(Box<StatusReport>),
+    /// `reconnect`.
+    Reconnected(Reconnected),
+    /// `tools.list`.
+    Tools(ToolList),
+    /// `tools.search`.
+    Search(ToolSearch),
+    /// `tools.describe`.
+    Describe(Box<ToolDescription>),
+    /// `tools.call` (also a tool error's detail).
+    Call(ToolCall),
+    /// `resources.list`.
+    Resources(ResourceList),
+    /// `resources.read`.
+    Read(ResourceRead),
+    /// `prompts.list`.
+    Prompts(PromptList),
+    /// `prompts.get`.
+    Prompt(PromptGet),
+}
+
+/// `tools.list`: every tool's summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolList {
+    /// The tools, in the server's order.
+    pub tools: Vec<ToolSummary>,
+    /// How many.
+    pub count: usize,
+}
+
+/// `tools.search`: the matches, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSearch {
+    /// The query as shown (sanitised, capped).
+    pub query: String,
+    /// The matches.
+    pub matches: Vec<ToolMatch>,
+}
+
+/// One search match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolMatch {
+    /// The tool.
+    pub tool: ToolSummary,
+    /// Why it matched (on the wire as the rank's name, e.g. `ExactName`).
+    #[serde(serialize_with = "rank_name", deserialize_with = "rank_from_name")]
+    pub rank: MatchRank,
+}
+
+// serde's `serialize_with` hands a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn rank_name<S: serde::Serializer>(rank: &MatchRank, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match rank {
+        MatchRank::ExactName => "ExactName",
+        MatchRank::NamePrefix => "NamePrefix",
+        MatchRank::NameSubstring => "NameSubstring",
+        MatchRank::Title => "Title",
+        MatchRank::Description => "Description",
+    })
+}
+
+fn rank_from_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MatchRank, D::Error> {
+    let name = String::deserialize(d)?;
+    Ok(match name.as_str() {
+        "ExactName" => MatchRank::ExactName,
+        "NamePrefix" => MatchRank::NamePrefix,
+        "NameSubstring" => MatchRank::NameSubstring,
+        "Title" => MatchRank::Title,
+        _ => MatchRank::Description,
+    })
+}
+
+/// `tools.call`: the shaped result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The tool reported an error.
+    pub is_error: bool,
+    /// The model-visible text (bounded; a truncation note names the spill).
+    pub text: String,
+    /// The structured content, sanitised.
+    pub structured_content: Option<Value>,
+    /// The check against the tool's output schema, when it declares one.
+    pub output_schema_verdict: Option<OutputVerdict>,
+    /// The spills the call wrote.
+    #[serde(default)]
+    pub spills: Vec<SpillRef>,
+}
+
+/// A spill as a result names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpillRef {
+    /// The file's name in the spill directory.
+    pub basename: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its MIME type.
+    #[serde(rename = "mimeType")]
+    pub mime: String,
+}
+
+/// `resources.list`: resources by opaque reference, and templates for reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceList {
+    /// The resources.
+    pub resources: Vec<ResourceSummary>,
+    /// The resource templates.
+    #[serde(default)]
+    pub templates: Vec<TemplateSummary>,
+    /// Whether the server declared the resources capability (when not, nothing was asked and
+    /// the lists are empty). Serialised only when false.
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub declared: bool,
+}
+
+fn declared() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_declared(declared: &bool) -> bool {
+    *declared
+}
+
+/// One resource template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateSummary {
+    /// The name.
+    pub name: String,
+    /// The title.
+    pub title: Option<String>,
+    /// The first line of the description.
+    pub description: Option<String>,
+    /// The MIME type.
+    pub mime_type: Option<String>,
+}
+
+/// `resources.read`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceRead {
+    /// The reference that was read.
+    pub reference: String,
+    /// The body as an agent sees it (wrapped as untrusted data, bounded).
+    pub text: String,
+}
+
+/// `prompts.list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptList {
+    /// The prompts.
+    pub prompts: Vec<PromptSummary>,
+    /// Whether the server declared the prompts capability (serialised only when false).
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub declared: bool,
+}
+
+/// `prompts.get`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptGet {
+    /// The prompt's name.
+    pub prompt: String,
+    /// The messages as an agent sees them (wrapped as untrusted data, bounded).
+    pub text: String,
+    /// How many messages the server returned.
+    pub messages: usize,
+}
+
+/// `reconnect`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reconnected {
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// The connection's generation (references of older ones are stale).
+    pub generation: u64,
+    /// The server's own name, sanitised.
+    pub server_name: Option<String>,
+}
+
+impl OpResult {
+    /// The result as JSON (what the agents' envelope carries).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_envelope_keeps_its_keys() {
+        let call = OpResult::Call(ToolCall {
+            is_error: false,
+            text: "hi".to_owned(),
+            structured_content: Some(json!({"echo": "hi"})),
+            output_schema_verdict: None,
+            spills: vec![SpillRef {
+                basename: "a.txt".to_owned(),
+                size: 3,
+                mime: "text/plain".to_owned(),
+            }],
+        });
+        assert_eq!(
+            call.to_value(),
+            json!({"isError": false, "text": "hi", "structuredContent": {"echo": "hi"},
+                   "outputSchemaVerdict": null,
+                   "spills": [{"basename": "a.txt", "size": 3, "mimeType": "text/plain"}]})
+        );
+        let read = OpResult::Read(ResourceRead {
+            reference: "mcp-resource-x".to_owned(),
+            text: "body".to_owned(),
+        });
+        assert_eq!(
+            read.to_value(),
+            json!({"reference": "mcp-resource-x", "text": "body"})
+        );
+    }
+
+    #[test]
+    fn search_ranks_travel_by_name_and_come_back() {
+        let found: ToolMatch = serde_json::from_value(json!({
+            "tool": {"name": "echo", "description": "", "required": []},
+            "rank": "NamePrefix",
+        }))
+        .expect("a match");
+        assert_eq!(found.rank, MatchRank::NamePrefix);
+        assert_eq!(
+            serde_json::to_value(&found).expect("json")["rank"],
+            "NamePrefix"
+        );
+    }
+}

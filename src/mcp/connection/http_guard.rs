@@ -1,0 +1,385 @@
+//! The HTTP client under rmcp's Streamable HTTP transport, with mcpdeck's checks on what comes
+//! back.
+//!
+//! It delegates every request to rmcp's reqwest client and looks at the answers before rmcp's
+//! worker does: an SSE event that cannot be decoded (nested too deep, invalid UTF-8, not a
+//! JSON-RPC message) or that is larger than the 16 MiB cap becomes a JSON-RPC error for the
+//! request it answers, recorded in [`Faults`] with its class (`protocol` or `limit`), so the
+//! request fails at once instead of waiting for its deadline; a JSON body nested too deep or with
+//! invalid UTF-8 is treated the same way. An answer to `server/discover` that is not a usable
+//! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
+//! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
+//! `initialize` on the same transport. Authentication refusals keep their own path.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::Sse;
+
+use super::discover;
+use super::error::{ConnectError, ErrorClass};
+use super::faults::{Faults, fail_frame, undecodable};
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+type SseStream = BoxStream<'static, Result<Sse, SseError>>;
+
+/// rmcp's reqwest client plus the checks above.
+#[derive(Clone)]
+pub struct GuardedClient {
+    inner: reqwest::Client,
+    faults: Arc<Faults>,
+}
+
+impl GuardedClient {
+    /// Wraps `inner`; failures are recorded in `faults`.
+    pub fn new(inner: reqwest::Client, faults: Arc<Faults>) -> Self {
+        Self { inner, faults }
+    }
+}
+
+/// What a POST was: its id when it is a request, and whether it is `server/discover`.
+struct Posted {
+    id: Option<RequestId>,
+    discover: bool,
+}
+
+impl Posted {
+    fn of(message: &ClientJsonRpcMessage) -> Self {
+        match message {
+            ClientJsonRpcMessage::Request(r) => Self {
+                id: Some(r.id.clone()),
+                discover: matches!(r.request, ClientRequest::DiscoverRequest(_)),
+            },
+            _ => Self {
+                id: None,
+                discover: false,
+            },
+        }
+    }
+}
+
+/// The `limit` error for an SSE event over the cap.
+fn event_limit(max: usize) -> ConnectError {
+    ConnectError::new(
+        ErrorClass::Limit {
+            bound: format!("SSE event {} MiB", max / (1024 * 1024)),
+        },
+        format!(
+            "the server sent an SSE event larger than {} MiB; the request failed at once",
+            max / (1024 * 1024)
+        ),
+    )
+}
+
+/// Why rmcp could not parse a JSON body, when it is one of the frame faults handled here.
+fn body_fault(err: &HttpError) -> Option<&'static str> {
+    let StreamableHttpError::UnexpectedServerResponse(text) = err else {
+        return None;
+    };
+    if !text.starts_with("could not parse JSON response") {
+        return None;
+    }
+    if text.contains("recursion limit exceeded") {
+        Some("its JSON is nested too deep")
+    } else if text.contains("invalid unicode code point") || text.contains("UTF-8") {
+        Some("it is not valid UTF-8")
+    } else {
+        None
+    }
+}
+
+fn to_sse(message: &ServerJsonRpcMessage) -> Sse {
+    Sse {
+        event: None,
+        data: serde_json::to_string(message).ok(),
+        id: None,
+        retry: None,
+    }
+}
+
+/// Checks each event of a response stream; see the module comment.
+fn guard_stream(stream: SseStream, posted: Posted, faults: Arc<Faults>, max: usize) -> SseStream {
+    let state = (stream, posted, faults, false);
+    futures_util::stream::unfold(
+        state,
+        move |(mut stream, posted, faults, done)| async move {
+            if done {
+                return None;
+            }
+            let item = stream.next().await?;
+            let (item, done) = match item {
+                Ok(mut sse) => {
+                    let is_message = matches!(sse.event.as_deref(), None | Some("" | "message"));
+                    if is_message && let Some(data) = sse.data.take() {
+                        sse.data = check_event(data, &posted, &faults);
+                    }
+                    (Ok(sse), false)
+                }
+                Err(e) => {
+                    let text = e.to_string();
+                    let fault = if text.contains("exceeded the maximum size") {
+                        Some(event_limit(max))
+                    } else if matches!(e, SseError::Utf8Parse(_)) {
+                        Some(undecodable("it is not valid UTF-8"))
+                    } else {
+                        None
+                    };
+                    match (fault, posted.id.clone()) {
+                        (Some(fault), Some(id)) => (Ok(to_sse(&faults.fail(id, fault))), true),
+                        _ => (Err(e), false),
+                    }
+                }
+            };
+            Some((item, (stream, posted, faults, done)))
+        },
+    )
+    .boxed()
+}
+
+/// The event's data as rmcp should see it: unchanged when it decodes, a stand-in error when it
+/// answers a request and does not, nothing when it is undecodable and answers nothing.
+fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String> {
+    match serde_json::from_str::<ServerJsonRpcMessage>(&data) {
+        Ok(message) if posted.discover => {
+            let checked = discover::usable_answer(message);
+            serde_json::to_string(&checked).ok()
+        }
+        Ok(_) => Some(data),
+        Err(err) => {
+            let reason = super::faults::reason(data.as_bytes(), &err);
+            let stand_in = fail_frame(data.as_bytes(), &reason, faults)?;
+            serde_json::to_string(&stand_in).ok()
+        }
+    }
+}
+
+/// The answer to a failed `server/discover` POST that lets `auto` fall back, when the failure
+/// says the server does not speak the 2026 protocol (not an authentication refusal, not a
+/// network failure).
+fn discover_fallback(err: &HttpError, id: &RequestId) -> Option<StreamableHttpPostResponse> {
+    let legacy = match err {
+        StreamableHttpError::UnexpectedServerResponse(_)
+        | StreamableHttpError::UnexpectedContentType(_)
+        | StreamableHttpError::Deserialize(_)
+        | StreamableHttpError::SessionExpired
+        | StreamableHttpError::ServerDoesNotSupportSse => true,
+        StreamableHttpError::HttpStatus(status) => status.status < 500 || status.status == 501,
+        _ => false,
+    };
+    legacy.then(|| {
+        StreamableHttpPostResponse::Json(
+            ServerJsonRpcMessage::error(
+                ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "server/discover is not supported here",
+                    None,
+                ),
+                Some(id.clone()),
+            ),
+            None,
+        )
+    })
+}
+
+impl StreamableHttpClient for GuardedClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default(),
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let mut limits = StreamableHttpResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let posted = Posted::of(&message);
+        let answer = self
+            .inner
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await;
+        match answer {
+            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
+                Ok(StreamableHttpPostResponse::Sse(
+                    guard_stream(
+                        stream,
+                        posted,
+                        self.faults.clone(),
+                        limits.max_sse_event_size,
+                    ),
+                    sid,
+                ))
+            }
+            Ok(StreamableHttpPostResponse::Json(message, sid)) if posted.discover => Ok(
+                StreamableHttpPostResponse::Json(discover::usable_answer(message), sid),
+            ),
+            Ok(other) => Ok(other),
+            Err(err) => {
+                if let Some(id) = &posted.id {
+                    if posted.discover
+                        && let Some(fallback) = discover_fallback(&err, id)
+                    {
+                        return Ok(fallback);
+                    }
+                    if let Some(reason) = body_fault(&err) {
+                        let stand_in = self.faults.fail(id.clone(), undecodable(reason));
+                        return Ok(StreamableHttpPostResponse::Json(stand_in, None));
+                    }
+                }
+                Err(err)
+            }
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<SseStream, HttpError> {
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            super::http::MAX_BODY_BYTES,
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<SseStream, HttpError> {
+        let stream = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        let posted = Posted {
+            id: None,
+            discover: false,
+        };
+        Ok(guard_stream(
+            stream,
+            posted,
+            self.faults.clone(),
+            max_sse_event_size,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::connection::faults::MAX_DEPTH;
+
+    #[test]
+    fn deep_and_invalid_events_fail_the_posted_request() {
+        let faults = Faults::default();
+        let posted = Posted {
+            id: Some(RequestId::Number(3)),
+            discover: false,
+        };
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 5));
+        let data = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"x":{deep}}}}}"#);
+        let out = check_event(data, &posted, &faults).expect("stand-in");
+        assert!(out.contains("-32700"), "{out}");
+        let fault = faults.take(&RequestId::Number(3)).expect("recorded");
+        assert_eq!(fault.class, ErrorClass::Protocol);
+        let ok = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#.to_owned();
+        assert_eq!(
+            check_event(ok.clone(), &posted, &faults).as_deref(),
+            Some(ok.as_str())
+        );
+        assert_eq!(
+            check_event(r#"{"jsonrpc":"2.0","method":1}"#.into(), &posted, &faults),
+            None
+        );
+        assert_eq!(faults.skipped(), 1);
+    }
+}
