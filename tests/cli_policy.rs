@@ -111,10 +111,12 @@ fn enforce_asks_on_the_terminal() {
     let (code, screen) = on_a_terminal(&sb, "call fx echo text=approved", "y\n");
     assert_eq!(code, Some(0), "{screen}");
     assert!(
-        screen.contains("approve `tools.call echo` on server `fx`"),
+        screen.contains("approve `tools.call echo` on `fx`"),
         "{screen}"
     );
-    assert!(screen.contains("approved"), "{screen}");
+    // The person asked sees the arguments and the tool's own (server-claimed) effects.
+    assert!(screen.contains("\"text\": \"approved\""), "{screen}");
+    assert!(screen.contains("read, network (server-claimed"), "{screen}");
     assert_eq!(calls(&counter), 1);
     let (code, screen) = on_a_terminal(&sb, "call fx echo text=nope", "n\n");
     assert_eq!(code, Some(2), "{screen}");

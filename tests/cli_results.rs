@@ -227,3 +227,44 @@ fn usage_errors_exit_1_and_help_exits_0() {
     sb.cmd().args(["call"]).assert().code(1);
     sb.cmd().arg("--help").assert().code(0);
 }
+
+#[test]
+fn status_live_reports_what_each_server_answered() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let v = sb.json(&["status", "--live", "--json"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let fx = &v["result"]["servers"][0];
+    assert_eq!(fx["name"], "fx");
+    assert_eq!(fx["state"], "connected");
+    let probe = &fx["probe"];
+    assert!(
+        probe["protocolVersion"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("20")),
+        "{v}"
+    );
+    assert!(probe["serverName"].is_string(), "{v}");
+    assert!(probe["pingMs"].is_number(), "{v}");
+    assert!(
+        probe["capabilities"].as_array().is_some_and(|c| c
+            .iter()
+            .any(|x| x.as_str().is_some_and(|s| s.starts_with("tools")))),
+        "{v}"
+    );
+
+    // One server that cannot start: listed with its error, exit 4.
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {
+            "fx": {"command": fixture(), "args": ["stdio"]},
+            "gone": {"command": "/nonexistent/mcp-server"}
+        }})
+        .to_string(),
+    );
+    let out = sb.cmd().args(["status", "--live"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(4));
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(stdout.contains("fx  ok  protocol"), "{stdout}");
+    assert!(stdout.contains("gone  failed  spawn_failed"), "{stdout}");
+}

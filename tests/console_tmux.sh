@@ -71,6 +71,8 @@ $T send-keys -t e2e '?'
 wait_for "Keys"
 wait_for "search tools"
 $T send-keys -t e2e Escape
+# Esc and q sent together can read as Alt-q: wait until the help has closed.
+wait_for "Enter open"
 $T send-keys -t e2e q
 
 deadline=$((SECONDS + 20))

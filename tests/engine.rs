@@ -261,3 +261,55 @@ async fn approvals_carry_the_server_changed_flag() {
     }
     engine.shutdown().await;
 }
+
+/// A request nobody answers fails closed after the approval timeout, and says so: not as if
+/// the operator had refused.
+#[tokio::test]
+async fn an_unanswered_approval_says_nobody_answered() {
+    use mcpdeck::console::approver::ConsoleApprover;
+    use mcpdeck::mcp::policy::{Mode, Policy};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {"fx": stdio(&json!({}))}}).to_string(),
+    )
+    .unwrap();
+    let config = ConfigSet::from_files(
+        dir.path().to_path_buf(),
+        vec![read_file(Layer::User, file, true)],
+    );
+    // The receiver stays alive and never answers.
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    std::fs::create_dir_all(dir.path().join("run")).unwrap();
+    let mut policy = Policy::default();
+    policy.mode = Mode::Enforce;
+    let engine = Engine::new(
+        config,
+        TrustStore::load(dir.path().join("trust.json")),
+        EngineOptions {
+            policy,
+            approver: Some(Arc::new(ConsoleApprover::new(tx))),
+            approval_timeout: Some(std::time::Duration::from_millis(250)),
+            spill_base: Some(dir.path().join("run")),
+            ..EngineOptions::default()
+        },
+    )
+    .unwrap();
+    let request = ProxyRequest::ToolsCall {
+        server: "fx".into(),
+        tool: "echo".into(),
+        args: serde_json::Map::new(),
+    };
+    let outcome = engine.execute(&request, &CancellationToken::new()).await;
+    let failure = outcome.body.unwrap_err();
+    assert_eq!(failure.exit, 2);
+    assert!(
+        failure.message.starts_with("no answer within 0.25 s"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(engine.trace()[0].decision, "approval_timeout");
+    engine.shutdown().await;
+}

@@ -480,10 +480,20 @@ async fn an_attached_console_answers_through_the_control_socket() {
         };
         assert_eq!(request.server, "fx");
         assert_eq!(request.operation, "tools.call echo");
-        let wire = serde_json::to_string(&request).unwrap();
+        // The person asked sees what the call will do: its arguments, and the effects the
+        // tool's annotations claim (echo says it is read-only).
+        let arguments = request.arguments.clone().unwrap_or_default();
         assert!(
-            !wire.contains("secret-arg"),
-            "arguments never reach the socket"
+            arguments.contains("\"text\": \"secret-arg\""),
+            "{arguments}"
+        );
+        assert!(request.effects_claimed);
+        assert_eq!(
+            request.effects,
+            [
+                mcpdeck::mcp::policy::EffectClass::Read,
+                mcpdeck::mcp::policy::EffectClass::Network
+            ]
         );
         console.decide(request.ticket, decision).await.unwrap();
         let r = call.await.unwrap();

@@ -15,6 +15,9 @@ use super::update::{PAGE, tab_index};
 
 impl App {
     pub(super) fn on_action(&mut self, action: Action) -> Vec<Effect> {
+        if let Some(effects) = self.on_result_action(action) {
+            return effects;
+        }
         match action {
             Action::Quit => {
                 self.quitting = true;
@@ -60,6 +63,18 @@ impl App {
                 let Some(server) = self.server().map(|s| s.name.clone()) else {
                     return Vec::new();
                 };
+                if self.focus == Focus::Main && matches!(self.tab, Tab::Resources | Tab::Prompts) {
+                    let tab = self.tab;
+                    if let Some(pane) = self.panes.get_mut(&server) {
+                        pane.filter = Some(super::ListFilter {
+                            tab,
+                            query: String::new(),
+                            editing: true,
+                        });
+                        pane.sel[tab_index(tab)] = 0;
+                    }
+                    return Vec::new();
+                }
                 if let Some(pane) = self.panes.get_mut(&server) {
                     let results = pane.search.take().map_or(Load::Idle, |s| s.results);
                     let query = String::new();
@@ -198,7 +213,7 @@ impl App {
             Action::ToggleModel => {
                 if let Screen::Result(view, _) = &mut self.screen {
                     view.show_model = !view.show_model;
-                    view.scroll = 0;
+                    view.viewer = super::viewer::Viewer::default();
                 }
                 Vec::new()
             }
@@ -208,7 +223,11 @@ impl App {
             | Action::Revoke
             | Action::Save
             | Action::Delete
-            | Action::TestConnect => Vec::new(),
+            | Action::TestConnect
+            | Action::Top
+            | Action::Bottom
+            | Action::NextMatch
+            | Action::PrevMatch => Vec::new(),
         }
     }
 
@@ -217,16 +236,6 @@ impl App {
         match &mut self.screen {
             Screen::Detail(d) => {
                 scroll(&mut d.scroll);
-                return Vec::new();
-            }
-            Screen::Result(view, _) => {
-                let max = if view.show_model {
-                    view.model.len()
-                } else {
-                    view.lines.len()
-                };
-                scroll(&mut view.scroll);
-                view.scroll = view.scroll.min(max.saturating_sub(1));
                 return Vec::new();
             }
             Screen::Form(form) => {
@@ -269,20 +278,47 @@ impl App {
         };
         match self.tab {
             Tab::Tools => self.visible_tools().map_or(0, <[_]>::len),
-            Tab::Resources => match &pane.resources {
-                Some(Load::Ready((r, t))) => r.len() + t.len(),
-                _ => 0,
-            },
-            Tab::Prompts => match &pane.prompts {
-                Some(Load::Ready(p)) => p.len(),
-                _ => 0,
-            },
+            Tab::Resources => self.resource_entries().len(),
+            Tab::Prompts => self.prompt_entries().len(),
             Tab::Log => pane.visible_log().len(),
             Tab::Config => self
                 .server()
                 .and_then(|s| self.info.servers.get(&s.name))
                 .map_or(0, Vec::len),
         }
+    }
+
+    /// The Resources tab's rows (resources, then templates, marked `true`), narrowed by the
+    /// filter.
+    pub fn resource_entries(&self) -> Vec<(&super::ResourceRow, bool)> {
+        let Some(pane) = self.pane() else {
+            return Vec::new();
+        };
+        let Some(Load::Ready((resources, templates))) = &pane.resources else {
+            return Vec::new();
+        };
+        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Resources);
+        resources
+            .iter()
+            .map(|r| (r, false))
+            .chain(templates.iter().map(|t| (t, true)))
+            .filter(|(r, _)| filter.is_none_or(|f| f.keeps(&r.name, &r.description)))
+            .collect()
+    }
+
+    /// The Prompts tab's rows, narrowed by the filter.
+    pub fn prompt_entries(&self) -> Vec<&super::PromptRow> {
+        let Some(pane) = self.pane() else {
+            return Vec::new();
+        };
+        let Some(Load::Ready(prompts)) = &pane.prompts else {
+            return Vec::new();
+        };
+        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Prompts);
+        prompts
+            .iter()
+            .filter(|p| filter.is_none_or(|f| f.keeps(&p.name, &p.description)))
+            .collect()
     }
 
     /// The tool rows shown: the search's matches while searching, else the catalog.
@@ -367,15 +403,16 @@ impl App {
                 self.open_detail(server, tool, false)
             }
             Tab::Resources => {
-                let Some(Some(Load::Ready((resources, _)))) = self.pane().map(|p| &p.resources)
-                else {
+                let entries = self.resource_entries();
+                let Some((row, template)) = entries.get(sel) else {
                     return Vec::new();
                 };
-                let Some(reference) = resources.get(sel).map(|r| r.reference.clone()) else {
+                let reference = row.reference.clone();
+                if *template || reference.is_empty() {
                     self.message =
                         Some("templates are listed only; read a resource by reference".to_owned());
                     return Vec::new();
-                };
+                }
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running {
                     id,
@@ -390,10 +427,7 @@ impl App {
                 }]
             }
             Tab::Prompts => {
-                let Some(Some(Load::Ready(prompts))) = self.pane().map(|p| &p.prompts) else {
-                    return Vec::new();
-                };
-                let Some(prompt) = prompts.get(sel).cloned() else {
+                let Some(prompt) = self.prompt_entries().get(sel).copied().cloned() else {
                     return Vec::new();
                 };
                 let form = Form::new(&server, Target::Prompt(prompt.name.clone()), prompt.schema);
@@ -603,11 +637,14 @@ impl App {
             Screen::Detail(_) | Screen::Result(..) => {}
             Screen::Browse => {
                 let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-                let had_search = self
-                    .panes
-                    .get_mut(&server)
-                    .and_then(|p| p.search.take())
-                    .is_some();
+                let tab = self.tab;
+                let had_search = self.panes.get_mut(&server).is_some_and(|p| {
+                    let filtered = p.filter.as_ref().is_some_and(|f| f.tab == tab);
+                    if filtered {
+                        p.filter = None;
+                    }
+                    p.search.take().is_some() || filtered
+                });
                 if !had_search {
                     self.focus = Focus::Servers;
                 }

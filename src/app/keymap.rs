@@ -46,6 +46,14 @@ pub enum Action {
     Help,
     /// Move the focus to the other pane.
     FocusNext,
+    /// To the first line of a text.
+    Top,
+    /// To the last line of a text.
+    Bottom,
+    /// To the next search match.
+    NextMatch,
+    /// To the previous search match.
+    PrevMatch,
     /// Move the selection up.
     Up,
     /// Move the selection down.
@@ -368,6 +376,44 @@ pub const KEYMAP: &[Binding] = &[
         false,
     ),
     bind(C::Result, K::Char('c'), "c", A::Call, "call again", true),
+    bind(
+        C::Result,
+        K::Char('/'),
+        "/",
+        A::Search,
+        "search the text",
+        true,
+    ),
+    bind(
+        C::Result,
+        K::Char('n'),
+        "n",
+        A::NextMatch,
+        "next match",
+        false,
+    ),
+    bind(
+        C::Result,
+        K::Char('N'),
+        "N",
+        A::PrevMatch,
+        "previous match",
+        false,
+    ),
+    bind(C::SpillsView, K::Home, "Home", A::Top, "first line", false),
+    bind(C::SpillsView, K::End, "End", A::Bottom, "last line", false),
+    bind(C::Result, K::Home, "Home", A::Top, "first line", false),
+    bind(C::Result, K::Char('g'), "g", A::Top, "first line", false),
+    bind(C::Result, K::End, "End", A::Bottom, "last line", false),
+    bind(C::Result, K::Char('G'), "G", A::Bottom, "last line", false),
+    bind(
+        C::Result,
+        K::Enter,
+        "Enter",
+        A::Open,
+        "open the spill it names",
+        false,
+    ),
     bind(C::Result, K::Esc, "Esc", A::Back, "back", true),
     bind(C::View, K::Esc, "Esc", A::Back, "close", true),
     bind(C::View, K::Char('q'), "q", A::Back, "close", false),
@@ -621,6 +667,10 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("down", Action::Down),
     ("page_up", Action::PageUp),
     ("page_down", Action::PageDown),
+    ("top", Action::Top),
+    ("bottom", Action::Bottom),
+    ("next_match", Action::NextMatch),
+    ("prev_match", Action::PrevMatch),
     ("next_tab", Action::NextTab),
     ("prev_tab", Action::PrevTab),
     ("open", Action::Open),

@@ -19,9 +19,11 @@ pub mod info;
 pub mod keymap;
 pub mod layout;
 mod model;
+pub mod result_keys;
 pub mod side;
 pub mod side_view;
 mod update;
+pub mod viewer;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -32,7 +34,8 @@ use ratatui_textarea::TextArea;
 use tokio::sync::oneshot;
 
 pub use model::{
-    LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow, server_rows,
+    HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
+    server_rows,
 };
 
 use crate::mcp::connection::ServerEvent;
@@ -293,6 +296,25 @@ pub struct Search {
     pub results: Load<Vec<ToolRow>>,
 }
 
+/// A filter typed over a list (`/`): entries whose name or description contain the query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListFilter {
+    /// The tab it narrows.
+    pub tab: Tab,
+    /// The query typed so far.
+    pub query: String,
+    /// Whether keys still go into the query.
+    pub editing: bool,
+}
+
+impl ListFilter {
+    /// Whether an entry with `name` and `description` passes (case-insensitive).
+    pub fn keeps(&self, name: &str, description: &str) -> bool {
+        let q = self.query.to_lowercase();
+        q.is_empty() || name.to_lowercase().contains(&q) || description.to_lowercase().contains(&q)
+    }
+}
+
 /// Per-server catalog state.
 #[derive(Debug, Default)]
 pub struct ServerPane {
@@ -304,6 +326,8 @@ pub struct ServerPane {
     pub prompts: Option<Load<Vec<PromptRow>>>,
     /// The active tool search.
     pub search: Option<Search>,
+    /// The filter narrowing the Resources or Prompts list.
+    pub filter: Option<ListFilter>,
     /// The selection per list tab (tools, resources, prompts, log, config scroll).
     pub sel: [usize; 5],
     /// Notifications and traffic, newest last (bounded).
@@ -446,6 +470,8 @@ pub struct Pager {
     pub size: u64,
     /// The window's lines, sanitised.
     pub lines: Vec<String>,
+    /// Scroll position and search within the window.
+    pub viewer: viewer::Viewer,
 }
 
 /// The console state.

@@ -243,6 +243,17 @@ pub fn spill_rows(spills: &[SpillEntry]) -> Vec<SpillRow> {
         .collect()
 }
 
+/// What a result header row is, for its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderKind {
+    /// The title of a success.
+    Ok,
+    /// The title or message of a failure.
+    Error,
+    /// A spill the result produced.
+    Spill,
+}
+
 /// A finished call, read or get, ready to show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResultView {
@@ -258,8 +269,10 @@ pub struct ResultView {
     pub spills: Vec<SpillRow>,
     /// Show `model` instead of `lines`.
     pub show_model: bool,
-    /// The cursor line (the view scrolls to keep it visible).
-    pub scroll: usize,
+    /// The fold cursor: a line of `lines`, shown and moved only while foldable JSON is shown.
+    pub cursor: usize,
+    /// Scroll position and search.
+    pub viewer: super::viewer::Viewer,
     /// The foldable JSON shown inside `lines`, if any.
     pub fold: Option<super::fold::JsonFold>,
     /// Where the JSON's lines start in `lines`.
@@ -281,7 +294,8 @@ impl ResultView {
             model: Vec::new(),
             spills: Vec::new(),
             show_model: false,
-            scroll: 0,
+            cursor: 0,
+            viewer: super::viewer::Viewer::default(),
             fold_at: 0,
             fold,
             pointers: Vec::new(),
@@ -311,14 +325,93 @@ impl ResultView {
                 }
             })
             .collect();
+        // The cursor starts where `z` does something: the first foldable line.
+        view.cursor = view.pointers.iter().position(Option::is_some).unwrap_or(0);
         view
+    }
+
+    /// The text shown: the model-visible text or the human view.
+    pub fn body(&self) -> &[String] {
+        if self.show_model {
+            &self.model
+        } else {
+            &self.lines
+        }
+    }
+
+    /// Whether the fold cursor is shown (foldable JSON in the human view).
+    pub fn has_cursor(&self) -> bool {
+        !self.show_model && self.fold.is_some()
+    }
+
+    /// The fixed rows above the text at `width`: the title, the error (wrapped, at most
+    /// `max_rows` rows in all) and one row per spill.
+    pub fn header(&self, width: usize, max_rows: usize) -> Vec<(HeaderKind, String)> {
+        let which = if self.show_model {
+            "model-visible text"
+        } else {
+            "result"
+        };
+        let mut rows = Vec::new();
+        match &self.error {
+            None => rows.push((HeaderKind::Ok, format!("✓ {} — {which}", self.title))),
+            Some((class, message)) => {
+                rows.push((HeaderKind::Error, format!("✗ {} — {class}", self.title)));
+                for line in message.lines() {
+                    rows.extend(
+                        super::viewer::wrap(line, width)
+                            .into_iter()
+                            .map(|r| (HeaderKind::Error, r)),
+                    );
+                }
+            }
+        }
+        for s in &self.spills {
+            rows.push((
+                HeaderKind::Spill,
+                format!("spill {} · {} B · {}", s.basename, s.size, s.mime),
+            ));
+        }
+        let mut cut: Vec<_> = rows
+            .into_iter()
+            .flat_map(|(k, r)| {
+                super::viewer::wrap(&r, width)
+                    .into_iter()
+                    .map(move |r| (k, r))
+            })
+            .collect();
+        if cut.len() > max_rows.max(1) {
+            cut.truncate(max_rows.max(1));
+            if let Some((_, last)) = cut.last_mut() {
+                last.push('…');
+            }
+        }
+        cut
+    }
+
+    /// The spill the operator most likely means: the one named in the line at the cursor, else
+    /// in a visible line, else the first.
+    pub fn spill_in_view(&self) -> Option<&SpillRow> {
+        let body = self.body();
+        let named = |line: &str| self.spills.iter().find(|s| line.contains(&s.basename));
+        if self.has_cursor()
+            && let Some(s) = body.get(self.cursor).and_then(|l| named(l))
+        {
+            return Some(s);
+        }
+        let (first, last) = self.viewer.visible_lines(body);
+        body.get(first..=last.min(body.len().saturating_sub(1)))
+            .into_iter()
+            .flatten()
+            .find_map(|l| named(l))
+            .or_else(|| self.spills.first())
     }
 
     /// The line of the container that holds the cursor line: the line itself when it opens
     /// one, else the nearest opener above it that is indented less.
     fn enclosing_opener(&self) -> Option<usize> {
         let indent = |l: &str| l.len() - l.trim_start().len();
-        let at = self.scroll;
+        let at = self.cursor;
         if self.pointers.get(at)?.is_some() {
             return Some(at);
         }
@@ -345,7 +438,7 @@ impl ResultView {
             && let Some(Some(pointer)) = self.pointers.get(at)
         {
             fold.toggle(pointer);
-            self.scroll = at;
+            self.cursor = at;
         } else {
             return;
         }
@@ -355,7 +448,7 @@ impl ResultView {
             .splice(self.fold_at..end, printed.iter().map(|(l, _)| l.clone()));
         self.pointers
             .splice(self.fold_at..end, printed.into_iter().map(|(_, p)| p));
-        self.scroll = self.scroll.min(self.lines.len().saturating_sub(1));
+        self.cursor = self.cursor.min(self.lines.len().saturating_sub(1));
     }
 }
 
@@ -371,6 +464,18 @@ fn clean_strings(v: &Value) -> Value {
         ),
         other => other.clone(),
     }
+}
+
+/// `text` without the lines that open or close an untrusted-data wrapper (the data inside
+/// had its own markers escaped, so only the wrapper's lines match).
+fn unwrapped(text: &str) -> String {
+    use crate::mcp::results::untrusted::MARKER;
+    let open = format!("<{MARKER} ");
+    let close = format!("</{MARKER}>");
+    text.lines()
+        .filter(|l| !(l.starts_with(&open) && l.ends_with('>')) && *l != close)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn push_text(out: &mut Vec<String>, text: &str) {
@@ -400,8 +505,10 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
                         push_text(&mut tail, &format!("── output schema: {v}"));
                     }
                 }
-                OpResult::Read(read) => push_text(&mut head, &read.text),
-                OpResult::Prompt(prompt) => push_text(&mut head, &prompt.text),
+                // The human view shows the body alone; the model view (`m`) keeps the
+                // untrusted-data wrapper an agent sees.
+                OpResult::Read(read) => push_text(&mut head, &unwrapped(&read.text)),
+                OpResult::Prompt(prompt) => push_text(&mut head, &unwrapped(&prompt.text)),
                 other => json = Some(other.to_value()),
             }
             spills = spill_rows(&success.spills);

@@ -268,6 +268,8 @@ fn request(ticket: u64) -> ApprovalRequest {
         server_changed: false,
         tool_changed: true,
         timeout_ms: 120_000,
+        arguments: None,
+        effects_claimed: false,
     }
 }
 

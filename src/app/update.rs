@@ -55,11 +55,19 @@ impl App {
                 match text {
                     Ok(text) => {
                         let lines = sanitize(&text).lines().map(str::to_owned).collect();
+                        // Paging back into the previous window lands on its end.
+                        let back = matches!(&self.overlay, Some(Overlay::Pager(old))
+                            if old.path == path && old.offset > offset);
+                        let mut viewer = super::viewer::Viewer::default();
+                        if back {
+                            viewer.top = usize::MAX;
+                        }
                         self.overlay = Some(Overlay::Pager(Pager {
                             path,
                             offset,
                             size,
                             lines,
+                            viewer,
                         }));
                     }
                     Err(e) => self.message = Some(sanitize_capped(&e, 256)),
@@ -189,6 +197,12 @@ impl App {
         }
         if self.searching() {
             return self.on_search_key(key);
+        }
+        if self.filtering() {
+            return self.on_filter_key(key);
+        }
+        if self.result_searching() {
+            return self.on_result_search_key(key);
         }
         let contexts = self.contexts();
         match self.keymap.lookup(&contexts, &key) {
@@ -320,23 +334,18 @@ impl App {
         match (overlay, action) {
             (Overlay::Pager(_), Action::Back) => (Some(Overlay::Spills(0)), Vec::new()),
             (_, Action::Back | Action::Quit) => (None, Vec::new()),
-            (Overlay::Pager(p), Action::PageDown | Action::Down) => {
-                let next = p.offset + super::PAGER_WINDOW;
-                if next < p.size {
-                    let effect = Effect::ReadSpill {
-                        path: p.path.clone(),
-                        offset: next,
-                    };
-                    return (Some(Overlay::Pager(p)), vec![effect]);
-                }
-                (Some(Overlay::Pager(p)), Vec::new())
-            }
-            (Overlay::Pager(p), Action::PageUp | Action::Up) => {
-                let effect = Effect::ReadSpill {
-                    path: p.path.clone(),
-                    offset: p.offset.saturating_sub(super::PAGER_WINDOW),
-                };
-                (Some(Overlay::Pager(p)), vec![effect])
+            (
+                Overlay::Pager(mut p),
+                Action::PageDown
+                | Action::Down
+                | Action::PageUp
+                | Action::Up
+                | Action::Top
+                | Action::Bottom,
+            ) => {
+                p.viewer.viewport = self.pager_viewport();
+                let effect = pager_move(&mut p, action);
+                (Some(Overlay::Pager(p)), effect.into_iter().collect())
             }
             (Overlay::Pager(p), Action::Copy) => {
                 let text = p.path.display().to_string();
@@ -469,6 +478,51 @@ impl App {
                 .pane()
                 .and_then(|p| p.search.as_ref())
                 .is_some_and(|s| s.editing)
+    }
+
+    /// Whether keys go into the current list's filter.
+    pub(super) fn filtering(&self) -> bool {
+        matches!(self.screen, Screen::Browse)
+            && self.focus == Focus::Main
+            && self
+                .pane()
+                .and_then(|p| p.filter.as_ref())
+                .is_some_and(|f| f.editing && f.tab == self.tab)
+    }
+
+    /// A key typed into a list filter: typing narrows, arrows move, Enter opens the highlighted
+    /// entry (the filter stays), Esc clears the filter.
+    pub(super) fn on_filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let tab = tab_index(self.tab);
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        let Some(pane) = self.panes.get_mut(&server) else {
+            return Vec::new();
+        };
+        let Some(filter) = pane.filter.as_mut() else {
+            return Vec::new();
+        };
+        match key.code {
+            KeyCode::Esc => pane.filter = None,
+            KeyCode::Enter => {
+                filter.editing = false;
+                return self.on_open();
+            }
+            KeyCode::Up => pane.sel[tab] = pane.sel[tab].saturating_sub(1),
+            KeyCode::Down => pane.sel[tab] = pane.sel[tab].saturating_add(1),
+            KeyCode::Backspace => {
+                filter.query.pop();
+                pane.sel[tab] = 0;
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                filter.query.push(c);
+                pane.sel[tab] = 0;
+            }
+            _ => {}
+        }
+        self.clamp_selection();
+        Vec::new()
     }
 
     pub(super) fn on_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -610,6 +664,29 @@ impl App {
             _ => Vec::new(),
         }
     }
+}
+
+/// Moves the pager's view; past either end of the window it reads the neighbouring window.
+fn pager_move(p: &mut Pager, action: Action) -> Option<Effect> {
+    let read = |offset: u64| Effect::ReadSpill {
+        path: p.path.clone(),
+        offset,
+    };
+    let at_end = p.viewer.top >= p.viewer.max_top(&p.lines);
+    let next = p.offset + super::PAGER_WINDOW;
+    match action {
+        Action::Down | Action::PageDown if at_end && next < p.size => return Some(read(next)),
+        Action::Up | Action::PageUp if p.viewer.top == 0 && p.offset > 0 => {
+            return Some(read(p.offset.saturating_sub(super::PAGER_WINDOW)));
+        }
+        Action::Down => p.viewer.scroll_by(&p.lines, 1),
+        Action::Up => p.viewer.scroll_by(&p.lines, -1),
+        Action::PageDown => p.viewer.page(&p.lines, true),
+        Action::PageUp => p.viewer.page(&p.lines, false),
+        Action::Top => p.viewer.home(),
+        _ => p.viewer.end(&p.lines),
+    }
+    None
 }
 
 /// The index of a tab in [`TABS`].

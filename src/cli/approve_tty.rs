@@ -7,7 +7,6 @@ use std::io::{BufRead as _, Write as _};
 use tokio::sync::oneshot;
 
 use crate::mcp::policy::{ApprovalRequest, Approver, Decision};
-use crate::mcp::sanitize::sanitize;
 
 /// Asks on the controlling terminal.
 pub struct TtyApprover;
@@ -40,24 +39,10 @@ fn prompt(request: &ApprovalRequest) -> std::io::Result<Decision> {
         .write(true)
         .open("/dev/tty")?;
     let mut out = tty.try_clone()?;
-    let effects: Vec<String> = request
-        .effects
-        .iter()
-        .map(|e| format!("{e:?}").to_lowercase())
-        .collect();
-    let mut flags = String::new();
-    if request.server_changed {
-        flags.push_str(" [server definition changed]");
-    }
-    if request.tool_changed {
-        flags.push_str(" [tool definition changed]");
-    }
     write!(
         out,
-        "mcpdeck: approve `{}` on server `{}` (effects: {}){flags}?\n  [y] once  [s] for this session  [anything else] deny: ",
-        sanitize(&request.operation),
-        sanitize(&request.server),
-        effects.join(", ")
+        "mcpdeck: {}\n  [y] once  [s] for this session  [anything else] deny: ",
+        super::approval_text::describe(request, None)
     )?;
     out.flush()?;
     let mut answer = String::new();

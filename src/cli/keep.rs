@@ -159,7 +159,10 @@ pub fn name_files(text: &str, kept: &[KeptFile]) -> String {
     let mut out = text.to_owned();
     for file in kept {
         if let Some(spill) = &file.spill {
-            out = out.replace(spill.as_str(), &file.path.display().to_string());
+            let path = file.path.display().to_string();
+            out = out
+                .replace(&format!("spill file {spill}"), &format!("file {path}"))
+                .replace(spill.as_str(), &path);
         }
     }
     out

@@ -2,6 +2,7 @@
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
+mod approval_text;
 mod approve_tty;
 mod args;
 mod auth_cmd;
@@ -56,6 +57,10 @@ pub struct Cli {
 pub enum Command {
     /// Every server with its provenance, state and the project's trust (never connects).
     Status {
+        /// Connect to each server and report what it answered: protocol version, name and
+        /// version, capabilities, round-trip time.
+        #[arg(long)]
+        live: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -185,7 +190,7 @@ pub enum Command {
     Auth(AuthCommand),
     /// List live `mcpdeck serve` sessions and answer their pending approvals (on a terminal).
     Approvals {
-        /// Keep answering new approvals until interrupted.
+        /// Keep running until Ctrl-C: find new sessions as they start and answer each request.
         #[arg(long)]
         watch: bool,
         /// One JSON object on stdout (list only).
@@ -373,7 +378,8 @@ pub fn run(cli: Cli) -> Exit {
             output::print_error("no command given; run `mcpdeck --help`");
             Exit::Usage
         }
-        Some(Command::Status { json }) => status_cmd::run(&cx, json),
+        Some(Command::Status { live: true, json }) => status_cmd::live(cx, json),
+        Some(Command::Status { live: false, json }) => status_cmd::run(&cx, json),
         Some(Command::Config(ConfigCommand::Check { json })) => config_cmd::check(&cx, json),
         Some(Command::Config(ConfigCommand::Show { server, json })) => {
             config_cmd::show(&cx, server.as_deref(), json)
@@ -427,7 +433,11 @@ pub fn run(cli: Cli) -> Exit {
                 PolicyMode::Enforce => crate::mcp::policy::Mode::Enforce,
             }),
         ),
-        Some(Command::Approvals { watch, json }) => serve_cmd::approvals(json, watch),
+        Some(Command::Approvals { watch, json }) => serve_cmd::approvals(
+            json,
+            watch,
+            crate::mcp::policy::Policy::default_path(&cx.config_home),
+        ),
         Some(Command::Auth(AuthCommand::Login {
             server,
             paste,

@@ -1,16 +1,21 @@
 //! `mcpdeck serve [--policy audit|enforce]` and `mcpdeck approvals`.
 
+use std::collections::HashSet;
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tokio::sync::{mpsc, oneshot};
+
 use super::Context;
+use super::approval_text;
 use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::control::{
     ControlClient, ControlHub, ServerSnapshot, SessionSnapshot, ToConsole, list_sockets, socket_dir,
 };
 use crate::mcp::engine::{Engine, EngineOptions};
-use crate::mcp::policy::{Decision, Mode, Policy};
+use crate::mcp::policy::{ApprovalRequest, Decision, Mode, Policy, add_allow_rule, exact_rule};
 use crate::mcp::sanitize::sanitize;
 use crate::serve::ServeApprover;
 
@@ -116,13 +121,15 @@ fn snapshot(
     }
 }
 
-/// Lists live serve sessions and, on a terminal, answers their pending approvals.
-pub fn approvals(json: bool, watch: bool) -> Exit {
+/// Lists live serve sessions and, on a terminal, answers their pending approvals. With
+/// `watch`, keeps going until Ctrl-C: new sessions are found within a second, and each new
+/// request is asked in turn.
+pub fn approvals(json: bool, watch: bool, policy_path: PathBuf) -> Exit {
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(exit) => return exit,
     };
-    rt.block_on(async move {
+    let exit = rt.block_on(async move {
         let dir = match socket_dir() {
             Ok(dir) => dir,
             Err(e) => {
@@ -131,9 +138,11 @@ pub fn approvals(json: bool, watch: bool) -> Exit {
             }
         };
         let mut sessions = Vec::new();
+        let mut known = HashSet::new();
         for path in list_sockets(&dir) {
             if let Ok(attached) = ControlClient::attach(&path).await {
                 sessions.push(attached);
+                known.insert(path);
             }
         }
         if json {
@@ -141,7 +150,7 @@ pub fn approvals(json: bool, watch: bool) -> Exit {
             print_json(&serde_json::json!({"ok": true, "operation": "approvals", "result": {"sessions": list}}));
             return Exit::Ok;
         }
-        if sessions.is_empty() {
+        if sessions.is_empty() && !watch {
             print_text("no live `mcpdeck serve` sessions");
             return Exit::Ok;
         }
@@ -149,19 +158,27 @@ pub fn approvals(json: bool, watch: bool) -> Exit {
             print_text(&describe(s));
         }
         if !std::io::stdin().is_terminal() {
+            if watch {
+                print_error("--watch answers on a terminal; stdin is not one");
+                return Exit::Usage;
+            }
             return Exit::Ok;
         }
-        for (client, snapshot) in &mut sessions {
-            for request in snapshot.pending.clone() {
-                let decision = ask(snapshot.pid, &request);
-                let _ = client.decide(request.ticket, decision).await;
+        if !watch {
+            for (client, snapshot) in &mut sessions {
+                for request in snapshot.pending.clone() {
+                    let decision = ask(snapshot.pid, &request, &policy_path);
+                    let _ = client.decide(request.ticket, decision).await;
+                }
             }
+            return Exit::Ok;
         }
-        if watch {
-            watch_sessions(sessions).await;
-        }
+        watch_sessions(&dir, sessions, known, policy_path).await;
         Exit::Ok
-    })
+    });
+    // A question may still be waiting for a line on stdin: do not wait for it.
+    rt.shutdown_background();
+    exit
 }
 
 fn describe(s: &SessionSnapshot) -> String {
@@ -185,53 +202,128 @@ fn describe(s: &SessionSnapshot) -> String {
     )
 }
 
-fn ask(pid: u32, request: &crate::mcp::policy::ApprovalRequest) -> Decision {
+fn read_answer() -> Option<String> {
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).ok()?;
+    Some(answer.trim().to_owned())
+}
+
+/// Asks on this terminal. "Always" adds an allow rule for exactly this server and operation to
+/// the user's policy file, after a second confirmation, and allows the rest of this session.
+fn ask(pid: u32, request: &ApprovalRequest, policy_path: &Path) -> Decision {
     let mut err = std::io::stderr().lock();
-    let mut flags = String::new();
-    if request.tool_changed {
-        flags.push_str(" [tool definition changed]");
-    }
-    if request.server_changed {
-        flags.push_str(" [server definition changed]");
-    }
     let _ = write!(
         err,
-        "serve {pid}: approve `{}` on `{}`{flags}? [y] once  [s] session  [anything else] deny: ",
-        sanitize(&request.operation),
-        sanitize(&request.server)
+        "{}\n  [y] once  [s] this session  [a] always (adds an allow rule)  [anything else] deny: ",
+        approval_text::describe(request, Some(&format!("serve {pid}")))
     );
     let _ = err.flush();
-    let mut answer = String::new();
-    if std::io::stdin().lock().read_line(&mut answer).is_err() {
-        return Decision::Deny;
-    }
-    match answer.trim() {
-        "y" | "Y" | "yes" => Decision::AllowOnce,
-        "s" | "S" | "session" => Decision::AllowSession,
+    match read_answer().as_deref() {
+        Some("y" | "Y" | "yes") => Decision::AllowOnce,
+        Some("s" | "S" | "session") => Decision::AllowSession,
+        Some("a" | "A" | "always") => {
+            let rule = exact_rule(&request.server, &request.operation);
+            let _ = write!(
+                err,
+                "  add `{}` to the allow rules of {}? [y/N] ",
+                sanitize(&rule),
+                policy_path.display()
+            );
+            let _ = err.flush();
+            if !matches!(read_answer().as_deref(), Some("y" | "Y" | "yes")) {
+                let _ = writeln!(err, "  not added; denied");
+                return Decision::Deny;
+            }
+            let Some(backups) = crate::mcp::backup::backup_dir() else {
+                let _ = writeln!(err, "  no place for a backup (set HOME); denied");
+                return Decision::Deny;
+            };
+            match add_allow_rule(policy_path, &rule, &backups) {
+                Ok(_) => {
+                    let _ = writeln!(err, "  added; later sessions allow it without asking");
+                    Decision::AllowSession
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "  {}; denied", sanitize(&e.to_string()));
+                    Decision::Deny
+                }
+            }
+        }
         _ => Decision::Deny,
     }
 }
 
-async fn watch_sessions(sessions: Vec<(ControlClient, SessionSnapshot)>) {
-    let mut tasks = Vec::new();
-    for (mut client, snapshot) in sessions {
-        tasks.push(tokio::spawn(async move {
-            while let Ok(Some(message)) = client.next().await {
-                let ToConsole::Approval { request } = message else {
-                    continue;
-                };
-                let ticket = request.ticket;
-                let pid = snapshot.pid;
-                let decision = tokio::task::spawn_blocking(move || ask(pid, &request))
-                    .await
-                    .unwrap_or(Decision::Deny);
-                if client.decide(ticket, decision).await.is_err() {
+/// One question for the terminal: the session's pid, the request, where the answer goes.
+type Question = (u32, ApprovalRequest, oneshot::Sender<Decision>);
+
+/// Follows every session (and every new one) until Ctrl-C, asking one question at a time.
+async fn watch_sessions(
+    dir: &Path,
+    sessions: Vec<(ControlClient, SessionSnapshot)>,
+    mut known: HashSet<PathBuf>,
+    policy_path: PathBuf,
+) {
+    let (questions, mut asked) = mpsc::channel::<Question>(64);
+    tokio::spawn(async move {
+        while let Some((pid, request, reply)) = asked.recv().await {
+            let path = policy_path.clone();
+            let decision = tokio::task::spawn_blocking(move || ask(pid, &request, &path))
+                .await
+                .unwrap_or(Decision::Deny);
+            let _ = reply.send(decision);
+        }
+    });
+    for (client, snapshot) in sessions {
+        tokio::spawn(follow(client, snapshot, questions.clone()));
+    }
+    eprintln!("watching for approvals; Ctrl-C stops");
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => return,
+            _ = tick.tick() => {}
+        }
+        for path in list_sockets(dir) {
+            if known.contains(&path) {
+                continue;
+            }
+            if let Ok((client, snapshot)) = ControlClient::attach(&path).await {
+                known.insert(path);
+                print_text(&describe(&snapshot));
+                tokio::spawn(follow(client, snapshot, questions.clone()));
+            }
+        }
+    }
+}
+
+/// Answers one session's pending and new approvals until it ends.
+async fn follow(
+    mut client: ControlClient,
+    snapshot: SessionSnapshot,
+    questions: mpsc::Sender<Question>,
+) {
+    let pid = snapshot.pid;
+    let mut backlog = std::collections::VecDeque::from(snapshot.pending);
+    loop {
+        let request = match backlog.pop_front() {
+            Some(request) => request,
+            None => match client.next().await {
+                Ok(Some(ToConsole::Approval { request })) => request,
+                Ok(Some(_)) => continue,
+                Ok(None) | Err(_) => {
+                    eprintln!("serve {pid} ended");
                     return;
                 }
-            }
-        }));
-    }
-    for task in tasks {
-        let _ = task.await;
+            },
+        };
+        let ticket = request.ticket;
+        let (reply, answer) = oneshot::channel();
+        if questions.send((pid, request, reply)).await.is_err() {
+            return;
+        }
+        let decision = answer.await.unwrap_or(Decision::Deny);
+        if client.decide(ticket, decision).await.is_err() {
+            return;
+        }
     }
 }

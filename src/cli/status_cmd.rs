@@ -19,6 +19,99 @@ pub fn run(cx: &Context, json: bool) -> Exit {
     Exit::Ok
 }
 
+/// `mcpdeck status --live`: connects to every server that can connect (in turn) and reports
+/// what each answered. Exit 0 when every one answered, 4 when any did not.
+pub fn live(cx: Context, json: bool) -> Exit {
+    use crate::mcp::api::{LiveServer, LiveStatus, OpResult};
+    use crate::mcp::engine::{Failure, Outcome, Success};
+    use crate::mcp::status::ServerState;
+    let plan: super::run_op::Plan = Box::new(move |engine, cancel| {
+        Box::pin(async move {
+            let status = engine.status();
+            let mut rows = Vec::new();
+            let mut text = String::new();
+            let mut failed = 0;
+            for server in &status.servers {
+                let name = server.name.clone();
+                if server.state != ServerState::Disconnected {
+                    let _ = writeln!(text, "{name}  {} (not connected)", server.state.label());
+                    rows.push(LiveServer {
+                        name,
+                        state: server.state.label().to_owned(),
+                        probe: None,
+                        error: None,
+                    });
+                    continue;
+                }
+                match engine.probe(&name, cancel).await {
+                    Ok(probe) => {
+                        let _ = writeln!(
+                            text,
+                            "{name}  ok  protocol {}  {} {}  ping {:.1} ms  connect {} ms\n    {}",
+                            probe.protocol_version,
+                            probe.server_name.as_deref().unwrap_or("(no name)"),
+                            probe.server_version.as_deref().unwrap_or(""),
+                            probe.ping_ms,
+                            probe.connect_ms,
+                            if probe.capabilities.is_empty() {
+                                "no capabilities declared".to_owned()
+                            } else {
+                                probe.capabilities.join(", ")
+                            }
+                        );
+                        rows.push(LiveServer {
+                            name,
+                            state: "connected".to_owned(),
+                            probe: Some(probe),
+                            error: None,
+                        });
+                    }
+                    Err(failure) => {
+                        failed += 1;
+                        let _ = writeln!(
+                            text,
+                            "{name}  failed  {}: {}",
+                            failure.class, failure.message
+                        );
+                        rows.push(LiveServer {
+                            name,
+                            state: "failed".to_owned(),
+                            probe: None,
+                            error: Some(serde_json::json!({
+                                "class": failure.class,
+                                "message": failure.message,
+                            })),
+                        });
+                    }
+                }
+            }
+            let result = LiveStatus { servers: rows };
+            let body = if failed == 0 {
+                Ok(Success {
+                    result: OpResult::Live(result),
+                    text,
+                    spills: Vec::new(),
+                })
+            } else {
+                let mut failure = Failure::new(
+                    "unreachable",
+                    format!("{failed} server(s) did not answer"),
+                    4,
+                );
+                failure.detail = serde_json::to_value(&result).ok();
+                failure.text = Some(text);
+                Err(failure)
+            };
+            Outcome {
+                server: None,
+                operation: "status.live".to_owned(),
+                body,
+            }
+        })
+    });
+    super::run_op::run_plan_with(cx, plan, super::run_op::Printing::json(json))
+}
+
 /// The `--json` shape shared with `mcpdeck proxy '{}'`.
 pub fn envelope(status: &StatusReport) -> serde_json::Value {
     serde_json::json!({

@@ -40,6 +40,30 @@ pub enum OpResult {
     Prompts(PromptList),
     /// `prompts.get`.
     Prompt(PromptGet),
+    /// `status --live` (the CLI's): what each server answered.
+    Live(LiveStatus),
+}
+
+/// `status --live`: every server, probed in turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveStatus {
+    /// One entry per configured server.
+    pub servers: Vec<LiveServer>,
+}
+
+/// One server in `status --live`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveServer {
+    /// The configured name.
+    pub name: String,
+    /// `connected`, `failed`, or why it was not tried (`disabled`, `inert`, `invalid`).
+    pub state: String,
+    /// What it answered, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::mcp::engine::Probe>,
+    /// Why it did not (`class`, `message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
 }
 
 /// `tools.list`: every tool's summary.

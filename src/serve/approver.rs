@@ -89,11 +89,25 @@ impl Approver for ServeApprover {
         self.elicitation_peer().is_some() || self.hub.as_ref().is_some_and(|h| h.attached() > 0)
     }
 
+    fn wait_available(
+        &self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + '_>> {
+        Box::pin(async move {
+            if self.elicitation_peer().is_some() {
+                return true;
+            }
+            match &self.hub {
+                Some(hub) => hub.wait_attached().await,
+                None => false,
+            }
+        })
+    }
+
     fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
         if let Some(peer) = self.elicitation_peer() {
             let (tx, rx) = oneshot::channel();
-            let message = format!(
-                "mcpdeck: approve `{}` on server `{}`? Effects: {}.{}{}",
+            let mut message = format!(
+                "mcpdeck: approve `{}` on server `{}`? Effects: {}{}.",
                 request.operation,
                 request.server,
                 request
@@ -102,17 +116,22 @@ impl Approver for ServeApprover {
                     .map(|e| format!("{e:?}").to_lowercase())
                     .collect::<Vec<_>>()
                     .join(", "),
-                if request.server_changed {
-                    " The server's definition changed."
-                } else {
-                    ""
-                },
-                if request.tool_changed {
-                    " The tool's definition changed since first listed."
+                if request.effects_claimed {
+                    " (server-claimed)"
                 } else {
                     ""
                 },
             );
+            if request.server_changed {
+                message.push_str(" The server's definition changed.");
+            }
+            if request.tool_changed {
+                message.push_str(" The tool's definition changed since first listed.");
+            }
+            if let Some(arguments) = &request.arguments {
+                message.push_str("\nArguments:\n");
+                message.push_str(arguments);
+            }
             let timeout = std::time::Duration::from_millis(request.timeout_ms);
             let Some(schema) = answer_schema() else {
                 return rx_deny();

@@ -5,13 +5,13 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
 use super::pane_block;
 use crate::app::form::{FieldKind, Form};
 use crate::app::info::{InfoLine, Tone};
 use crate::app::layout::window_start;
-use crate::app::{App, Detail, Focus, Load, ResultView, Running, Screen, TABS, Tab};
+use crate::app::{App, Detail, Focus, HeaderKind, Load, ResultView, Running, Screen, TABS, Tab};
 
 /// Draws the main pane into `area`.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -168,6 +168,22 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         );
         area = rest;
     }
+    if let Some(filter) = pane.filter.as_ref().filter(|f| f.tab == app.tab) {
+        let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+        let cursor = if filter.editing { "▏" } else { "" };
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled("/ ", Style::new().fg(Color::Cyan)),
+                Span::raw(format!("{}{cursor}", filter.query)),
+                Span::styled(
+                    format!("  {} shown · Esc clears", app.list_len()),
+                    Style::new().fg(Color::DarkGray),
+                ),
+            ])),
+            bar,
+        );
+        area = rest;
+    }
     let height = usize::from(area.height);
     let start = window_start(sel, height);
     match app.tab {
@@ -216,16 +232,17 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
             if let Some(line) = load_line(pane.resources.as_ref(), "resources") {
                 lines.push(line);
             }
-            if let Some(Load::Ready((resources, templates))) = &pane.resources {
-                let all = resources
-                    .iter()
-                    .map(|r| (r, false))
-                    .chain(templates.iter().map(|t| (t, true)));
-                if resources.is_empty() && templates.is_empty() {
+            if let Some(Load::Ready(_)) = &pane.resources {
+                let entries = app.resource_entries();
+                if entries.is_empty() {
                     lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
                 }
+                let name_width =
+                    name_column(entries.iter().map(|(r, _)| r.name.as_str()), area.width);
                 lines.extend(
-                    all.enumerate()
+                    entries
+                        .into_iter()
+                        .enumerate()
                         .skip(start)
                         .take(height)
                         .map(|(i, (r, template))| {
@@ -235,7 +252,7 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                                 focused,
                                 vec![
                                     Span::styled(kind, Style::new().fg(Color::Magenta)),
-                                    Span::raw(format!("{}  ", r.name)),
+                                    Span::raw(format!("{:<name_width$}  ", r.name)),
                                     Span::styled(
                                         format!("{} ", r.meta),
                                         Style::new().fg(Color::DarkGray),
@@ -254,13 +271,15 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
             if let Some(line) = load_line(pane.prompts.as_ref(), "prompts") {
                 lines.push(line);
             }
-            if let Some(Load::Ready(prompts)) = &pane.prompts {
+            if let Some(Load::Ready(_)) = &pane.prompts {
+                let prompts = app.prompt_entries();
                 if prompts.is_empty() {
                     lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
                 }
+                let name_width = name_column(prompts.iter().map(|p| p.name.as_str()), area.width);
                 lines.extend(
                     prompts
-                        .iter()
+                        .into_iter()
                         .enumerate()
                         .skip(start)
                         .take(height)
@@ -269,7 +288,7 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                                 i == sel,
                                 focused,
                                 vec![
-                                    Span::raw(format!("{}  ", p.name)),
+                                    Span::raw(format!("{:<name_width$}  ", p.name)),
                                     Span::styled(
                                         p.description.clone(),
                                         Style::new().fg(Color::Gray),
@@ -299,6 +318,15 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The name column's width: the longest name, at most a third of the pane.
+fn name_column<'a>(names: impl Iterator<Item = &'a str>, width: u16) -> usize {
+    names
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(usize::from(width / 3))
 }
 
 /// Info lines with their tones, from `start`, at most `height`.
@@ -535,54 +563,38 @@ fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
 }
 
 fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {
-    let mut lines: Vec<Line> = Vec::new();
-    let which = if view.show_model {
-        "model-visible text (m: human view)"
-    } else {
-        "result (m: model-visible text)"
-    };
-    match &view.error {
-        None => lines.push(Line::styled(
-            format!("✓ {} — {which}", view.title),
-            Style::new().fg(Color::Green),
-        )),
-        Some((class, message)) => {
-            lines.push(Line::styled(
-                format!("✗ {} — {class}", view.title),
-                Style::new().fg(Color::Red),
-            ));
-            lines.push(Line::styled(message.clone(), Style::new().fg(Color::Red)));
-        }
-    }
-    for s in &view.spills {
-        lines.push(Line::styled(
-            format!(
-                "spill {} · {} B · {} (s: spills view)",
-                s.shown, s.size, s.mime
-            ),
-            Style::new().fg(Color::Magenta),
-        ));
-    }
-    let body = if view.show_model {
-        &view.model
-    } else {
-        &view.lines
-    };
-    // The cursor line stays visible; with foldable JSON it is highlighted.
-    let height = usize::from(area.height).saturating_sub(lines.len()).max(1);
-    let start = window_start(view.scroll, height);
-    let cursor = !view.show_model && view.fold.is_some();
-    lines.extend(body.iter().enumerate().skip(start).map(|(i, l)| {
-        if cursor && i == view.scroll {
-            Line::styled(l.clone(), Style::new().add_modifier(Modifier::REVERSED))
-        } else {
-            Line::raw(l.clone())
-        }
-    }));
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::new().borders(Borders::NONE)),
-        area,
+    let (text_area, header_rows) = crate::app::result_keys::result_text_area(view, area);
+    let header: Vec<Line> = view
+        .header(usize::from(area.width), usize::from(area.height / 2))
+        .into_iter()
+        .map(|(kind, row)| {
+            let color = match kind {
+                HeaderKind::Ok => Color::Green,
+                HeaderKind::Error => Color::Red,
+                HeaderKind::Spill => Color::Magenta,
+            };
+            Line::styled(row, Style::new().fg(color))
+        })
+        .collect();
+    let header_area = Rect::new(
+        area.x,
+        area.y,
+        area.width,
+        u16::try_from(header_rows)
+            .unwrap_or(u16::MAX)
+            .min(area.height),
     );
+    frame.render_widget(Paragraph::new(header), header_area);
+    // The viewer's area: the text rows, the scrollbar column and the position row.
+    let viewer_area = Rect::new(
+        area.x,
+        text_area.y,
+        area.width,
+        text_area
+            .height
+            .saturating_add(1)
+            .min(area.height.saturating_sub(header_area.height)),
+    );
+    let cursor = view.has_cursor().then_some(view.cursor);
+    super::viewer::render_viewer(&view.viewer, view.body(), cursor, frame, viewer_area);
 }

@@ -7,6 +7,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod side;
+mod viewer;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

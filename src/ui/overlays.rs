@@ -123,13 +123,7 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
             let title = crate::mcp::sanitize::sanitize(&title).into_owned();
             let (inner, block) = popup(frame, big, &title, Color::Magenta);
             frame.render_widget(block, big);
-            let lines: Vec<Line> = p
-                .lines
-                .iter()
-                .take(usize::from(inner.height))
-                .map(|l| Line::raw(l.clone()))
-                .collect();
-            frame.render_widget(Paragraph::new(lines), inner);
+            super::viewer::render_viewer(&p.viewer, &p.lines, None, frame, inner);
         }
         Some(Overlay::Agents(scroll)) => {
             let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);

@@ -130,6 +130,8 @@ fn approval_modal() {
             server_changed: false,
             tool_changed: true,
             timeout_ms: 120_000,
+            arguments: None,
+            effects_claimed: false,
         },
         tx,
     ));
@@ -428,9 +430,61 @@ fn agents_view_and_an_agents_approval() {
             server_changed: false,
             tool_changed: false,
             timeout_ms: 120_000,
+            arguments: None,
+            effects_claimed: false,
         },
         reply: tx,
     });
     app.now += Duration::from_millis(400);
     snapshot_all("agent_approval", &mut app);
+}
+
+/// Resources → `/` filter → Enter reads the resource → End: the last of 200 lines is on screen
+/// at every size, with the position row saying so; the body shows without the agents' wrapper.
+#[test]
+fn a_long_resource_reaches_its_last_line_with_end() {
+    let (mut app, _d) = tools_app();
+    let fx = app.update(ch('l'));
+    let id = first_id(&fx);
+    app.update(ok(
+        id,
+        "resources.list",
+        json!({"resources": [
+            {"reference": "mcp-resource-00000000000000000000000000000001", "name": "notes.md", "description": "", "size": 10},
+            {"reference": "mcp-resource-00000000000000000000000000000002", "name": "structure.md", "description": "the layout", "size": 9000},
+        ], "templates": []}),
+    ));
+    app.update(ch('/'));
+    for c in "struct".chars() {
+        app.update(ch(c));
+    }
+    assert_eq!(app.list_len(), 1, "the filter narrows the list");
+    let id = first_id(&app.update(key(KeyCode::Enter)));
+    let body: Vec<String> = (1..=200)
+        .map(|i| {
+            format!("{i:03} a line of structure.md that is long enough to wrap at forty columns")
+        })
+        .collect();
+    let text = format!(
+        "<untrusted-mcp-data server=\"demo\" kind=\"resource\">\n{}\n</untrusted-mcp-data>",
+        body.join("\n")
+    );
+    app.update(ok(
+        id,
+        "resources.read",
+        json!({"reference": "mcp-resource-00000000000000000000000000000002", "text": text}),
+    ));
+    for (w, h) in SIZES {
+        app.size = (w, h);
+        app.update(key(KeyCode::Home));
+        let top = draw(&app, w, h);
+        assert!(!top.contains("untrusted-mcp-data"), "{top}");
+        assert!(top.contains("001 a line"), "{top}");
+        app.update(key(KeyCode::End));
+        let end = draw(&app, w, h);
+        assert!(end.contains("of 200"), "{end}");
+        assert!(end.contains("200 a line"), "{end}");
+        assert!(!end.contains("001 a line"), "{end}");
+        insta::assert_snapshot!(format!("long_resource_end_{w}x{h}"), end);
+    }
 }

@@ -1,7 +1,7 @@
 //! Field-level checks shared by the schema: typed reads with diagnostics, `env`, `headers` and
 //! URL rules. Values are checked as written; nothing is resolved.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::diagnostic::{Diagnostic, Severity};
@@ -57,11 +57,11 @@ impl<'a> Cx<'a> {
             severity,
             code,
             file: self.file.to_path_buf(),
-            path: path.to_owned(),
+            path: clip_runs(path.to_owned(), '.'),
             line: Some(line),
             column: Some(column),
-            message,
-            suggestion,
+            message: clip_runs(message, '`'),
+            suggestion: suggestion.map(|s| clip_runs(s, '`')),
         });
     }
 
@@ -91,8 +91,9 @@ impl<'a> Cx<'a> {
 
     /// Reports every key that appears more than once in `members`.
     pub fn duplicates(&mut self, members: &[Member], path: &str) {
-        for (i, m) in members.iter().enumerate() {
-            if members[..i].iter().any(|earlier| earlier.key == m.key) {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(members.len());
+        for m in members {
+            if !seen.insert(m.key.as_str()) {
                 let p = join(path, &m.key);
                 self.error(
                     "duplicate_key",
@@ -201,6 +202,32 @@ impl<'a> Cx<'a> {
     }
 }
 
+/// The most characters of any one value a diagnostic quotes.
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text` with every run between two `separator`s cut to [`MAX_QUOTED_CHARS`] characters and an
+/// ellipsis: a 3 MiB key or value is named by its start, never printed whole. Messages quote
+/// values between backticks and paths join keys with dots, so no quoted value escapes the cut.
+pub fn clip_runs(text: String, separator: char) -> String {
+    if text.len() <= MAX_QUOTED_CHARS {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len().min(4 * MAX_QUOTED_CHARS));
+    for (i, run) in text.split(separator).enumerate() {
+        if i > 0 {
+            out.push(separator);
+        }
+        match run.char_indices().nth(MAX_QUOTED_CHARS) {
+            Some((cut, _)) => {
+                out.push_str(&run[..cut]);
+                out.push('…');
+            }
+            None => out.push_str(run),
+        }
+    }
+    out
+}
+
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_owned()
@@ -262,6 +289,7 @@ pub fn check_headers(
 ) -> BTreeMap<String, Template> {
     let path = format!("{server_path}.headers");
     let mut out: BTreeMap<String, Template> = BTreeMap::new();
+    let mut lower_names: HashSet<String> = HashSet::new();
     for (name, key_start, template) in cx.templates(value, &path) {
         let p = join(&path, &name);
         if name.trim() != name || !is_token(&name) {
@@ -285,7 +313,7 @@ pub fn check_headers(
             );
             continue;
         }
-        if out.keys().any(|k| k.eq_ignore_ascii_case(&name)) {
+        if !lower_names.insert(lower.clone()) {
             cx.error(
                 "duplicate_key",
                 &p,

@@ -4,6 +4,7 @@
 //! entry never hides the others; an entry with any error has no definition (`def: None`) and is
 //! listed as invalid. This module reads no environment and touches no file.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::diagnostic::{Diagnostic, Severity, nearest};
@@ -213,12 +214,16 @@ fn servers_entries(
     index: &LineIndex,
     layer: Layer,
 ) -> Vec<ServerEntry> {
+    let mut occurrences: HashMap<&str, usize> = HashMap::with_capacity(servers.len());
+    for member in servers {
+        *occurrences.entry(member.key.as_str()).or_default() += 1;
+    }
     servers
         .iter()
         .map(|member| {
             let mut cx = Cx::new(file, text, index);
             let path = format!("mcpServers.{}", member.key);
-            if servers.iter().filter(|m| m.key == member.key).count() > 1 {
+            if occurrences.get(member.key.as_str()).copied().unwrap_or(0) > 1 {
                 cx.error(
                     "duplicate_key",
                     &path,

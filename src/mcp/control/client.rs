@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
-use super::protocol::{FromConsole, MAX_LINE, SessionSnapshot, ToConsole};
+use super::protocol::{FromConsole, LineRead, MAX_LINE, SessionSnapshot, ToConsole, read_line};
 use crate::mcp::policy::Decision;
 
 /// The directory serve sessions publish their sockets in.
@@ -35,7 +35,8 @@ pub fn list_sockets(dir: &Path) -> Vec<PathBuf> {
 
 /// A connection to one serve session.
 pub struct ControlClient {
-    lines: tokio::io::Lines<tokio::io::BufReader<OwnedReadHalf>>,
+    reader: tokio::io::BufReader<OwnedReadHalf>,
+    line: Vec<u8>,
     write: OwnedWriteHalf,
 }
 
@@ -45,7 +46,8 @@ impl ControlClient {
         let stream = UnixStream::connect(path).await?;
         let (read, write) = stream.into_split();
         let mut client = Self {
-            lines: tokio::io::BufReader::new(read).lines(),
+            reader: tokio::io::BufReader::new(read),
+            line: Vec::new(),
             write,
         };
         client.send(&FromConsole::Hello).await?;
@@ -72,16 +74,17 @@ impl ControlClient {
     /// The next message from the session (None when it closed).
     pub async fn next(&mut self) -> std::io::Result<Option<ToConsole>> {
         loop {
-            let Some(line) = self.lines.next_line().await? else {
-                return Ok(None);
-            };
-            if line.len() > MAX_LINE {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "control line too long",
-                ));
+            match read_line(&mut self.reader, &mut self.line, MAX_LINE).await? {
+                LineRead::Line => {}
+                LineRead::End => return Ok(None),
+                LineRead::TooLong => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "control line too long",
+                    ));
+                }
             }
-            if let Ok(message) = serde_json::from_str(&line) {
+            if let Ok(message) = serde_json::from_slice(&self.line) {
                 return Ok(Some(message));
             }
         }

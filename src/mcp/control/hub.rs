@@ -2,18 +2,28 @@
 //! runtime directory, accepting only peers of this uid. Attached consoles receive a snapshot on
 //! `hello`, then every approval request; the first decision for a ticket wins. A decision for an
 //! unknown or expired ticket is ignored and logged to stderr.
+//!
+//! A console that restarts, or one that has not yet found a new session (consoles look every
+//! second), must not turn an approval into a refusal: [`ControlHub::wait_attached`] waits a
+//! bounded while for one — up to [`REATTACH_GRACE`] once a console was attached in this run, and
+//! up to [`DISCOVERY_GRACE`] after the session started otherwise.
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromConsole, MAX_LINE, SessionSnapshot, ToConsole};
+use super::protocol::{FromConsole, LineRead, MAX_LINE, SessionSnapshot, ToConsole, read_line};
 use crate::mcp::policy::{ApprovalRequest, Decision};
+
+/// How long an approval waits for a console to re-attach once one was attached in this run.
+pub const REATTACH_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+/// How long after a session starts an approval waits for the first console to find it.
+pub const DISCOVERY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 type SnapshotFn = Box<dyn Fn(Vec<ApprovalRequest>) -> SessionSnapshot + Send + Sync>;
 
@@ -23,6 +33,12 @@ pub struct ControlHub {
     pending: Mutex<HashMap<u64, (ApprovalRequest, oneshot::Sender<Decision>)>>,
     consoles: Mutex<Vec<mpsc::Sender<ToConsole>>>,
     snapshot: OnceLock<SnapshotFn>,
+    /// Woken whenever a console attaches.
+    attach: tokio::sync::Notify,
+    /// A console was attached at some point in this run.
+    ever_attached: std::sync::atomic::AtomicBool,
+    /// When the session started.
+    started: tokio::time::Instant,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -42,6 +58,9 @@ impl ControlHub {
             pending: Mutex::new(HashMap::new()),
             consoles: Mutex::new(Vec::new()),
             snapshot: OnceLock::new(),
+            attach: tokio::sync::Notify::new(),
+            ever_attached: std::sync::atomic::AtomicBool::new(false),
+            started: tokio::time::Instant::now(),
         });
         tokio::spawn(accept(listener, Arc::downgrade(&hub)));
         Ok(hub)
@@ -70,6 +89,35 @@ impl ControlHub {
         let mut consoles = lock(&self.consoles);
         consoles.retain(|c| !c.is_closed());
         consoles.len()
+    }
+
+    /// Whether a console is attached, waiting for one up to the grace that applies (see the
+    /// module's notes).
+    pub async fn wait_attached(&self) -> bool {
+        let deadline = if self.ever_attached.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::Instant::now() + REATTACH_GRACE
+        } else {
+            self.started + DISCOVERY_GRACE
+        };
+        loop {
+            let notified = self.attach.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.attached() > 0 {
+                return true;
+            }
+            tokio::select! {
+                () = &mut notified => {}
+                () = tokio::time::sleep_until(deadline) => return self.attached() > 0,
+            }
+        }
+    }
+
+    fn on_attach(&self, console: mpsc::Sender<ToConsole>) {
+        lock(&self.consoles).push(console);
+        self.ever_attached
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.attach.notify_waiters();
     }
 
     fn broadcast(&self, message: &ToConsole) {
@@ -145,20 +193,20 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
             }
         }
     });
-    let mut lines = tokio::io::BufReader::new(read).lines();
+    // A bounded reader: a same-user client that never sends a newline costs at most one line
+    // limit, and its connection is closed.
+    let mut reader = tokio::io::BufReader::new(read);
+    let mut line = Vec::new();
     let mut attached = false;
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.len() > MAX_LINE {
-            break;
-        }
-        let Ok(message) = serde_json::from_str::<FromConsole>(&line) else {
+    while let Ok(LineRead::Line) = read_line(&mut reader, &mut line, MAX_LINE).await {
+        let Ok(message) = serde_json::from_slice::<FromConsole>(&line) else {
             eprintln!("mcpdeck serve: ignored a malformed control message");
             continue;
         };
         match message {
             FromConsole::Hello | FromConsole::Status => {
                 if !attached && matches!(message, FromConsole::Hello) {
-                    lock(&hub.consoles).push(tx.clone());
+                    hub.on_attach(tx.clone());
                     attached = true;
                 }
                 if let Some(snapshot) = hub.snapshot() {
@@ -168,6 +216,97 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
             FromConsole::Decide { ticket, decision } => hub.decide(ticket, decision),
         }
     }
+    // Detached: forget this console now, so waiting for one does not count it.
+    if attached {
+        lock(&hub.consoles).retain(|c| !c.same_channel(&tx));
+    }
     drop(tx);
     let _ = writer.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncReadExt as _;
+
+    use super::*;
+    use crate::mcp::control::ControlClient;
+    use futures_util::FutureExt as _;
+
+    fn hub(dir: &Path) -> Arc<ControlHub> {
+        let hub = ControlHub::bind(dir).expect("bind");
+        hub.set_snapshot(Box::new(|pending| SessionSnapshot {
+            pid: std::process::id(),
+            project: PathBuf::from("/p"),
+            mode: "enforce".to_owned(),
+            servers: Vec::new(),
+            spills: 0,
+            pending,
+        }));
+        hub
+    }
+
+    async fn until(mut cond: impl FnMut() -> bool) {
+        tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            while !cond() {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("condition reached");
+    }
+
+    #[tokio::test]
+    async fn approvals_wait_for_a_console_to_find_or_rejoin_the_session() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = hub(dir.path());
+        // A new session: nobody attached yet, so it waits (for the first discovery).
+        let waiting = hub.wait_attached();
+        tokio::pin!(waiting);
+        assert!(waiting.as_mut().now_or_never().is_none(), "it waits");
+        let (console, _) = ControlClient::attach(hub.path()).await.expect("attach");
+        assert!(waiting.await, "the console that arrived counts");
+
+        // The console leaves; a later approval waits for it to come back.
+        drop(console);
+        until(|| hub.attached() == 0).await;
+        let waiting = hub.wait_attached();
+        tokio::pin!(waiting);
+        assert!(waiting.as_mut().now_or_never().is_none(), "it waits again");
+        let (_again, _) = ControlClient::attach(hub.path()).await.expect("re-attach");
+        assert!(waiting.await);
+    }
+
+    #[tokio::test]
+    async fn nobody_coming_is_a_bounded_wait() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = hub(dir.path());
+        let started = std::time::Instant::now();
+        assert!(!hub.wait_attached().await);
+        assert!(started.elapsed() < DISCOVERY_GRACE + std::time::Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_closes_the_connection() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = ControlHub::bind(dir.path()).expect("binds");
+        let stream = UnixStream::connect(hub.path()).await.expect("connects");
+        let (mut read, mut write) = stream.into_split();
+        // Keep writing without a newline; the hub must hang up rather than keep buffering.
+        let writer = tokio::spawn(async move {
+            let chunk = vec![b'x'; 16 * 1024];
+            let mut sent = 0usize;
+            while write.write_all(&chunk).await.is_ok() {
+                sent += chunk.len();
+            }
+            sent
+        });
+        let mut rest = Vec::new();
+        // Ends (EOF or reset) only when the hub closes the connection.
+        let _ = read.read_to_end(&mut rest).await;
+        assert!(rest.is_empty());
+        let sent = writer.await.expect("writer");
+        // The hub reads one line limit (plus socket buffers) before closing.
+        assert!(sent >= MAX_LINE, "closed after {sent} bytes");
+        assert!(sent < 64 * MAX_LINE, "kept reading {sent} bytes");
+    }
 }

@@ -7,9 +7,11 @@
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
 
+mod approve;
 pub mod cleanup;
 mod ops;
 pub mod outcome;
+mod probe;
 mod slot;
 
 use std::collections::BTreeMap;
@@ -21,12 +23,13 @@ use tokio_util::sync::CancellationToken;
 
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};
+pub use probe::Probe;
 use slot::{Catalog, ConnectContext, Slot};
 
 use crate::mcp::config::ConfigSet;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::policy::{
-    ALL_EFFECTS, ApprovalRequest, Approver, Decision, Mode, Policy, Trace, TraceRecord, Verdict,
+    ApprovalRequest, Approver, Decision, Mode, Policy, Trace, TraceRecord, Verdict,
 };
 use crate::mcp::proxy::{NormalizedOperation, ProxyRequest, check_server};
 use crate::mcp::results::{RefKey, SpillDir, SpillEntry};
@@ -87,6 +90,34 @@ pub struct Engine {
     approval_timeout: std::time::Duration,
     tickets: std::sync::atomic::AtomicU64,
     trace: Trace,
+}
+
+/// How the policy let an operation through.
+enum Gate {
+    /// It runs; how it was let through (recorded in the trace).
+    Pass(&'static str),
+    /// An approver is asked once the operation's details (arguments, annotations) are known.
+    Ask(Arc<dyn Approver>),
+}
+
+impl Gate {
+    /// The trace's decision: an approval never asked means the operation failed before it.
+    fn decision(&self) -> &'static str {
+        match self {
+            Self::Pass(decision) => decision,
+            Self::Ask(_) => "not_asked",
+        }
+    }
+}
+
+/// How the operator's answer came (or did not).
+enum Answer {
+    /// Someone answered.
+    Decided(Decision),
+    /// Nobody answered in time.
+    TimedOut,
+    /// The operation was cancelled, or the engine is shutting down.
+    Cancelled,
 }
 
 /// How many connection events may queue before new ones are counted as dropped.
@@ -235,7 +266,10 @@ impl Engine {
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
         let (decision, body) = match self.authorize(request, &normalized, cancel).await {
-            Ok(decision) => (decision, self.run(request, cancel, build).await),
+            Ok(mut gate) => {
+                let body = self.run(request, cancel, build, &mut gate).await;
+                (gate.decision(), body)
+            }
             Err((decision, failure)) => (decision, Err(failure)),
         };
         self.trace.push(TraceRecord {
@@ -255,20 +289,22 @@ impl Engine {
         }
     }
 
-    /// Applies the policy: returns how the operation was let through, or why not.
+    /// Applies the policy: how the operation is let through (at once, or after an approval that
+    /// [`Engine::approve`] asks once the details are known), or why not. Catalog reads never
+    /// ask. Without anyone to ask, it fails closed here, before anything connects.
     async fn authorize(
         &self,
         request: &ProxyRequest,
         operation: &NormalizedOperation,
         cancel: &CancellationToken,
-    ) -> Result<&'static str, (&'static str, Failure)> {
+    ) -> Result<Gate, (&'static str, Failure)> {
         let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
             // Status, or an unknown server that `run` reports.
-            return Ok("allowed");
+            return Ok(Gate::Pass("allowed"));
         };
         let op = operation.to_string();
         match self.policy.decide(&slot.name, operation) {
-            Verdict::Allow => return Ok("allowed"),
+            Verdict::Allow => return Ok(Gate::Pass("allowed")),
             Verdict::Deny(rule) => {
                 return Err((
                     "denied",
@@ -282,10 +318,20 @@ impl Engine {
                     ),
                 ));
             }
-            Verdict::Ask if slot.session_approved(&op) => return Ok("session_approval"),
+            Verdict::Ask if slot.session_approved(&op) => {
+                return Ok(Gate::Pass("session_approval"));
+            }
             Verdict::Ask => {}
         }
-        let Some(approver) = self.approver.as_ref().filter(|a| a.available()) else {
+        let available = match self.approver.as_ref() {
+            None => false,
+            Some(approver) => tokio::select! {
+                available = approver.wait_available() => available,
+                () = cancel.cancelled() => false,
+                () = self.shutdown.cancelled() => false,
+            },
+        };
+        let Some(approver) = self.approver.as_ref().filter(|_| available) else {
             return Err((
                 "approval_required",
                 Failure::new(
@@ -298,43 +344,90 @@ impl Engine {
                 ),
             ));
         };
+        Ok(Gate::Ask(approver.clone()))
+    }
+
+    /// Asks the gate's approver, when it is one, with what the operation will do; afterwards
+    /// the gate records how it was let through (or the failure says why not).
+    async fn approve(
+        &self,
+        gate: &mut Gate,
+        slot: &Slot,
+        operation: &NormalizedOperation,
+        arguments: Option<String>,
+        annotations: Option<&rmcp::model::ToolAnnotations>,
+        cancel: &CancellationToken,
+    ) -> Result<(), Failure> {
+        let Gate::Ask(approver) = gate else {
+            return Ok(());
+        };
+        let approver = approver.clone();
+        let op = operation.to_string();
         let tool_changed = match operation {
             NormalizedOperation::ToolsCall { tool } => slot.tool_changed(tool),
             _ => false,
         };
+        let (effects, effects_claimed) = approve::effects(annotations);
         let ask = ApprovalRequest {
             ticket: self
                 .tickets
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             server: crate::mcp::sanitize::sanitize_capped(&slot.name, 128),
             operation: crate::mcp::sanitize::sanitize_capped(&op, 300),
-            effects: ALL_EFFECTS.to_vec(),
+            effects,
             server_changed: self.changed_servers.contains(&slot.name),
             tool_changed,
             timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
+            arguments,
+            effects_claimed,
         };
         let answer = approver.ask(ask);
-        let decision = tokio::select! {
-            d = answer => d.unwrap_or(Decision::Deny),
-            () = tokio::time::sleep(self.approval_timeout) => Decision::Deny,
-            () = cancel.cancelled() => Decision::Deny,
-            () = self.shutdown.cancelled() => Decision::Deny,
+        let answer = tokio::select! {
+            d = answer => Answer::Decided(d.unwrap_or(Decision::Deny)),
+            () = tokio::time::sleep(self.approval_timeout) => Answer::TimedOut,
+            () = cancel.cancelled() => Answer::Cancelled,
+            () = self.shutdown.cancelled() => Answer::Cancelled,
         };
-        match decision {
-            Decision::AllowOnce => Ok("approved_once"),
-            Decision::AllowSession => {
+        let (decision, result) = match answer {
+            Answer::Decided(Decision::AllowOnce) => ("approved_once", Ok(())),
+            Answer::Decided(Decision::AllowSession) => {
                 slot.approve_session(op);
-                Ok("approved_session")
+                ("approved_session", Ok(()))
             }
-            Decision::Deny => Err((
+            Answer::Decided(Decision::Deny) => (
                 "approval_denied",
-                Failure::new(
+                Err(Failure::new(
                     "denied",
                     format!("the operator did not approve `{op}` on `{}`", slot.name),
                     2,
-                ),
-            )),
-        }
+                )),
+            ),
+            Answer::TimedOut => (
+                "approval_timeout",
+                Err(Failure::new(
+                    "denied",
+                    format!(
+                        "no answer within {}: `{op}` on `{}` was not run",
+                        seconds(self.approval_timeout),
+                        slot.name
+                    ),
+                    2,
+                )),
+            ),
+            Answer::Cancelled => (
+                "approval_cancelled",
+                Err(Failure::new(
+                    "cancelled",
+                    format!(
+                        "cancelled while waiting for approval of `{op}` on `{}`",
+                        slot.name
+                    ),
+                    6,
+                )),
+            ),
+        };
+        *gate = Gate::Pass(decision);
+        result
     }
 
     async fn run(
@@ -342,6 +435,7 @@ impl Engine {
         request: &ProxyRequest,
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
+        gate: &mut Gate,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
             let status = self.status();
@@ -364,7 +458,10 @@ impl Engine {
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
         };
+        let operation = request.operation();
         let live = if let ProxyRequest::Reconnect { .. } = request {
+            self.approve(gate, slot, &operation, None, None, &cancel)
+                .await?;
             let live = slot.reconnect(&connect, &cancel).await?;
             let conn = live.conn.read().await;
             let identity = conn.identity();
@@ -399,27 +496,56 @@ impl Engine {
             ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(&ctx, query).await,
             ProxyRequest::ToolsDescribe { tool, .. } => ops::describe_tool(&ctx, tool).await,
             ProxyRequest::ToolsCall { tool, args, .. } => {
+                // The catalog (a read that never asks) gives the schema the arguments are built
+                // and checked against, and the annotations the approval shows.
+                let catalog = ops::tools(&ctx).await.ok();
+                let listed = catalog.as_ref().and_then(|c| c.get(tool));
                 let args = match build {
                     None => args.clone(),
                     Some(build) => {
-                        let catalog = ops::tools(&ctx).await.ok();
-                        let schema = catalog
-                            .as_ref()
-                            .and_then(|c| c.get(tool))
-                            .map(|t| serde_json::Value::Object((*t.input_schema).clone()));
+                        let schema =
+                            listed.map(|t| serde_json::Value::Object((*t.input_schema).clone()));
                         build(schema.as_ref()).map_err(Failure::invalid)?
                     }
                 };
+                let shown = approve::shown_arguments(
+                    &serde_json::Value::Object(args.clone()),
+                    &live.redactor,
+                );
+                let annotations = listed.and_then(|t| t.annotations.clone());
+                self.approve(
+                    gate,
+                    slot,
+                    &operation,
+                    Some(shown),
+                    annotations.as_ref(),
+                    &cancel,
+                )
+                .await?;
                 ops::call_tool(&ctx, tool, args).await
             }
             ProxyRequest::ResourcesList { .. } => ops::list_resources(&ctx).await,
             ProxyRequest::ResourcesRead { reference, .. } => {
+                let shown = approve::shown_arguments(
+                    &serde_json::json!({"resource": reference}),
+                    &live.redactor,
+                );
+                self.approve(gate, slot, &operation, Some(shown), None, &cancel)
+                    .await?;
                 ops::read_resource(&ctx, reference).await
             }
             ProxyRequest::PromptsList { .. } => ops::list_prompts(&ctx).await,
             ProxyRequest::PromptsGet {
                 prompt, arguments, ..
-            } => ops::get_prompt(&ctx, prompt, arguments).await,
+            } => {
+                let shown = approve::shown_arguments(
+                    &serde_json::to_value(arguments).unwrap_or_default(),
+                    &live.redactor,
+                );
+                self.approve(gate, slot, &operation, Some(shown), None, &cancel)
+                    .await?;
+                ops::get_prompt(&ctx, prompt, arguments).await
+            }
             ProxyRequest::Status | ProxyRequest::Reconnect { .. } => {
                 Err(Failure::invalid("handled above".to_owned()))
             }
@@ -447,6 +573,15 @@ impl Engine {
         self.cleanup.remove_dir(&self.spills.path().to_path_buf());
         // Descendants that escaped their server's process group were re-parented to us.
         let _ = tokio::task::spawn_blocking(crate::mcp::connection::orphans::reap).await;
+    }
+}
+
+/// `120 s`, or `0.25 s` for a bound under a second.
+fn seconds(d: std::time::Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} s", d.as_secs_f64())
     }
 }
 

@@ -1,8 +1,10 @@
 //! Approval requests and decisions, as data. The engine awaits an [`Approver`];
 //! the console, an attached console over the control socket, MCP elicitation or the headless
-//! CLI answer it. An approval identifies only the configured server, the normalized operation,
-//! its effects and changed-definition flags: never arguments, headers, environment references
-//! or secrets.
+//! CLI answer it. An approval names the configured server, the normalized operation, its
+//! effects (the tool's annotations when the server gives them, labelled server-claimed) and
+//! changed-definition flags, and carries the operation's arguments so a person can judge it:
+//! pretty-printed, sanitised and with every resolved secret redacted. Never headers,
+//! environment references or secrets.
 
 use std::time::Duration;
 
@@ -51,6 +53,13 @@ pub struct ApprovalRequest {
     pub tool_changed: bool,
     /// How long the request waits before it is denied, in milliseconds.
     pub timeout_ms: u64,
+    /// The operation's arguments: pretty JSON, sanitised, secrets redacted, at most 16 KiB.
+    #[serde(default)]
+    pub arguments: Option<String>,
+    /// The effects come from the tool's own annotations (the server's claim, unchecked);
+    /// when false they are all four, because the proxy cannot prove less.
+    #[serde(default)]
+    pub effects_claimed: bool,
 }
 
 /// The operator's answer.
@@ -77,5 +86,11 @@ pub trait Approver: Send + Sync {
     /// operation fails closed with `approval_required` instead of waiting.
     fn available(&self) -> bool {
         true
+    }
+
+    /// Whether anyone can be asked, waiting a short, bounded while for one to appear (a
+    /// console re-attaching, or discovering a new session). Defaults to [`Approver::available`].
+    fn wait_available(&self) -> std::pin::Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(std::future::ready(self.available()))
     }
 }

@@ -9,5 +9,7 @@ pub mod trace;
 pub use approval::{
     ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, EffectClass,
 };
-pub use rules::{Mode, Policy, PolicyError, Verdict};
+pub use rules::{
+    Mode, Policy, PolicyError, RuleKind, Verdict, add_allow_rule, exact_rule, remove_rule,
+};
 pub use trace::{Trace, TraceRecord};

@@ -175,6 +175,118 @@ impl Policy {
     }
 }
 
+/// Which list of the policy file a rule is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleKind {
+    /// An allow rule.
+    Allow,
+    /// A deny rule.
+    Deny,
+}
+
+impl Policy {
+    /// Every rule as written, allow rules first.
+    pub fn rules(&self) -> Vec<(RuleKind, String)> {
+        self.allow
+            .iter()
+            .map(|r| (RuleKind::Allow, r.text.clone()))
+            .chain(self.deny.iter().map(|r| (RuleKind::Deny, r.text.clone())))
+            .collect()
+    }
+}
+
+/// Reads the policy file as JSON to edit it (a missing file is an audit policy with no rules,
+/// which is what a missing file means).
+fn read_for_edit(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>, PolicyError> {
+    let err = |message: String| PolicyError {
+        path: path.to_path_buf(),
+        message,
+    };
+    // Refuse to edit a file the engine would refuse to run with.
+    Policy::load(path)?;
+    match std::fs::read(path) {
+        Ok(bytes) => match serde_json::from_slice(&bytes) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            _ => Err(err("not a JSON object".to_owned())),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut map = serde_json::Map::new();
+            map.insert("mode".to_owned(), serde_json::json!("audit"));
+            Ok(map)
+        }
+        Err(e) => Err(err(format!("cannot read: {e}"))),
+    }
+}
+
+fn write_edited(
+    path: &Path,
+    map: serde_json::Map<String, serde_json::Value>,
+    backups: &Path,
+) -> Result<Option<PathBuf>, PolicyError> {
+    let err = |message: String| PolicyError {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(map))
+        .map_err(|e| err(e.to_string()))?;
+    text.push('\n');
+    crate::mcp::backup::save(path, &text, backups, 0o600)
+        .map(|saved| saved.backup)
+        .map_err(|e| err(format!("cannot write: {e}")))
+}
+
+/// Adds `rule` to the file's allow list (atomically, the previous file backed up), so an
+/// approval outlives the session. `Ok(false)` when the rule was already there. The mode is
+/// left as it is (a new file is `audit`, as a missing one was). `backups` is where the previous
+/// file is copied (`crate::mcp::backup::backup_dir()`).
+pub fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
+    Rule::parse(rule).map_err(|message| PolicyError {
+        path: path.to_path_buf(),
+        message,
+    })?;
+    let mut map = read_for_edit(path)?;
+    let allow = map
+        .entry("allow")
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    let Some(list) = allow.as_array_mut() else {
+        return Err(PolicyError {
+            path: path.to_path_buf(),
+            message: "`allow` is not a list".to_owned(),
+        });
+    };
+    if list.iter().any(|r| r.as_str() == Some(rule)) {
+        return Ok(false);
+    }
+    list.push(serde_json::Value::String(rule.to_owned()));
+    write_edited(path, map, backups)?;
+    Ok(true)
+}
+
+/// Removes `rule` from whichever list holds it; `Ok(false)` when no list did.
+pub fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
+    let mut map = read_for_edit(path)?;
+    let mut removed = false;
+    for key in ["allow", "deny"] {
+        if let Some(serde_json::Value::Array(list)) = map.get_mut(key) {
+            let before = list.len();
+            list.retain(|r| r.as_str() != Some(rule));
+            removed |= list.len() != before;
+        }
+    }
+    if removed {
+        write_edited(path, map, backups)?;
+    }
+    Ok(removed)
+}
+
+/// The rule that allows exactly this server and normalized operation from now on.
+pub fn exact_rule(server: &str, operation: &str) -> String {
+    // Glob metacharacters in a name are escaped so the rule matches only that name.
+    let escape = |s: &str| glob::Pattern::escape(s);
+    format!("{}:{}", escape(server), escape(operation))
+}
+
 /// List, search and describe: reads of what the server advertises to every client.
 pub fn is_catalog_read(operation: &NormalizedOperation) -> bool {
     matches!(
@@ -253,6 +365,38 @@ mod tests {
             p.decide("a", &NormalizedOperation::Reconnect),
             Verdict::Deny(_)
         ));
+    }
+
+    #[test]
+    fn allow_rules_are_added_once_and_removed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("mcpdeck/policy.json");
+        let backups = dir.path().join("backups");
+        let rule = exact_rule("fx", "tools.call echo");
+        assert!(add_allow_rule(&path, &rule, &backups).expect("added"));
+        assert!(!add_allow_rule(&path, &rule, &backups).expect("already there"));
+        let policy = Policy::load(&path).expect("loads");
+        assert_eq!(
+            policy.mode,
+            Mode::Audit,
+            "a new file keeps the default mode"
+        );
+        assert_eq!(policy.rules(), vec![(RuleKind::Allow, rule.clone())]);
+        assert_eq!(policy.decide("fx", &call("echo")), Verdict::Allow);
+        assert!(remove_rule(&path, &rule, &backups).expect("removed"));
+        assert!(!remove_rule(&path, &rule, &backups).expect("gone"));
+        assert!(Policy::load(&path).expect("loads").rules().is_empty());
+        assert_eq!(
+            std::fs::read_dir(&backups).expect("backups").count(),
+            1,
+            "the file before the removal is kept"
+        );
+        std::fs::write(&path, "{").expect("write");
+        assert!(
+            add_allow_rule(&path, &rule, &backups).is_err(),
+            "never edits a broken file"
+        );
+        assert_eq!(exact_rule("a*", "tools.call x?"), "a[*]:tools.call x[?]");
     }
 
     #[test]

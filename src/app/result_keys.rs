@@ -1,0 +1,191 @@
+//! Keys on a result screen: scrolling the text viewer (rows, pages, ends), searching within it,
+//! moving the fold cursor, and opening the spill a truncated result names.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+use super::keymap::Action;
+use super::{App, Effect, ResultView, Screen};
+
+/// The text area of a result view inside the main pane's `body`: below the header rows, above
+/// the position row, left of the scrollbar. Drawing uses the same split.
+pub fn result_text_area(view: &ResultView, body: Rect) -> (Rect, usize) {
+    let header = view
+        .header(usize::from(body.width), usize::from(body.height / 2))
+        .len();
+    let header = u16::try_from(header).unwrap_or(u16::MAX);
+    let height = body.height.saturating_sub(header).saturating_sub(1);
+    let area = Rect::new(
+        body.x,
+        body.y + header.min(body.height),
+        body.width.saturating_sub(1),
+        height,
+    );
+    (area, usize::from(header))
+}
+
+impl App {
+    /// The main pane's inner area below the tab bar, where screens draw.
+    pub fn main_body(&self) -> Rect {
+        let main = super::layout::areas(self.size, self.side_panel).main;
+        let inner = Rect::new(
+            main.x + 1,
+            main.y + 1,
+            main.width.saturating_sub(2),
+            main.height.saturating_sub(2),
+        );
+        Rect::new(
+            inner.x,
+            inner.y + 1,
+            inner.width,
+            inner.height.saturating_sub(1),
+        )
+    }
+
+    /// The spill pager's text area (columns, rows) for the current terminal size: the big
+    /// overlay's inside, less the scrollbar column and the position row.
+    pub(super) fn pager_viewport(&self) -> (u16, u16) {
+        let (w, h) = self.size;
+        let body_h = h.saturating_sub(2);
+        let big_w = w.saturating_sub(4).max(20).min(w);
+        let big_h = body_h.saturating_sub(2).max(5).min(body_h);
+        (
+            big_w.saturating_sub(2).saturating_sub(1),
+            big_h.saturating_sub(2).saturating_sub(1),
+        )
+    }
+
+    /// Lays the result view's viewer out for the current terminal size.
+    fn layout_result(&mut self) {
+        let body = self.main_body();
+        if let Screen::Result(view, _) = &mut self.screen {
+            let (area, _) = result_text_area(view, body);
+            view.viewer.viewport = (area.width, area.height);
+        }
+    }
+
+    /// Whether keys go into the result viewer's search query.
+    pub(super) fn result_searching(&self) -> bool {
+        matches!(&self.screen, Screen::Result(view, _)
+            if view.viewer.search.as_ref().is_some_and(|s| s.editing))
+    }
+
+    /// A key typed into the result viewer's search: Enter keeps the query (n/N move), Esc
+    /// drops the search.
+    pub(super) fn on_result_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        self.layout_result();
+        let Screen::Result(view, _) = &mut self.screen else {
+            return Vec::new();
+        };
+        let ResultView {
+            viewer,
+            lines,
+            model,
+            show_model,
+            ..
+        } = &mut **view;
+        let body: &[String] = if *show_model { model } else { lines };
+        let Some(search) = viewer.search.as_mut() else {
+            return Vec::new();
+        };
+        match key.code {
+            KeyCode::Esc => viewer.search = None,
+            KeyCode::Enter => search.editing = false,
+            KeyCode::Backspace => {
+                search.query.pop();
+                viewer.find(body);
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                search.query.push(c);
+                viewer.find(body);
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// The actions a result screen handles itself; `None` for the rest.
+    pub(super) fn on_result_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        if !matches!(self.screen, Screen::Result(..)) {
+            return None;
+        }
+        self.layout_result();
+        let Screen::Result(view, _) = &mut self.screen else {
+            return None;
+        };
+        match action {
+            Action::Up => move_cursor_or_scroll(view, -1),
+            Action::Down => move_cursor_or_scroll(view, 1),
+            Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
+                let ResultView {
+                    viewer,
+                    lines,
+                    model,
+                    show_model,
+                    ..
+                } = &mut **view;
+                let body: &[String] = if *show_model { model } else { lines };
+                match action {
+                    Action::PageUp => viewer.page(body, false),
+                    Action::PageDown => viewer.page(body, true),
+                    Action::Top => viewer.home(),
+                    _ => viewer.end(body),
+                }
+                let (first, last) = viewer.visible_lines(body);
+                view.cursor = if action == Action::Bottom {
+                    last
+                } else {
+                    first
+                };
+            }
+            Action::Search => view.viewer.start_search(),
+            Action::NextMatch | Action::PrevMatch => {
+                let ResultView {
+                    viewer,
+                    lines,
+                    model,
+                    show_model,
+                    ..
+                } = &mut **view;
+                let body: &[String] = if *show_model { model } else { lines };
+                viewer.next_match(body, action == Action::NextMatch);
+                if let Some(s) = &viewer.search {
+                    view.cursor = s.matches.get(s.current).copied().unwrap_or(view.cursor);
+                }
+            }
+            Action::Open => {
+                let Some(spill) = view.spill_in_view() else {
+                    self.message = Some("this result wrote no spill".to_owned());
+                    return Some(Vec::new());
+                };
+                return Some(vec![Effect::ReadSpill {
+                    path: spill.path.clone(),
+                    offset: 0,
+                }]);
+            }
+            _ => return None,
+        }
+        Some(Vec::new())
+    }
+}
+
+/// Up/Down: with foldable JSON the fold cursor moves and the view follows it; otherwise the
+/// text scrolls by a row.
+fn move_cursor_or_scroll(view: &mut ResultView, delta: isize) {
+    if view.has_cursor() {
+        let max = view.lines.len().saturating_sub(1);
+        view.cursor = view.cursor.saturating_add_signed(delta).min(max);
+        let cursor = view.cursor;
+        view.viewer.show_line(&view.lines, cursor);
+        return;
+    }
+    let ResultView {
+        viewer,
+        lines,
+        model,
+        show_model,
+        ..
+    } = view;
+    let body: &[String] = if *show_model { model } else { lines };
+    viewer.scroll_by(body, delta);
+}

@@ -1,0 +1,121 @@
+//! `status --live`: connect to a server and report what it answered — the negotiated protocol
+//! version, its name and version, a capability summary and the round-trip time of a `ping` —
+//! what the no-connect status cannot know. Connecting is not an operation on the server's data,
+//! so the policy is not consulted; trust, `disabled` and invalid definitions still stop it.
+
+use std::time::Instant;
+
+use rmcp::model::{ClientRequest, PingRequest, ServerResult};
+use tokio_util::sync::CancellationToken;
+
+use super::Engine;
+use super::outcome::Failure;
+use super::slot::ConnectContext;
+use crate::mcp::connection::max_total_for;
+use crate::mcp::sanitize::sanitize_capped;
+
+/// What one server answered.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Probe {
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// `serverInfo.name` (sanitised).
+    pub server_name: Option<String>,
+    /// `serverInfo.version` (sanitised).
+    pub server_version: Option<String>,
+    /// What it offers: `tools`, `resources`, `prompts`, `logging`, `completions`, with
+    /// `listChanged` / `subscribe` where declared.
+    pub capabilities: Vec<String>,
+    /// How long connecting took (including a process start), in milliseconds.
+    pub connect_ms: u64,
+    /// The round trip of one `ping`, in milliseconds (fractional).
+    pub ping_ms: f64,
+}
+
+fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn capability_summary(caps: &rmcp::model::ServerCapabilities) -> Vec<String> {
+    let mut out = Vec::new();
+    let flagged = |name: &str, list_changed: Option<bool>, subscribe: Option<bool>| {
+        let mut s = name.to_owned();
+        if list_changed == Some(true) {
+            s.push_str(" (listChanged)");
+        }
+        if subscribe == Some(true) {
+            s.push_str(" (subscribe)");
+        }
+        s
+    };
+    if let Some(t) = &caps.tools {
+        out.push(flagged("tools", t.list_changed, None));
+    }
+    if let Some(r) = &caps.resources {
+        out.push(flagged("resources", r.list_changed, r.subscribe));
+    }
+    if let Some(p) = &caps.prompts {
+        out.push(flagged("prompts", p.list_changed, None));
+    }
+    if caps.logging.is_some() {
+        out.push("logging".to_owned());
+    }
+    if caps.completions.is_some() {
+        out.push("completions".to_owned());
+    }
+    out
+}
+
+impl Engine {
+    /// Connects to `server` (or uses its live connection) and pings it.
+    pub async fn probe(&self, server: &str, cancel: &CancellationToken) -> Result<Probe, Failure> {
+        let Some(slot) = self.slots.get(server) else {
+            return Err(Failure::new(
+                "unknown_server",
+                format!("no server `{}`", sanitize_capped(server, 128)),
+                1,
+            ));
+        };
+        let cancel = super::combine(cancel, &self.shutdown);
+        let connect = ConnectContext {
+            lookup: &*self.lookup,
+            events: self.events_tx.clone(),
+            traffic: self.traffic,
+            ref_key: &self.ref_key,
+            cleanup: &self.cleanup,
+        };
+        let started = Instant::now();
+        let live = slot.ensure(&connect, &cancel).await?;
+        let connect_ms = millis(started.elapsed());
+        let conn = live.conn.read().await;
+        let timeout = conn.request_timeout();
+        let sent = Instant::now();
+        let answer = conn
+            .request_cancellable(
+                ClientRequest::PingRequest(PingRequest::default()),
+                timeout,
+                max_total_for(timeout),
+                &cancel,
+            )
+            .await
+            .map_err(|e| Failure::from_connect(&e))?;
+        let ping_ms = sent.elapsed().as_secs_f64() * 1000.0;
+        if !matches!(answer, ServerResult::EmptyResult(_)) {
+            return Err(Failure::new(
+                "protocol",
+                "the server answered ping with an unexpected result".to_owned(),
+                4,
+            ));
+        }
+        let identity = conn.identity();
+        Ok(Probe {
+            protocol_version: identity.protocol_version.clone(),
+            server_name: identity.name.as_deref().map(|n| sanitize_capped(n, 128)),
+            server_version: identity.version.as_deref().map(|v| sanitize_capped(v, 64)),
+            capabilities: capability_summary(&identity.capabilities),
+            connect_ms,
+            ping_ms,
+        })
+    }
+}

@@ -1,0 +1,103 @@
+//! Drawing the one text viewer: the visible wrapped rows of a text (cut by `app::viewer::wrap`,
+//! the same rows the viewer scrolls over), a scrollbar, and a position row ("lines 180–204 of
+//! 204", the search and its matches). Only the visible rows are built.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
+
+use crate::app::viewer::{Viewer, rows_of, wrap};
+
+/// Draws `lines` scrolled as `viewer` says into `area`: the text, the scrollbar in its last
+/// column and the position row in its last row. `cursor` is the highlighted line, if any.
+pub fn render_viewer(
+    viewer: &Viewer,
+    lines: &[String],
+    cursor: Option<usize>,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    if area.width < 2 || area.height < 2 {
+        return;
+    }
+    let area_text = Rect::new(area.x, area.y, area.width, area.height - 1);
+    let position = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
+    render_text(viewer, lines, cursor, frame, area_text);
+    let mut laid = viewer.clone();
+    laid.viewport = (area.width - 1, area.height - 1);
+    frame.render_widget(Paragraph::new(position_line(&laid, lines)), position);
+}
+
+fn render_text(
+    viewer: &Viewer,
+    lines: &[String],
+    cursor: Option<usize>,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let text_area = Rect::new(area.x, area.y, area.width - 1, area.height);
+    let mut viewer = viewer.clone();
+    viewer.viewport = (text_area.width, text_area.height);
+    let width = usize::from(text_area.width);
+    let height = usize::from(text_area.height);
+    let top = viewer.top.min(viewer.max_top(lines));
+    let (first, skip) = viewer.line_at_row(lines, top);
+    let search = viewer.search.as_ref();
+    let current = search.and_then(|s| s.matches.get(s.current)).copied();
+    let mut rows: Vec<Line> = Vec::with_capacity(height);
+    for (i, line) in lines.iter().enumerate().skip(first) {
+        let style = if cursor == Some(i) {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else if current == Some(i) {
+            Style::new().bg(Color::Yellow).fg(Color::Black)
+        } else if search.is_some_and(|s| s.matches.binary_search(&i).is_ok()) {
+            Style::new().fg(Color::Yellow)
+        } else {
+            Style::new()
+        };
+        let skip_rows = if i == first { skip } else { 0 };
+        for row in wrap(line, width).into_iter().skip(skip_rows) {
+            rows.push(Line::styled(row, style));
+            if rows.len() == height {
+                break;
+            }
+        }
+        if rows.len() == height {
+            break;
+        }
+    }
+    frame.render_widget(Paragraph::new(rows), text_area);
+    let total: usize = lines.iter().map(|l| rows_of(l, width)).sum();
+    if total > height {
+        let mut state = ScrollbarState::new(total.saturating_sub(height)).position(top);
+        frame.render_stateful_widget(
+            Scrollbar::new(ScrollbarOrientation::VerticalRight)
+                .begin_symbol(None)
+                .end_symbol(None),
+            area,
+            &mut state,
+        );
+    }
+}
+
+/// The position row: where the view is, and the search.
+fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
+    let mut text = viewer.position(lines);
+    if let Some(s) = &viewer.search {
+        if s.editing {
+            text = format!("/{}▏  {text}", s.query);
+        } else if s.matches.is_empty() {
+            text = format!("/{}: no match  {text}", s.query);
+        } else {
+            text = format!(
+                "/{}: match {} of {} (n/N)  {text}",
+                s.query,
+                s.current + 1,
+                s.matches.len()
+            );
+        }
+    }
+    Line::styled(text, Style::new().fg(Color::DarkGray))
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end: the console's text viewer reaches the last line of a long resource. Runs the real
+# console in tmux at 80x24 and again at 200x50 over the pinned reference server
+# (server-everything, installed by scripts/install-interop): Resources → `/` filter
+# `structure` → Enter reads `structure.md` (204 lines) → End shows its last line. Waits poll
+# for what is on screen; nothing relies on a fixed delay.
+# Usage: tests/console_tmux_resource.sh path/to/mcpdeck path/to/server-everything/dist/index.js
+set -euo pipefail
+
+BIN=$(realpath "$1")
+EVERYTHING=$(realpath "$2")
+WORK=$(mktemp -d)
+SOCK="mcpdeck-e2e-res-$$"
+T="tmux -L $SOCK"
+cleanup() { $T kill-server 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$WORK/cfg/mcpdeck" "$WORK/proj" "$WORK/run"
+printf '{"mcpServers": {"everything": {"command": "node", "args": ["%s", "stdio"]}}}\n' \
+    "$EVERYTHING" > "$WORK/cfg/mcpdeck/mcp.json"
+LAST="reuses the transport for subsequent requests"
+
+fail() {
+    echo "FAIL ($SIZE): $*" >&2
+    echo "--- screen ---" >&2
+    $T capture-pane -p -t e2e >&2 || true
+    exit 1
+}
+
+# wait_for TEXT [SECONDS]: until TEXT is on screen.
+wait_for() {
+    local deadline=$((SECONDS + ${2:-30}))
+    while ((SECONDS < deadline)); do
+        if $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    fail "did not see '$1'"
+}
+
+for SIZE in 80x24 200x50; do
+    $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
+        "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' TERM=xterm-256color '$BIN'; exec sleep 600"
+    wait_for "Servers"
+    wait_for "everything"
+    # Select the `everything` row: the main pane's title names the selected server.
+    for _ in 1 2 3 4 5 6; do
+        if $T capture-pane -p -t e2e | grep -qF "┌ everything ·"; then break; fi
+        $T send-keys -t e2e Down
+        sleep 0.1
+    done
+    wait_for "┌ everything ·"
+    $T send-keys -t e2e Enter
+    wait_for "Tools("
+    $T send-keys -t e2e l
+    wait_for "structure.md"
+    $T send-keys -t e2e /
+    $T send-keys -t e2e -l structure
+    wait_for "1 shown"
+    $T send-keys -t e2e Enter
+    wait_for "resources.read"
+    wait_for "of 204"
+    $T capture-pane -p -t e2e | grep -qF "$LAST" && fail "the last line shows before End"
+    $T send-keys -t e2e End
+    wait_for "$LAST"
+    wait_for "of 204"
+    $T capture-pane -p -t e2e | grep -qF "untrusted-mcp-data" && fail "the agents' wrapper shows"
+    $T send-keys -t e2e q
+    $T kill-server 2>/dev/null || true
+done
+echo "console tmux resource e2e: ok"
