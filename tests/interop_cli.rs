@@ -166,6 +166,15 @@ fn server_filesystem_lists_and_reads_a_directory() {
         "config/mcpdeck/mcp.json",
         &json!({"mcpServers": {"fs": {"command": "node", "args": [script, root]}}}).to_string(),
     );
+    // mcpdeck declares roots, and server-filesystem then serves its client's roots (by default
+    // the project directory) instead of its own arguments, as soon as it has asked for them:
+    // offer the shared directory as the root.
+    let root_arg = root.display().to_string();
+    let run = |sb: &Sandbox, args: &[&str]| {
+        let mut args = args.to_vec();
+        args.extend(["--root", root_arg.as_str()]);
+        run(sb, &args)
+    };
     let (code, v) = run(&sb, &["tools", "fs"]);
     assert_eq!(code, 0, "{v}");
     let (code, v) = run(

@@ -60,6 +60,7 @@ pub fn fixture_def(args: &[&str]) -> ServerDef {
         reconnect: ReconnectPolicy::default(),
         disabled: false,
         protocol: ProtocolChoice::Legacy,
+        roots: None,
     }
 }
 

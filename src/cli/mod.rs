@@ -6,6 +6,7 @@ mod approval_text;
 mod approve_tty;
 mod args;
 mod auth_cmd;
+mod client_tty;
 mod config_cmd;
 /// The exit codes live in a module both faces share; `cli::exit::Exit` stays a path to them.
 pub mod exit {
@@ -47,6 +48,9 @@ pub struct Cli {
     /// When a server asks for OAuth sign-in, sign in inline instead of exiting 3.
     #[arg(long, global = true)]
     pub login: bool,
+    /// Roots, elicitation and sampling answers for servers that ask.
+    #[command(flatten)]
+    pub client: client_tty::ClientFlags,
     /// What to do; without one, a status overview is shown.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -117,6 +121,10 @@ pub enum Command {
         tool: String,
         /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
         args: Vec<String>,
+        /// Run the call as a task (for tools whose task support is optional; a tool that
+        /// requires a task runs as one anyway).
+        #[arg(long)]
+        task: bool,
         /// Send the arguments as given, without checking them against the tool's schema.
         #[arg(long)]
         no_validate: bool,
@@ -134,17 +142,25 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read a resource by its reference (or, by hand, by its name).
+    /// Read a resource by its reference, its name or its URI.
     Read {
         /// The configured server.
         server: String,
-        /// An `mcp-resource-…` reference or a resource name.
+        /// An `mcp-resource-…` reference, a resource name, or a URI (`scheme://…`).
         reference: String,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
         keep: KeepArgs,
+    },
+    /// Ping a server (connecting) and show the round-trip time.
+    Ping {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// List a server's prompts.
     Prompts {
@@ -281,6 +297,8 @@ pub struct Context {
     pub config_home: PathBuf,
     /// `--login`: sign in inline when a server asks for it.
     pub login: bool,
+    /// `--root`, `--elicit`, `--sampling-reply`.
+    pub client: client_tty::ClientFlags,
 }
 
 /// Loads every configuration file for `cwd` and `extra` files, with the packaged servers on
@@ -314,6 +332,7 @@ impl Context {
             trust,
             config_home: home,
             login: cli.login,
+            client: cli.client.clone(),
         })
     }
 }
@@ -402,10 +421,19 @@ pub fn run(cli: Cli) -> Exit {
             server,
             tool,
             args,
+            task,
             no_validate,
             json,
             keep,
-        }) => ops_cmd::call(cx, server, tool, args, !no_validate, printing(json, keep)),
+        }) => ops_cmd::call(
+            cx,
+            server,
+            tool,
+            args,
+            task,
+            !no_validate,
+            printing(json, keep),
+        ),
         Some(Command::Resources { server, json }) => ops_cmd::resources(cx, server, json),
         Some(Command::Read {
             server,
@@ -413,6 +441,7 @@ pub fn run(cli: Cli) -> Exit {
             json,
             keep,
         }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
+        Some(Command::Ping { server, json }) => ops_cmd::ping(cx, server, json),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
             server,

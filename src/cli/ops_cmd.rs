@@ -41,10 +41,11 @@ pub fn call(
     server: String,
     tool: String,
     raw: Vec<String>,
+    task: bool,
     validate: bool,
     printing: Printing,
 ) -> Exit {
-    if !validate && !needs_schema(&raw) {
+    if !validate && !task && !needs_schema(&raw) {
         return match call_arguments(&raw, None) {
             Ok(args) => {
                 run_request_with(cx, ProxyRequest::ToolsCall { server, tool, args }, printing)
@@ -72,7 +73,9 @@ pub fn call(
                         problems.join("\n  ")
                     ))
                 };
-                engine.call_typed(&server, &tool, &build, cancel).await
+                engine
+                    .call_typed_as(&server, &tool, &build, task, cancel)
+                    .await
             })
         }),
         printing,
@@ -97,6 +100,16 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
         );
     }
     printing.resource = Some(reference.clone());
+    if looks_like_uri(&reference) {
+        return run_plan_with(
+            cx,
+            Box::new(move |engine, cancel| {
+                let (server, reference) = (server.clone(), reference.clone());
+                Box::pin(async move { engine.read_uri(&server, &reference, cancel).await })
+            }),
+            printing,
+        );
+    }
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
@@ -145,6 +158,30 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
         }),
         printing,
     )
+}
+
+/// `mcpdeck ping SERVER`.
+pub fn ping(cx: Context, server: String, json: bool) -> Exit {
+    super::run_op::run_plan(
+        cx,
+        Box::new(move |engine, cancel| {
+            let server = server.clone();
+            Box::pin(async move { engine.ping(&server, cancel).await })
+        }),
+        json,
+    )
+}
+
+/// `scheme:…` with a plausible scheme (letters first, then letters, digits, `+-.`).
+fn looks_like_uri(text: &str) -> bool {
+    text.split_once(':').is_some_and(|(scheme, rest)| {
+        !rest.is_empty()
+            && scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
 }
 
 /// `mcpdeck prompts SERVER`.

@@ -94,8 +94,19 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
     };
     let (auth_config, trust_state, login) =
         (cx.config.clone(), cx.trust.state(&cx.config), cx.login);
+    let client: std::sync::Arc<dyn crate::mcp::client::ClientRequests> =
+        std::sync::Arc::new(super::client_tty::TtyClient::new(&cx.client));
+    let roots = (!cx.client.roots.is_empty()).then(|| cx.client.roots.clone());
+    let log_level = cx
+        .client
+        .log_level
+        .as_deref()
+        .and_then(crate::mcp::client::parse_level);
     runtime.block_on(async move {
         let options = EngineOptions {
+            client: Some(client),
+            roots,
+            log_level,
             approver: (policy.mode == Mode::Enforce)
                 .then(super::approve_tty::TtyApprover::open)
                 .flatten()

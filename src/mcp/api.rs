@@ -40,8 +40,18 @@ pub enum OpResult {
     Prompts(PromptList),
     /// `prompts.get`.
     Prompt(PromptGet),
+    /// `ping` (the operator's, never the agents').
+    Ping(PingResult),
     /// `status --live` (the CLI's): what each server answered.
     Live(LiveStatus),
+}
+
+/// `ping`: the round trip.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PingResult {
+    /// Milliseconds from request to answer.
+    pub rtt_ms: f64,
 }
 
 /// `status --live`: every server, probed in turn.

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod backup;
 pub mod canonical;
 pub mod catalog;
+pub mod client;
 pub mod clock;
 pub mod config;
 pub mod connection;

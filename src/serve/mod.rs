@@ -129,7 +129,35 @@ impl ServerHandler for ProxyServer {
             }
         };
         // The host's cancellation of this call cancels the downstream request.
-        let outcome = self.engine.execute(&parsed, &context.ct).await;
+        let outcome = match context.meta.get_progress_token() {
+            None => Box::pin(self.engine.execute(&parsed, &context.ct)).await,
+            Some(token) => {
+                // The host asked for progress: forward the downstream call's reports.
+                let (tx, mut rx) = tokio::sync::mpsc::channel::<
+                    crate::mcp::connection::ProgressUpdate,
+                >(crate::mcp::connection::events::PROGRESS_QUEUE);
+                let peer = context.peer.clone();
+                let forward = tokio::spawn(async move {
+                    while let Some(update) = rx.recv().await {
+                        let mut param = rmcp::model::ProgressNotificationParam::new(
+                            token.clone(),
+                            update.progress,
+                        );
+                        param.total = update.total;
+                        param.message = update
+                            .message
+                            .map(|m| crate::mcp::sanitize::sanitize_capped(&m, 1024));
+                        let _ = peer.notify_progress(param).await;
+                    }
+                });
+                let outcome =
+                    Box::pin(self.engine.execute_with_progress(&parsed, &context.ct, &tx)).await;
+                drop(tx);
+                // Every report goes out before the result.
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forward).await;
+                outcome
+            }
+        };
         Ok(to_call_result(&outcome).into())
     }
 }

@@ -45,6 +45,7 @@ pub fn stdio_def(args: &[&str], env: &[(&str, &str)]) -> ServerDef {
         reconnect: ReconnectPolicy::default(),
         disabled: false,
         protocol: ProtocolChoice::Legacy,
+        roots: None,
     }
 }
 
@@ -63,6 +64,7 @@ pub fn http_def(url: &str, headers: &[(&str, &str)]) -> ServerDef {
         reconnect: ReconnectPolicy::default(),
         disabled: false,
         protocol: ProtocolChoice::Legacy,
+        roots: None,
     }
 }
 

@@ -181,6 +181,9 @@ pub struct ServerDef {
     pub disabled: bool,
     /// Protocol lifecycle.
     pub protocol: ProtocolChoice,
+    /// `roots`: the directories offered to the server (relative to the file's directory);
+    /// `None` offers the project directory, `Some([])` none.
+    pub roots: Option<Vec<String>>,
 }
 
 impl ServerDef {

@@ -30,6 +30,7 @@ pub const SERVER_FIELDS: &[&str] = &[
     "reconnect",
     "disabled",
     "protocolVersion",
+    "roots",
 ];
 
 /// Largest accepted `requestTimeoutMs` (one day).
@@ -291,6 +292,7 @@ struct Fields<'a> {
     reconnect: Option<&'a Spanned>,
     disabled: Option<&'a Spanned>,
     protocol: Option<&'a Spanned>,
+    roots: Option<&'a Spanned>,
 }
 
 fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fields<'a> {
@@ -311,6 +313,7 @@ fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fie
             "reconnect" => &mut f.reconnect,
             "disabled" => &mut f.disabled,
             "protocolVersion" => &mut f.protocol,
+            "roots" => &mut f.roots,
             other => {
                 unknown_server_field(cx, path, m, other);
                 continue;
@@ -442,6 +445,7 @@ fn check_server(cx: &mut Cx<'_>, name: &str, path: &str, value: &Spanned) -> Opt
         .and_then(|v| cx.boolean(v, &format!("{path}.disabled")))
         .unwrap_or(false);
     let protocol = check_protocol(cx, path, f.protocol);
+    let roots = f.roots.map(|v| check_roots(cx, path, v));
     Some(ServerDef {
         name: name.to_owned(),
         transport: transport?,
@@ -449,7 +453,54 @@ fn check_server(cx: &mut Cx<'_>, name: &str, path: &str, value: &Spanned) -> Opt
         reconnect,
         disabled,
         protocol,
+        roots,
     })
+}
+
+/// `roots`: an array of non-empty paths (relative ones resolve against the file's directory).
+fn check_roots(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Vec<String> {
+    let p = format!("{path}.roots");
+    let Json::Array(items) = &value.value else {
+        cx.error(
+            "type_mismatch",
+            &p,
+            value.start,
+            format!(
+                "`roots` must be an array of directory paths, found {}",
+                value.value.type_name()
+            ),
+            Some("write e.g. `\"roots\": [\".\", \"../shared\"]`, or `[]` for none".into()),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let ip = format!("{p}[{i}]");
+        if let Some(root) = cx.non_empty_string(item, &ip) {
+            if root.contains('\0') {
+                cx.error(
+                    "invalid_root",
+                    &ip,
+                    item.start,
+                    "a root path must not contain NUL".into(),
+                    None,
+                );
+                continue;
+            }
+            if root.contains("://") {
+                cx.error(
+                    "invalid_root",
+                    &ip,
+                    item.start,
+                    "a root is a directory path, not a URI".into(),
+                    Some("write the path; mcpdeck sends it as a `file://` URI".into()),
+                );
+                continue;
+            }
+            out.push(root);
+        }
+    }
+    out
 }
 
 fn check_type(cx: &mut Cx<'_>, path: &str, kind: Option<&Spanned>) -> Option<&'static str> {

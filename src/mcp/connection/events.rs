@@ -9,16 +9,21 @@
 // Logging notifications are deprecated by SEP-2577 but servers still send them.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ResourceUpdatedNotificationParam,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData, FormElicitationCapability,
+    Implementation, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+
+use crate::mcp::client::{ClientSide, handler};
 use tokio::sync::mpsc;
 
 /// Something a connection reports without being asked.
@@ -63,6 +68,24 @@ pub enum ConnectionEvent {
     /// One JSON-RPC message on the wire (only when traffic is tapped).
     Traffic(Box<super::traffic::Traffic>),
 }
+
+/// One progress report for a request whose caller asked to hear them (serve mode forwards
+/// them to the host). The message is raw server text, secrets redacted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// Progress so far.
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// The server's message.
+    pub message: Option<String>,
+}
+
+/// How many progress reports may wait for their caller before new ones are dropped.
+pub const PROGRESS_QUEUE: usize = 64;
+
+/// Progress tokens of in-flight requests → where their reports go.
+pub type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, mpsc::Sender<ProgressUpdate>>>>;
 
 /// A [`ConnectionEvent`] tagged with the configured server name.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,20 +139,61 @@ impl EventSink {
     }
 }
 
-/// mcpdeck's rmcp client handler: announces mcpdeck (never "rmcp") and forwards notifications.
+/// mcpdeck's rmcp client handler: announces mcpdeck (never "rmcp"), forwards notifications,
+/// and answers the server's requests through the face's broker — or refuses them with -32601
+/// when the face declared none (serve mode).
 pub struct ClientEvents {
     sink: EventSink,
     protocol_version: ProtocolVersion,
+    client: Option<ClientSide>,
+    routes: ProgressRoutes,
+    redactor: Option<super::Redactor>,
 }
 
 impl ClientEvents {
-    /// A handler offering `protocol_version` in `initialize`.
-    pub fn new(sink: EventSink, protocol_version: ProtocolVersion) -> Self {
+    /// A handler offering `protocol_version` in `initialize`, declaring roots, sampling and
+    /// elicitation only when `client` is given.
+    pub fn new(
+        sink: EventSink,
+        protocol_version: ProtocolVersion,
+        client: Option<ClientSide>,
+    ) -> Self {
         Self {
             sink,
             protocol_version,
+            client,
+            routes: ProgressRoutes::default(),
+            redactor: None,
         }
     }
+
+    /// Redacts routed progress messages with the connection's secrets.
+    #[must_use]
+    pub fn with_redactor(mut self, redactor: super::Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// The progress routes this handler reports to (shared with the connection).
+    pub fn routes(&self) -> ProgressRoutes {
+        self.routes.clone()
+    }
+}
+
+/// The capabilities mcpdeck declares: everything with a broker, nothing without one.
+pub fn declared_capabilities(with_client: bool) -> ClientCapabilities {
+    let mut caps = ClientCapabilities::default();
+    if with_client {
+        let mut roots = RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        caps.roots = Some(roots);
+        caps.sampling = Some(SamplingCapability::default());
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        elicitation.url = Some(UrlElicitationCapability::new());
+        caps.elicitation = Some(elicitation);
+    }
+    caps
 }
 
 /// mcpdeck's own client identity.
@@ -139,8 +203,34 @@ pub fn client_implementation() -> Implementation {
 
 impl ClientHandler for ClientEvents {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(ClientCapabilities::default(), client_implementation())
-            .with_protocol_version(self.protocol_version.clone())
+        ClientConfig::new(
+            declared_capabilities(self.client.is_some()),
+            client_implementation(),
+        )
+        .with_protocol_version(self.protocol_version.clone())
+    }
+
+    async fn list_roots(
+        &self,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        handler::list_roots(self.client.as_ref(), &self.sink.server())
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        handler::create_message(self.client.as_ref(), &self.sink.server(), &params).await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        handler::create_elicitation(self.client.as_ref(), &self.sink.server(), &params).await
     }
 
     async fn on_progress(
@@ -148,6 +238,23 @@ impl ClientHandler for ClientEvents {
         p: ProgressNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
+        let route = self
+            .routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&p.progress_token)
+            .cloned();
+        if let Some(tx) = route {
+            let message = p.message.as_ref().map(|m| match &self.redactor {
+                Some(r) => r.redact(m).into_owned(),
+                None => m.clone(),
+            });
+            let _ = tx.try_send(ProgressUpdate {
+                progress: p.progress,
+                total: p.total,
+                message,
+            });
+        }
         self.sink.emit(ConnectionEvent::Progress {
             token: p.progress_token,
             progress: p.progress,
@@ -161,6 +268,20 @@ impl ClientHandler for ClientEvents {
         p: LoggingMessageNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
+        if let Some(side) = &self.client
+            && side.log_level.is_some()
+        {
+            let level = serde_json::to_value(p.level)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let line = crate::mcp::client::log_line(&level, p.logger.as_deref(), &p.data);
+            let line = match &self.redactor {
+                Some(r) => r.redact(&line).into_owned(),
+                None => line,
+            };
+            side.requests.note(&self.sink.server(), &line);
+        }
         self.sink.emit(ConnectionEvent::Log {
             level: p.level,
             logger: p.logger,

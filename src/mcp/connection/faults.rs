@@ -13,13 +13,23 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rmcp::model::{ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientRequest, ErrorCode, ErrorData, JsonRpcResponse, ListToolsResult, RequestId,
+    ServerJsonRpcMessage, ServerResult,
+};
 
 use super::error::{ConnectError, ErrorClass};
+use crate::mcp::catalog::{CatalogKind, PageLimits};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Deepest nesting `serde_json` accepts (its recursion limit is 128 and the 128th level fails).
 pub const MAX_DEPTH: usize = 127;
+
+/// The most JSON values (objects, arrays and the items and members in them, as counted by
+/// [`count_values`]) one listing may hold across its pages. Decoded, a JSON value costs about
+/// 140 bytes, so this keeps a listing's model near 70 MiB however its bytes are shaped; real
+/// catalogs of the maximum 10,000 tools with ordinary schemas stay well under it.
+pub const MAX_LISTING_VALUES: usize = 500_000;
 
 /// Failures remembered at once; older ones are forgotten (their requests are long gone).
 const MAX_REMEMBERED: usize = 1024;
@@ -31,6 +41,68 @@ pub struct Faults {
     skipped: AtomicU64,
     /// The id of a `server/discover` request awaiting its answer (stdio).
     discover: Mutex<Option<RequestId>>,
+    /// Listing requests awaiting their page (stdio): id → what is listed.
+    listings: Mutex<HashMap<RequestId, Listing>>,
+    /// JSON values received so far in the current listing of each kind.
+    listed_values: Mutex<HashMap<Listing, usize>>,
+}
+
+/// What a listing request lists, for the checks made before its page is decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Listing {
+    /// `tools/list`: `result.tools`.
+    Tools,
+    /// `resources/list`: `result.resources`.
+    Resources,
+    /// `resources/templates/list`: `result.resourceTemplates`.
+    Templates,
+    /// `prompts/list`: `result.prompts`.
+    Prompts,
+}
+
+impl Listing {
+    /// The listing a request makes, if it is one, and whether it asks for the first page.
+    pub fn of(request: &ClientRequest) -> Option<(Self, bool)> {
+        let (listing, params) = match request {
+            ClientRequest::ListToolsRequest(r) => (Self::Tools, &r.params),
+            ClientRequest::ListResourcesRequest(r) => (Self::Resources, &r.params),
+            ClientRequest::ListResourceTemplatesRequest(r) => (Self::Templates, &r.params),
+            ClientRequest::ListPromptsRequest(r) => (Self::Prompts, &r.params),
+            _ => return None,
+        };
+        let first = params.as_ref().is_none_or(|p| p.cursor.is_none());
+        Some((listing, first))
+    }
+
+    fn key(self) -> &'static [u8] {
+        match self {
+            Self::Tools => b"tools",
+            Self::Resources => b"resources",
+            Self::Templates => b"resourceTemplates",
+            Self::Prompts => b"prompts",
+        }
+    }
+
+    /// The most entries one page may hold: the whole listing's bound (a page over it could
+    /// never be accepted, so it is refused before it is decoded).
+    fn max_entries(self) -> usize {
+        let kind = match self {
+            Self::Tools => CatalogKind::Tools,
+            Self::Resources => CatalogKind::Resources,
+            Self::Templates => CatalogKind::ResourceTemplates,
+            Self::Prompts => CatalogKind::Prompts,
+        };
+        PageLimits::for_kind(kind).max_entries
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Resources => "resources",
+            Self::Templates => "resource templates",
+            Self::Prompts => "prompts",
+        }
+    }
 }
 
 impl Faults {
@@ -98,6 +170,49 @@ impl Faults {
         message
     }
 
+    /// Notes that `id` is a listing request, so its page is checked before it is decoded.
+    pub fn expect_listing(&self, id: RequestId, listing: Listing, first_page: bool) {
+        if first_page {
+            self.listed_values
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(listing, 0);
+        }
+        let mut listings = self
+            .listings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if listings.len() >= MAX_REMEMBERED {
+            listings.clear();
+        }
+        listings.insert(id, listing);
+    }
+
+    /// The pending listing this frame answers, if any (removed: one answer per request).
+    fn listing_answered(&self, frame: &[u8]) -> Option<(RequestId, Listing)> {
+        let mut listings = self
+            .listings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if listings.is_empty() {
+            return None;
+        }
+        let id = response_id(frame)?;
+        let listing = listings.remove(&id)?;
+        Some((id, listing))
+    }
+
+    /// Adds a page's values to its listing's total; returns the new total.
+    fn add_values(&self, listing: Listing, values: usize) -> usize {
+        let mut totals = self
+            .listed_values
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let total = totals.entry(listing).or_insert(0);
+        *total = total.saturating_add(values);
+        *total
+    }
+
     /// Counts a frame that was skipped because no request could be failed with it.
     pub fn skip(&self) {
         self.skipped.fetch_add(1, Ordering::Relaxed);
@@ -143,6 +258,47 @@ pub fn reason(frame: &[u8], err: &serde_json::Error) -> String {
 /// counted and skipped (`None`).
 pub fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
     let frame = frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame);
+    if let Some((id, listing)) = faults.listing_answered(frame) {
+        let max = listing.max_entries();
+        if count_items(frame, listing.key()).is_some_and(|n| n > max) {
+            let error = ConnectError::new(
+                ErrorClass::Limit {
+                    bound: format!("{max} {}", listing.name()),
+                },
+                format!(
+                    "{} listing stopped: one page holds more than {max} entries (refused before \
+                     it was decoded)",
+                    listing.name()
+                ),
+            );
+            return Some(faults.fail(id, error));
+        }
+        let total = faults.add_values(listing, count_values(frame));
+        if total > MAX_LISTING_VALUES {
+            let error = ConnectError::new(
+                ErrorClass::Limit {
+                    bound: format!("{MAX_LISTING_VALUES} JSON values per listing"),
+                },
+                format!(
+                    "{} listing stopped: it holds more than {MAX_LISTING_VALUES} JSON values \
+                     (schemas too large to keep in bounded memory; refused before decoding)",
+                    listing.name()
+                ),
+            );
+            return Some(faults.fail(id, error));
+        }
+        if listing == Listing::Tools
+            && let Ok(page) = serde_json::from_slice::<JsonRpcResponse<ListToolsResult>>(frame)
+        {
+            // Decoded straight into its type: rmcp's untagged result enum would first buffer
+            // the whole page as an intermediate tree, several times the frame's size.
+            return Some(ServerJsonRpcMessage::Response(JsonRpcResponse {
+                jsonrpc: page.jsonrpc,
+                id: page.id,
+                result: ServerResult::ListToolsResult(page.result),
+            }));
+        }
+    }
     match serde_json::from_slice::<ServerJsonRpcMessage>(frame) {
         Ok(message) => Some(message),
         Err(err) => fail_frame(frame, &reason(frame, &err), faults),
@@ -156,6 +312,109 @@ pub fn fail_frame(frame: &[u8], reason: &str, faults: &Faults) -> Option<ServerJ
         return None;
     };
     Some(faults.fail(id, undecodable(reason)))
+}
+
+/// Roughly how many JSON values a frame holds: its objects, arrays and separators outside
+/// strings (each `,` starts another item or member). One cheap pass over the bytes.
+pub fn count_values(frame: &[u8]) -> usize {
+    let mut count = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in frame {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' | b',' => count += 1,
+            _ => {}
+        }
+    }
+    count
+}
+
+/// How many elements the array `result.<key>` of a frame holds, counted without decoding it.
+pub fn count_items(frame: &[u8], key: &[u8]) -> Option<usize> {
+    let mut scan = Scanner {
+        bytes: frame,
+        pos: 0,
+    };
+    let mut depth = 0usize;
+    let mut in_result = false;
+    // The depth of the array being counted, and its count so far.
+    let mut counting: Option<(usize, usize)> = None;
+    while let Some(b) = scan.next() {
+        match b {
+            b'{' | b'[' => {
+                depth += 1;
+                if let Some((at, n)) = counting
+                    && depth == at + 1
+                    && n == 0
+                {
+                    counting = Some((at, 1));
+                }
+            }
+            b'}' | b']' => {
+                if let Some((at, n)) = counting
+                    && depth == at
+                {
+                    return Some(n);
+                }
+                depth = depth.saturating_sub(1);
+                if depth < 2 {
+                    in_result = false;
+                }
+            }
+            b',' => {
+                if let Some((at, n)) = counting
+                    && depth == at
+                {
+                    counting = Some((at, n + 1));
+                }
+            }
+            b'"' => {
+                let (start, end) = scan.string()?;
+                if let Some((at, n)) = counting
+                    && depth == at
+                    && n == 0
+                {
+                    counting = Some((at, 1));
+                }
+                if scan.peek_non_ws() != Some(b':') {
+                    continue;
+                }
+                let name = &frame[start..end];
+                if depth == 1 && name == b"result" {
+                    scan.pos += 1;
+                    in_result = scan.peek_non_ws() == Some(b'{');
+                } else if depth == 2 && in_result && name == key && counting.is_none() {
+                    scan.pos += 1;
+                    if scan.peek_non_ws() == Some(b'[') {
+                        scan.pos += 1;
+                        depth += 1;
+                        counting = Some((depth, 0));
+                    }
+                }
+            }
+            other => {
+                if let Some((at, n)) = counting
+                    && depth == at
+                    && n == 0
+                    && !other.is_ascii_whitespace()
+                {
+                    counting = Some((at, 1));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The top-level `id` of a frame that looks like an answer (has no top-level `method`), read
@@ -286,6 +545,74 @@ mod tests {
         assert_eq!(
             response_id(br#"{"key":"id","id":-2,"error":{}}"#),
             Some(RequestId::Number(-2))
+        );
+    }
+
+    #[test]
+    fn counts_the_listed_array_only() {
+        let f = br#"{"jsonrpc":"2.0","id":1,"result":{"x":{"tools":[1,2,3,4]},"tools":[{"a":[1,2]},{"b":"]"} , 3],"n":[1]}}"#;
+        assert_eq!(count_items(f, b"tools"), Some(3));
+        assert_eq!(
+            count_items(br#"{"result":{"tools":[]}}"#, b"tools"),
+            Some(0)
+        );
+        assert_eq!(
+            count_items(br#"{"result":{"tools":["a,b"]}}"#, b"tools"),
+            Some(1)
+        );
+        assert_eq!(
+            count_items(br#"{"result":{"prompts":[1]}}"#, b"tools"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_page_over_the_bound_is_refused_before_decoding() {
+        let faults = Faults::default();
+        faults.expect_listing(RequestId::Number(2), Listing::Tools, true);
+        let items = vec!["{}"; 10_001].join(",");
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":2,"result":{{"tools":[{items}]}}}}"#);
+        assert!(matches!(
+            decode(frame.as_bytes(), &faults),
+            Some(ServerJsonRpcMessage::Error(_))
+        ));
+        let fault = faults.take(&RequestId::Number(2)).expect("recorded");
+        assert_eq!(fault.class.name(), "limit");
+        faults.expect_listing(RequestId::Number(3), Listing::Tools, true);
+        let ok = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{}}]}}"#;
+        assert!(matches!(
+            decode(ok.as_bytes(), &faults),
+            Some(ServerJsonRpcMessage::Response(r)) if matches!(r.result, ServerResult::ListToolsResult(_))
+        ));
+    }
+
+    #[test]
+    fn values_are_counted_outside_strings_and_bounded_per_listing() {
+        assert_eq!(count_values(br#"{"a":[1,2,"x,{["],"b":{}}"#), 6);
+        let faults = Faults::default();
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"result":{{"tools":[{{"name":"a","inputSchema":{{"x":[{}]}}}}]}}}}"#,
+            vec!["1"; MAX_LISTING_VALUES / 2].join(",")
+        );
+        faults.expect_listing(RequestId::Number(4), Listing::Tools, true);
+        assert!(matches!(
+            decode(big.as_bytes(), &faults),
+            Some(ServerJsonRpcMessage::Response(_))
+        ));
+        // The second page of the same listing goes over the bound.
+        faults.expect_listing(RequestId::Number(5), Listing::Tools, false);
+        let second = big.replace(r#""id":4"#, r#""id":5"#);
+        assert!(matches!(
+            decode(second.as_bytes(), &faults),
+            Some(ServerJsonRpcMessage::Error(_))
+        ));
+        assert_eq!(
+            faults
+                .take(&RequestId::Number(5))
+                .expect("recorded")
+                .class
+                .name(),
+            "limit"
         );
     }
 

@@ -18,7 +18,7 @@ use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, mpsc};
 
-use super::faults::{Faults, decode};
+use super::faults::{Faults, Listing, decode};
 
 /// The largest stdout line (one JSON-RPC frame) accepted from a stdio server.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
@@ -156,10 +156,14 @@ where
         &mut self,
         item: ClientJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let ClientJsonRpcMessage::Request(r) = &item
-            && matches!(r.request, ClientRequest::DiscoverRequest(_))
-        {
-            self.faults.expect_discover(r.id.clone());
+        if let ClientJsonRpcMessage::Request(r) = &item {
+            if matches!(r.request, ClientRequest::DiscoverRequest(_)) {
+                self.faults.expect_discover(r.id.clone());
+            }
+            if let Some((listing, first_page)) = Listing::of(&r.request) {
+                self.faults
+                    .expect_listing(r.id.clone(), listing, first_page);
+            }
         }
         let writer = self.writer.clone();
         async move {

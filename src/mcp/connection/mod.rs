@@ -7,6 +7,7 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
+pub mod declare;
 pub mod discover;
 pub mod error;
 pub mod events;
@@ -36,7 +37,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
-pub use events::{ConnectionEvent, EventSink, ServerEvent};
+pub use events::{ConnectionEvent, EventSink, ProgressUpdate, ServerEvent};
 pub use stdio::{ExitInfo, StdioProcess};
 
 use crate::mcp::auth::{AuthTarget, CredentialStore};
@@ -88,6 +89,7 @@ pub struct Connection {
     /// Whether the server signs in with OAuth (its refusals name `mcpdeck auth login`).
     oauth: bool,
     faults: Arc<faults::Faults>,
+    routes: events::ProgressRoutes,
 }
 
 impl std::fmt::Debug for Connection {
@@ -128,12 +130,28 @@ pub async fn connect_observed(
     events: Option<mpsc::Sender<ServerEvent>>,
     traffic: bool,
 ) -> Result<Connection, ConnectError> {
+    connect_client(def, file_dir, lookup, events, traffic, None).await
+}
+
+/// [`connect_observed`] with a face's client side: with `client`, mcpdeck declares roots,
+/// sampling, elicitation (and, over stdio, tasks) and answers through its broker; without,
+/// it declares none and refuses such requests (-32601).
+pub async fn connect_client(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    events: Option<mpsc::Sender<ServerEvent>>,
+    traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
+) -> Result<Connection, ConnectError> {
     let sink = EventSink::new(Arc::from(def.name.as_str()), events);
     let connected = match &def.transport {
         Transport::Stdio(stdio_def) => {
-            connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic).await
+            connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic, client).await
         }
-        Transport::Http(http_def) => connect_http(def, http_def, lookup, sink, traffic).await,
+        Transport::Http(http_def) => {
+            connect_http(def, http_def, lookup, sink, traffic, client).await
+        }
     };
     connected.map_err(|mut e| {
         // A legacy server refuses `server/discover`: say how to reach it.
@@ -154,6 +172,7 @@ async fn connect_stdio(
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
     traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
@@ -169,7 +188,15 @@ async fn connect_stdio(
     let faults = Arc::new(faults::Faults::default());
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let handler = ClientEvents::new(sink.clone(), offered);
+    let extra = client.as_ref().map(|_| {
+        let mut extra = serde_json::Map::new();
+        extra.insert("tasks".to_owned(), crate::mcp::client::tasks_capability());
+        extra
+    });
+    let transport = declare::Declared::new(transport, extra);
+    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -206,6 +233,8 @@ async fn connect_stdio(
         sink,
         faults,
         oauth: false,
+        routes,
+        log_level,
     })
     .await
 }
@@ -216,6 +245,7 @@ async fn connect_http(
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     sink: EventSink,
     traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
@@ -240,7 +270,9 @@ async fn connect_http(
     )
     .await?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let handler = ClientEvents::new(sink.clone(), offered);
+    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -265,6 +297,8 @@ async fn connect_http(
         sink,
         faults,
         oauth: uses_oauth,
+        routes,
+        log_level,
     })
     .await
 }
@@ -408,6 +442,8 @@ struct Started {
     sink: EventSink,
     oauth: bool,
     faults: Arc<faults::Faults>,
+    routes: events::ProgressRoutes,
+    log_level: Option<String>,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -420,6 +456,7 @@ async fn finish(s: Started) -> Result<Connection, ConnectError> {
             "the handshake finished without server information",
         ));
     };
+    let log_level = s.log_level.clone();
     let version = info.protocol_version.clone();
     let identity = ServerIdentity {
         protocol_version: version.as_str().to_owned(),
@@ -443,6 +480,18 @@ async fn finish(s: Started) -> Result<Connection, ConnectError> {
     conn.service
         .set_response_cache_config(ClientCacheConfig::disabled())
         .await;
+    if let Some(level) = log_level
+        && let Some(problem) = conn.set_log_level(&level).await
+        && let Ok(level) = serde_json::from_value(serde_json::json!("warning"))
+    {
+        {
+            conn.sink.emit(ConnectionEvent::Log {
+                level,
+                logger: Some("mcpdeck".to_owned()),
+                data: serde_json::Value::String(format!("logging/setLevel: {problem}")),
+            });
+        }
+    }
     Ok(conn)
 }
 
@@ -471,6 +520,7 @@ impl Started {
             sink: self.sink,
             oauth: self.oauth,
             faults: self.faults,
+            routes: self.routes,
         }
     }
 }
@@ -570,6 +620,20 @@ impl Connection {
         max_total: Duration,
         cancel: &CancellationToken,
     ) -> Result<ServerResult, RequestError> {
+        self.request_routed(request, timeout, max_total, cancel, None)
+            .await
+    }
+
+    /// Like [`Connection::request_cancellable`], also sending the request's progress reports
+    /// to `progress` (at most [`events::PROGRESS_QUEUE`] waiting; more are dropped).
+    pub async fn request_routed(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        max_total: Duration,
+        cancel: &CancellationToken,
+        progress: Option<&mpsc::Sender<ProgressUpdate>>,
+    ) -> Result<ServerResult, RequestError> {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
@@ -585,6 +649,8 @@ impl Connection {
             Ok(handle) => handle,
             Err(e) => return Err(self.map_service_error(&e).await),
         };
+        let _route = progress
+            .map(|tx| RouteGuard::new(&self.routes, handle.progress_token.clone(), tx.clone()));
         let id = handle.id.clone();
         let peer = handle.peer.clone();
         tokio::select! {
@@ -604,6 +670,20 @@ impl Connection {
                 Err(cancelled())
             }
         }
+    }
+
+    /// Sends `logging/setLevel` when the server declared `logging`; a refusal is reported as
+    /// a log event, never as a connection failure.
+    #[allow(deprecated)]
+    pub async fn set_log_level(&self, level: &str) -> Option<String> {
+        if self.identity.capabilities.logging.is_none() {
+            return Some("the server declared no logging".to_owned());
+        }
+        let Ok(params) = serde_json::from_value(serde_json::json!({ "level": level })) else {
+            return Some(format!("`{level}` is not a log level"));
+        };
+        let request = ClientRequest::SetLevelRequest(rmcp::model::SetLevelRequest::new(params));
+        self.request_default(request).await.err().map(|e| e.message)
     }
 
     /// Maps a request failure, explaining a closed stdio stream by the process's exit.
@@ -646,6 +726,38 @@ impl Connection {
             Some(process) => process.shutdown().await,
             None => None,
         }
+    }
+}
+
+/// Removes a progress route when its request ends.
+struct RouteGuard {
+    routes: events::ProgressRoutes,
+    token: rmcp::model::ProgressToken,
+}
+
+impl RouteGuard {
+    fn new(
+        routes: &events::ProgressRoutes,
+        token: rmcp::model::ProgressToken,
+        tx: mpsc::Sender<ProgressUpdate>,
+    ) -> Self {
+        routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(token.clone(), tx);
+        Self {
+            routes: routes.clone(),
+            token,
+        }
+    }
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        self.routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.token);
     }
 }
 

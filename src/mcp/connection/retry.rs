@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{ConnectError, Connection, ErrorClass, ServerEvent, connect_observed};
+use super::{ConnectError, Connection, ErrorClass, ServerEvent, connect_client};
 use crate::mcp::config::{ReconnectPolicy, ServerDef};
 
 /// The longest single backoff delay.
@@ -53,12 +53,34 @@ pub async fn connect_series(
     policy: ReconnectPolicy,
     cancel: &CancellationToken,
 ) -> Result<Connection, ConnectError> {
+    connect_series_client(
+        def,
+        file_dir,
+        lookup,
+        (events, traffic),
+        policy,
+        cancel,
+        None,
+    )
+    .await
+}
+
+/// [`connect_series`] with a face's client side (see [`super::connect_client`]).
+pub async fn connect_series_client(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    (events, traffic): (Option<mpsc::Sender<ServerEvent>>, bool),
+    policy: ReconnectPolicy,
+    cancel: &CancellationToken,
+    client: Option<crate::mcp::client::ClientSide>,
+) -> Result<Connection, ConnectError> {
     let attempts = u32::from(policy.max_attempts.max(1));
     let base = Duration::from_millis(u64::from(policy.base_delay_ms));
     let mut attempt = 0;
     loop {
         let result = tokio::select! {
-            r = connect_observed(def, file_dir, lookup, events.clone(), traffic) => r,
+            r = connect_client(def, file_dir, lookup, events.clone(), traffic, client.clone()) => r,
             () = cancel.cancelled() => return Err(cancelled()),
         };
         let err = match result {

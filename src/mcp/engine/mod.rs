@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};
 pub use probe::Probe;
+pub use slot::ClientFace;
 use slot::{Catalog, ConnectContext, Slot};
 
 use crate::mcp::config::ConfigSet;
@@ -65,6 +66,13 @@ pub struct EngineOptions {
     /// Servers whose definition changed during this session (a reloaded configuration):
     /// their approval requests say so.
     pub changed_servers: std::collections::BTreeSet<String>,
+    /// Who answers servers' roots, sampling and elicitation requests (the console, the CLI).
+    /// None (serve mode): mcpdeck declares none of them and refuses them with -32601.
+    pub client: Option<Arc<dyn crate::mcp::client::ClientRequests>>,
+    /// Roots that replace every server's own (the CLI's `--root`).
+    pub roots: Option<Vec<PathBuf>>,
+    /// Ask servers that declare `logging` for this level (the CLI's `--log-level`).
+    pub log_level: Option<String>,
     /// Results keep the server's characters (only secrets redacted); the owner escapes or
     /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
     /// exactly; the console and serve mode leave it off.
@@ -90,6 +98,7 @@ pub struct Engine {
     approval_timeout: std::time::Duration,
     tickets: std::sync::atomic::AtomicU64,
     trace: Trace,
+    client: Option<ClientFace>,
 }
 
 /// How the policy let an operation through.
@@ -156,6 +165,12 @@ impl Engine {
         let lookup = options
             .lookup
             .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        let client = options.client.map(|requests| ClientFace {
+            requests,
+            roots_override: options.roots,
+            project_root: config.project_root.clone(),
+            log_level: options.log_level,
+        });
         Ok(Self {
             config,
             trust,
@@ -176,6 +191,7 @@ impl Engine {
                 .unwrap_or(crate::mcp::policy::DEFAULT_APPROVAL_TIMEOUT),
             tickets: std::sync::atomic::AtomicU64::new(1),
             trace: Trace::default(),
+            client,
         })
     }
 
@@ -233,7 +249,32 @@ impl Engine {
     /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
     /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
     pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
-        self.execute_inner(request, cancel, None).await
+        self.execute_inner(request, cancel, None, RunMode::Plain, None)
+            .await
+    }
+
+    /// [`Engine::execute`], sending the downstream progress reports of a tool call to
+    /// `progress` (serve mode forwards them to the host that asked with a `progressToken`).
+    pub async fn execute_with_progress(
+        &self,
+        request: &ProxyRequest,
+        cancel: &CancellationToken,
+        progress: &tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>,
+    ) -> Outcome {
+        self.execute_inner(request, cancel, None, RunMode::Plain, Some(progress))
+            .await
+    }
+
+    /// Pings `server` (connecting if needed) and reports the round trip.
+    pub async fn ping(&self, server: &str, cancel: &CancellationToken) -> Outcome {
+        let request = ProxyRequest::ToolsList {
+            server: server.to_owned(),
+        };
+        let mut outcome = self
+            .execute_inner(&request, cancel, None, RunMode::Ping, None)
+            .await;
+        "ping".clone_into(&mut outcome.operation);
+        outcome
     }
 
     /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
@@ -246,12 +287,42 @@ impl Engine {
         build: &ArgsBuilder,
         cancel: &CancellationToken,
     ) -> Outcome {
+        self.call_typed_as(server, tool, build, false, cancel).await
+    }
+
+    /// [`Engine::call_typed`], run as a task when `as_task` (a tool whose task support is
+    /// `optional`); a tool that requires a task runs as one either way.
+    pub async fn call_typed_as(
+        &self,
+        server: &str,
+        tool: &str,
+        build: &ArgsBuilder,
+        as_task: bool,
+        cancel: &CancellationToken,
+    ) -> Outcome {
         let request = ProxyRequest::ToolsCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
             args: serde_json::Map::new(),
         };
-        self.execute_inner(&request, cancel, Some(build)).await
+        let mode = if as_task {
+            RunMode::Task
+        } else {
+            RunMode::Plain
+        };
+        self.execute_inner(&request, cancel, Some(build), mode, None)
+            .await
+    }
+
+    /// Reads a resource by its URI: the operator's read (console, CLI), never the agents'
+    /// (they read by opaque reference). Authorised and traced as `resources.read`.
+    pub async fn read_uri(&self, server: &str, uri: &str, cancel: &CancellationToken) -> Outcome {
+        let request = ProxyRequest::ResourcesRead {
+            server: server.to_owned(),
+            reference: uri.to_owned(),
+        };
+        self.execute_inner(&request, cancel, None, RunMode::Uri, None)
+            .await
     }
 
     async fn execute_inner(
@@ -259,6 +330,8 @@ impl Engine {
         request: &ProxyRequest,
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
+        mode: RunMode,
+        progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Outcome {
         let normalized = request.operation();
         let operation = normalized.to_string();
@@ -267,7 +340,9 @@ impl Engine {
         let at = crate::mcp::clock::now_rfc3339();
         let (decision, body) = match self.authorize(request, &normalized, cancel).await {
             Ok(mut gate) => {
-                let body = self.run(request, cancel, build, &mut gate).await;
+                let body = self
+                    .run(request, cancel, build, &mut gate, mode, progress)
+                    .await;
                 (gate.decision(), body)
             }
             Err((decision, failure)) => (decision, Err(failure)),
@@ -436,6 +511,8 @@ impl Engine {
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
         gate: &mut Gate,
+        mode: RunMode,
+        progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
             let status = self.status();
@@ -457,6 +534,7 @@ impl Engine {
             traffic: self.traffic,
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
+            client: self.client.as_ref(),
         };
         let operation = request.operation();
         let live = if let ProxyRequest::Reconnect { .. } = request {
@@ -484,13 +562,24 @@ impl Engine {
         } else {
             slot.ensure(&connect, &cancel).await?
         };
+        let note = |text: &str| {
+            if let Some(face) = &self.client {
+                face.requests.note(&slot.name, text);
+            }
+        };
         let ctx = OpContext {
             slot,
             live: &live,
             spills: &self.spills,
             cancel: &cancel,
+            note: &note,
+            as_task: mode == RunMode::Task,
+            progress,
             keep_data: self.keep_data,
         };
+        if mode == RunMode::Ping {
+            return ops::ping(&ctx).await;
+        }
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
             ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(&ctx, query).await,
@@ -525,6 +614,15 @@ impl Engine {
                 ops::call_tool(&ctx, tool, args).await
             }
             ProxyRequest::ResourcesList { .. } => ops::list_resources(&ctx).await,
+            ProxyRequest::ResourcesRead { reference, .. } if mode == RunMode::Uri => {
+                let shown = approve::shown_arguments(
+                    &serde_json::json!({"resource": reference}),
+                    &live.redactor,
+                );
+                self.approve(gate, slot, &operation, Some(shown), None, &cancel)
+                    .await?;
+                ops::read_uri(&ctx, reference, reference).await
+            }
             ProxyRequest::ResourcesRead { reference, .. } => {
                 let shown = approve::shown_arguments(
                     &serde_json::json!({"resource": reference}),
@@ -574,6 +672,19 @@ impl Engine {
         // Descendants that escaped their server's process group were re-parented to us.
         let _ = tokio::task::spawn_blocking(crate::mcp::connection::orphans::reap).await;
     }
+}
+
+/// How a request runs beyond what the proxy request says (operator-only variants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunMode {
+    /// As the proxy request says.
+    Plain,
+    /// A tool call as a task.
+    Task,
+    /// `resources.read` whose reference is a raw URI.
+    Uri,
+    /// A ping (the request only names the server).
+    Ping,
 }
 
 /// `120 s`, or `0.25 s` for a bound under a second.

@@ -40,6 +40,12 @@ pub struct OpContext<'a> {
     pub spills: &'a SpillDir,
     /// Cancels the operation.
     pub cancel: &'a CancellationToken,
+    /// Tells the face what happens (a task's status); serve mode hears nothing.
+    pub note: &'a (dyn Fn(&str) + Send + Sync),
+    /// Run a tool call as a task (the operator's choice for `optional` task support).
+    pub as_task: bool,
+    /// Where a tool call's progress reports go (serve mode's forwarding), if anywhere.
+    pub progress: Option<&'a tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     /// Results keep the server's characters (see `ShapeContext::keep_data`).
     pub keep_data: bool,
 }
@@ -390,12 +396,38 @@ pub async fn call_tool(
     let schema = catalog
         .as_ref()
         .and_then(|c| c.output_schema(tool).cloned());
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-        CallToolRequestParams::new(tool.to_owned()).with_arguments(args),
-    ));
     let conn = ctx.live.conn.read().await;
-    let ServerResult::CallToolResult(result) = ctx.request(&conn, request).await? else {
-        return Err(unexpected("tools/call"));
+    let result = if ctx.as_task {
+        call_as_task(ctx, &conn, tool, args).await?
+    } else {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(tool.to_owned()).with_arguments(args.clone()),
+        ));
+        let timeout = conn.request_timeout();
+        match conn
+            .request_routed(
+                request,
+                timeout,
+                max_total_for(timeout),
+                ctx.cancel,
+                ctx.progress,
+            )
+            .await
+        {
+            Ok(ServerResult::CallToolResult(result))
+                if crate::mcp::client::tasks::result_requires_task(&result) =>
+            {
+                (ctx.note)("the server runs this tool only as a task; running it as one");
+                call_as_task(ctx, &conn, tool, args).await?
+            }
+            Ok(ServerResult::CallToolResult(result)) => result,
+            Ok(_) => return Err(unexpected("tools/call")),
+            Err(e) if crate::mcp::client::tasks::requires_task(&e) => {
+                (ctx.note)("the server runs this tool only as a task; running it as one");
+                call_as_task(ctx, &conn, tool, args).await?
+            }
+            Err(e) => return Err(ctx.request_failure(&e)),
+        }
     };
     drop(conn);
     let origin = format!("tools.call {tool}");
@@ -438,6 +470,36 @@ pub async fn call_tool(
         result: OpResult::Call(result),
         text: shaped.text,
         spills: shaped.spills,
+    })
+}
+
+async fn call_as_task(
+    ctx: &OpContext<'_>,
+    conn: &Connection,
+    tool: &str,
+    args: serde_json::Map<String, Value>,
+) -> Result<rmcp::model::CallToolResult, Failure> {
+    crate::mcp::client::tasks::call_as_task(conn, tool, args, ctx.cancel, ctx.note)
+        .await
+        .map_err(|e| ctx.request_failure(&e))
+}
+
+/// `ping`: the round trip on the live connection.
+pub async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let started = std::time::Instant::now();
+    ctx.request(
+        &conn,
+        ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
+    )
+    .await?;
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    #[allow(clippy::cast_precision_loss)]
+    let ms = micros as f64 / 1000.0;
+    Ok(Success {
+        text: format!("{} answered ping in {ms:.1} ms", ctx.slot.name),
+        result: crate::mcp::api::OpResult::Ping(crate::mcp::api::PingResult { rtt_ms: ms }),
+        spills: Vec::new(),
     })
 }
 
@@ -519,6 +581,13 @@ pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Succe
             .map(str::to_owned)
             .map_err(|e| Failure::new("stale_reference", e.to_string(), 1))?
     };
+    read_uri(ctx, &uri, reference).await
+}
+
+/// Reads `uri` (the operator's read by URI, or a resolved reference, shown as `label`).
+pub async fn read_uri(ctx: &OpContext<'_>, uri: &str, label: &str) -> Result<Success, Failure> {
+    let uri = uri.to_owned();
+    let reference = label;
     let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
         ReadResourceRequestParams::new(uri),
     ));

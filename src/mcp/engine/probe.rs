@@ -84,6 +84,7 @@ impl Engine {
             traffic: self.traffic,
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
+            client: self.client.as_ref(),
         };
         let started = Instant::now();
         let live = slot.ensure(&connect, &cancel).await?;

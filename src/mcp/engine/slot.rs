@@ -17,7 +17,7 @@ use super::outcome::Failure;
 use crate::mcp::catalog::{PinSet, ToolCatalog};
 use crate::mcp::clock::now_rfc3339;
 use crate::mcp::config::{ServerDef, ServerEntry};
-use crate::mcp::connection::retry::connect_series;
+use crate::mcp::connection::retry::connect_series_client;
 use crate::mcp::connection::{ConnectError, Connection, ServerEvent};
 use crate::mcp::results::{Redactor, RefKey, ResourceRefs};
 use crate::mcp::sanitize::sanitize_capped;
@@ -318,13 +318,15 @@ impl Slot {
     ) -> Result<Arc<Live>, Failure> {
         self.facts().state = Some(ServerState::Connecting);
         let lookup = |name: &str| (ctx.lookup)(name);
-        let result = connect_series(
+        let result = connect_series_client(
             def,
             &self.file_dir,
             &lookup,
             (Some(ctx.events.clone()), ctx.traffic),
             def.reconnect,
             cancel,
+            ctx.client
+                .map(|face| face.side_for(&self.file_dir, def.roots.as_deref())),
         )
         .await;
         let conn = match result {
@@ -437,6 +439,41 @@ pub struct ConnectContext<'a> {
     pub ref_key: &'a RefKey,
     /// Emergency cleanup registry.
     pub cleanup: &'a super::cleanup::Cleanup,
+    /// The face's client side (None: declare nothing, refuse server requests).
+    pub client: Option<&'a ClientFace>,
+}
+
+/// A face's answers to server requests and its roots choice, for every connection.
+#[derive(Clone)]
+pub struct ClientFace {
+    /// Who answers.
+    pub requests: std::sync::Arc<dyn crate::mcp::client::ClientRequests>,
+    /// Roots that replace every server's (the CLI's `--root`).
+    pub roots_override: Option<Vec<PathBuf>>,
+    /// The project directory (the default root).
+    pub project_root: PathBuf,
+    /// The log level to ask every server for (the CLI's `--log-level`).
+    pub log_level: Option<String>,
+}
+
+impl ClientFace {
+    /// The client side of one server's connection.
+    pub fn side_for(
+        &self,
+        file_dir: &std::path::Path,
+        configured: Option<&[String]>,
+    ) -> crate::mcp::client::ClientSide {
+        crate::mcp::client::ClientSide {
+            requests: self.requests.clone(),
+            roots: crate::mcp::client::roots::roots_for(
+                self.roots_override.as_deref(),
+                configured,
+                file_dir,
+                &self.project_root,
+            ),
+            log_level: self.log_level.clone(),
+        }
+    }
 }
 
 impl Failure {

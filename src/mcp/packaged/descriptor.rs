@@ -188,6 +188,7 @@ impl ResolvedCommand {
                 reconnect: ReconnectPolicy::default(),
                 disabled: false,
                 protocol: ProtocolChoice::Legacy,
+                roots: None,
             }),
             diagnostics: Vec::new(),
         }

@@ -164,6 +164,7 @@ mod tests {
             reconnect: ReconnectPolicy::default(),
             disabled: false,
             protocol: ProtocolChoice::Legacy,
+            roots: None,
         }
     }
 

@@ -1,0 +1,298 @@
+//! Tool calls as tasks (protocol 2025-11-25): `tools/call` with a `task` parameter returns a
+//! task; mcpdeck polls `tasks/get` at the server's `pollInterval` (bounded), reports each status
+//! change, fetches `tasks/result` once the task is done or needs input (the server delivers its
+//! input requests on that stream), and sends `tasks/cancel` when the caller cancels.
+//!
+//! rmcp 3.11 models a later tasks design, so these requests go out as custom requests and the
+//! answers are read as JSON; a field that rmcp's typed decoding dropped (`pollInterval` on a
+//! working task) falls back to the last value seen. Status text is sanitised here.
+
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, ClientRequest, CustomRequest, ErrorCode, ServerResult};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::connection::{
+    ConnectError, Connection, ErrorClass, MAX_TOTAL_CAP, RequestError, max_total_for,
+};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// How long a created task is asked to be kept.
+pub const TASK_TTL_MS: u64 = 10 * 60 * 1000;
+/// The poll interval when the server names none.
+pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// The fastest mcpdeck polls, whatever the server asks.
+pub const MIN_POLL: Duration = Duration::from_millis(250);
+/// The slowest mcpdeck polls, whatever the server asks.
+pub const MAX_POLL: Duration = Duration::from_secs(5);
+
+/// One task as `tasks/get` describes it (text sanitised).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskState {
+    /// The task id (raw: it is sent back).
+    pub id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// The server's status message.
+    pub message: Option<String>,
+    /// The suggested poll interval.
+    pub poll: Option<Duration>,
+    /// Time to live, in milliseconds (`None`: unlimited or not said).
+    pub ttl_ms: Option<u64>,
+    /// When it was created (as the server wrote it, sanitised).
+    pub created_at: Option<String>,
+}
+
+impl TaskState {
+    /// Reads a task object (`{"taskId": …}` or `{"task": {…}}`).
+    pub fn from_value(value: &Value) -> Option<Self> {
+        let task = value.get("task").filter(|t| t.is_object()).unwrap_or(value);
+        let id = task.get("taskId")?.as_str()?.to_owned();
+        let text = |k: &str, cap: usize| {
+            task.get(k)
+                .and_then(Value::as_str)
+                .map(|s| sanitize_capped(s, cap))
+        };
+        let number = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| task.get(*k).and_then(Value::as_u64))
+        };
+        Some(Self {
+            id,
+            status: text("status", 32).unwrap_or_else(|| "working".to_owned()),
+            message: text("statusMessage", 512),
+            poll: number(&["pollInterval", "pollIntervalMs"]).map(Duration::from_millis),
+            ttl_ms: number(&["ttl", "ttlMs"]),
+            created_at: text("createdAt", 64),
+        })
+    }
+
+    /// Whether the task reached an end.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
+    }
+}
+
+/// Whether a `tools/call` error says the tool must run as a task (the server refused the call
+/// before running it). rmcp 3.11 drops `execution.taskSupport` from listings, so this refusal
+/// is how mcpdeck learns it.
+pub fn requires_task(error: &ConnectError) -> bool {
+    matches!(error.class, ErrorClass::ServerError { code } if code == ErrorCode::METHOD_NOT_FOUND.0)
+        && error.message.contains("task augmentation")
+}
+
+/// The same refusal as a tool result (servers that report every tools/call error as
+/// `isError`): one short text block naming task augmentation.
+pub fn result_requires_task(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+        && result.content.len() == 1
+        && result.content[0]
+            .as_text()
+            .is_some_and(|t| t.text.len() < 512 && t.text.contains("requires task augmentation"))
+}
+
+fn protocol(message: impl Into<String>) -> RequestError {
+    ConnectError::new(ErrorClass::Protocol, message)
+}
+
+fn custom(method: &str, params: Value) -> ClientRequest {
+    ClientRequest::CustomRequest(CustomRequest::new(method.to_owned(), Some(params)))
+}
+
+fn as_value(result: &ServerResult) -> Value {
+    serde_json::to_value(result).unwrap_or(Value::Null)
+}
+
+/// Runs `tool` as a task and returns its final result. `note` hears every status change.
+pub async fn call_as_task(
+    conn: &Connection,
+    tool: &str,
+    args: Map<String, Value>,
+    cancel: &CancellationToken,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> Result<CallToolResult, RequestError> {
+    let timeout = conn.request_timeout();
+    let params = json!({"name": tool, "arguments": args, "task": {"ttl": TASK_TTL_MS}});
+    let created = conn
+        .request_cancellable(
+            custom("tools/call", params),
+            timeout,
+            max_total_for(timeout),
+            cancel,
+        )
+        .await?;
+    if let ServerResult::CallToolResult(result) = created {
+        // The server ran it at once; that is its right.
+        return Ok(result);
+    }
+    let Some(mut state) = TaskState::from_value(&as_value(&created)) else {
+        return Err(protocol(
+            "the server answered a task-augmented tools/call without a task",
+        ));
+    };
+    note(&format!(
+        "task {} {}",
+        sanitize_capped(&state.id, 64),
+        describe(&state)
+    ));
+    let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
+    let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
+    while !state.is_terminal() && state.status != "input_required" {
+        poll = state.poll.unwrap_or(poll).clamp(MIN_POLL, MAX_POLL);
+        tokio::select! {
+            () = tokio::time::sleep(poll) => {}
+            () = cancel.cancelled() => return Err(cancel_task(conn, &state.id, note).await),
+        }
+        if tokio::time::Instant::now() > deadline {
+            let _ = cancel_task(conn, &state.id, note).await;
+            return Err(ConnectError::new(
+                ErrorClass::Timeout {
+                    after_ms: u64::try_from(MAX_TOTAL_CAP.as_millis()).unwrap_or(u64::MAX),
+                },
+                "the task did not finish within 30 minutes; tasks/cancel was sent",
+            ));
+        }
+        let got = conn
+            .request_cancellable(
+                custom("tasks/get", json!({"taskId": state.id})),
+                timeout,
+                max_total_for(timeout),
+                cancel,
+            )
+            .await;
+        let got = match got {
+            Ok(got) => got,
+            Err(e) if e.class == ErrorClass::Cancelled => {
+                return Err(cancel_task(conn, &state.id, note).await);
+            }
+            Err(e) => return Err(e),
+        };
+        let Some(next) = TaskState::from_value(&as_value(&got)) else {
+            return Err(protocol("tasks/get answered without a task"));
+        };
+        if next.status != state.status || next.message != state.message {
+            note(&format!(
+                "task {} {}",
+                sanitize_capped(&next.id, 64),
+                describe(&next)
+            ));
+        }
+        state = TaskState {
+            poll: next.poll.or(state.poll),
+            ..next
+        };
+    }
+    if state.status == "cancelled" {
+        return Err(ConnectError::new(
+            ErrorClass::Cancelled,
+            "the server cancelled the task",
+        ));
+    }
+    let result = conn
+        .request_cancellable(
+            custom("tasks/result", json!({"taskId": state.id})),
+            timeout,
+            MAX_TOTAL_CAP,
+            cancel,
+        )
+        .await;
+    match result {
+        Ok(ServerResult::CallToolResult(result)) => Ok(result),
+        Ok(other) => serde_json::from_value(as_value(&other))
+            .map_err(|_| protocol("tasks/result did not answer with a tool result")),
+        Err(e) if e.class == ErrorClass::Cancelled => Err(cancel_task(conn, &state.id, note).await),
+        Err(e) => Err(e),
+    }
+}
+
+fn describe(state: &TaskState) -> String {
+    match &state.message {
+        Some(m) => format!("{}: {m}", state.status),
+        None => state.status.clone(),
+    }
+}
+
+/// Sends `tasks/cancel` (bounded, whatever the caller's token says) and returns `cancelled`.
+async fn cancel_task(
+    conn: &Connection,
+    id: &str,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> RequestError {
+    let timeout = conn.request_timeout().min(Duration::from_secs(5));
+    let sent = conn
+        .request(
+            custom("tasks/cancel", json!({"taskId": id})),
+            timeout,
+            timeout,
+        )
+        .await;
+    let how = if sent.is_ok() {
+        "tasks/cancel was sent and accepted"
+    } else {
+        "tasks/cancel was sent"
+    };
+    note(&format!(
+        "task {} cancelled: {how}",
+        sanitize_capped(id, 64)
+    ));
+    ConnectError::new(
+        ErrorClass::Cancelled,
+        format!("the request was cancelled; {how}"),
+    )
+}
+
+/// `tasks/list`: the server's tasks (one page at most 64 pages deep).
+pub async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestError> {
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..64 {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = as_value(&conn.request_default(custom("tasks/list", params)).await?);
+        let tasks = page
+            .get("tasks")
+            .and_then(Value::as_array)
+            .ok_or_else(|| protocol("tasks/list answered without tasks"))?;
+        out.extend(tasks.iter().filter_map(TaskState::from_value));
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
+            _ => break,
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_task_shapes_are_read() {
+        let created = json!({"task": {"taskId": "t1", "status": "working", "ttl": 300_000, "pollInterval": 1000, "createdAt": "2026-01-01T00:00:00Z"}});
+        let state = TaskState::from_value(&created).expect("task");
+        assert_eq!(state.id, "t1");
+        assert_eq!(state.poll, Some(Duration::from_secs(1)));
+        assert_eq!(state.ttl_ms, Some(300_000));
+        assert!(!state.is_terminal());
+        let later = json!({"taskId": "t1", "status": "completed", "statusMessage": "done\u{1b}[2J", "ttlMs": null});
+        let state = TaskState::from_value(&later).expect("task");
+        assert!(state.is_terminal());
+        assert_eq!(state.poll, None);
+        assert!(!state.message.expect("message").contains('\u{1b}'));
+        assert_eq!(TaskState::from_value(&json!({"content": []})), None);
+    }
+
+    #[test]
+    fn the_task_refusal_is_recognised() {
+        let refusal = ConnectError::new(
+            ErrorClass::ServerError { code: -32601 },
+            "the server refused: Tool x requires task augmentation (taskSupport: 'required')",
+        );
+        assert!(requires_task(&refusal));
+        let other = ConnectError::new(ErrorClass::ServerError { code: -32601 }, "no such tool");
+        assert!(!requires_task(&other));
+    }
+}

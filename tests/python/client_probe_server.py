@@ -1,0 +1,97 @@
+"""A stdio MCP server (official Python SDK) whose tools send requests to the client: roots,
+sampling and elicitation, form and URL. Each tool returns what the client answered, or
+"refused <code>: <message>" when the client refused. Used by tests/interop_client.rs."""
+
+import json
+
+from mcp import types
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.shared.exceptions import McpError
+
+server = FastMCP("client-probe")
+
+
+def refused(e: McpError) -> str:
+    return f"refused {e.error.code}: {e.error.message}"
+
+
+@server.tool()
+async def ask_roots(ctx: Context) -> str:
+    try:
+        result = await ctx.session.list_roots()
+    except McpError as e:
+        return refused(e)
+    return json.dumps([str(r.uri) for r in result.roots])
+
+
+@server.tool()
+async def ask_sampling(prompt: str, ctx: Context) -> str:
+    try:
+        result = await ctx.session.create_message(
+            messages=[
+                types.SamplingMessage(
+                    role="user", content=types.TextContent(type="text", text=prompt)
+                )
+            ],
+            max_tokens=50,
+            system_prompt="answer briefly",
+        )
+    except McpError as e:
+        return refused(e)
+    return json.dumps(
+        {"model": result.model, "text": result.content.text, "stop": result.stopReason}
+    )
+
+
+@server.tool()
+async def ask_form(ctx: Context) -> str:
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Name", "default": "Ada"},
+            "count": {"type": "integer", "minimum": 1, "default": 3},
+            "color": {
+                "type": "string",
+                "oneOf": [
+                    {"const": "r", "title": "Red"},
+                    {"const": "g", "title": "Green"},
+                ],
+                "default": "g",
+            },
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["a", "b"]},
+                "default": ["b"],
+            },
+            "note": {"type": "string"},
+        },
+        "required": ["name", "count", "color"],
+    }
+    try:
+        result = await ctx.session.elicit_form("Fill in, please", schema)
+    except McpError as e:
+        return refused(e)
+    return json.dumps({"action": result.action, "content": result.content})
+
+
+@server.tool()
+async def ask_url(ctx: Context) -> str:
+    try:
+        result = await ctx.session.elicit_url(
+            "Sign in, please", "https://example.com/signin?x=1", "el-1"
+        )
+    except McpError as e:
+        return refused(e)
+    return json.dumps({"action": result.action})
+
+
+@server.tool()
+async def log_and_progress(ctx: Context) -> str:
+    await ctx.warning("probe log line")
+    await ctx.report_progress(1, 2, "half way")
+    await ctx.report_progress(2, 2, "done")
+    return "logged"
+
+
+if __name__ == "__main__":
+    server.run()
