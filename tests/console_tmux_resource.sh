@@ -12,7 +12,12 @@ EVERYTHING=$(realpath "$2")
 WORK=$(mktemp -d)
 SOCK="mcpdeck-e2e-res-$$"
 T="tmux -L $SOCK"
-cleanup() { $T kill-server 2>/dev/null || true; rm -rf "$WORK"; }
+# Each size gets its own tmux server: starting a session while the previous server is still
+# shutting down fails ("server exited unexpectedly").
+cleanup() {
+    for s in 80x24 200x50; do tmux -L "$SOCK-$s" kill-server 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
 trap cleanup EXIT
 mkdir -p "$WORK/cfg/mcpdeck" "$WORK/proj" "$WORK/run"
 printf '{"mcpServers": {"everything": {"command": "node", "args": ["%s", "stdio"]}}}\n' \
@@ -37,6 +42,7 @@ wait_for() {
 }
 
 for SIZE in 80x24 200x50; do
+    T="tmux -L $SOCK-$SIZE"
     $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
         "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' TERM=xterm-256color '$BIN'; exec sleep 600"
     wait_for "Servers"
@@ -64,6 +70,5 @@ for SIZE in 80x24 200x50; do
     wait_for "of 204"
     $T capture-pane -p -t e2e | grep -qF "untrusted-mcp-data" && fail "the agents' wrapper shows"
     $T send-keys -t e2e q
-    $T kill-server 2>/dev/null || true
 done
 echo "console tmux resource e2e: ok"

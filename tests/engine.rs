@@ -211,7 +211,7 @@ async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
 #[tokio::test]
 async fn approvals_carry_the_server_changed_flag() {
     use mcpdeck::app::Msg;
-    use mcpdeck::console::approver::ConsoleApprover;
+    use mcpdeck::console::approver::{ConsoleApprover, Replies};
     use mcpdeck::mcp::policy::{Decision, Mode, Policy};
 
     let dir = tempfile::tempdir().unwrap();
@@ -223,6 +223,7 @@ async fn approvals_carry_the_server_changed_flag() {
         vec![read_file(Layer::User, file, true)],
     );
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let replies = Replies::default();
     std::fs::create_dir_all(dir.path().join("run")).unwrap();
     let mut policy = Policy::default();
     policy.mode = Mode::Enforce;
@@ -231,7 +232,7 @@ async fn approvals_carry_the_server_changed_flag() {
         TrustStore::load(dir.path().join("trust.json")),
         EngineOptions {
             policy,
-            approver: Some(Arc::new(ConsoleApprover::new(tx))),
+            approver: Some(Arc::new(ConsoleApprover::new(tx, replies.clone()))),
             spill_base: Some(dir.path().join("run")),
             changed_servers: ["fx".to_owned()].into_iter().collect(),
             ..EngineOptions::default()
@@ -250,12 +251,12 @@ async fn approvals_carry_the_server_changed_flag() {
             let token = CancellationToken::new();
             e.execute(&request, &token).await
         });
-        let Some(Msg::Approval(asked, reply)) = rx.recv().await else {
+        let Some(Msg::Approval(asked)) = rx.recv().await else {
             panic!("an approval request")
         };
         assert_eq!(asked.server, server);
         assert_eq!(asked.server_changed, changed, "{asked:?}");
-        reply.send(Decision::Deny).unwrap();
+        replies.answer(None, asked.ticket, Decision::Deny);
         let outcome = run.await.unwrap();
         assert!(outcome.body.is_err(), "denied");
     }
@@ -266,7 +267,7 @@ async fn approvals_carry_the_server_changed_flag() {
 /// the operator had refused.
 #[tokio::test]
 async fn an_unanswered_approval_says_nobody_answered() {
-    use mcpdeck::console::approver::ConsoleApprover;
+    use mcpdeck::console::approver::{ConsoleApprover, Replies};
     use mcpdeck::mcp::policy::{Mode, Policy};
 
     let dir = tempfile::tempdir().unwrap();
@@ -282,6 +283,7 @@ async fn an_unanswered_approval_says_nobody_answered() {
     );
     // The receiver stays alive and never answers.
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let replies = Replies::default();
     std::fs::create_dir_all(dir.path().join("run")).unwrap();
     let mut policy = Policy::default();
     policy.mode = Mode::Enforce;
@@ -290,7 +292,7 @@ async fn an_unanswered_approval_says_nobody_answered() {
         TrustStore::load(dir.path().join("trust.json")),
         EngineOptions {
             policy,
-            approver: Some(Arc::new(ConsoleApprover::new(tx))),
+            approver: Some(Arc::new(ConsoleApprover::new(tx, replies.clone()))),
             approval_timeout: Some(std::time::Duration::from_millis(250)),
             spill_base: Some(dir.path().join("run")),
             ..EngineOptions::default()

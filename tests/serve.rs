@@ -720,7 +720,10 @@ async fn the_console_answers_an_agents_approval() {
             app.update(key('y'));
             assert_eq!(app.approvals.len(), 1);
             app.now = app.approvals[0].shown_at + Duration::from_millis(400);
-            app.update(key('y'));
+            // The answer is an effect; the executor holds the reply the session awaits.
+            for effect in app.update(key('y')) {
+                exec.run(effect);
+            }
             assert!(app.approvals.is_empty());
             let result = tokio::time::timeout(WAIT, call).await.unwrap().unwrap();
             assert_ne!(result.is_error, Some(true), "{}", text(&result));

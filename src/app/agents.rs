@@ -6,7 +6,7 @@
 use super::App;
 use super::approval::Pending;
 use crate::mcp::control::SessionSnapshot;
-use crate::mcp::policy::approval::{ApprovalRequest, Decision};
+use crate::mcp::policy::approval::ApprovalRequest;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// One attached serve session, sanitised for display.
@@ -69,12 +69,7 @@ impl App {
     }
 
     /// An approval request from session `pid`.
-    pub(super) fn on_agent_approval(
-        &mut self,
-        pid: u32,
-        request: ApprovalRequest,
-        reply: tokio::sync::oneshot::Sender<Decision>,
-    ) {
+    pub(super) fn on_agent_approval(&mut self, pid: u32, request: ApprovalRequest) {
         let ticket = request.ticket;
         if self
             .approvals
@@ -84,7 +79,7 @@ impl App {
             return;
         }
         self.approvals
-            .push_back(Pending::from_agent(pid, request, reply, self.now));
+            .push_back(Pending::from_agent(pid, request, self.now));
     }
 
     /// Removes session `pid`'s request `ticket` (answered elsewhere), or all of its requests.
@@ -104,8 +99,6 @@ impl App {
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
-
-    use tokio::sync::oneshot;
 
     use crate::app::testkit::{ch, demo_app};
     use crate::app::{Effect, Msg};
@@ -134,15 +127,13 @@ mod tests {
         .expect("request")
     }
 
-    fn approval(pid: u32, ticket: u64) -> (Msg, oneshot::Receiver<Decision>) {
-        let (reply, answer) = oneshot::channel();
+    fn approval(pid: u32, ticket: u64) -> (Msg, ()) {
         (
             Msg::AgentApproval {
                 pid,
                 request: request(ticket),
-                reply,
             },
-            answer,
+            (),
         )
     }
 
@@ -164,26 +155,31 @@ mod tests {
     #[test]
     fn answered_elsewhere_or_ended_sessions_leave_the_queue() {
         let (mut app, _d) = demo_app();
-        let (m1, mut a1) = approval(7, 1);
-        let (m2, _a2) = approval(7, 2);
-        let (m3, a3) = approval(9, 1);
+        let (m1, ()) = approval(7, 1);
+        let (m2, ()) = approval(7, 2);
+        let (m3, ()) = approval(9, 1);
         for m in [m1, m2, m3] {
             app.update(m);
         }
         // The same ticket again (a re-sent snapshot) is not queued twice.
-        let (again, _) = approval(7, 1);
+        let (again, ()) = approval(7, 1);
         app.update(again);
         assert_eq!(app.approvals.len(), 3);
         app.update(Msg::AgentResolved { pid: 7, ticket: 1 });
-        assert_eq!(app.approvals.len(), 2);
-        assert!(a1.try_recv().is_err(), "dropped unanswered");
+        assert_eq!(app.approvals.len(), 2, "dropped unanswered");
         app.update(Msg::AgentGone(7));
         assert_eq!(app.approvals.len(), 1);
         assert_eq!(app.approvals[0].agent, Some(9));
         // The remaining one is answered with the guard honoured.
         app.now = app.approvals[0].shown_at + Duration::from_millis(400);
-        app.update(ch('n'));
-        assert_eq!(a3.blocking_recv(), Ok(Decision::Deny));
+        assert_eq!(
+            app.update(ch('n')),
+            vec![Effect::Answer {
+                agent: Some(9),
+                ticket: 1,
+                decision: Decision::Deny
+            }]
+        );
         assert_eq!(app.decided[0].0, "fx (agent 9)");
     }
 }

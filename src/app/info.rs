@@ -41,7 +41,7 @@ fn line(text: impl AsRef<str>, tone: Tone) -> InfoLine {
 }
 
 /// Everything the console shows about configuration and trust.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ConfigInfo {
     /// The config doctor: every file in precedence order with every diagnostic.
     pub doctor: Vec<InfoLine>,

@@ -31,7 +31,6 @@ use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui_textarea::TextArea;
-use tokio::sync::oneshot;
 
 pub use model::{
     HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
@@ -72,8 +71,8 @@ pub(crate) enum Waiter {
     SideRun,
 }
 
-/// Something that happened, for [`App::update`].
-#[derive(Debug)]
+/// Something that happened, for [`App::update`]: plain data (the runtime keeps every channel).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     /// A key was pressed.
     Key(KeyEvent),
@@ -109,8 +108,9 @@ pub enum Msg {
         /// The text read (lossy UTF-8, not yet sanitised), or the read error.
         text: Result<String, String>,
     },
-    /// The engine asks the operator to approve an operation.
-    Approval(ApprovalRequest, oneshot::Sender<Decision>),
+    /// The engine asks the operator to approve an operation (answered with
+    /// [`Effect::Answer`]).
+    Approval(ApprovalRequest),
     /// A clipboard write finished: which path was used, or why it failed.
     Copied(Result<&'static str, String>),
     /// Trust was granted or revoked (the message), or that failed.
@@ -147,8 +147,6 @@ pub enum Msg {
         pid: u32,
         /// The request.
         request: ApprovalRequest,
-        /// Where the answer goes.
-        reply: oneshot::Sender<Decision>,
     },
     /// An agent session's request was answered elsewhere (or timed out).
     AgentResolved {
@@ -226,6 +224,15 @@ pub enum Effect {
     ReadStderr(String),
     /// Delete the spill with this basename; answer with [`Msg::SpillDeleted`].
     DeleteSpill(String),
+    /// Answer an approval: the executor holds the sender the asker awaits.
+    Answer {
+        /// The agent session that asked (its pid), or `None` for this console's engine.
+        agent: Option<u32>,
+        /// The request's ticket.
+        ticket: u64,
+        /// The decision.
+        decision: Decision,
+    },
     /// Leave the console.
     Quit,
 }

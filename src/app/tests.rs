@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use serde_json::json;
-use tokio::sync::oneshot;
 
 use super::testkit::{
     app_with, ch, ctrl, demo_app, echo_description, failed, key, ok, tools_result,
@@ -277,8 +276,7 @@ fn request(ticket: u64) -> ApprovalRequest {
 fn approval_ignores_early_keys_and_pastes_then_answers() {
     let (mut app, _d) = demo_app();
     let t0 = app.now;
-    let (tx, mut rx) = oneshot::channel();
-    app.update(Msg::Approval(request(1), tx));
+    app.update(Msg::Approval(request(1)));
     assert!(
         !app.approvals[0].request.server.contains('\u{202e}'),
         "sanitised"
@@ -291,16 +289,21 @@ fn approval_ignores_early_keys_and_pastes_then_answers() {
         "keys in the first 300 ms are ignored"
     );
     app.now = t0 + Duration::from_millis(400);
-    app.update(Msg::Paste("y".to_owned()));
+    assert!(app.update(Msg::Paste("y".to_owned())).is_empty());
     assert_eq!(app.approvals.len(), 1, "a paste never answers");
-    assert!(rx.try_recv().is_err());
     assert!(
         !app.quitting && app.update(ch('q')).is_empty(),
         "q does not quit under a modal"
     );
-    app.update(ch('y'));
+    assert_eq!(
+        app.update(ch('y')),
+        vec![Effect::Answer {
+            agent: None,
+            ticket: 1,
+            decision: Decision::AllowOnce
+        }]
+    );
     assert!(app.approvals.is_empty());
-    assert_eq!(rx.try_recv(), Ok(Decision::AllowOnce));
     assert_eq!(
         app.decided.len(),
         1,
@@ -314,19 +317,21 @@ fn approval_ignores_early_keys_and_pastes_then_answers() {
 fn approval_session_deny_and_queue_guard() {
     let (mut app, _d) = demo_app();
     let t0 = app.now;
-    let (tx1, mut rx1) = oneshot::channel();
-    let (tx2, mut rx2) = oneshot::channel();
-    app.update(Msg::Approval(request(1), tx1));
-    app.update(Msg::Approval(request(2), tx2));
+    app.update(Msg::Approval(request(1)));
+    app.update(Msg::Approval(request(2)));
     app.now = t0 + Duration::from_millis(500);
-    app.update(ch('s'));
-    assert_eq!(rx1.try_recv(), Ok(Decision::AllowSession));
+    let answer = |ticket, decision| {
+        vec![Effect::Answer {
+            agent: None,
+            ticket,
+            decision,
+        }]
+    };
+    assert_eq!(app.update(ch('s')), answer(1, Decision::AllowSession));
     // The second request's guard starts when it is shown.
-    app.update(key(KeyCode::Esc));
-    assert!(rx2.try_recv().is_err());
+    assert!(app.update(key(KeyCode::Esc)).is_empty());
     app.now = t0 + Duration::from_millis(900);
-    app.update(key(KeyCode::Esc));
-    assert_eq!(rx2.try_recv(), Ok(Decision::Deny));
+    assert_eq!(app.update(key(KeyCode::Esc)), answer(2, Decision::Deny));
 }
 
 #[test]

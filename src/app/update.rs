@@ -74,9 +74,9 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::Approval(request, reply) => {
+            Msg::Approval(request) => {
                 self.approvals
-                    .push_back(approval::Pending::new(request, reply, self.now));
+                    .push_back(approval::Pending::new(request, self.now));
                 Vec::new()
             }
             Msg::Copied(result) => {
@@ -160,12 +160,8 @@ impl App {
                 self.on_agent_snapshot(&snapshot);
                 Vec::new()
             }
-            Msg::AgentApproval {
-                pid,
-                request,
-                reply,
-            } => {
-                self.on_agent_approval(pid, request, reply);
+            Msg::AgentApproval { pid, request } => {
+                self.on_agent_approval(pid, request);
                 Vec::new()
             }
             Msg::AgentResolved { pid, ticket } => {
@@ -228,10 +224,16 @@ impl App {
         let Some(decision) = decision else {
             return Vec::new();
         };
+        let mut effects = Vec::new();
         if let Some(pending) = self.approvals.pop_front() {
+            let said = match decision {
+                crate::mcp::policy::approval::Decision::AllowOnce => "allowed once",
+                crate::mcp::policy::approval::Decision::AllowSession => "allowed this session",
+                crate::mcp::policy::approval::Decision::Deny => "denied",
+            };
             self.message = Some(format!(
-                "{:?}: {} {}",
-                decision, pending.request.server, pending.request.operation
+                "{said}: {} {}",
+                pending.request.server, pending.request.operation
             ));
             let server = match pending.agent {
                 Some(pid) => format!("{} (agent {pid})", pending.request.server),
@@ -239,13 +241,13 @@ impl App {
             };
             self.decided
                 .push((server, pending.request.operation.clone(), decision));
-            pending.answer(decision);
+            effects.push(pending.answer(decision));
             // The next request's guard starts when it is first shown.
             if let Some(next) = self.approvals.front_mut() {
                 next.shown_at = self.now;
             }
         }
-        Vec::new()
+        effects
     }
 
     pub(super) fn on_overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {

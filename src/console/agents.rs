@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::approver::Replies;
+
 use crate::app::Msg;
 use crate::mcp::control::{ControlClient, ToConsole, list_sockets, socket_dir};
 use crate::mcp::policy::approval::Decision;
@@ -28,15 +30,17 @@ pub struct Agents {
     dir: Option<PathBuf>,
     attached: HashMap<PathBuf, mpsc::UnboundedSender<Command>>,
     tx: mpsc::UnboundedSender<Msg>,
+    replies: Replies,
 }
 
 impl Agents {
     /// Sessions are looked for in `dir` (default: the runtime directory serve publishes in).
-    pub fn new(dir: Option<PathBuf>, tx: mpsc::UnboundedSender<Msg>) -> Self {
+    pub fn new(dir: Option<PathBuf>, tx: mpsc::UnboundedSender<Msg>, replies: Replies) -> Self {
         Self {
             dir,
             attached: HashMap::new(),
             tx,
+            replies,
         }
     }
 
@@ -71,8 +75,9 @@ impl Agents {
             let (commands, rx) = mpsc::unbounded_channel();
             self.attached.insert(path.clone(), commands.clone());
             let tx = self.tx.clone();
+            let replies = self.replies.clone();
             tokio::task::spawn_local(async move {
-                session(&path, tx, commands, rx).await;
+                session(&path, tx, commands, rx, replies).await;
             });
         }
     }
@@ -84,6 +89,7 @@ async fn session(
     tx: mpsc::UnboundedSender<Msg>,
     commands: mpsc::UnboundedSender<Command>,
     mut rx: mpsc::UnboundedReceiver<Command>,
+    replies: Replies,
 ) {
     let Ok((mut client, snapshot)) = ControlClient::attach(path).await else {
         // A stale socket (the session died without removing it): nothing to show.
@@ -91,7 +97,7 @@ async fn session(
     };
     let pid = snapshot.pid;
     for request in snapshot.pending.clone() {
-        ask(pid, request, &tx, &commands);
+        ask(pid, request, &tx, &commands, &replies);
     }
     if tx.send(Msg::AgentSnapshot(Box::new(snapshot))).is_err() {
         return;
@@ -102,8 +108,11 @@ async fn session(
                 Ok(Some(ToConsole::Snapshot { snapshot })) => {
                     let _ = tx.send(Msg::AgentSnapshot(Box::new(snapshot)));
                 }
-                Ok(Some(ToConsole::Approval { request })) => ask(pid, request, &tx, &commands),
+                Ok(Some(ToConsole::Approval { request })) => {
+                    ask(pid, request, &tx, &commands, &replies);
+                }
                 Ok(Some(ToConsole::Resolved { ticket })) => {
+                    replies.forget(Some(pid), Some(ticket));
                     let _ = tx.send(Msg::AgentResolved { pid, ticket });
                     let _ = client.request_status().await;
                 }
@@ -121,6 +130,7 @@ async fn session(
             }
         }
     }
+    replies.forget(Some(pid), None);
     let _ = tx.send(Msg::AgentGone(pid));
 }
 
@@ -130,14 +140,13 @@ fn ask(
     request: crate::mcp::policy::approval::ApprovalRequest,
     tx: &mpsc::UnboundedSender<Msg>,
     commands: &mpsc::UnboundedSender<Command>,
+    replies: &Replies,
 ) {
     let ticket = request.ticket;
     let (reply, answer) = oneshot::channel();
-    let _ = tx.send(Msg::AgentApproval {
-        pid,
-        request,
-        reply,
-    });
+    if tx.send(Msg::AgentApproval { pid, request }).is_ok() {
+        replies.keep(Some(pid), ticket, reply);
+    }
     let commands = commands.clone();
     tokio::task::spawn_local(async move {
         // Dropped unanswered (resolved elsewhere, or the console quit): nothing to send.

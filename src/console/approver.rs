@@ -1,30 +1,77 @@
-//! The console's [`Approver`]: forwards each request into the app's message channel with the
-//! `oneshot` sender the engine awaits. When the console is gone the send fails, the sender is
-//! dropped, and the engine sees a denial.
+//! The console's [`Approver`] and the replies it leaves with the executor. A request reaches
+//! the app as plain data (`Msg::Approval`); the `oneshot` sender the engine awaits stays here,
+//! in [`Replies`], until the app's `Effect::Answer` names it. When the console is gone the
+//! senders are dropped and the engine sees a denial.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::app::Msg;
 use crate::mcp::policy::approval::{ApprovalRequest, Approver, Decision};
 
-/// Asks the operator at the console.
+/// Who asked: this console's engine (`None`) or an attached agent session (its pid).
+pub type Asker = Option<u32>;
+
+type Waiting = HashMap<(Asker, u64), oneshot::Sender<Decision>>;
+
+/// The senders of approvals waiting for an answer, by (asker, ticket).
+#[derive(Debug, Clone, Default)]
+pub struct Replies(Arc<Mutex<Waiting>>);
+
+impl Replies {
+    /// Keeps `reply` until [`Self::answer`] names it.
+    pub fn keep(&self, asker: Asker, ticket: u64, reply: oneshot::Sender<Decision>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((asker, ticket), reply);
+    }
+
+    /// Sends `decision` to the request, if it still waits.
+    pub fn answer(&self, asker: Asker, ticket: u64, decision: Decision) {
+        let reply = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(asker, ticket));
+        if let Some(reply) = reply {
+            let _ = reply.send(decision);
+        }
+    }
+
+    /// Drops the request unanswered (answered elsewhere, or its session ended).
+    pub fn forget(&self, asker: Asker, ticket: Option<u64>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(a, t), _| !(*a == asker && ticket.is_none_or(|x| x == *t)));
+    }
+}
+
+/// Forwards the engine's approval requests to the app.
 #[derive(Debug, Clone)]
 pub struct ConsoleApprover {
     tx: mpsc::UnboundedSender<Msg>,
+    replies: Replies,
 }
 
 impl ConsoleApprover {
-    /// An approver sending into the console's message channel.
-    pub fn new(tx: mpsc::UnboundedSender<Msg>) -> Self {
-        Self { tx }
+    /// An approver sending requests on `tx`, keeping replies in `replies`.
+    pub fn new(tx: mpsc::UnboundedSender<Msg>, replies: Replies) -> Self {
+        Self { tx, replies }
     }
 }
 
 impl Approver for ConsoleApprover {
     fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
         let (reply, answer) = oneshot::channel();
-        // On failure the message (and the sender in it) is dropped: a denial.
-        let _ = self.tx.send(Msg::Approval(request, reply));
+        let ticket = request.ticket;
+        if self.tx.send(Msg::Approval(request)).is_ok() {
+            self.replies.keep(None, ticket, reply);
+        }
+        // Otherwise the sender is dropped here: a denial.
         answer
     }
 }

@@ -35,6 +35,8 @@ pub struct Executor {
     spill_base: Option<PathBuf>,
     policy: Policy,
     agents: Agents,
+    /// The senders of approvals waiting for the operator.
+    replies: super::approver::Replies,
     /// Reads the configuration again (after a save or before a trust change).
     reload: Option<super::Reload>,
     /// Engines replaced this session: their connections are closed, their spills kept until
@@ -55,11 +57,12 @@ impl Executor {
         events: mpsc::Sender<ServerEvent>,
         spill_base: Option<PathBuf>,
     ) -> std::io::Result<Self> {
+        let replies = super::approver::Replies::default();
         let engine = build_engine(
             &config,
             &trust_path,
             &policy,
-            &tx,
+            (&tx, &replies),
             &events,
             spill_base.clone(),
             &std::collections::BTreeSet::new(),
@@ -67,7 +70,8 @@ impl Executor {
         Ok(Self {
             policy,
             engine: Arc::new(engine),
-            agents: Agents::new(None, tx.clone()),
+            agents: Agents::new(None, tx.clone(), replies.clone()),
+            replies,
             reload: None,
             retired: Vec::new(),
             changed: std::collections::BTreeSet::new(),
@@ -93,7 +97,7 @@ impl Executor {
 
     /// Looks for agent sessions in `dir` instead of the runtime directory.
     pub fn set_agents_dir(&mut self, dir: PathBuf) {
-        self.agents = Agents::new(Some(dir), self.tx.clone());
+        self.agents = Agents::new(Some(dir), self.tx.clone(), self.replies.clone());
     }
 
     /// The configuration-derived views for the current trust store.
@@ -113,6 +117,11 @@ impl Executor {
     pub fn run(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return true,
+            Effect::Answer {
+                agent,
+                ticket,
+                decision,
+            } => self.replies.answer(agent, ticket, decision),
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
             Effect::TestConnect {
@@ -255,7 +264,7 @@ impl Executor {
             &self.config,
             &self.trust_path,
             &self.policy,
-            &self.tx,
+            (&self.tx, &self.replies),
             &self.events,
             self.spill_base.clone(),
             &self.changed,
@@ -306,12 +315,12 @@ fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
     policy: &Policy,
-    tx: &mpsc::UnboundedSender<Msg>,
+    (tx, replies): (&mpsc::UnboundedSender<Msg>, &super::approver::Replies),
     events: &mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
     changed: &std::collections::BTreeSet<String>,
 ) -> std::io::Result<Engine> {
-    let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone()));
+    let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
     Engine::new(
         config.clone(),
         TrustStore::load(trust_path.to_path_buf()),

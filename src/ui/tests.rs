@@ -8,7 +8,6 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use tokio::sync::oneshot;
 
 use crate::app::testkit::{ch, demo_app, echo_description, failed, key, ok, tools_result};
 use crate::app::{App, Effect, Msg};
@@ -120,21 +119,17 @@ fn detail_form_running_result() {
 #[test]
 fn approval_modal() {
     let (mut app, _d) = tools_app();
-    let (tx, _rx) = oneshot::channel();
-    app.update(Msg::Approval(
-        ApprovalRequest {
-            ticket: 1,
-            server: "demo".to_owned(),
-            operation: "tools.call echo".to_owned(),
-            effects: vec![Fx::Read, Fx::Write, Fx::Execute, Fx::Network],
-            server_changed: false,
-            tool_changed: true,
-            timeout_ms: 120_000,
-            arguments: None,
-            effects_claimed: false,
-        },
-        tx,
-    ));
+    app.update(Msg::Approval(ApprovalRequest {
+        ticket: 1,
+        server: "demo".to_owned(),
+        operation: "tools.call echo".to_owned(),
+        effects: vec![Fx::Read, Fx::Write, Fx::Execute, Fx::Network],
+        server_changed: false,
+        tool_changed: true,
+        timeout_ms: 120_000,
+        arguments: None,
+        effects_claimed: false,
+    }));
     app.now += Duration::from_millis(400);
     snapshot_all("approval", &mut app);
 }
@@ -419,7 +414,6 @@ fn agents_view_and_an_agents_approval() {
         })));
     }
     snapshot_all("agents", &mut app);
-    let (tx, _rx) = oneshot::channel();
     app.update(Msg::AgentApproval {
         pid: 4242,
         request: ApprovalRequest {
@@ -433,7 +427,6 @@ fn agents_view_and_an_agents_approval() {
             arguments: None,
             effects_claimed: false,
         },
-        reply: tx,
     });
     app.now += Duration::from_millis(400);
     snapshot_all("agent_approval", &mut app);
