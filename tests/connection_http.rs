@@ -115,7 +115,13 @@ async fn unknown_key_is_auth_required_and_not_echoed() {
     let err = connect(&def, here(), &vars(&[("FX_KEY", "wrong-secret-key")]))
         .await
         .expect_err("refused");
-    assert_eq!(err.class, ErrorClass::AuthRequired { code: 401 });
+    assert_eq!(
+        err.class,
+        ErrorClass::AuthRequired {
+            code: 401,
+            scope: None
+        }
+    );
     assert!(!err.to_string().contains("wrong-secret-key"));
 }
 

@@ -100,9 +100,17 @@ async fn oauth_challenge_without_headers_says_sign_in_is_needed() {
         .expect_err("401");
     assert_eq!(
         err.class,
-        mcpdeck::mcp::connection::ErrorClass::AuthRequired { code: 401 }
+        mcpdeck::mcp::connection::ErrorClass::AuthRequired {
+            code: 401,
+            scope: None
+        }
     );
     assert!(err.message.contains("OAuth sign-in"), "{}", err.message);
+    assert!(
+        err.message.contains("run `mcpdeck auth login web`"),
+        "{}",
+        err.message
+    );
     assert!(!err.message.contains("check the configured headers"));
     let with_headers = http_def(&fx.url("/raw/oauth"), &[("Authorization", "Bearer x")]);
     let err = connect(&with_headers, here(), &no_vars)

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{Sandbox, fixture};
+use common::{AuthServer, Sandbox, fixture};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
     ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
@@ -733,4 +733,41 @@ async fn the_console_answers_an_agents_approval() {
             exec.shutdown().await;
         })
         .await;
+}
+
+/// Serve never opens a browser: an operation on a server that needs sign-in answers
+/// `auth_required` with the command to run; once the operator has signed in (here with the
+/// CLI), the next operation uses the stored tokens without restarting serve.
+#[tokio::test]
+async fn a_server_waiting_for_sign_in_is_used_once_the_operator_signs_in() {
+    let server = AuthServer::start(&[]);
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"web": {"url": server.url()}}}).to_string(),
+    );
+    let session = start(&sb, &[], None).await;
+    let refused = mcp(&session, json!({"server": "web"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    let shown = text(&refused);
+    assert!(shown.contains("auth_required"), "{shown}");
+    assert!(shown.contains("mcpdeck auth login web"), "{shown}");
+    assert_eq!(server.seen()["authorizations"], 0, "no browser from serve");
+
+    let browser = format!("{} browse", fixture());
+    let login = sb
+        .cmd()
+        .env("BROWSER", browser)
+        .args(["auth", "login", "web"])
+        .output()
+        .unwrap();
+    assert!(
+        login.status.success(),
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+
+    let listed = mcp(&session, json!({"server": "web"})).await;
+    assert_ne!(listed.is_error, Some(true), "{}", text(&listed));
+    assert!(text(&listed).contains("- echo"), "{}", text(&listed));
 }

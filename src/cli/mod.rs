@@ -5,6 +5,7 @@
 mod approval_text;
 mod approve_tty;
 mod args;
+mod auth_cmd;
 mod client_tty;
 mod config_cmd;
 /// The exit codes live in a module both faces share; `cli::exit::Exit` stays a path to them.
@@ -46,6 +47,9 @@ pub struct Cli {
     /// Add the built-in `demo` server (it is also present when no server is configured at all).
     #[arg(long, global = true)]
     pub demo: bool,
+    /// When a server asks for OAuth sign-in, sign in inline instead of exiting 3.
+    #[arg(long, global = true)]
+    pub login: bool,
     /// Roots, elicitation and sampling answers for servers that ask.
     #[command(flatten)]
     pub client: client_tty::ClientFlags,
@@ -209,6 +213,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         policy: Option<PolicyMode>,
     },
+    /// Sign in to remote servers that ask for OAuth, see the sign-ins, sign out.
+    #[command(subcommand)]
+    Auth(AuthCommand),
     /// List live `mcpdeck serve` sessions and answer their pending approvals (on a terminal).
     Approvals {
         /// Keep running until Ctrl-C: find new sessions as they start and answer each request.
@@ -241,6 +248,38 @@ pub enum PolicyMode {
     Enforce,
 }
 
+/// `mcpdeck auth ...`.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Sign in to a server (authorization code with PKCE, in a browser).
+    Login {
+        /// The configured server.
+        server: String,
+        /// Paste the final redirect URL instead of waiting on the loopback listener (over SSH).
+        #[arg(long)]
+        paste: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Whether each server is signed in, until when, with which scopes, and the store in use.
+    Status {
+        /// Only this server.
+        server: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke (when the server offers it) and forget a server's tokens.
+    Logout {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 /// `mcpdeck config ...`.
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -270,6 +309,8 @@ pub struct Context {
     pub trust: TrustStore,
     /// `$XDG_CONFIG_HOME` (where the policy file lives).
     pub config_home: PathBuf,
+    /// `--login`: sign in inline when a server asks for it.
+    pub login: bool,
     /// `--root`, `--elicit`, `--sampling-reply`.
     pub client: client_tty::ClientFlags,
 }
@@ -304,6 +345,7 @@ impl Context {
             config,
             trust,
             config_home: home,
+            login: cli.login,
             client: cli.client.clone(),
         })
     }
@@ -447,6 +489,17 @@ pub fn run(cli: Cli) -> Exit {
             watch,
             crate::mcp::policy::Policy::default_path(&cx.config_home),
         ),
+        Some(Command::Auth(AuthCommand::Login {
+            server,
+            paste,
+            json,
+        })) => auth_cmd::login(&cx, &server, paste, json),
+        Some(Command::Auth(AuthCommand::Status { server, json })) => {
+            auth_cmd::status(&cx, server.as_deref(), json)
+        }
+        Some(Command::Auth(AuthCommand::Logout { server, json })) => {
+            auth_cmd::logout(&cx, &server, json)
+        }
     }
 }
 

@@ -56,6 +56,7 @@ pub fn call(
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
+            let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
             Box::pin(async move {
                 let build = move |schema: Option<&serde_json::Value>| {
                     let args = call_arguments(&raw, schema)?;
@@ -103,6 +104,7 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
         return run_plan_with(
             cx,
             Box::new(move |engine, cancel| {
+                let (server, reference) = (server.clone(), reference.clone());
                 Box::pin(async move { engine.read_uri(&server, &reference, cancel).await })
             }),
             printing,
@@ -111,6 +113,7 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
+            let (server, reference) = (server.clone(), reference.clone());
             Box::pin(async move {
                 let listed = engine
                     .execute(
@@ -161,7 +164,10 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
 pub fn ping(cx: Context, server: String, json: bool) -> Exit {
     super::run_op::run_plan(
         cx,
-        Box::new(move |engine, cancel| Box::pin(async move { engine.ping(&server, cancel).await })),
+        Box::new(move |engine, cancel| {
+            let server = server.clone();
+            Box::pin(async move { engine.ping(&server, cancel).await })
+        }),
         json,
     )
 }

@@ -17,9 +17,9 @@ use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
 
 /// A step that may need more than one request (e.g. `call` with `key=value` arguments, which
-/// reads the tool's input schema first).
+/// reads the tool's input schema first). It may run again after an inline sign-in.
 pub type Plan = Box<
-    dyn for<'a> FnOnce(
+    dyn for<'a> Fn(
         &'a Engine,
         &'a CancellationToken,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + 'a>>,
@@ -58,6 +58,7 @@ pub fn run_request_with(cx: Context, request: ProxyRequest, printing: Printing) 
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
+            let request = request.clone();
             Box::pin(async move { engine.execute(&request, cancel).await })
         }),
         printing,
@@ -91,6 +92,8 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
             return Exit::Usage;
         }
     };
+    let (auth_config, trust_state, login) =
+        (cx.config.clone(), cx.trust.state(&cx.config), cx.login);
     let client: std::sync::Arc<dyn crate::mcp::client::ClientRequests> =
         std::sync::Arc::new(super::client_tty::TtyClient::new(&cx.client));
     let roots = (!cx.client.roots.is_empty()).then(|| cx.client.roots.clone());
@@ -128,7 +131,32 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
         // with its children still running.
         let signals = install_signals();
         tokio::spawn(watch_signals(signals, cancel.clone(), interrupted.clone()));
-        let outcome = plan(&engine, &cancel).await;
+        let mut outcome = plan(&engine, &cancel).await;
+        let mut signed_in = false;
+        let mut step_ups = 0;
+        while let Some((server, trigger)) =
+            auth_retry(&outcome, login, &mut signed_in, &mut step_ups)
+        {
+            if let Err(message) =
+                super::auth_cmd::sign_in_inline(&auth_config, trust_state, &server, trigger, false)
+                    .await
+            {
+                print_error(&message);
+                break;
+            }
+            // A fresh connection carries the new tokens. The refused request did not run (a
+            // 401 at connect, or a 403 before the operation), so sending it again is not a
+            // replay.
+            let reconnect = ProxyRequest::Reconnect {
+                server: server.clone(),
+            };
+            let reconnected = engine.execute(&reconnect, &cancel).await;
+            if reconnected.body.is_err() {
+                outcome = reconnected;
+                break;
+            }
+            outcome = plan(&engine, &cancel).await;
+        }
         // Files are kept and the whole text read before shutdown removes the spills.
         let extras = gather(&outcome, &printing);
         engine.shutdown().await;
@@ -149,6 +177,50 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
         print_outcome_with(&outcome, &printing, &extras);
         exit_for(&outcome)
     })
+}
+
+/// After a refusal for authorization: which server to sign in to, and why. One sign-in per
+/// command, and at most two step-ups (403 `insufficient_scope`) per operation.
+fn auth_retry(
+    outcome: &Outcome,
+    login: bool,
+    signed_in: &mut bool,
+    step_ups: &mut u8,
+) -> Option<(String, crate::mcp::auth::Trigger)> {
+    let Err(failure) = &outcome.body else {
+        return None;
+    };
+    if failure.class != "auth_required" {
+        return None;
+    }
+    let server = outcome.server.clone()?;
+    let detail = failure.detail.as_ref();
+    let code = detail
+        .and_then(|d| d.get("code"))
+        .and_then(serde_json::Value::as_u64);
+    let scope = detail
+        .and_then(|d| d.get("scope"))
+        .and_then(serde_json::Value::as_str)
+        .map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>());
+    if code == Some(403) {
+        let scope = scope?;
+        if *step_ups >= 2 || !super::auth_cmd::may_sign_in(login, &server) {
+            return None;
+        }
+        *step_ups += 1;
+        return Some((
+            server,
+            crate::mcp::auth::Trigger {
+                challenge: None,
+                step_up: Some(scope),
+            },
+        ));
+    }
+    if *signed_in || !super::auth_cmd::may_sign_in(login, &server) {
+        return None;
+    }
+    *signed_in = true;
+    Some((server, crate::mcp::auth::Trigger::default()))
 }
 
 #[cfg(unix)]

@@ -2,6 +2,7 @@
 //! policy. No terminal crate is ever imported below this module.
 
 pub mod api;
+pub mod auth;
 pub mod backup;
 pub mod canonical;
 pub mod catalog;

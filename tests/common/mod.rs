@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod auth_fixture;
 mod http_fixture;
+#[allow(unused_imports)] // not every test binary starts the OAuth fixture
+pub use auth_fixture::AuthServer;
 #[allow(unused_imports)] // not every test binary starts the HTTP fixture
 pub use http_fixture::HttpFixture;
 

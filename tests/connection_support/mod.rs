@@ -58,6 +58,7 @@ pub fn http_def(url: &str, headers: &[(&str, &str)]) -> ServerDef {
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), template(v)))
                 .collect(),
+            oauth: None,
         }),
         request_timeout_ms: Some(10_000),
         reconnect: ReconnectPolicy::default(),

@@ -8,6 +8,7 @@ pub mod json;
 pub mod json_schema;
 pub mod load;
 pub mod model;
+pub mod oauth;
 pub mod refs;
 pub mod save;
 pub mod schema;
@@ -17,5 +18,6 @@ pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions};
 pub use model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
+pub use oauth::OAuthDef;
 pub use refs::{MissingEnv, Template};
 pub use schema::ServerEntry;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::oauth::OAuthDef;
 use super::refs::Template;
 
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
@@ -102,6 +103,19 @@ pub struct HttpDef {
     pub url: String,
     /// Request headers, by name as written.
     pub headers: BTreeMap<String, Template>,
+    /// OAuth client settings, when the definition has an `oauth` block.
+    pub oauth: Option<OAuthDef>,
+}
+
+impl HttpDef {
+    /// Whether this server may sign in with OAuth: a configured `Authorization` header means
+    /// the operator chose static credentials instead.
+    pub fn uses_oauth(&self) -> bool {
+        !self
+            .headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("authorization"))
+    }
 }
 
 /// Which protocol lifecycle to use.
@@ -194,13 +208,24 @@ impl ServerDef {
             Transport::Stdio(s) => ("env", &s.env),
             Transport::Http(h) => ("headers", &h.headers),
         };
-        map.iter()
+        let mut refs: Vec<(String, String)> = map
+            .iter()
             .flat_map(|(key, template)| {
                 template
                     .var_names()
                     .into_iter()
                     .map(move |var| (format!("{prefix}.{key}"), var.to_owned()))
             })
-            .collect()
+            .collect();
+        if let Transport::Http(HttpDef {
+            oauth: Some(oauth), ..
+        }) = &self.transport
+            && let Some(secret) = &oauth.client_secret
+        {
+            for var in secret.var_names() {
+                refs.push(("oauth.clientSecret".to_owned(), var.to_owned()));
+            }
+        }
+        refs
     }
 }

@@ -13,6 +13,7 @@ use super::json::{self, Json, LineIndex, Member, Spanned};
 use super::model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
+use super::oauth::check_oauth;
 
 /// The fields a server definition may have.
 pub const SERVER_FIELDS: &[&str] = &[
@@ -22,6 +23,7 @@ pub const SERVER_FIELDS: &[&str] = &[
     "env",
     "url",
     "headers",
+    "oauth",
     "type",
     "lifecycle",
     "requestTimeoutMs",
@@ -283,6 +285,7 @@ struct Fields<'a> {
     env: Option<&'a Spanned>,
     url: Option<&'a Spanned>,
     headers: Option<&'a Spanned>,
+    oauth: Option<&'a Spanned>,
     kind: Option<&'a Spanned>,
     lifecycle: Option<&'a Spanned>,
     timeout: Option<&'a Spanned>,
@@ -303,6 +306,7 @@ fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fie
             "env" => &mut f.env,
             "url" => &mut f.url,
             "headers" => &mut f.headers,
+            "oauth" => &mut f.oauth,
             "type" => &mut f.kind,
             "lifecycle" => &mut f.lifecycle,
             "requestTimeoutMs" => &mut f.timeout,
@@ -411,6 +415,7 @@ fn check_server(cx: &mut Cx<'_>, name: &str, path: &str, value: &Spanned) -> Opt
                     .headers
                     .map(|v| check_headers(cx, path, v))
                     .unwrap_or_default(),
+                oauth: f.oauth.map(|v| check_oauth(cx, path, v)),
             }))
         }
         (None, None) => {
@@ -558,6 +563,15 @@ fn stdio_fields_only(cx: &mut Cx<'_>, path: &str, f: &Fields<'_>) {
             v.start,
             "`headers` applies to HTTP servers, but this is a stdio server (`command`)".into(),
             Some("pass credentials to a stdio server through `env`".into()),
+        );
+    }
+    if let Some(v) = f.oauth {
+        cx.error(
+            "wrong_transport_field",
+            &format!("{path}.oauth"),
+            v.start,
+            "`oauth` applies to HTTP servers, but this is a stdio server (`command`)".into(),
+            None,
         );
     }
 }

@@ -57,6 +57,9 @@ pub enum ErrorClass {
     AuthRequired {
         /// 401 or 403.
         code: u16,
+        /// The scopes a 403 `insufficient_scope` challenge demanded (sanitised), for step-up.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        scope: Option<String>,
     },
     /// The endpoint answered with something that is not MCP (an HTML page, non-JSON).
     NotMcp {
@@ -374,7 +377,11 @@ fn rustls_inside(io: &std::io::Error) -> Option<&rustls::Error> {
 fn classify_http(err: &HttpError, redactor: &Redactor) -> Option<ConnectError> {
     match err {
         StreamableHttpError::AuthRequired(_) => Some(auth_error(401)),
-        StreamableHttpError::InsufficientScope(_) => Some(auth_error(403)),
+        StreamableHttpError::InsufficientScope(e) => Some(insufficient_scope(
+            e.required_scope
+                .as_deref()
+                .or_else(|| challenge_scope(&e.www_authenticate_header)),
+        )),
         StreamableHttpError::HttpStatus(status) => Some(status_error(status.status)),
         StreamableHttpError::ResponseBodyTooLarge { max_size } => Some(ConnectError::new(
             ErrorClass::Limit {
@@ -428,9 +435,30 @@ pub fn status_error(code: u16) -> ConnectError {
     )
 }
 
+/// A 403 `insufficient_scope`: the operation needs `scope` (step-up signs in again for it).
+fn insufficient_scope(scope: Option<&str>) -> ConnectError {
+    let scope = scope.map(|s| sanitize_capped(s, 300));
+    let needs = scope
+        .as_deref()
+        .map_or_else(String::new, |s| format!(" (it asks for `{s}`)"));
+    ConnectError::new(
+        ErrorClass::AuthRequired { code: 403, scope },
+        format!(
+            "the server refused the operation for lack of scope{needs}; the request did not run"
+        ),
+    )
+}
+
+/// The `scope` parameter of a `WWW-Authenticate` challenge.
+fn challenge_scope(header: &str) -> Option<&str> {
+    let at = header.find("scope=\"")? + "scope=\"".len();
+    let rest = &header[at..];
+    rest.find('"').map(|end| &rest[..end])
+}
+
 fn auth_error(code: u16) -> ConnectError {
     ConnectError::new(
-        ErrorClass::AuthRequired { code },
+        ErrorClass::AuthRequired { code, scope: None },
         format!("the endpoint refused the credentials (HTTP {code}); check the configured headers"),
     )
 }
@@ -465,14 +493,12 @@ pub fn asks_for_oauth(challenge: &str) -> bool {
     lower.contains("resource_metadata") || lower.trim_start().starts_with("bearer")
 }
 
-/// `auth_required` for a server that asks for OAuth sign-in while no headers are configured.
+/// `auth_required` for a server that asks for OAuth sign-in while no headers are configured
+/// (the connection adds the `mcpdeck auth login NAME` to run).
 pub fn oauth_required(code: u16) -> ConnectError {
     ConnectError::new(
-        ErrorClass::AuthRequired { code },
-        format!(
-            "the server asks for OAuth sign-in (HTTP {code}); mcpdeck cannot sign in to it by \
-             itself yet: obtain a token and configure it as an `Authorization` header"
-        ),
+        ErrorClass::AuthRequired { code, scope: None },
+        format!("the server asks for OAuth sign-in (HTTP {code})"),
     )
 }
 
@@ -549,7 +575,14 @@ mod tests {
 
     #[test]
     fn exit_codes_follow_the_spec() {
-        assert_eq!(ErrorClass::AuthRequired { code: 401 }.exit_code(), 3);
+        assert_eq!(
+            ErrorClass::AuthRequired {
+                code: 401,
+                scope: None
+            }
+            .exit_code(),
+            3
+        );
         assert_eq!(ErrorClass::Refused.exit_code(), 4);
         assert_eq!(ErrorClass::ServerError { code: -1 }.exit_code(), 5);
         assert_eq!(ErrorClass::Cancelled.exit_code(), 6);
@@ -566,7 +599,13 @@ mod tests {
         let err =
             HttpError::UnexpectedServerResponse("HTTP 401 Unauthorized: Bearer s3cret".into());
         let c = classify_http(&err, &Redactor::default()).expect("classified");
-        assert_eq!(c.class, ErrorClass::AuthRequired { code: 401 });
+        assert_eq!(
+            c.class,
+            ErrorClass::AuthRequired {
+                code: 401,
+                scope: None
+            }
+        );
         assert!(!c.message.contains("s3cret"));
     }
 }

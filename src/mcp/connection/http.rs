@@ -16,12 +16,15 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::error::{ConnectError, ErrorClass};
 use super::faults::Faults;
 use super::http_guard::GuardedClient;
+use crate::mcp::auth::client::auth_client;
+use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest JSON body or SSE event accepted from an HTTP server.
@@ -46,8 +49,9 @@ const RESERVED_HEADERS: &[&str] = &[
 /// Resolved configured headers, as rmcp's config takes them.
 pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
-/// The rmcp transport type used for HTTP servers.
-pub type HttpTransport = StreamableHttpClientTransport<GuardedClient>;
+/// The rmcp transport type used for HTTP servers: rmcp's OAuth client (which adds nothing to
+/// the requests of a server without stored tokens) around the guarded reqwest client.
+pub type HttpTransport = StreamableHttpClientTransport<AuthClient<GuardedClient>>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {
@@ -153,16 +157,21 @@ pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
     Ok(parsed)
 }
 
-/// Builds the transport for `url` with resolved `headers`.
-pub fn transport(
+/// Builds the transport for `url` with resolved `headers`; `oauth` carries the server's sign-in
+/// and the store when the server uses OAuth.
+pub async fn transport(
     url: &str,
     headers: HeaderMapOwned,
     connect_timeout: Duration,
     faults: Arc<Faults>,
     refused: RefusedRedirect,
+    oauth: Option<(&AuthTarget, &CredentialStore)>,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
-    let client = GuardedClient::new(http_client(connect_timeout, refused)?, faults);
+    let guarded = GuardedClient::new(http_client(connect_timeout, refused)?, faults);
+    let client = auth_client(url, guarded, oauth)
+        .await
+        .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;
     let mut backoff = ExponentialBackoff::default();
     backoff.max_times = Some(MAX_SSE_RECONNECTS);
     backoff.base_duration = Duration::from_millis(500);

@@ -40,6 +40,7 @@ pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
 pub use events::{ConnectionEvent, EventSink, ProgressUpdate, ServerEvent};
 pub use stdio::{ExitInfo, StdioProcess};
 
+use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
 use error::{classify_init, classify_service, millis};
 use events::ClientEvents;
@@ -85,6 +86,8 @@ pub struct Connection {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    /// Whether the server signs in with OAuth (its refusals name `mcpdeck auth login`).
+    oauth: bool,
     faults: Arc<faults::Faults>,
     routes: events::ProgressRoutes,
 }
@@ -229,6 +232,7 @@ async fn connect_stdio(
         request_timeout: timeout,
         sink,
         faults,
+        oauth: false,
         routes,
         log_level,
     })
@@ -248,6 +252,11 @@ async fn connect_http(
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
     let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
+    let oauth = oauth_target(def, http_def, lookup)?;
+    let uses_oauth = oauth.is_some();
+    let store = oauth
+        .as_ref()
+        .and_then(|_| CredentialStore::open_default().ok());
     let faults = Arc::new(faults::Faults::default());
     let refused = http::RefusedRedirect::default();
     let headers_configured = !headers.is_empty();
@@ -257,7 +266,9 @@ async fn connect_http(
         timeout,
         faults.clone(),
         refused.clone(),
-    )?;
+        oauth.as_ref().zip(store.as_ref()),
+    )
+    .await?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let log_level = client.as_ref().and_then(|c| c.log_level.clone());
     let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
@@ -270,12 +281,8 @@ async fn connect_http(
             if let Some(fault) = faults.take_any() {
                 return Err(fault);
             }
-            return Err(explain_http_failure(
-                &e,
-                headers_configured,
-                &refused,
-                &redactor,
-            ));
+            let err = explain_http_failure(&e, headers_configured, &refused, &redactor);
+            return Err(sign_in_hint(err, &def.name, uses_oauth));
         }
         Err(_) => return Err(handshake_timeout(timeout)),
     };
@@ -289,10 +296,41 @@ async fn connect_http(
         request_timeout: timeout,
         sink,
         faults,
+        oauth: uses_oauth,
         routes,
         log_level,
     })
     .await
+}
+
+/// A 401 from a server that signs in with OAuth says how to sign in.
+fn sign_in_hint(mut err: ConnectError, name: &str, oauth: bool) -> ConnectError {
+    if oauth && matches!(err.class, ErrorClass::AuthRequired { code: 401, .. }) {
+        err.message = format!(
+            "the server asks for OAuth sign-in (HTTP 401): run `mcpdeck auth login {name}`"
+        );
+    }
+    err
+}
+
+/// The sign-in target of a server that uses OAuth (no `Authorization` header configured).
+fn oauth_target(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Option<AuthTarget>, ConnectError> {
+    if !http_def.uses_oauth() {
+        return Ok(None);
+    }
+    AuthTarget::from_def(def, lookup).map(Some).map_err(|e| {
+        let variable = http_def
+            .oauth
+            .as_ref()
+            .and_then(|o| o.client_secret.as_ref())
+            .and_then(|t| t.var_names().first().map(|v| (*v).to_owned()))
+            .unwrap_or_default();
+        ConnectError::new(ErrorClass::MissingEnv { variable }, e.message)
+    })
 }
 
 /// The version offered in `initialize` and the rmcp lifecycle for a protocol choice.
@@ -384,7 +422,7 @@ fn explain_http_failure(
     if let (ErrorClass::HttpStatus { .. }, Some((code, target))) = (&classified.class, refused) {
         return http::redirect_error(code, &target);
     }
-    if let ErrorClass::AuthRequired { code } = classified.class
+    if let ErrorClass::AuthRequired { code, .. } = classified.class
         && !headers_configured
         && error::auth_challenge(err).is_some_and(|c| error::asks_for_oauth(&c))
     {
@@ -402,6 +440,7 @@ struct Started {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
+    oauth: bool,
     faults: Arc<faults::Faults>,
     routes: events::ProgressRoutes,
     log_level: Option<String>,
@@ -479,6 +518,7 @@ impl Started {
             stdio: self.stdio,
             request_timeout: self.request_timeout,
             sink: self.sink,
+            oauth: self.oauth,
             faults: self.faults,
             routes: self.routes,
         }
@@ -656,7 +696,7 @@ impl Connection {
         {
             return reason;
         }
-        let mut error = classify_service(e, &self.redactor);
+        let mut error = sign_in_hint(classify_service(e, &self.redactor), &self.name, self.oauth);
         if let ErrorClass::Timeout { after_ms } = error.class
             && self.cancels_by_closing()
         {

@@ -122,7 +122,10 @@ mod tests {
         assert!(is_transient(&ErrorClass::Refused));
         assert!(is_transient(&ErrorClass::HttpStatus { code: 503 }));
         assert!(!is_transient(&ErrorClass::HttpStatus { code: 404 }));
-        assert!(!is_transient(&ErrorClass::AuthRequired { code: 401 }));
+        assert!(!is_transient(&ErrorClass::AuthRequired {
+            code: 401,
+            scope: None
+        }));
         assert!(!is_transient(&ErrorClass::MissingEnv {
             variable: "X".into()
         }));

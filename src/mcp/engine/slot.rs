@@ -276,6 +276,9 @@ impl Slot {
             }
         } else if let Some(failure) = self.facts().failure.clone()
             && !def.reconnect.automatic
+            // A server waiting for sign-in is tried again: the operator may have signed in
+            // since (from the CLI or the console), and the stored tokens are read at connect.
+            && failure.class != "auth_required"
         {
             return Err(with_hint(failure));
         }

@@ -1,0 +1,162 @@
+//! The token side of a connection: rmcp's `AuthClient` around the transport's reqwest client,
+//! with this server's stored tokens. It sends the access token (refreshed first when it is about
+//! to expire), and on a 401 refreshes once and retries the refused request once; a rotated
+//! refresh token replaces the old one in the store; `invalid_grant` drops the tokens. Requests go
+//! only to the configured server URL (the transport follows same-origin redirects only), and
+//! token requests only to the authorization server its metadata names.
+//!
+//! Also token revocation, for sign-out.
+
+use std::time::Duration;
+
+use oauth2::TokenResponse as _;
+use rmcp::transport::auth::{
+    AuthClient, AuthorizationManager, OAuthClientConfig, OAuthTokenResponse,
+};
+
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
+
+use super::store::CredentialStore;
+use super::{AuthTarget, store_key};
+
+/// How long connect-time discovery (needed only to refresh) may take.
+const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The HTTP client of a connection. `target` is `None` for a server that does not use OAuth (a
+/// configured `Authorization` header, or no store): then nothing is ever added to requests.
+pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
+    url: &str,
+    inner: C,
+    target: Option<(&AuthTarget, &CredentialStore)>,
+) -> Result<AuthClient<C>, String> {
+    crate::mcp::connection::http::install_crypto_provider();
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|_| "the server URL is not usable for OAuth".to_owned())?;
+    let Some((target, store)) = target else {
+        return Ok(AuthClient::new(inner, manager));
+    };
+    let key = store_key(url);
+    manager.set_credential_store(store.for_server(&key));
+    let stored = store.tokens(&key).map_err(|e| e.to_string())?;
+    if let Some(creds) = stored.filter(|c| c.token_response.is_some()) {
+        // Discovery configures the token endpoint for refreshes. When it fails the stored
+        // access token is still sent; a refresh then fails and asks for sign-in.
+        let initialized =
+            tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
+        if matches!(initialized, Ok(Ok(true))) {
+            configure_secret(&mut manager, target, store, &creds.client_id);
+        }
+    }
+    Ok(AuthClient::new(inner, manager))
+}
+
+/// Gives the OAuth client its secret (a pre-registered one from the definition, or a kept
+/// registration's), which rmcp's stored credentials do not hold.
+fn configure_secret(
+    manager: &mut AuthorizationManager,
+    target: &AuthTarget,
+    store: &CredentialStore,
+    client_id: &str,
+) {
+    let (secret, redirect) = if target.oauth.client_id.as_deref() == Some(client_id) {
+        (target.client_secret.clone(), None)
+    } else {
+        let kept = store.read().ok().and_then(|doc| {
+            doc.registrations
+                .into_values()
+                .find(|r| r.client_id == client_id)
+        });
+        match kept {
+            Some(r) => (r.client_secret, Some(r.redirect_uri)),
+            None => (None, None),
+        }
+    };
+    let Some(secret) = secret else {
+        return;
+    };
+    let redirect = redirect.unwrap_or_else(|| target.url.clone());
+    let config = OAuthClientConfig::new(client_id, redirect).with_client_secret(secret);
+    // A failure leaves the public client configured; the refresh then fails and asks for
+    // sign-in rather than sending anything wrong.
+    let _ = manager.configure_client(config);
+}
+
+/// Revokes the tokens at the authorization server's revocation endpoint (RFC 7009), when it
+/// has one. True when the server accepted the revocation.
+pub async fn revoke(
+    store: &CredentialStore,
+    target: &AuthTarget,
+    client_id: &str,
+    tokens: &OAuthTokenResponse,
+) -> bool {
+    crate::mcp::connection::http::install_crypto_provider();
+    let Ok(manager) = AuthorizationManager::new(target.url.as_str()).await else {
+        return false;
+    };
+    let Ok(Ok(resolution)) =
+        tokio::time::timeout(DISCOVERY_TIMEOUT, manager.resolve_metadata()).await
+    else {
+        return false;
+    };
+    let Some(endpoint) = resolution
+        .metadata
+        .additional_fields
+        .get("revocation_endpoint")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned)
+    else {
+        return false;
+    };
+    let secret = if target.oauth.client_id.as_deref() == Some(client_id) {
+        target.client_secret.clone()
+    } else {
+        store.read().ok().and_then(|doc| {
+            doc.registrations
+                .into_values()
+                .find(|r| r.client_id == client_id)
+                .and_then(|r| r.client_secret)
+        })
+    };
+    crate::mcp::connection::http::install_crypto_provider();
+    let Ok(client) = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(DISCOVERY_TIMEOUT)
+        .build()
+    else {
+        return false;
+    };
+    let mut candidates = Vec::new();
+    if let Some(refresh) = tokens.refresh_token() {
+        candidates.push((refresh.secret().clone(), "refresh_token"));
+    }
+    candidates.push((tokens.access_token().secret().clone(), "access_token"));
+    let mut accepted = false;
+    for (token, hint) in candidates {
+        let mut form = vec![("token", token), ("token_type_hint", hint.to_owned())];
+        let mut request = client.post(&endpoint);
+        match &secret {
+            Some(s) => request = request.basic_auth(client_id, Some(s)),
+            None => form.push(("client_id", client_id.to_owned())),
+        }
+        let body = form
+            .iter()
+            .map(|(k, v)| format!("{k}={}", form_encode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let sent = request
+            .header(
+                http::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(body)
+            .send()
+            .await;
+        accepted |= sent.is_ok_and(|r| r.status().is_success());
+    }
+    accepted
+}
+
+fn form_encode(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}

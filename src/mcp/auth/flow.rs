@@ -1,0 +1,317 @@
+//! One sign-in: discovery from the server's challenge, the client identity, the authorization
+//! code flow with PKCE S256, `state` and `resource`, the loopback redirect (or a pasted redirect
+//! URL), and the code exchange. rmcp's `auth` module does discovery (protected-resource
+//! metadata, then authorization-server metadata in the specification's order, then the
+//! 2025-03-26 fallbacks), PKCE, `resource`, the state check and the exchange; this module decides
+//! the client identity, runs the redirect listener and keeps the results in the store.
+//!
+//! The face (CLI or console) is told the authorization URL through [`SignInFace`]; nothing here
+//! prints, and no message carries a token.
+
+use std::time::Duration;
+
+use rmcp::transport::auth::{
+    AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource, AuthorizationRequest,
+    AuthorizationSession,
+};
+
+use super::listener::{CALLBACK_TIMEOUT, RedirectListener, check_pasted};
+use super::register::register;
+use super::store::{CredentialStore, Registration};
+use super::{AuthFailure, AuthTarget, SignedIn, describe_auth_error};
+
+/// How the operator takes part in a sign-in.
+#[async_trait::async_trait]
+pub trait SignInFace: Send + Sync {
+    /// The authorization URL is ready: show it (and open it, where the face does that).
+    fn authorize_url(&self, url: &str);
+    /// With `--paste`: waits for the operator to paste the final redirect URL. `None` (the
+    /// default) waits on the loopback listener instead.
+    async fn pasted(&self) -> Option<String> {
+        None
+    }
+}
+
+/// What asked for the sign-in.
+#[derive(Debug, Clone, Default)]
+pub struct Trigger {
+    /// The `WWW-Authenticate` challenge of the refusal, when there was one.
+    pub challenge: Option<String>,
+    /// Scopes a 403 `insufficient_scope` demanded (step-up): asked for together with the held
+    /// ones.
+    pub step_up: Option<Vec<String>>,
+}
+
+/// Runs one sign-in for `target` and keeps its tokens in `store`.
+pub async fn sign_in(
+    target: &AuthTarget,
+    store: &CredentialStore,
+    trigger: Trigger,
+    face: &dyn SignInFace,
+) -> Result<SignedIn, AuthFailure> {
+    let challenge = match trigger.challenge {
+        Some(c) => Some(c),
+        None => probe_challenge(&target.url).await?,
+    };
+    crate::mcp::connection::http::install_crypto_provider();
+    let mut manager = AuthorizationManager::new(target.url.as_str())
+        .await
+        .map_err(|e| describe_auth_error(&e))?;
+    manager.set_credential_store(store.for_server(&target.key()));
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| describe_auth_error(&e))?;
+    let metadata = resolution.metadata;
+    if resolution.source != AuthorizationMetadataSource::LegacyEndpointFallback {
+        require_s256(&metadata)?;
+    }
+    manager.set_metadata(metadata.clone());
+    let as_key = authorization_server_key(&metadata);
+
+    let identity = Identity::choose(target, store, &metadata, &as_key)?;
+    let port = match (&identity, target.oauth.redirect_port) {
+        (_, Some(port)) if port != 0 => port,
+        (Identity::Register(Some(reg)), _) => redirect_port_of(&reg.redirect_uri).unwrap_or(0),
+        _ => 0,
+    };
+    let listener = match RedirectListener::bind(port).await {
+        Ok(l) => l,
+        // The remembered port is taken: a fresh port (and registration) instead.
+        Err(_) if target.oauth.redirect_port.unwrap_or(0) == 0 && port != 0 => {
+            RedirectListener::bind(0)
+                .await
+                .map_err(|e| listener_failed(&e))?
+        }
+        Err(e) => return Err(listener_failed(&e)),
+    };
+    let redirect_uri = listener.redirect_uri();
+
+    let scopes = requested_scopes(
+        target,
+        store,
+        trigger.step_up.as_ref(),
+        challenge.as_deref(),
+    )?;
+    let mut request = AuthorizationRequest::new(redirect_uri.clone()).with_client_name("mcpdeck");
+    if !scopes.is_empty() {
+        request = request.with_scopes(scopes.clone());
+    }
+    request = match identity {
+        Identity::PreRegistered { id, secret } => {
+            let r = request.with_preregistered_client(id);
+            match secret {
+                Some(s) => r.with_client_secret(s),
+                None => r,
+            }
+        }
+        Identity::MetadataDocument(url) => request.with_client_metadata_url(url),
+        Identity::Register(kept) => {
+            let reg = if let Some(reg) = kept.filter(|r| r.redirect_uri == redirect_uri) {
+                reg
+            } else {
+                let Some(endpoint) = metadata.registration_endpoint.as_deref() else {
+                    return Err(no_identity());
+                };
+                let reg = register(endpoint, &metadata, &redirect_uri, &scopes)
+                    .await
+                    .map_err(AuthFailure::new)?;
+                store
+                    .keep_registration(&as_key, reg.clone())
+                    .map_err(|e| AuthFailure::new(e.to_string()))?;
+                reg
+            };
+            let r = request.with_preregistered_client(reg.client_id);
+            match reg.client_secret {
+                Some(s) => r.with_client_secret(s),
+                None => r,
+            }
+        }
+    };
+
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| describe_auth_error(&e))?;
+    let auth_url = session.get_authorization_url().to_owned();
+    let Some(state) = url::Url::parse(&auth_url).ok().and_then(|u| {
+        u.query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+    }) else {
+        return Err(AuthFailure::new("the authorization URL has no state"));
+    };
+    face.authorize_url(&auth_url);
+    let callback = match face.pasted().await {
+        Some(pasted) => {
+            drop(listener);
+            check_pasted(&pasted, &redirect_uri, &state)
+        }
+        None => listener.wait(&state, CALLBACK_TIMEOUT).await,
+    }
+    .map_err(|e| AuthFailure::new(e.to_string()))?;
+    session
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| describe_auth_error(&e))?;
+    super::status_of(store, target)
+        .map_err(|e| AuthFailure::new(e.to_string()))?
+        .ok_or_else(|| AuthFailure::new("the tokens were not kept"))
+}
+
+/// The client identity, in the specification's order.
+enum Identity {
+    /// `oauth.clientId` (and its secret) from the definition.
+    PreRegistered { id: String, secret: Option<String> },
+    /// `oauth.clientMetadataUrl`, used when the server supports metadata documents.
+    MetadataDocument(String),
+    /// Dynamic registration, reusing the registration kept for this server when there is one.
+    Register(Option<Registration>),
+}
+
+impl Identity {
+    fn choose(
+        target: &AuthTarget,
+        store: &CredentialStore,
+        metadata: &AuthorizationMetadata,
+        as_key: &str,
+    ) -> Result<Self, AuthFailure> {
+        if let Some(id) = &target.oauth.client_id {
+            return Ok(Self::PreRegistered {
+                id: id.clone(),
+                secret: target.client_secret.clone(),
+            });
+        }
+        let cimd = metadata
+            .additional_fields
+            .get("client_id_metadata_document_supported")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
+        if let Some(url) = &target.oauth.client_metadata_url
+            && cimd
+        {
+            return Ok(Self::MetadataDocument(url.clone()));
+        }
+        let kept = store
+            .registration(as_key)
+            .map_err(|e| AuthFailure::new(e.to_string()))?;
+        if kept.is_none() && metadata.registration_endpoint.is_none() {
+            return Err(no_identity());
+        }
+        Ok(Self::Register(kept))
+    }
+}
+
+fn no_identity() -> AuthFailure {
+    AuthFailure::new(
+        "the authorization server offers no way for mcpdeck to identify itself (no dynamic \
+         registration, no client metadata documents): set `oauth.clientId` in the server's \
+         definition",
+    )
+}
+
+fn listener_failed(e: &std::io::Error) -> AuthFailure {
+    AuthFailure::new(format!(
+        "the loopback redirect listener could not be bound on 127.0.0.1: {}",
+        e.kind()
+    ))
+}
+
+/// PKCE is mandatory: a server whose metadata does not list S256 is refused.
+fn require_s256(metadata: &AuthorizationMetadata) -> Result<(), AuthFailure> {
+    let listed = metadata
+        .code_challenge_methods_supported
+        .as_ref()
+        .is_some_and(|methods| methods.iter().any(|m| m == "S256"));
+    if listed {
+        Ok(())
+    } else {
+        Err(AuthFailure::new(
+            "the authorization server does not list PKCE S256 in its metadata; mcpdeck refuses \
+             to sign in without it",
+        ))
+    }
+}
+
+/// The key registrations are kept under: the issuer, else the authorization endpoint's origin.
+pub fn authorization_server_key(metadata: &AuthorizationMetadata) -> String {
+    metadata.issuer.clone().unwrap_or_else(|| {
+        url::Url::parse(&metadata.authorization_endpoint).map_or_else(
+            |_| metadata.authorization_endpoint.clone(),
+            |u| u.origin().ascii_serialization(),
+        )
+    })
+}
+
+fn redirect_port_of(uri: &str) -> Option<u16> {
+    url::Url::parse(uri).ok()?.port()
+}
+
+/// Explicit scopes for the request: a step-up asks for the held scopes plus the demanded ones;
+/// otherwise `oauth.scopes` when the challenge names none. Empty: rmcp's selection (the
+/// challenge's `scope`, else the metadata's `scopes_supported`, else none).
+fn requested_scopes(
+    target: &AuthTarget,
+    store: &CredentialStore,
+    step_up: Option<&Vec<String>>,
+    challenge: Option<&str>,
+) -> Result<Vec<String>, AuthFailure> {
+    if let Some(demanded) = step_up {
+        let held = store
+            .tokens(&target.key())
+            .map_err(|e| AuthFailure::new(e.to_string()))?
+            .map(|c| c.granted_scopes)
+            .unwrap_or_default();
+        let mut scopes = held;
+        for s in demanded {
+            if !scopes.contains(s) {
+                scopes.push(s.clone());
+            }
+        }
+        return Ok(scopes);
+    }
+    let challenge_has_scope = challenge.is_some_and(|c| c.contains("scope="));
+    if challenge_has_scope {
+        return Ok(Vec::new());
+    }
+    Ok(target.oauth.scopes.clone())
+}
+
+/// Asks the server for its challenge: one unauthenticated `initialize` POST. `None` when it
+/// answered 401/403 without one; an error when it does not ask for authorization at all.
+async fn probe_challenge(url: &str) -> Result<Option<String>, AuthFailure> {
+    crate::mcp::connection::http::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|_| AuthFailure::new("the HTTP client could not be built"))?;
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "mcpdeck", "version": env!("CARGO_PKG_VERSION")},
+        },
+    });
+    let response = client
+        .post(url)
+        .header(http::header::ACCEPT, "application/json, text/event-stream")
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|_| AuthFailure::new("the server could not be reached"))?;
+    let status = response.status().as_u16();
+    if !matches!(status, 401 | 403) {
+        return Err(AuthFailure::new(format!(
+            "the server does not ask for sign-in (it answered HTTP {status} without credentials)"
+        )));
+    }
+    Ok(response
+        .headers()
+        .get_all(http::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
+        .map(str::to_owned))
+}

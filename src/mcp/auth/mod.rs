@@ -1,0 +1,228 @@
+//! OAuth sign-in for remote (Streamable HTTP) servers, as the MCP authorization specification
+//! defines it, and the credential store that keeps its results.
+//!
+//! Built on rmcp's `auth` feature (discovery, PKCE, `resource`, refresh, the 401 retry); this
+//! module adds what rmcp leaves to the host: the client identity order and kept registrations
+//! ([`flow`], [`register`]), the loopback listener ([`listener`]), the store ([`store`]), and the
+//! token-carrying HTTP client for connections ([`client`]). It never prints: faces show the
+//! authorization URL through [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
+//! output or anything this module returns.
+
+pub mod browser;
+pub mod client;
+pub mod flow;
+pub mod listener;
+pub mod register;
+pub mod store;
+
+use oauth2::TokenResponse as _;
+use rmcp::transport::auth::AuthError;
+
+use crate::mcp::config::{OAuthDef, ServerDef, Transport};
+use crate::mcp::sanitize::sanitize_capped;
+pub use flow::{SignInFace, Trigger, sign_in};
+pub use store::{CredentialStore, StoreError};
+
+/// A server that can sign in, with its OAuth settings resolved.
+#[derive(Clone)]
+pub struct AuthTarget {
+    /// The configured server name.
+    pub name: String,
+    /// The server URL.
+    pub url: String,
+    /// The definition's `oauth` block (defaults when absent).
+    pub oauth: OAuthDef,
+    /// `oauth.clientSecret`, resolved.
+    pub client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for AuthTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthTarget")
+            .field("name", &self.name)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthTarget {
+    /// The target for a definition: an HTTP server without a configured `Authorization` header.
+    pub fn from_def(
+        def: &ServerDef,
+        lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    ) -> Result<Self, AuthFailure> {
+        let Transport::Http(http) = &def.transport else {
+            return Err(AuthFailure::new(format!(
+                "`{}` is a stdio server; sign-in applies to HTTP servers",
+                def.name
+            )));
+        };
+        if !http.uses_oauth() {
+            return Err(AuthFailure::new(format!(
+                "`{}` has an `Authorization` header configured, so it does not use OAuth",
+                def.name
+            )));
+        }
+        let oauth = http.oauth.clone().unwrap_or_default();
+        let client_secret = match &oauth.client_secret {
+            Some(template) => Some(
+                template
+                    .resolve(lookup)
+                    .map_err(|missing| {
+                        AuthFailure::new(format!(
+                            "environment variable `{}` (used by `oauth.clientSecret`) is not set or is empty",
+                            missing.name
+                        ))
+                    })?
+                    .value,
+            ),
+            None => None,
+        };
+        Ok(Self {
+            name: def.name.clone(),
+            url: http.url.clone(),
+            oauth,
+            client_secret,
+        })
+    }
+
+    /// The store key: the server URL in canonical form (no fragment).
+    pub fn key(&self) -> String {
+        store_key(&self.url)
+    }
+}
+
+/// The store key of a server URL.
+pub fn store_key(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => url.to_owned(),
+    }
+}
+
+/// A failed sign-in, sign-out or status, in words safe to show.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct AuthFailure {
+    /// What went wrong.
+    pub message: String,
+}
+
+impl AuthFailure {
+    /// A failure with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// rmcp's error in our words: its own text only where it carries no server body.
+pub fn describe_auth_error(e: &AuthError) -> AuthFailure {
+    let text = match e {
+        AuthError::PkceUnsupported => {
+            "the authorization server does not support PKCE S256; mcpdeck refuses to sign in without it".to_owned()
+        }
+        AuthError::AuthorizationServerMismatch { .. }
+        | AuthError::AuthorizationServerMissingIssuer { .. } => {
+            "the authorization server's metadata names another issuer than the one it was fetched for; sign-in refused".to_owned()
+        }
+        AuthError::ProtectedResourceMetadataInvalid { .. } => {
+            "the server's protected-resource metadata is unusable (wrong resource or no authorization server)".to_owned()
+        }
+        AuthError::AuthorizationServersUnavailable { .. } | AuthError::DiscoveryRequestFailed { .. } => {
+            "the authorization server's metadata could not be fetched".to_owned()
+        }
+        AuthError::NoAuthorizationSupport => "the server publishes no authorization metadata".to_owned(),
+        AuthError::TokenExchangeFailed(_) => "the authorization server refused the code exchange".to_owned(),
+        AuthError::TokenRefreshRejected(_) | AuthError::AuthorizationRequired => {
+            "the stored sign-in is no longer valid; sign in again".to_owned()
+        }
+        AuthError::TokenRefreshFailed(_) => "the token refresh failed".to_owned(),
+        AuthError::CredentialStoreError(text) => sanitize_capped(text, 300),
+        AuthError::RegistrationFailed(_) => "client registration failed".to_owned(),
+        AuthError::InternalError(text) if text.contains("state") => {
+            "the sign-in callback does not belong to this sign-in (unknown state)".to_owned()
+        }
+        other => format!(
+            "sign-in failed: {}",
+            sanitize_capped(&other.to_string(), 200)
+        ),
+    };
+    AuthFailure::new(text)
+}
+
+/// What the store says about one server's sign-in. Never a token.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SignedIn {
+    /// Granted scopes.
+    pub scopes: Vec<String>,
+    /// When the access token expires (seconds since the epoch), when known.
+    pub expires_at: Option<u64>,
+    /// Whether a refresh token is held.
+    pub refreshable: bool,
+    /// The authorization server that issued the tokens.
+    pub issuer: Option<String>,
+}
+
+/// The sign-in stored for `target`, if any.
+pub fn status_of(
+    store: &CredentialStore,
+    target: &AuthTarget,
+) -> Result<Option<SignedIn>, StoreError> {
+    let Some(creds) = store.tokens(&target.key())? else {
+        return Ok(None);
+    };
+    let Some(tokens) = &creds.token_response else {
+        return Ok(None);
+    };
+    let expires_at = match (tokens.expires_in(), creds.token_received_at) {
+        (Some(d), Some(at)) => Some(at + d.as_secs()),
+        _ => None,
+    };
+    Ok(Some(SignedIn {
+        scopes: creds.granted_scopes.clone(),
+        expires_at,
+        refreshable: tokens.refresh_token().is_some(),
+        issuer: creds.issuer.clone(),
+    }))
+}
+
+/// What `logout` did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LoggedOut {
+    /// Whether tokens were stored.
+    pub had_tokens: bool,
+    /// Whether the authorization server accepted the revocation.
+    pub revoked: bool,
+}
+
+/// Revokes the stored tokens at the revocation endpoint when there is one, then forgets them.
+pub async fn logout(
+    store: &CredentialStore,
+    target: &AuthTarget,
+) -> Result<LoggedOut, AuthFailure> {
+    let creds = store
+        .tokens(&target.key())
+        .map_err(|e| AuthFailure::new(e.to_string()))?;
+    let Some(creds) = creds else {
+        return Ok(LoggedOut {
+            had_tokens: false,
+            revoked: false,
+        });
+    };
+    let revoked = match &creds.token_response {
+        Some(tokens) => client::revoke(store, target, &creds.client_id, tokens).await,
+        None => false,
+    };
+    store
+        .forget(&target.key())
+        .map_err(|e| AuthFailure::new(e.to_string()))?;
+    Ok(LoggedOut {
+        had_tokens: true,
+        revoked,
+    })
+}

@@ -1,0 +1,357 @@
+//! The credential store: OAuth tokens per server URL (bound to the authorization server that
+//! issued them) and client registrations per authorization server.
+//!
+//! One JSON document holds everything, in `$XDG_STATE_HOME/mcpdeck/credentials.json` (0600 in a
+//! 0700 directory, written atomically). (The OS keychain backend is not built in yet: the
+//! document is kept whole so that a keychain item can hold it as it is.) A document that does not parse is never overwritten: every operation that
+//! would write reports it instead. Writers in every mcpdeck process are serialised by an advisory
+//! lock on `credentials.lock` beside the file, held across a read-modify-write and across a token
+//! refresh, so a rotated refresh token is never lost to a concurrent writer.
+//!
+//! Nothing here prints, logs or formats a token: `Debug` of the stored types is redacted.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::transport::auth::{
+    AuthError, CredentialRefreshGuard, CredentialStore as RmcpStore, StoredCredentials,
+};
+use serde::{Deserialize, Serialize};
+
+/// A client registration mcpdeck obtained (dynamic registration) for one authorization server.
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Registration {
+    /// The client ID the authorization server issued.
+    pub client_id: String,
+    /// Its secret, when the server issued one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// The redirect URI it was registered with (its port is reused at the next sign-in).
+    pub redirect_uri: String,
+    /// The token endpoint authentication method registered.
+    pub auth_method: String,
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("client_id", &self.client_id)
+            .field("has_secret", &self.client_secret.is_some())
+            .field("redirect_uri", &self.redirect_uri)
+            .field("auth_method", &self.auth_method)
+            .finish()
+    }
+}
+
+/// The whole stored document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StoreDoc {
+    /// Format version (1).
+    #[serde(default)]
+    pub version: u32,
+    /// Tokens by canonical server URL; each records the issuer it is bound to.
+    #[serde(default)]
+    pub servers: BTreeMap<String, StoredCredentials>,
+    /// Client registrations by authorization server (its issuer, or metadata origin).
+    #[serde(default)]
+    pub registrations: BTreeMap<String, Registration>,
+}
+
+/// Why the store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The document exists but does not parse; it is left as it is.
+    #[error(
+        "the credential store {where_} is corrupt ({problem}); it was not changed — move it aside to start again"
+    )]
+    Corrupt {
+        /// The file path.
+        where_: String,
+        /// What is wrong (no content is quoted).
+        problem: String,
+    },
+    /// Reading or writing failed.
+    #[error("the credential store {where_} could not be used: {problem}")]
+    Io {
+        /// The file path.
+        where_: String,
+        /// The OS or keychain error.
+        problem: String,
+    },
+}
+
+/// The credential store of this user.
+#[derive(Debug, Clone)]
+pub struct CredentialStore {
+    /// The 0600 file.
+    path: PathBuf,
+    /// The advisory lock file (beside the credentials file, also used with the keychain).
+    lock_path: PathBuf,
+}
+
+/// `$XDG_STATE_HOME/mcpdeck` (else `~/.local/state/mcpdeck`).
+pub fn state_dir() -> Option<PathBuf> {
+    use etcetera::BaseStrategy as _;
+    let xdg = etcetera::base_strategy::Xdg::new().ok()?;
+    Some(xdg.state_dir()?.join("mcpdeck"))
+}
+
+impl CredentialStore {
+    /// The user's store, under `state_dir`.
+    pub fn open_default() -> Result<Self, StoreError> {
+        let dir = state_dir().ok_or_else(|| StoreError::Io {
+            where_: "$XDG_STATE_HOME/mcpdeck".into(),
+            problem: "no home directory".into(),
+        })?;
+        Ok(Self::file(&dir))
+    }
+
+    /// The file store in `dir` (`credentials.json`).
+    pub fn file(dir: &Path) -> Self {
+        Self {
+            path: dir.join("credentials.json"),
+            lock_path: dir.join("credentials.lock"),
+        }
+    }
+
+    /// Which store is in use, for `mcpdeck auth status`.
+    pub fn describe(&self) -> String {
+        format!("file {}", self.path.display())
+    }
+
+    fn where_(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Reads the document (an absent one is empty).
+    pub fn read(&self) -> Result<StoreDoc, StoreError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(StoreDoc::default());
+            }
+            Err(e) => {
+                return Err(StoreError::Io {
+                    where_: self.where_(),
+                    problem: e.kind().to_string(),
+                });
+            }
+        };
+        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+            where_: self.where_(),
+            problem: format!("not valid JSON at line {}", e.line()),
+        })
+    }
+
+    /// Reads, changes and writes the document under the lock. A corrupt document is never
+    /// replaced.
+    pub fn update<T>(&self, change: impl FnOnce(&mut StoreDoc) -> T) -> Result<T, StoreError> {
+        let _lock = self.lock()?;
+        self.update_locked(change)
+    }
+
+    fn update_locked<T>(&self, change: impl FnOnce(&mut StoreDoc) -> T) -> Result<T, StoreError> {
+        let mut doc = self.read()?;
+        let out = change(&mut doc);
+        doc.version = 1;
+        self.write(&doc)?;
+        Ok(out)
+    }
+
+    fn write(&self, doc: &StoreDoc) -> Result<(), StoreError> {
+        let io = |e: std::io::Error| StoreError::Io {
+            where_: self.where_(),
+            problem: e.kind().to_string(),
+        };
+        let body = serde_json::to_string_pretty(doc).map_err(|e| StoreError::Io {
+            where_: self.where_(),
+            problem: e.to_string(),
+        })?;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir).map_err(io)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+        set_mode(tmp.as_file(), 0o600).map_err(io)?;
+        tmp.write_all(body.as_bytes()).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(&self.path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+
+    /// Takes the advisory lock (blocking).
+    fn lock(&self) -> Result<std::fs::File, StoreError> {
+        let io = |e: std::io::Error| StoreError::Io {
+            where_: self.lock_path.display().to_string(),
+            problem: e.kind().to_string(),
+        };
+        let dir = self.lock_path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir).map_err(io)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&self.lock_path)
+            .map_err(io)?;
+        set_mode(&file, 0o600).map_err(io)?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| io(e.into()))?;
+        Ok(file)
+    }
+
+    /// The tokens stored for `server_url`.
+    pub fn tokens(&self, server_url: &str) -> Result<Option<StoredCredentials>, StoreError> {
+        Ok(self.read()?.servers.remove(server_url))
+    }
+
+    /// Forgets the tokens of `server_url`; true when there were some.
+    pub fn forget(&self, server_url: &str) -> Result<bool, StoreError> {
+        self.update(|doc| doc.servers.remove(server_url).is_some())
+    }
+
+    /// The registration kept for an authorization server.
+    pub fn registration(&self, server: &str) -> Result<Option<Registration>, StoreError> {
+        Ok(self.read()?.registrations.remove(server))
+    }
+
+    /// Keeps a registration for an authorization server.
+    pub fn keep_registration(&self, server: &str, reg: Registration) -> Result<(), StoreError> {
+        self.update(|doc| {
+            doc.registrations.insert(server.to_owned(), reg);
+        })
+    }
+
+    /// rmcp's view of one server's tokens.
+    pub fn for_server(&self, server_url: &str) -> ServerTokens {
+        ServerTokens {
+            store: Arc::new(self.clone()),
+            key: server_url.to_owned(),
+            refreshing: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    set_mode(&std::fs::File::open(dir)?, 0o700)
+}
+
+#[cfg(unix)]
+fn set_mode(file: &std::fs::File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// One server's tokens, as rmcp's credential store trait sees them.
+#[derive(Clone)]
+pub struct ServerTokens {
+    store: Arc<CredentialStore>,
+    key: String,
+    /// Set while this instance holds the refresh guard.
+    refreshing: Arc<AtomicBool>,
+}
+
+fn store_error(e: &StoreError) -> AuthError {
+    AuthError::CredentialStoreError(e.to_string())
+}
+
+/// Runs blocking store work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, AuthError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result.map_err(|e| store_error(&e)),
+        Err(_) => Err(AuthError::CredentialStoreError(
+            "the credential store task failed".into(),
+        )),
+    }
+}
+
+#[async_trait::async_trait]
+impl RmcpStore for ServerTokens {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        let (store, key) = (self.store.clone(), self.key.clone());
+        blocking(move || store.tokens(&key)).await
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        let (store, key) = (self.store.clone(), self.key.clone());
+        // Inside a refresh this instance already holds the lock (through its guard); taking it
+        // again would wait for ourselves.
+        let held = self.refreshing.load(Ordering::SeqCst);
+        blocking(move || {
+            let change = |doc: &mut StoreDoc| {
+                doc.servers.insert(key, credentials);
+            };
+            if held {
+                store.update_locked(change)
+            } else {
+                store.update(change)
+            }
+        })
+        .await
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        let (store, key) = (self.store.clone(), self.key.clone());
+        blocking(move || store.forget(&key).map(|_| ())).await
+    }
+
+    async fn on_refresh_token_rejected(
+        &self,
+        credentials: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        // `invalid_grant`: these tokens are dead. Drop them, unless another writer has
+        // already replaced them.
+        let (store, key) = (self.store.clone(), self.key.clone());
+        let rejected = refresh_of(credentials);
+        blocking(move || {
+            store.update_locked(|doc| {
+                if doc.servers.get(&key).and_then(refresh_of) == rejected {
+                    doc.servers.remove(&key);
+                }
+            })
+        })
+        .await
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let store = self.store.clone();
+        let file = blocking(move || store.lock()).await?;
+        self.refreshing.store(true, Ordering::SeqCst);
+        Ok(Some(CredentialRefreshGuard::new(RefreshLock {
+            _file: file,
+            refreshing: self.refreshing.clone(),
+        })))
+    }
+}
+
+/// The lock held across one refresh; dropping it releases the lock.
+struct RefreshLock {
+    _file: std::fs::File,
+    refreshing: Arc<AtomicBool>,
+}
+
+impl Drop for RefreshLock {
+    fn drop(&mut self) {
+        self.refreshing.store(false, Ordering::SeqCst);
+    }
+}
+
+fn refresh_of(credentials: &StoredCredentials) -> Option<String> {
+    use oauth2::TokenResponse as _;
+    credentials
+        .token_response
+        .as_ref()
+        .and_then(|t| t.refresh_token())
+        .map(|r| r.secret().clone())
+}

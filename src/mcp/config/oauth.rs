@@ -1,0 +1,167 @@
+//! The `oauth` block of an HTTP server definition: how mcpdeck identifies itself when it signs in
+//! to that server. Every field is optional; an absent block still signs in (with dynamic client
+//! registration or a client metadata document). `clientSecret` is a credential, so it may only
+//! be a reference. Nothing here reads the environment or touches the network, and nothing in a
+//! configuration file can hold, name or grant a token.
+
+use super::diagnostic::nearest;
+use super::fields::Cx;
+use super::json::{Json, Spanned};
+use super::refs::Template;
+
+/// The fields the `oauth` block may have.
+pub const OAUTH_FIELDS: &[&str] = &[
+    "clientId",
+    "clientSecret",
+    "clientMetadataUrl",
+    "scopes",
+    "redirectPort",
+];
+
+/// A server's OAuth client settings as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthDef {
+    /// A client pre-registered with the authorization server.
+    pub client_id: Option<String>,
+    /// That client's secret, a reference (`${VAR}`) resolved at sign-in.
+    pub client_secret: Option<Template>,
+    /// An HTTPS URL of a client ID metadata document mcpdeck may use as its client ID.
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for when the server's challenge and metadata name none.
+    pub scopes: Vec<String>,
+    /// The loopback redirect listener's port (0 or absent: a random free port).
+    pub redirect_port: Option<u16>,
+}
+
+/// Checks the `oauth` object of the server at `server_path`.
+pub fn check_oauth(cx: &mut Cx<'_>, server_path: &str, value: &Spanned) -> OAuthDef {
+    let path = format!("{server_path}.oauth");
+    let mut def = OAuthDef::default();
+    let Json::Object(members) = &value.value else {
+        cx.error(
+            "type_mismatch",
+            &path,
+            value.start,
+            format!(
+                "`oauth` must be an object, found {}",
+                value.value.type_name()
+            ),
+            None,
+        );
+        return def;
+    };
+    cx.duplicates(members, &path);
+    for m in members {
+        let p = format!("{path}.{}", m.key);
+        match m.key.as_str() {
+            "clientId" => def.client_id = cx.non_empty_string(&m.value, &p),
+            "clientSecret" => def.client_secret = check_secret(cx, &p, &m.value),
+            "clientMetadataUrl" => {
+                def.client_metadata_url = cx
+                    .non_empty_string(&m.value, &p)
+                    .filter(|url| check_metadata_url(cx, &p, m.value.start, url));
+            }
+            "scopes" => def.scopes = check_scopes(cx, &p, &m.value),
+            "redirectPort" => {
+                def.redirect_port = cx
+                    .integer_in(&m.value, &p, 0, i64::from(u16::MAX))
+                    .and_then(|n| u16::try_from(n).ok());
+            }
+            other => cx.error(
+                "unknown_field",
+                &p,
+                m.key_start,
+                format!("unknown `oauth` field `{other}`"),
+                nearest(other, OAUTH_FIELDS).map(|n| format!("did you mean `{n}`?")),
+            ),
+        }
+    }
+    if def.client_secret.is_some() && def.client_id.is_none() {
+        cx.error(
+            "missing_field",
+            &format!("{path}.clientSecret"),
+            value.start,
+            "`clientSecret` needs the `clientId` it belongs to".into(),
+            Some("add `clientId`, or remove `clientSecret`".into()),
+        );
+    }
+    def
+}
+
+fn check_secret(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<Template> {
+    let text = cx.string(value, path)?;
+    let template = match Template::parse(&text) {
+        Ok(t) => t,
+        Err(e) => {
+            cx.error("bad_reference", path, value.start, e.to_string(), None);
+            return None;
+        }
+    };
+    if !template.has_reference() {
+        cx.error(
+            "literal_secret",
+            path,
+            value.start,
+            "literal value in `clientSecret`; secrets must be references".into(),
+            Some("write `\"${CLIENT_SECRET}\"` and export CLIENT_SECRET".into()),
+        );
+        return None;
+    }
+    Some(template)
+}
+
+/// A client ID metadata document must be served over HTTPS from a path (it is the client ID).
+fn check_metadata_url(cx: &mut Cx<'_>, path: &str, offset: usize, text: &str) -> bool {
+    let ok = url::Url::parse(text)
+        .is_ok_and(|u| u.scheme() == "https" && u.host().is_some() && u.path() != "/");
+    if !ok {
+        cx.error(
+            "invalid_url",
+            path,
+            offset,
+            "`clientMetadataUrl` must be an https URL with a path (it becomes the client ID)"
+                .into(),
+            None,
+        );
+    }
+    ok
+}
+
+fn check_scopes(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Vec<String> {
+    let Json::Array(items) = &value.value else {
+        cx.error(
+            "type_mismatch",
+            path,
+            value.start,
+            format!(
+                "`scopes` must be an array of strings, found {}",
+                value.value.type_name()
+            ),
+            None,
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let Some(scope) = cx.non_empty_string(item, &p) else {
+            continue;
+        };
+        // RFC 6749 scope tokens: printable ASCII without space, `"` or `\`.
+        if !scope
+            .bytes()
+            .all(|b| (0x21..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+        {
+            cx.error(
+                "invalid_value",
+                &p,
+                item.start,
+                "a scope is one token of printable ASCII without spaces, `\"` or `\\`".into(),
+                None,
+            );
+            continue;
+        }
+        out.push(scope);
+    }
+    out
+}

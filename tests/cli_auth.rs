@@ -1,0 +1,346 @@
+//! OAuth sign-in through the real binary against the fixture's authorization server and the MCP
+//! server behind it (both on 127.0.0.1): discovery, registration, PKCE, `resource`, the loopback
+//! redirect, stored tokens, refresh with rotation, step-up, revocation, and the bad inputs.
+
+mod common;
+
+use common::{AuthServer, Sandbox, fixture};
+use serde_json::{Value, json};
+
+fn sandbox(server: &AuthServer, oauth: Option<Value>) -> Sandbox {
+    let sb = Sandbox::new();
+    let mut def = json!({"url": server.url()});
+    if let Some(oauth) = oauth {
+        def["oauth"] = oauth;
+    }
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"web": def}}).to_string(),
+    );
+    sb
+}
+
+/// The credentials file of the sandbox (`$HOME/.local/state/mcpdeck`).
+fn store_path(sb: &Sandbox) -> std::path::PathBuf {
+    sb.dir.path().join(".local/state/mcpdeck/credentials.json")
+}
+
+fn stored(sb: &Sandbox) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(store_path(sb)).expect("store")).expect("json")
+}
+
+fn stored_token(sb: &Sandbox, field: &str) -> String {
+    let doc = stored(sb);
+    let server = doc["servers"]
+        .as_object()
+        .and_then(|m| m.values().next())
+        .cloned()
+        .expect("one server");
+    server["token_response"][field]
+        .as_str()
+        .expect("token")
+        .to_owned()
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn mcpdeck(sb: &Sandbox, args: &[&str], stdin: &str) -> Run {
+    let browser = format!("{} browse", fixture());
+    let out = sb
+        .cmd()
+        .env("BROWSER", browser)
+        .env("MCPDECK_CREDENTIAL_STORE", "file")
+        .env("CLIENT_SECRET", "s3cret-value")
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Nothing a command printed may carry a token.
+fn assert_no_tokens(run: &Run, sb: &Sandbox) {
+    for field in ["access_token", "refresh_token"] {
+        if store_path(sb).exists()
+            && stored(sb)["servers"]
+                .as_object()
+                .is_some_and(|m| !m.is_empty())
+        {
+            let token = stored_token(sb, field);
+            assert!(!run.stdout.contains(&token) && !run.stderr.contains(&token));
+        }
+    }
+    assert!(!run.stdout.contains("at-") && !run.stderr.contains("at-"));
+    assert!(!run.stdout.contains("rt-") && !run.stderr.contains("rt-"));
+}
+
+#[test]
+fn sign_in_with_registration_then_every_command_uses_the_stored_tokens() {
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+
+    let before = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(before.code, 3, "{}", before.stderr);
+    assert!(
+        before.stdout.contains("mcpdeck auth login web"),
+        "{}",
+        before.stdout
+    );
+
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    assert!(login.stdout.contains("signed in to `web`"));
+    assert!(
+        login.stderr.contains("http://127.0.0.1"),
+        "the URL is printed"
+    );
+    assert_no_tokens(&login, &sb);
+
+    let seen = server.seen();
+    assert_eq!(seen["registrations"], 1);
+    assert_eq!(seen["code_exchanges"], 1);
+    // RFC 8707: the canonical server URL in the authorization and token requests.
+    for resource in seen["resources"].as_array().expect("resources") {
+        assert_eq!(resource, &json!(server.url()));
+    }
+    // The challenge's scope, plus offline_access because the server lists it.
+    assert_eq!(seen["scopes"][0], "read offline_access");
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = store_path(&sb);
+        let mode = std::fs::metadata(&path).expect("file").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dir = std::fs::metadata(path.parent().expect("dir")).expect("dir");
+        assert_eq!(dir.permissions().mode() & 0o777, 0o700);
+    }
+
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 0, "{}", tools.stderr);
+    assert!(tools.stdout.contains("echo"));
+    assert_no_tokens(&tools, &sb);
+
+    let status = mcpdeck(&sb, &["auth", "status", "--json"], "");
+    assert_eq!(status.code, 0);
+    let v: Value = serde_json::from_str(&status.stdout).expect("json");
+    assert!(v["store"].as_str().expect("store").starts_with("file "));
+    assert_eq!(v["servers"][0]["signedIn"], true);
+    assert_eq!(v["servers"][0]["scopes"], json!(["read", "offline_access"]));
+    assert_no_tokens(&status, &sb);
+
+    // A second sign-in reuses the registration kept for this authorization server.
+    let again = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(server.seen()["registrations"], 1);
+}
+
+#[test]
+fn login_flag_signs_in_inline_and_step_up_asks_for_the_demanded_scope() {
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+    let call = mcpdeck(&sb, &["call", "web", "echo", "text=hi", "--login"], "");
+    assert_eq!(call.code, 0, "{}\n{}", call.stdout, call.stderr);
+    assert!(call.stdout.contains("hi"));
+
+    // `add` needs `write`: a 403 insufficient_scope, one step-up, the request sent again.
+    let add = mcpdeck(&sb, &["call", "web", "add", "a=2", "b=3", "--login"], "");
+    assert_eq!(add.code, 0, "{}\n{}", add.stdout, add.stderr);
+    assert!(add.stdout.contains('5'), "{}", add.stdout);
+    let seen = server.seen();
+    assert_eq!(seen["authorizations"], 2);
+    let last = seen["scopes"][1].as_str().expect("scope");
+    assert!(last.contains("read") && last.contains("write"), "{last}");
+
+    // Without --login (and no terminal) the refusal exits 3.
+    let sb2 = sandbox(&server, None);
+    let refused = mcpdeck(&sb2, &["call", "web", "echo", "text=hi"], "");
+    assert_eq!(refused.code, 3);
+}
+
+#[test]
+fn a_refused_token_is_refreshed_once_and_the_rotated_token_replaces_it() {
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+    assert_eq!(mcpdeck(&sb, &["auth", "login", "web"], "").code, 0);
+    let first_refresh = stored_token(&sb, "refresh_token");
+    server.post("/expire", "");
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 0, "{}", tools.stderr);
+    let seen = server.seen();
+    assert_eq!(seen["refreshes"], 1);
+    assert_eq!(
+        seen["refused_tokens"], 1,
+        "one refusal, one refresh, one retry"
+    );
+    let second_refresh = stored_token(&sb, "refresh_token");
+    assert_ne!(first_refresh, second_refresh, "rotation kept the new token");
+}
+
+#[test]
+fn an_expiring_token_is_refreshed_before_use() {
+    let server = AuthServer::start(&["--ttl", "0"]);
+    let sb = sandbox(&server, None);
+    assert_eq!(mcpdeck(&sb, &["auth", "login", "web"], "").code, 0);
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 0, "{}", tools.stderr);
+    let seen = server.seen();
+    assert!(seen["refreshes"].as_u64() >= Some(1));
+    // Refreshed before the request went out: the server never had to refuse a token.
+    assert_eq!(seen["refused_tokens"], 0);
+}
+
+#[test]
+fn a_revoked_refresh_token_drops_the_sign_in_and_logout_revokes() {
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+    assert_eq!(mcpdeck(&sb, &["auth", "login", "web"], "").code, 0);
+    let refresh = stored_token(&sb, "refresh_token");
+    server.post("/revoke", &format!("token={refresh}"));
+    server.post("/expire", "");
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 3, "{}", tools.stdout);
+    assert!(tools.stdout.contains("mcpdeck auth login web"));
+    assert_eq!(server.seen()["rejected_refreshes"], 1);
+    let status = mcpdeck(&sb, &["auth", "status", "web", "--json"], "");
+    let v: Value = serde_json::from_str(&status.stdout).expect("json");
+    assert_eq!(
+        v["servers"][0]["signedIn"], false,
+        "invalid_grant dropped the tokens"
+    );
+
+    assert_eq!(mcpdeck(&sb, &["auth", "login", "web"], "").code, 0);
+    let out = mcpdeck(&sb, &["auth", "logout", "web", "--json"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(v["revoked"], true);
+    assert!(server.seen()["revocations"].as_u64() >= Some(2));
+    let status = mcpdeck(&sb, &["auth", "status", "web", "--json"], "");
+    let v: Value = serde_json::from_str(&status.stdout).expect("json");
+    assert_eq!(v["servers"][0]["signedIn"], false);
+}
+
+#[test]
+fn client_identity_pre_registered_then_metadata_document() {
+    let server = AuthServer::start(&["--cimd"]);
+    let sb = sandbox(
+        &server,
+        Some(json!({"clientId": "pre-client", "clientSecret": "${CLIENT_SECRET}"})),
+    );
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    assert!(!login.stderr.contains("s3cret-value"));
+    let cimd_url = "https://client.example/mcpdeck.json";
+    let sb2 = sandbox(&server, Some(json!({"clientMetadataUrl": cimd_url})));
+    let login = mcpdeck(&sb2, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let seen = server.seen();
+    assert_eq!(seen["registrations"], 0);
+    assert_eq!(seen["client_ids"], json!(["pre-client", cimd_url]));
+}
+
+#[test]
+fn refusals_missing_s256_other_issuer_no_identity() {
+    for (flags, expected) in [
+        (&["--no-s256"][..], "S256"),
+        (&["--bad-issuer"][..], "issuer"),
+        (&["--no-dcr"][..], "oauth.clientId"),
+    ] {
+        let server = AuthServer::start(flags);
+        let sb = sandbox(&server, None);
+        let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+        assert_eq!(login.code, 3, "{flags:?}");
+        assert!(
+            login.stderr.contains(expected),
+            "{flags:?}: {}",
+            login.stderr
+        );
+        let seen = server.seen();
+        assert_eq!(seen["registrations"], 0, "{flags:?}");
+        assert_eq!(seen["authorizations"], 0, "{flags:?}");
+    }
+}
+
+#[test]
+fn pasted_redirects_must_return_to_the_loopback_listener_with_the_state() {
+    let server = AuthServer::start(&["--evil-redirect"]);
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .expect("free port")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let sb = sandbox(&server, Some(json!({"redirectPort": port})));
+    let evil = mcpdeck(
+        &sb,
+        &["auth", "login", "web", "--paste"],
+        "https://collector.invalid/callback?code=c&state=s\n",
+    );
+    assert_eq!(evil.code, 3);
+    assert!(evil.stderr.contains("loopback redirect"), "{}", evil.stderr);
+    let wrong_state = mcpdeck(
+        &sb,
+        &["auth", "login", "web", "--paste"],
+        &format!("http://127.0.0.1:{port}/callback?code=c&state=forged\n"),
+    );
+    assert_eq!(wrong_state.code, 3);
+    assert!(
+        wrong_state.stderr.contains("state"),
+        "{}",
+        wrong_state.stderr
+    );
+    assert_eq!(server.seen()["code_exchanges"], 0);
+}
+
+#[test]
+fn a_corrupt_store_is_reported_and_left_alone() {
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+    let path = store_path(&sb);
+    std::fs::create_dir_all(path.parent().expect("dir")).expect("dir");
+    std::fs::write(&path, "{not json").expect("write");
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 3);
+    assert!(login.stderr.contains("corrupt"), "{}", login.stderr);
+    let status = mcpdeck(&sb, &["auth", "status"], "");
+    assert_ne!(status.code, 0);
+    assert!(status.stderr.contains("corrupt"), "{}", status.stderr);
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), "{not json");
+}
+
+#[test]
+fn the_oauth_block_is_checked_strictly() {
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {
+            "a": {"url": "http://127.0.0.1:1/mcp", "oauth": {"clientId": "x", "clientSecret": "literal"}},
+            "b": {"url": "http://127.0.0.1:1/mcp", "oauth": {"clientID": "x"}},
+            "c": {"command": "x", "oauth": {}},
+            "d": {"url": "http://127.0.0.1:1/mcp", "oauth": {"clientMetadataUrl": "http://x/y", "scopes": ["a b"]}},
+            "e": {"url": "http://127.0.0.1:1/mcp", "oauth": {"clientSecret": "${S}"}},
+            "ok": {"url": "http://127.0.0.1:1/mcp", "oauth": {"clientId": "x", "clientSecret": "${S}", "scopes": ["read"], "redirectPort": 0}}
+        }})
+        .to_string(),
+    );
+    let v = sb.json(&["config", "check", "--json"]);
+    let text = v.to_string();
+    for needle in [
+        "literal_secret",
+        "did you mean `clientId`",
+        "`oauth` applies to HTTP servers",
+        "clientMetadataUrl",
+        "a scope is one token",
+        "`clientSecret` needs the `clientId`",
+    ] {
+        assert!(text.contains(needle), "{needle} missing in {text}");
+    }
+    assert!(!text.contains("mcpServers.ok"), "{text}");
+}
