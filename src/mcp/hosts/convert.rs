@@ -582,7 +582,11 @@ pub fn connect_def(
                     templated(v, &format!("headers.{k}"), &mut flat, &mut extra)?,
                 );
             }
-            Transport::Http(HttpDef { url, headers: map })
+            Transport::Http(HttpDef {
+                url,
+                headers: map,
+                oauth: None,
+            })
         }
     };
     Ok((
