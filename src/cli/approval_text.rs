@@ -20,11 +20,7 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
         sanitize(&request.operation),
         sanitize(&request.server)
     );
-    let effects: Vec<String> = request
-        .effects
-        .iter()
-        .map(|e| format!("{e:?}").to_lowercase())
-        .collect();
+    let effects: Vec<String> = request.effects.iter().map(ToString::to_string).collect();
     let _ = write!(
         text,
         "\n  effects: {}{}",

@@ -113,7 +113,7 @@ impl Approver for ServeApprover {
                 request
                     .effects
                     .iter()
-                    .map(|e| format!("{e:?}").to_lowercase())
+                    .map(ToString::to_string)
                     .collect::<Vec<_>>()
                     .join(", "),
                 if request.effects_claimed {

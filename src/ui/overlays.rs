@@ -280,11 +280,7 @@ fn render_approval(
     body: Rect,
 ) {
     let r = &pending.request;
-    let effects: Vec<String> = r
-        .effects
-        .iter()
-        .map(|e| format!("{e:?}").to_lowercase())
-        .collect();
+    let effects: Vec<String> = r.effects.iter().map(ToString::to_string).collect();
     let mut lines = Vec::new();
     if let Some(pid) = pending.agent {
         let project = app

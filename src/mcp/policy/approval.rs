@@ -28,6 +28,38 @@ pub enum EffectClass {
     Network,
 }
 
+impl EffectClass {
+    /// The word a person reads (and the policy file spells): `read`, `write`, `execute`, `network`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::Execute => "execute",
+            Self::Network => "network",
+        }
+    }
+}
+
+impl std::fmt::Display for EffectClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod effect_words {
+    use super::EffectClass;
+
+    #[test]
+    fn effect_words_match_the_policy_spelling() {
+        for e in super::ALL_EFFECTS {
+            let json = serde_json::to_string(&e).expect("serialise");
+            assert_eq!(json, format!("\"{e}\""));
+        }
+        assert_eq!(EffectClass::Network.to_string(), "network");
+    }
+}
+
 /// The effects every proxied operation declares.
 pub const ALL_EFFECTS: [EffectClass; 4] = [
     EffectClass::Read,
