@@ -63,18 +63,6 @@ impl App {
                 let Some(server) = self.server().map(|s| s.name.clone()) else {
                     return Vec::new();
                 };
-                if self.focus == Focus::Main && matches!(self.tab, Tab::Resources | Tab::Prompts) {
-                    let tab = self.tab;
-                    if let Some(pane) = self.panes.get_mut(&server) {
-                        pane.filter = Some(super::ListFilter {
-                            tab,
-                            query: String::new(),
-                            editing: true,
-                        });
-                        pane.sel[tab_index(tab)] = 0;
-                    }
-                    return Vec::new();
-                }
                 if let Some(pane) = self.panes.get_mut(&server) {
                     let results = pane.search.take().map_or(Load::Idle, |s| s.results);
                     let query = String::new();
@@ -88,6 +76,7 @@ impl App {
                 self.focus = Focus::Main;
                 Vec::new()
             }
+            Action::Filter => self.start_filter(),
             Action::Call => self.on_call(),
             Action::Reconnect => {
                 let Some(server) = self.server().map(|s| s.name.clone()) else {
@@ -222,6 +211,9 @@ impl App {
             Action::Grant
             | Action::Revoke
             | Action::Save
+            | Action::AllowOnce
+            | Action::AllowSession
+            | Action::Deny
             | Action::Delete
             | Action::TestConnect
             | Action::Top
@@ -229,6 +221,26 @@ impl App {
             | Action::NextMatch
             | Action::PrevMatch => Vec::new(),
         }
+    }
+
+    /// Starts a filter over the Resources or Prompts list.
+    fn start_filter(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        if self.focus != Focus::Main || !matches!(self.tab, Tab::Resources | Tab::Prompts) {
+            return Vec::new();
+        }
+        let tab = self.tab;
+        if let Some(pane) = self.panes.get_mut(&server) {
+            pane.filter = Some(super::ListFilter {
+                tab,
+                query: String::new(),
+                editing: true,
+            });
+            pane.sel[tab_index(tab)] = 0;
+        }
+        Vec::new()
     }
 
     pub(super) fn move_by(&mut self, delta: isize) -> Vec<Effect> {

@@ -420,10 +420,21 @@ pub struct Running {
     pub form: form::Form,
     /// When it started.
     pub started: Instant,
-    /// The last progress: (progress, total, message).
-    pub progress: Option<(f64, Option<f64>, Option<String>)>,
+    /// The last progress report.
+    pub progress: Option<Progress>,
     /// Whether Esc was pressed.
     pub cancelling: bool,
+}
+
+/// A running call's last progress report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How much is done.
+    pub done: f64,
+    /// Out of how much, when the server says.
+    pub total: Option<f64>,
+    /// The server's message (sanitised).
+    pub message: Option<String>,
 }
 
 /// What the main pane shows over the tab list.
@@ -630,7 +641,16 @@ impl App {
             (Screen::Running(_), _) => vec![Ctx::Running],
             (Screen::Result(..), _) => vec![Ctx::Result],
             (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
-            (Screen::Browse, Focus::Main | Focus::Side) => vec![Ctx::List],
+            (Screen::Browse, Focus::Main | Focus::Side) => {
+                let tab = match self.tab {
+                    Tab::Tools => Ctx::ToolsTab,
+                    Tab::Resources => Ctx::ResourcesTab,
+                    Tab::Prompts => Ctx::PromptsTab,
+                    Tab::Log => Ctx::LogTab,
+                    Tab::Config => Ctx::ConfigTab,
+                };
+                vec![tab, Ctx::List]
+            }
         };
         let mut out = main;
         out.push(Ctx::Global);

@@ -214,11 +214,11 @@ impl App {
         if !front.armed(self.now) {
             return Vec::new();
         }
-        let decision = match key.code {
-            KeyCode::Esc => Some(crate::mcp::policy::approval::Decision::Deny),
-            KeyCode::Char(c) if key.modifiers - KeyModifiers::SHIFT == KeyModifiers::NONE => {
-                approval::decision_for(c)
-            }
+        use crate::mcp::policy::approval::Decision;
+        let decision = match self.keymap.lookup(&[Ctx::Approval], &key) {
+            Some(Action::AllowOnce) => Some(Decision::AllowOnce),
+            Some(Action::AllowSession) => Some(Decision::AllowSession),
+            Some(Action::Deny) => Some(Decision::Deny),
             _ => None,
         };
         let Some(decision) = decision else {
@@ -644,6 +644,21 @@ impl App {
             MouseEventKind::Down(_) if self.side_panel && inside(areas.side) => {
                 self.focus = Focus::Side;
                 Vec::new()
+            }
+            MouseEventKind::Down(_)
+                if inside(areas.main)
+                    && mouse.row == areas.main.y + 1
+                    && matches!(self.screen, Screen::Browse) =>
+            {
+                let counts = self.server().map(|s| s.counts).unwrap_or_default();
+                let Some(tab) = super::layout::tab_at(counts, areas.main.x + 1, mouse.column)
+                else {
+                    return Vec::new();
+                };
+                self.tab = tab;
+                self.focus = Focus::Main;
+                self.clamp_selection();
+                self.ensure_tab()
             }
             MouseEventKind::Down(_)
                 if inside(areas.main) && matches!(self.screen, Screen::Browse) =>

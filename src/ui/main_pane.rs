@@ -5,13 +5,16 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane_block;
 use crate::app::form::{FieldKind, Form};
 use crate::app::info::{InfoLine, Tone};
+use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::window_start;
-use crate::app::{App, Detail, Focus, HeaderKind, Load, ResultView, Running, Screen, TABS, Tab};
+use crate::app::{
+    App, Detail, Focus, HeaderKind, Load, Progress, ResultView, Running, Screen, Tab,
+};
 
 /// Draws the main pane into `area`.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -46,8 +49,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             frame.render_widget(
                 Paragraph::new(Line::styled(
                     format!(
-                        "{} — raw JSON arguments (C-e back to the form)",
-                        target_name(form)
+                        "{} — raw JSON arguments ({} back to the form)",
+                        target_name(form),
+                        app.keymap
+                            .key_for(Ctx::Form, Action::ToggleRaw)
+                            .unwrap_or_default()
                     ),
                     Style::new().add_modifier(Modifier::BOLD),
                 )),
@@ -75,29 +81,20 @@ fn target_name(form: &Form) -> String {
 
 fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
     let counts = app.server().map(|s| s.counts).unwrap_or_default();
-    let mut spans = Vec::new();
-    for tab in TABS {
-        let label = match tab {
-            Tab::Tools => count_label("Tools", counts[0]),
-            Tab::Resources => count_label("Resources", counts[1]),
-            Tab::Prompts => count_label("Prompts", counts[2]),
-            Tab::Log => "Log".to_owned(),
-            Tab::Config => "Config".to_owned(),
-        };
-        let style = if tab == app.tab {
-            Style::new()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-        } else {
-            Style::new().fg(Color::Gray)
-        };
-        spans.push(Span::styled(format!(" {label} "), style));
-    }
+    let spans: Vec<Span> = crate::app::layout::tab_labels(counts)
+        .into_iter()
+        .map(|(tab, label)| {
+            let style = if tab == app.tab {
+                Style::new()
+                    .fg(Color::Cyan)
+                    .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            } else {
+                Style::new().fg(Color::Gray)
+            };
+            Span::styled(format!(" {label} "), style)
+        })
+        .collect();
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-fn count_label(name: &str, n: Option<usize>) -> String {
-    n.map_or_else(|| name.to_owned(), |n| format!("{name}({n})"))
 }
 
 /// One selectable row.
@@ -113,10 +110,15 @@ fn row(selected: bool, focused: bool, spans: Vec<Span<'static>>) -> Line<'static
     }
 }
 
-fn load_line<T>(load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
+fn load_line<T>(app: &App, load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
     match load {
         None | Some(Load::Idle) => Some(Line::styled(
-            format!("Press Enter or r to connect and list {what}."),
+            format!(
+                "{} connects and lists {what}.",
+                app.keymap
+                    .key_for(Ctx::Servers, Action::Open)
+                    .unwrap_or_default()
+            ),
             Style::new().fg(Color::DarkGray),
         )),
         Some(Load::Loading(_)) => Some(Line::styled(
@@ -176,7 +178,13 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 Span::styled("/ ", Style::new().fg(Color::Cyan)),
                 Span::raw(format!("{}{cursor}", filter.query)),
                 Span::styled(
-                    format!("  {} shown · Esc clears", app.list_len()),
+                    format!(
+                        "  {} shown · {} clears",
+                        app.list_len(),
+                        app.keymap
+                            .key_for(Ctx::List, Action::Back)
+                            .unwrap_or_default()
+                    ),
                     Style::new().fg(Color::DarkGray),
                 ),
             ])),
@@ -188,7 +196,7 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
     let start = window_start(sel, height);
     match app.tab {
         Tab::Tools => {
-            if let Some(line) = load_line(pane.tools.as_ref(), "tools") {
+            if let Some(line) = load_line(app, pane.tools.as_ref(), "tools") {
                 lines.push(line);
             }
             if let Some(tools) = app.visible_tools() {
@@ -229,7 +237,7 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
             }
         }
         Tab::Resources => {
-            if let Some(line) = load_line(pane.resources.as_ref(), "resources") {
+            if let Some(line) = load_line(app, pane.resources.as_ref(), "resources") {
                 lines.push(line);
             }
             if let Some(Load::Ready(_)) = &pane.resources {
@@ -268,7 +276,7 @@ fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
             }
         }
         Tab::Prompts => {
-            if let Some(line) = load_line(pane.prompts.as_ref(), "prompts") {
+            if let Some(line) = load_line(app, pane.prompts.as_ref(), "prompts") {
                 lines.push(line);
             }
             if let Some(Load::Ready(_)) = &pane.prompts {
@@ -539,26 +547,51 @@ fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
                 target_name(&run.form),
                 elapsed.as_secs_f64()
             )),
-            Line::styled("Esc cancels", Style::new().fg(Color::DarkGray)),
+            Line::styled(
+                super::hint_text(app, &[Ctx::Running]),
+                Style::new().fg(Color::DarkGray),
+            ),
         ]),
         head,
     );
-    if let Some((progress, total, message)) = &run.progress {
-        if let Some(total) = total.filter(|t| *t > 0.0) {
-            let ratio = (progress / total).clamp(0.0, 1.0);
-            frame.render_widget(
-                Gauge::default()
-                    .gauge_style(Style::new().fg(Color::Cyan))
-                    .ratio(ratio)
-                    .label(format!("{progress}/{total}")),
-                gauge,
-            );
-        } else {
-            frame.render_widget(Paragraph::new(format!("progress {progress}")), gauge);
+    if let Some(p) = &run.progress {
+        frame.render_widget(Paragraph::new(progress_line(p, gauge.width)), gauge);
+        if let Some(m) = &p.message {
+            frame.render_widget(Paragraph::new(m.clone()).wrap(Wrap { trim: false }), msg);
         }
-        if let Some(m) = message {
-            frame.render_widget(Paragraph::new(m.clone()), msg);
-        }
+    }
+}
+
+/// A progress report as a bar with the count beside it (`████░░░░ 3/10`), or the count alone
+/// when the total is unknown.
+pub fn progress_line(p: &Progress, width: u16) -> Line<'static> {
+    let count = match p.total {
+        Some(total) => format!(" {}/{}", number(p.done), number(total)),
+        None => format!("progress {}", number(p.done)),
+    };
+    let Some(total) = p.total.filter(|t| *t > 0.0) else {
+        return Line::raw(count);
+    };
+    let bar_w = usize::from(width)
+        .saturating_sub(count.chars().count())
+        .min(40);
+    let ratio = (p.done / total).clamp(0.0, 1.0);
+    // The bar is at most 40 cells: the float-to-count rounding cannot overflow.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let filled = ((ratio * bar_w as f64).round() as usize).min(bar_w);
+    Line::from(vec![
+        Span::styled("█".repeat(filled), Style::new().fg(Color::Cyan)),
+        Span::styled("░".repeat(bar_w - filled), Style::new().fg(Color::DarkGray)),
+        Span::raw(count),
+    ])
+}
+
+/// A progress number as a person writes it: `3`, not `3.0`.
+fn number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{n:.0}")
+    } else {
+        format!("{n}")
     }
 }
 

@@ -3,6 +3,7 @@
 //! entered the state.
 
 mod agents;
+mod help;
 mod log_tab;
 mod main_pane;
 mod overlays;
@@ -15,9 +16,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::{areas, window_start};
 use crate::app::{App, Focus};
 use crate::mcp::status::ServerState;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console.
 pub fn render(app: &App, frame: &mut Frame) {
@@ -135,22 +138,55 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     );
 }
 
+/// The hints of `contexts` as one line of text: `y copy · Esc close`.
+pub(crate) fn hint_text(app: &App, contexts: &[Ctx]) -> String {
+    app.keymap
+        .hints(contexts)
+        .iter()
+        .map(|(key, desc)| format!("{key} {desc}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The footer: the focused component's hints, the most important first; when they do not fit,
+/// as many as fit and then the help key with "more".
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let mut spans = Vec::new();
     let contexts = if app.approvals.is_empty() {
         app.contexts()
     } else {
-        Vec::new()
+        vec![Ctx::Approval]
     };
-    if contexts.is_empty() {
-        spans.push(Span::raw(" y allow once  s allow session  n deny"));
-    }
-    for (key, desc) in app.keymap.hints(&contexts) {
+    let hints = app.keymap.hints(&contexts);
+    let more = contexts
+        .contains(&Ctx::Global)
+        .then(|| app.keymap.key_for(Ctx::Global, Action::Help))
+        .flatten()
+        .map(|k| format!(" {k} more"));
+    let width = usize::from(area.width);
+    let cost = |key: &str, desc: &str| key.width() + desc.width() + 3;
+    let total: usize = hints.iter().map(|(k, d)| cost(k, d)).sum();
+    let room = if total > width {
+        width.saturating_sub(more.as_deref().map_or(0, UnicodeWidthStr::width))
+    } else {
+        width
+    };
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, desc) in &hints {
+        used += cost(key, desc);
+        if used > room {
+            break;
+        }
         spans.push(Span::styled(
             format!(" {key}"),
             Style::new().fg(Color::Cyan),
         ));
         spans.push(Span::raw(format!(" {desc} ")));
+    }
+    if total > width
+        && let Some(more) = more
+    {
+        spans.push(Span::styled(more, Style::new().fg(Color::Cyan)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
