@@ -17,7 +17,8 @@ use crate::app::{
 };
 
 /// Draws the main pane into `area`.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
+    let (area, tabs, body) = (a.main, a.tabs, a.body);
     let title = match app.server() {
         Some(s) => {
             let mut t = format!(" {} · {} · {}", s.name, s.state.label(), s.transport);
@@ -31,9 +32,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         None => " no servers configured ".to_owned(),
     };
     let block = pane_block(Line::from(title), app.focus == Focus::Main);
-    let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [tabs, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
     render_tabs(app, frame, tabs);
     match &app.screen {
         Screen::Browse => render_tab(app, frame, body),

@@ -27,13 +27,13 @@ pub fn render(app: &App, frame: &mut Frame) {
     let size = frame.area();
     let a = areas((size.width, size.height), app.side_panel);
     render_servers(app, frame, a.servers);
-    main_pane::render(app, frame, a.main);
+    main_pane::render(app, frame, &a);
     if app.side_panel {
         side::render(app, frame, a.side);
     }
     render_status(app, frame, a.status);
     render_footer(app, frame, a.footer);
-    overlays::render(app, frame, size);
+    overlays::render(app, frame, &a);
 }
 
 /// The border style of a pane with or without the focus.

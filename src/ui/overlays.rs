@@ -2,24 +2,14 @@
 //! pager, operator-started errors, and — always in front — the approval modal.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::main_pane::info_lines;
+use crate::app::layout::centered;
 use crate::app::{App, Overlay};
-
-/// A centred rectangle of at most `w`×`h` inside `area`.
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let [v] = Layout::vertical([Constraint::Length(h.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [r] = Layout::horizontal([Constraint::Length(w.min(area.width))])
-        .flex(Flex::Center)
-        .areas(v);
-    r
-}
 
 fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Rect, Block<'a>) {
     frame.render_widget(Clear, area);
@@ -36,17 +26,9 @@ fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Re
 }
 
 /// Draws whatever is in front of the panes.
-pub fn render(app: &App, frame: &mut Frame, size: Rect) {
-    // Leave the status line and footer visible under views.
-    let body = Rect {
-        height: size.height.saturating_sub(2),
-        ..size
-    };
-    let big = centered(
-        body,
-        body.width.saturating_sub(4).max(20),
-        body.height.saturating_sub(2).max(5),
-    );
+pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
+    // The status line and footer stay visible under views.
+    let (body, big) = (a.overlay, a.big);
     match &app.overlay {
         None => {}
         Some(Overlay::Help(scroll)) => {
