@@ -99,7 +99,7 @@ impl App {
                 ]
             }
             Action::Trust => {
-                self.overlay = Some(Overlay::Trust(0, false));
+                self.overlay = Some(Overlay::Trust(super::TrustView::default()));
                 Vec::new()
             }
             Action::Doctor => {

@@ -19,6 +19,7 @@ pub mod info;
 pub mod keymap;
 pub mod layout;
 mod model;
+pub mod overlays;
 pub mod result_keys;
 pub mod side;
 pub mod side_view;
@@ -31,6 +32,8 @@ use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui_textarea::TextArea;
+
+pub use overlays::{ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
 
 pub use model::{
     HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
@@ -454,44 +457,6 @@ pub enum Screen {
     Result(Box<ResultView>, Option<form::Form>),
 }
 
-/// A global view over the panes.
-#[derive(Debug)]
-pub enum Overlay {
-    /// The `?` help, scrolled.
-    Help(usize),
-    /// The config doctor.
-    Doctor(usize),
-    /// The trust view: scroll, and whether a typed `y` is awaited.
-    Trust(usize, bool),
-    /// The spills list.
-    Spills(usize),
-    /// Approvals: pending and decided this session, scrolled.
-    Approvals(usize),
-    /// Attached agent sessions (`mcpdeck serve`), scrolled.
-    Agents(usize),
-    /// The config editor.
-    Editor(Box<editor::Editor>),
-    /// The spill pager.
-    Pager(Pager),
-    /// An operator-started failure: title, class, message.
-    Error(String, String, String),
-}
-
-/// The lazy spill pager.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pager {
-    /// The file.
-    pub path: PathBuf,
-    /// Where the shown window starts.
-    pub offset: u64,
-    /// The file's size.
-    pub size: u64,
-    /// The window's lines, sanitised.
-    pub lines: Vec<String>,
-    /// Scroll position and search within the window.
-    pub viewer: viewer::Viewer,
-}
-
 /// The console state.
 #[derive(Debug)]
 pub struct App {
@@ -546,9 +511,6 @@ pub struct App {
     /// Whether the app asked to quit.
     pub quitting: bool,
 }
-
-/// How many bytes of a spill the pager reads at a time.
-pub const PAGER_WINDOW: u64 = 64 * 1024;
 
 /// How many log lines a server keeps.
 pub const LOG_CAP: usize = 500;

@@ -42,7 +42,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             let lines = info_lines(&app.info.doctor, *scroll, usize::from(inner.height));
             frame.render_widget(Paragraph::new(lines), inner);
         }
-        Some(Overlay::Trust(scroll, confirming)) => {
+        Some(Overlay::Trust(crate::app::TrustView { scroll, confirming })) => {
             let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
             frame.render_widget(block, big);
             let [text, prompt] =
@@ -182,7 +182,11 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             }
             frame.render_widget(Paragraph::new(lines), diags);
         }
-        Some(Overlay::Error(title, class, message)) => {
+        Some(Overlay::Error(crate::app::ErrorView {
+            title,
+            class,
+            message,
+        })) => {
             let area = centered(body, 60, 8);
             let (inner, block) = popup(frame, area, title, Color::Red);
             frame.render_widget(block, area);
