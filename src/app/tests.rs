@@ -12,6 +12,7 @@ use super::testkit::{
 use super::*;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision, EffectClass as Fx};
+use crate::mcp::proxy::ProxyRequest;
 
 fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
     effects

@@ -156,11 +156,12 @@ impl App {
         if !front.armed(self.now) {
             return Vec::new();
         }
-        use crate::mcp::policy::approval::Decision;
         let decision = match self.keymap.lookup(&[Ctx::Approval], &key) {
-            Some(Action::AllowOnce) => Some(Decision::AllowOnce),
-            Some(Action::AllowSession) => Some(Decision::AllowSession),
-            Some(Action::Deny) => Some(Decision::Deny),
+            Some(Action::AllowOnce) => Some(crate::mcp::policy::approval::Decision::AllowOnce),
+            Some(Action::AllowSession) => {
+                Some(crate::mcp::policy::approval::Decision::AllowSession)
+            }
+            Some(Action::Deny) => Some(crate::mcp::policy::approval::Decision::Deny),
             _ => None,
         };
         let Some(decision) = decision else {

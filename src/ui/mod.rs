@@ -3,7 +3,9 @@
 //! entered the state.
 
 mod agents;
+mod calls;
 mod help;
+mod lists;
 mod log_tab;
 mod main_pane;
 mod overlays;

@@ -125,7 +125,7 @@ fn render_result(app: &App, frame: &mut Frame, area: Rect) {
         };
         lines.push(Line::from(format!(
             "{} {what} {} · {:.1}s",
-            super::main_pane::spinner(elapsed),
+            super::calls::spinner(elapsed),
             WORKSPACE_TOOLS[run.tool],
             elapsed.as_secs_f64()
         )));

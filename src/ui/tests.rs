@@ -519,11 +519,11 @@ fn progress_is_a_bar_with_the_count_beside_it() {
         total: Some(10.0),
         message: None,
     };
-    let line = super::main_pane::progress_line(&p, 30);
+    let line = super::calls::progress_line(&p, 30);
     let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
     assert!(text.ends_with(" 3/10"), "{text}");
     assert_eq!(text.chars().filter(|c| *c == '█').count(), 8, "{text}");
     let unknown = crate::app::Progress { total: None, ..p };
-    let line = super::main_pane::progress_line(&unknown, 30);
+    let line = super::calls::progress_line(&unknown, 30);
     assert_eq!(line.spans[0].content, "progress 3");
 }
