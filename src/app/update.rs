@@ -28,7 +28,8 @@ impl App {
                 self.size = (w, h);
                 Vec::new()
             }
-            Msg::Tick => Vec::new(),
+            // While something animates the server states may change: ask for a fresh status.
+            Msg::Tick => vec![Effect::RefreshStatus],
             Msg::Status(status) => {
                 let rows = server_rows(&status);
                 status.project.trust.label().clone_into(&mut self.trust);

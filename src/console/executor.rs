@@ -1,6 +1,5 @@
 //! Carries out the app's [`Effect`]s. Engine requests run in spawned tasks and come back as
-//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Must run inside a
-//! `tokio::task::LocalSet`. Trust changes
+//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Trust changes
 //! rebuild the engine from the same configuration (old connections are shut down) so inert
 //! project servers become usable without restarting the console.
 
@@ -144,7 +143,7 @@ impl Executor {
                     }
                     Ok(def) => {
                         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                        tokio::task::spawn_local(async move {
+                        tokio::spawn(async move {
                             let result = super::test_connect::try_connect(def, &dir).await;
                             let _ = tx.send(Msg::TestConnected(result));
                         });
@@ -173,10 +172,7 @@ impl Executor {
                 self.tokens.insert(id, token.clone());
                 let engine = self.engine.clone();
                 let tx = self.tx.clone();
-                // `Engine::execute`'s future is not `Send` (a borrowed lookup closure is held
-                // across an await inside the engine), so requests run as local tasks: the
-                // session runs inside a `LocalSet`.
-                tokio::task::spawn_local(async move {
+                tokio::spawn(async move {
                     let outcome = engine.execute(&request, &token).await;
                     let _ = tx.send(Msg::Done {
                         id,
