@@ -27,7 +27,8 @@ pub struct Executor {
     pub engine: Arc<Engine>,
     tx: mpsc::UnboundedSender<Msg>,
     tokens: HashMap<ReqId, CancellationToken>,
-    clipboard: Clipboard,
+    /// Shared with the blocking task a copy runs on (the system clipboard can block).
+    clipboard: Arc<std::sync::Mutex<Clipboard>>,
     config: ConfigSet,
     trust_path: PathBuf,
     events: mpsc::Sender<ServerEvent>,
@@ -76,7 +77,7 @@ impl Executor {
             changed: std::collections::BTreeSet::new(),
             tx,
             tokens: HashMap::new(),
-            clipboard: Clipboard::default(),
+            clipboard: Arc::default(),
             config,
             trust_path,
             events,
@@ -209,12 +210,15 @@ impl Executor {
                 });
             }
             Effect::OpenEditor { path, layer } => {
-                let text = match std::fs::read_to_string(&path) {
-                    Ok(text) => Ok(text),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-                    Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-                };
-                let _ = self.tx.send(Msg::EditorText { path, layer, text });
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = match std::fs::read_to_string(&path) {
+                        Ok(text) => Ok(text),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+                        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+                    };
+                    let _ = tx.send(Msg::EditorText { path, layer, text });
+                });
             }
             Effect::SaveConfig { path, text } => {
                 let saved = save_config(&path, &text).map(|m| match self.reload_config() {
@@ -225,8 +229,14 @@ impl Executor {
                 let _ = self.tx.send(Msg::Saved(saved));
             }
             Effect::Copy(text) => {
-                let result = self.clipboard.copy(&text);
-                let _ = self.tx.send(Msg::Copied(result));
+                let (clipboard, tx) = (self.clipboard.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let result = match clipboard.lock() {
+                        Ok(mut clipboard) => clipboard.copy(&text),
+                        Err(_) => Err("the clipboard is unavailable".to_owned()),
+                    };
+                    let _ = tx.send(Msg::Copied(result));
+                });
             }
             Effect::GrantTrust | Effect::RevokeTrust => {
                 let grant = matches!(effect, Effect::GrantTrust);
