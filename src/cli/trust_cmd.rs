@@ -5,10 +5,11 @@
 //! risky patterns marked. Without a TTY, trust needs `--yes`; nothing else grants it.
 
 use std::fmt::Write as _;
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::Path;
 
 use super::Context;
+use super::ask::confirm;
 use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::config::schema::displayable;
@@ -103,17 +104,6 @@ fn report(json: bool, ok: bool, outcome: &str, message: &str, exit: Exit) -> Exi
         print_error(message);
     }
     exit
-}
-
-fn confirm(prompt: &str) -> bool {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{prompt}");
-    let _ = err.flush();
-    let mut answer = String::new();
-    if std::io::stdin().lock().read_line(&mut answer).is_err() {
-        return false;
-    }
-    matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes")
 }
 
 /// Every project definition in full, with risks marked `!`.
