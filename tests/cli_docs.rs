@@ -29,8 +29,9 @@ fn completions_cover_every_command_for_each_shell() {
         for command in ["hosts", "approvals", "policy", "completions", "man", "call"] {
             assert!(script.contains(command), "{shell} lacks `{command}`");
         }
-        // Value enums are completed too.
+        // Fixed values are completed too: policy modes, host names.
         assert!(script.contains("enforce"), "{shell} lacks --policy values");
+        assert!(script.contains("claude-code"), "{shell} lacks host names");
     }
     sb.cmd()
         .args(["completions", "tcsh"])

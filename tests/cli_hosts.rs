@@ -136,7 +136,12 @@ fn show_gives_provenance_shadowing_variables_and_traps() {
     );
     let (code, _, text) = run(&sb, &["hosts", "show", "nonsense"]);
     assert_ne!(code, 0, "{text}");
-    assert!(text.contains("unknown host `nonsense`"), "{text}");
+    assert!(
+        text.contains("invalid value 'nonsense'")
+            && text
+                .contains("possible values: claude-code, cursor, vscode, codex, gemini, windsurf"),
+        "{text}"
+    );
 }
 
 #[test]
