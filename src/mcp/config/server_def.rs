@@ -292,35 +292,18 @@ fn check_args(cx: &mut Cx<'_>, path: &str, args: Option<&Spanned>) -> Vec<String
         return Vec::new();
     };
     let p = format!("{path}.args");
-    let Json::Array(items) = &value.value else {
-        cx.error(
-            "type_mismatch",
-            &p,
-            value.start,
-            format!(
-                "`args` must be an array of strings, found {}",
-                value.value.type_name()
-            ),
-            None,
-        );
-        return Vec::new();
-    };
     let mut out = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let ip = format!("{p}[{i}]");
-        if let Some(arg) = cx.string(item, &ip) {
-            if arg.contains("${") {
-                cx.warning(
-                    "reference_in_args",
-                    &ip,
-                    item.start,
-                    "references are not expanded in `args`; this argument is passed literally"
-                        .into(),
-                    Some("move the value into `env` and let the server read it from there".into()),
-                );
-            }
-            out.push(arg);
+    for (arg, ip, at) in cx.strings(value, &p) {
+        if arg.contains("${") {
+            cx.warning(
+                "reference_in_args",
+                &ip,
+                at,
+                "references are not expanded in `args`; this argument is passed literally".into(),
+                Some("move the value into `env` and let the server read it from there".into()),
+            );
         }
+        out.push(arg);
     }
     out
 }

@@ -113,17 +113,7 @@ pub(super) fn check_timeout(cx: &mut Cx<'_>, path: &str, timeout: Option<&Spanne
 pub(super) fn check_reconnect(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> ReconnectPolicy {
     let p = format!("{path}.reconnect");
     let mut policy = ReconnectPolicy::default();
-    let Json::Object(members) = &value.value else {
-        cx.error(
-            "type_mismatch",
-            &p,
-            value.start,
-            format!(
-                "`reconnect` must be an object, found {}",
-                value.value.type_name()
-            ),
-            None,
-        );
+    let Some(members) = cx.object(value, &p) else {
         return policy;
     };
     cx.duplicates(members, &p);
