@@ -142,8 +142,9 @@ fn templates_are_listed_with_variables_and_read_with_values() {
         &sb,
         &json!({"everything": {"command": "node", "args": [script, "stdio"]}}),
     );
-    let (code, v, _) = run(&sb, &["resources", "everything"]);
+    let (code, v, _) = run(&sb, &["templates", "everything"]);
     assert_eq!(code, 0, "{v}");
+    assert_eq!(v["operation"], "resources.templates");
     let templates = v["result"]["templates"].as_array().unwrap();
     let text = templates
         .iter()

@@ -1,4 +1,5 @@
-//! The operator's client commands that agents never get: `complete` (argument completion),
+//! The operator's client commands that agents never get: `templates` (resource templates with
+//! their URI templates), `complete` (argument completion),
 //! `read --template` (a resource template with values), `watch` (a resource subscription
 //! printed until a count or Ctrl-C) and `tasks` (a server's tasks: list, get, cancel, result).
 
@@ -35,6 +36,11 @@ fn run_op(cx: Context, server: String, op: OperatorOp, printing: Printing) -> Ex
         }),
         printing,
     )
+}
+
+/// `mcpdeck templates SERVER`.
+pub fn templates(cx: Context, server: String, json: bool) -> Exit {
+    run_op(cx, server, OperatorOp::Templates, Printing::json(json))
 }
 
 /// `key=value` pairs as strings.

@@ -176,6 +176,14 @@ pub enum Command {
         #[command(flatten)]
         keep: KeepArgs,
     },
+    /// List a server's resource templates with their URI templates and variables.
+    Templates {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Ask a server to complete a prompt argument or a template variable
     /// (`completion/complete`); later `KEY=VALUE` pairs are the arguments already filled.
     Complete {
@@ -537,6 +545,7 @@ pub fn run(cli: Cli) -> Exit {
                 printing(json, keep),
             ),
         },
+        Some(Command::Templates { server, json }) => client_cmd::templates(cx, server, json),
         Some(Command::Complete {
             server,
             argument,

@@ -44,6 +44,8 @@ pub enum OpResult {
     Ping(PingResult),
     /// `status --live` (the CLI's): what each server answered.
     Live(LiveStatus),
+    /// `resources.templates` (the operator's).
+    Templates(TemplateList),
     /// `completion.complete` (the operator's).
     Completion(Completion),
     /// `resources.subscribe` / `resources.unsubscribe`, and a finished watch.
@@ -193,11 +195,12 @@ fn is_declared(declared: &bool) -> bool {
 pub struct TemplateSummary {
     /// The name.
     pub name: String,
-    /// The RFC 6570 URI template (sanitised; expand it with `Engine::read_template`).
-    #[serde(default)]
+    /// The RFC 6570 URI template (sanitised). Filled only by the operator's
+    /// `resources.templates`: the agents' listing shows no raw URI.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uri_template: String,
-    /// The template's variables, in order of first appearance.
-    #[serde(default)]
+    /// The template's variables, in order of first appearance (operator's listing only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variables: Vec<String>,
     /// The title.
     pub title: Option<String>,
@@ -247,6 +250,13 @@ pub struct Reconnected {
     pub generation: u64,
     /// The server's own name, sanitised.
     pub server_name: Option<String>,
+}
+
+/// `resources.templates`: every resource template with its URI template and variables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TemplateList {
+    /// The templates, in the server's order.
+    pub templates: Vec<TemplateSummary>,
 }
 
 /// `completion.complete`: the server's suggestions for one argument (sanitised, at most 100).

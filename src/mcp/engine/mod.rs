@@ -340,6 +340,7 @@ impl Engine {
         let server = server.to_owned();
         let request = match op {
             OperatorOp::Complete { .. } => ProxyRequest::PromptsList { server },
+            OperatorOp::Templates => ProxyRequest::ResourcesList { server },
             OperatorOp::ReadTemplate { template, .. } => ProxyRequest::ResourcesRead {
                 server,
                 reference: template.clone(),
@@ -708,6 +709,7 @@ impl Engine {
                 value,
                 context,
             } => operator::complete(ctx, target, argument, value, context).await,
+            OperatorOp::Templates => ops::list_templates(ctx).await,
             OperatorOp::ReadTemplate { template, values } => {
                 let uri = operator::expand_template(ctx, template, values).await?;
                 self.approve(

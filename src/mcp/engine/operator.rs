@@ -46,6 +46,8 @@ pub enum OperatorOp {
         /// Earlier arguments.
         context: BTreeMap<String, String>,
     },
+    /// Lists the resource templates with their URI templates and variables.
+    Templates,
     /// Reads the template named `template` (its name or its URI template) expanded with
     /// `values`.
     ReadTemplate {
@@ -88,6 +90,7 @@ impl OperatorOp {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Complete { .. } => "completion.complete",
+            Self::Templates => "resources.templates",
             Self::ReadTemplate { .. } => "resources.read",
             Self::Subscribe { .. } => "resources.subscribe",
             Self::Unsubscribe { .. } => "resources.unsubscribe",

@@ -17,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 use super::outcome::{Failure, Success};
 use super::slot::{Live, ResourceListing, Slot};
 use crate::mcp::api::{
-    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary,
-    ToolCall, ToolList, ToolMatch, ToolSearch,
+    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateList,
+    TemplateSummary, ToolCall, ToolList, ToolMatch, ToolSearch,
 };
 use crate::mcp::catalog::{
     CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
@@ -551,6 +551,52 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         .iter()
         .map(|t| TemplateSummary {
             name: sanitize_capped(&t.name, 128),
+            // The agents' listing shows no raw URI, templates included: the operator's
+            // `resources.templates` fills these.
+            uri_template: String::new(),
+            variables: Vec::new(),
+            title: t.title.as_deref().map(|x| sanitize_capped(x, 200)),
+            description: t
+                .description
+                .as_deref()
+                .map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
+            mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
+        })
+        .collect();
+    if !templates.is_empty() {
+        let _ = writeln!(
+            text,
+            "{} resource templates (listed for reference; read resources by reference).",
+            templates.len()
+        );
+    }
+    text.push_str(super::outcome::hints::READ);
+    let (text, spills) = bounded(ctx, "resources.list", &text)?;
+    Ok(Success {
+        result: OpResult::Resources(ResourceList {
+            resources: summaries,
+            templates,
+            declared: true,
+        }),
+        text,
+        spills,
+    })
+}
+
+/// `resources.templates` (the operator's): every template with its URI template and variables.
+pub async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.0 {
+        let empty = OpResult::Templates(TemplateList {
+            templates: Vec::new(),
+        });
+        return Ok(undeclared(ctx, "resources", empty));
+    }
+    let listing = resource_listing(ctx).await?;
+    let templates: Vec<TemplateSummary> = listing
+        .templates
+        .iter()
+        .map(|t| TemplateSummary {
+            name: sanitize_capped(&t.name, 128),
             uri_template: sanitize_capped(&t.uri_template, 512),
             variables: crate::mcp::catalog::uri_template::variables(&t.uri_template)
                 .iter()
@@ -564,24 +610,21 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
         })
         .collect();
-    if !templates.is_empty() {
-        let _ = writeln!(
-            text,
-            "{} resource templates (listed for reference; read resources by reference):",
-            templates.len()
-        );
-        for t in &templates {
-            let _ = writeln!(text, "- {} {}", t.name, t.uri_template);
+    let mut text = format!(
+        "{} resource templates on {}:\n",
+        templates.len(),
+        ctx.slot.name
+    );
+    for t in &templates {
+        let _ = write!(text, "- {} {}", t.name, t.uri_template);
+        if let Some(description) = &t.description {
+            let _ = write!(text, ": {description}");
         }
+        text.push('\n');
     }
-    text.push_str(super::outcome::hints::READ);
-    let (text, spills) = bounded(ctx, "resources.list", &text)?;
+    let (text, spills) = bounded(ctx, "resources.templates", &text)?;
     Ok(Success {
-        result: OpResult::Resources(ResourceList {
-            resources: summaries,
-            templates,
-            declared: true,
-        }),
+        result: OpResult::Templates(TemplateList { templates }),
         text,
         spills,
     })
