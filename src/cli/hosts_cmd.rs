@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use clap::Subcommand;
 
 use super::Context;
+use super::config_cmd::{write_diagnostics, write_file_check};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json, print_text};
 use crate::mcp::config::Counts;
@@ -23,7 +24,7 @@ pub enum HostsCommand {
     /// What one host would load for this project: servers, provenance, variables, diagnostics.
     Show {
         /// claude-code, cursor, vscode, codex, gemini or windsurf.
-        #[arg(value_parser = parse_host)]
+        #[arg(value_parser = host_parser())]
         host: HostId,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -38,7 +39,7 @@ pub enum HostsCommand {
     /// Test-connect a host's definition through mcpdeck's engine (trust rules apply).
     Connect {
         /// The host.
-        #[arg(value_parser = parse_host)]
+        #[arg(value_parser = host_parser())]
         host: HostId,
         /// The server name in that host's configuration.
         server: String,
@@ -49,7 +50,7 @@ pub enum HostsCommand {
     /// Convert a host's servers into mcpdeck's configuration (preview, then an atomic write).
     Import {
         /// The host.
-        #[arg(value_parser = parse_host)]
+        #[arg(value_parser = host_parser())]
         host: HostId,
         /// Only these servers (default: every valid one).
         servers: Vec<String>,
@@ -68,7 +69,7 @@ pub enum HostsCommand {
         /// The mcpdeck server.
         server: String,
         /// The host whose format to use.
-        #[arg(long = "for", value_parser = parse_host)]
+        #[arg(long = "for", value_parser = host_parser())]
         host: HostId,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -85,11 +86,11 @@ pub enum Target {
     Project,
 }
 
-fn parse_host(s: &str) -> Result<HostId, String> {
-    HostId::parse(s).ok_or_else(|| {
-        let ids: Vec<&str> = HostId::ALL.iter().map(|h| h.id()).collect();
-        format!("unknown host `{s}`; one of {}", ids.join(", "))
-    })
+/// Host names as clap values: listed in `--help`, completed by the shells, checked by clap.
+fn host_parser() -> impl clap::builder::TypedValueParser<Value = HostId> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(HostId::ALL.map(HostId::id))
+        .try_map(|s: String| HostId::parse(&s).ok_or("unknown host"))
 }
 
 /// Runs a `hosts` subcommand (`None`: the matrix).
@@ -332,20 +333,9 @@ fn check(reports: &[HostReport], json: bool) -> Exit {
         for r in reports {
             let _ = writeln!(out, "{} ({})", r.host.name(), r.host.id());
             for f in &r.files {
-                let state = if f.present {
-                    format!("{} server(s)", f.entries.len())
-                } else {
-                    "not present".to_owned()
-                };
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {}  ({state})",
-                    f.scope.label(),
-                    f.path.display()
-                );
-                for d in f.all_diagnostics() {
-                    let _ = writeln!(out, "    {d}");
-                }
+                let servers = f.present.then_some(f.entries.len());
+                write_file_check(&mut out, "  ", (f.scope.label(), 8), &f.path, servers);
+                write_diagnostics(&mut out, "    ", f.all_diagnostics());
             }
             for t in &r.traps {
                 let _ = writeln!(out, "  ! {}", t.message);

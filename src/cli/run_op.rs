@@ -36,6 +36,8 @@ pub struct Printing {
     pub output: Option<std::path::PathBuf>,
     /// The resource read by name, for naming its file.
     pub resource: Option<String>,
+    /// Ctrl-C is how the command normally ends (`watch`): the outcome is printed as usual.
+    pub until_interrupted: bool,
 }
 
 impl Printing {
@@ -74,6 +76,17 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
 /// Runs a plan on a fresh engine, keeps what `printing` asks for before the spills are
 /// removed, and prints the outcome.
 pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
+    run_plan_observed(cx, plan, printing, None)
+}
+
+/// [`run_plan_with`], with the engine's connection events sent to `events` (what `watch`
+/// listens to).
+pub fn run_plan_observed(
+    cx: Context,
+    plan: Plan,
+    printing: Printing,
+    events: Option<tokio::sync::mpsc::Sender<crate::mcp::connection::ServerEvent>>,
+) -> Exit {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -85,7 +98,8 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
         }
     };
     crate::mcp::engine::cleanup::install_panic_hook();
-    let policy = match Policy::load(&Policy::default_path(&cx.config_home)) {
+    let policy_path = Policy::default_path(&cx.config_home);
+    let policy = match Policy::load(&policy_path) {
         Ok(policy) => policy,
         Err(e) => {
             print_error(&e.to_string());
@@ -108,13 +122,14 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
             roots,
             log_level,
             approver: (policy.mode == Mode::Enforce)
-                .then(super::approve_tty::TtyApprover::open)
+                .then(|| super::approve_tty::TtyApprover::open(policy_path))
                 .flatten()
                 .map(|a| {
                     std::sync::Arc::new(a) as std::sync::Arc<dyn crate::mcp::policy::Approver>
                 }),
             policy,
             keep_data: true,
+            events,
             ..EngineOptions::default()
         };
         let engine = match Engine::new(cx.config, cx.trust, options) {
@@ -160,7 +175,7 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
         // Files are kept and the whole text read before shutdown removes the spills.
         let extras = gather(&outcome, &printing);
         engine.shutdown().await;
-        if interrupted.is_cancelled() {
+        if interrupted.is_cancelled() && !printing.until_interrupted {
             print_error(
                 "interrupted: the request was cancelled, connections closed and spills removed",
             );
