@@ -158,15 +158,19 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         vec![Ctx::Approval]
     };
-    let hints = app.keymap.hints(&contexts);
-    let more = contexts
+    let mut hints = app.keymap.hints(&contexts);
+    let help = contexts
         .contains(&Ctx::Global)
         .then(|| app.keymap.key_for(Ctx::Global, Action::Help))
-        .flatten()
-        .map(|k| format!(" {k} more"));
+        .flatten();
+    let more = help.as_ref().map(|k| format!(" {k} more"));
     let width = usize::from(area.width);
     let cost = |key: &str, desc: &str| key.width() + desc.width() + 3;
     let total: usize = hints.iter().map(|(k, d)| cost(k, d)).sum();
+    if total > width {
+        // "? more" stands for the help key's own hint.
+        hints.retain(|(k, _)| Some(k) != help.as_ref());
+    }
     let room = if total > width {
         width.saturating_sub(more.as_deref().map_or(0, UnicodeWidthStr::width))
     } else {
