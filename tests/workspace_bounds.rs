@@ -4,7 +4,11 @@
 //! literal credentials of an MCP config file never appear in quoting tools. Every read is bounded
 //! by the child's own output; nothing synchronises on a sleep.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::needless_pass_by_value,
+    clippy::cast_precision_loss
+)]
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;

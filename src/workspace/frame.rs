@@ -83,15 +83,13 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             };
             self.reader.consume(consumed);
             if done {
-                return Some(match over {
-                    Some(scan) => Frame::TooLong { id: scan.id() },
-                    None => {
-                        if line.last() == Some(&b'\r') {
-                            line.pop();
-                        }
-                        Frame::Line(line)
-                    }
-                });
+                if let Some(scan) = over {
+                    return Some(Frame::TooLong { id: scan.id() });
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Some(Frame::Line(line));
             }
         }
     }
@@ -100,6 +98,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 /// Finds a frame's top-level `"id"` value while its bytes stream past, keeping at most a few
 /// dozen bytes. Strings and nesting are tracked so an `"id"` inside `params` is not taken.
 #[derive(Debug, Default)]
+#[allow(clippy::struct_excessive_bools)] // Independent flags of one small lexer.
 struct IdScanner {
     depth: usize,
     in_string: bool,

@@ -90,7 +90,7 @@ fn render(
     terms: &[String],
     wildcard: bool,
     filters: &Value,
-    m: Match,
+    m: &Match,
 ) -> Value {
     let file = &snap.files[m.file];
     let line_text = file.text.lines().nth(m.line_index).unwrap_or("").trim();
@@ -205,7 +205,7 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
     let filters = json!({"type": !args.types.is_empty(), "path": !path_filters.is_empty(), "edge": !edge_filters.is_empty()});
     let matches: Vec<Value> = matches
         .into_iter()
-        .map(|m| render(snap, args, &terms, wildcard, &filters, m))
+        .map(|m| render(snap, args, &terms, wildcard, &filters, &m))
         .collect();
     let result = json!({
         "matches": matches,
