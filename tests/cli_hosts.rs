@@ -136,7 +136,12 @@ fn show_gives_provenance_shadowing_variables_and_traps() {
     );
     let (code, _, text) = run(&sb, &["hosts", "show", "nonsense"]);
     assert_ne!(code, 0, "{text}");
-    assert!(text.contains("unknown host `nonsense`"), "{text}");
+    assert!(
+        text.contains("invalid value 'nonsense'")
+            && text
+                .contains("possible values: claude-code, cursor, vscode, codex, gemini, windsurf"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -445,4 +450,79 @@ fn connect_runs_a_claude_code_project_server_only_once_trusted() {
     let (code, _, text) = run(&sb, &["hosts", "connect", "vscode", "docs"]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("needs an input"), "{text}");
+}
+
+/// Another host's project file is project configuration: trusting the project covers it (and
+/// makes a project with only that file trustable), and changing it needs trust again.
+#[test]
+fn other_hosts_project_files_are_part_of_project_trust() {
+    let sb = Sandbox::new();
+    let cursor = |args: &[&str]| {
+        serde_json::json!({"mcpServers": {"demo": {"command": env!("CARGO_BIN_EXE_mcpdeck"), "args": args}}})
+            .to_string()
+    };
+    // Settings without servers are not MCP configuration.
+    sb.write("project/.gemini/settings.json", r#"{"theme": "dark"}"#);
+    assert_eq!(sb.trust_state(), "no-project-config");
+    sb.write("project/.cursor/mcp.json", &cursor(&["demo-server"]));
+    assert_eq!(sb.trust_state(), "untrusted");
+    let (code, _, text) = run(&sb, &["hosts", "connect", "cursor", "demo"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("stays inert until this project is trusted"),
+        "{text}"
+    );
+
+    // The review shows the other host's definition before trusting it.
+    let out = sb.cmd().args(["trust", "--yes"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let review = String::from_utf8_lossy(&out.stdout);
+    assert!(review.contains("server demo  (Cursor, "), "{review}");
+    assert!(
+        review.contains("mcpdeck hosts connect cursor demo"),
+        "{review}"
+    );
+    assert!(review.contains("\"demo-server\""), "{review}");
+    assert_eq!(sb.trust_state(), "trusted");
+    let (code, v, text) = run(&sb, &["hosts", "connect", "cursor", "demo", "--json"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        v["result"]["tools"].as_u64().expect("tool count") > 0,
+        "{v:#}"
+    );
+
+    // A changed definition in that file needs trust again, and the review says what changed.
+    sb.write(
+        "project/.cursor/mcp.json",
+        &cursor(&["demo-server", "--extra"]),
+    );
+    assert_eq!(sb.trust_state(), "changed");
+    let (code, _, text) = run(&sb, &["hosts", "connect", "cursor", "demo"]);
+    assert_eq!(code, 2, "{text}");
+    let out = sb.cmd().args(["trust", "--yes"]).output().expect("runs");
+    let review = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        review.contains("~ changed .cursor/mcp.json demo"),
+        "{review}"
+    );
+}
+
+/// mcpdeck's own project servers are covered by the same fingerprint: a new server in another
+/// host's project file makes them inert again until the project is reviewed.
+#[test]
+fn a_new_server_in_another_hosts_project_file_needs_trust_again() {
+    let sb = Sandbox::new();
+    sb.write(
+        "project/.mcpdeck/mcp.json",
+        r#"{"mcpServers": {"mine": {"command": "true"}}}"#,
+    );
+    sb.cmd().args(["trust", "--yes"]).assert().code(0);
+    assert_eq!(sb.trust_state(), "trusted");
+    assert_ne!(sb.server("mine")["state"], "inert");
+    sb.write(
+        "project/.vscode/mcp.json",
+        r#"{"servers": {"theirs": {"type": "stdio", "command": "sh", "args": ["-c", "id"]}}}"#,
+    );
+    assert_eq!(sb.trust_state(), "changed");
+    assert_eq!(sb.server("mine")["state"], "inert");
 }

@@ -1,55 +1,121 @@
-//! The headless CLI's approver: in enforce mode, asks on the controlling terminal
-//! (`/dev/tty`, so it works with stdout piped) — `y` allows once, `s` allows for this session,
-//! anything else denies. Without a terminal there is no approver and approvals fail closed.
+//! Asking a person to approve one operation, on a terminal: `y` allows once, `s` for this
+//! session, `a` always — an allow rule for exactly this server and operation added to the
+//! user's policy file after a second confirmation (atomic, the previous file backed up) — and
+//! anything else denies. The headless CLI's approver asks on the controlling terminal
+//! (`/dev/tty`, so it works with stdout piped); `mcpdeck approvals` asks on its own stdin.
+//! Without a terminal there is no approver and approvals fail closed.
 
-use std::io::{BufRead as _, Write as _};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 
 use tokio::sync::oneshot;
 
-use crate::mcp::policy::{ApprovalRequest, Approver, Decision};
+use super::ask::is_yes;
+use crate::mcp::policy::{ApprovalRequest, Approver, Decision, add_allow_rule, exact_rule};
+use crate::mcp::sanitize::sanitize;
 
 /// Asks on the controlling terminal.
-pub struct TtyApprover;
+pub struct TtyApprover {
+    /// Where "always" adds its allow rule.
+    policy_path: PathBuf,
+}
 
 impl TtyApprover {
     /// An approver when a controlling terminal can be opened for reading and writing.
-    pub fn open() -> Option<Self> {
+    pub fn open(policy_path: PathBuf) -> Option<Self> {
         std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/tty")
             .ok()
-            .map(|_| Self)
+            .map(|_| Self { policy_path })
     }
 }
 
 impl Approver for TtyApprover {
     fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
         let (tx, rx) = oneshot::channel();
+        let policy_path = self.policy_path.clone();
         std::thread::spawn(move || {
-            let _ = tx.send(prompt(&request).unwrap_or(Decision::Deny));
+            let _ = tx.send(on_tty(&request, &policy_path).unwrap_or(Decision::Deny));
         });
         rx
     }
 }
 
-fn prompt(request: &ApprovalRequest) -> std::io::Result<Decision> {
+fn on_tty(request: &ApprovalRequest, policy_path: &Path) -> std::io::Result<Decision> {
     let tty = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")?;
     let mut out = tty.try_clone()?;
-    write!(
-        out,
-        "mcpdeck: {}\n  [y] once  [s] for this session  [anything else] deny: ",
-        super::approval_text::describe(request, None)
-    )?;
-    out.flush()?;
+    let mut input = std::io::BufReader::new(tty);
+    let _ = write!(out, "mcpdeck: ");
+    Ok(ask(&mut input, &mut out, None, request, policy_path))
+}
+
+fn line(input: &mut dyn BufRead) -> Option<String> {
     let mut answer = String::new();
-    std::io::BufReader::new(tty).read_line(&mut answer)?;
-    Ok(match answer.trim() {
-        "y" | "Y" | "yes" => Decision::AllowOnce,
-        "s" | "S" | "session" => Decision::AllowSession,
+    match input.read_line(&mut answer) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(answer.trim().to_owned()),
+    }
+}
+
+/// Shows `request` on `out` and reads the answer from `input`. `who` names the asker when it is
+/// not this process (a serve session).
+pub fn ask(
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    who: Option<&str>,
+    request: &ApprovalRequest,
+    policy_path: &Path,
+) -> Decision {
+    let _ = write!(
+        out,
+        "{}\n  [y] once  [s] this session  [a] always (adds an allow rule)  [anything else] deny: ",
+        super::approval_text::describe(request, who)
+    );
+    let _ = out.flush();
+    match line(input).as_deref() {
+        Some("y" | "Y" | "yes") => Decision::AllowOnce,
+        Some("s" | "S" | "session") => Decision::AllowSession,
+        Some("a" | "A" | "always") => always(input, out, request, policy_path),
         _ => Decision::Deny,
-    })
+    }
+}
+
+/// The second confirmation, then the rule; any failure denies.
+fn always(
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    request: &ApprovalRequest,
+    policy_path: &Path,
+) -> Decision {
+    let rule = exact_rule(&request.server, &request.operation);
+    let _ = write!(
+        out,
+        "  add `{}` to the allow rules of {}? [y/N] ",
+        sanitize(&rule),
+        policy_path.display()
+    );
+    let _ = out.flush();
+    if !line(input).is_some_and(|a| is_yes(&a)) {
+        let _ = writeln!(out, "  not added; denied");
+        return Decision::Deny;
+    }
+    let Some(backups) = crate::mcp::backup::backup_dir() else {
+        let _ = writeln!(out, "  no place for a backup (set HOME); denied");
+        return Decision::Deny;
+    };
+    match add_allow_rule(policy_path, &rule, &backups) {
+        Ok(_) => {
+            let _ = writeln!(out, "  added; later sessions allow it without asking");
+            Decision::AllowSession
+        }
+        Err(e) => {
+            let _ = writeln!(out, "  {}; denied", sanitize(&e.to_string()));
+            Decision::Deny
+        }
+    }
 }

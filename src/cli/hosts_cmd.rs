@@ -23,7 +23,7 @@ pub enum HostsCommand {
     /// What one host would load for this project: servers, provenance, variables, diagnostics.
     Show {
         /// claude-code, cursor, vscode, codex, gemini or windsurf.
-        #[arg(value_parser = parse_host)]
+        #[arg(value_parser = host_parser())]
         host: HostId,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -38,7 +38,7 @@ pub enum HostsCommand {
     /// Test-connect a host's definition through mcpdeck's engine (trust rules apply).
     Connect {
         /// The host.
-        #[arg(value_parser = parse_host)]
+        #[arg(value_parser = host_parser())]
         host: HostId,
         /// The server name in that host's configuration.
         server: String,
@@ -49,7 +49,7 @@ pub enum HostsCommand {
     /// Convert a host's servers into mcpdeck's configuration (preview, then an atomic write).
     Import {
         /// The host.
-        #[arg(value_parser = parse_host)]
+        #[arg(value_parser = host_parser())]
         host: HostId,
         /// Only these servers (default: every valid one).
         servers: Vec<String>,
@@ -68,7 +68,7 @@ pub enum HostsCommand {
         /// The mcpdeck server.
         server: String,
         /// The host whose format to use.
-        #[arg(long = "for", value_parser = parse_host)]
+        #[arg(long = "for", value_parser = host_parser())]
         host: HostId,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -85,11 +85,11 @@ pub enum Target {
     Project,
 }
 
-fn parse_host(s: &str) -> Result<HostId, String> {
-    HostId::parse(s).ok_or_else(|| {
-        let ids: Vec<&str> = HostId::ALL.iter().map(|h| h.id()).collect();
-        format!("unknown host `{s}`; one of {}", ids.join(", "))
-    })
+/// Host names as clap values: listed in `--help`, completed by the shells, checked by clap.
+fn host_parser() -> impl clap::builder::TypedValueParser<Value = HostId> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(HostId::ALL.map(HostId::id))
+        .try_map(|s: String| HostId::parse(&s).ok_or("unknown host"))
 }
 
 /// Runs a `hosts` subcommand (`None`: the matrix).

@@ -9,6 +9,7 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use serde_json::{Map, Value, json};
 
 use super::Context;
+use super::ask::confirm;
 use super::exit::Exit;
 use super::hosts_cmd::{Target, places};
 use super::output::{print_error, print_json, print_text};
@@ -32,17 +33,6 @@ fn fail(operation: &str, json: bool, class: &str, message: &str, exit: Exit) -> 
         print_error(message);
     }
     exit
-}
-
-fn confirm(prompt: &str) -> bool {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{prompt}");
-    let _ = err.flush();
-    let mut answer = String::new();
-    if std::io::stdin().lock().read_line(&mut answer).is_err() {
-        return false;
-    }
-    matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES")
 }
 
 /// Imports `names` (default: every valid server) from `host` into mcpdeck's `target` file.

@@ -5,9 +5,11 @@
 mod approval_text;
 mod approve_tty;
 mod args;
+mod ask;
 mod auth_cmd;
 mod client_tty;
 mod config_cmd;
+mod docs_cmd;
 /// The exit codes live in a module both faces share; `cli::exit::Exit` stays a path to them.
 pub mod exit {
     pub use crate::exit::Exit;
@@ -17,6 +19,7 @@ mod hosts_io;
 mod keep;
 mod ops_cmd;
 mod output;
+mod policy_cmd;
 mod proxy_cmd;
 mod run_op;
 mod serve_cmd;
@@ -36,7 +39,7 @@ use crate::mcp::trust::TrustStore;
 
 /// mcpdeck: operate Model Context Protocol servers from a terminal console, scripts and agents.
 #[derive(Debug, Parser)]
-#[command(name = "mcpdeck", version, about, long_about = None)]
+#[command(name = "mcpdeck", version = docs_cmd::VERSION, about, long_about = None)]
 pub struct Cli {
     /// The project directory (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
@@ -228,6 +231,27 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The user's policy file: its mode and rules; add an allow rule or remove a rule.
+    Policy {
+        /// What to do; without one, list the mode and every rule.
+        #[command(subcommand)]
+        command: Option<policy_cmd::PolicyCommand>,
+        /// One JSON object on stdout.
+        #[arg(long, global = true)]
+        json: bool,
+    },
+    /// Print a shell completion script (e.g. `mcpdeck completions bash > ~/.local/share/bash-completion/completions/mcpdeck`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or write one page per command into a directory.
+    Man {
+        /// Write `mcpdeck.1`, `mcpdeck-call.1`, … into DIR (e.g. `~/.local/share/man/man1`).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// `--output DIR` and `--full` of `call`, `read` and `prompt`.
@@ -401,6 +425,12 @@ pub fn run(cli: Cli) -> Exit {
     {
         return workspace_server(workspace, *observability, *max_files);
     }
+    // Completions and man pages come from the command definition alone.
+    match &cli.command {
+        Some(Command::Completions { shell }) => return docs_cmd::completions(*shell),
+        Some(Command::Man { out }) => return docs_cmd::man(out.as_deref()),
+        _ => {}
+    }
     let mut cx = match Context::load(&cli) {
         Ok(cx) => cx,
         Err(message) => {
@@ -477,6 +507,13 @@ pub fn run(cli: Cli) -> Exit {
             keep,
         }) => ops_cmd::prompt(cx, server, name, &args, printing(json, keep)),
         Some(Command::DemoServer) => demo_server(),
+        Some(Command::Policy { command, json }) => policy_cmd::run(
+            &crate::mcp::policy::Policy::default_path(&cx.config_home),
+            command,
+            json,
+        ),
+        Some(Command::Completions { shell }) => docs_cmd::completions(shell),
+        Some(Command::Man { out }) => docs_cmd::man(out.as_deref()),
         Some(Command::WorkspaceServer {
             workspace,
             observability,

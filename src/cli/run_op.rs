@@ -85,7 +85,8 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
         }
     };
     crate::mcp::engine::cleanup::install_panic_hook();
-    let policy = match Policy::load(&Policy::default_path(&cx.config_home)) {
+    let policy_path = Policy::default_path(&cx.config_home);
+    let policy = match Policy::load(&policy_path) {
         Ok(policy) => policy,
         Err(e) => {
             print_error(&e.to_string());
@@ -108,7 +109,7 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
             roots,
             log_level,
             approver: (policy.mode == Mode::Enforce)
-                .then(super::approve_tty::TtyApprover::open)
+                .then(|| super::approve_tty::TtyApprover::open(policy_path))
                 .flatten()
                 .map(|a| {
                     std::sync::Arc::new(a) as std::sync::Arc<dyn crate::mcp::policy::Approver>

@@ -1,21 +1,20 @@
 //! `mcpdeck serve [--policy audit|enforce]` and `mcpdeck approvals`.
 
 use std::collections::HashSet;
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
 use super::Context;
-use super::approval_text;
 use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::control::{
     ControlClient, ControlHub, ServerSnapshot, SessionSnapshot, ToConsole, list_sockets, socket_dir,
 };
 use crate::mcp::engine::{Engine, EngineOptions};
-use crate::mcp::policy::{ApprovalRequest, Decision, Mode, Policy, add_allow_rule, exact_rule};
+use crate::mcp::policy::{ApprovalRequest, Decision, Mode, Policy};
 use crate::mcp::sanitize::sanitize;
 use crate::serve::ServeApprover;
 
@@ -202,55 +201,12 @@ fn describe(s: &SessionSnapshot) -> String {
     )
 }
 
-fn read_answer() -> Option<String> {
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer).ok()?;
-    Some(answer.trim().to_owned())
-}
-
-/// Asks on this terminal. "Always" adds an allow rule for exactly this server and operation to
-/// the user's policy file, after a second confirmation, and allows the rest of this session.
+/// Asks on this process's terminal (stdin, stderr).
 fn ask(pid: u32, request: &ApprovalRequest, policy_path: &Path) -> Decision {
+    let mut input = std::io::stdin().lock();
     let mut err = std::io::stderr().lock();
-    let _ = write!(
-        err,
-        "{}\n  [y] once  [s] this session  [a] always (adds an allow rule)  [anything else] deny: ",
-        approval_text::describe(request, Some(&format!("serve {pid}")))
-    );
-    let _ = err.flush();
-    match read_answer().as_deref() {
-        Some("y" | "Y" | "yes") => Decision::AllowOnce,
-        Some("s" | "S" | "session") => Decision::AllowSession,
-        Some("a" | "A" | "always") => {
-            let rule = exact_rule(&request.server, &request.operation);
-            let _ = write!(
-                err,
-                "  add `{}` to the allow rules of {}? [y/N] ",
-                sanitize(&rule),
-                policy_path.display()
-            );
-            let _ = err.flush();
-            if !matches!(read_answer().as_deref(), Some("y" | "Y" | "yes")) {
-                let _ = writeln!(err, "  not added; denied");
-                return Decision::Deny;
-            }
-            let Some(backups) = crate::mcp::backup::backup_dir() else {
-                let _ = writeln!(err, "  no place for a backup (set HOME); denied");
-                return Decision::Deny;
-            };
-            match add_allow_rule(policy_path, &rule, &backups) {
-                Ok(_) => {
-                    let _ = writeln!(err, "  added; later sessions allow it without asking");
-                    Decision::AllowSession
-                }
-                Err(e) => {
-                    let _ = writeln!(err, "  {}; denied", sanitize(&e.to_string()));
-                    Decision::Deny
-                }
-            }
-        }
-        _ => Decision::Deny,
-    }
+    let who = format!("serve {pid}");
+    super::approve_tty::ask(&mut input, &mut err, Some(&who), request, policy_path)
 }
 
 /// One question for the terminal: the session's pid, the request, where the answer goes.

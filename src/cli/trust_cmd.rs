@@ -5,14 +5,16 @@
 //! risky patterns marked. Without a TTY, trust needs `--yes`; nothing else grants it.
 
 use std::fmt::Write as _;
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::Path;
 
 use super::Context;
+use super::ask::confirm;
 use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::config::schema::displayable;
 use crate::mcp::config::{ServerEntry, Transport};
+use crate::mcp::hosts::{HostEntry, HostId, project_entries};
 use crate::mcp::trust::risk::risks;
 use crate::mcp::trust::{TrustState, definitions, fingerprint};
 
@@ -22,7 +24,7 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
     let state = cx.trust.state(&cx.config);
     if state == TrustState::NoProjectConfig {
         let message = format!(
-            "{} has no .mcp.json or .mcpdeck/mcp.json: nothing to trust",
+            "{} has no .mcp.json or .mcpdeck/mcp.json and no other host's project file defines a server: nothing to trust",
             root.display()
         );
         return report(json, false, "nothing_to_trust", &message, Exit::Usage);
@@ -105,17 +107,6 @@ fn report(json: bool, ok: bool, outcome: &str, message: &str, exit: Exit) -> Exi
     exit
 }
 
-fn confirm(prompt: &str) -> bool {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{prompt}");
-    let _ = err.flush();
-    let mut answer = String::new();
-    if std::io::stdin().lock().read_line(&mut answer).is_err() {
-        return false;
-    }
-    matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes")
-}
-
 /// Every project definition in full, with risks marked `!`.
 pub fn describe(cx: &Context) -> String {
     let root = &cx.config.project_root;
@@ -124,13 +115,44 @@ pub fn describe(cx: &Context) -> String {
     let _ = writeln!(out, "trust        {}", cx.trust.state(&cx.config).label());
     let _ = writeln!(out, "fingerprint  {}\n", fingerprint(&cx.config));
     let entries: Vec<&ServerEntry> = cx.config.project_entries().collect();
-    if entries.is_empty() {
+    let theirs = project_entries(root);
+    if entries.is_empty() && theirs.is_empty() {
         out.push_str("the project files define no servers\n");
     }
     for entry in entries {
         describe_entry(&mut out, entry, root);
     }
+    for (host, entry) in &theirs {
+        describe_host_entry(&mut out, *host, entry);
+    }
     out
+}
+
+/// Another host's project definition, as written (literal credentials masked): trusting the
+/// project lets `mcpdeck hosts connect` run it.
+fn describe_host_entry(out: &mut String, host: HostId, entry: &HostEntry) {
+    let line = entry
+        .origin
+        .line
+        .map(|l| format!(":{l}"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "server {}  ({}, {}{line}; run only by `mcpdeck hosts connect {} {}`)",
+        entry.name,
+        host.name(),
+        entry.origin.file.display(),
+        host.id(),
+        entry.name
+    );
+    if entry.def.is_none() {
+        let _ = writeln!(out, "  INVALID under {}'s rules; as written:", host.name());
+    }
+    let pretty = serde_json::to_string_pretty(&entry.raw).unwrap_or_default();
+    for l in pretty.lines() {
+        let _ = writeln!(out, "    {l}");
+    }
+    out.push('\n');
 }
 
 fn describe_entry(out: &mut String, entry: &ServerEntry, root: &Path) {

@@ -381,6 +381,32 @@ pub fn read_all(env: &HostEnv) -> Vec<HostReport> {
     HostId::ALL.into_iter().map(|h| read(h, env)).collect()
 }
 
+/// Every server that other hosts define in files inside `project` — `.cursor/mcp.json`,
+/// `.vscode/mcp.json`, `.codex/config.toml`, `.gemini/settings.json` — valid or not, in host
+/// then file order. This is project configuration too: project trust covers it. Claude Code's
+/// `.mcp.json` is not listed because it is mcpdeck's own project file as well. Only the project
+/// is read (no home directory is consulted).
+pub fn project_entries(project: &Path) -> Vec<(HostId, HostEntry)> {
+    let env = HostEnv {
+        home: None,
+        config_home: None,
+        project: project.to_path_buf(),
+        overrides: BTreeMap::new(),
+    };
+    let mut out = Vec::new();
+    for host in HostId::ALL {
+        if host == HostId::ClaudeCode {
+            continue;
+        }
+        for file in read(host, &env).files {
+            if file.scope == Scope::Project && file.path.starts_with(project) {
+                out.extend(file.entries.into_iter().map(|e| (host, e)));
+            }
+        }
+    }
+    out
+}
+
 /// Layers files (lowest first): a higher definition of a name hides the whole lower one.
 fn effective(files: &[HostFile]) -> Vec<HostEffective> {
     let mut servers: Vec<HostEffective> = Vec::new();

@@ -2,16 +2,20 @@
 //!
 //! Project configuration is code execution, so project servers stay inert until the operator
 //! trusts the project, and again after any substantive change. The store is keyed by the
-//! canonical project root only. This module never grants trust by itself: [`TrustStore::grant`]
-//! is called only from an explicit operator action. A corrupt store is reported, treated as
-//! "nothing trusted", and never overwritten.
+//! canonical project root only. Project definitions are mcpdeck's project files and the servers
+//! other hosts define inside the project (`.cursor/mcp.json`, `.vscode/mcp.json`,
+//! `.codex/config.toml`, `.gemini/settings.json`), which `mcpdeck hosts connect` can run. This
+//! module never grants trust by itself: [`TrustStore::grant`] is called only from an explicit
+//! operator action. A corrupt store is reported, treated as "nothing trusted", and never
+//! overwritten.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest as _, Sha256};
 
-use crate::mcp::config::{ConfigSet, ServerEntry};
+use crate::mcp::config::ConfigSet;
+use crate::mcp::hosts::{self, HostEntry, HostId};
 
 /// The project's trust state as shown everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -136,12 +140,15 @@ impl TrustStore {
 
     /// The trust state of `config`'s project.
     pub fn state(&self, config: &ConfigSet) -> TrustState {
-        if !config.has_project_config() {
+        let hosts = hosts::project_entries(&config.project_root);
+        if !config.has_project_config() && hosts.is_empty() {
             return TrustState::NoProjectConfig;
         }
         match self.entry(&config.project_root) {
             None => TrustState::Untrusted,
-            Some(e) if e.fingerprint == fingerprint(config) => TrustState::Trusted,
+            Some(e) if e.fingerprint == fingerprint_of(&definitions_with(config, &hosts)) => {
+                TrustState::Trusted
+            }
             Some(_) => TrustState::Changed,
         }
     }
@@ -149,11 +156,12 @@ impl TrustStore {
     /// Records trust in `config`'s current project definitions and saves atomically.
     pub fn grant(&mut self, config: &ConfigSet) -> Result<(), TrustError> {
         self.usable()?;
+        let definitions = definitions(config);
         let entry = TrustEntry {
             root: config.project_root.clone(),
-            fingerprint: fingerprint(config),
+            fingerprint: fingerprint_of(&definitions),
             trusted_at: crate::mcp::clock::now_rfc3339(),
-            definitions: definitions(config),
+            definitions,
         };
         self.entries.retain(|e| e.root != config.project_root);
         self.entries.push(entry);
@@ -215,17 +223,35 @@ fn set_private(_file: &std::fs::File) -> std::io::Result<()> {
 }
 
 /// The project definitions as trusted: every project entry with its file (relative to the
-/// project root), name and definition as written, sorted by their canonical JSON so that
-/// reordering servers in a file is as cosmetic as reordering their keys.
+/// project root), name and definition as written — and every server another host defines in
+/// the project, with its host — sorted by their canonical JSON so that reordering servers in a
+/// file is as cosmetic as reordering their keys. Reads the other hosts' project files.
 pub fn definitions(config: &ConfigSet) -> serde_json::Value {
-    let mut items: Vec<(String, serde_json::Value)> = config
-        .project_entries()
-        .map(|e| {
-            let item = serde_json::json!({
-                "file": relative_file(&config.project_root, e),
-                "name": e.name,
-                "definition": e.raw,
-            });
+    definitions_with(config, &hosts::project_entries(&config.project_root))
+}
+
+fn definitions_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> serde_json::Value {
+    let root = &config.project_root;
+    let own = config.project_entries().map(|e| {
+        serde_json::json!({
+            "file": relative(root, &e.source.file),
+            "name": e.name,
+            "definition": e.raw,
+        })
+    });
+    // Another host's definition keeps its masked form: a literal credential is never stored
+    // in the trust store, and the host's own file is what changes when it changes.
+    let theirs = hosts.iter().map(|(host, e)| {
+        serde_json::json!({
+            "host": host.id(),
+            "file": relative(root, &e.origin.file),
+            "name": e.name,
+            "definition": e.raw,
+        })
+    });
+    let mut items: Vec<(String, serde_json::Value)> = own
+        .chain(theirs)
+        .map(|item| {
             let mut key = String::new();
             write_canonical(&item, &mut key);
             (key, item)
@@ -235,20 +261,21 @@ pub fn definitions(config: &ConfigSet) -> serde_json::Value {
     serde_json::Value::Array(items.into_iter().map(|(_, item)| item).collect())
 }
 
-fn relative_file(root: &Path, entry: &ServerEntry) -> String {
-    entry
-        .source
-        .file
-        .strip_prefix(root)
-        .unwrap_or(&entry.source.file)
+fn relative(root: &Path, file: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
         .display()
         .to_string()
 }
 
 /// `sha256:<hex>` over the canonical JSON (sorted keys, no whitespace) of [`definitions`].
 pub fn fingerprint(config: &ConfigSet) -> String {
+    fingerprint_of(&definitions(config))
+}
+
+fn fingerprint_of(definitions: &serde_json::Value) -> String {
     let mut canonical = String::new();
-    write_canonical(&definitions(config), &mut canonical);
+    write_canonical(definitions, &mut canonical);
     format!(
         "sha256:{}",
         hex::encode(Sha256::digest(canonical.as_bytes()))
