@@ -7,6 +7,7 @@ mod approve_tty;
 mod args;
 mod ask;
 mod auth_cmd;
+mod client_cmd;
 mod client_tty;
 mod config_cmd;
 mod docs_cmd;
@@ -157,17 +158,84 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read a resource by its reference, its name or its URI.
+    /// Read a resource by its reference, its name or its URI, or a resource template with
+    /// values (`--template NAME key=value ...`).
     Read {
         /// The configured server.
         server: String,
         /// An `mcp-resource-…` reference, a resource name, or a URI (`scheme://…`).
-        reference: String,
+        #[arg(required_unless_present = "template")]
+        reference: Option<String>,
+        /// Read this resource template (its name or URI template) expanded with the
+        /// `key=value` / `key:=JSON` values that follow.
+        #[arg(long, value_name = "TEMPLATE")]
+        template: Option<String>,
+        /// The template's values.
+        #[arg(requires = "template")]
+        values: Vec<String>,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
         keep: KeepArgs,
+    },
+    /// List a server's resource templates with their URI templates and variables.
+    Templates {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask a server to complete a prompt argument or a template variable
+    /// (`completion/complete`); later `KEY=VALUE` pairs are the arguments already filled.
+    Complete {
+        /// The configured server.
+        server: String,
+        /// `ARG=PARTIAL`: the argument to complete and what is typed so far.
+        argument: String,
+        /// Arguments already filled (`KEY=VALUE`), sent as context.
+        context: Vec<String>,
+        /// Complete an argument of this prompt.
+        #[arg(long, value_name = "NAME", conflicts_with = "template")]
+        prompt: Option<String>,
+        /// Complete a variable of this resource template (its name or URI template).
+        #[arg(long, value_name = "TEMPLATE")]
+        template: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Subscribe to a resource and print it each time the server says it changed, until
+    /// `--count` updates or Ctrl-C; then unsubscribe.
+    Watch {
+        /// The configured server.
+        server: String,
+        /// The resource URI.
+        uri: String,
+        /// Stop after this many updates.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// One JSON object per update on stdout, then the final envelope.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A server's tasks (`tasks/list`), or one task: its state, cancel it, or its result.
+    Tasks {
+        /// The configured server.
+        server: String,
+        /// Show this task's state (`tasks/get`).
+        #[arg(long, value_name = "ID", group = "task_action")]
+        get: Option<String>,
+        /// Cancel this task (`tasks/cancel`).
+        #[arg(long, value_name = "ID", group = "task_action")]
+        cancel: Option<String>,
+        /// Wait for this task's result (`tasks/result`) and print it like a call's.
+        #[arg(long, value_name = "ID", group = "task_action")]
+        result: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Ping a server (connecting) and show the round-trip time.
     Ping {
@@ -494,9 +562,61 @@ pub fn run(cli: Cli) -> Exit {
         Some(Command::Read {
             server,
             reference,
+            template,
+            values,
             json,
             keep,
-        }) => ops_cmd::read(cx, server, reference, printing(json, keep)),
+        }) => match template {
+            // With --template, the first positional is a value too.
+            Some(template) => {
+                let values: Vec<String> = reference.into_iter().chain(values).collect();
+                client_cmd::read_template(cx, server, template, &values, printing(json, keep))
+            }
+            None => ops_cmd::read(
+                cx,
+                server,
+                reference.unwrap_or_default(),
+                printing(json, keep),
+            ),
+        },
+        Some(Command::Templates { server, json }) => client_cmd::templates(cx, server, json),
+        Some(Command::Complete {
+            server,
+            argument,
+            context,
+            prompt,
+            template,
+            json,
+        }) => client_cmd::complete(
+            cx,
+            client_cmd::CompleteArgs {
+                server,
+                prompt,
+                template,
+                argument,
+                context,
+                json,
+            },
+        ),
+        Some(Command::Watch {
+            server,
+            uri,
+            count,
+            json,
+        }) => client_cmd::watch(cx, server, uri, count, json),
+        Some(Command::Tasks {
+            server,
+            get,
+            cancel,
+            result,
+            json,
+        }) => {
+            let action = get
+                .map(|id| ("get", id))
+                .or(cancel.map(|id| ("cancel", id)))
+                .or(result.map(|id| ("result", id)));
+            client_cmd::tasks(cx, server, action, run_op::Printing::json(json))
+        }
         Some(Command::Ping { server, json }) => ops_cmd::ping(cx, server, json),
         Some(Command::Prompts { server, json }) => ops_cmd::prompts(cx, server, json),
         Some(Command::Prompt {
@@ -550,7 +670,7 @@ fn printing(json: bool, keep: KeepArgs) -> run_op::Printing {
         json,
         full: keep.full,
         output: keep.output,
-        resource: None,
+        ..run_op::Printing::default()
     }
 }
 

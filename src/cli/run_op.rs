@@ -36,6 +36,8 @@ pub struct Printing {
     pub output: Option<std::path::PathBuf>,
     /// The resource read by name, for naming its file.
     pub resource: Option<String>,
+    /// Ctrl-C is how the command normally ends (`watch`): the outcome is printed as usual.
+    pub until_interrupted: bool,
 }
 
 impl Printing {
@@ -74,6 +76,17 @@ pub fn run_plan(cx: Context, plan: Plan, json: bool) -> Exit {
 /// Runs a plan on a fresh engine, keeps what `printing` asks for before the spills are
 /// removed, and prints the outcome.
 pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
+    run_plan_observed(cx, plan, printing, None)
+}
+
+/// [`run_plan_with`], with the engine's connection events sent to `events` (what `watch`
+/// listens to).
+pub fn run_plan_observed(
+    cx: Context,
+    plan: Plan,
+    printing: Printing,
+    events: Option<tokio::sync::mpsc::Sender<crate::mcp::connection::ServerEvent>>,
+) -> Exit {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -116,6 +129,7 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
                 }),
             policy,
             keep_data: true,
+            events,
             ..EngineOptions::default()
         };
         let engine = match Engine::new(cx.config, cx.trust, options) {
@@ -161,7 +175,7 @@ pub fn run_plan_with(cx: Context, plan: Plan, printing: Printing) -> Exit {
         // Files are kept and the whole text read before shutdown removes the spills.
         let extras = gather(&outcome, &printing);
         engine.shutdown().await;
-        if interrupted.is_cancelled() {
+        if interrupted.is_cancelled() && !printing.until_interrupted {
             print_error(
                 "interrupted: the request was cancelled, connections closed and spills removed",
             );

@@ -44,6 +44,16 @@ pub enum OpResult {
     Ping(PingResult),
     /// `status --live` (the CLI's): what each server answered.
     Live(LiveStatus),
+    /// `resources.templates` (the operator's).
+    Templates(TemplateList),
+    /// `completion.complete` (the operator's).
+    Completion(Completion),
+    /// `resources.subscribe` / `resources.unsubscribe`, and a finished watch.
+    Subscription(Subscription),
+    /// `tasks.list`.
+    Tasks(TaskList),
+    /// `tasks.get` / `tasks.cancel`.
+    Task(TaskInfo),
 }
 
 /// `ping`: the round trip.
@@ -185,6 +195,13 @@ fn is_declared(declared: &bool) -> bool {
 pub struct TemplateSummary {
     /// The name.
     pub name: String,
+    /// The RFC 6570 URI template (sanitised). Filled only by the operator's
+    /// `resources.templates`: the agents' listing shows no raw URI.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uri_template: String,
+    /// The template's variables, in order of first appearance (operator's listing only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variables: Vec<String>,
     /// The title.
     pub title: Option<String>,
     /// The first line of the description.
@@ -233,6 +250,65 @@ pub struct Reconnected {
     pub generation: u64,
     /// The server's own name, sanitised.
     pub server_name: Option<String>,
+}
+
+/// `resources.templates`: every resource template with its URI template and variables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TemplateList {
+    /// The templates, in the server's order.
+    pub templates: Vec<TemplateSummary>,
+}
+
+/// `completion.complete`: the server's suggestions for one argument (sanitised, at most 100).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// The argument (or template variable) completed.
+    pub argument: String,
+    /// The suggestions, in the server's order.
+    pub values: Vec<String>,
+    /// How many suggestions there are in all, when the server says.
+    pub total: Option<u32>,
+    /// Whether there are more than these.
+    pub has_more: bool,
+}
+
+/// `resources.subscribe` / `resources.unsubscribe`; for a watch, the updates it saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscription {
+    /// The resource URI (sanitised).
+    pub uri: String,
+    /// Subscribed after this operation.
+    pub subscribed: bool,
+    /// `notifications/resources/updated` received for it (a watch's count; 0 otherwise).
+    #[serde(default)]
+    pub updates: u64,
+}
+
+/// `tasks.list`: the server's tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskList {
+    /// The tasks, in the server's order.
+    pub tasks: Vec<TaskInfo>,
+}
+
+/// One task as the server describes it (text sanitised).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskInfo {
+    /// The task id (sanitised; ids with control characters cannot be sent back).
+    pub task_id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// The server's status message.
+    pub status_message: Option<String>,
+    /// When it was created, as the server wrote it.
+    pub created_at: Option<String>,
+    /// Time to live in milliseconds (`None`: unlimited or not said).
+    pub ttl_ms: Option<u64>,
+    /// The suggested poll interval in milliseconds.
+    pub poll_interval_ms: Option<u64>,
 }
 
 impl OpResult {

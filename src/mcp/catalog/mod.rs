@@ -9,6 +9,7 @@ pub mod pin;
 pub mod search;
 pub mod summary;
 pub mod tools;
+pub mod uri_template;
 
 pub use describe::{ToolDescription, describe_tool, sanitize_json};
 pub use paging::{CatalogKind, LimitError, PageError, PageLimits, collect_pages};

@@ -265,6 +265,91 @@ pub async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestErro
     Ok(out)
 }
 
+/// `tasks/get` for one task, sent by the operator.
+pub async fn get_task(
+    conn: &Connection,
+    id: &str,
+    cancel: &CancellationToken,
+) -> Result<TaskState, RequestError> {
+    let timeout = conn.request_timeout();
+    let got = conn
+        .request_cancellable(
+            custom("tasks/get", json!({"taskId": id})),
+            timeout,
+            max_total_for(timeout),
+            cancel,
+        )
+        .await?;
+    TaskState::from_value(&as_value(&got))
+        .ok_or_else(|| protocol("tasks/get answered without a task"))
+}
+
+/// `tasks/cancel` for one task, sent by the operator: the task as the server then describes it.
+pub async fn cancel_task_by_id(
+    conn: &Connection,
+    id: &str,
+    cancel: &CancellationToken,
+) -> Result<TaskState, RequestError> {
+    let timeout = conn.request_timeout();
+    let got = conn
+        .request_cancellable(
+            custom("tasks/cancel", json!({"taskId": id})),
+            timeout,
+            max_total_for(timeout),
+            cancel,
+        )
+        .await?;
+    // Servers answer with the task; one that answers `{}` still cancelled it.
+    Ok(
+        TaskState::from_value(&as_value(&got)).unwrap_or_else(|| TaskState {
+            id: id.to_owned(),
+            status: "cancelled".to_owned(),
+            message: None,
+            poll: None,
+            ttl_ms: None,
+            created_at: None,
+        }),
+    )
+}
+
+/// `tasks/result` for one task: blocks until the task is done (the server's rule), then its
+/// tool result.
+pub async fn task_result(
+    conn: &Connection,
+    id: &str,
+    cancel: &CancellationToken,
+) -> Result<CallToolResult, RequestError> {
+    let timeout = conn.request_timeout();
+    match conn
+        .request_cancellable(
+            custom("tasks/result", json!({"taskId": id})),
+            timeout,
+            MAX_TOTAL_CAP,
+            cancel,
+        )
+        .await?
+    {
+        ServerResult::CallToolResult(result) => Ok(result),
+        other => serde_json::from_value(as_value(&other))
+            .map_err(|_| protocol("tasks/result did not answer with a tool result")),
+    }
+}
+
+impl From<&TaskState> for crate::mcp::api::TaskInfo {
+    fn from(state: &TaskState) -> Self {
+        Self {
+            task_id: sanitize_capped(&state.id, 128),
+            status: state.status.clone(),
+            status_message: state.message.clone(),
+            created_at: state.created_at.clone(),
+            ttl_ms: state.ttl_ms,
+            poll_interval_ms: state
+                .poll
+                .map(|p| u64::try_from(p.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

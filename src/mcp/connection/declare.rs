@@ -3,8 +3,8 @@
 //! The 2025-11-25 `tasks` client capability (answering task-augmented sampling and elicitation)
 //! has no field in rmcp's `ClientCapabilities`. This transport wrapper re-sends the outgoing
 //! `initialize` request, unchanged apart from `capabilities.tasks`, as a custom request with the
-//! same id; rmcp matches the answer by id and never notices. Used on stdio only: rmcp's HTTP
-//! worker needs the typed request to manage the session.
+//! same id; rmcp matches the answer by id and never notices. Over HTTP the same rewrite happens
+//! in `http_guard`, below rmcp's worker, which needs the typed request to manage the session.
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, CustomRequest, JsonRpcMessage};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};

@@ -166,9 +166,11 @@ pub async fn transport(
     faults: Arc<Faults>,
     refused: RefusedRedirect,
     oauth: Option<(&AuthTarget, &CredentialStore)>,
+    extra: Option<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
-    let guarded = GuardedClient::new(http_client(connect_timeout, refused)?, faults);
+    let guarded =
+        GuardedClient::new(http_client(connect_timeout, refused)?, faults).declaring(extra);
     let client = auth_client(url, guarded, oauth)
         .await
         .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;

@@ -38,12 +38,27 @@ type SseStream = BoxStream<'static, Result<Sse, SseError>>;
 pub struct GuardedClient {
     inner: reqwest::Client,
     faults: Arc<Faults>,
+    /// Client capabilities rmcp's typed `initialize` cannot carry (see `declare`).
+    extra: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl GuardedClient {
     /// Wraps `inner`; failures are recorded in `faults`.
     pub fn new(inner: reqwest::Client, faults: Arc<Faults>) -> Self {
-        Self { inner, faults }
+        Self {
+            inner,
+            faults,
+            extra: None,
+        }
+    }
+
+    /// Adds `extra` capabilities to the `initialize` request on the wire. Done here, under
+    /// rmcp's HTTP worker, because the worker needs the typed request to manage the session;
+    /// the body it posts is the only thing that changes.
+    #[must_use]
+    pub fn declaring(mut self, extra: Option<serde_json::Map<String, serde_json::Value>>) -> Self {
+        self.extra = extra.map(Arc::new);
+        self
     }
 }
 
@@ -245,6 +260,10 @@ impl StreamableHttpClient for GuardedClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
         let posted = Posted::of(&message);
+        let message = match &self.extra {
+            Some(extra) => super::declare::with_capabilities(message, extra),
+            None => message,
+        };
         let answer = self
             .inner
             .post_message_with_response_limits(

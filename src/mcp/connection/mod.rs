@@ -188,12 +188,7 @@ async fn connect_stdio(
     let faults = Arc::new(faults::Faults::default());
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let extra = client.as_ref().map(|_| {
-        let mut extra = serde_json::Map::new();
-        extra.insert("tasks".to_owned(), crate::mcp::client::tasks_capability());
-        extra
-    });
-    let transport = declare::Declared::new(transport, extra);
+    let transport = declare::Declared::new(transport, extra_capabilities(client.as_ref()));
     let log_level = client.as_ref().and_then(|c| c.log_level.clone());
     let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
     let routes = handler.routes();
@@ -239,6 +234,18 @@ async fn connect_stdio(
     .await
 }
 
+/// The capabilities added to `initialize` beyond rmcp's typed ones: `tasks` when a face answers
+/// the server's requests (serve mode declares nothing).
+fn extra_capabilities(
+    client: Option<&crate::mcp::client::ClientSide>,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    client.map(|_| {
+        let mut extra = serde_json::Map::new();
+        extra.insert("tasks".to_owned(), crate::mcp::client::tasks_capability());
+        extra
+    })
+}
+
 async fn connect_http(
     def: &ServerDef,
     http_def: &HttpDef,
@@ -267,6 +274,7 @@ async fn connect_http(
         faults.clone(),
         refused.clone(),
         oauth.as_ref().zip(store.as_ref()),
+        extra_capabilities(client.as_ref()),
     )
     .await?;
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);

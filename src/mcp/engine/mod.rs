@@ -9,6 +9,7 @@
 
 mod approve;
 pub mod cleanup;
+mod operator;
 mod ops;
 pub mod outcome;
 mod probe;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use operator::{CompletionTarget, OperatorOp};
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};
 pub use probe::Probe;
@@ -325,16 +327,52 @@ impl Engine {
             .await
     }
 
+    /// Runs one of the operator's own operations (completion, template reads, subscriptions,
+    /// tasks), which agents never get. Policy applies as to the agents' operation it resembles:
+    /// completion and task queries as catalog reads, template reads and subscriptions as
+    /// `resources.read` of the URI (asking for approval with the URI in enforce mode).
+    pub async fn operate(
+        &self,
+        server: &str,
+        op: &OperatorOp,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        let server = server.to_owned();
+        let request = match op {
+            OperatorOp::Complete { .. } => ProxyRequest::PromptsList { server },
+            OperatorOp::Templates => ProxyRequest::ResourcesList { server },
+            OperatorOp::ReadTemplate { template, .. } => ProxyRequest::ResourcesRead {
+                server,
+                reference: template.clone(),
+            },
+            OperatorOp::Subscribe { uri } | OperatorOp::Unsubscribe { uri } => {
+                ProxyRequest::ResourcesRead {
+                    server,
+                    reference: uri.clone(),
+                }
+            }
+            OperatorOp::TasksList
+            | OperatorOp::TaskGet { .. }
+            | OperatorOp::TaskCancel { .. }
+            | OperatorOp::TaskResult { .. } => ProxyRequest::ToolsList { server },
+        };
+        self.execute_inner(&request, cancel, None, RunMode::Operator(op), None)
+            .await
+    }
+
     async fn execute_inner(
         &self,
         request: &ProxyRequest,
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
-        mode: RunMode,
+        mode: RunMode<'_>,
         progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Outcome {
         let normalized = request.operation();
-        let operation = normalized.to_string();
+        let operation = match mode {
+            RunMode::Operator(op) => op.name().to_owned(),
+            _ => normalized.to_string(),
+        };
         let server = request.server().map(str::to_owned);
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
@@ -511,7 +549,7 @@ impl Engine {
         cancel: &CancellationToken,
         build: Option<&ArgsBuilder>,
         gate: &mut Gate,
-        mode: RunMode,
+        mode: RunMode<'_>,
         progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Result<Success, Failure> {
         if let ProxyRequest::Status = request {
@@ -579,6 +617,9 @@ impl Engine {
         };
         if mode == RunMode::Ping {
             return ops::ping(&ctx).await;
+        }
+        if let RunMode::Operator(op) = mode {
+            return self.run_operator(&ctx, gate, &operation, op, &cancel).await;
         }
         match request {
             ProxyRequest::ToolsList { .. } => ops::list_tools(&ctx).await,
@@ -650,6 +691,57 @@ impl Engine {
         }
     }
 
+    async fn run_operator(
+        &self,
+        ctx: &OpContext<'_>,
+        gate: &mut Gate,
+        operation: &NormalizedOperation,
+        op: &OperatorOp,
+        cancel: &CancellationToken,
+    ) -> Result<Success, Failure> {
+        let approve_uri = |uri: &str| {
+            approve::shown_arguments(&serde_json::json!({"resource": uri}), &ctx.live.redactor)
+        };
+        match op {
+            OperatorOp::Complete {
+                target,
+                argument,
+                value,
+                context,
+            } => operator::complete(ctx, target, argument, value, context).await,
+            OperatorOp::Templates => ops::list_templates(ctx).await,
+            OperatorOp::ReadTemplate { template, values } => {
+                let uri = operator::expand_template(ctx, template, values).await?;
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    operation,
+                    Some(approve_uri(&uri)),
+                    None,
+                    cancel,
+                )
+                .await?;
+                ops::read_uri(ctx, &uri, &uri).await
+            }
+            OperatorOp::Subscribe { uri } | OperatorOp::Unsubscribe { uri } => {
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    operation,
+                    Some(approve_uri(uri)),
+                    None,
+                    cancel,
+                )
+                .await?;
+                operator::subscription(ctx, uri, matches!(op, OperatorOp::Subscribe { .. })).await
+            }
+            OperatorOp::TasksList => operator::list_tasks(ctx).await,
+            OperatorOp::TaskGet { id } => operator::task(ctx, id, false).await,
+            OperatorOp::TaskCancel { id } => operator::task(ctx, id, true).await,
+            OperatorOp::TaskResult { id } => operator::task_result(ctx, id).await,
+        }
+    }
+
     /// Cancels everything in flight, closes every connection (killing stdio process groups)
     /// and removes every spill. Idempotent.
     /// Closes every connection (children killed) but keeps the spills: for an engine that a
@@ -675,8 +767,8 @@ impl Engine {
 }
 
 /// How a request runs beyond what the proxy request says (operator-only variants).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RunMode {
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum RunMode<'a> {
     /// As the proxy request says.
     Plain,
     /// A tool call as a task.
@@ -685,6 +777,8 @@ enum RunMode {
     Uri,
     /// A ping (the request only names the server).
     Ping,
+    /// One of the operator's own operations (the request is the one policy judges).
+    Operator(&'a OperatorOp),
 }
 
 /// `120 s`, or `0.25 s` for a bound under a second.

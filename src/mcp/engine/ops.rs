@@ -17,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 use super::outcome::{Failure, Success};
 use super::slot::{Live, ResourceListing, Slot};
 use crate::mcp::api::{
-    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateSummary,
-    ToolCall, ToolList, ToolMatch, ToolSearch,
+    OpResult, PromptGet, PromptList, ResourceList, ResourceRead, SpillRef, TemplateList,
+    TemplateSummary, ToolCall, ToolList, ToolMatch, ToolSearch,
 };
 use crate::mcp::catalog::{
     CatalogKind, PageError, PageLimits, ToolCatalog, check_prompt_arguments, collect_pages,
@@ -55,7 +55,7 @@ impl OpContext<'_> {
         (self.slot.name.clone(), origin.to_owned())
     }
 
-    async fn request(
+    pub(super) async fn request(
         &self,
         conn: &Connection,
         request: ClientRequest,
@@ -66,7 +66,7 @@ impl OpContext<'_> {
             .map_err(|e| self.request_failure(&e))
     }
 
-    fn request_failure(&self, e: &RequestError) -> Failure {
+    pub(super) fn request_failure(&self, e: &RequestError) -> Failure {
         let failure = Failure::from_connect(e);
         if matches!(failure.class.as_str(), "exited" | "limit") {
             self.slot.on_exited();
@@ -163,7 +163,7 @@ fn undeclared(ctx: &OpContext<'_>, what: &str, result: OpResult) -> Success {
     }
 }
 
-async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
+pub(super) async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
     let mut cache = ctx.live.resources.lock().await;
     if let Some(listing) = cache.as_ref() {
         return Ok(listing.clone());
@@ -430,6 +430,16 @@ pub async fn call_tool(
         }
     };
     drop(conn);
+    shape_call(ctx, tool, &result, schema.as_ref())
+}
+
+/// Shapes a tool result (a call's, or a task's) into a success, or a `tool_error` failure.
+pub(super) fn shape_call(
+    ctx: &OpContext<'_>,
+    tool: &str,
+    result: &rmcp::model::CallToolResult,
+    schema: Option<&serde_json::Map<String, Value>>,
+) -> Result<Success, Failure> {
     let origin = format!("tools.call {tool}");
     let (server, origin) = ctx.shape(&origin);
     let shape_ctx = ShapeContext {
@@ -439,7 +449,7 @@ pub async fn call_tool(
         redactor: &ctx.live.redactor,
         keep_data: ctx.keep_data,
     };
-    let shaped = shape_tool_result(&shape_ctx, &result, schema.as_ref())
+    let shaped = shape_tool_result(&shape_ctx, result, schema)
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
     let result = ToolCall {
         is_error: shaped.is_error,
@@ -541,6 +551,10 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
         .iter()
         .map(|t| TemplateSummary {
             name: sanitize_capped(&t.name, 128),
+            // The agents' listing shows no raw URI, templates included: the operator's
+            // `resources.templates` fills these.
+            uri_template: String::new(),
+            variables: Vec::new(),
             title: t.title.as_deref().map(|x| sanitize_capped(x, 200)),
             description: t
                 .description
@@ -564,6 +578,53 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
             templates,
             declared: true,
         }),
+        text,
+        spills,
+    })
+}
+
+/// `resources.templates` (the operator's): every template with its URI template and variables.
+pub async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    if !declared(ctx).await.0 {
+        let empty = OpResult::Templates(TemplateList {
+            templates: Vec::new(),
+        });
+        return Ok(undeclared(ctx, "resources", empty));
+    }
+    let listing = resource_listing(ctx).await?;
+    let templates: Vec<TemplateSummary> = listing
+        .templates
+        .iter()
+        .map(|t| TemplateSummary {
+            name: sanitize_capped(&t.name, 128),
+            uri_template: sanitize_capped(&t.uri_template, 512),
+            variables: crate::mcp::catalog::uri_template::variables(&t.uri_template)
+                .iter()
+                .map(|v| sanitize_capped(v, 128))
+                .collect(),
+            title: t.title.as_deref().map(|x| sanitize_capped(x, 200)),
+            description: t
+                .description
+                .as_deref()
+                .map(|d| crate::mcp::catalog::summary::first_line(d, 200)),
+            mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
+        })
+        .collect();
+    let mut text = format!(
+        "{} resource templates on {}:\n",
+        templates.len(),
+        ctx.slot.name
+    );
+    for t in &templates {
+        let _ = write!(text, "- {} {}", t.name, t.uri_template);
+        if let Some(description) = &t.description {
+            let _ = write!(text, ": {description}");
+        }
+        text.push('\n');
+    }
+    let (text, spills) = bounded(ctx, "resources.templates", &text)?;
+    Ok(Success {
+        result: OpResult::Templates(TemplateList { templates }),
         text,
         spills,
     })

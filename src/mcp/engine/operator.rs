@@ -1,0 +1,361 @@
+//! The operator's own operations on one live connection, which agents never get: argument
+//! completion, reading a resource template with values, resource subscriptions, and the
+//! server's tasks (list, get, cancel, result). Each returns a typed [`Success`] whose strings are
+//! sanitised; none of them is retried.
+
+// `resources/subscribe` is legacy-only in rmcp 3.11 (2026-07-28 has `subscriptions/listen`), and
+// legacy is what 2025-11-25 servers speak.
+#![allow(deprecated)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use rmcp::model::{
+    ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
+    Reference, ServerResult, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
+    UnsubscribeRequestParams,
+};
+
+use super::ops::OpContext;
+use super::outcome::{Failure, Success};
+use crate::mcp::api::{Completion, OpResult, Subscription, TaskInfo, TaskList};
+use crate::mcp::catalog::uri_template::{self, VarValue};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// What a completion is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletionTarget {
+    /// A prompt's argument (`ref/prompt`).
+    Prompt(String),
+    /// A resource template's variable (`ref/resource`), by its name or its URI template.
+    Template(String),
+}
+
+/// One operator operation (see [`crate::mcp::engine::Engine::operate`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum OperatorOp {
+    /// `completion/complete` for `argument` whose text so far is `value`; `context` holds the
+    /// arguments already filled.
+    Complete {
+        /// The prompt or template.
+        target: CompletionTarget,
+        /// The argument or variable completed.
+        argument: String,
+        /// What is typed so far.
+        value: String,
+        /// Earlier arguments.
+        context: BTreeMap<String, String>,
+    },
+    /// Lists the resource templates with their URI templates and variables.
+    Templates,
+    /// Reads the template named `template` (its name or its URI template) expanded with
+    /// `values`.
+    ReadTemplate {
+        /// The template's name or URI template.
+        template: String,
+        /// The variables' values.
+        values: BTreeMap<String, VarValue>,
+    },
+    /// `resources/subscribe`.
+    Subscribe {
+        /// The resource URI.
+        uri: String,
+    },
+    /// `resources/unsubscribe`.
+    Unsubscribe {
+        /// The resource URI.
+        uri: String,
+    },
+    /// `tasks/list`.
+    TasksList,
+    /// `tasks/get`.
+    TaskGet {
+        /// The task id.
+        id: String,
+    },
+    /// `tasks/cancel`.
+    TaskCancel {
+        /// The task id.
+        id: String,
+    },
+    /// `tasks/result` (waits until the task ends).
+    TaskResult {
+        /// The task id.
+        id: String,
+    },
+}
+
+impl OperatorOp {
+    /// The operation's name in outcomes and the trace.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Complete { .. } => "completion.complete",
+            Self::Templates => "resources.templates",
+            Self::ReadTemplate { .. } => "resources.read",
+            Self::Subscribe { .. } => "resources.subscribe",
+            Self::Unsubscribe { .. } => "resources.unsubscribe",
+            Self::TasksList => "tasks.list",
+            Self::TaskGet { .. } => "tasks.get",
+            Self::TaskCancel { .. } => "tasks.cancel",
+            Self::TaskResult { .. } => "tasks.result",
+        }
+    }
+}
+
+fn unexpected(what: &str) -> Failure {
+    Failure::new(
+        "protocol",
+        format!("the server answered {what} with an unexpected result type"),
+        4,
+    )
+}
+
+/// Refuses an operation on a capability the server did not declare, before anything is sent.
+fn not_offered(ctx: &OpContext<'_>, what: &str) -> Failure {
+    Failure::new(
+        "not_supported",
+        format!(
+            "{} does not offer {what} (it did not declare the capability; nothing was sent)",
+            sanitize_capped(&ctx.slot.name, 128)
+        ),
+        1,
+    )
+}
+
+/// `completion/complete`.
+pub async fn complete(
+    ctx: &OpContext<'_>,
+    target: &CompletionTarget,
+    argument: &str,
+    value: &str,
+    context: &BTreeMap<String, String>,
+) -> Result<Success, Failure> {
+    let offered = {
+        let conn = ctx.live.conn.read().await;
+        conn.identity().capabilities.completions.is_some()
+    };
+    if !offered {
+        return Err(not_offered(ctx, "completions"));
+    }
+    let reference = match target {
+        CompletionTarget::Prompt(name) => Reference::for_prompt(name.clone()),
+        // A listed template by name or URI template; an unlisted URI template as given.
+        CompletionTarget::Template(template) => match find_template(ctx, template).await {
+            Ok(uri_template) => Reference::for_resource(uri_template),
+            Err(_) if template.contains('{') => Reference::for_resource(template.clone()),
+            Err(e) => return Err(e),
+        },
+    };
+    let conn = ctx.live.conn.read().await;
+    let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+    if !context.is_empty() {
+        params = params.with_context(CompletionContext::with_arguments(
+            context
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ));
+    }
+    let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+    let ServerResult::CompleteResult(result) = ctx.request(&conn, request).await? else {
+        return Err(unexpected("completion/complete"));
+    };
+    drop(conn);
+    let info = result.completion;
+    // The protocol caps a response at 100 values; a server that sends more is cut there.
+    let values: Vec<String> = info
+        .values
+        .iter()
+        .take(rmcp::model::CompletionInfo::MAX_VALUES)
+        .map(|v| sanitize_capped(v, 200))
+        .collect();
+    let has_more = info.has_more.unwrap_or(false) || info.values.len() > values.len();
+    let argument = sanitize_capped(argument, 128);
+    let mut text = format!("{} suggestions for {argument}", values.len());
+    if let Some(total) = info.total {
+        let _ = write!(text, " (of {total})");
+    } else if has_more {
+        text.push_str(" (more exist)");
+    }
+    text.push_str(":\n");
+    for v in &values {
+        let _ = writeln!(text, "{v}");
+    }
+    Ok(Success {
+        result: OpResult::Completion(Completion {
+            argument,
+            values,
+            total: info.total,
+            has_more,
+        }),
+        text,
+        spills: Vec::new(),
+    })
+}
+
+/// The URI template named `template` (its name or its URI template) in the server's listing.
+pub async fn find_template(ctx: &OpContext<'_>, template: &str) -> Result<String, Failure> {
+    let listing = super::ops::resource_listing(ctx).await?;
+    let found = listing
+        .templates
+        .iter()
+        .find(|t| t.uri_template == template)
+        .or_else(|| listing.templates.iter().find(|t| t.name == template));
+    let Some(found) = found else {
+        let names: Vec<String> = listing
+            .templates
+            .iter()
+            .take(20)
+            .map(|t| sanitize_capped(&t.name, 128))
+            .collect();
+        return Err(Failure::invalid(format!(
+            "no resource template `{}` on {}; templates: {}",
+            sanitize_capped(template, 200),
+            ctx.slot.name,
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        )));
+    };
+    Ok(found.uri_template.clone())
+}
+
+/// Expands the template named `template` with `values`: the URI to read.
+pub async fn expand_template(
+    ctx: &OpContext<'_>,
+    template: &str,
+    values: &BTreeMap<String, VarValue>,
+) -> Result<String, Failure> {
+    let uri_template = find_template(ctx, template).await?;
+    uri_template::expand(&uri_template, values).map_err(Failure::invalid)
+}
+
+/// `resources/subscribe` or `resources/unsubscribe`.
+pub async fn subscription(
+    ctx: &OpContext<'_>,
+    uri: &str,
+    subscribe: bool,
+) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let declared = conn
+        .identity()
+        .capabilities
+        .resources
+        .as_ref()
+        .and_then(|r| r.subscribe)
+        .unwrap_or(false);
+    if !declared {
+        return Err(not_offered(ctx, "resource subscriptions"));
+    }
+    let request = if subscribe {
+        ClientRequest::SubscribeRequest(SubscribeRequest::new(SubscribeRequestParams::new(uri)))
+    } else {
+        ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(UnsubscribeRequestParams::new(
+            uri,
+        )))
+    };
+    match ctx.request(&conn, request).await? {
+        ServerResult::EmptyResult(_) => {}
+        // Some servers answer `{}` that rmcp reads as another empty shape.
+        other if serde_json::to_value(&other).is_ok_and(|v| v.as_object().is_some()) => {}
+        _ => return Err(unexpected("resources/subscribe")),
+    }
+    let shown = sanitize_capped(uri, 512);
+    Ok(Success {
+        text: format!(
+            "{} {shown} on {}\n",
+            if subscribe {
+                "subscribed to"
+            } else {
+                "unsubscribed from"
+            },
+            ctx.slot.name
+        ),
+        result: OpResult::Subscription(Subscription {
+            uri: shown,
+            subscribed: subscribe,
+            updates: 0,
+        }),
+        spills: Vec::new(),
+    })
+}
+
+fn task_line(task: &TaskInfo) -> String {
+    let mut line = format!("{} {}", task.task_id, task.status);
+    if let Some(message) = &task.status_message {
+        let _ = write!(line, ": {message}");
+    }
+    if let Some(created) = &task.created_at {
+        let _ = write!(line, " (created {created}");
+        match task.ttl_ms {
+            Some(ttl) => {
+                let _ = write!(line, ", kept {} s)", ttl / 1000);
+            }
+            None => line.push(')'),
+        }
+    }
+    line
+}
+
+fn task_failure(ctx: &OpContext<'_>, e: &crate::mcp::connection::RequestError) -> Failure {
+    // A server without tasks answers "method not found": say so plainly.
+    if matches!(e.class, crate::mcp::connection::ErrorClass::ServerError { code } if code == rmcp::model::ErrorCode::METHOD_NOT_FOUND.0)
+    {
+        return not_offered(ctx, "tasks");
+    }
+    ctx.request_failure(e)
+}
+
+/// `tasks/list`.
+pub async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let tasks = crate::mcp::client::tasks::list_tasks(&conn)
+        .await
+        .map_err(|e| task_failure(ctx, &e))?;
+    drop(conn);
+    let tasks: Vec<TaskInfo> = tasks.iter().map(TaskInfo::from).collect();
+    let mut text = format!("{} tasks on {}:\n", tasks.len(), ctx.slot.name);
+    for task in &tasks {
+        let _ = writeln!(text, "- {}", task_line(task));
+    }
+    Ok(Success {
+        result: OpResult::Tasks(TaskList { tasks }),
+        text,
+        spills: Vec::new(),
+    })
+}
+
+/// `tasks/get` or `tasks/cancel`.
+pub async fn task(ctx: &OpContext<'_>, id: &str, cancel_it: bool) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let state = if cancel_it {
+        crate::mcp::client::tasks::cancel_task_by_id(&conn, id, ctx.cancel).await
+    } else {
+        crate::mcp::client::tasks::get_task(&conn, id, ctx.cancel).await
+    }
+    .map_err(|e| task_failure(ctx, &e))?;
+    drop(conn);
+    let info = TaskInfo::from(&state);
+    Ok(Success {
+        text: format!("{}\n", task_line(&info)),
+        result: OpResult::Task(info),
+        spills: Vec::new(),
+    })
+}
+
+/// `tasks/result`: the task's tool result, shaped like a call's.
+pub async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let result = crate::mcp::client::tasks::task_result(&conn, id, ctx.cancel)
+        .await
+        .map_err(|e| task_failure(ctx, &e))?;
+    drop(conn);
+    super::ops::shape_call(
+        ctx,
+        &format!("task {}", sanitize_capped(id, 64)),
+        &result,
+        None,
+    )
+}
