@@ -4,7 +4,7 @@
 
 mod approval_text;
 mod approve_tty;
-mod args;
+pub mod args;
 mod ask;
 mod auth_cmd;
 mod client_cmd;
