@@ -35,7 +35,11 @@ struct Raw {
 
 impl Raw {
     fn start(root: &Path, extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        Self::start_binary(env!("CARGO_BIN_EXE_mcpdeck").as_ref(), root, extra)
+    }
+
+    fn start_binary(binary: &Path, root: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(binary)
             .args(["workspace-server", "--workspace", ALIAS])
             .arg(root)
             .args(extra)
@@ -334,8 +338,8 @@ fn peak_rss_kib(pid: u32) -> u64 {
 /// The measurement behind the README's workspace figures: 100,000 small files (override with
 /// `WORKSPACE_SCALE_FILES`), indexed with `--max-files` at least that many. Prints the first
 /// answer's time, the slowest later answer and the server's peak RSS; asserts only that every
-/// answer is whole. `cargo test --test workspace_bounds -- --ignored --nocapture` (add
-/// `--release` for release figures).
+/// answer is whole. `cargo test --test workspace_bounds -- --ignored --nocapture`; set
+/// `WORKSPACE_SCALE_BIN` to measure another build of `mcpdeck` (a release binary).
 #[test]
 #[ignore = "a measurement: writes 100,000 files and prints figures"]
 fn measure_a_hundred_thousand_small_files() {
@@ -380,7 +384,9 @@ fn measure_a_hundred_thousand_small_files() {
         .set_modified(old)
         .unwrap();
     let limit = files.max(1).to_string();
-    let mut raw = Raw::start(ws.path(), &["--max-files", &limit]);
+    let binary = std::env::var_os("WORKSPACE_SCALE_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_mcpdeck").into(), std::path::PathBuf::from);
+    let mut raw = Raw::start_binary(&binary, ws.path(), &["--max-files", &limit]);
     let pid = raw.child.id();
     let find = json!({"workspace": ALIAS, "question": "configuration for component 42"});
     let t = Instant::now();
