@@ -384,8 +384,10 @@ fn measure_a_hundred_thousand_small_files() {
         .set_modified(old)
         .unwrap();
     let limit = files.max(1).to_string();
-    let binary = std::env::var_os("WORKSPACE_SCALE_BIN")
-        .map_or_else(|| env!("CARGO_BIN_EXE_mcpdeck").into(), std::path::PathBuf::from);
+    let binary = std::env::var_os("WORKSPACE_SCALE_BIN").map_or_else(
+        || env!("CARGO_BIN_EXE_mcpdeck").into(),
+        std::path::PathBuf::from,
+    );
     let mut raw = Raw::start_binary(&binary, ws.path(), &["--max-files", &limit]);
     let pid = raw.child.id();
     let find = json!({"workspace": ALIAS, "question": "configuration for component 42"});
