@@ -357,11 +357,18 @@ fn parse_field(field: &Field) -> Result<Option<Value>, String> {
     }
     match &field.kind {
         FieldKind::Text => Ok(Some(Value::String(field.value.clone()))),
+        // A whole number typed stays whole: `10` is sent as 10, not 10.0.
         FieldKind::Number => text
-            .parse::<f64>()
+            .parse::<i64>()
+            .map(Value::from)
             .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(|n| Some(Value::Number(n)))
+            .or_else(|| {
+                text.parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+            })
+            .map(Some)
             .ok_or_else(|| "not a number".to_owned()),
         FieldKind::Integer => text
             .parse::<i64>()
@@ -446,6 +453,18 @@ mod tests {
             v,
             json!({"text": "hi", "count": 3, "maybe": null, "tags": ["x"]})
         );
+    }
+
+    #[test]
+    fn a_whole_number_typed_in_a_number_field_stays_whole() {
+        let mut f = form();
+        field(&mut f, "text").value = "hi".into();
+        field(&mut f, "count").value = "3".into();
+        field(&mut f, "ratio").value = "10".into();
+        let v = f.value().expect("valid");
+        assert_eq!(v["ratio"].to_string(), "10");
+        field(&mut f, "ratio").value = "0.5".into();
+        assert_eq!(f.value().expect("valid")["ratio"].to_string(), "0.5");
     }
 
     #[test]

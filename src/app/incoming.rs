@@ -40,6 +40,19 @@ fn settle<T>(outcome: &Outcome, pick: impl FnOnce(&OpResult) -> Option<T>) -> Lo
 impl App {
     pub(super) fn on_done(&mut self, id: ReqId, outcome: &Outcome) -> Vec<Effect> {
         let mut effects = vec![Effect::RefreshStatus];
+        // A connection that could not be made is part of the server's story: it goes to the
+        // Log tab too, not only to whatever asked.
+        if let (Err(f), Some(server)) = (&outcome.body, &outcome.server)
+            && CONNECTION_FAILURES.contains(&f.class.as_str())
+        {
+            let text = sanitize_capped(&format!("{}: {}", f.class, f.message), 1024);
+            let line = LogLine {
+                kind: "failed",
+                text,
+                body: None,
+            };
+            effects.extend(self.push_log(server, line));
+        }
         // Nobody waits for it (the id was never ours): drop it.
         let Some(waiter) = self.waiting.remove(&id) else {
             return effects;
@@ -193,7 +206,7 @@ impl App {
                     .unwrap_or_default();
                 (
                     "log",
-                    sanitize_capped(&format!("{level:?} {logger}{data}"), 1024),
+                    sanitize_capped(&format!("{} {logger}{data}", level_word(*level)), 1024),
                     None,
                 )
             }
@@ -269,6 +282,21 @@ impl App {
     }
 }
 
+/// The failure classes that mean the connection itself failed.
+const CONNECTION_FAILURES: [&str; 11] = [
+    "missing_env",
+    "spawn_failed",
+    "exited",
+    "timeout",
+    "http_status",
+    "auth_required",
+    "not_mcp",
+    "protocol",
+    "tls",
+    "dns",
+    "refused",
+];
+
 /// How often the Log tab re-reads a server's stderr while traffic arrives.
 const STDERR_REFRESH: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -301,4 +329,13 @@ fn human_bytes(n: usize) -> String {
     } else {
         format!("{:.1} MiB", kib / 1024.0)
     }
+}
+
+/// A logging level as the protocol writes it (`error`, `warning`), never its Rust name.
+#[allow(deprecated)]
+fn level_word(level: rmcp::model::LoggingLevel) -> String {
+    serde_json::to_value(level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }

@@ -509,3 +509,46 @@ fn editor_saves_only_valid_text() {
     app.update(key(KeyCode::Esc));
     assert!(app.overlay.is_none());
 }
+
+#[test]
+fn a_connection_failure_is_written_to_the_log_tab_in_words() {
+    let (mut app, _d) = demo_app();
+    let fx = app.update(key(KeyCode::Enter));
+    let (id, _) = executes(&fx)[0].clone();
+    app.update(failed(
+        id,
+        "tools.list",
+        "spawn_failed",
+        "no such file: nope",
+    ));
+    let pane = app.pane().expect("pane");
+    let line = pane.log.back().expect("a log line");
+    assert_eq!(line.kind, "failed");
+    assert!(line.text.contains("spawn_failed: no such file"), "{line:?}");
+    // A tool's own failure is not a connection failure.
+    let fx = app.update(key(KeyCode::Char('r')));
+    let (id, _) = executes(&fx)[0].clone();
+    let before = app.pane().expect("pane").log.len();
+    app.update(failed(id, "tools.list", "server_error", "boom"));
+    assert_eq!(app.pane().expect("pane").log.len(), before);
+    // Log levels are the protocol's words.
+    #[allow(deprecated)]
+    let level = rmcp::model::LoggingLevel::Warning;
+    app.update(Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::Log {
+            level,
+            logger: None,
+            data: json!("careful"),
+        },
+    }));
+    let line = app
+        .pane()
+        .expect("pane")
+        .log
+        .back()
+        .expect("line")
+        .text
+        .clone();
+    assert_eq!(line, "warning careful");
+}
