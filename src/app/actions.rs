@@ -18,169 +18,33 @@ impl App {
         if let Some(effects) = self.on_result_action(action) {
             return effects;
         }
+        if let Some(effects) = self.on_view_action(action) {
+            return effects;
+        }
         match action {
             Action::Quit => {
                 self.quitting = true;
                 vec![Effect::Quit]
             }
-            Action::Help => {
-                self.overlay = Some(Overlay::Help(0));
-                Vec::new()
-            }
-            Action::FocusNext => {
-                if matches!(self.screen, Screen::Browse) {
-                    self.focus = match self.focus {
-                        Focus::Servers => Focus::Main,
-                        Focus::Main if self.side_panel => Focus::Side,
-                        Focus::Main | Focus::Side => Focus::Servers,
-                    };
-                    if self.focus == Focus::Main {
-                        return self.ensure_tab();
-                    }
-                }
-                Vec::new()
-            }
+            Action::FocusNext => self.focus_next(),
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-(PAGE.cast_signed())),
             Action::PageDown => self.move_by(PAGE.cast_signed()),
-            Action::NextTab | Action::PrevTab => {
-                if !matches!(self.screen, Screen::Browse) {
-                    return Vec::new();
-                }
-                let at = tab_index(self.tab);
-                let next = if action == Action::NextTab {
-                    (at + 1) % TABS.len()
-                } else {
-                    (at + TABS.len() - 1) % TABS.len()
-                };
-                self.tab = TABS[next];
-                self.focus = Focus::Main;
-                self.ensure_tab()
-            }
+            Action::NextTab | Action::PrevTab => self.next_tab(action == Action::NextTab),
             Action::Open => self.on_open(),
-            Action::Search => {
-                let Some(server) = self.server().map(|s| s.name.clone()) else {
-                    return Vec::new();
-                };
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    let results = pane.search.take().map_or(Load::Idle, |s| s.results);
-                    let query = String::new();
-                    pane.search = Some(Search {
-                        query,
-                        editing: true,
-                        results,
-                    });
-                }
-                self.tab = Tab::Tools;
-                self.focus = Focus::Main;
-                Vec::new()
-            }
+            Action::Search => self.start_search(),
             Action::Filter => self.start_filter(),
             Action::Call => self.on_call(),
-            Action::Reconnect => {
-                let Some(server) = self.server().map(|s| s.name.clone()) else {
-                    return Vec::new();
-                };
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.tools = None;
-                    pane.resources = None;
-                    pane.prompts = None;
-                    pane.search = None;
-                }
-                let id = self.id(Waiter::Reconnect);
-                self.message = Some(format!("reconnecting {server}…"));
-                vec![
-                    Effect::Execute {
-                        id,
-                        request: ProxyRequest::Reconnect { server },
-                    },
-                    Effect::RefreshStatus,
-                ]
-            }
-            Action::Trust => {
-                self.overlay = Some(Overlay::Trust(super::TrustView::default()));
-                Vec::new()
-            }
-            Action::Doctor => {
-                self.overlay = Some(Overlay::Doctor(0));
-                Vec::new()
-            }
-            Action::Edit => {
-                if self.tab != Tab::Config {
-                    return Vec::new();
-                }
-                let Some(server) = self.server().map(|s| s.name.clone()) else {
-                    return Vec::new();
-                };
-                match self.info.sources.get(&server) {
-                    Some((path, layer)) if *layer != crate::mcp::config::Layer::Packaged => {
-                        vec![Effect::OpenEditor {
-                            path: path.clone(),
-                            layer: *layer,
-                        }]
-                    }
-                    _ => {
-                        self.message = Some("packaged definitions are built in".to_owned());
-                        Vec::new()
-                    }
-                }
-            }
-            Action::Approvals => {
-                self.overlay = Some(Overlay::Approvals(0));
-                Vec::new()
-            }
-            Action::Agents => {
-                self.overlay = Some(Overlay::Agents(0));
-                vec![Effect::ScanAgents]
-            }
-            Action::Spills => {
-                self.overlay = Some(Overlay::Spills(0));
-                vec![Effect::RefreshSpills]
-            }
-            Action::Workspace => self.toggle_side(),
+            Action::Reconnect => self.reconnect(),
             Action::Copy => self.on_copy(),
             Action::Back => self.on_back(),
             Action::Submit => self.on_submit(),
             Action::ToggleRaw => {
-                self.screen = match std::mem::replace(&mut self.screen, Screen::Browse) {
-                    Screen::Form(form) => {
-                        let text = serde_json::to_string_pretty(&form.lenient_value())
-                            .unwrap_or_else(|_| "{}".to_owned());
-                        let area = TextArea::new(text.lines().map(str::to_owned).collect());
-                        Screen::Raw(form, Box::new(area), None)
-                    }
-                    Screen::Raw(mut form, area, _) => {
-                        let text = area.lines().join("\n");
-                        match serde_json::from_str::<serde_json::Value>(&text) {
-                            Ok(v) if v.is_object() => {
-                                form.fill(&v);
-                                Screen::Form(form)
-                            }
-                            Ok(_) => Screen::Raw(
-                                form,
-                                area,
-                                Some("arguments must be a JSON object".to_owned()),
-                            ),
-                            Err(e) => Screen::Raw(form, area, Some(format!("invalid JSON: {e}"))),
-                        }
-                    }
-                    other => other,
-                };
+                self.toggle_raw();
                 Vec::new()
             }
-            Action::LogFilter => {
-                let tab = tab_index(Tab::Log);
-                let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-                if self.tab == Tab::Log
-                    && let Some(pane) = self.panes.get_mut(&server)
-                {
-                    pane.log_filter = pane.log_filter.next();
-                    pane.sel[tab] = 0;
-                    self.message = Some(format!("log: {}", pane.log_filter.label()));
-                }
-                Vec::new()
-            }
+            Action::LogFilter => self.cycle_log_filter(),
             Action::Fold | Action::FoldAll => {
                 if let Screen::Result(view, _) = &mut self.screen
                     && !view.show_model
@@ -208,19 +72,161 @@ impl App {
             }
             Action::Suspend => vec![Effect::Suspend],
             // Handled where their views are.
-            Action::Grant
-            | Action::Revoke
-            | Action::Save
-            | Action::AllowOnce
-            | Action::AllowSession
-            | Action::Deny
-            | Action::Delete
-            | Action::TestConnect
-            | Action::Top
-            | Action::Bottom
-            | Action::NextMatch
-            | Action::PrevMatch => Vec::new(),
+            _ => Vec::new(),
         }
+    }
+
+    /// The actions that open a global view (or the editor, or the side panel).
+    fn on_view_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let (overlay, effects) = match action {
+            Action::Help => (Overlay::Help(0), Vec::new()),
+            Action::Trust => (Overlay::Trust(super::TrustView::default()), Vec::new()),
+            Action::Doctor => (Overlay::Doctor(0), Vec::new()),
+            Action::Approvals => (Overlay::Approvals(0), Vec::new()),
+            Action::Agents => (Overlay::Agents(0), vec![Effect::ScanAgents]),
+            Action::Spills => (Overlay::Spills(0), vec![Effect::RefreshSpills]),
+            Action::Edit => return Some(self.edit_config()),
+            Action::Workspace => return Some(self.toggle_side()),
+            _ => return None,
+        };
+        self.overlay = Some(overlay);
+        Some(effects)
+    }
+
+    /// Tab: servers → main pane → side panel (when shown) → servers.
+    fn focus_next(&mut self) -> Vec<Effect> {
+        if !matches!(self.screen, Screen::Browse) {
+            return Vec::new();
+        }
+        self.focus = match self.focus {
+            Focus::Servers => Focus::Main,
+            Focus::Main if self.side_panel => Focus::Side,
+            Focus::Main | Focus::Side => Focus::Servers,
+        };
+        if self.focus == Focus::Main {
+            return self.ensure_tab();
+        }
+        Vec::new()
+    }
+
+    /// The next (or previous) main-pane tab.
+    fn next_tab(&mut self, forward: bool) -> Vec<Effect> {
+        if !matches!(self.screen, Screen::Browse) {
+            return Vec::new();
+        }
+        let at = tab_index(self.tab);
+        let next = if forward {
+            (at + 1) % TABS.len()
+        } else {
+            (at + TABS.len() - 1) % TABS.len()
+        };
+        self.tab = TABS[next];
+        self.focus = Focus::Main;
+        self.ensure_tab()
+    }
+
+    /// Starts a search of the selected server's tool catalog.
+    fn start_search(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        if let Some(pane) = self.panes.get_mut(&server) {
+            let results = pane.search.take().map_or(Load::Idle, |s| s.results);
+            pane.search = Some(Search {
+                query: String::new(),
+                editing: true,
+                results,
+            });
+        }
+        self.tab = Tab::Tools;
+        self.focus = Focus::Main;
+        Vec::new()
+    }
+
+    /// Reconnects the selected server; its catalogs belonged to the old connection.
+    fn reconnect(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        if let Some(pane) = self.panes.get_mut(&server) {
+            pane.tools = None;
+            pane.resources = None;
+            pane.prompts = None;
+            pane.search = None;
+        }
+        let id = self.id(Waiter::Reconnect);
+        self.message = Some(format!("reconnecting {server}…"));
+        vec![
+            Effect::Execute {
+                id,
+                request: ProxyRequest::Reconnect { server },
+            },
+            Effect::RefreshStatus,
+        ]
+    }
+
+    /// Opens the selected server's configuration file in the editor (Config tab only).
+    fn edit_config(&mut self) -> Vec<Effect> {
+        if self.tab != Tab::Config {
+            return Vec::new();
+        }
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        match self.info.sources.get(&server) {
+            Some((path, layer)) if *layer != crate::mcp::config::Layer::Packaged => {
+                vec![Effect::OpenEditor {
+                    path: path.clone(),
+                    layer: *layer,
+                }]
+            }
+            _ => {
+                self.message = Some("packaged definitions are built in".to_owned());
+                Vec::new()
+            }
+        }
+    }
+
+    /// The Log tab's next view: all lines, traffic, notifications.
+    fn cycle_log_filter(&mut self) -> Vec<Effect> {
+        let tab = tab_index(Tab::Log);
+        let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
+        if self.tab == Tab::Log
+            && let Some(pane) = self.panes.get_mut(&server)
+        {
+            pane.log_filter = pane.log_filter.next();
+            pane.sel[tab] = 0;
+            self.message = Some(format!("log: {}", pane.log_filter.label()));
+        }
+        Vec::new()
+    }
+
+    /// Switches between the call form and its raw JSON twin (a bad JSON stays, with the error).
+    fn toggle_raw(&mut self) {
+        self.screen = match std::mem::replace(&mut self.screen, Screen::Browse) {
+            Screen::Form(form) => {
+                let text = serde_json::to_string_pretty(&form.lenient_value())
+                    .unwrap_or_else(|_| "{}".to_owned());
+                let area = TextArea::new(text.lines().map(str::to_owned).collect());
+                Screen::Raw(form, Box::new(area), None)
+            }
+            Screen::Raw(mut form, area, _) => {
+                let text = area.lines().join("\n");
+                match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(v) if v.is_object() => {
+                        form.fill(&v);
+                        Screen::Form(form)
+                    }
+                    Ok(_) => Screen::Raw(
+                        form,
+                        area,
+                        Some("arguments must be a JSON object".to_owned()),
+                    ),
+                    Err(e) => Screen::Raw(form, area, Some(format!("invalid JSON: {e}"))),
+                }
+            }
+            other => other,
+        };
     }
 
     pub(super) fn on_open(&mut self) -> Vec<Effect> {

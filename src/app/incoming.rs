@@ -174,24 +174,7 @@ impl App {
                 total,
                 message,
                 ..
-            } => {
-                let message = message.as_deref().map(|m| sanitize_capped(m, 256));
-                if let Screen::Running(run) = &mut self.screen
-                    && run.form.server == *event.server
-                {
-                    run.progress = Some(super::Progress {
-                        done: *progress,
-                        total: *total,
-                        message: message.clone(),
-                    });
-                }
-                let total = total.map(|t| format!("/{t}")).unwrap_or_default();
-                (
-                    "progress",
-                    format!("{progress}{total} {}", message.unwrap_or_default()),
-                    None,
-                )
-            }
+            } => self.on_progress(&event.server, *progress, *total, message.as_deref()),
             ConnectionEvent::Log {
                 level,
                 logger,
@@ -257,6 +240,32 @@ impl App {
             effects.push(Effect::RefreshStatus);
         }
         effects
+    }
+
+    /// A progress report: the running call's bar, and the Log tab's line.
+    fn on_progress(
+        &mut self,
+        server: &str,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> (&'static str, String, Option<Tab>) {
+        let message = message.map(|m| sanitize_capped(m, 256));
+        if let Screen::Running(run) = &mut self.screen
+            && run.form.server == server
+        {
+            run.progress = Some(super::Progress {
+                done: progress,
+                total,
+                message: message.clone(),
+            });
+        }
+        let total = total.map(|t| format!("/{t}")).unwrap_or_default();
+        (
+            "progress",
+            format!("{progress}{total} {}", message.unwrap_or_default()),
+            None,
+        )
     }
 
     /// Appends a log line (bounded); while that server's Log tab shows, its stderr is read

@@ -30,17 +30,7 @@ impl App {
             }
             // While something animates the server states may change: ask for a fresh status.
             Msg::Tick => vec![Effect::RefreshStatus],
-            Msg::Status(status) => {
-                let rows = server_rows(&status);
-                status.project.trust.label().clone_into(&mut self.trust);
-                // A reloaded configuration may name new servers.
-                for row in &rows {
-                    self.panes.entry(row.name.clone()).or_default();
-                }
-                self.servers = rows;
-                self.selected = self.selected.min(self.servers.len().saturating_sub(1));
-                Vec::new()
-            }
+            Msg::Status(status) => self.on_status(&status),
             Msg::Done { id, outcome } => self.on_done(id, &outcome),
             Msg::Event(event) => self.on_event(&event),
             Msg::Spills(spills) => {
@@ -69,22 +59,7 @@ impl App {
                 });
                 vec![Effect::RefreshStatus]
             }
-            Msg::Info(info) => {
-                // The engine was rebuilt (trust change or reloaded configuration): catalogs
-                // belonged to the old connections.
-                for pane in self.panes.values_mut() {
-                    pane.tools = None;
-                    pane.resources = None;
-                    pane.prompts = None;
-                    pane.search = None;
-                }
-                if matches!(self.screen, Screen::Browse) && self.focus == Focus::Main {
-                    self.focus = Focus::Servers;
-                }
-                self.trust.clone_from(&info.trust_state);
-                self.info = *info;
-                Vec::new()
-            }
+            Msg::Info(info) => self.on_info(*info),
             Msg::Stderr { server, text } => {
                 if let Some(pane) = self.panes.get_mut(&server) {
                     pane.stderr = text
@@ -99,23 +74,52 @@ impl App {
                 });
                 vec![Effect::RefreshSpills]
             }
-            Msg::AgentSnapshot(snapshot) => {
-                self.on_agent_snapshot(&snapshot);
-                Vec::new()
-            }
-            Msg::AgentApproval { pid, request } => {
-                self.on_agent_approval(pid, request);
-                Vec::new()
-            }
-            Msg::AgentResolved { pid, ticket } => {
-                self.drop_agent_requests(pid, Some(ticket));
-                Vec::new()
-            }
-            Msg::AgentGone(pid) => {
-                self.on_agent_gone(pid);
-                Vec::new()
-            }
+            msg @ (Msg::AgentSnapshot(_)
+            | Msg::AgentApproval { .. }
+            | Msg::AgentResolved { .. }
+            | Msg::AgentGone(_)) => self.on_agent_msg(msg),
         }
+    }
+
+    /// A fresh status report: the server rows (a reloaded configuration may name new servers).
+    fn on_status(&mut self, status: &crate::mcp::status::StatusReport) -> Vec<Effect> {
+        let rows = server_rows(status);
+        status.project.trust.label().clone_into(&mut self.trust);
+        for row in &rows {
+            self.panes.entry(row.name.clone()).or_default();
+        }
+        self.servers = rows;
+        self.selected = self.selected.min(self.servers.len().saturating_sub(1));
+        Vec::new()
+    }
+
+    /// The engine was rebuilt (trust change or reloaded configuration): catalogs belonged to
+    /// the old connections.
+    fn on_info(&mut self, info: super::info::ConfigInfo) -> Vec<Effect> {
+        for pane in self.panes.values_mut() {
+            pane.tools = None;
+            pane.resources = None;
+            pane.prompts = None;
+            pane.search = None;
+        }
+        if matches!(self.screen, Screen::Browse) && self.focus == Focus::Main {
+            self.focus = Focus::Servers;
+        }
+        self.trust.clone_from(&info.trust_state);
+        self.info = info;
+        Vec::new()
+    }
+
+    /// What the attached agent sessions report.
+    fn on_agent_msg(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::AgentSnapshot(snapshot) => self.on_agent_snapshot(&snapshot),
+            Msg::AgentApproval { pid, request } => self.on_agent_approval(pid, request),
+            Msg::AgentResolved { pid, ticket } => self.drop_agent_requests(pid, Some(ticket)),
+            Msg::AgentGone(pid) => self.on_agent_gone(pid),
+            _ => {}
+        }
+        Vec::new()
     }
 
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {

@@ -36,176 +36,189 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             frame.render_widget(block, big);
             super::help::render_help(app, frame, inner, *scroll);
         }
-        Some(Overlay::Doctor(scroll)) => {
-            let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
-            frame.render_widget(block, big);
-            let lines = info_lines(&app.info.doctor, *scroll, usize::from(inner.height));
-            frame.render_widget(Paragraph::new(lines), inner);
-        }
-        Some(Overlay::Trust(crate::app::TrustView { scroll, confirming })) => {
-            let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
-            frame.render_widget(block, big);
-            let [text, prompt] =
-                Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-            let lines = info_lines(&app.info.trust, *scroll, usize::from(text.height));
-            frame.render_widget(Paragraph::new(lines), text);
-            if *confirming {
-                let line = Line::styled(
-                    "Trust these definitions? Type y to trust, any other key cancels.",
-                    Style::new().fg(Color::Black).bg(Color::Yellow),
-                );
-                frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
-            }
-        }
-        Some(Overlay::Spills(sel)) => {
-            let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
-            frame.render_widget(block, big);
-            let mut lines = Vec::new();
-            if app.spills.is_empty() {
-                lines.push(Line::styled(
-                    "No spills yet: large or binary results are written to files here.",
-                    Style::new().fg(Color::DarkGray),
-                ));
-            }
-            let height = usize::from(inner.height) / 2;
-            let start = crate::app::layout::window_start(*sel, height);
-            for (i, s) in app.spills.iter().enumerate().skip(start).take(height) {
-                let style = if i == *sel {
-                    Style::new().add_modifier(Modifier::REVERSED)
-                } else {
-                    Style::new()
-                };
-                lines.push(Line::styled(
-                    format!("{} B  {}  {}", s.size, s.mime, s.origin),
-                    style,
-                ));
-                lines.push(Line::styled(
-                    format!("  {}", s.shown),
-                    Style::new().fg(Color::DarkGray),
-                ));
-            }
-            frame.render_widget(Paragraph::new(lines), inner);
-        }
-        Some(Overlay::Pager(p)) => {
-            let title = format!(
-                "{} · bytes {}–{} of {}",
-                p.path
-                    .file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default(),
-                p.offset,
-                (p.offset + crate::app::PAGER_WINDOW).min(p.size),
-                p.size
-            );
-            let title = crate::mcp::sanitize::sanitize(&title).into_owned();
-            let (inner, block) = popup(frame, big, &title, Color::Magenta);
-            frame.render_widget(block, big);
-            super::viewer::render_viewer(&p.viewer, &p.lines, None, frame, inner);
-        }
+        Some(Overlay::Doctor(scroll)) => render_doctor(app, *scroll, frame, big),
+        Some(Overlay::Trust(view)) => render_trust(app, *view, frame, big),
+        Some(Overlay::Spills(sel)) => render_spills(app, *sel, frame, big),
+        Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
         Some(Overlay::Agents(scroll)) => {
             let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);
             frame.render_widget(block, big);
             super::agents::render(app, frame, inner, *scroll);
         }
-        Some(Overlay::Approvals(scroll)) => {
-            let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
-            frame.render_widget(block, big);
-            let mut lines = vec![Line::styled(
-                format!("policy mode {}", app.policy),
-                Style::new().fg(Color::DarkGray),
-            )];
-            for p in &app.approvals {
-                lines.push(Line::styled(
-                    format!(
-                        "pending        {}  {}",
-                        p.request.server, p.request.operation
-                    ),
-                    Style::new().fg(Color::Yellow),
-                ));
-            }
-            for (server, operation, decision) in app.decided.iter().rev() {
-                let (label, color) = match decision {
-                    crate::mcp::policy::approval::Decision::AllowOnce => {
-                        ("allowed once", Color::Green)
-                    }
-                    crate::mcp::policy::approval::Decision::AllowSession => {
-                        ("allowed (session)", Color::Green)
-                    }
-                    crate::mcp::policy::approval::Decision::Deny => ("denied", Color::Red),
-                };
-                lines.push(Line::from(vec![
-                    Span::styled(format!("{label:<15}"), Style::new().fg(color)),
-                    Span::raw(format!("{server}  {operation}")),
-                ]));
-            }
-            if lines.len() == 1 {
-                lines.push(Line::styled(
-                    "No approvals yet (enforce mode asks here before running an operation).",
-                    Style::new().fg(Color::DarkGray),
-                ));
-            }
-            let lines: Vec<Line> = lines.into_iter().skip(*scroll).collect();
-            frame.render_widget(Paragraph::new(lines), inner);
-        }
-        Some(Overlay::Editor(editor)) => {
-            let title = crate::mcp::sanitize::sanitize(&format!(
-                "Edit {}{}",
-                editor.path.display(),
-                if editor.dirty { " (modified)" } else { "" }
-            ))
-            .into_owned();
-            let (inner, block) = popup(frame, big, &title, Color::Cyan);
-            frame.render_widget(block, big);
-            let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5)
-                + 1
-                + u16::from(editor.test.is_some());
-            let [text, diags] =
-                Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
-            frame.render_widget(&editor.area, text);
-            let mut lines = vec![if editor.valid() {
-                Line::styled("✓ valid", Style::new().fg(Color::Green))
-            } else {
-                Line::styled("✗ errors: saving is refused", Style::new().fg(Color::Red))
-            }];
-            for (error, line, message) in editor.diagnostics.iter().take(5) {
-                let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
-                let color = if *error { Color::Red } else { Color::Yellow };
-                lines.push(Line::styled(
-                    format!("{at}{message}"),
-                    Style::new().fg(color),
-                ));
-            }
-            match &editor.test {
-                Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Green))),
-                Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Red))),
-                None => {}
-            }
-            frame.render_widget(Paragraph::new(lines), diags);
-        }
-        Some(Overlay::Error(crate::app::ErrorView {
-            title,
-            class,
-            message,
-        })) => {
-            let area = centered(body, 60, 8);
-            let (inner, block) = popup(frame, area, title, Color::Red);
-            frame.render_widget(block, area);
-            frame.render_widget(
-                Paragraph::new(vec![
-                    Line::styled(
-                        class.clone(),
-                        Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
-                    ),
-                    Line::raw(message.clone()),
-                ])
-                .wrap(Wrap { trim: false }),
-                inner,
-            );
-        }
+        Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
+        Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
+        Some(Overlay::Error(error)) => render_error(error, frame, body),
     }
     if let Some(pending) = app.approvals.front() {
         render_approval(app, pending, frame, body);
     }
+}
+
+fn render_doctor(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
+    let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
+    frame.render_widget(block, big);
+    let lines = info_lines(&app.info.doctor, scroll, usize::from(inner.height));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn render_trust(app: &App, view: crate::app::TrustView, frame: &mut Frame, big: Rect) {
+    let crate::app::TrustView { scroll, confirming } = view;
+    let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
+    frame.render_widget(block, big);
+    let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let lines = info_lines(&app.info.trust, scroll, usize::from(text.height));
+    frame.render_widget(Paragraph::new(lines), text);
+    if confirming {
+        let line = Line::styled(
+            "Trust these definitions? Type y to trust, any other key cancels.",
+            Style::new().fg(Color::Black).bg(Color::Yellow),
+        );
+        frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
+    }
+}
+
+fn render_spills(app: &App, sel: usize, frame: &mut Frame, big: Rect) {
+    let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
+    frame.render_widget(block, big);
+    let mut lines = Vec::new();
+    if app.spills.is_empty() {
+        lines.push(Line::styled(
+            "No spills yet: large or binary results are written to files here.",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    let height = usize::from(inner.height) / 2;
+    let start = crate::app::layout::window_start(sel, height);
+    for (i, s) in app.spills.iter().enumerate().skip(start).take(height) {
+        let style = if i == sel {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(
+            format!("{} B  {}  {}", s.size, s.mime, s.origin),
+            style,
+        ));
+        lines.push(Line::styled(
+            format!("  {}", s.shown),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn render_pager(p: &crate::app::Pager, frame: &mut Frame, big: Rect) {
+    let title = format!(
+        "{} · bytes {}–{} of {}",
+        p.path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
+        p.offset,
+        (p.offset + crate::app::PAGER_WINDOW).min(p.size),
+        p.size
+    );
+    let title = crate::mcp::sanitize::sanitize(&title).into_owned();
+    let (inner, block) = popup(frame, big, &title, Color::Magenta);
+    frame.render_widget(block, big);
+    super::viewer::render_viewer(&p.viewer, &p.lines, None, frame, inner);
+}
+
+fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
+    let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
+    frame.render_widget(block, big);
+    let mut lines = vec![Line::styled(
+        format!("policy mode {}", app.policy),
+        Style::new().fg(Color::DarkGray),
+    )];
+    for p in &app.approvals {
+        lines.push(Line::styled(
+            format!(
+                "pending        {}  {}",
+                p.request.server, p.request.operation
+            ),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    for (server, operation, decision) in app.decided.iter().rev() {
+        let (label, color) = match decision {
+            crate::mcp::policy::approval::Decision::AllowOnce => ("allowed once", Color::Green),
+            crate::mcp::policy::approval::Decision::AllowSession => {
+                ("allowed (session)", Color::Green)
+            }
+            crate::mcp::policy::approval::Decision::Deny => ("denied", Color::Red),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{label:<15}"), Style::new().fg(color)),
+            Span::raw(format!("{server}  {operation}")),
+        ]));
+    }
+    if lines.len() == 1 {
+        lines.push(Line::styled(
+            "No approvals yet (enforce mode asks here before running an operation).",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Rect) {
+    let title = crate::mcp::sanitize::sanitize(&format!(
+        "Edit {}{}",
+        editor.path.display(),
+        if editor.dirty { " (modified)" } else { "" }
+    ))
+    .into_owned();
+    let (inner, block) = popup(frame, big, &title, Color::Cyan);
+    frame.render_widget(block, big);
+    let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5)
+        + 1
+        + u16::from(editor.test.is_some());
+    let [text, diags] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
+    frame.render_widget(&editor.area, text);
+    let mut lines = vec![if editor.valid() {
+        Line::styled("✓ valid", Style::new().fg(Color::Green))
+    } else {
+        Line::styled("✗ errors: saving is refused", Style::new().fg(Color::Red))
+    }];
+    for (error, line, message) in editor.diagnostics.iter().take(5) {
+        let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+        let color = if *error { Color::Red } else { Color::Yellow };
+        lines.push(Line::styled(
+            format!("{at}{message}"),
+            Style::new().fg(color),
+        ));
+    }
+    match &editor.test {
+        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Green))),
+        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Red))),
+        None => {}
+    }
+    frame.render_widget(Paragraph::new(lines), diags);
+}
+
+fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
+    let crate::app::ErrorView {
+        title,
+        class,
+        message,
+    } = error;
+    let area = centered(body, 60, 8);
+    let (inner, block) = popup(frame, area, title, Color::Red);
+    frame.render_widget(block, area);
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::styled(
+                class.clone(),
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            ),
+            Line::raw(message.clone()),
+        ])
+        .wrap(Wrap { trim: false }),
+        inner,
+    );
 }
 
 fn render_approval(
