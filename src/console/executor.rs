@@ -129,44 +129,10 @@ impl Executor {
                 layer,
                 text,
                 server,
-            } => {
-                let trust = TrustStore::load(self.trust_path.clone());
-                let found = super::test_connect::definition(
-                    &self.config,
-                    &trust,
-                    (&path, layer, &text),
-                    server.as_deref(),
-                );
-                let tx = self.tx.clone();
-                match found {
-                    Err(e) => {
-                        let _ = tx.send(Msg::TestConnected(Err(e)));
-                    }
-                    Ok(def) => {
-                        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                        tokio::spawn(async move {
-                            let result = super::test_connect::try_connect(def, &dir).await;
-                            let _ = tx.send(Msg::TestConnected(result));
-                        });
-                    }
-                }
-            }
+            } => self.test_connect(&path, layer, &text, server.as_deref()),
             Effect::ReadStderr(server) => {
                 let text = self.engine.stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });
-            }
-            Effect::DeleteSpill(basename) => {
-                let owner = std::iter::once(&self.engine)
-                    .chain(&self.retired)
-                    .find(|e| e.spills().iter().any(|s| s.basename == basename));
-                let result = owner
-                    .map_or_else(
-                        || Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
-                        |e| e.remove_spill(&basename),
-                    )
-                    .map(|()| format!("deleted spill {basename}"))
-                    .map_err(|e| format!("cannot delete spill {basename}: {e}"));
-                let _ = self.tx.send(Msg::SpillDeleted(result));
             }
             Effect::Execute { id, request } => {
                 let token = CancellationToken::new();
@@ -188,6 +154,39 @@ impl Executor {
             }
             Effect::RefreshStatus => {
                 let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
+            }
+            Effect::DeleteSpill(_)
+            | Effect::RefreshSpills
+            | Effect::ReadSpill { .. }
+            | Effect::OpenEditor { .. }
+            | Effect::SaveConfig { .. }
+            | Effect::Copy(_) => self.run_io(effect),
+            Effect::GrantTrust | Effect::RevokeTrust => {
+                let grant = matches!(effect, Effect::GrantTrust);
+                let result = self.change_trust(grant);
+                let _ = self.tx.send(Msg::Info(Box::new(self.info())));
+                let _ = self.tx.send(Msg::TrustChanged(result));
+            }
+        }
+        false
+    }
+
+    /// The effects that touch files or the clipboard: reads, writes and the clipboard run on
+    /// blocking tasks and answer with messages.
+    fn run_io(&mut self, effect: Effect) {
+        match effect {
+            Effect::DeleteSpill(basename) => {
+                let owner = std::iter::once(&self.engine)
+                    .chain(&self.retired)
+                    .find(|e| e.spills().iter().any(|s| s.basename == basename));
+                let result = owner
+                    .map_or_else(
+                        || Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+                        |e| e.remove_spill(&basename),
+                    )
+                    .map(|()| format!("deleted spill {basename}"))
+                    .map_err(|e| format!("cannot delete spill {basename}: {e}"));
+                let _ = self.tx.send(Msg::SpillDeleted(result));
             }
             Effect::RefreshSpills => {
                 let mut spills = self.engine.spills();
@@ -238,14 +237,34 @@ impl Executor {
                     let _ = tx.send(Msg::Copied(result));
                 });
             }
-            Effect::GrantTrust | Effect::RevokeTrust => {
-                let grant = matches!(effect, Effect::GrantTrust);
-                let result = self.change_trust(grant);
-                let _ = self.tx.send(Msg::Info(Box::new(self.info())));
-                let _ = self.tx.send(Msg::TrustChanged(result));
+            _ => {}
+        }
+    }
+
+    /// Connects once to the edited, unsaved definition of `server` (trust rules apply).
+    fn test_connect(
+        &mut self,
+        path: &Path,
+        layer: crate::mcp::config::Layer,
+        text: &str,
+        server: Option<&str>,
+    ) {
+        let trust = TrustStore::load(self.trust_path.clone());
+        let found =
+            super::test_connect::definition(&self.config, &trust, (path, layer, text), server);
+        let tx = self.tx.clone();
+        match found {
+            Err(e) => {
+                let _ = tx.send(Msg::TestConnected(Err(e)));
+            }
+            Ok(def) => {
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                tokio::spawn(async move {
+                    let result = super::test_connect::try_connect(def, &dir).await;
+                    let _ = tx.send(Msg::TestConnected(result));
+                });
             }
         }
-        false
     }
 
     /// Reads the configuration again and restarts the engine over it; `false` when this
