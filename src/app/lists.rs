@@ -7,12 +7,14 @@ use super::{App, Effect, Focus, Load, Screen, Tab, Waiter};
 use crate::mcp::proxy::ProxyRequest;
 
 impl App {
-    /// Starts a filter over the Resources or Prompts list.
+    /// Starts a filter over the Resources, Prompts or Log list.
     pub(super) fn start_filter(&mut self) -> Vec<Effect> {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
         };
-        if self.focus != Focus::Main || !matches!(self.tab, Tab::Resources | Tab::Prompts) {
+        if self.focus != Focus::Main
+            || !matches!(self.tab, Tab::Resources | Tab::Prompts | Tab::Log)
+        {
             return Vec::new();
         }
         let tab = self.tab;

@@ -218,6 +218,7 @@ impl LogFilter {
 impl ServerPane {
     /// The log lines the Log tab shows, oldest first.
     pub fn visible_log(&self) -> Vec<&LogLine> {
+        let typed = self.filter.as_ref().filter(|f| f.tab == Tab::Log);
         self.log
             .iter()
             .filter(|l| match self.log_filter {
@@ -225,6 +226,7 @@ impl ServerPane {
                 LogFilter::Traffic => l.body.is_some(),
                 LogFilter::Events => l.body.is_none(),
             })
+            .filter(|l| typed.is_none_or(|f| f.keeps(l.kind, &l.text)))
             .collect()
     }
 }

@@ -552,3 +552,33 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
         .clone();
     assert_eq!(line, "warning careful");
 }
+
+#[test]
+fn the_log_tab_narrows_with_a_typed_filter() {
+    let (mut app, _d) = with_tools();
+    #[allow(deprecated)]
+    let level = rmcp::model::LoggingLevel::Info;
+    for text in ["careful now", "all fine"] {
+        app.update(Msg::Event(ServerEvent {
+            server: "demo".into(),
+            event: ConnectionEvent::Log {
+                level,
+                logger: None,
+                data: json!(text),
+            },
+        }));
+    }
+    while app.tab != Tab::Log {
+        app.update(key(KeyCode::Right));
+    }
+    assert_eq!(app.list_len(), 2);
+    app.update(ch('/'));
+    for c in "CARE".chars() {
+        app.update(ch(c));
+    }
+    assert_eq!(app.list_len(), 1);
+    let shown = app.pane().expect("pane").visible_log()[0].text.clone();
+    assert!(shown.contains("careful"), "{shown}");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.list_len(), 2);
+}

@@ -261,6 +261,11 @@ impl App {
                 filter.editing = false;
                 return self.on_open();
             }
+            // The Log tab counts back from its newest line at the bottom: up goes back in time.
+            KeyCode::Up if self.tab == Tab::Log => pane.sel[tab] = pane.sel[tab].saturating_add(1),
+            KeyCode::Down if self.tab == Tab::Log => {
+                pane.sel[tab] = pane.sel[tab].saturating_sub(1);
+            }
             KeyCode::Up => pane.sel[tab] = pane.sel[tab].saturating_sub(1),
             KeyCode::Down => pane.sel[tab] = pane.sel[tab].saturating_add(1),
             KeyCode::Backspace => {
