@@ -248,6 +248,26 @@ fn client_identity_pre_registered_then_metadata_document() {
 }
 
 #[test]
+fn a_metadata_url_on_a_disallowed_address_is_never_fetched() {
+    // The challenge names protected-resource metadata at 0.0.0.0 (neither the server's origin
+    // nor an allowed metadata host): mcpdeck ignores it and discovers the server's own metadata
+    // at the well-known location instead.
+    let server = AuthServer::start(&["--foreign-metadata"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let seen = server.seen();
+    assert!(
+        seen["challenges"][0]
+            .as_str()
+            .is_some_and(|c| c.contains("0.0.0.0")),
+        "the fixture sent the foreign URL: {seen}"
+    );
+    assert_eq!(seen["foreign_metadata"], 0, "{seen}");
+    assert_eq!(seen["authorizations"], 1, "{seen}");
+}
+
+#[test]
 fn refusals_missing_s256_other_issuer_no_identity() {
     for (flags, expected) in [
         (&["--no-s256"][..], "S256"),
