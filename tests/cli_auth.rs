@@ -167,6 +167,28 @@ fn login_flag_signs_in_inline_and_step_up_asks_for_the_demanded_scope() {
 }
 
 #[test]
+fn a_server_that_guards_only_operations_gets_its_refusals_challenge() {
+    // `initialize` needs no token, so probing the server finds no challenge: the sign-in and the
+    // step-up take the scope from the refusal of the operation itself.
+    let server = AuthServer::start(&["--open-initialize"]);
+    let sb = sandbox(&server, None);
+    let call = mcpdeck(&sb, &["call", "web", "echo", "text=hi", "--login"], "");
+    assert_eq!(call.code, 0, "{}\n{}", call.stdout, call.stderr);
+    assert!(call.stdout.contains("hi"));
+    let add = mcpdeck(&sb, &["call", "web", "add", "a=2", "b=3", "--login"], "");
+    assert_eq!(add.code, 0, "{}\n{}", add.stdout, add.stderr);
+    let seen = server.seen();
+    assert_eq!(seen["authorizations"], 2, "{seen}");
+    let first = seen["scopes"][0].as_str().expect("scope");
+    assert!(
+        first.split(' ').any(|s| s == "read") && !first.contains("write"),
+        "{first}"
+    );
+    let last = seen["scopes"][1].as_str().expect("scope");
+    assert!(last.contains("read") && last.contains("write"), "{last}");
+}
+
+#[test]
 fn a_refused_token_is_refreshed_once_and_the_rotated_token_replaces_it() {
     let server = AuthServer::start(&[]);
     let sb = sandbox(&server, None);
