@@ -430,3 +430,45 @@ fn a_valid_file_has_no_diagnostics() {
         vec![("env.GITHUB_TOKEN".to_owned(), "GITHUB_TOKEN".to_owned())]
     );
 }
+
+/// The wording of a wrong-shape value, for each field read through the shared typed reads.
+#[test]
+fn wrong_shapes_name_the_field_and_what_was_found() {
+    let text = r#"{"mcpServers": {
+  "a": {"command": "x", "args": "--flag"},
+  "b": {"command": "x", "args": ["ok", 7]},
+  "c": {"url": "https://example.com/mcp", "oauth": [], "reconnect": 5},
+  "d": {"url": "https://example.com/mcp", "oauth": {"scopes": "read"}}
+}}"#;
+    let parsed = parse_file(text, Path::new("mcp.json"), Layer::Project);
+    let messages: Vec<(String, String)> = parsed
+        .entries
+        .iter()
+        .flat_map(|e| e.diagnostics.iter())
+        .filter(|d| d.code == "type_mismatch")
+        .map(|d| (d.path.clone(), d.message.clone()))
+        .collect();
+    let has = |path: &str, message: &str| {
+        assert!(
+            messages
+                .iter()
+                .any(|(p, m)| p == path && m.starts_with(message)),
+            "{path}: {message} not in {messages:#?}"
+        );
+    };
+    has(
+        "mcpServers.a.args",
+        "`args` must be an array of strings, found",
+    );
+    has("mcpServers.b.args[1]", "`args[1]` must be a string, found");
+    has("mcpServers.c.oauth", "`oauth` must be an object, found");
+    has(
+        "mcpServers.c.reconnect",
+        "`reconnect` must be an object, found",
+    );
+    has(
+        "mcpServers.d.oauth.scopes",
+        "`scopes` must be an array of strings, found",
+    );
+    assert_eq!(messages.len(), 5, "{messages:#?}");
+}

@@ -36,20 +36,9 @@ pub fn check(cx: &Context, json: bool) -> Exit {
     } else {
         let mut out = String::new();
         for f in &cx.config.files {
-            let state = if f.present {
-                format!("{} server(s)", f.entries.len())
-            } else {
-                "not present".to_owned()
-            };
-            let _ = writeln!(
-                out,
-                "{:<16} {}  ({state})",
-                f.layer.label(),
-                f.path.display()
-            );
-            for d in f.all_diagnostics() {
-                let _ = writeln!(out, "  {d}");
-            }
+            let servers = f.present.then_some(f.entries.len());
+            write_file_check(&mut out, "", (f.layer.label(), 16), &f.path, servers);
+            write_diagnostics(&mut out, "  ", f.all_diagnostics());
         }
         let _ = writeln!(out, "\n{}", summary(counts));
         print_text(&out);
@@ -58,6 +47,31 @@ pub fn check(cx: &Context, json: bool) -> Exit {
         Exit::Usage
     } else {
         Exit::Ok
+    }
+}
+
+/// One checked file's line: `LABEL  PATH  (N server(s))` or `(not present)`, after `indent`,
+/// the label padded to `label.1` columns.
+pub(super) fn write_file_check(
+    out: &mut String,
+    indent: &str,
+    label: (&str, usize),
+    path: &std::path::Path,
+    servers: Option<usize>,
+) {
+    let state = servers.map_or_else(|| "not present".to_owned(), |n| format!("{n} server(s)"));
+    let (label, width) = label;
+    let _ = writeln!(out, "{indent}{label:<width$} {}  ({state})", path.display());
+}
+
+/// Each diagnostic on its own line after `indent`.
+pub(super) fn write_diagnostics<'d>(
+    out: &mut String,
+    indent: &str,
+    diagnostics: impl Iterator<Item = &'d crate::mcp::config::Diagnostic>,
+) {
+    for d in diagnostics {
+        let _ = writeln!(out, "{indent}{d}");
     }
 }
 

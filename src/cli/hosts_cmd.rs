@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use clap::Subcommand;
 
 use super::Context;
+use super::config_cmd::{write_diagnostics, write_file_check};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json, print_text};
 use crate::mcp::config::Counts;
@@ -332,20 +333,9 @@ fn check(reports: &[HostReport], json: bool) -> Exit {
         for r in reports {
             let _ = writeln!(out, "{} ({})", r.host.name(), r.host.id());
             for f in &r.files {
-                let state = if f.present {
-                    format!("{} server(s)", f.entries.len())
-                } else {
-                    "not present".to_owned()
-                };
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {}  ({state})",
-                    f.scope.label(),
-                    f.path.display()
-                );
-                for d in f.all_diagnostics() {
-                    let _ = writeln!(out, "    {d}");
-                }
+                let servers = f.present.then_some(f.entries.len());
+                write_file_check(&mut out, "  ", (f.scope.label(), 8), &f.path, servers);
+                write_diagnostics(&mut out, "    ", f.all_diagnostics());
             }
             for t in &r.traps {
                 let _ = writeln!(out, "  ! {}", t.message);

@@ -120,6 +120,47 @@ impl<'a> Cx<'a> {
         );
     }
 
+    /// The items of an array, or `None` with "`field` must be {expected}" reported.
+    pub fn array<'v>(
+        &mut self,
+        value: &'v Spanned,
+        path: &str,
+        expected: &str,
+    ) -> Option<&'v [Spanned]> {
+        if let Json::Array(items) = &value.value {
+            Some(items)
+        } else {
+            self.mismatch(value, path, expected);
+            None
+        }
+    }
+
+    /// The members of an object, or `None` with "`field` must be an object" reported.
+    pub fn object<'v>(&mut self, value: &'v Spanned, path: &str) -> Option<&'v [Member]> {
+        if let Json::Object(members) = &value.value {
+            Some(members)
+        } else {
+            self.mismatch(value, path, "an object");
+            None
+        }
+    }
+
+    /// The strings of an array of strings, each with its path (`args[2]`) and offset; a value
+    /// that is not an array, and each item that is not a string, is reported and skipped.
+    pub fn strings(&mut self, value: &Spanned, path: &str) -> Vec<(String, String, usize)> {
+        let Some(items) = self.array(value, path, "an array of strings") else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| {
+                let ip = format!("{path}[{i}]");
+                self.string(item, &ip).map(|s| (s, ip, item.start))
+            })
+            .collect()
+    }
+
     /// Reads a string or reports a type mismatch.
     pub fn string(&mut self, value: &Spanned, path: &str) -> Option<String> {
         if let Json::String(s) = &value.value {

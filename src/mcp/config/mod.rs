@@ -12,6 +12,8 @@ pub mod oauth;
 pub mod refs;
 pub mod save;
 pub mod schema;
+mod server_def;
+mod server_options;
 
 pub use diagnostic::{Counts, Diagnostic, Severity};
 pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions};

@@ -6,7 +6,7 @@
 
 use super::diagnostic::nearest;
 use super::fields::Cx;
-use super::json::{Json, Spanned};
+use super::json::Spanned;
 use super::refs::Template;
 
 /// The fields the `oauth` block may have.
@@ -37,17 +37,7 @@ pub struct OAuthDef {
 pub fn check_oauth(cx: &mut Cx<'_>, server_path: &str, value: &Spanned) -> OAuthDef {
     let path = format!("{server_path}.oauth");
     let mut def = OAuthDef::default();
-    let Json::Object(members) = &value.value else {
-        cx.error(
-            "type_mismatch",
-            &path,
-            value.start,
-            format!(
-                "`oauth` must be an object, found {}",
-                value.value.type_name()
-            ),
-            None,
-        );
+    let Some(members) = cx.object(value, &path) else {
         return def;
     };
     cx.duplicates(members, &path);
@@ -128,17 +118,7 @@ fn check_metadata_url(cx: &mut Cx<'_>, path: &str, offset: usize, text: &str) ->
 }
 
 fn check_scopes(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Vec<String> {
-    let Json::Array(items) = &value.value else {
-        cx.error(
-            "type_mismatch",
-            path,
-            value.start,
-            format!(
-                "`scopes` must be an array of strings, found {}",
-                value.value.type_name()
-            ),
-            None,
-        );
+    let Some(items) = cx.array(value, path, "an array of strings") else {
         return Vec::new();
     };
     let mut out = Vec::new();

@@ -138,6 +138,36 @@ pub fn diff(a: &HostDef, b: &HostDef) -> Vec<String> {
     out
 }
 
+/// `args` as a JSON array, each converted with its field path (`args[2]`); `None` when there
+/// are none (the field is then left out).
+fn array_of(args: &[Text], mut convert: impl FnMut(&Text, &str) -> Value) -> Option<Value> {
+    (!args.is_empty()).then(|| {
+        let items = args.iter().enumerate();
+        Value::Array(
+            items
+                .map(|(i, a)| convert(a, &format!("args[{i}]")))
+                .collect(),
+        )
+    })
+}
+
+/// `env` or `headers` as a JSON object, each value converted with its field path
+/// (`env.KEY`); `None` when empty (the field is then left out).
+fn object_of(
+    map: &BTreeMap<String, Text>,
+    field: &str,
+    mut convert: impl FnMut(&Text, &str) -> Value,
+) -> Option<Value> {
+    (!map.is_empty()).then(|| {
+        let items = map.iter();
+        Value::Object(
+            items
+                .map(|(k, v)| (k.clone(), convert(v, &format!("{field}.{k}"))))
+                .collect(),
+        )
+    })
+}
+
 /// A host string as one literal mcpdeck value (command, args, cwd, url take no references).
 fn literal(text: &Text, field: &str, places: &Places<'_>) -> Result<String, String> {
     let mut out = String::new();
@@ -217,28 +247,14 @@ pub fn to_deck(
                 "command".into(),
                 json!(take(literal(command, "command", places))),
             );
-            let args: Vec<Value> = args
-                .iter()
-                .enumerate()
-                .map(|(i, a)| json!(take(literal(a, &format!("args[{i}]"), places))))
-                .collect();
-            if !args.is_empty() {
-                out.insert("args".into(), Value::Array(args));
+            if let Some(args) = array_of(args, |a, f| json!(take(literal(a, f, places)))) {
+                out.insert("args".into(), args);
             }
             if let Some(cwd) = cwd {
                 out.insert("cwd".into(), json!(take(literal(cwd, "cwd", places))));
             }
-            let env: Map<String, Value> = env
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        json!(take(template(v, &format!("env.{k}"), places))),
-                    )
-                })
-                .collect();
-            if !env.is_empty() {
-                out.insert("env".into(), Value::Object(env));
+            if let Some(env) = object_of(env, "env", |v, f| json!(take(template(v, f, places)))) {
+                out.insert("env".into(), env);
             }
         }
         HostTransport::Http { url, headers, sse } => {
@@ -246,17 +262,11 @@ pub fn to_deck(
                 take(Err("the host reaches it over SSE; mcpdeck speaks Streamable HTTP only (use the server's Streamable HTTP endpoint)".into()));
             }
             out.insert("url".into(), json!(take(literal(url, "url", places))));
-            let headers: Map<String, Value> = headers
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        json!(take(template(v, &format!("headers.{k}"), places))),
-                    )
-                })
-                .collect();
-            if !headers.is_empty() {
-                out.insert("headers".into(), Value::Object(headers));
+            let headers = object_of(headers, "headers", |v, f| {
+                json!(take(template(v, f, places)))
+            });
+            if let Some(headers) = headers {
+                out.insert("headers".into(), headers);
             }
         }
     }
@@ -314,13 +324,8 @@ pub fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Ve
                 server.insert("type".into(), json!("stdio"));
             }
             server.insert("command".into(), render(command, "command"));
-            if !args.is_empty() {
-                let items = args
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| render(a, &format!("args[{i}]")))
-                    .collect();
-                server.insert("args".into(), Value::Array(items));
+            if let Some(args) = array_of(args, &render) {
+                server.insert("args".into(), args);
             }
             if let Some(cwd) = cwd {
                 if matches!(host, HostId::VsCode | HostId::Gemini) {
@@ -332,12 +337,8 @@ pub fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Ve
                     ));
                 }
             }
-            if !env.is_empty() {
-                let map = env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), render(v, &format!("env.{k}"))))
-                    .collect();
-                server.insert("env".into(), Value::Object(map));
+            if let Some(env) = object_of(env, "env", &render) {
+                server.insert("env".into(), env);
             }
         }
         HostTransport::Http { url, headers, .. } => {
@@ -350,12 +351,8 @@ pub fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Ve
                 _ => "url",
             };
             server.insert(key.into(), render(url, "url"));
-            if !headers.is_empty() {
-                let map = headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), render(v, &format!("headers.{k}"))))
-                    .collect();
-                server.insert("headers".into(), Value::Object(map));
+            if let Some(headers) = object_of(headers, "headers", &render) {
+                server.insert("headers".into(), headers);
             }
         }
     }
@@ -553,18 +550,11 @@ pub fn connect_def(
                 .map(|(i, a)| flat(a, &format!("args[{i}]")))
                 .collect::<Result<Vec<_>, _>>()?;
             let cwd = cwd.as_ref().map(|c| flat(c, "cwd")).transpose()?;
-            let mut env_map = BTreeMap::new();
-            for (k, v) in vars {
-                env_map.insert(
-                    k.clone(),
-                    templated(v, &format!("env.{k}"), &mut flat, &mut extra)?,
-                );
-            }
             Transport::Stdio(StdioDef {
                 command,
                 args,
                 cwd,
-                env: env_map,
+                env: templates(vars, "env", &mut flat, &mut extra)?,
             })
         }
         HostTransport::Http { url, headers, sse } => {
@@ -574,17 +564,9 @@ pub fn connect_def(
                         .into(),
                 );
             }
-            let url = flat(url, "url")?;
-            let mut map = BTreeMap::new();
-            for (k, v) in headers {
-                map.insert(
-                    k.clone(),
-                    templated(v, &format!("headers.{k}"), &mut flat, &mut extra)?,
-                );
-            }
             Transport::Http(HttpDef {
-                url,
-                headers: map,
+                url: flat(url, "url")?,
+                headers: templates(headers, "headers", &mut flat, &mut extra)?,
                 oauth: None,
             })
         }
@@ -601,6 +583,23 @@ pub fn connect_def(
         },
         extra,
     ))
+}
+
+/// Every value of `env` or `headers` as a template (see [`templated`]).
+fn templates(
+    map: &BTreeMap<String, Text>,
+    field: &str,
+    flat: &mut dyn FnMut(&Text, &str) -> Result<String, String>,
+    extra: &mut BTreeMap<String, String>,
+) -> Result<BTreeMap<String, Template>, String> {
+    map.iter()
+        .map(|(k, v)| {
+            Ok((
+                k.clone(),
+                templated(v, &format!("{field}.{k}"), flat, extra)?,
+            ))
+        })
+        .collect()
 }
 
 /// An env or header value as a template: environment variables stay references; everything

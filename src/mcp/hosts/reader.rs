@@ -486,27 +486,9 @@ impl Here<'_> {
             return Vec::new();
         };
         let p = format!("{path}.args");
-        let Json::Array(items) = &value.value else {
-            cx.error(
-                "type_mismatch",
-                &p,
-                value.start,
-                format!(
-                    "`args` must be an array of strings, found {}",
-                    value.value.type_name()
-                ),
-                None,
-            );
-            return Vec::new();
-        };
-        items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| {
-                let ip = format!("{p}[{i}]");
-                cx.string(item, &ip)
-                    .map(|s| self.text(cx, &ip, item.start, &s))
-            })
+        cx.strings(value, &p)
+            .into_iter()
+            .map(|(s, ip, at)| self.text(cx, &ip, at, &s))
             .collect()
     }
 
