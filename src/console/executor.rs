@@ -382,6 +382,12 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
     file.seek(SeekFrom::Start(offset.min(size)))?;
     let mut buf = Vec::new();
     file.take(PAGER_WINDOW).read_to_end(&mut buf)?;
+    // A binary spill (an image) is described, never shown as bytes.
+    if offset == 0
+        && let Some(description) = super::binary::describe(&buf, size)
+    {
+        return Ok((size, description));
+    }
     Ok((size, String::from_utf8_lossy(&buf).into_owned()))
 }
 

@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod approver;
+pub mod binary;
 pub mod clipboard;
 pub mod executor;
 pub mod runtime;
