@@ -144,8 +144,10 @@ fn ask(
 ) {
     let ticket = request.ticket;
     let (reply, answer) = oneshot::channel();
-    if tx.send(Msg::AgentApproval { pid, request }).is_ok() {
-        replies.keep(Some(pid), ticket, reply);
+    // Kept before the app hears of it: the answer may come back before `send` returns.
+    replies.keep(Some(pid), ticket, reply);
+    if tx.send(Msg::AgentApproval { pid, request }).is_err() {
+        replies.forget(Some(pid), Some(ticket));
     }
     let commands = commands.clone();
     tokio::spawn(async move {

@@ -68,10 +68,13 @@ impl Approver for ConsoleApprover {
     fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
         let (reply, answer) = oneshot::channel();
         let ticket = request.ticket;
-        if self.tx.send(Msg::Approval(request)).is_ok() {
-            self.replies.keep(None, ticket, reply);
+        // Kept before the app hears of it: the answer may come back (on another thread) before
+        // `send` returns.
+        self.replies.keep(None, ticket, reply);
+        if self.tx.send(Msg::Approval(request)).is_err() {
+            // No console: the sender is dropped, a denial.
+            self.replies.forget(None, Some(ticket));
         }
-        // Otherwise the sender is dropped here: a denial.
         answer
     }
 }
