@@ -4,7 +4,7 @@
 
 mod approval_text;
 mod approve_tty;
-mod args;
+pub mod args;
 mod ask;
 mod auth_cmd;
 mod client_cmd;
@@ -278,6 +278,9 @@ pub enum Command {
         /// Diagnostics on stderr: none, refusals/cancellations/timeouts, or every event as JSON.
         #[arg(long, value_enum, default_value = "errors")]
         observability: crate::workspace::Observability,
+        /// Index at most this many files per workspace (results say how many were left out).
+        #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u32).range(1..=200_000))]
+        max_files: u32,
     },
     /// Serve the one `mcp` tool over stdio for an agent host (every configured server behind it).
     Serve {
@@ -487,9 +490,10 @@ pub fn run(cli: Cli) -> Exit {
     if let Some(Command::WorkspaceServer {
         workspace,
         observability,
+        max_files,
     }) = &cli.command
     {
-        return workspace_server(workspace, *observability);
+        return workspace_server(workspace, *observability, *max_files);
     }
     // Completions and man pages come from the command definition alone.
     match &cli.command {
@@ -635,7 +639,8 @@ pub fn run(cli: Cli) -> Exit {
         Some(Command::WorkspaceServer {
             workspace,
             observability,
-        }) => workspace_server(&workspace, observability),
+            max_files,
+        }) => workspace_server(&workspace, observability, max_files),
         Some(Command::Serve { policy }) => serve_cmd::serve(
             cx,
             policy.map(|p| match p {
@@ -676,6 +681,7 @@ fn printing(json: bool, keep: KeepArgs) -> run_op::Printing {
 fn workspace_server(
     values: &[std::ffi::OsString],
     observability: crate::workspace::Observability,
+    max_files: u32,
 ) -> Exit {
     use crate::workspace::{Observability, RunError};
     let report = |message: &str| {
@@ -695,13 +701,13 @@ fn workspace_server(
         };
         pairs.push((alias.to_owned(), PathBuf::from(path)));
     }
-    match crate::workspace::run(&pairs, observability) {
+    let max_files = usize::try_from(max_files).unwrap_or(crate::workspace::MAX_MAX_FILES);
+    match crate::workspace::run(&pairs, observability, max_files) {
         Ok(()) => Exit::Ok,
         Err(RunError::Bind(e)) => {
             report(&e.to_string());
             Exit::Usage
         }
-        Err(RunError::FrameTooLarge) => Exit::Connection,
         Err(e) => {
             report(&e.to_string());
             Exit::Connection

@@ -123,28 +123,36 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
     i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
 }
 
-/// Whether `candidate` is still exactly as walked (same size, mtime and inode, still a file).
-pub fn unchanged(root: &Path, candidate: &Candidate) -> bool {
-    std::fs::symlink_metadata(root.join(&candidate.rel)).is_ok_and(|m| {
-        m.is_file()
-            && m.len() == candidate.size
-            && mtime_ns(&m) == candidate.mtime_ns
-            && m.ino() == candidate.inode
-    })
+/// Whether the file at `rel` is still exactly as walked (same size, mtime and inode, still a
+/// file).
+pub fn unchanged(root: &Path, rel: &str, size: u64, mtime: i128, inode: u64) -> bool {
+    std::fs::symlink_metadata(root.join(rel))
+        .is_ok_and(|m| m.is_file() && m.len() == size && mtime_ns(&m) == mtime && m.ino() == inode)
 }
 
 /// The walk was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cancelled;
 
-/// Every candidate file under `root`, sorted by path, and every directory walked. Checks
-/// `cancel` between entries.
-pub fn walk(
-    root: &Path,
-    cancel: &AtomicBool,
-) -> Result<(Vec<Candidate>, Vec<DirStamp>), Cancelled> {
+/// What one walk found.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// The first `max_files` candidate files in walk order, sorted by path.
+    pub candidates: Vec<Candidate>,
+    /// Candidate files past `max_files`, counted, never kept.
+    pub skipped: usize,
+    /// Every directory walked (and out-of-tree ignore files).
+    pub dirs: Vec<DirStamp>,
+}
+
+/// The candidate files under `root` (at most `max_files`, the rest counted) and every
+/// directory walked. The walk visits each directory's entries sorted by name, so which files
+/// are kept when a tree is over the limit does not depend on the filesystem. Checks `cancel`
+/// between entries.
+pub fn walk(root: &Path, cancel: &AtomicBool, max_files: usize) -> Result<Walk, Cancelled> {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
+        .sort_by_file_name(std::cmp::Ord::cmp)
         .hidden(false)
         .follow_links(false)
         .git_ignore(true)
@@ -162,6 +170,7 @@ pub fn walk(
         });
     let mut out = Vec::new();
     let mut dirs = Vec::new();
+    let mut skipped = 0usize;
     for entry in builder.build() {
         if cancel.load(Ordering::Relaxed) {
             return Err(Cancelled);
@@ -191,6 +200,10 @@ pub fn walk(
         if meta.len() > MAX_FILE_BYTES {
             continue;
         }
+        if out.len() >= max_files {
+            skipped += 1;
+            continue;
+        }
         out.push(Candidate {
             rel,
             size: meta.len(),
@@ -205,7 +218,11 @@ pub fn walk(
             dirs.push(DirStamp { path: extra, stamp });
         }
     }
-    Ok((out, dirs))
+    Ok(Walk {
+        candidates: out,
+        skipped,
+        dirs,
+    })
 }
 
 /// `a/b/c` for a relative path whose every component is UTF-8 and not sensitive.

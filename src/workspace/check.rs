@@ -88,7 +88,8 @@ fn layer_of(rel: &str) -> Layer {
 /// Every finding for `file`.
 pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Finding> {
     let rel = file.rel.as_str();
-    let text = file.text.as_str();
+    // Diagnostics point into the file as written (not the text with credentials hidden).
+    let text = file.content();
     let mut out = Vec::new();
     match file.kind {
         "mcp-config" => {
@@ -161,14 +162,8 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
         }
         "markdown" => {
             for r in graph::markdown_links(text) {
-                let ok = graph::resolve(rel, &r.target).is_some_and(|t| {
-                    snap.paths.contains(&t)
-                        || snap
-                            .paths
-                            .range(format!("{t}/")..)
-                            .next()
-                            .is_some_and(|p| p.starts_with(&format!("{t}/")))
-                });
+                let ok = graph::resolve(rel, &r.target)
+                    .is_some_and(|t| snap.has_file(&t) || snap.has_dir(&t));
                 if !ok {
                     let mut f = Finding::new(
                         rel,
@@ -403,17 +398,36 @@ fn is_pinned(package: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
 }
 
+/// A caller's path as the index names files: `./` and empty or `.` components dropped,
+/// repeated slashes collapsed (`./docs//a.md` is `docs/a.md`). `..` is kept, so such a path
+/// names no admitted file.
+fn normalise(path: &str) -> String {
+    path.split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// Runs the check over the selected files.
 pub fn run(snap: &Snapshot, paths: Option<&[Value]>, strict: bool) -> Value {
-    let mut skipped = 0usize;
     let mut files: Vec<&FileRecord> = Vec::new();
+    // A file named twice (`README.md`, `./README.md`) is checked once; so is a missing one
+    // counted once.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut missing = std::collections::BTreeSet::new();
     match paths {
         Some(list) => {
             for p in list.iter().filter_map(Value::as_str) {
-                let p = p.trim_start_matches("./");
-                match snap.file(p) {
-                    Some((_, f)) => files.push(f),
-                    None => skipped += 1,
+                let p = normalise(p);
+                match snap.file(&p) {
+                    Some((i, f)) => {
+                        if seen.insert(i) {
+                            files.push(f);
+                        }
+                    }
+                    None => {
+                        missing.insert(p);
+                    }
                 }
             }
         }
@@ -430,7 +444,7 @@ pub fn run(snap: &Snapshot, paths: Option<&[Value]>, strict: bool) -> Value {
     json!({
         "findings": findings,
         "files_checked": files.len(),
-        "paths_not_checked": skipped,
+        "paths_not_checked": missing.len(),
         "counts": {"errors": errors, "warnings": findings.len() - errors},
         "strict": strict,
     })

@@ -8,6 +8,8 @@
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
+use super::index::Coverage;
+
 /// The envelope's schema identifier.
 pub const SCHEMA: &str = "mcpdeck.workspace-result/v1";
 /// The largest complete tool response (JSON-escaped), in bytes.
@@ -86,6 +88,8 @@ pub struct Envelope {
     pub reason: Option<Reason>,
     /// The tool's result.
     pub result: Option<Value>,
+    /// How much of the workspace the answer saw (every answer given after indexing).
+    pub coverage: Option<Coverage>,
 }
 
 impl Envelope {
@@ -96,6 +100,7 @@ impl Envelope {
             workspace: Some(workspace.to_owned()),
             reason: None,
             result: Some(result),
+            coverage: None,
         }
     }
 
@@ -106,6 +111,7 @@ impl Envelope {
             workspace: Some(workspace.to_owned()),
             reason: Some(reason),
             result: Some(result),
+            coverage: None,
         }
     }
 
@@ -116,7 +122,15 @@ impl Envelope {
             workspace: workspace.map(str::to_owned),
             reason: Some(reason),
             result: details,
+            coverage: None,
         }
+    }
+
+    /// The same envelope saying how much of the workspace it saw.
+    #[must_use]
+    pub fn with_coverage(mut self, coverage: Coverage) -> Self {
+        self.coverage = Some(coverage);
+        self
     }
 
     /// The envelope as JSON.
@@ -133,6 +147,9 @@ impl Envelope {
             if let Some(r) = &self.result {
                 o.insert("result".into(), r.clone());
             }
+            if let Some(c) = self.coverage {
+                o.insert("coverage".into(), c.to_json());
+            }
         }
         v
     }
@@ -144,7 +161,8 @@ impl Envelope {
         if response_bytes(&result) <= MAX_RESPONSE_BYTES {
             return (result, self);
         }
-        let refusal = Self::refused(self.workspace.as_deref(), Reason::ResponseTooLarge, None);
+        let mut refusal = Self::refused(self.workspace.as_deref(), Reason::ResponseTooLarge, None);
+        refusal.coverage = self.coverage;
         (render(&refusal), refusal)
     }
 }

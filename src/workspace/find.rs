@@ -44,7 +44,7 @@ pub fn run(
             "words": words,
             "text": text,
         });
-        if let (Some(section), Some(o)) = (&chunk.section, p.as_object_mut()) {
+        if let (Some(section), Some(o)) = (chunk.section.as_deref(), p.as_object_mut()) {
             o.insert("section".into(), json!(section));
         }
         passages.push(p);

@@ -4,103 +4,55 @@
 //! Every call re-walks the root (so new, removed and newly ignored files are seen) but re-reads
 //! and re-tokenizes only files whose size, modification time or inode changed. A snapshot is
 //! immutable and shared; a new one is built only when something changed. Nothing is persisted.
+//!
+//! The index is compact so that its memory follows the admitted text: terms are interned once
+//! per workspace ([`super::record::Vocabulary`]), a file keeps its passages' term frequencies
+//! as packed `(term id, count)` pairs sorted by id (eight bytes each, no per-passage map), and
+//! edges are file indices. At most `max_files` candidate files (walk order) are admitted; the
+//! rest are counted in [`Coverage`], never silently dropped.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError};
 
 use sha2::{Digest as _, Sha256};
 
 use super::admission::{self, Cancelled, Candidate, DirStamp};
-use super::graph;
-use super::text::{self, Chunk};
+pub use super::record::FileRecord;
+use super::record::{SharedVocabulary, Stamp};
+use super::text;
 
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 /// BM25 length normalisation.
 const B: f64 = 0.75;
-/// How many occurrences a word of a passage's section heading counts as.
-const HEADING_WEIGHT: u32 = 3;
 
-/// One admitted file.
-#[derive(Debug)]
-pub struct FileRecord {
-    /// Workspace-relative path.
-    pub rel: String,
-    /// Its kind (node type).
-    pub kind: &'static str,
-    /// What it was read as (size, mtime, inode) for cache invalidation.
-    walked: Candidate,
-    /// The full text.
-    pub text: String,
-    /// The full text, lower-cased (for fast substring pre-filtering).
-    pub lower: String,
-    /// SHA-256 of the content, hex.
-    pub sha256: String,
-    /// Its passages.
-    pub chunks: Vec<Chunk>,
-    /// Per passage: term frequencies and length in tokens.
-    terms: Vec<(HashMap<String, u32>, u32)>,
-    /// Where a Rust file's test module starts (byte offset of `#[cfg(test)]`), if it has one.
-    tests_from: Option<usize>,
-    /// Resolved relative references (before filtering to admitted files).
-    targets: BTreeSet<String>,
+/// The default number of files admitted per workspace.
+pub const DEFAULT_MAX_FILES: usize = 50_000;
+/// The largest `--max-files` accepted.
+pub const MAX_MAX_FILES: usize = 200_000;
+
+/// How much of a workspace the index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Coverage {
+    /// Files admitted into the index.
+    pub admitted: usize,
+    /// Candidate files left out because the workspace has more than `max_files`.
+    pub skipped_over_limit: usize,
+    /// The limit in force.
+    pub max_files: usize,
 }
 
-impl FileRecord {
-    fn build(candidate: Candidate, text: String) -> Self {
-        let kind = graph::kind_of(&candidate.rel);
-        let markdown = kind == "markdown";
-        let chunks = text::chunks(&text, markdown);
-        let terms = chunks
-            .iter()
-            .map(|c| {
-                let mut tf: HashMap<String, u32> = HashMap::new();
-                let mut len = 0u32;
-                for t in text::tokens(c.text(&text)) {
-                    *tf.entry(t).or_default() += 1;
-                    len += 1;
-                }
-                // A word of the section's heading says what the whole passage is about.
-                let heading = c.section.as_deref().unwrap_or("");
-                for t in text::tokens(heading) {
-                    *tf.entry(t).or_default() += HEADING_WEIGHT;
-                    len += 1;
-                }
-                for t in text::tokens(&candidate.rel) {
-                    *tf.entry(t).or_default() += 1;
-                    len += 1;
-                }
-                (tf, len)
-            })
-            .collect();
-        let tests_from = (kind == "rust")
-            .then(|| text.find("#[cfg(test)]"))
-            .flatten();
-        let refs = if markdown {
-            graph::markdown_links(&text)
-        } else {
-            graph::includes(kind, &text)
-        };
-        let targets = refs
-            .iter()
-            .filter_map(|r| graph::resolve(&candidate.rel, &r.target))
-            .filter(|t| *t != candidate.rel)
-            .collect();
-        let sha256 = hex::encode(Sha256::digest(text.as_bytes()));
-        Self {
-            rel: candidate.rel.clone(),
-            kind,
-            walked: candidate,
-            lower: text.to_lowercase(),
-            text,
-            sha256,
-            chunks,
-            terms,
-            tests_from,
-            targets,
-        }
+impl Coverage {
+    /// The envelope's `coverage` object.
+    pub fn to_json(self) -> serde_json::Value {
+        serde_json::json!({
+            "admitted": self.admitted,
+            "skipped_over_limit": self.skipped_over_limit,
+            "max_files": self.max_files,
+            "complete": self.skipped_over_limit == 0,
+        })
     }
 }
 
@@ -116,106 +68,189 @@ pub struct Hit {
 }
 
 /// An immutable view of the workspace at one moment.
+///
+/// Searching scans the files' packed `(term id, count)` pairs (a forward index, sorted by term
+/// id within each passage) rather than keeping an inverted copy of them: a second copy of every
+/// pair would double the index, and one linear pass over a few megabytes answers in
+/// milliseconds.
 #[derive(Debug)]
 pub struct Snapshot {
     /// Admitted files, sorted by path.
     pub files: Vec<Arc<FileRecord>>,
-    /// Outgoing edges per file (admitted targets only), parallel to `files`.
-    pub edges: Vec<BTreeSet<String>>,
-    /// Every admitted path.
-    pub paths: BTreeSet<String>,
-    /// term → (file, chunk, tf).
-    postings: HashMap<String, Vec<(u32, u32, u32)>>,
-    chunk_count: usize,
+    /// Outgoing edges per file (indices of admitted targets, ascending), parallel to `files`.
+    edges: Vec<Box<[u32]>>,
+    passages: usize,
+    vocabulary: SharedVocabulary,
     avg_len: f64,
+    /// How much of the workspace this snapshot holds.
+    pub coverage: Coverage,
     /// SHA-256 over every admitted path and its content hash.
     pub fingerprint: String,
 }
 
 impl Snapshot {
-    fn build(files: Vec<Arc<FileRecord>>, cancel: &AtomicBool) -> Result<Self, Cancelled> {
-        let paths: BTreeSet<String> = files.iter().map(|f| f.rel.clone()).collect();
-        let mut postings: HashMap<String, Vec<(u32, u32, u32)>> = HashMap::new();
-        let mut chunk_count = 0usize;
+    fn build(
+        files: Vec<Arc<FileRecord>>,
+        vocabulary: SharedVocabulary,
+        coverage: Coverage,
+        cancel: &AtomicBool,
+    ) -> Result<Self, Cancelled> {
+        let mut passages = 0usize;
         let mut total_len = 0u64;
         let mut hasher = Sha256::new();
-        let mut edges = Vec::with_capacity(files.len());
-        for (fi, f) in files.iter().enumerate() {
+        for f in &files {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Cancelled);
             }
-            let fi = u32::try_from(fi).unwrap_or(u32::MAX);
-            for (ci, (tf, len)) in f.terms.iter().enumerate() {
-                let ci = u32::try_from(ci).unwrap_or(u32::MAX);
-                chunk_count += 1;
-                total_len += u64::from(*len);
-                for (term, n) in tf {
-                    postings.entry(term.clone()).or_default().push((fi, ci, *n));
-                }
-            }
+            passages += f.ranges.len();
+            total_len += f.ranges.iter().map(|r| u64::from(r.1)).sum::<u64>();
             hasher.update(f.rel.as_bytes());
             hasher.update([0]);
-            hasher.update(f.sha256.as_bytes());
+            hasher.update(f.sha256_hex().as_bytes());
             hasher.update([b'\n']);
-            edges.push(
+        }
+        let edges = files
+            .iter()
+            .map(|f| {
                 f.targets
                     .iter()
-                    .filter(|t| paths.contains(*t))
-                    .cloned()
-                    .collect(),
-            );
-        }
+                    .filter_map(|t| index_of(&files, t))
+                    .filter_map(|i| u32::try_from(i).ok())
+                    .collect::<BTreeSet<u32>>()
+                    .into_iter()
+                    .collect()
+            })
+            .collect();
         #[allow(clippy::cast_precision_loss)]
-        let avg_len = if chunk_count == 0 {
+        let avg_len = if passages == 0 {
             1.0
         } else {
-            total_len as f64 / chunk_count as f64
+            total_len as f64 / passages as f64
         };
         Ok(Self {
             files,
             edges,
-            paths,
-            postings,
-            chunk_count,
+            passages,
+            vocabulary,
             avg_len,
+            coverage,
             fingerprint: hex::encode(hasher.finalize()),
         })
     }
 
     /// The file at `rel`.
     pub fn file(&self, rel: &str) -> Option<(usize, &FileRecord)> {
+        index_of(&self.files, rel).map(|i| (i, &*self.files[i]))
+    }
+
+    /// Whether `rel` is an admitted file.
+    pub fn has_file(&self, rel: &str) -> bool {
+        index_of(&self.files, rel).is_some()
+    }
+
+    /// Whether some admitted file lies under the directory `rel`.
+    pub fn has_dir(&self, rel: &str) -> bool {
+        let prefix = format!("{rel}/");
+        let at = self
+            .files
+            .partition_point(|f| f.rel.as_str() < prefix.as_str());
         self.files
-            .binary_search_by(|f| f.rel.as_str().cmp(rel))
-            .ok()
-            .map(|i| (i, &*self.files[i]))
+            .get(at)
+            .is_some_and(|f| f.rel.starts_with(&prefix))
+    }
+
+    /// The admitted files file `fi` links to, by path.
+    pub fn links(&self, fi: usize) -> Vec<&str> {
+        self.edges
+            .get(fi)
+            .map(|e| {
+                e.iter()
+                    .map(|t| self.files[*t as usize].rel.as_str())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether file `fi` links to the admitted file `rel`.
+    pub fn links_to(&self, fi: usize, rel: &str) -> bool {
+        let Some(target) = index_of(&self.files, rel).and_then(|t| u32::try_from(t).ok()) else {
+            return false;
+        };
+        self.edges
+            .get(fi)
+            .is_some_and(|e| e.binary_search(&target).is_ok())
     }
 
     /// Passages ranked by BM25 for `question`, best first (ties by path, then line).
     pub fn search(&self, question: &str) -> Vec<Hit> {
-        let terms: BTreeSet<String> = text::tokens(question).collect();
-        let mut scores: HashMap<(u32, u32), f64> = HashMap::new();
-        #[allow(clippy::cast_precision_loss)]
-        let n = self.chunk_count as f64;
-        for term in &terms {
-            let Some(list) = self.postings.get(term) else {
-                continue;
-            };
-            #[allow(clippy::cast_precision_loss)]
-            let df = list.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for &(fi, ci, tf) in list {
-                let len = self.files[fi as usize].terms[ci as usize].1;
-                let tf = f64::from(tf);
-                let norm = K1 * (1.0 - B + B * f64::from(len) / self.avg_len);
-                *scores.entry((fi, ci)).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
+        let ids: Vec<u32> = {
+            let vocabulary = self
+                .vocabulary
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            let set: BTreeSet<u32> = text::tokens(question)
+                .filter_map(|t| vocabulary.get(&t))
+                .collect();
+            set.into_iter().collect()
+        };
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        // One pass: every passage holding a query term, with the counts of each term.
+        let mut found: Vec<(u32, u32, u32)> = Vec::new(); // (file, passage, first pair index)
+        let mut counts: Vec<u32> = Vec::new(); // per found passage, one count per query term
+        let mut df = vec![0u32; ids.len()];
+        for (fi, f) in self.files.iter().enumerate() {
+            for ci in 0..f.ranges.len() {
+                let pairs = f.chunk_terms(ci);
+                let mut any = false;
+                let at = counts.len();
+                for (k, id) in ids.iter().enumerate() {
+                    let n = pairs
+                        .binary_search_by_key(id, |p| p.0)
+                        .map_or(0, |i| pairs[i].1);
+                    if n > 0 {
+                        if !any {
+                            counts.resize(at + ids.len(), 0);
+                            any = true;
+                        }
+                        counts[at + k] = n;
+                        df[k] += 1;
+                    }
+                }
+                if any {
+                    let fi = u32::try_from(fi).unwrap_or(u32::MAX);
+                    let ci = u32::try_from(ci).unwrap_or(u32::MAX);
+                    found.push((fi, ci, u32::try_from(at).unwrap_or(u32::MAX)));
+                }
             }
         }
-        let mut hits: Vec<Hit> = scores
+        #[allow(clippy::cast_precision_loss)]
+        let n = self.passages as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|d| {
+                let d = f64::from(*d);
+                (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
+            })
+            .collect();
+        let mut hits: Vec<Hit> = found
             .into_iter()
-            .map(|((fi, ci), score)| Hit {
-                file: fi as usize,
-                chunk: ci as usize,
-                score: score * weight(&self.files[fi as usize], ci as usize),
+            .map(|(fi, ci, at)| {
+                let file = &self.files[fi as usize];
+                let len = f64::from(file.ranges[ci as usize].1);
+                let norm = K1 * (1.0 - B + B * len / self.avg_len);
+                let score: f64 = (0..ids.len())
+                    .map(|k| f64::from(counts[at as usize + k]))
+                    .zip(&idf)
+                    .filter(|(tf, _)| *tf > 0.0)
+                    .map(|(tf, idf)| idf * tf * (K1 + 1.0) / (tf + norm))
+                    .sum();
+                Hit {
+                    file: fi as usize,
+                    chunk: ci as usize,
+                    score: score * weight(file, ci as usize),
+                }
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -226,6 +261,10 @@ impl Snapshot {
         });
         hits
     }
+}
+
+fn index_of(files: &[Arc<FileRecord>], rel: &str) -> Option<usize> {
+    files.binary_search_by(|f| f.rel.as_str().cmp(rel)).ok()
 }
 
 /// Stamps this close to (or after) the last walk's start are not trusted.
@@ -277,9 +316,10 @@ fn is_test_material(rel: &str) -> bool {
 }
 
 /// The cache of one workspace.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct IndexCache {
-    records: HashMap<String, Arc<FileRecord>>,
+    /// The admitted files of the last walk, sorted by path.
+    records: Vec<Arc<FileRecord>>,
     /// Candidates whose content was not admitted (binary, not UTF-8…), as walked: they are
     /// not re-read until they change.
     rejected: HashMap<String, Candidate>,
@@ -287,13 +327,35 @@ pub struct IndexCache {
     dirs: Vec<DirStamp>,
     /// When the last walk started (ns since the epoch).
     walk_started_ns: i128,
+    vocabulary: SharedVocabulary,
+    max_files: usize,
     snapshot: Option<Arc<Snapshot>>,
 }
 
+impl Default for IndexCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl IndexCache {
-    /// An empty cache.
+    /// An empty cache admitting [`DEFAULT_MAX_FILES`] files.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_max_files(DEFAULT_MAX_FILES)
+    }
+
+    /// An empty cache admitting at most `max_files` candidate files (capped at
+    /// [`MAX_MAX_FILES`]).
+    pub fn with_max_files(max_files: usize) -> Self {
+        Self {
+            records: Vec::new(),
+            rejected: HashMap::new(),
+            dirs: Vec::new(),
+            walk_started_ns: 0,
+            vocabulary: SharedVocabulary::default(),
+            max_files: max_files.min(MAX_MAX_FILES),
+            snapshot: None,
+        }
     }
 
     /// The current snapshot of `root`, re-reading only what changed since the last call.
@@ -311,44 +373,66 @@ impl IndexCache {
         // A record read within the racy margin of the previous walk is read again.
         let previous = self.walk_started_ns;
         let settled = |c: &Candidate| c.mtime_ns < previous - RACY_MARGIN_NS;
-        let (candidates, dirs) = admission::walk(root, cancel)?;
-        self.dirs = dirs;
+        let walk = admission::walk(root, cancel, self.max_files)?;
+        self.dirs = walk.dirs;
         self.walk_started_ns = started;
-        let mut records = HashMap::with_capacity(candidates.len());
         let mut rejected = HashMap::new();
-        let mut files = Vec::with_capacity(candidates.len());
+        let mut files = Vec::with_capacity(walk.candidates.len());
         let mut changed = false;
-        for candidate in candidates {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(Cancelled);
-            }
-            if self.rejected.get(&candidate.rel) == Some(&candidate) && settled(&candidate) {
-                rejected.insert(candidate.rel.clone(), candidate);
-                continue;
-            }
-            let record = match self.records.get(&candidate.rel) {
-                Some(r) if r.walked == candidate && settled(&candidate) => Arc::clone(r),
-                _ => {
-                    changed = true;
-                    let Some(text) = admission::read_admitted(root, &candidate) else {
-                        rejected.insert(candidate.rel.clone(), candidate);
-                        continue;
-                    };
-                    Arc::new(FileRecord::build(candidate, text))
+        {
+            let mut vocabulary = self
+                .vocabulary
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            for candidate in walk.candidates {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(Cancelled);
                 }
-            };
-            files.push(Arc::clone(&record));
-            records.insert(record.rel.clone(), record);
+                if self.rejected.get(&candidate.rel) == Some(&candidate) && settled(&candidate) {
+                    rejected.insert(candidate.rel.clone(), candidate);
+                    continue;
+                }
+                let previous = self
+                    .records
+                    .binary_search_by(|r| r.rel.as_str().cmp(&candidate.rel))
+                    .ok()
+                    .map(|i| &self.records[i]);
+                let record = match previous {
+                    Some(r) if r.walked.matches(&candidate) && settled(&candidate) => Arc::clone(r),
+                    _ => {
+                        changed = true;
+                        let Some(text) = admission::read_admitted(root, &candidate) else {
+                            rejected.insert(candidate.rel.clone(), candidate);
+                            continue;
+                        };
+                        Arc::new(FileRecord::build(&candidate, text, &mut vocabulary))
+                    }
+                };
+                files.push(record);
+            }
         }
-        changed |= records.len() != self.records.len();
-        self.records = records;
+        changed |= files.len() != self.records.len();
+        self.records.clone_from(&files);
         self.rejected = rejected;
+        let coverage = Coverage {
+            admitted: files.len(),
+            skipped_over_limit: walk.skipped,
+            max_files: self.max_files,
+        };
         if let Some(snapshot) = &self.snapshot
             && !changed
+            && snapshot.coverage == coverage
         {
             return Ok(Arc::clone(snapshot));
         }
-        let snapshot = Arc::new(Snapshot::build(files, cancel)?);
+        // Never hold two generations of postings at once.
+        self.snapshot = None;
+        let snapshot = Arc::new(Snapshot::build(
+            files,
+            Arc::clone(&self.vocabulary),
+            coverage,
+            cancel,
+        )?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }
@@ -367,17 +451,28 @@ impl IndexCache {
                 return Ok(false);
             }
         }
-        for (i, candidate) in self
+        let walked = self
             .records
-            .values()
-            .map(|r| &r.walked)
-            .chain(self.rejected.values())
-            .enumerate()
-        {
+            .iter()
+            .map(|r| (r.rel.as_str(), r.walked))
+            .chain(
+                self.rejected
+                    .values()
+                    .map(|c| (c.rel.as_str(), Stamp::of(c))),
+            );
+        for (i, (rel, stamp)) in walked.enumerate() {
             if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
                 return Err(Cancelled);
             }
-            if racy(candidate.mtime_ns) || !admission::unchanged(root, candidate) {
+            if racy(i128::from(stamp.mtime_ns))
+                || !admission::unchanged(
+                    root,
+                    rel,
+                    stamp.size,
+                    i128::from(stamp.mtime_ns),
+                    stamp.inode,
+                )
+            {
                 return Ok(false);
             }
         }

@@ -19,19 +19,20 @@ pub mod graph;
 pub mod index;
 pub mod observe;
 pub mod query;
+pub mod record;
+pub mod redact;
 pub mod schema;
 pub mod server;
 pub mod slot;
 pub mod text;
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ServiceExt as _;
 
 pub use binding::{BindError, Binding, MAX_WORKSPACES, bind_all, is_valid_alias, sanitize_alias};
 pub use envelope::{Envelope, Reason, SCHEMA, Status};
+pub use index::{Coverage, DEFAULT_MAX_FILES, MAX_MAX_FILES};
 pub use observe::{Event, Observability, Observer};
 pub use server::{SERVER_NAME, WorkspaceServer};
 pub use slot::Limits;
@@ -45,32 +46,33 @@ pub enum RunError {
     /// The runtime, the handshake or the transport failed.
     #[error("the MCP transport failed")]
     Transport,
-    /// An input frame exceeded 65,536 bytes; the server stopped reading.
-    #[error("an input frame exceeded 65536 bytes")]
-    FrameTooLarge,
 }
 
-/// Binds `workspaces` and serves on stdin/stdout until the client closes stdin.
-pub fn run(workspaces: &[(String, PathBuf)], observability: Observability) -> Result<(), RunError> {
+/// Binds `workspaces` and serves on stdin/stdout until the client closes stdin, admitting at
+/// most `max_files` files per workspace.
+pub fn run(
+    workspaces: &[(String, PathBuf)],
+    observability: Observability,
+    max_files: usize,
+) -> Result<(), RunError> {
     let observer = Observer::new(observability);
     let bindings = bind_all(workspaces)?;
     let count = bindings.len();
     let server = WorkspaceServer::new(bindings, observer, Limits::default())
-        .map_err(|_| RunError::Transport)?;
+        .map_err(|_| RunError::Transport)?
+        .with_max_files(max_files);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|_| RunError::Transport)?;
-    let tripped = Arc::new(AtomicBool::new(false));
-    let stdin = frame::FrameLimited::new(
-        tokio::io::stdin(),
-        frame::MAX_FRAME_BYTES,
-        Arc::clone(&tripped),
-    );
+    let (transport, pump) = frame::transport(tokio::io::stdin(), tokio::io::stdout(), move || {
+        observer.emit(&Event::FrameTooLarge);
+    });
     observer.emit(&Event::Started { workspaces: count });
     let served = runtime.block_on(async move {
+        tokio::spawn(pump);
         let service = server
-            .serve((stdin, tokio::io::stdout()))
+            .serve(transport)
             .await
             .map_err(|_| RunError::Transport)?;
         service.waiting().await.map_err(|_| RunError::Transport)?;
@@ -78,11 +80,6 @@ pub fn run(workspaces: &[(String, PathBuf)], observability: Observability) -> Re
     });
     // A blocking stdin read may still be parked; do not wait for it.
     runtime.shutdown_background();
-    if tripped.load(Ordering::Acquire) {
-        observer.emit(&Event::FrameTooLarge);
-        observer.emit(&Event::Stopped);
-        return Err(RunError::FrameTooLarge);
-    }
     observer.emit(&Event::Stopped);
     served
 }

@@ -51,7 +51,7 @@ pub enum Event {
         /// The reason code.
         reason: &'static str,
     },
-    /// An input frame exceeded the limit; the server stops reading.
+    /// An input line exceeded the limit; that request was refused, the server goes on.
     FrameTooLarge,
     /// The server stopped.
     Stopped,

@@ -71,6 +71,64 @@ fn terms_of(text: &str) -> Vec<String> {
     }
 }
 
+/// One matching file, before rendering.
+struct Match {
+    score: usize,
+    file: usize,
+    line_index: usize,
+    /// Indices of the terms found in the path.
+    in_path: Vec<usize>,
+    /// Indices of the terms found in the best line.
+    in_line: Vec<usize>,
+    matching_lines: usize,
+}
+
+/// The JSON of one returned match.
+fn render(
+    snap: &Snapshot,
+    args: &QueryArgs,
+    terms: &[String],
+    wildcard: bool,
+    filters: &Value,
+    m: &Match,
+) -> Value {
+    let file = &snap.files[m.file];
+    let line_text = file.text.lines().nth(m.line_index).unwrap_or("").trim();
+    let snippet: String = line_text.chars().take(args.snippet_chars).collect();
+    let mut out = json!({
+        "path": file.rel,
+        "kind": file.kind,
+        "line": m.line_index + 1,
+        "snippet": snippet,
+        "snippet_complete": snippet.chars().count() == line_text.chars().count(),
+    });
+    if args.explain
+        && let Some(o) = out.as_object_mut()
+    {
+        let named = |ids: &[usize]| ids.iter().map(|t| terms[*t].clone()).collect::<Vec<_>>();
+        let why = if wildcard {
+            json!({"matched": "wildcard"})
+        } else {
+            json!({
+                "terms_in_path": named(&m.in_path),
+                "terms_in_line": named(&m.in_line),
+                "matching_lines": m.matching_lines,
+                "score": m.score,
+            })
+        };
+        o.insert(
+            "explain".into(),
+            json!({
+                "why": why,
+                "node_type": file.kind,
+                "links_to": snap.links(m.file),
+                "filters": filters,
+            }),
+        );
+    }
+    out
+}
+
 /// Runs the query.
 pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> {
     let wildcard = args.text.trim() == "*";
@@ -95,87 +153,59 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
         }
         let edges_ok = edge_filters.iter().all(|(links_to, target)| {
             if *links_to {
-                snap.edges[fi].contains(target)
+                snap.links_to(fi, target)
             } else {
                 snap.file(target)
-                    .is_some_and(|(ti, _)| snap.edges[ti].contains(rel))
+                    .is_some_and(|(ti, _)| snap.links_to(ti, rel))
             }
         });
         if !edges_ok {
             continue;
         }
         let rel_lower = rel.to_lowercase();
-        let in_path: Vec<&String> = terms
-            .iter()
-            .filter(|t| !wildcard && rel_lower.contains(t.as_str()))
+        let in_path: Vec<usize> = (0..terms.len())
+            .filter(|t| !wildcard && rel_lower.contains(terms[*t].as_str()))
             .collect();
-        let mut best: Option<(usize, usize, Vec<&String>)> = None; // (count, line index, terms)
+        let mut best: Option<(usize, Vec<usize>)> = None; // (line index, terms found there)
         let mut matching_lines = 0usize;
-        let in_text = !wildcard && terms.iter().any(|t| file.lower.contains(t.as_str()));
+        let in_text = !wildcard && terms.iter().any(|t| text::contains_folded(&file.text, t));
         if in_text {
             for (li, line) in file.text.lines().enumerate() {
-                let lower = line.to_lowercase();
-                let found: Vec<&String> = terms
-                    .iter()
-                    .filter(|t| lower.contains(t.as_str()))
+                let found: Vec<usize> = (0..terms.len())
+                    .filter(|t| text::contains_folded(line, &terms[*t]))
                     .collect();
                 if found.is_empty() {
                     continue;
                 }
                 matching_lines += 1;
-                if best.as_ref().is_none_or(|b| found.len() > b.0) {
-                    best = Some((found.len(), li, found));
+                if best.as_ref().is_none_or(|b| found.len() > b.1.len()) {
+                    best = Some((li, found));
                 }
             }
         }
-        let line_terms = best.as_ref().map_or(0, |b| b.0);
-        if !wildcard && in_path.is_empty() && line_terms == 0 {
+        let (line_index, in_line) = best.unwrap_or_default();
+        if !wildcard && in_path.is_empty() && in_line.is_empty() {
             continue;
         }
-        let distinct: BTreeSet<&String> = in_path
-            .iter()
-            .copied()
-            .chain(best.iter().flat_map(|b| b.2.iter().copied()))
-            .collect();
-        let score = distinct.len() * 4 + in_path.len() * 2 + line_terms;
-        let line_index = best.as_ref().map_or(0, |b| b.1);
-        let line_text = file.text.lines().nth(line_index).unwrap_or("").trim();
-        let snippet: String = line_text.chars().take(args.snippet_chars).collect();
-        let mut m = json!({
-            "path": rel,
-            "kind": file.kind,
-            "line": line_index + 1,
-            "snippet": snippet,
-            "snippet_complete": snippet.chars().count() == line_text.chars().count(),
+        let distinct: BTreeSet<usize> = in_path.iter().chain(&in_line).copied().collect();
+        let score = distinct.len() * 4 + in_path.len() * 2 + in_line.len();
+        // Only what ranks a match is kept; the JSON is built for the few that are returned.
+        matches.push(Match {
+            score,
+            file: fi,
+            line_index,
+            in_path,
+            in_line,
+            matching_lines,
         });
-        if args.explain
-            && let Some(o) = m.as_object_mut()
-        {
-            let why = if wildcard {
-                json!({"matched": "wildcard"})
-            } else {
-                json!({
-                    "terms_in_path": in_path,
-                    "terms_in_line": best.as_ref().map(|b| b.2.clone()).unwrap_or_default(),
-                    "matching_lines": matching_lines,
-                    "score": score,
-                })
-            };
-            o.insert("explain".into(), json!({
-                "why": why,
-                "node_type": file.kind,
-                "links_to": snap.edges[fi],
-                "filters": {"type": !args.types.is_empty(), "path": !path_filters.is_empty(), "edge": !edge_filters.is_empty()},
-            }));
-        }
-        matches.push((score, fi, m));
     }
     let total = matches.len();
-    matches.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    matches.sort_by(|a, b| b.score.cmp(&a.score).then(a.file.cmp(&b.file)));
+    matches.truncate(args.limit);
+    let filters = json!({"type": !args.types.is_empty(), "path": !path_filters.is_empty(), "edge": !edge_filters.is_empty()});
     let matches: Vec<Value> = matches
         .into_iter()
-        .take(args.limit)
-        .map(|(_, _, m)| m)
+        .map(|m| render(snap, args, &terms, wildcard, &filters, &m))
         .collect();
     let result = json!({
         "matches": matches,

@@ -101,6 +101,17 @@ impl WorkspaceServer {
         })
     }
 
+    /// The same server admitting at most `max_files` files per workspace (default
+    /// [`super::index::DEFAULT_MAX_FILES`], capped at [`super::index::MAX_MAX_FILES`]).
+    #[must_use]
+    pub fn with_max_files(self, max_files: usize) -> Self {
+        for cache in &self.inner.caches {
+            *cache.lock().unwrap_or_else(PoisonError::into_inner) =
+                IndexCache::with_max_files(max_files);
+        }
+        self
+    }
+
     /// Answers one call (the transport-independent core of `tools/call`): the tool result and
     /// the envelope it carries; `None` for an unknown tool.
     pub async fn answer(
@@ -184,13 +195,15 @@ impl Inner {
         };
         // The root may have been replaced while it was walked.
         if !binding.available() {
-            return Envelope::refused(Some(alias), Reason::WorkspaceUnavailable, None);
+            return Envelope::refused(Some(alias), Reason::WorkspaceUnavailable, None)
+                .with_coverage(snapshot.coverage);
         }
         let outcome = run_tool(tool, &snapshot, alias, args);
-        match outcome {
+        let envelope = match outcome {
             Ok(result) => Envelope::known(alias, result),
             Err((reason, result)) => Envelope::unknown(alias, reason, result),
-        }
+        };
+        envelope.with_coverage(snapshot.coverage)
     }
 }
 

@@ -42,8 +42,9 @@ pub struct Chunk {
     pub end: u32,
     /// Byte range of the passage in the file's text.
     pub bytes: (usize, usize),
-    /// The Markdown heading this passage sits under (its own heading for a heading chunk).
-    pub section: Option<String>,
+    /// The Markdown heading this passage sits under (its own heading for a heading chunk),
+    /// shared by every passage under it.
+    pub section: Option<std::sync::Arc<str>>,
 }
 
 impl Chunk {
@@ -56,7 +57,7 @@ impl Chunk {
 /// The passages of `text`; `markdown` enables heading sections.
 pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
     let mut out = Vec::new();
-    let mut section: Option<String> = None;
+    let mut section: Option<std::sync::Arc<str>> = None;
     let mut current: Option<(u32, usize)> = None; // (start line, start byte)
     let mut last: (u32, usize) = (0, 0); // (line, end byte of that line without newline)
     let mut count = 0usize;
@@ -91,7 +92,7 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
             count = 0;
         }
         if heading {
-            section = Some(trimmed.trim_start_matches('#').trim().to_owned());
+            section = Some(trimmed.trim_start_matches('#').trim().into());
         }
         if blank || trimmed.is_empty() {
             continue;
@@ -120,6 +121,34 @@ pub fn chunks(text: &str, markdown: bool) -> Vec<Chunk> {
 fn heading_text(trimmed: &str) -> bool {
     let hashes = trimmed.bytes().take_while(|b| *b == b'#').count();
     (1..=6).contains(&hashes) && trimmed[hashes..].starts_with(' ')
+}
+
+/// Whether `haystack` contains `needle` (already lower-case) ignoring case. An ASCII needle is
+/// found without lower-casing the haystack (no copy of a file's text is kept or made).
+pub fn contains_folded(haystack: &str, needle: &str) -> bool {
+    if !needle.is_ascii() {
+        return haystack.to_lowercase().contains(needle);
+    }
+    let (hay, pin) = (haystack.as_bytes(), needle.as_bytes());
+    let Some(&first) = pin.first() else {
+        return true;
+    };
+    let mut from = 0usize;
+    while let Some(at) = memchr::memchr2(
+        first.to_ascii_lowercase(),
+        first.to_ascii_uppercase(),
+        &hay[from..],
+    ) {
+        let start = from + at;
+        if hay
+            .get(start..start + pin.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(pin))
+        {
+            return true;
+        }
+        from = start + 1;
+    }
+    false
 }
 
 /// Number of whitespace-separated words.

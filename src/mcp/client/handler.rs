@@ -83,7 +83,7 @@ pub async fn create_message(
             side.requests.note(
                 server,
                 &format!(
-                    "the server asked for a completion ({first:?}); answered with {} characters as {OPERATOR_MODEL}",
+                    "the server asked for a completion (“{first}”); answered with {} characters as {OPERATOR_MODEL}",
                     text.chars().count()
                 ),
             );
@@ -95,7 +95,7 @@ pub async fn create_message(
         SamplingAnswer::Reject => {
             side.requests.note(
                 server,
-                &format!("the server asked for a completion ({first:?}); rejected"),
+                &format!("the server asked for a completion (“{first}”); rejected"),
             );
             Err(ErrorData::new(
                 ErrorCode(-1),

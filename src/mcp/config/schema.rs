@@ -291,11 +291,55 @@ impl Diagnostic {
 /// Shown instead of a literal secret found where only a reference is allowed.
 pub const REDACTED_LITERAL: &str = "«literal secret hidden»";
 
+/// Whether a value under `key` (in `env`, `headers` or anywhere in a config file) is a
+/// credential: a credential-shaped name, or a header that carries one.
+pub fn is_secret_key(key: &str) -> bool {
+    super::refs::is_credential_name(key)
+        || matches!(
+            key.to_ascii_lowercase().as_str(),
+            "authorization" | "cookie" | "proxy-authorization"
+        )
+}
+
+/// Whether a string is written literally (holds no `${…}` reference).
+pub fn is_literal_value(value: &str) -> bool {
+    super::refs::Template::parse(value).map_or(true, |t| !t.has_reference())
+}
+
+/// `text` with its URL password and credential-shaped query values replaced by `hidden`, or
+/// `None` when it is not a URL or holds neither.
+pub fn displayable_url(text: &str) -> Option<String> {
+    use super::refs::is_credential_name;
+    let mut url = url::Url::parse(text).ok()?;
+    let mut changed = false;
+    if url.password().is_some() {
+        let _ = url.set_password(Some("hidden"));
+        changed = true;
+    }
+    let pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| {
+            if is_credential_name(&k) || k.eq_ignore_ascii_case("key") {
+                changed = true;
+                (k.into_owned(), "hidden".to_owned())
+            } else {
+                (k.into_owned(), v.into_owned())
+            }
+        })
+        .collect();
+    if !changed {
+        return None;
+    }
+    if !pairs.is_empty() {
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    Some(url.to_string())
+}
+
 /// A server definition as written, safe to display: literal values of credential-shaped `env`
 /// keys and credential headers, URL passwords and credential-shaped query values are hidden.
 /// References (`${NAME}`) are kept, since they are names, not values.
 pub fn displayable(raw: &serde_json::Value) -> serde_json::Value {
-    use super::refs::is_credential_name;
     let mut value = raw.clone();
     let Some(object) = value.as_object_mut() else {
         return value;
@@ -305,46 +349,16 @@ pub fn displayable(raw: &serde_json::Value) -> serde_json::Value {
             continue;
         };
         for (key, v) in map.iter_mut() {
-            let lower = key.to_ascii_lowercase();
-            let credential = is_credential_name(key)
-                || matches!(
-                    lower.as_str(),
-                    "authorization" | "cookie" | "proxy-authorization"
-                );
-            let literal = v.as_str().is_some_and(|s| {
-                super::refs::Template::parse(s).map_or(true, |t| !t.has_reference())
-            });
-            if credential && literal {
+            let literal = v.as_str().is_some_and(is_literal_value);
+            if is_secret_key(key) && literal {
                 *v = serde_json::Value::String(REDACTED_LITERAL.to_owned());
             }
         }
     }
     if let Some(url_value) = object.get_mut("url")
-        && let Some(text) = url_value.as_str()
-        && let Ok(mut url) = url::Url::parse(text)
+        && let Some(shown) = url_value.as_str().and_then(displayable_url)
     {
-        let mut changed = false;
-        if url.password().is_some() {
-            let _ = url.set_password(Some("hidden"));
-            changed = true;
-        }
-        let pairs: Vec<(String, String)> = url
-            .query_pairs()
-            .map(|(k, v)| {
-                if is_credential_name(&k) || k.eq_ignore_ascii_case("key") {
-                    changed = true;
-                    (k.into_owned(), "hidden".to_owned())
-                } else {
-                    (k.into_owned(), v.into_owned())
-                }
-            })
-            .collect();
-        if changed {
-            if !pairs.is_empty() {
-                url.query_pairs_mut().clear().extend_pairs(pairs);
-            }
-            *url_value = serde_json::Value::String(url.to_string());
-        }
+        *url_value = serde_json::Value::String(shown);
     }
     value
 }

@@ -136,15 +136,15 @@ impl fmt::Display for RequestError {
             Self::Empty { field } => write!(f, "`{field}` must not be empty"),
             Self::TooLong { field, max } => write!(f, "`{field}` is longer than {max} bytes"),
             Self::UnknownOperation { value, suggestion } => {
-                write!(f, "unknown `operation` {value:?}")?;
+                write!(f, "unknown `operation` `{value}`")?;
                 if let Some(suggestion) = suggestion {
-                    write!(f, " (did you mean {suggestion:?}?)")?;
+                    write!(f, " (did you mean `{suggestion}`?)")?;
                 }
                 write!(f, "; valid: {}", OPERATION_VALUES.join(", "))
             }
             Self::OperationViaField { operation, field } => write!(
                 f,
-                "`operation` {operation:?} is requested with the `{field}` field instead"
+                "`operation` `{operation}` is requested with the `{field}` field instead"
             ),
             Self::BadReference => f.write_str(
                 "`resource` must be a reference `mcp-resource-` + 32 hex characters from \
@@ -155,9 +155,9 @@ impl fmt::Display for RequestError {
                 suggestion,
                 configured,
             } => {
-                write!(f, "no configured server is named {given:?}")?;
+                write!(f, "no configured server is named `{given}`")?;
                 if let Some(suggestion) = suggestion {
-                    write!(f, " (did you mean {suggestion:?}?)")?;
+                    write!(f, " (did you mean `{suggestion}`?)")?;
                 }
                 if configured.is_empty() {
                     f.write_str("; no servers are configured")

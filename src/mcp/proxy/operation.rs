@@ -65,7 +65,7 @@ impl fmt::Display for NormalizedOperation {
 
 /// A string that is not a normalized operation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a normalized operation: {0:?}")]
+#[error("not a normalized operation: `{0}`")]
 pub struct ParseOperationError(pub String);
 
 impl FromStr for NormalizedOperation {

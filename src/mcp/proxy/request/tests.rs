@@ -166,7 +166,7 @@ fn missing_and_unknown_operations_are_explained() {
     let msg = message(json!({"server": "s", "operation": "resources.read"}));
     assert_eq!(msg, "`resource` is required for resources.read");
     let msg = message(json!({"server": "s", "operation": "resource.list"}));
-    assert!(msg.contains("did you mean \"resources.list\""), "{msg}");
+    assert!(msg.contains("did you mean `resources.list`"), "{msg}");
     let msg = message(json!({"server": "s", "operation": "tools.call"}));
     assert!(msg.contains("`tool` field"), "{msg}");
     let msg = message(json!({"server": "s", "operation": "resources.read", "resource": "x"}));
@@ -179,7 +179,7 @@ fn unknown_servers_list_the_configured_names() {
     assert_eq!(
         check_server(&req, ["github", "files"]).map_err(|e| e.to_string()),
         Err(
-            "no configured server is named \"gihub\" (did you mean \"github\"?); configured: \
+            "no configured server is named `gihub` (did you mean `github`?); configured: \
              files, github"
                 .to_owned()
         )
