@@ -167,6 +167,28 @@ fn login_flag_signs_in_inline_and_step_up_asks_for_the_demanded_scope() {
 }
 
 #[test]
+fn a_server_that_guards_only_operations_gets_its_refusals_challenge() {
+    // `initialize` needs no token, so probing the server finds no challenge: the sign-in and the
+    // step-up take the scope from the refusal of the operation itself.
+    let server = AuthServer::start(&["--open-initialize"]);
+    let sb = sandbox(&server, None);
+    let call = mcpdeck(&sb, &["call", "web", "echo", "text=hi", "--login"], "");
+    assert_eq!(call.code, 0, "{}\n{}", call.stdout, call.stderr);
+    assert!(call.stdout.contains("hi"));
+    let add = mcpdeck(&sb, &["call", "web", "add", "a=2", "b=3", "--login"], "");
+    assert_eq!(add.code, 0, "{}\n{}", add.stdout, add.stderr);
+    let seen = server.seen();
+    assert_eq!(seen["authorizations"], 2, "{seen}");
+    let first = seen["scopes"][0].as_str().expect("scope");
+    assert!(
+        first.split(' ').any(|s| s == "read") && !first.contains("write"),
+        "{first}"
+    );
+    let last = seen["scopes"][1].as_str().expect("scope");
+    assert!(last.contains("read") && last.contains("write"), "{last}");
+}
+
+#[test]
 fn a_refused_token_is_refreshed_once_and_the_rotated_token_replaces_it() {
     let server = AuthServer::start(&[]);
     let sb = sandbox(&server, None);
@@ -245,6 +267,26 @@ fn client_identity_pre_registered_then_metadata_document() {
     let seen = server.seen();
     assert_eq!(seen["registrations"], 0);
     assert_eq!(seen["client_ids"], json!(["pre-client", cimd_url]));
+}
+
+#[test]
+fn a_metadata_url_on_a_disallowed_address_is_never_fetched() {
+    // The challenge names protected-resource metadata at 0.0.0.0 (neither the server's origin
+    // nor an allowed metadata host): mcpdeck ignores it and discovers the server's own metadata
+    // at the well-known location instead.
+    let server = AuthServer::start(&["--foreign-metadata"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let seen = server.seen();
+    assert!(
+        seen["challenges"][0]
+            .as_str()
+            .is_some_and(|c| c.contains("0.0.0.0")),
+        "the fixture sent the foreign URL: {seen}"
+    );
+    assert_eq!(seen["foreign_metadata"], 0, "{seen}");
+    assert_eq!(seen["authorizations"], 1, "{seen}");
 }
 
 #[test]

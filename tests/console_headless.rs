@@ -1,31 +1,40 @@
-//! Headless console test: the real `App::update` and the real effect executor against the demo
-//! server (`mcpdeck demo-server`), waiting for explicit messages — never sleeping. Connects,
+//! Headless console test: the real runtime (`Runtime::step`: `App::update` and the effect
+//! executor) against the demo server (`mcpdeck demo-server`), waiting for explicit messages —
+//! never sleeping. Connects,
 //! lists tools, searches, calls `echo`, then starts `long_task`, sees progress and cancels it.
 
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mcpdeck::app::{App, Load, Msg, Screen};
-use mcpdeck::console::Executor;
+use mcpdeck::console::Runtime;
 use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
 use mcpdeck::mcp::policy::Policy;
 use mcpdeck::mcp::trust::TrustStore;
-use tokio::sync::mpsc;
 
+/// The real runtime, driven by the test: every message goes through [`Runtime::step`], the
+/// same turn the console's loop takes.
 struct Harness {
-    app: App,
-    exec: Executor,
-    rx: mpsc::UnboundedReceiver<Msg>,
-    events: mpsc::Receiver<mcpdeck::mcp::connection::ServerEvent>,
+    rt: Runtime,
+}
+
+impl std::ops::Deref for Harness {
+    type Target = Runtime;
+    fn deref(&self) -> &Runtime {
+        &self.rt
+    }
+}
+
+impl std::ops::DerefMut for Harness {
+    fn deref_mut(&mut self) -> &mut Runtime {
+        &mut self.rt
+    }
 }
 
 impl Harness {
     fn send(&mut self, msg: Msg) {
-        self.exec.observe(&msg);
-        self.app.now = Instant::now();
-        for effect in self.app.update(msg) {
-            assert!(!self.exec.run(effect), "nothing here quits");
-        }
+        let flow = self.rt.step(msg, Instant::now());
+        assert!(!flow.quit, "nothing here quits");
     }
 
     /// Sends `msg` as if `after` had passed since the oldest pending approval appeared.
@@ -35,10 +44,8 @@ impl Harness {
             .approvals
             .front()
             .map_or_else(Instant::now, |p| p.shown_at);
-        self.app.now = base + after;
-        for effect in self.app.update(msg) {
-            assert!(!self.exec.run(effect), "nothing here quits");
-        }
+        let flow = self.rt.step(msg, base + after);
+        assert!(!flow.quit, "nothing here quits");
     }
 
     fn key(&mut self, code: KeyCode) {
@@ -66,8 +73,7 @@ impl Harness {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         while !done(&self.app) {
             let msg = tokio::select! {
-                Some(msg) = self.rx.recv() => msg,
-                Some(event) = self.events.recv() => Msg::Event(event),
+                Some(msg) = self.rt.recv() => msg,
                 () = tokio::time::sleep_until(deadline) => panic!("timed out waiting for {what}: {:?}", self.app.screen),
             };
             self.send(msg);
@@ -125,24 +131,14 @@ fn run_harness<F>(
         .enable_all()
         .build()
         .expect("runtime");
-    let local = tokio::task::LocalSet::new();
     let spill_base = dir.path().join("spills");
     std::fs::create_dir_all(&spill_base).expect("mkdir");
-    runtime.block_on(local.run_until(async move {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (events_tx, events) = mpsc::channel(1024);
-        let exec =
-            Executor::new(config, trust, policy, tx, events_tx, Some(spill_base)).expect("engine");
-        let app = App::new(&exec.engine.status(), exec.info(), Instant::now());
-        let mut h = Harness {
-            app,
-            exec,
-            rx,
-            events,
-        };
+    runtime.block_on(async move {
+        let rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
+        let mut h = Harness { rt };
         scenario(&mut h).await;
-        h.exec.shutdown().await;
-    }));
+        h.rt.shutdown().await;
+    });
 }
 
 /// Connects and lists, then opens `tool`'s call form.

@@ -57,7 +57,7 @@ wait_for "hi from tmux"
 $T send-keys -t e2e m
 wait_for "model-visible text"
 $T send-keys -t e2e Escape
-wait_for "Enter open"
+wait_for "Enter tool detail"
 # The workspace side panel: w opens it on workspace_find; the answer names the README passage.
 $T send-keys -t e2e w
 wait_for "[find]"
@@ -72,7 +72,7 @@ wait_for "Keys"
 wait_for "search tools"
 $T send-keys -t e2e Escape
 # Esc and q sent together can read as Alt-q: wait until the help has closed.
-wait_for "Enter open"
+wait_for "Enter tool detail"
 $T send-keys -t e2e q
 
 deadline=$((SECONDS + 20))

@@ -1,6 +1,7 @@
 //! The hostile battery, stream cases, through the real binary: a progress flood, answers and
 //! notifications naming requests that do not exist, an answer under the wrong id, an answer sent
-//! twice, an SSE stream that never answers, and a response header of 1 MiB. Each asserts the
+//! twice, an SSE stream that never answers, a response header of 1 MiB, and a listing too large
+//! to decode sent as an SSE event. Each asserts the
 //! documented exit class, no raw escape byte in stdout or stderr, no leftover server process
 //! and no spill left behind.
 
@@ -127,4 +128,18 @@ fn a_huge_response_header_is_refused() {
         "the header is never quoted: {} bytes",
         err.len()
     );
+}
+
+#[test]
+fn an_oversized_listing_sent_as_an_event_is_refused_before_it_is_decoded() {
+    let sb = Sandbox::new();
+    let http = HttpFixture::start("");
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"enums": {"url": http.url("/raw/enum-tools-as-sse"), "requestTimeoutMs": 20_000}}})
+            .to_string(),
+    );
+    let (code, out, err) = run(&sb, &["tools", "enums"]);
+    assert_eq!(code, 7, "{out}{err}");
+    assert!(err.contains("JSON values"), "{err}");
 }

@@ -420,7 +420,9 @@ fn measure_a_hundred_thousand_small_files() {
         first_time.as_secs_f64(),
         later.as_millis(),
         peak as f64 / 1024.0,
-        if cfg!(debug_assertions) {
+        if std::env::var_os("WORKSPACE_SCALE_BIN").is_some() {
+            "the binary in WORKSPACE_SCALE_BIN"
+        } else if cfg!(debug_assertions) {
             "debug build"
         } else {
             "release build"

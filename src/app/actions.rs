@@ -63,18 +63,6 @@ impl App {
                 let Some(server) = self.server().map(|s| s.name.clone()) else {
                     return Vec::new();
                 };
-                if self.focus == Focus::Main && matches!(self.tab, Tab::Resources | Tab::Prompts) {
-                    let tab = self.tab;
-                    if let Some(pane) = self.panes.get_mut(&server) {
-                        pane.filter = Some(super::ListFilter {
-                            tab,
-                            query: String::new(),
-                            editing: true,
-                        });
-                        pane.sel[tab_index(tab)] = 0;
-                    }
-                    return Vec::new();
-                }
                 if let Some(pane) = self.panes.get_mut(&server) {
                     let results = pane.search.take().map_or(Load::Idle, |s| s.results);
                     let query = String::new();
@@ -88,6 +76,7 @@ impl App {
                 self.focus = Focus::Main;
                 Vec::new()
             }
+            Action::Filter => self.start_filter(),
             Action::Call => self.on_call(),
             Action::Reconnect => {
                 let Some(server) = self.server().map(|s| s.name.clone()) else {
@@ -110,7 +99,7 @@ impl App {
                 ]
             }
             Action::Trust => {
-                self.overlay = Some(Overlay::Trust(0, false));
+                self.overlay = Some(Overlay::Trust(super::TrustView::default()));
                 Vec::new()
             }
             Action::Doctor => {
@@ -222,6 +211,9 @@ impl App {
             Action::Grant
             | Action::Revoke
             | Action::Save
+            | Action::AllowOnce
+            | Action::AllowSession
+            | Action::Deny
             | Action::Delete
             | Action::TestConnect
             | Action::Top
@@ -229,155 +221,6 @@ impl App {
             | Action::NextMatch
             | Action::PrevMatch => Vec::new(),
         }
-    }
-
-    pub(super) fn move_by(&mut self, delta: isize) -> Vec<Effect> {
-        let scroll = |v: &mut usize| *v = v.saturating_add_signed(delta);
-        match &mut self.screen {
-            Screen::Detail(d) => {
-                scroll(&mut d.scroll);
-                return Vec::new();
-            }
-            Screen::Form(form) => {
-                form.move_focus(delta.signum());
-                return Vec::new();
-            }
-            Screen::Browse => {}
-            _ => return Vec::new(),
-        }
-        if self.focus == Focus::Servers {
-            let max = self.servers.len().saturating_sub(1);
-            self.selected = self.selected.saturating_add_signed(delta).min(max);
-            return Vec::new();
-        }
-        let tab = tab_index(self.tab);
-        let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-        // The Log tab counts back from its newest line at the bottom: up goes back in time.
-        let delta = if self.tab == Tab::Log { -delta } else { delta };
-        if let Some(pane) = self.panes.get_mut(&server) {
-            pane.sel[tab] = pane.sel[tab].saturating_add_signed(delta);
-        }
-        self.clamp_selection();
-        Vec::new()
-    }
-
-    /// Keeps the current tab's selection inside its list.
-    pub(super) fn clamp_selection(&mut self) {
-        let len = self.list_len();
-        let tab = tab_index(self.tab);
-        let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-        if let Some(pane) = self.panes.get_mut(&server) {
-            pane.sel[tab] = pane.sel[tab].min(len.saturating_sub(1));
-        }
-    }
-
-    /// How many rows the current tab shows.
-    pub fn list_len(&self) -> usize {
-        let Some(pane) = self.pane() else {
-            return 0;
-        };
-        match self.tab {
-            Tab::Tools => self.visible_tools().map_or(0, <[_]>::len),
-            Tab::Resources => self.resource_entries().len(),
-            Tab::Prompts => self.prompt_entries().len(),
-            Tab::Log => pane.visible_log().len(),
-            Tab::Config => self
-                .server()
-                .and_then(|s| self.info.servers.get(&s.name))
-                .map_or(0, Vec::len),
-        }
-    }
-
-    /// The Resources tab's rows (resources, then templates, marked `true`), narrowed by the
-    /// filter.
-    pub fn resource_entries(&self) -> Vec<(&super::ResourceRow, bool)> {
-        let Some(pane) = self.pane() else {
-            return Vec::new();
-        };
-        let Some(Load::Ready((resources, templates))) = &pane.resources else {
-            return Vec::new();
-        };
-        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Resources);
-        resources
-            .iter()
-            .map(|r| (r, false))
-            .chain(templates.iter().map(|t| (t, true)))
-            .filter(|(r, _)| filter.is_none_or(|f| f.keeps(&r.name, &r.description)))
-            .collect()
-    }
-
-    /// The Prompts tab's rows, narrowed by the filter.
-    pub fn prompt_entries(&self) -> Vec<&super::PromptRow> {
-        let Some(pane) = self.pane() else {
-            return Vec::new();
-        };
-        let Some(Load::Ready(prompts)) = &pane.prompts else {
-            return Vec::new();
-        };
-        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Prompts);
-        prompts
-            .iter()
-            .filter(|p| filter.is_none_or(|f| f.keeps(&p.name, &p.description)))
-            .collect()
-    }
-
-    /// The tool rows shown: the search's matches while searching, else the catalog.
-    pub fn visible_tools(&self) -> Option<&[super::ToolRow]> {
-        let pane = self.pane()?;
-        if let Some(search) = &pane.search
-            && !search.query.trim().is_empty()
-        {
-            return match &search.results {
-                Load::Ready(rows) => Some(rows),
-                _ => None,
-            };
-        }
-        match &pane.tools {
-            Some(Load::Ready(rows)) => Some(rows),
-            _ => None,
-        }
-    }
-
-    /// Starts loading the current tab's catalog when it was never asked for.
-    pub(super) fn ensure_tab(&mut self) -> Vec<Effect> {
-        let Some(server) = self.server().map(|s| s.name.clone()) else {
-            return Vec::new();
-        };
-        let id = self.next_id;
-        let Some(pane) = self.panes.get_mut(&server) else {
-            return Vec::new();
-        };
-        let (waiter, request) = match self.tab {
-            Tab::Tools if pane.tools.is_none() => {
-                pane.tools = Some(Load::Loading(id));
-                (
-                    Waiter::Tools(server.clone()),
-                    ProxyRequest::ToolsList { server },
-                )
-            }
-            Tab::Resources if pane.resources.is_none() => {
-                pane.resources = Some(Load::Loading(id));
-                (
-                    Waiter::Resources(server.clone()),
-                    ProxyRequest::ResourcesList { server },
-                )
-            }
-            Tab::Prompts if pane.prompts.is_none() => {
-                pane.prompts = Some(Load::Loading(id));
-                (
-                    Waiter::Prompts(server.clone()),
-                    ProxyRequest::PromptsList { server },
-                )
-            }
-            Tab::Log => {
-                pane.stderr_asked = Some(self.now);
-                return vec![Effect::ReadStderr(server)];
-            }
-            _ => return Vec::new(),
-        };
-        let registered = self.id(waiter);
-        debug_assert_eq!(registered, id);
-        vec![Effect::Execute { id, request }, Effect::RefreshStatus]
     }
 
     pub(super) fn on_open(&mut self) -> Vec<Effect> {
@@ -473,144 +316,6 @@ impl App {
         view.model.clone_from(&view.plain);
         self.screen = Screen::Result(view, None);
         Vec::new()
-    }
-
-    pub(super) fn open_detail(&mut self, server: String, tool: String, call: bool) -> Vec<Effect> {
-        let id = self.id(Waiter::Detail);
-        self.call_when_described = call;
-        self.screen = Screen::Detail(Detail {
-            server: server.clone(),
-            tool: tool.clone(),
-            load: Load::Loading(id),
-            scroll: 0,
-            full_description: None,
-            show_full: false,
-        });
-        vec![Effect::Execute {
-            id,
-            request: ProxyRequest::ToolsDescribe { server, tool },
-        }]
-    }
-
-    pub(super) fn on_call(&mut self) -> Vec<Effect> {
-        match std::mem::replace(&mut self.screen, Screen::Browse) {
-            Screen::Detail(d) => {
-                if let Load::Ready(desc) = &d.load {
-                    let schema = desc.input_schema.clone();
-                    self.screen =
-                        Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
-                    self.last_detail = Some(d);
-                } else {
-                    self.call_when_described = true;
-                    self.screen = Screen::Detail(d);
-                }
-                Vec::new()
-            }
-            Screen::Result(view, Some(form)) => {
-                drop(view);
-                self.screen = Screen::Form(form);
-                Vec::new()
-            }
-            Screen::Browse if self.tab == Tab::Tools && self.focus == Focus::Main => {
-                let sel = self.pane().map_or(0, |p| p.sel[0]);
-                let Some(tool) = self
-                    .visible_tools()
-                    .and_then(|t| t.get(sel))
-                    .map(|t| t.name.clone())
-                else {
-                    return Vec::new();
-                };
-                let Some(server) = self.server().map(|s| s.name.clone()) else {
-                    return Vec::new();
-                };
-                self.open_detail(server, tool, true)
-            }
-            Screen::Browse if self.tab == Tab::Prompts => {
-                self.screen = Screen::Browse;
-                self.on_open()
-            }
-            other => {
-                self.screen = other;
-                Vec::new()
-            }
-        }
-    }
-
-    pub(super) fn on_submit(&mut self) -> Vec<Effect> {
-        let (form, value) = match std::mem::replace(&mut self.screen, Screen::Browse) {
-            Screen::Form(mut form) => {
-                if let Ok(v) = form.value() {
-                    (form, v)
-                } else {
-                    self.screen = Screen::Form(form);
-                    return Vec::new();
-                }
-            }
-            Screen::Raw(mut form, area, _) => {
-                let text = area.lines().join("\n");
-                let error = match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(v) if v.is_object() => {
-                        if form.validate(&v).is_ok() {
-                            form.fill(&v);
-                            let args = v;
-                            return self.start_call(form, &args);
-                        }
-                        form.errors.first().cloned().or_else(|| {
-                            form.fields
-                                .iter()
-                                .find_map(|f| f.error.as_ref().map(|e| format!("{}: {e}", f.name)))
-                        })
-                    }
-                    Ok(_) => Some("arguments must be a JSON object".to_owned()),
-                    Err(e) => Some(format!("invalid JSON: {e}")),
-                };
-                self.screen = Screen::Raw(form, area, error);
-                return Vec::new();
-            }
-            other => {
-                self.screen = other;
-                return Vec::new();
-            }
-        };
-        self.start_call(form, &value)
-    }
-
-    pub(super) fn start_call(&mut self, mut form: Form, value: &serde_json::Value) -> Vec<Effect> {
-        let id = self.id(Waiter::Run);
-        let server = form.server.clone();
-        let request = match &form.target {
-            Target::Tool(tool) => ProxyRequest::ToolsCall {
-                server,
-                tool: tool.clone(),
-                args: value.as_object().cloned().unwrap_or_default(),
-            },
-            Target::Prompt(prompt) => ProxyRequest::PromptsGet {
-                server,
-                prompt: prompt.clone(),
-                arguments: value
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .map(|(k, v)| {
-                                (
-                                    k.clone(),
-                                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
-                                )
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            },
-        };
-        form.errors.clear();
-        self.screen = Screen::Running(Running {
-            id,
-            form,
-            started: self.now,
-            progress: None,
-            cancelling: false,
-        });
-        vec![Effect::Execute { id, request }]
     }
 
     pub(super) fn on_back(&mut self) -> Vec<Effect> {

@@ -57,13 +57,3 @@ impl Pending {
         }
     }
 }
-
-/// The decision a key stands for in the approval modal.
-pub fn decision_for(c: char) -> Option<Decision> {
-    match c {
-        'y' => Some(Decision::AllowOnce),
-        's' => Some(Decision::AllowSession),
-        'n' => Some(Decision::Deny),
-        _ => None,
-    }
-}

@@ -166,7 +166,11 @@ impl App {
                 if let Screen::Running(run) = &mut self.screen
                     && run.form.server == *event.server
                 {
-                    run.progress = Some((*progress, *total, message.clone()));
+                    run.progress = Some(super::Progress {
+                        done: *progress,
+                        total: *total,
+                        message: message.clone(),
+                    });
                 }
                 let total = total.map(|t| format!("/{t}")).unwrap_or_default();
                 (

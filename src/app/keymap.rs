@@ -1,8 +1,7 @@
 //! The one keymap table: every binding is (context, key, action, description).
-//! Dispatch, the footer hints and the `?` help overlay are all read from [`KEYMAP`], so a key
-//! can never work without being documented or be documented without working.
-
-use std::borrow::Cow;
+//! Dispatch, the footer hints and the `?` help overlay are all read from [`Keymap`], so a key
+//! can never work without being documented or be documented without working. The defaults are
+//! `assets/keymap.toml`, embedded and read by the same code as a user's `keys.toml`.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -13,8 +12,18 @@ pub enum Ctx {
     Global,
     /// The servers pane has focus.
     Servers,
-    /// A catalog list (tools, resources, prompts) has focus.
+    /// Any tab's list has focus (bindings common to every tab).
     List,
+    /// The Tools tab's list has focus.
+    ToolsTab,
+    /// The Resources tab's list has focus.
+    ResourcesTab,
+    /// The Prompts tab's list has focus.
+    PromptsTab,
+    /// The Log tab has focus.
+    LogTab,
+    /// The Config tab has focus.
+    ConfigTab,
     /// A tool's detail view.
     Detail,
     /// The call form or raw JSON editor.
@@ -35,6 +44,8 @@ pub enum Ctx {
     Side,
     /// The agent sessions view.
     AgentsView,
+    /// An approval is in front (it takes every key).
+    Approval,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -68,8 +79,10 @@ pub enum Action {
     PrevTab,
     /// Open the selected item.
     Open,
-    /// Start a search of the tool catalog.
+    /// Start a search of the tool catalog, or of a result's text.
     Search,
+    /// Start a filter narrowing the list in front.
+    Filter,
     /// Open the call form for the selected tool.
     Call,
     /// Reconnect the selected server (connects it when disconnected).
@@ -118,10 +131,16 @@ pub enum Action {
     Edit,
     /// Save the configuration file being edited.
     Save,
+    /// Allow the approval in front once.
+    AllowOnce,
+    /// Allow the approval in front's operation for the rest of the session.
+    AllowSession,
+    /// Deny the approval in front.
+    Deny,
 }
 
 /// One binding.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
     /// Where it applies.
     pub ctx: Ctx,
@@ -129,397 +148,23 @@ pub struct Binding {
     pub code: KeyCode,
     /// Required modifiers (exact match, shift ignored for characters).
     pub mods: KeyModifiers,
-    /// How the key is written in hints and help.
-    pub label: Cow<'static, str>,
     /// What it does.
     pub action: Action,
     /// The help text.
-    pub desc: &'static str,
+    pub desc: String,
     /// Whether the footer shows it.
     pub hint: bool,
 }
 
-const fn bind(
-    ctx: Ctx,
-    code: KeyCode,
-    label: &'static str,
-    action: Action,
-    desc: &'static str,
-    hint: bool,
-) -> Binding {
-    Binding {
-        ctx,
-        code,
-        mods: KeyModifiers::NONE,
-        label: Cow::Borrowed(label),
-        action,
-        desc,
-        hint,
+impl Binding {
+    /// How the key is written in hints and help.
+    pub fn label(&self) -> String {
+        key_label(self.code, self.mods)
     }
 }
 
-const fn ctrl(
-    ctx: Ctx,
-    c: char,
-    label: &'static str,
-    action: Action,
-    desc: &'static str,
-) -> Binding {
-    Binding {
-        ctx,
-        code: KeyCode::Char(c),
-        mods: KeyModifiers::CONTROL,
-        label: Cow::Borrowed(label),
-        action,
-        desc,
-        hint: true,
-    }
-}
-
-/// The binding without a footer hint.
-const fn quiet(mut b: Binding) -> Binding {
-    b.hint = false;
-    b
-}
-
-use Action as A;
-use Ctx as C;
-use KeyCode as K;
-
-/// The default keymap.
-pub const KEYMAP: &[Binding] = &[
-    bind(C::Global, K::Char('q'), "q", A::Quit, "quit", true),
-    quiet(ctrl(C::Global, 'c', "C-c", A::Quit, "quit")),
-    quiet(ctrl(
-        C::Global,
-        'z',
-        "C-z",
-        A::Suspend,
-        "suspend (fg resumes)",
-    )),
-    bind(C::Global, K::Char('?'), "?", A::Help, "help", true),
-    bind(C::Global, K::Tab, "Tab", A::FocusNext, "switch pane", true),
-    bind(C::Global, K::Up, "↑", A::Up, "move up", false),
-    bind(C::Global, K::Char('k'), "k", A::Up, "move up", false),
-    bind(C::Global, K::Down, "↓", A::Down, "move down", false),
-    bind(C::Global, K::Char('j'), "j", A::Down, "move down", false),
-    bind(C::Global, K::PageUp, "PgUp", A::PageUp, "page up", false),
-    bind(
-        C::Global,
-        K::PageDown,
-        "PgDn",
-        A::PageDown,
-        "page down",
-        false,
-    ),
-    bind(C::Global, K::Char('t'), "t", A::Trust, "trust view", false),
-    bind(
-        C::Global,
-        K::Char('d'),
-        "d",
-        A::Doctor,
-        "config doctor",
-        false,
-    ),
-    bind(C::Global, K::Char('s'), "s", A::Spills, "spills", false),
-    bind(
-        C::Global,
-        K::Char('a'),
-        "a",
-        A::Approvals,
-        "approvals (pending, decided)",
-        false,
-    ),
-    bind(
-        C::Global,
-        K::Char('A'),
-        "A",
-        A::Agents,
-        "agent sessions (mcpdeck serve)",
-        false,
-    ),
-    bind(
-        C::Global,
-        K::Char('w'),
-        "w",
-        A::Workspace,
-        "workspace panel",
-        false,
-    ),
-    bind(
-        C::Global,
-        K::Char('y'),
-        "y",
-        A::Copy,
-        "copy focused item",
-        false,
-    ),
-    bind(
-        C::Global,
-        K::Char('r'),
-        "r",
-        A::Reconnect,
-        "connect / reconnect server",
-        false,
-    ),
-    bind(C::Global, K::Right, "→", A::NextTab, "next tab", false),
-    bind(C::Global, K::Char('l'), "l", A::NextTab, "next tab", false),
-    bind(C::Global, K::Left, "←", A::PrevTab, "previous tab", false),
-    bind(
-        C::Global,
-        K::Char('h'),
-        "h",
-        A::PrevTab,
-        "previous tab",
-        false,
-    ),
-    bind(
-        C::Servers,
-        K::Enter,
-        "Enter",
-        A::Open,
-        "open server's tools",
-        true,
-    ),
-    bind(C::Servers, K::Char('r'), "r", A::Reconnect, "connect", true),
-    bind(C::List, K::Enter, "Enter", A::Open, "open", true),
-    bind(C::List, K::Char('/'), "/", A::Search, "search tools", true),
-    bind(C::List, K::Char('c'), "c", A::Call, "call tool", true),
-    bind(
-        C::List,
-        K::Esc,
-        "Esc",
-        A::Back,
-        "clear search / back",
-        false,
-    ),
-    bind(
-        C::List,
-        K::Char('v'),
-        "v",
-        A::LogFilter,
-        "Log tab: all / traffic / notifications",
-        false,
-    ),
-    bind(
-        C::List,
-        K::Char('e'),
-        "e",
-        A::Edit,
-        "edit config file (Config tab)",
-        false,
-    ),
-    ctrl(
-        C::Editor,
-        's',
-        "C-s",
-        A::Save,
-        "save (atomic, backed up; only when valid)",
-    ),
-    ctrl(
-        C::Editor,
-        't',
-        "C-t",
-        A::TestConnect,
-        "test connect (unsaved; trust rules apply)",
-    ),
-    bind(
-        C::Editor,
-        K::Esc,
-        "Esc",
-        A::Back,
-        "close the editor (discards)",
-        true,
-    ),
-    bind(C::Detail, K::Char('c'), "c", A::Call, "call tool", true),
-    bind(C::Detail, K::Enter, "Enter", A::Call, "call tool", false),
-    bind(C::Detail, K::Esc, "Esc", A::Back, "back", true),
-    bind(C::Detail, K::Char('y'), "y", A::Copy, "copy schema", true),
-    bind(
-        C::Detail,
-        K::Char('f'),
-        "f",
-        A::FullText,
-        "whole description (cut at 2 KiB)",
-        false,
-    ),
-    bind(C::Form, K::Enter, "Enter", A::Submit, "run", true),
-    ctrl(C::Form, 'e', "C-e", A::ToggleRaw, "form ⇄ raw JSON"),
-    ctrl(C::Form, 's', "C-s", A::Submit, "run"),
-    bind(C::Form, K::Up, "↑", A::Up, "previous field", false),
-    bind(C::Form, K::Down, "↓", A::Down, "next field", false),
-    bind(C::Form, K::Esc, "Esc", A::Back, "back", true),
-    bind(C::Running, K::Esc, "Esc", A::Back, "cancel call", true),
-    bind(
-        C::Result,
-        K::Char('m'),
-        "m",
-        A::ToggleModel,
-        "model-visible text",
-        true,
-    ),
-    bind(C::Result, K::Char('y'), "y", A::Copy, "copy result", true),
-    bind(
-        C::Result,
-        K::Char('z'),
-        "z",
-        A::Fold,
-        "fold / open JSON at the cursor",
-        true,
-    ),
-    bind(
-        C::Result,
-        K::Char('Z'),
-        "Z",
-        A::FoldAll,
-        "fold all / open all",
-        false,
-    ),
-    bind(C::Result, K::Char('c'), "c", A::Call, "call again", true),
-    bind(
-        C::Result,
-        K::Char('/'),
-        "/",
-        A::Search,
-        "search the text",
-        true,
-    ),
-    bind(
-        C::Result,
-        K::Char('n'),
-        "n",
-        A::NextMatch,
-        "next match",
-        false,
-    ),
-    bind(
-        C::Result,
-        K::Char('N'),
-        "N",
-        A::PrevMatch,
-        "previous match",
-        false,
-    ),
-    bind(C::SpillsView, K::Home, "Home", A::Top, "first line", false),
-    bind(C::SpillsView, K::End, "End", A::Bottom, "last line", false),
-    bind(C::Result, K::Home, "Home", A::Top, "first line", false),
-    bind(C::Result, K::Char('g'), "g", A::Top, "first line", false),
-    bind(C::Result, K::End, "End", A::Bottom, "last line", false),
-    bind(C::Result, K::Char('G'), "G", A::Bottom, "last line", false),
-    bind(
-        C::Result,
-        K::Enter,
-        "Enter",
-        A::Open,
-        "open the spill it names",
-        false,
-    ),
-    bind(C::Result, K::Esc, "Esc", A::Back, "back", true),
-    bind(C::View, K::Esc, "Esc", A::Back, "close", true),
-    bind(C::View, K::Char('q'), "q", A::Back, "close", false),
-    bind(C::View, K::Char('y'), "y", A::Copy, "copy", true),
-    bind(
-        C::TrustView,
-        K::Char('T'),
-        "T",
-        A::Grant,
-        "trust project (type y)",
-        true,
-    ),
-    bind(
-        C::TrustView,
-        K::Char('R'),
-        "R",
-        A::Revoke,
-        "revoke trust",
-        true,
-    ),
-    bind(
-        C::SpillsView,
-        K::Enter,
-        "Enter",
-        A::Open,
-        "view spill",
-        true,
-    ),
-    bind(C::SpillsView, K::Char('y'), "y", A::Copy, "copy path", true),
-    bind(
-        C::SpillsView,
-        K::Char('x'),
-        "x",
-        A::Delete,
-        "delete spill",
-        true,
-    ),
-    bind(
-        C::SpillsView,
-        K::Delete,
-        "Del",
-        A::Delete,
-        "delete spill",
-        false,
-    ),
-    bind(
-        C::AgentsView,
-        K::Char('r'),
-        "r",
-        A::Reconnect,
-        "look for sessions again",
-        true,
-    ),
-    bind(
-        C::Side,
-        K::Enter,
-        "Enter",
-        A::Submit,
-        "run workspace tool",
-        true,
-    ),
-    bind(
-        C::Side,
-        K::Right,
-        "→",
-        A::NextTab,
-        "next workspace tool",
-        true,
-    ),
-    bind(
-        C::Side,
-        K::Left,
-        "←",
-        A::PrevTab,
-        "previous workspace tool",
-        false,
-    ),
-    bind(C::Side, K::Up, "↑", A::Up, "scroll result", false),
-    bind(C::Side, K::Down, "↓", A::Down, "scroll result", false),
-    bind(
-        C::Side,
-        K::PageUp,
-        "PgUp",
-        A::PageUp,
-        "scroll result",
-        false,
-    ),
-    bind(
-        C::Side,
-        K::PageDown,
-        "PgDn",
-        A::PageDown,
-        "scroll result",
-        false,
-    ),
-    ctrl(C::Side, 'y', "C-y", A::Copy, "copy workspace result"),
-    ctrl(C::Side, 'w', "C-w", A::Workspace, "close workspace panel"),
-    bind(
-        C::Side,
-        K::Esc,
-        "Esc",
-        A::Back,
-        "cancel run / leave panel",
-        true,
-    ),
-];
+/// The default keymap (`assets/keymap.toml`), read by the same code as a user's `keys.toml`.
+pub const DEFAULT_KEYMAP: &str = include_str!("../../assets/keymap.toml");
 
 /// Whether `key` matches `b`.
 fn matches(b: &Binding, key: &KeyEvent) -> bool {
@@ -542,10 +187,25 @@ pub struct Keymap {
 
 impl Default for Keymap {
     fn default() -> Self {
-        Self {
-            bindings: KEYMAP.to_vec(),
-        }
+        let mut map = Self {
+            bindings: Vec::new(),
+        };
+        // The embedded default is checked by a test; a problem here cannot reach a user.
+        let problems = map.apply(DEFAULT_KEYMAP);
+        debug_assert!(problems.is_empty(), "{problems:?}");
+        map
     }
+}
+
+/// One entry of a context's list in a keymap file.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    keys: Vec<String>,
+    action: String,
+    desc: String,
+    #[serde(default)]
+    hint: bool,
 }
 
 impl Keymap {
@@ -560,7 +220,7 @@ impl Keymap {
     }
 
     /// The footer hints for `contexts`: the first binding of each hinted action, in order.
-    pub fn hints(&self, contexts: &[Ctx]) -> Vec<(String, &'static str)> {
+    pub fn hints(&self, contexts: &[Ctx]) -> Vec<(String, &str)> {
         let mut seen: Vec<Action> = Vec::new();
         let mut out = Vec::new();
         for ctx in contexts {
@@ -569,93 +229,172 @@ impl Keymap {
                     continue;
                 }
                 seen.push(b.action);
-                out.push((b.label.to_string(), b.desc));
+                out.push((b.label(), b.desc.as_str()));
             }
         }
         out
     }
 
-    /// The help overlay's rows: (context name, keys, description), keys of one action joined.
-    pub fn help_rows(&self) -> Vec<(&'static str, String, &'static str)> {
-        let mut out: Vec<(&'static str, String, &'static str)> = Vec::new();
-        for b in &self.bindings {
-            let ctx = ctx_name(b.ctx);
-            if let Some(row) = out.iter_mut().find(|(c, _, d)| *c == ctx && *d == b.desc) {
-                row.1.push('/');
-                row.1.push_str(&b.label);
-                continue;
+    /// The first key bound to `action` in `ctx`, as hints write it (for text that names a key).
+    pub fn key_for(&self, ctx: Ctx, action: Action) -> Option<String> {
+        self.bindings
+            .iter()
+            .find(|b| b.ctx == ctx && b.action == action)
+            .map(Binding::label)
+    }
+
+    /// The help overlay's rows, context by context: (context name, keys, description), the
+    /// keys of one description joined with `/`.
+    pub fn help_rows(&self) -> Vec<(&'static str, String, &str)> {
+        let mut out: Vec<(&'static str, String, &str)> = Vec::new();
+        for ctx in ALL_CTX {
+            for b in self.bindings.iter().filter(|b| b.ctx == ctx) {
+                let name = ctx_name(ctx);
+                if let Some(row) = out.iter_mut().find(|(c, _, d)| *c == name && *d == b.desc) {
+                    row.1.push('/');
+                    row.1.push_str(&b.label());
+                    continue;
+                }
+                out.push((name, b.label(), b.desc.as_str()));
             }
-            out.push((ctx, b.label.to_string(), b.desc));
         }
         out
     }
 
-    /// Applies a `keys.toml` patch: `action = "key"` or `action = ["key", ...]` replaces that
-    /// action's keys in every context it is bound in. Returns the problems found (the rest of
-    /// the patch still applies).
+    /// Applies a keymap file (the embedded default or a user's `keys.toml`). Two forms, mixable:
+    /// `action = "key"` or `action = ["key", ...]` replaces that action's keys in every context
+    /// it is bound in; `context = [{ keys = [...], action = "...", desc = "...", hint = true }]`
+    /// adds bindings to a context, ahead of those already there. Returns the problems found
+    /// (the rest still applies).
     pub fn apply(&mut self, text: &str) -> Vec<String> {
         let table: toml::Table = match toml::from_str(text) {
             Ok(t) => t,
             Err(e) => return vec![format!("keys.toml: {e}")],
         };
         let mut problems = Vec::new();
+        // Contexts in their fixed order (a TOML table has none), then action patches.
+        for ctx in ALL_CTX {
+            if let Some(value) = table.get(ctx_key(ctx)) {
+                self.add_context(ctx, value, &mut problems);
+            }
+        }
         for (name, value) in &table {
-            let Some(action) = ACTION_NAMES
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, a)| *a)
-            else {
-                problems.push(format!("keys.toml: unknown action `{name}`"));
-                continue;
-            };
-            let specs: Vec<&str> = match value {
-                toml::Value::String(s) => vec![s.as_str()],
-                toml::Value::Array(a) => a.iter().filter_map(toml::Value::as_str).collect(),
-                _ => {
-                    problems.push(format!(
-                        "keys.toml: `{name}` must be a key or a list of keys"
-                    ));
-                    continue;
-                }
-            };
-            let mut keys = Vec::new();
-            for spec in specs {
-                match parse_key(spec) {
-                    Some(k) => keys.push((k, spec.to_owned())),
-                    None => problems.push(format!("keys.toml: `{name}`: cannot read key `{spec}`")),
-                }
-            }
-            if keys.is_empty() {
+            if ALL_CTX.iter().any(|c| ctx_key(*c) == name) {
                 continue;
             }
-            let old: Vec<Binding> = self
-                .bindings
-                .iter()
-                .filter(|b| b.action == action)
-                .cloned()
-                .collect();
-            let mut contexts: Vec<Ctx> = old.iter().map(|b| b.ctx).collect();
-            contexts.dedup();
-            self.bindings.retain(|b| b.action != action);
-            for ctx in contexts {
-                let Some(first) = old.iter().find(|b| b.ctx == ctx) else {
-                    continue;
-                };
-                for ((code, mods), label) in &keys {
-                    self.bindings.push(Binding {
-                        ctx,
-                        code: *code,
-                        mods: *mods,
-                        label: Cow::Owned(label.clone()),
-                        action,
-                        desc: first.desc,
-                        hint: first.hint,
-                    });
-                }
-            }
+            let Some(action) = action_named(name) else {
+                problems.push(format!("keys.toml: unknown action or context `{name}`"));
+                continue;
+            };
+            self.patch_action(name, action, value, &mut problems);
         }
         problems
     }
+
+    /// Adds a context's list of entries ahead of its current bindings.
+    fn add_context(&mut self, ctx: Ctx, value: &toml::Value, problems: &mut Vec<String>) {
+        let name = ctx_key(ctx);
+        let entries: Vec<Entry> = match value.clone().try_into() {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("keys.toml: `{name}`: {e}"));
+                return;
+            }
+        };
+        let mut added = Vec::new();
+        for entry in entries {
+            let Some(action) = action_named(&entry.action) else {
+                problems.push(format!(
+                    "keys.toml: `{name}`: unknown action `{}`",
+                    entry.action
+                ));
+                continue;
+            };
+            for spec in &entry.keys {
+                let Some((code, mods)) = parse_key(spec) else {
+                    problems.push(format!("keys.toml: `{name}`: cannot read key `{spec}`"));
+                    continue;
+                };
+                added.push(Binding {
+                    ctx,
+                    code,
+                    mods,
+                    action,
+                    desc: entry.desc.clone(),
+                    // Only an entry's first key is hinted; the others are alternatives.
+                    hint: entry.hint && spec == &entry.keys[0],
+                });
+            }
+        }
+        let at = self
+            .bindings
+            .iter()
+            .position(|b| b.ctx == ctx)
+            .unwrap_or(self.bindings.len());
+        self.bindings.splice(at..at, added);
+    }
+
+    /// Replaces `action`'s keys in every context it is bound in.
+    fn patch_action(
+        &mut self,
+        name: &str,
+        action: Action,
+        value: &toml::Value,
+        problems: &mut Vec<String>,
+    ) {
+        let specs: Vec<&str> = match value {
+            toml::Value::String(s) => vec![s.as_str()],
+            toml::Value::Array(a) => a.iter().filter_map(toml::Value::as_str).collect(),
+            _ => {
+                problems.push(format!(
+                    "keys.toml: `{name}` must be a key or a list of keys"
+                ));
+                return;
+            }
+        };
+        let mut keys = Vec::new();
+        for spec in specs {
+            match parse_key(spec) {
+                Some(k) => keys.push(k),
+                None => problems.push(format!("keys.toml: `{name}`: cannot read key `{spec}`")),
+            }
+        }
+        if keys.is_empty() {
+            return;
+        }
+        let old: Vec<Binding> = self
+            .bindings
+            .iter()
+            .filter(|b| b.action == action)
+            .cloned()
+            .collect();
+        let mut contexts: Vec<Ctx> = old.iter().map(|b| b.ctx).collect();
+        contexts.dedup();
+        self.bindings.retain(|b| b.action != action);
+        for ctx in contexts {
+            let Some(first) = old.iter().find(|b| b.ctx == ctx) else {
+                continue;
+            };
+            for (code, mods) in &keys {
+                self.bindings.push(Binding {
+                    ctx,
+                    code: *code,
+                    mods: *mods,
+                    action,
+                    desc: first.desc.clone(),
+                    hint: first.hint,
+                });
+            }
+        }
+    }
+}
+
+/// The action named `name` in a keymap file.
+fn action_named(name: &str) -> Option<Action> {
+    ACTION_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, a)| *a)
 }
 
 /// The names actions have in `keys.toml`.
@@ -675,6 +414,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("prev_tab", Action::PrevTab),
     ("open", Action::Open),
     ("search", Action::Search),
+    ("filter", Action::Filter),
     ("call", Action::Call),
     ("reconnect", Action::Reconnect),
     ("trust", Action::Trust),
@@ -699,6 +439,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("log_filter", Action::LogFilter),
     ("edit", Action::Edit),
     ("save", Action::Save),
+    ("allow_once", Action::AllowOnce),
+    ("allow_session", Action::AllowSession),
+    ("deny", Action::Deny),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
@@ -723,6 +466,7 @@ fn parse_key(spec: &str) -> Option<(KeyCode, KeyModifiers)> {
         "PgDn" => KeyCode::PageDown,
         "Home" => KeyCode::Home,
         "End" => KeyCode::End,
+        "Del" | "Delete" => KeyCode::Delete,
         "Space" => KeyCode::Char(' '),
         f if f.starts_with('F') && f.len() > 1 => KeyCode::F(f[1..].parse().ok()?),
         c => {
@@ -737,12 +481,95 @@ fn parse_key(spec: &str) -> Option<(KeyCode, KeyModifiers)> {
     Some((code, mods))
 }
 
+/// How a key is written in hints and help: `C-x`, `A-x`, `↑`, `PgDn`, `Enter`, `x`.
+pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
+    let key = match code {
+        KeyCode::Up => "↑".to_owned(),
+        KeyCode::Down => "↓".to_owned(),
+        KeyCode::Left => "←".to_owned(),
+        KeyCode::Right => "→".to_owned(),
+        KeyCode::PageUp => "PgUp".to_owned(),
+        KeyCode::PageDown => "PgDn".to_owned(),
+        KeyCode::Home => "Home".to_owned(),
+        KeyCode::End => "End".to_owned(),
+        KeyCode::Enter => "Enter".to_owned(),
+        KeyCode::Esc => "Esc".to_owned(),
+        KeyCode::Tab => "Tab".to_owned(),
+        KeyCode::Backspace => "Backspace".to_owned(),
+        KeyCode::Delete => "Del".to_owned(),
+        KeyCode::Char(' ') => "Space".to_owned(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::F(n) => format!("F{n}"),
+        other => format!("{other:?}"),
+    };
+    if mods.contains(KeyModifiers::CONTROL) {
+        format!("C-{key}")
+    } else if mods.contains(KeyModifiers::ALT) {
+        format!("A-{key}")
+    } else {
+        key
+    }
+}
+
+/// Every context, in the order the help overlay lists them.
+pub const ALL_CTX: [Ctx; 19] = [
+    Ctx::Global,
+    Ctx::Servers,
+    Ctx::List,
+    Ctx::ToolsTab,
+    Ctx::ResourcesTab,
+    Ctx::PromptsTab,
+    Ctx::LogTab,
+    Ctx::ConfigTab,
+    Ctx::Detail,
+    Ctx::Form,
+    Ctx::Running,
+    Ctx::Result,
+    Ctx::View,
+    Ctx::TrustView,
+    Ctx::SpillsView,
+    Ctx::AgentsView,
+    Ctx::Editor,
+    Ctx::Side,
+    Ctx::Approval,
+];
+
+/// A context's name in a keymap file.
+pub fn ctx_key(ctx: Ctx) -> &'static str {
+    match ctx {
+        Ctx::Global => "global",
+        Ctx::Servers => "servers",
+        Ctx::List => "list",
+        Ctx::ToolsTab => "tools",
+        Ctx::ResourcesTab => "resources",
+        Ctx::PromptsTab => "prompts",
+        Ctx::LogTab => "log",
+        Ctx::ConfigTab => "config",
+        Ctx::Detail => "detail",
+        Ctx::Form => "form",
+        Ctx::Running => "running",
+        Ctx::Result => "result",
+        Ctx::View => "view",
+        Ctx::TrustView => "trust_view",
+        Ctx::SpillsView => "spills_view",
+        Ctx::Editor => "editor",
+        Ctx::Side => "side",
+        Ctx::AgentsView => "agents_view",
+        Ctx::Approval => "approval",
+    }
+}
+
 /// A context's name in the help overlay.
 pub fn ctx_name(ctx: Ctx) -> &'static str {
     match ctx {
         Ctx::Global => "everywhere",
         Ctx::Servers => "servers",
         Ctx::List => "lists",
+        Ctx::ToolsTab => "tools",
+        Ctx::ResourcesTab => "resources",
+        Ctx::PromptsTab => "prompts",
+        Ctx::LogTab => "log",
+        Ctx::ConfigTab => "config",
         Ctx::Detail => "tool detail",
         Ctx::Form => "call form",
         Ctx::Running => "running",
@@ -753,66 +580,10 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Editor => "config editor",
         Ctx::Side => "workspace panel",
         Ctx::AgentsView => "agents view",
+        Ctx::Approval => "approval",
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(c: char) -> KeyEvent {
-        KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
-    }
-
-    fn lookup(contexts: &[Ctx], key: &KeyEvent) -> Option<Action> {
-        Keymap::default().lookup(contexts, key)
-    }
-
-    #[test]
-    fn a_patch_replaces_an_actions_keys_everywhere_and_reports_problems() {
-        let mut map = Keymap::default();
-        let problems = map
-            .apply("search = \"C-f\"\nquit = [\"x\", \"C-q\"]\nnope = \"z\"\ncall = \"Ctrl+c\"\n");
-        assert_eq!(problems.len(), 2, "{problems:?}");
-        let cf = KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL);
-        assert_eq!(map.lookup(&[Ctx::List], &cf), Some(Action::Search));
-        assert_eq!(map.lookup(&[Ctx::List, Ctx::Global], &key('/')), None);
-        assert_eq!(map.lookup(&[Ctx::Global], &key('x')), Some(Action::Quit));
-        assert_eq!(map.lookup(&[Ctx::Global], &key('q')), None);
-        assert!(map.help_rows().iter().any(|(_, k, _)| k.contains("C-f")));
-        assert!(map.hints(&[Ctx::List]).iter().any(|(k, _)| k == "C-f"));
-    }
-
-    #[test]
-    fn first_context_wins_and_globals_apply() {
-        assert_eq!(
-            lookup(&[Ctx::Detail, Ctx::Global], &key('y')),
-            Some(Action::Copy)
-        );
-        assert_eq!(
-            lookup(&[Ctx::List, Ctx::Global], &key('/')),
-            Some(Action::Search)
-        );
-        assert_eq!(lookup(&[Ctx::Servers, Ctx::Global], &key('/')), None);
-        assert_eq!(lookup(&[Ctx::Global], &key('q')), Some(Action::Quit));
-    }
-
-    #[test]
-    fn every_action_with_a_key_is_in_help() {
-        let rows = Keymap::default().help_rows();
-        for b in KEYMAP {
-            assert!(
-                rows.iter()
-                    .any(|(_, keys, d)| *d == b.desc && keys.contains(&*b.label))
-            );
-        }
-    }
-
-    #[test]
-    fn ctrl_keys_need_ctrl() {
-        let plain = key('c');
-        let ctl = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(lookup(&[Ctx::Global], &plain), None);
-        assert_eq!(lookup(&[Ctx::Global], &ctl), Some(Action::Quit));
-    }
-}
+#[path = "keymap_tests.rs"]
+mod tests;

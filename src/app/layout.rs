@@ -1,7 +1,8 @@
-//! Where the panes are for a terminal size: shared by drawing and by mouse hit-testing, so a
-//! click lands on what was drawn there. Pure rectangle arithmetic.
+//! Where everything is for a terminal size: the one layout, shared by drawing, by mouse
+//! hit-testing and by the text viewers' page sizes, so a click lands on what was drawn there and
+//! a page is what the screen shows. Pure rectangle arithmetic.
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
 /// The console's regions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +17,46 @@ pub struct Areas {
     pub status: Rect,
     /// The footer hints.
     pub footer: Rect,
+    /// The main pane's tab bar (inside its border).
+    pub tabs: Rect,
+    /// The main pane's body below the tab bar, where its screens draw.
+    pub body: Rect,
+    /// Where global views and modals go: everything above the status line.
+    pub overlay: Rect,
+    /// The big centred box most global views use.
+    pub big: Rect,
+}
+
+/// `area` inside a one-cell border.
+pub fn inner(area: Rect) -> Rect {
+    Rect::new(
+        area.x.saturating_add(1),
+        area.y.saturating_add(1),
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    )
+}
+
+/// A centred rectangle of at most `w`×`h` inside `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let [v] = Layout::vertical([Constraint::Length(h.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [r] = Layout::horizontal([Constraint::Length(w.min(area.width))])
+        .flex(Flex::Center)
+        .areas(v);
+    r
+}
+
+/// The text part of a viewer drawn into `area`: all but the scrollbar column and the position
+/// row.
+pub fn viewer_text(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y,
+        area.width.saturating_sub(1),
+        area.height.saturating_sub(1),
+    )
 }
 
 /// The regions for a terminal of `size` (columns, rows).
@@ -39,12 +80,27 @@ pub fn areas(size: (u16, u16), side_panel: bool) -> Areas {
         Constraint::Length(side_width),
     ])
     .areas(body);
+    let [tabs, main_body] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner(main));
+    let overlay = Rect {
+        height: size.1.saturating_sub(2),
+        ..full
+    };
+    let big = centered(
+        overlay,
+        overlay.width.saturating_sub(4).max(20),
+        overlay.height.saturating_sub(2).max(5),
+    );
     Areas {
         servers,
         main,
         side,
         status,
         footer,
+        tabs,
+        body: main_body,
+        overlay,
+        big,
     }
 }
 
@@ -55,4 +111,33 @@ pub fn window_start(selected: usize, height: usize) -> usize {
         return selected;
     }
     selected.saturating_sub(height - 1)
+}
+
+/// The tab bar's labels: `Tools(12)` with the server's counts when known.
+pub fn tab_labels(counts: [Option<usize>; 3]) -> [(super::Tab, String); 5] {
+    let count = |name: &str, n: Option<usize>| {
+        n.map_or_else(|| name.to_owned(), |n| format!("{name}({n})"))
+    };
+    [
+        (super::Tab::Tools, count("Tools", counts[0])),
+        (super::Tab::Resources, count("Resources", counts[1])),
+        (super::Tab::Prompts, count("Prompts", counts[2])),
+        (super::Tab::Log, "Log".to_owned()),
+        (super::Tab::Config, "Config".to_owned()),
+    ]
+}
+
+/// The tab whose label is drawn at column `x` of a tab bar starting at column `left` (each
+/// label is drawn with one space either side), if any.
+pub fn tab_at(counts: [Option<usize>; 3], left: u16, x: u16) -> Option<super::Tab> {
+    let mut start = usize::from(left);
+    let x = usize::from(x);
+    for (tab, label) in tab_labels(counts) {
+        let end = start + unicode_width::UnicodeWidthStr::width(label.as_str()) + 2;
+        if (start..end).contains(&x) {
+            return Some(tab);
+        }
+        start = end;
+    }
+    None
 }

@@ -11,6 +11,7 @@
 mod actions;
 pub mod agents;
 pub mod approval;
+mod calls;
 pub mod editor;
 pub mod fold;
 pub mod form;
@@ -18,7 +19,10 @@ mod incoming;
 pub mod info;
 pub mod keymap;
 pub mod layout;
+mod lists;
 mod model;
+mod msg;
+pub mod overlays;
 pub mod result_keys;
 pub mod side;
 pub mod side_view;
@@ -26,22 +30,19 @@ mod update;
 pub mod viewer;
 
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
 use std::time::Instant;
 
-use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui_textarea::TextArea;
+
+pub use msg::{Effect, Msg};
+pub use overlays::{ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
 
 pub use model::{
     HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
     server_rows,
 };
 
-use crate::mcp::connection::ServerEvent;
-use crate::mcp::engine::Outcome;
-use crate::mcp::policy::approval::{ApprovalRequest, Decision};
-use crate::mcp::proxy::ProxyRequest;
-use crate::mcp::results::SpillEntry;
+use crate::mcp::policy::approval::Decision;
 use crate::mcp::status::StatusReport;
 
 /// Identifies one engine request; results carrying an older id are dropped.
@@ -69,172 +70,6 @@ pub(crate) enum Waiter {
     SideForm,
     /// The workspace panel's call.
     SideRun,
-}
-
-/// Something that happened, for [`App::update`]: plain data (the runtime keeps every channel).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Msg {
-    /// A key was pressed.
-    Key(KeyEvent),
-    /// Text was pasted (bracketed paste).
-    Paste(String),
-    /// A mouse event.
-    Mouse(MouseEvent),
-    /// The terminal was resized to (columns, rows).
-    Resize(u16, u16),
-    /// Time passed (only sent while something animates).
-    Tick,
-    /// A fresh status report from the engine.
-    Status(Box<StatusReport>),
-    /// An engine request finished.
-    Done {
-        /// The request's id.
-        id: ReqId,
-        /// What came back.
-        outcome: Box<Outcome>,
-    },
-    /// A connection notification.
-    Event(ServerEvent),
-    /// The session's spills.
-    Spills(Vec<SpillEntry>),
-    /// A window of a spill file, read for the pager.
-    SpillPage {
-        /// The file.
-        path: PathBuf,
-        /// The byte offset the text starts at.
-        offset: u64,
-        /// The file's size.
-        size: u64,
-        /// The text read (lossy UTF-8, not yet sanitised), or the read error.
-        text: Result<String, String>,
-    },
-    /// The engine asks the operator to approve an operation (answered with
-    /// [`Effect::Answer`]).
-    Approval(ApprovalRequest),
-    /// A clipboard write finished: which path was used, or why it failed.
-    Copied(Result<&'static str, String>),
-    /// Trust was granted or revoked (the message), or that failed.
-    TrustChanged(Result<String, String>),
-    /// A configuration file was read for the editor.
-    EditorText {
-        /// The file.
-        path: PathBuf,
-        /// Its layer.
-        layer: crate::mcp::config::Layer,
-        /// Its text (empty when absent), or the read error.
-        text: Result<String, String>,
-    },
-    /// The editor's save finished: a message, or why it failed.
-    Saved(Result<String, String>),
-    /// The configuration-derived views were rebuilt (after a trust change).
-    Info(Box<info::ConfigInfo>),
-    /// A server's kept stderr (raw; sanitised on entry), or `None` when it has none.
-    Stderr {
-        /// The server.
-        server: String,
-        /// The text.
-        text: Option<String>,
-    },
-    /// A "test connect" finished: what answered, or why it did not.
-    TestConnected(Result<String, String>),
-    /// A spill was deleted (the message), or why not.
-    SpillDeleted(Result<String, String>),
-    /// An attached `mcpdeck serve` session's status.
-    AgentSnapshot(Box<crate::mcp::control::SessionSnapshot>),
-    /// An agent session asks for an approval; the answer goes back over its control socket.
-    AgentApproval {
-        /// The session's pid.
-        pid: u32,
-        /// The request.
-        request: ApprovalRequest,
-    },
-    /// An agent session's request was answered elsewhere (or timed out).
-    AgentResolved {
-        /// The session's pid.
-        pid: u32,
-        /// The request's ticket.
-        ticket: u64,
-    },
-    /// An agent session's control socket closed.
-    AgentGone(u32),
-}
-
-/// Something the runtime must do for the app.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    /// Run an engine request; answer with [`Msg::Done`] carrying `id`.
-    Execute {
-        /// The request's id.
-        id: ReqId,
-        /// The request.
-        request: ProxyRequest,
-    },
-    /// Cancel the engine request `id` (its `Done` still arrives, as `cancelled`).
-    Cancel(ReqId),
-    /// Send a fresh [`Msg::Status`].
-    RefreshStatus,
-    /// Send a fresh [`Msg::Spills`].
-    RefreshSpills,
-    /// Read a window of a spill file; answer with [`Msg::SpillPage`].
-    ReadSpill {
-        /// The file.
-        path: PathBuf,
-        /// Where to start.
-        offset: u64,
-    },
-    /// Copy sanitised text to the clipboard; answer with [`Msg::Copied`].
-    Copy(String),
-    /// Grant trust to the project's current definitions; answer with [`Msg::TrustChanged`].
-    GrantTrust,
-    /// Revoke the project's trust; answer with [`Msg::TrustChanged`].
-    RevokeTrust,
-    /// Give the terminal back and stop the process until the shell resumes it.
-    Suspend,
-    /// Read a configuration file for the editor; answer with [`Msg::EditorText`].
-    OpenEditor {
-        /// The file.
-        path: PathBuf,
-        /// Its layer.
-        layer: crate::mcp::config::Layer,
-    },
-    /// Save a configuration file atomically with a timestamped backup; answer with
-    /// [`Msg::Saved`]. Only emitted when the text has no error diagnostics.
-    SaveConfig {
-        /// The file.
-        path: PathBuf,
-        /// The new text.
-        text: String,
-    },
-    /// Attach to live `mcpdeck serve` sessions not attached yet and ask every attached one for
-    /// a fresh status; answers arrive as [`Msg::AgentSnapshot`].
-    ScanAgents,
-    /// Connect once to the edited, unsaved definition of `server` in `text` (trust rules
-    /// apply); answer with [`Msg::TestConnected`].
-    TestConnect {
-        /// The file being edited.
-        path: PathBuf,
-        /// Its layer.
-        layer: crate::mcp::config::Layer,
-        /// The buffer.
-        text: String,
-        /// The server to try (else the buffer's only one).
-        server: Option<String>,
-    },
-    /// Read a server's kept stderr; answer with [`Msg::Stderr`].
-    ReadStderr(String),
-    /// Delete the spill with this basename; answer with [`Msg::SpillDeleted`].
-    DeleteSpill(String),
-    /// Answer an approval: the executor holds the sender the asker awaits.
-    Answer {
-        /// The agent session that asked (its pid), or `None` for this console's engine.
-        agent: Option<u32>,
-        /// The request's ticket.
-        ticket: u64,
-        /// The decision.
-        decision: Decision,
-    },
-    /// Leave the console.
-    Quit,
 }
 
 /// Something loaded in the background.
@@ -420,10 +255,21 @@ pub struct Running {
     pub form: form::Form,
     /// When it started.
     pub started: Instant,
-    /// The last progress: (progress, total, message).
-    pub progress: Option<(f64, Option<f64>, Option<String>)>,
+    /// The last progress report.
+    pub progress: Option<Progress>,
     /// Whether Esc was pressed.
     pub cancelling: bool,
+}
+
+/// A running call's last progress report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How much is done.
+    pub done: f64,
+    /// Out of how much, when the server says.
+    pub total: Option<f64>,
+    /// The server's message (sanitised).
+    pub message: Option<String>,
 }
 
 /// What the main pane shows over the tab list.
@@ -441,44 +287,6 @@ pub enum Screen {
     Running(Running),
     /// A finished call or read.
     Result(Box<ResultView>, Option<form::Form>),
-}
-
-/// A global view over the panes.
-#[derive(Debug)]
-pub enum Overlay {
-    /// The `?` help, scrolled.
-    Help(usize),
-    /// The config doctor.
-    Doctor(usize),
-    /// The trust view: scroll, and whether a typed `y` is awaited.
-    Trust(usize, bool),
-    /// The spills list.
-    Spills(usize),
-    /// Approvals: pending and decided this session, scrolled.
-    Approvals(usize),
-    /// Attached agent sessions (`mcpdeck serve`), scrolled.
-    Agents(usize),
-    /// The config editor.
-    Editor(Box<editor::Editor>),
-    /// The spill pager.
-    Pager(Pager),
-    /// An operator-started failure: title, class, message.
-    Error(String, String, String),
-}
-
-/// The lazy spill pager.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pager {
-    /// The file.
-    pub path: PathBuf,
-    /// Where the shown window starts.
-    pub offset: u64,
-    /// The file's size.
-    pub size: u64,
-    /// The window's lines, sanitised.
-    pub lines: Vec<String>,
-    /// Scroll position and search within the window.
-    pub viewer: viewer::Viewer,
 }
 
 /// The console state.
@@ -535,9 +343,6 @@ pub struct App {
     /// Whether the app asked to quit.
     pub quitting: bool,
 }
-
-/// How many bytes of a spill the pager reads at a time.
-pub const PAGER_WINDOW: u64 = 64 * 1024;
 
 /// How many log lines a server keeps.
 pub const LOG_CAP: usize = 500;
@@ -630,7 +435,16 @@ impl App {
             (Screen::Running(_), _) => vec![Ctx::Running],
             (Screen::Result(..), _) => vec![Ctx::Result],
             (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
-            (Screen::Browse, Focus::Main | Focus::Side) => vec![Ctx::List],
+            (Screen::Browse, Focus::Main | Focus::Side) => {
+                let tab = match self.tab {
+                    Tab::Tools => Ctx::ToolsTab,
+                    Tab::Resources => Ctx::ResourcesTab,
+                    Tab::Prompts => Ctx::PromptsTab,
+                    Tab::Log => Ctx::LogTab,
+                    Tab::Config => Ctx::ConfigTab,
+                };
+                vec![tab, Ctx::List]
+            }
         };
         let mut out = main;
         out.push(Ctx::Global);

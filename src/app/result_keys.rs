@@ -27,32 +27,14 @@ pub fn result_text_area(view: &ResultView, body: Rect) -> (Rect, usize) {
 impl App {
     /// The main pane's inner area below the tab bar, where screens draw.
     pub fn main_body(&self) -> Rect {
-        let main = super::layout::areas(self.size, self.side_panel).main;
-        let inner = Rect::new(
-            main.x + 1,
-            main.y + 1,
-            main.width.saturating_sub(2),
-            main.height.saturating_sub(2),
-        );
-        Rect::new(
-            inner.x,
-            inner.y + 1,
-            inner.width,
-            inner.height.saturating_sub(1),
-        )
+        super::layout::areas(self.size, self.side_panel).body
     }
 
-    /// The spill pager's text area (columns, rows) for the current terminal size: the big
-    /// overlay's inside, less the scrollbar column and the position row.
+    /// The spill pager's text area (columns, rows) for the current terminal size.
     pub(super) fn pager_viewport(&self) -> (u16, u16) {
-        let (w, h) = self.size;
-        let body_h = h.saturating_sub(2);
-        let big_w = w.saturating_sub(4).max(20).min(w);
-        let big_h = body_h.saturating_sub(2).max(5).min(body_h);
-        (
-            big_w.saturating_sub(2).saturating_sub(1),
-            big_h.saturating_sub(2).saturating_sub(1),
-        )
+        let big = super::layout::areas(self.size, self.side_panel).big;
+        let text = super::layout::viewer_text(super::layout::inner(big));
+        (text.width, text.height)
     }
 
     /// Lays the result view's viewer out for the current terminal size.

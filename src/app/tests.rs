@@ -12,6 +12,7 @@ use super::testkit::{
 use super::*;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision, EffectClass as Fx};
+use crate::mcp::proxy::ProxyRequest;
 
 fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
     effects
@@ -214,9 +215,9 @@ fn running_shows_progress_cancels_with_esc_and_shows_the_result() {
     let Screen::Running(run) = &app.screen else {
         panic!()
     };
-    let (p, t, m) = run.progress.clone().expect("progress");
-    assert_eq!((p, t), (3.0, Some(10.0)));
-    assert!(!m.expect("message").contains('\u{1b}'), "sanitised");
+    let p = run.progress.clone().expect("progress");
+    assert_eq!((p.done, p.total), (3.0, Some(10.0)));
+    assert!(!p.message.expect("message").contains('\u{1b}'), "sanitised");
     app.now = start + Duration::from_secs(2);
     assert_eq!(app.update(key(KeyCode::Esc)), vec![Effect::Cancel(id)]);
     app.update(failed(
@@ -421,6 +422,57 @@ fn mouse_click_selects_a_server_and_wheel_scrolls() {
         modifiers: crossterm::event::KeyModifiers::NONE,
     }));
     assert_eq!(app.selected, 0);
+}
+
+#[test]
+fn clicking_a_tab_selects_it_and_loads_it() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _d) = with_tools();
+    app.update(Msg::Resize(80, 24));
+    let areas = layout::areas(app.size, false);
+    let counts = app.server().map(|s| s.counts).unwrap_or_default();
+    let labels = layout::tab_labels(counts);
+    // " Tools " then " Resources ": the first column of the Resources label.
+    let column = areas.main.x + 1 + u16::try_from(labels[0].1.len() + 2 + 1).expect("small");
+    let fx = app.update(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column,
+        row: areas.main.y + 1,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    }));
+    assert_eq!(app.tab, Tab::Resources);
+    assert_eq!(app.focus, Focus::Main);
+    assert!(
+        executes(&fx)
+            .iter()
+            .any(|(_, r)| matches!(r, ProxyRequest::ResourcesList { .. })),
+        "{fx:?}"
+    );
+    // Past the last label nothing changes.
+    app.update(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: areas.main.x + areas.main.width - 2,
+        row: areas.main.y + 1,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    }));
+    assert_eq!(app.tab, Tab::Resources);
+}
+
+#[test]
+fn approval_keys_come_from_the_keymap() {
+    let (mut app, _d) = demo_app();
+    assert!(app.keymap.apply("allow_once = \"o\"").is_empty());
+    app.update(Msg::Approval(request(7)));
+    app.now += approval::GUARD;
+    assert!(app.update(ch('y')).is_empty(), "y is no longer bound");
+    assert_eq!(
+        app.update(ch('o')),
+        vec![Effect::Answer {
+            agent: None,
+            ticket: 7,
+            decision: Decision::AllowOnce
+        }]
+    );
 }
 
 #[test]

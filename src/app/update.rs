@@ -8,7 +8,7 @@ use ratatui_textarea::{Input, Key};
 
 use super::keymap::{Action, Ctx};
 use super::model::{server_rows, spill_rows};
-use super::{App, Effect, Focus, Load, Msg, Overlay, Pager, Screen, TABS, Tab, approval};
+use super::{App, Effect, Focus, Load, Msg, Overlay, Screen, TABS, Tab, approval};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
@@ -28,7 +28,8 @@ impl App {
                 self.size = (w, h);
                 Vec::new()
             }
-            Msg::Tick => Vec::new(),
+            // While something animates the server states may change: ask for a fresh status.
+            Msg::Tick => vec![Effect::RefreshStatus],
             Msg::Status(status) => {
                 let rows = server_rows(&status);
                 status.project.trust.label().clone_into(&mut self.trust);
@@ -46,34 +47,10 @@ impl App {
                 self.spills = spill_rows(&spills);
                 Vec::new()
             }
-            Msg::SpillPage {
-                path,
-                offset,
-                size,
-                text,
-            } => {
-                match text {
-                    Ok(text) => {
-                        let lines = sanitize(&text).lines().map(str::to_owned).collect();
-                        // Paging back into the previous window lands on its end.
-                        let back = matches!(&self.overlay, Some(Overlay::Pager(old))
-                            if old.path == path && old.offset > offset);
-                        let mut viewer = super::viewer::Viewer::default();
-                        if back {
-                            viewer.top = usize::MAX;
-                        }
-                        self.overlay = Some(Overlay::Pager(Pager {
-                            path,
-                            offset,
-                            size,
-                            lines,
-                            viewer,
-                        }));
-                    }
-                    Err(e) => self.message = Some(sanitize_capped(&e, 256)),
-                }
-                Vec::new()
-            }
+            msg @ (Msg::SpillPage { .. }
+            | Msg::EditorText { .. }
+            | Msg::Saved(_)
+            | Msg::TestConnected(_)) => self.on_overlay_msg(msg),
             Msg::Approval(request) => {
                 self.approvals
                     .push_back(approval::Pending::new(request, self.now));
@@ -92,28 +69,6 @@ impl App {
                 });
                 vec![Effect::RefreshStatus]
             }
-            Msg::EditorText { path, layer, text } => {
-                match text {
-                    Ok(text) => {
-                        let mut editor = super::editor::Editor::new(path, layer, &text);
-                        editor.server = self.server().map(|s| s.name.clone());
-                        self.overlay = Some(Overlay::Editor(Box::new(editor)));
-                    }
-                    Err(e) => self.message = Some(sanitize_capped(&e, 256)),
-                }
-                Vec::new()
-            }
-            Msg::Saved(result) => {
-                if result.is_ok()
-                    && let Some(Overlay::Editor(editor)) = &mut self.overlay
-                {
-                    editor.dirty = false;
-                }
-                self.message = Some(match result {
-                    Ok(m) | Err(m) => sanitize_capped(&m, 300),
-                });
-                Vec::new()
-            }
             Msg::Info(info) => {
                 // The engine was rebuilt (trust change or reloaded configuration): catalogs
                 // belonged to the old connections.
@@ -128,18 +83,6 @@ impl App {
                 }
                 self.trust.clone_from(&info.trust_state);
                 self.info = *info;
-                Vec::new()
-            }
-            Msg::TestConnected(result) => {
-                let result = result
-                    .map(|m| sanitize_capped(&m, 300))
-                    .map_err(|m| sanitize_capped(&m, 600));
-                self.message = Some(match &result {
-                    Ok(m) | Err(m) => m.clone(),
-                });
-                if let Some(Overlay::Editor(editor)) = &mut self.overlay {
-                    editor.test = Some(result);
-                }
                 Vec::new()
             }
             Msg::Stderr { server, text } => {
@@ -214,11 +157,12 @@ impl App {
         if !front.armed(self.now) {
             return Vec::new();
         }
-        let decision = match key.code {
-            KeyCode::Esc => Some(crate::mcp::policy::approval::Decision::Deny),
-            KeyCode::Char(c) if key.modifiers - KeyModifiers::SHIFT == KeyModifiers::NONE => {
-                approval::decision_for(c)
+        let decision = match self.keymap.lookup(&[Ctx::Approval], &key) {
+            Some(Action::AllowOnce) => Some(crate::mcp::policy::approval::Decision::AllowOnce),
+            Some(Action::AllowSession) => {
+                Some(crate::mcp::policy::approval::Decision::AllowSession)
             }
+            Some(Action::Deny) => Some(crate::mcp::policy::approval::Decision::Deny),
             _ => None,
         };
         let Some(decision) = decision else {
@@ -248,204 +192,6 @@ impl App {
             }
         }
         effects
-    }
-
-    pub(super) fn on_overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
-            match self.keymap.lookup(&[Ctx::Editor], &key) {
-                Some(Action::Save) => {
-                    if !editor.valid() {
-                        self.message = Some("not saved: fix the errors first".to_owned());
-                        return Vec::new();
-                    }
-                    return vec![Effect::SaveConfig {
-                        path: editor.path.clone(),
-                        text: editor.text(),
-                    }];
-                }
-                Some(Action::TestConnect) => {
-                    self.message = Some("test connect…".to_owned());
-                    return vec![Effect::TestConnect {
-                        path: editor.path.clone(),
-                        layer: editor.layer,
-                        text: editor.text(),
-                        server: editor.server.clone(),
-                    }];
-                }
-                Some(Action::Back) => {
-                    if editor.dirty {
-                        self.message =
-                            Some("closed the editor; unsaved changes discarded".to_owned());
-                    }
-                    self.overlay = None;
-                }
-                _ => {
-                    if editor.area.input(to_input(key)) {
-                        editor.dirty = true;
-                        editor.check();
-                    }
-                }
-            }
-            return Vec::new();
-        }
-        if let Some(Overlay::Trust(_, confirming @ true)) = &mut self.overlay {
-            *confirming = false;
-            if key.code == KeyCode::Char('y') {
-                return vec![Effect::GrantTrust];
-            }
-            self.message = Some("trust not granted".to_owned());
-            return Vec::new();
-        }
-        if matches!(self.overlay, Some(Overlay::Help(_))) && key.code == KeyCode::Char('?') {
-            self.overlay = None;
-            return Vec::new();
-        }
-        let contexts = self.contexts();
-        let Some(action) = self.keymap.lookup(&contexts, &key).or_else(|| {
-            self.keymap.lookup(&[Ctx::Global], &key).filter(|a| {
-                matches!(
-                    a,
-                    Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Quit
-                )
-            })
-        }) else {
-            return Vec::new();
-        };
-        let overlay = self.overlay.take();
-        let (next, effects) = self.on_overlay_action(overlay, action);
-        self.overlay = next;
-        effects
-    }
-
-    pub(super) fn on_overlay_action(
-        &mut self,
-        overlay: Option<Overlay>,
-        action: Action,
-    ) -> (Option<Overlay>, Vec<Effect>) {
-        let Some(overlay) = overlay else {
-            return (None, Vec::new());
-        };
-        let delta: isize = match action {
-            Action::Up => -1,
-            Action::Down => 1,
-            Action::PageUp => -(PAGE.cast_signed()),
-            Action::PageDown => PAGE.cast_signed(),
-            _ => 0,
-        };
-        let step = |v: usize, max: usize| v.saturating_add_signed(delta).min(max);
-        match (overlay, action) {
-            (Overlay::Pager(_), Action::Back) => (Some(Overlay::Spills(0)), Vec::new()),
-            (_, Action::Back | Action::Quit) => (None, Vec::new()),
-            (
-                Overlay::Pager(mut p),
-                Action::PageDown
-                | Action::Down
-                | Action::PageUp
-                | Action::Up
-                | Action::Top
-                | Action::Bottom,
-            ) => {
-                p.viewer.viewport = self.pager_viewport();
-                let effect = pager_move(&mut p, action);
-                (Some(Overlay::Pager(p)), effect.into_iter().collect())
-            }
-            (Overlay::Pager(p), Action::Copy) => {
-                let text = p.path.display().to_string();
-                (
-                    Some(Overlay::Pager(p)),
-                    vec![Effect::Copy(sanitize(&text).into_owned())],
-                )
-            }
-            (Overlay::Spills(sel), Action::Open) => {
-                let effects = self
-                    .spills
-                    .get(sel)
-                    .map(|s| Effect::ReadSpill {
-                        path: s.path.clone(),
-                        offset: 0,
-                    })
-                    .into_iter()
-                    .collect();
-                (Some(Overlay::Spills(sel)), effects)
-            }
-            (Overlay::Spills(sel), Action::Copy) => {
-                let effects = self
-                    .spills
-                    .get(sel)
-                    .map(|s| Effect::Copy(s.shown.clone()))
-                    .into_iter()
-                    .collect();
-                (Some(Overlay::Spills(sel)), effects)
-            }
-            (Overlay::Spills(sel), Action::Delete) => {
-                let effects = self
-                    .spills
-                    .get(sel)
-                    .map(|s| Effect::DeleteSpill(s.basename.clone()))
-                    .into_iter()
-                    .collect();
-                (Some(Overlay::Spills(sel)), effects)
-            }
-            (Overlay::Spills(sel), _) => {
-                let max = self.spills.len().saturating_sub(1);
-                (Some(Overlay::Spills(step(sel, max))), Vec::new())
-            }
-            (Overlay::Trust(scroll, _), Action::Grant) => {
-                if self.info.trustable {
-                    self.message = Some("type y to trust these definitions".to_owned());
-                    (Some(Overlay::Trust(scroll, true)), Vec::new())
-                } else {
-                    self.message = Some("no project configuration to trust".to_owned());
-                    (Some(Overlay::Trust(scroll, false)), Vec::new())
-                }
-            }
-            (Overlay::Trust(scroll, c), Action::Revoke) => {
-                (Some(Overlay::Trust(scroll, c)), vec![Effect::RevokeTrust])
-            }
-            (Overlay::Trust(scroll, c), _) => {
-                let max = self.info.trust.len().saturating_sub(1);
-                (Some(Overlay::Trust(step(scroll, max), c)), Vec::new())
-            }
-            (Overlay::Agents(scroll), Action::Reconnect) => {
-                self.message = Some("looking for agent sessions…".to_owned());
-                (Some(Overlay::Agents(scroll)), vec![Effect::ScanAgents])
-            }
-            (Overlay::Agents(scroll), _) => {
-                let max = self
-                    .agents
-                    .iter()
-                    .map(|a| a.servers.len() + 2)
-                    .sum::<usize>();
-                (Some(Overlay::Agents(step(scroll, max))), Vec::new())
-            }
-            (Overlay::Approvals(scroll), _) => {
-                let max = self.decided.len() + self.approvals.len();
-                (Some(Overlay::Approvals(step(scroll, max))), Vec::new())
-            }
-            (Overlay::Doctor(scroll), Action::Copy) => {
-                let text = self
-                    .info
-                    .doctor
-                    .iter()
-                    .map(|l| l.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                (Some(Overlay::Doctor(scroll)), vec![Effect::Copy(text)])
-            }
-            (Overlay::Help(scroll), _) => {
-                let max = self.keymap.help_rows().len();
-                (Some(Overlay::Help(step(scroll, max))), Vec::new())
-            }
-            (Overlay::Doctor(scroll), _) => {
-                let max = self.info.doctor.len().saturating_sub(1);
-                (Some(Overlay::Doctor(step(scroll, max))), Vec::new())
-            }
-            (Overlay::Error(t, class, message), Action::Copy) => {
-                let effect = Effect::Copy(format!("{class}: {message}"));
-                (Some(Overlay::Error(t, class, message)), vec![effect])
-            }
-            (other, _) => (Some(other), Vec::new()),
-        }
     }
 
     pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -646,6 +392,21 @@ impl App {
                 Vec::new()
             }
             MouseEventKind::Down(_)
+                if inside(areas.main)
+                    && mouse.row == areas.main.y + 1
+                    && matches!(self.screen, Screen::Browse) =>
+            {
+                let counts = self.server().map(|s| s.counts).unwrap_or_default();
+                let Some(tab) = super::layout::tab_at(counts, areas.main.x + 1, mouse.column)
+                else {
+                    return Vec::new();
+                };
+                self.tab = tab;
+                self.focus = Focus::Main;
+                self.clamp_selection();
+                self.ensure_tab()
+            }
+            MouseEventKind::Down(_)
                 if inside(areas.main) && matches!(self.screen, Screen::Browse) =>
             {
                 self.focus = Focus::Main;
@@ -668,36 +429,13 @@ impl App {
     }
 }
 
-/// Moves the pager's view; past either end of the window it reads the neighbouring window.
-fn pager_move(p: &mut Pager, action: Action) -> Option<Effect> {
-    let read = |offset: u64| Effect::ReadSpill {
-        path: p.path.clone(),
-        offset,
-    };
-    let at_end = p.viewer.top >= p.viewer.max_top(&p.lines);
-    let next = p.offset + super::PAGER_WINDOW;
-    match action {
-        Action::Down | Action::PageDown if at_end && next < p.size => return Some(read(next)),
-        Action::Up | Action::PageUp if p.viewer.top == 0 && p.offset > 0 => {
-            return Some(read(p.offset.saturating_sub(super::PAGER_WINDOW)));
-        }
-        Action::Down => p.viewer.scroll_by(&p.lines, 1),
-        Action::Up => p.viewer.scroll_by(&p.lines, -1),
-        Action::PageDown => p.viewer.page(&p.lines, true),
-        Action::PageUp => p.viewer.page(&p.lines, false),
-        Action::Top => p.viewer.home(),
-        _ => p.viewer.end(&p.lines),
-    }
-    None
-}
-
 /// The index of a tab in [`TABS`].
 pub fn tab_index(tab: Tab) -> usize {
     TABS.iter().position(|t| *t == tab).unwrap_or(0)
 }
 
 /// A crossterm key as the text area's input.
-fn to_input(key: KeyEvent) -> Input {
+pub(super) fn to_input(key: KeyEvent) -> Input {
     let k = match key.code {
         KeyCode::Char(c) => Key::Char(c),
         KeyCode::Backspace => Key::Backspace,

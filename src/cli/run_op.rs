@@ -223,10 +223,16 @@ fn auth_retry(
             return None;
         }
         *step_ups += 1;
+        // The refusal is the challenge: a probe of a server that guards only some operations
+        // would find none.
+        let challenge = format!(
+            "Bearer scope=\"{}\", error=\"insufficient_scope\"",
+            scope.join(" ")
+        );
         return Some((
             server,
             crate::mcp::auth::Trigger {
-                challenge: None,
+                challenge: Some(challenge),
                 step_up: Some(scope),
             },
         ));
@@ -235,7 +241,16 @@ fn auth_retry(
         return None;
     }
     *signed_in = true;
-    Some((server, crate::mcp::auth::Trigger::default()))
+    // The refusal's scope, as the challenge it came in: a server that guards only some
+    // operations answers an unauthenticated probe without one.
+    let challenge = scope.map(|s| format!("Bearer scope=\"{}\"", s.join(" ")));
+    Some((
+        server,
+        crate::mcp::auth::Trigger {
+            challenge,
+            step_up: None,
+        },
+    ))
 }
 
 #[cfg(unix)]

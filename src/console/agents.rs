@@ -45,7 +45,7 @@ impl Agents {
     }
 
     /// Attaches to every session not attached yet and asks the others for a fresh status.
-    /// Must run inside a `LocalSet`.
+    /// Call inside a tokio runtime.
     pub fn scan(&mut self) {
         self.attach_new(true);
     }
@@ -76,7 +76,7 @@ impl Agents {
             self.attached.insert(path.clone(), commands.clone());
             let tx = self.tx.clone();
             let replies = self.replies.clone();
-            tokio::task::spawn_local(async move {
+            tokio::spawn(async move {
                 session(&path, tx, commands, rx, replies).await;
             });
         }
@@ -148,7 +148,7 @@ fn ask(
         replies.keep(Some(pid), ticket, reply);
     }
     let commands = commands.clone();
-    tokio::task::spawn_local(async move {
+    tokio::spawn(async move {
         // Dropped unanswered (resolved elsewhere, or the console quit): nothing to send.
         if let Ok(decision) = answer.await {
             let _ = commands.send(Command::Decide(ticket, decision));

@@ -1,6 +1,5 @@
 //! Carries out the app's [`Effect`]s. Engine requests run in spawned tasks and come back as
-//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Must run inside a
-//! `tokio::task::LocalSet`. Trust changes
+//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Trust changes
 //! rebuild the engine from the same configuration (old connections are shut down) so inert
 //! project servers become usable without restarting the console.
 
@@ -28,7 +27,8 @@ pub struct Executor {
     pub engine: Arc<Engine>,
     tx: mpsc::UnboundedSender<Msg>,
     tokens: HashMap<ReqId, CancellationToken>,
-    clipboard: Clipboard,
+    /// Shared with the blocking task a copy runs on (the system clipboard can block).
+    clipboard: Arc<std::sync::Mutex<Clipboard>>,
     config: ConfigSet,
     trust_path: PathBuf,
     events: mpsc::Sender<ServerEvent>,
@@ -77,7 +77,7 @@ impl Executor {
             changed: std::collections::BTreeSet::new(),
             tx,
             tokens: HashMap::new(),
-            clipboard: Clipboard::default(),
+            clipboard: Arc::default(),
             config,
             trust_path,
             events,
@@ -144,7 +144,7 @@ impl Executor {
                     }
                     Ok(def) => {
                         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                        tokio::task::spawn_local(async move {
+                        tokio::spawn(async move {
                             let result = super::test_connect::try_connect(def, &dir).await;
                             let _ = tx.send(Msg::TestConnected(result));
                         });
@@ -173,10 +173,7 @@ impl Executor {
                 self.tokens.insert(id, token.clone());
                 let engine = self.engine.clone();
                 let tx = self.tx.clone();
-                // `Engine::execute`'s future is not `Send` (a borrowed lookup closure is held
-                // across an await inside the engine), so requests run as local tasks: the
-                // session runs inside a `LocalSet`.
-                tokio::task::spawn_local(async move {
+                tokio::spawn(async move {
                     let outcome = engine.execute(&request, &token).await;
                     let _ = tx.send(Msg::Done {
                         id,
@@ -213,12 +210,15 @@ impl Executor {
                 });
             }
             Effect::OpenEditor { path, layer } => {
-                let text = match std::fs::read_to_string(&path) {
-                    Ok(text) => Ok(text),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-                    Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-                };
-                let _ = self.tx.send(Msg::EditorText { path, layer, text });
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = match std::fs::read_to_string(&path) {
+                        Ok(text) => Ok(text),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+                        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+                    };
+                    let _ = tx.send(Msg::EditorText { path, layer, text });
+                });
             }
             Effect::SaveConfig { path, text } => {
                 let saved = save_config(&path, &text).map(|m| match self.reload_config() {
@@ -229,8 +229,14 @@ impl Executor {
                 let _ = self.tx.send(Msg::Saved(saved));
             }
             Effect::Copy(text) => {
-                let result = self.clipboard.copy(&text);
-                let _ = self.tx.send(Msg::Copied(result));
+                let (clipboard, tx) = (self.clipboard.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let result = match clipboard.lock() {
+                        Ok(mut clipboard) => clipboard.copy(&text),
+                        Err(_) => Err("the clipboard is unavailable".to_owned()),
+                    };
+                    let _ = tx.send(Msg::Copied(result));
+                });
             }
             Effect::GrantTrust | Effect::RevokeTrust => {
                 let grant = matches!(effect, Effect::GrantTrust);

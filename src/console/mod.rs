@@ -1,13 +1,14 @@
-//! The console runtime: owns the terminal and the engine, runs the
+//! The console runtime: owns the terminal and the [`Runtime`] (app, executor, engine), runs the
 //! one `select!` loop over terminal events, engine results, connection events, signals and — only
-//! while something animates — a tick; feeds each message to [`App::update`]; carries out the
-//! effects; draws at most once per 16 ms and only when state changed. The terminal is restored
+//! while something animates — a tick; hands each message to [`Runtime::step`] (the same turn the
+//! headless tests drive); draws at most once per 16 ms and only when state changed. The terminal is restored
 //! on every exit path, then the engine shuts down (children killed, spills removed).
 
 pub mod agents;
 pub mod approver;
 pub mod clipboard;
 pub mod executor;
+pub mod runtime;
 pub mod terminal;
 pub mod test_connect;
 
@@ -17,14 +18,14 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt as _;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::mpsc;
 
-use crate::app::{App, Msg};
+use crate::app::Msg;
 use crate::exit::Exit;
 use crate::mcp::config::ConfigSet;
 use crate::mcp::policy::Policy;
 
 pub use executor::Executor;
+pub use runtime::{Flow, Runtime};
 
 /// The shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -56,14 +57,13 @@ pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path, reload: R
         }
     };
     terminal::install_panic_hook();
-    let local = tokio::task::LocalSet::new();
-    let result = runtime.block_on(local.run_until(session(
+    let result = runtime.block_on(session(
         config,
         trust_path,
         policy,
         policy_path.with_file_name("keys.toml"),
         reload,
-    )));
+    ));
     // Anything still running (a stuck server's task) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(2));
     match result {
@@ -82,43 +82,59 @@ async fn session(
     keys_path: PathBuf,
     reload: Reload,
 ) -> Result<(), String> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
-    let (events_tx, mut events_rx) = mpsc::channel(1024);
-    let mode = policy.mode.label();
-    let mut exec = Executor::new(config, trust_path, policy, tx.clone(), events_tx, None)
+    let mut rt = Runtime::new(config, trust_path, policy, None)
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
-    exec.set_reload(reload);
-    let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
-    mode.clone_into(&mut app.policy);
+    rt.exec.set_reload(reload);
     // User key overrides live beside the policy file: `$XDG_CONFIG_HOME/mcpdeck/keys.toml`.
     if let Ok(text) = std::fs::read_to_string(keys_path) {
-        let problems = app.keymap.apply(&text);
+        let problems = rt.app.keymap.apply(&text);
         if let Some(first) = problems.first() {
-            app.message = Some(crate::mcp::sanitize::sanitize_capped(first, 200));
+            rt.app.message = Some(crate::mcp::sanitize::sanitize_capped(first, 200));
         }
     }
     // Attach to agents' serve sessions already running: their approvals come here too.
-    exec.run(crate::app::Effect::ScanAgents);
+    rt.exec.run(crate::app::Effect::ScanAgents);
     let mut guard = match terminal::TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {
-            exec.shutdown().await;
+            rt.shutdown().await;
             return Err(format!(
                 "cannot set up the terminal ({e}); the console needs one — try `mcpdeck status` or `mcpdeck --help`"
             ));
         }
     };
     if let Ok(size) = guard.terminal.size() {
-        app.size = (size.width, size.height);
+        rt.app.size = (size.width, size.height);
     }
+    let result = run_loop(&mut rt, &mut guard).await;
+    drop(guard);
+    rt.shutdown().await;
+    result
+}
+
+/// Why the loop woke up.
+enum Wake {
+    /// A message for the app.
+    Msg(Msg),
+    /// Only to draw a deferred frame (or nothing to do).
+    Idle,
+    /// Time to look for new agent sessions.
+    Discover,
+    /// A signal or the end of input: leave.
+    Stop,
+    /// Reading the terminal failed.
+    Failed(String),
+}
+
+/// The loop: draw when due, wait for the next thing, step the runtime over it and over
+/// everything already queued behind it, then draw once.
+async fn run_loop(rt: &mut Runtime, guard: &mut terminal::TerminalGuard) -> Result<(), String> {
     let signals = (
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
         signal(SignalKind::interrupt()),
     );
     let (Ok(mut term), Ok(mut hup), Ok(mut int)) = signals else {
-        drop(guard);
-        exec.shutdown().await;
         return Err("cannot install signal handlers".to_owned());
     };
     let mut input = EventStream::new();
@@ -126,93 +142,72 @@ async fn session(
     discovery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
-    let mut failure = None;
-    'main: loop {
+    loop {
         let now = Instant::now();
         let due = last_draw.map_or(now, |t| t + FRAME);
         if dirty && now >= due {
-            if let Err(e) = guard.terminal.draw(|f| crate::ui::render(&app, f)) {
-                failure = Some(format!("drawing failed: {e}"));
-                break;
-            }
+            guard
+                .terminal
+                .draw(|f| crate::ui::render(&rt.app, f))
+                .map_err(|e| format!("drawing failed: {e}"))?;
             dirty = false;
             last_draw = Some(now);
         }
         let wake = if dirty {
             Some(due.max(now))
-        } else if app.animating() {
+        } else if rt.app.animating() {
             Some(now + TICK)
         } else {
             None
         };
-        let sleep = async {
-            match wake {
-                Some(at) => tokio::time::sleep_until(at.into()).await,
-                None => std::future::pending().await,
-            }
-        };
-        let msg = tokio::select! {
+        let animating = rt.app.animating();
+        let woke = tokio::select! {
             event = input.next() => match event {
-                Some(Ok(event)) => match to_msg(event) {
-                    Some(msg) => msg,
-                    None => continue,
-                },
-                Some(Err(e)) => {
-                    failure = Some(format!("reading the terminal failed: {e}"));
-                    break;
-                }
-                None => break,
+                Some(Ok(event)) => to_msg(event).map_or(Wake::Idle, Wake::Msg),
+                Some(Err(e)) => Wake::Failed(format!("reading the terminal failed: {e}")),
+                None => Wake::Stop,
             },
-            Some(msg) = rx.recv() => msg,
-            Some(event) = events_rx.recv() => Msg::Event(event),
-            () = sleep => {
-                if !app.animating() {
-                    // Woken only to draw a deferred frame.
-                    continue;
-                }
-                Msg::Tick
-            }
-            _ = discovery.tick() => {
-                // New sessions' snapshots arrive as messages; nothing to draw until then.
-                exec.discover_agents();
+            Some(msg) = rt.recv() => Wake::Msg(msg),
+            () = sleep_until(wake) => if animating { Wake::Msg(Msg::Tick) } else { Wake::Idle },
+            _ = discovery.tick() => Wake::Discover,
+            _ = term.recv() => Wake::Stop,
+            _ = hup.recv() => Wake::Stop,
+            _ = int.recv() => Wake::Stop,
+        };
+        let msg = match woke {
+            Wake::Msg(msg) => msg,
+            // New sessions' snapshots arrive as messages; nothing to draw until then.
+            Wake::Discover => {
+                rt.exec.discover_agents();
                 continue;
             }
-            _ = term.recv() => break,
-            _ = hup.recv() => break,
-            _ = int.recv() => break,
+            Wake::Idle => continue,
+            Wake::Stop => return Ok(()),
+            Wake::Failed(e) => return Err(e),
         };
-        let mut next = Some(msg);
         // Handle this message and everything else already queued before drawing once.
+        let mut next = Some(msg);
         while let Some(msg) = next.take() {
-            let tick = matches!(msg, Msg::Tick);
-            exec.observe(&msg);
-            app.now = Instant::now();
-            let effects = app.update(msg);
-            if tick {
-                app.update(Msg::Status(Box::new(exec.engine.status())));
+            let flow = rt.step(msg, Instant::now());
+            if flow.suspend {
+                terminal::suspend(guard)
+                    .map_err(|e| format!("resuming the terminal failed: {e}"))?;
             }
-            for effect in effects {
-                if effect == crate::app::Effect::Suspend {
-                    if let Err(e) = terminal::suspend(&mut guard) {
-                        failure = Some(format!("resuming the terminal failed: {e}"));
-                        break 'main;
-                    }
-                    continue;
-                }
-                if exec.run(effect) {
-                    break 'main;
-                }
+            if flow.quit {
+                return Ok(());
             }
-            next = rx
-                .try_recv()
-                .ok()
-                .or_else(|| events_rx.try_recv().ok().map(Msg::Event));
+            next = rt.pending();
         }
         dirty = true;
     }
-    drop(guard);
-    exec.shutdown().await;
-    failure.map_or(Ok(()), Err)
+}
+
+/// Sleeps until `at`, or forever.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// A terminal event as an app message (`None` for events the app ignores).

@@ -5,16 +5,17 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Gauge, Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use super::pane_block;
-use crate::app::form::{FieldKind, Form};
+use crate::app::form::Form;
 use crate::app::info::{InfoLine, Tone};
-use crate::app::layout::window_start;
-use crate::app::{App, Detail, Focus, HeaderKind, Load, ResultView, Running, Screen, TABS, Tab};
+use crate::app::keymap::{Action, Ctx};
+use crate::app::{App, Focus, HeaderKind, ResultView, Screen};
 
 /// Draws the main pane into `area`.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
+    let (area, tabs, body) = (a.main, a.tabs, a.body);
     let title = match app.server() {
         Some(s) => {
             let mut t = format!(" {} · {} · {}", s.name, s.state.label(), s.transport);
@@ -28,14 +29,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         None => " no servers configured ".to_owned(),
     };
     let block = pane_block(Line::from(title), app.focus == Focus::Main);
-    let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [tabs, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
     render_tabs(app, frame, tabs);
     match &app.screen {
-        Screen::Browse => render_tab(app, frame, body),
-        Screen::Detail(d) => render_detail(d, frame, body),
-        Screen::Form(form) => render_form(form, frame, body),
+        Screen::Browse => super::lists::render_tab(app, frame, body),
+        Screen::Detail(d) => super::calls::render_detail(d, frame, body),
+        Screen::Form(form) => super::calls::render_form(form, frame, body),
         Screen::Raw(form, area, error) => {
             let [head, edit, err] = Layout::vertical([
                 Constraint::Length(1),
@@ -46,8 +45,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             frame.render_widget(
                 Paragraph::new(Line::styled(
                     format!(
-                        "{} — raw JSON arguments (C-e back to the form)",
-                        target_name(form)
+                        "{} — raw JSON arguments ({} back to the form)",
+                        target_name(form),
+                        app.keymap
+                            .key_for(Ctx::Form, Action::ToggleRaw)
+                            .unwrap_or_default()
                     ),
                     Style::new().add_modifier(Modifier::BOLD),
                 )),
@@ -61,12 +63,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 );
             }
         }
-        Screen::Running(run) => render_running(app, run, frame, body),
+        Screen::Running(run) => super::calls::render_running(app, run, frame, body),
         Screen::Result(view, _) => render_result(view, frame, body),
     }
 }
 
-fn target_name(form: &Form) -> String {
+pub(super) fn target_name(form: &Form) -> String {
     match &form.target {
         crate::app::form::Target::Tool(t) => format!("call {t}"),
         crate::app::form::Target::Prompt(p) => format!("prompt {p}"),
@@ -75,258 +77,20 @@ fn target_name(form: &Form) -> String {
 
 fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
     let counts = app.server().map(|s| s.counts).unwrap_or_default();
-    let mut spans = Vec::new();
-    for tab in TABS {
-        let label = match tab {
-            Tab::Tools => count_label("Tools", counts[0]),
-            Tab::Resources => count_label("Resources", counts[1]),
-            Tab::Prompts => count_label("Prompts", counts[2]),
-            Tab::Log => "Log".to_owned(),
-            Tab::Config => "Config".to_owned(),
-        };
-        let style = if tab == app.tab {
-            Style::new()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-        } else {
-            Style::new().fg(Color::Gray)
-        };
-        spans.push(Span::styled(format!(" {label} "), style));
-    }
+    let spans: Vec<Span> = crate::app::layout::tab_labels(counts)
+        .into_iter()
+        .map(|(tab, label)| {
+            let style = if tab == app.tab {
+                Style::new()
+                    .fg(Color::Cyan)
+                    .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            } else {
+                Style::new().fg(Color::Gray)
+            };
+            Span::styled(format!(" {label} "), style)
+        })
+        .collect();
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-fn count_label(name: &str, n: Option<usize>) -> String {
-    n.map_or_else(|| name.to_owned(), |n| format!("{name}({n})"))
-}
-
-/// One selectable row.
-fn row(selected: bool, focused: bool, spans: Vec<Span<'static>>) -> Line<'static> {
-    let marker = if selected { "> " } else { "  " };
-    let mut all = vec![Span::raw(marker)];
-    all.extend(spans);
-    let line = Line::from(all);
-    if selected && focused {
-        line.style(Style::new().add_modifier(Modifier::REVERSED))
-    } else {
-        line
-    }
-}
-
-fn load_line<T>(load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
-    match load {
-        None | Some(Load::Idle) => Some(Line::styled(
-            format!("Press Enter or r to connect and list {what}."),
-            Style::new().fg(Color::DarkGray),
-        )),
-        Some(Load::Loading(_)) => Some(Line::styled(
-            format!("Loading {what}…"),
-            Style::new().fg(Color::Yellow),
-        )),
-        Some(Load::Failed(class, message)) => Some(Line::styled(
-            format!("✗ {class}: {message}"),
-            Style::new().fg(Color::Red),
-        )),
-        Some(Load::Ready(_)) => None,
-    }
-}
-
-fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(pane) = app.pane() else {
-        frame.render_widget(
-            Paragraph::new("No server is configured. Add one to ~/.config/mcpdeck/config.json."),
-            area,
-        );
-        return;
-    };
-    let focused = app.focus == Focus::Main;
-    let tab = crate::app::TABS
-        .iter()
-        .position(|t| *t == app.tab)
-        .unwrap_or(0);
-    let sel = pane.sel[tab];
-    let mut area = area;
-    let mut lines: Vec<Line> = Vec::new();
-    if app.tab == Tab::Tools
-        && let Some(search) = &pane.search
-    {
-        let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-        let cursor = if search.editing { "▏" } else { "" };
-        let status = match &search.results {
-            Load::Loading(_) => " …".to_owned(),
-            Load::Ready(r) => format!("  {} match(es)", r.len()),
-            Load::Failed(c, m) => format!("  {c}: {m}"),
-            Load::Idle => String::new(),
-        };
-        frame.render_widget(
-            Paragraph::new(Line::from(vec![
-                Span::styled("/ ", Style::new().fg(Color::Cyan)),
-                Span::raw(format!("{}{cursor}", search.query)),
-                Span::styled(status, Style::new().fg(Color::DarkGray)),
-            ])),
-            bar,
-        );
-        area = rest;
-    }
-    if let Some(filter) = pane.filter.as_ref().filter(|f| f.tab == app.tab) {
-        let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-        let cursor = if filter.editing { "▏" } else { "" };
-        frame.render_widget(
-            Paragraph::new(Line::from(vec![
-                Span::styled("/ ", Style::new().fg(Color::Cyan)),
-                Span::raw(format!("{}{cursor}", filter.query)),
-                Span::styled(
-                    format!("  {} shown · Esc clears", app.list_len()),
-                    Style::new().fg(Color::DarkGray),
-                ),
-            ])),
-            bar,
-        );
-        area = rest;
-    }
-    let height = usize::from(area.height);
-    let start = window_start(sel, height);
-    match app.tab {
-        Tab::Tools => {
-            if let Some(line) = load_line(pane.tools.as_ref(), "tools") {
-                lines.push(line);
-            }
-            if let Some(tools) = app.visible_tools() {
-                if tools.is_empty() {
-                    lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
-                }
-                let name_width = tools
-                    .iter()
-                    .skip(start)
-                    .take(height)
-                    .map(|t| t.name.chars().count())
-                    .max()
-                    .unwrap_or(0)
-                    .min(28);
-                lines.extend(
-                    tools
-                        .iter()
-                        .enumerate()
-                        .skip(start)
-                        .take(height)
-                        .map(|(i, t)| {
-                            row(
-                                i == sel,
-                                focused,
-                                vec![
-                                    Span::styled(
-                                        format!("{:<name_width$}  ", t.name),
-                                        Style::new().fg(Color::White),
-                                    ),
-                                    Span::styled(
-                                        t.description.clone(),
-                                        Style::new().fg(Color::Gray),
-                                    ),
-                                ],
-                            )
-                        }),
-                );
-            }
-        }
-        Tab::Resources => {
-            if let Some(line) = load_line(pane.resources.as_ref(), "resources") {
-                lines.push(line);
-            }
-            if let Some(Load::Ready(_)) = &pane.resources {
-                let entries = app.resource_entries();
-                if entries.is_empty() {
-                    lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
-                }
-                let name_width =
-                    name_column(entries.iter().map(|(r, _)| r.name.as_str()), area.width);
-                lines.extend(
-                    entries
-                        .into_iter()
-                        .enumerate()
-                        .skip(start)
-                        .take(height)
-                        .map(|(i, (r, template))| {
-                            let kind = if template { "template " } else { "" };
-                            row(
-                                i == sel,
-                                focused,
-                                vec![
-                                    Span::styled(kind, Style::new().fg(Color::Magenta)),
-                                    Span::raw(format!("{:<name_width$}  ", r.name)),
-                                    Span::styled(
-                                        format!("{} ", r.meta),
-                                        Style::new().fg(Color::DarkGray),
-                                    ),
-                                    Span::styled(
-                                        r.description.clone(),
-                                        Style::new().fg(Color::Gray),
-                                    ),
-                                ],
-                            )
-                        }),
-                );
-            }
-        }
-        Tab::Prompts => {
-            if let Some(line) = load_line(pane.prompts.as_ref(), "prompts") {
-                lines.push(line);
-            }
-            if let Some(Load::Ready(_)) = &pane.prompts {
-                let prompts = app.prompt_entries();
-                if prompts.is_empty() {
-                    lines.push(Line::styled("(none)", Style::new().fg(Color::DarkGray)));
-                }
-                let name_width = name_column(prompts.iter().map(|p| p.name.as_str()), area.width);
-                lines.extend(
-                    prompts
-                        .into_iter()
-                        .enumerate()
-                        .skip(start)
-                        .take(height)
-                        .map(|(i, p)| {
-                            row(
-                                i == sel,
-                                focused,
-                                vec![
-                                    Span::raw(format!("{:<name_width$}  ", p.name)),
-                                    Span::styled(
-                                        p.description.clone(),
-                                        Style::new().fg(Color::Gray),
-                                    ),
-                                ],
-                            )
-                        }),
-                );
-            }
-        }
-        Tab::Log => {
-            let (list, stderr) = super::log_tab::split(pane, area);
-            super::log_tab::render(pane, sel, focused, frame, list, stderr);
-            return;
-        }
-        Tab::Config => {
-            let info = app.server().and_then(|s| app.info.servers.get(&s.name));
-            if let Some(info) = info {
-                lines.extend(info_lines(info, sel, height));
-            }
-            if let Some(Some((class, message))) = app.server().map(|s| &s.error) {
-                lines.push(Line::styled(
-                    format!("last error {class}: {message}"),
-                    Style::new().fg(Color::Red),
-                ));
-            }
-        }
-    }
-    frame.render_widget(Paragraph::new(lines), area);
-}
-
-/// The name column's width: the longest name, at most a third of the pane.
-fn name_column<'a>(names: impl Iterator<Item = &'a str>, width: u16) -> usize {
-    names
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(usize::from(width / 3))
 }
 
 /// Info lines with their tones, from `start`, at most `height`.
@@ -347,219 +111,12 @@ pub fn info_lines(info: &[InfoLine], start: usize, height: usize) -> Vec<Line<'s
         .collect()
 }
 
-fn json_lines(value: &serde_json::Value) -> Vec<String> {
+pub(super) fn json_lines(value: &serde_json::Value) -> Vec<String> {
     serde_json::to_string_pretty(value)
         .unwrap_or_default()
         .lines()
         .map(str::to_owned)
         .collect()
-}
-
-fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
-    let mut lines: Vec<Line> = vec![Line::styled(
-        d.tool.clone(),
-        Style::new().add_modifier(Modifier::BOLD),
-    )];
-    match &d.load {
-        Load::Idle | Load::Loading(_) => {
-            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)));
-        }
-        Load::Failed(c, m) => lines.push(Line::styled(
-            format!("✗ {c}: {m}"),
-            Style::new().fg(Color::Red),
-        )),
-        Load::Ready(desc) => {
-            let capped = desc.description.as_deref();
-            let text = match (&d.full_description, d.show_full) {
-                (Some(full), true) => Some(full.as_str()),
-                _ => capped,
-            };
-            if let Some(text) = text {
-                lines.extend(text.lines().map(|l| Line::raw(l.to_owned())));
-            }
-            if d.full_description.is_some() {
-                let hint = if d.show_full {
-                    "(f: cut at 2 KiB again)"
-                } else {
-                    "(f: the whole description)"
-                };
-                lines.push(Line::styled(hint, Style::new().fg(Color::DarkGray)));
-            }
-            lines.push(Line::raw(""));
-            lines.push(Line::styled("Input", Style::new().fg(Color::Cyan)));
-            lines.extend(field_tree(&desc.input_schema, 1));
-            for (value, label) in [
-                (&desc.output_schema, "Output schema"),
-                (
-                    &desc.server_claimed_annotations,
-                    "Annotations (server-claimed)",
-                ),
-                (&desc.meta, "_meta"),
-            ] {
-                let Some(v) = value.as_ref().filter(|v| !v.is_null()) else {
-                    continue;
-                };
-                lines.push(Line::raw(""));
-                lines.push(Line::styled(label, Style::new().fg(Color::Cyan)));
-                lines.extend(
-                    json_lines(v)
-                        .into_iter()
-                        .map(|l| Line::raw(format!("  {l}"))),
-                );
-            }
-        }
-    }
-    let visible: Vec<Line> = lines.into_iter().skip(d.scroll).collect();
-    frame.render_widget(Paragraph::new(visible).wrap(Wrap { trim: false }), area);
-}
-
-/// An input schema as a field tree: name, type, required mark, description.
-fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(|r| r.as_array())
-        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default();
-    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
-        return out;
-    };
-    for (name, prop) in props {
-        let ty = prop
-            .get("type")
-            .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_owned))
-            .or_else(|| prop.get("enum").map(|e| format!("enum {e}")))
-            .or_else(|| prop.get("anyOf").map(|_| "anyOf".to_owned()))
-            .unwrap_or_else(|| "any".to_owned());
-        let star = if required.contains(&name.as_str()) {
-            "*"
-        } else {
-            ""
-        };
-        let desc = prop
-            .get("description")
-            .and_then(|d| d.as_str())
-            .unwrap_or("");
-        out.push(Line::from(vec![
-            Span::raw("  ".repeat(depth)),
-            Span::styled(format!("{name}{star}"), Style::new().fg(Color::White)),
-            Span::styled(format!(" : {ty}  "), Style::new().fg(Color::Magenta)),
-            Span::styled(desc.replace('\n', " "), Style::new().fg(Color::Gray)),
-        ]));
-        if depth < 4 {
-            out.extend(field_tree(prop, depth + 1));
-            if let Some(items) = prop.get("items") {
-                out.extend(field_tree(items, depth + 1));
-            }
-        }
-    }
-    out
-}
-
-fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
-    let mut lines = vec![Line::styled(
-        format!("{} on {}", target_name(form), form.server),
-        Style::new().add_modifier(Modifier::BOLD),
-    )];
-    if form.fields.is_empty() {
-        lines.push(Line::styled(
-            "No arguments. Enter runs it.",
-            Style::new().fg(Color::DarkGray),
-        ));
-    }
-    for (i, f) in form.fields.iter().enumerate() {
-        let focused = i == form.focus;
-        let kind = match &f.kind {
-            FieldKind::Text => "string",
-            FieldKind::Number => "number",
-            FieldKind::Integer => "integer",
-            FieldKind::Bool => "bool ␣",
-            FieldKind::Enum(_) => "enum ␣",
-            FieldKind::Json => "json",
-        };
-        let star = if f.required { "*" } else { "" };
-        let null = if f.nullable { "|null" } else { "" };
-        let cursor = if focused { "▏" } else { "" };
-        let mut value = Style::new().fg(Color::White);
-        if focused {
-            value = value.bg(Color::DarkGray);
-        }
-        lines.push(Line::from(vec![
-            Span::raw(if focused { "> " } else { "  " }),
-            Span::styled(format!("{}{star}", f.name), Style::new().fg(Color::Cyan)),
-            Span::styled(
-                format!(" ({kind}{null}) "),
-                Style::new().fg(Color::DarkGray),
-            ),
-            Span::styled(format!("{}{cursor}", f.value), value),
-        ]));
-        if let Some(e) = &f.error {
-            lines.push(Line::styled(
-                format!("    ✗ {e}"),
-                Style::new().fg(Color::Red),
-            ));
-        } else if focused && !f.description.is_empty() {
-            lines.push(Line::styled(
-                format!("    {}", f.description),
-                Style::new().fg(Color::DarkGray),
-            ));
-        }
-    }
-    for e in &form.errors {
-        lines.push(Line::styled(format!("✗ {e}"), Style::new().fg(Color::Red)));
-    }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
-}
-
-/// The spinner frame for `elapsed`.
-pub(super) fn spinner(elapsed: std::time::Duration) -> &'static str {
-    const FRAMES: [&str; 8] = ["⣾", "⣽", "⣻", "⢿", "⡿", "⣟", "⣯", "⣷"];
-    let at = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0) % FRAMES.len();
-    FRAMES[at]
-}
-
-fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
-    let elapsed = app.now.saturating_duration_since(run.started);
-    let [head, gauge, msg] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(area);
-    let what = if run.cancelling {
-        "cancelling"
-    } else {
-        "running"
-    };
-    frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(format!(
-                "{} {what} {} · {:.1}s",
-                spinner(elapsed),
-                target_name(&run.form),
-                elapsed.as_secs_f64()
-            )),
-            Line::styled("Esc cancels", Style::new().fg(Color::DarkGray)),
-        ]),
-        head,
-    );
-    if let Some((progress, total, message)) = &run.progress {
-        if let Some(total) = total.filter(|t| *t > 0.0) {
-            let ratio = (progress / total).clamp(0.0, 1.0);
-            frame.render_widget(
-                Gauge::default()
-                    .gauge_style(Style::new().fg(Color::Cyan))
-                    .ratio(ratio)
-                    .label(format!("{progress}/{total}")),
-                gauge,
-            );
-        } else {
-            frame.render_widget(Paragraph::new(format!("progress {progress}")), gauge);
-        }
-        if let Some(m) = message {
-            frame.render_widget(Paragraph::new(m.clone()), msg);
-        }
-    }
 }
 
 fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {

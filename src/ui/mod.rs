@@ -3,6 +3,9 @@
 //! entered the state.
 
 mod agents;
+mod calls;
+mod help;
+mod lists;
 mod log_tab;
 mod main_pane;
 mod overlays;
@@ -15,22 +18,24 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::{areas, window_start};
 use crate::app::{App, Focus};
 use crate::mcp::status::ServerState;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console.
 pub fn render(app: &App, frame: &mut Frame) {
     let size = frame.area();
     let a = areas((size.width, size.height), app.side_panel);
     render_servers(app, frame, a.servers);
-    main_pane::render(app, frame, a.main);
+    main_pane::render(app, frame, &a);
     if app.side_panel {
         side::render(app, frame, a.side);
     }
     render_status(app, frame, a.status);
     render_footer(app, frame, a.footer);
-    overlays::render(app, frame, size);
+    overlays::render(app, frame, &a);
 }
 
 /// The border style of a pane with or without the focus.
@@ -135,22 +140,59 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     );
 }
 
+/// The hints of `contexts` as one line of text: `y copy · Esc close`.
+pub(crate) fn hint_text(app: &App, contexts: &[Ctx]) -> String {
+    app.keymap
+        .hints(contexts)
+        .iter()
+        .map(|(key, desc)| format!("{key} {desc}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The footer: the focused component's hints, the most important first; when they do not fit,
+/// as many as fit and then the help key with "more".
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let mut spans = Vec::new();
     let contexts = if app.approvals.is_empty() {
         app.contexts()
     } else {
-        Vec::new()
+        vec![Ctx::Approval]
     };
-    if contexts.is_empty() {
-        spans.push(Span::raw(" y allow once  s allow session  n deny"));
+    let mut hints = app.keymap.hints(&contexts);
+    let help = contexts
+        .contains(&Ctx::Global)
+        .then(|| app.keymap.key_for(Ctx::Global, Action::Help))
+        .flatten();
+    let more = help.as_ref().map(|k| format!(" {k} more"));
+    let width = usize::from(area.width);
+    let cost = |key: &str, desc: &str| key.width() + desc.width() + 3;
+    let total: usize = hints.iter().map(|(k, d)| cost(k, d)).sum();
+    if total > width {
+        // "? more" stands for the help key's own hint.
+        hints.retain(|(k, _)| Some(k) != help.as_ref());
     }
-    for (key, desc) in app.keymap.hints(&contexts) {
+    let room = if total > width {
+        width.saturating_sub(more.as_deref().map_or(0, UnicodeWidthStr::width))
+    } else {
+        width
+    };
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, desc) in &hints {
+        used += cost(key, desc);
+        if used > room {
+            break;
+        }
         spans.push(Span::styled(
             format!(" {key}"),
             Style::new().fg(Color::Cyan),
         ));
         spans.push(Span::raw(format!(" {desc} ")));
+    }
+    if total > width
+        && let Some(more) = more
+    {
+        spans.push(Span::styled(more, Style::new().fg(Color::Cyan)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

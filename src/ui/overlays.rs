@@ -2,24 +2,14 @@
 //! pager, operator-started errors, and — always in front — the approval modal.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::main_pane::info_lines;
+use crate::app::layout::centered;
 use crate::app::{App, Overlay};
-
-/// A centred rectangle of at most `w`×`h` inside `area`.
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let [v] = Layout::vertical([Constraint::Length(h.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [r] = Layout::horizontal([Constraint::Length(w.min(area.width))])
-        .flex(Flex::Center)
-        .areas(v);
-    r
-}
 
 fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Rect, Block<'a>) {
     frame.render_widget(Clear, area);
@@ -36,45 +26,36 @@ fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Re
 }
 
 /// Draws whatever is in front of the panes.
-pub fn render(app: &App, frame: &mut Frame, size: Rect) {
-    // Leave the status line and footer visible under views.
-    let body = Rect {
-        height: size.height.saturating_sub(2),
-        ..size
-    };
-    let big = centered(
-        body,
-        body.width.saturating_sub(4).max(20),
-        body.height.saturating_sub(2).max(5),
-    );
+pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
+    // The status line and footer stay visible under views.
+    let (body, big) = (a.overlay, a.big);
     match &app.overlay {
         None => {}
-        Some(Overlay::Help(scroll)) => render_help(app, frame, big, *scroll),
+        Some(Overlay::Help(scroll)) => {
+            let (inner, block) = popup(frame, big, "Keys", Color::Cyan);
+            frame.render_widget(block, big);
+            super::help::render_help(app, frame, inner, *scroll);
+        }
         Some(Overlay::Doctor(scroll)) => {
             let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
             frame.render_widget(block, big);
             let lines = info_lines(&app.info.doctor, *scroll, usize::from(inner.height));
             frame.render_widget(Paragraph::new(lines), inner);
         }
-        Some(Overlay::Trust(scroll, confirming)) => {
+        Some(Overlay::Trust(crate::app::TrustView { scroll, confirming })) => {
             let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
             frame.render_widget(block, big);
             let [text, prompt] =
                 Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
             let lines = info_lines(&app.info.trust, *scroll, usize::from(text.height));
             frame.render_widget(Paragraph::new(lines), text);
-            let line = if *confirming {
-                Line::styled(
+            if *confirming {
+                let line = Line::styled(
                     "Trust these definitions? Type y to trust, any other key cancels.",
                     Style::new().fg(Color::Black).bg(Color::Yellow),
-                )
-            } else {
-                Line::styled(
-                    "T trust (typed y) · R revoke · Esc close",
-                    Style::new().fg(Color::DarkGray),
-                )
-            };
-            frame.render_widget(Paragraph::new(line), prompt);
+                );
+                frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
+            }
         }
         Some(Overlay::Spills(sel)) => {
             let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
@@ -103,10 +84,6 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                     Style::new().fg(Color::DarkGray),
                 ));
             }
-            lines.push(Line::styled(
-                "Enter view · y copy path · Esc close",
-                Style::new().fg(Color::DarkGray),
-            ));
             frame.render_widget(Paragraph::new(lines), inner);
         }
         Some(Overlay::Pager(p)) => {
@@ -186,15 +163,9 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
                 Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
             frame.render_widget(&editor.area, text);
             let mut lines = vec![if editor.valid() {
-                Line::styled(
-                    "✓ valid · C-s saves (backup kept) · C-t test connect · Esc closes",
-                    Style::new().fg(Color::Green),
-                )
+                Line::styled("✓ valid", Style::new().fg(Color::Green))
             } else {
-                Line::styled(
-                    "✗ errors: saving is refused · Esc closes",
-                    Style::new().fg(Color::Red),
-                )
+                Line::styled("✗ errors: saving is refused", Style::new().fg(Color::Red))
             }];
             for (error, line, message) in editor.diagnostics.iter().take(5) {
                 let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
@@ -211,7 +182,11 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
             }
             frame.render_widget(Paragraph::new(lines), diags);
         }
-        Some(Overlay::Error(title, class, message)) => {
+        Some(Overlay::Error(crate::app::ErrorView {
+            title,
+            class,
+            message,
+        })) => {
             let area = centered(body, 60, 8);
             let (inner, block) = popup(frame, area, title, Color::Red);
             frame.render_widget(block, area);
@@ -230,46 +205,6 @@ pub fn render(app: &App, frame: &mut Frame, size: Rect) {
     }
     if let Some(pending) = app.approvals.front() {
         render_approval(app, pending, frame, body);
-    }
-}
-
-fn render_help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
-    let (inner, block) = popup(
-        frame,
-        area,
-        "Keys (↑↓ scroll, ? or Esc closes)",
-        Color::Cyan,
-    );
-    frame.render_widget(block, area);
-    let rows = app.keymap.help_rows();
-    let mut lines = Vec::new();
-    let mut last = "";
-    for (ctx, keys, desc) in &rows {
-        if *ctx != last {
-            lines.push(Line::styled(
-                ctx.to_string(),
-                Style::new().fg(Color::Yellow),
-            ));
-            last = ctx;
-        }
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {keys:<14}"), Style::new().fg(Color::Cyan)),
-            Span::raw(desc.to_string()),
-        ]));
-    }
-    let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
-    let mut lines = lines;
-    // Two columns when there is room.
-    let height = usize::from(inner.height);
-    if lines.len() > height && inner.width >= 70 {
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(inner);
-        let rest = lines.split_off(height.min(lines.len()));
-        frame.render_widget(Paragraph::new(lines), left);
-        frame.render_widget(Paragraph::new(rest), right);
-    } else {
-        frame.render_widget(Paragraph::new(lines), inner);
     }
 }
 
@@ -332,9 +267,9 @@ fn render_approval(
     lines.push(Line::raw(""));
     let armed = pending.armed(app.now);
     let keys = if armed {
-        "y allow once · s allow for session · n/Esc deny"
+        super::hint_text(app, &[crate::app::keymap::Ctx::Approval])
     } else {
-        "(keys are ignored for a moment)"
+        "(keys are ignored for a moment)".to_owned()
     };
     lines.push(Line::styled(keys, Style::new().fg(Color::Cyan)));
     // Two border rows, plus room for wrapping on narrow terminals.

@@ -125,7 +125,7 @@ fn render_result(app: &App, frame: &mut Frame, area: Rect) {
         };
         lines.push(Line::from(format!(
             "{} {what} {} · {:.1}s",
-            super::main_pane::spinner(elapsed),
+            super::calls::spinner(elapsed),
             WORKSPACE_TOOLS[run.tool],
             elapsed.as_secs_f64()
         )));
@@ -142,8 +142,18 @@ fn render_result(app: &App, frame: &mut Frame, area: Rect) {
             Line::styled(l.text.clone(), style)
         }));
     } else {
+        let key = |a| {
+            app.keymap
+                .key_for(crate::app::keymap::Ctx::Side, a)
+                .unwrap_or_default()
+        };
         lines.push(Line::styled(
-            "Enter runs the tool; ← → switch tools",
+            format!(
+                "{} runs the tool; {} {} switch tools",
+                key(crate::app::keymap::Action::Submit),
+                key(crate::app::keymap::Action::PrevTab),
+                key(crate::app::keymap::Action::NextTab)
+            ),
             Style::new().fg(Color::DarkGray),
         ));
     }

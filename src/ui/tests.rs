@@ -481,3 +481,49 @@ fn a_long_resource_reaches_its_last_line_with_end() {
         insta::assert_snapshot!(format!("long_resource_end_{w}x{h}"), end);
     }
 }
+
+#[test]
+fn footer_hints_that_do_not_fit_end_with_more() {
+    let (mut app, _d) = tools_app();
+    let narrow = draw(&app, 40, 15);
+    let footer = narrow.lines().last().expect("footer");
+    assert!(footer.contains("? more"), "{footer}");
+    assert!(footer.starts_with(" Enter tool detail"), "{footer}");
+    app.size = (200, 24);
+    let wide = draw(&app, 200, 24);
+    let footer = wide.lines().last().expect("footer");
+    assert!(!footer.contains("more"), "{footer}");
+    assert!(footer.contains("Tab switch pane"), "{footer}");
+}
+
+#[test]
+fn help_entries_stay_inside_their_columns() {
+    let (mut app, _d) = tools_app();
+    for width in [20, 37, 60] {
+        for line in super::help::help_lines(&app, width) {
+            assert!(line.width() <= usize::from(width), "{width}: {line:?}");
+        }
+    }
+    app.update(ch('?'));
+    app.size = (120, 40);
+    let screen = draw(&app, 120, 40);
+    // Words wrap whole inside their column.
+    assert!(screen.contains("notifications"), "{screen}");
+    assert!(!screen.contains("notifi "), "{screen}");
+}
+
+#[test]
+fn progress_is_a_bar_with_the_count_beside_it() {
+    let p = crate::app::Progress {
+        done: 3.0,
+        total: Some(10.0),
+        message: None,
+    };
+    let line = super::calls::progress_line(&p, 30);
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    assert!(text.ends_with(" 3/10"), "{text}");
+    assert_eq!(text.chars().filter(|c| *c == '█').count(), 8, "{text}");
+    let unknown = crate::app::Progress { total: None, ..p };
+    let line = super::calls::progress_line(&unknown, 30);
+    assert_eq!(line.spans[0].content, "progress 3");
+}

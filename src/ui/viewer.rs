@@ -22,11 +22,12 @@ pub fn render_viewer(
     if area.width < 2 || area.height < 2 {
         return;
     }
-    let area_text = Rect::new(area.x, area.y, area.width, area.height - 1);
+    let text = crate::app::layout::viewer_text(area);
     let position = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
-    render_text(viewer, lines, cursor, frame, area_text);
+    let scrollbar = Rect::new(area.x + text.width, area.y, 1, text.height);
+    render_text(viewer, lines, cursor, frame, (text, scrollbar));
     let mut laid = viewer.clone();
-    laid.viewport = (area.width - 1, area.height - 1);
+    laid.viewport = (text.width, text.height);
     frame.render_widget(Paragraph::new(position_line(&laid, lines)), position);
 }
 
@@ -35,9 +36,8 @@ fn render_text(
     lines: &[String],
     cursor: Option<usize>,
     frame: &mut Frame,
-    area: Rect,
+    (text_area, scrollbar): (Rect, Rect),
 ) {
-    let text_area = Rect::new(area.x, area.y, area.width - 1, area.height);
     let mut viewer = viewer.clone();
     viewer.viewport = (text_area.width, text_area.height);
     let width = usize::from(text_area.width);
@@ -76,7 +76,7 @@ fn render_text(
             Scrollbar::new(ScrollbarOrientation::VerticalRight)
                 .begin_symbol(None)
                 .end_symbol(None),
-            area,
+            scrollbar,
             &mut state,
         );
     }

@@ -11,6 +11,7 @@
 pub mod browser;
 pub mod client;
 pub mod flow;
+pub mod keychain;
 pub mod listener;
 pub mod register;
 pub mod store;

@@ -1,10 +1,11 @@
 //! The credential store: OAuth tokens per server URL (bound to the authorization server that
 //! issued them) and client registrations per authorization server.
 //!
-//! One JSON document holds everything, in `$XDG_STATE_HOME/mcpdeck/credentials.json` (0600 in a
-//! 0700 directory, written atomically). (The OS keychain backend is not built in yet: the
-//! document is kept whole so that a keychain item can hold it as it is.) A document that does not parse is never overwritten: every operation that
-//! would write reports it instead. Writers in every mcpdeck process are serialised by an advisory
+//! One JSON document holds everything: in the OS keychain when the build has the `keychain`
+//! feature and a keychain answers (see [`super::keychain`]), else in
+//! `$XDG_STATE_HOME/mcpdeck/credentials.json` (0600 in a 0700 directory, written atomically).
+//! A document that does not parse is never overwritten: every operation that would write
+//! reports it instead. Writers in every mcpdeck process are serialised by an advisory
 //! lock on `credentials.lock` beside the file, held across a read-modify-write and across a token
 //! refresh, so a rotated refresh token is never lost to a concurrent writer.
 //!
@@ -88,6 +89,8 @@ pub enum StoreError {
 pub struct CredentialStore {
     /// The 0600 file.
     path: PathBuf,
+    /// The document lives in the OS keychain instead of `path`.
+    keychain: bool,
     /// The advisory lock file (beside the credentials file, also used with the keychain).
     lock_path: PathBuf,
 }
@@ -106,28 +109,57 @@ impl CredentialStore {
             where_: "$XDG_STATE_HOME/mcpdeck".into(),
             problem: "no home directory".into(),
         })?;
-        Ok(Self::file(&dir))
+        let mut store = Self::file(&dir);
+        // The lock file stays on disk either way: it serialises writers of both backends.
+        store.keychain = !super::keychain::file_forced() && super::keychain::available();
+        Ok(store)
     }
 
     /// The file store in `dir` (`credentials.json`).
     pub fn file(dir: &Path) -> Self {
         Self {
             path: dir.join("credentials.json"),
+            keychain: false,
             lock_path: dir.join("credentials.lock"),
         }
     }
 
     /// Which store is in use, for `mcpdeck auth status`.
     pub fn describe(&self) -> String {
-        format!("file {}", self.path.display())
+        if self.keychain {
+            format!(
+                "OS keychain (item {}/{})",
+                super::keychain::SERVICE,
+                super::keychain::ACCOUNT
+            )
+        } else {
+            format!("file {}", self.path.display())
+        }
     }
 
     fn where_(&self) -> String {
-        self.path.display().to_string()
+        if self.keychain {
+            "in the OS keychain".to_owned()
+        } else {
+            self.path.display().to_string()
+        }
     }
 
     /// Reads the document (an absent one is empty).
     pub fn read(&self) -> Result<StoreDoc, StoreError> {
+        if self.keychain {
+            let text = super::keychain::read().map_err(|problem| StoreError::Io {
+                where_: self.where_(),
+                problem,
+            })?;
+            let Some(text) = text else {
+                return Ok(StoreDoc::default());
+            };
+            return serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                where_: self.where_(),
+                problem: format!("not valid JSON at line {}", e.line()),
+            });
+        }
         let text = match std::fs::read_to_string(&self.path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -170,6 +202,12 @@ impl CredentialStore {
             where_: self.where_(),
             problem: e.to_string(),
         })?;
+        if self.keychain {
+            return super::keychain::write(&body).map_err(|problem| StoreError::Io {
+                where_: self.where_(),
+                problem,
+            });
+        }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         create_private_dir(dir).map_err(io)?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;

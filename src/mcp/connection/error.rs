@@ -57,7 +57,8 @@ pub enum ErrorClass {
     AuthRequired {
         /// 401 or 403.
         code: u16,
-        /// The scopes a 403 `insufficient_scope` challenge demanded (sanitised), for step-up.
+        /// The scopes the challenge named (sanitised): a 403 `insufficient_scope`'s demand, for
+        /// step-up, or a 401's (inline sign-in asks for them).
         #[serde(skip_serializing_if = "Option::is_none")]
         scope: Option<String>,
     },
@@ -376,7 +377,15 @@ fn rustls_inside(io: &std::io::Error) -> Option<&rustls::Error> {
 
 fn classify_http(err: &HttpError, redactor: &Redactor) -> Option<ConnectError> {
     match err {
-        StreamableHttpError::AuthRequired(_) => Some(auth_error(401)),
+        // A 401 after the handshake (a server that lets `initialize` through and guards the
+        // operations) keeps its challenge's scope: signing in inline asks for it.
+        StreamableHttpError::AuthRequired(a) => Some(ConnectError {
+            class: ErrorClass::AuthRequired {
+                code: 401,
+                scope: challenge_scope(&a.www_authenticate_header).map(|s| sanitize_capped(s, 300)),
+            },
+            ..auth_error(401)
+        }),
         StreamableHttpError::InsufficientScope(e) => Some(insufficient_scope(
             e.required_scope
                 .as_deref()

@@ -259,33 +259,8 @@ pub fn reason(frame: &[u8], err: &serde_json::Error) -> String {
 pub fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
     let frame = frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame);
     if let Some((id, listing)) = faults.listing_answered(frame) {
-        let max = listing.max_entries();
-        if count_items(frame, listing.key()).is_some_and(|n| n > max) {
-            let error = ConnectError::new(
-                ErrorClass::Limit {
-                    bound: format!("{max} {}", listing.name()),
-                },
-                format!(
-                    "{} listing stopped: one page holds more than {max} entries (refused before \
-                     it was decoded)",
-                    listing.name()
-                ),
-            );
-            return Some(faults.fail(id, error));
-        }
-        let total = faults.add_values(listing, count_values(frame));
-        if total > MAX_LISTING_VALUES {
-            let error = ConnectError::new(
-                ErrorClass::Limit {
-                    bound: format!("{MAX_LISTING_VALUES} JSON values per listing"),
-                },
-                format!(
-                    "{} listing stopped: it holds more than {MAX_LISTING_VALUES} JSON values \
-                     (schemas too large to keep in bounded memory; refused before decoding)",
-                    listing.name()
-                ),
-            );
-            return Some(faults.fail(id, error));
+        if let Some(refusal) = over_bounds(frame, id, listing, faults) {
+            return Some(refusal);
         }
         if listing == Listing::Tools
             && let Ok(page) = serde_json::from_slice::<JsonRpcResponse<ListToolsResult>>(frame)
@@ -303,6 +278,55 @@ pub fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
         Ok(message) => Some(message),
         Err(err) => fail_frame(frame, &reason(frame, &err), faults),
     }
+}
+
+/// The stand-in error for a listing page over its bounds (more entries than the listing may
+/// hold, or more JSON values than a listing may carry), counted before the page is decoded.
+/// Adds the page's values to its listing's total.
+fn over_bounds(
+    frame: &[u8],
+    id: RequestId,
+    listing: Listing,
+    faults: &Faults,
+) -> Option<ServerJsonRpcMessage> {
+    let max = listing.max_entries();
+    if count_items(frame, listing.key()).is_some_and(|n| n > max) {
+        let error = ConnectError::new(
+            ErrorClass::Limit {
+                bound: format!("{max} {}", listing.name()),
+            },
+            format!(
+                "{} listing stopped: one page holds more than {max} entries (refused before \
+                     it was decoded)",
+                listing.name()
+            ),
+        );
+        return Some(faults.fail(id, error));
+    }
+    let total = faults.add_values(listing, count_values(frame));
+    if total > MAX_LISTING_VALUES {
+        let error = ConnectError::new(
+            ErrorClass::Limit {
+                bound: format!("{MAX_LISTING_VALUES} JSON values per listing"),
+            },
+            format!(
+                "{} listing stopped: it holds more than {MAX_LISTING_VALUES} JSON values \
+                     (schemas too large to keep in bounded memory; refused before decoding)",
+                listing.name()
+            ),
+        );
+        return Some(faults.fail(id, error));
+    }
+    None
+}
+
+/// For a frame that answers a pending listing request (see [`Faults::expect_listing`]): the
+/// stand-in error when the page is over its bounds, checked before it is decoded. The HTTP
+/// event path uses it; stdio frames get it through [`decode`].
+pub fn check_listing(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
+    let frame = frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame);
+    let (id, listing) = faults.listing_answered(frame)?;
+    over_bounds(frame, id, listing, faults)
 }
 
 /// Fails the request that `frame` answers with `reason`, or counts the frame as skipped.

@@ -6,7 +6,9 @@
 //! JSON-RPC message) or that is larger than the 16 MiB cap becomes a JSON-RPC error for the
 //! request it answers, recorded in [`Faults`] with its class (`protocol` or `limit`), so the
 //! request fails at once instead of waiting for its deadline; a JSON body nested too deep or with
-//! invalid UTF-8 is treated the same way. An answer to `server/discover` that is not a usable
+//! invalid UTF-8 is treated the same way. A listing page sent as an event is counted before it
+//! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
+//! a page sent as a plain JSON body is still decoded by rmcp first. An answer to `server/discover` that is not a usable
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport. Authentication refusals keep their own path.
@@ -28,7 +30,7 @@ use sse_stream::Sse;
 
 use super::discover;
 use super::error::{ConnectError, ErrorClass};
-use super::faults::{Faults, fail_frame, undecodable};
+use super::faults::{Faults, Listing, check_listing, fail_frame, undecodable};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 type SseStream = BoxStream<'static, Result<Sse, SseError>>;
@@ -164,6 +166,10 @@ fn guard_stream(stream: SseStream, posted: Posted, faults: Arc<Faults>, max: usi
 /// The event's data as rmcp should see it: unchanged when it decodes, a stand-in error when it
 /// answers a request and does not, nothing when it is undecodable and answers nothing.
 fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String> {
+    // A listing page over its bounds is refused from a cheap count, before it is decoded.
+    if let Some(refusal) = check_listing(data.as_bytes(), faults) {
+        return serde_json::to_string(&refusal).ok();
+    }
     match serde_json::from_str::<ServerJsonRpcMessage>(&data) {
         Ok(message) if posted.discover => {
             let checked = discover::usable_answer(message);
@@ -260,6 +266,12 @@ impl StreamableHttpClient for GuardedClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
         let posted = Posted::of(&message);
+        if let ClientJsonRpcMessage::Request(r) = &message
+            && let Some((listing, first_page)) = Listing::of(&r.request)
+        {
+            self.faults
+                .expect_listing(r.id.clone(), listing, first_page);
+        }
         let message = match &self.extra {
             Some(extra) => super::declare::with_capabilities(message, extra),
             None => message,

@@ -1,0 +1,146 @@
+//! A call's life before it runs: the tool's detail, the call form (and its raw JSON twin),
+//! submitting it, and the request that starts it (a tool call or a prompt).
+
+use super::form::{Form, Target};
+use super::{App, Detail, Effect, Focus, Load, Running, Screen, Tab, Waiter};
+use crate::mcp::proxy::ProxyRequest;
+
+impl App {
+    pub(super) fn open_detail(&mut self, server: String, tool: String, call: bool) -> Vec<Effect> {
+        let id = self.id(Waiter::Detail);
+        self.call_when_described = call;
+        self.screen = Screen::Detail(Detail {
+            server: server.clone(),
+            tool: tool.clone(),
+            load: Load::Loading(id),
+            scroll: 0,
+            full_description: None,
+            show_full: false,
+        });
+        vec![Effect::Execute {
+            id,
+            request: ProxyRequest::ToolsDescribe { server, tool },
+        }]
+    }
+
+    pub(super) fn on_call(&mut self) -> Vec<Effect> {
+        match std::mem::replace(&mut self.screen, Screen::Browse) {
+            Screen::Detail(d) => {
+                if let Load::Ready(desc) = &d.load {
+                    let schema = desc.input_schema.clone();
+                    self.screen =
+                        Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
+                    self.last_detail = Some(d);
+                } else {
+                    self.call_when_described = true;
+                    self.screen = Screen::Detail(d);
+                }
+                Vec::new()
+            }
+            Screen::Result(view, Some(form)) => {
+                drop(view);
+                self.screen = Screen::Form(form);
+                Vec::new()
+            }
+            Screen::Browse if self.tab == Tab::Tools && self.focus == Focus::Main => {
+                let sel = self.pane().map_or(0, |p| p.sel[0]);
+                let Some(tool) = self
+                    .visible_tools()
+                    .and_then(|t| t.get(sel))
+                    .map(|t| t.name.clone())
+                else {
+                    return Vec::new();
+                };
+                let Some(server) = self.server().map(|s| s.name.clone()) else {
+                    return Vec::new();
+                };
+                self.open_detail(server, tool, true)
+            }
+            Screen::Browse if self.tab == Tab::Prompts => {
+                self.screen = Screen::Browse;
+                self.on_open()
+            }
+            other => {
+                self.screen = other;
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn on_submit(&mut self) -> Vec<Effect> {
+        let (form, value) = match std::mem::replace(&mut self.screen, Screen::Browse) {
+            Screen::Form(mut form) => {
+                if let Ok(v) = form.value() {
+                    (form, v)
+                } else {
+                    self.screen = Screen::Form(form);
+                    return Vec::new();
+                }
+            }
+            Screen::Raw(mut form, area, _) => {
+                let text = area.lines().join("\n");
+                let error = match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(v) if v.is_object() => {
+                        if form.validate(&v).is_ok() {
+                            form.fill(&v);
+                            let args = v;
+                            return self.start_call(form, &args);
+                        }
+                        form.errors.first().cloned().or_else(|| {
+                            form.fields
+                                .iter()
+                                .find_map(|f| f.error.as_ref().map(|e| format!("{}: {e}", f.name)))
+                        })
+                    }
+                    Ok(_) => Some("arguments must be a JSON object".to_owned()),
+                    Err(e) => Some(format!("invalid JSON: {e}")),
+                };
+                self.screen = Screen::Raw(form, area, error);
+                return Vec::new();
+            }
+            other => {
+                self.screen = other;
+                return Vec::new();
+            }
+        };
+        self.start_call(form, &value)
+    }
+
+    pub(super) fn start_call(&mut self, mut form: Form, value: &serde_json::Value) -> Vec<Effect> {
+        let id = self.id(Waiter::Run);
+        let server = form.server.clone();
+        let request = match &form.target {
+            Target::Tool(tool) => ProxyRequest::ToolsCall {
+                server,
+                tool: tool.clone(),
+                args: value.as_object().cloned().unwrap_or_default(),
+            },
+            Target::Prompt(prompt) => ProxyRequest::PromptsGet {
+                server,
+                prompt: prompt.clone(),
+                arguments: value
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| {
+                                (
+                                    k.clone(),
+                                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+        };
+        form.errors.clear();
+        self.screen = Screen::Running(Running {
+            id,
+            form,
+            started: self.now,
+            progress: None,
+            cancelling: false,
+        });
+        vec![Effect::Execute { id, request }]
+    }
+}

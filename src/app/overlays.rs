@@ -1,0 +1,422 @@
+//! The global views in front of the panes, as components: help, config doctor, trust, spills
+//! and the spill pager, approvals, agent sessions, the config editor and operator-started
+//! errors. Each owns its state (scroll, selection, a typed confirmation) and answers a keymap
+//! [`Action`] with a [`Step`]: what is in front next, the effects to run and a status message.
+//! The app routes keys here whenever an overlay is open; drawing is `ui::overlays`.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::agents::AgentRow;
+use super::info::ConfigInfo;
+use super::keymap::{Action, Ctx};
+use super::update::{PAGE, to_input};
+use super::{App, Effect, Msg, SpillRow, viewer};
+use crate::mcp::sanitize::{sanitize, sanitize_capped};
+
+/// How many bytes of a spill the pager reads at a time.
+pub const PAGER_WINDOW: u64 = 64 * 1024;
+
+/// A global view over the panes.
+#[derive(Debug)]
+pub enum Overlay {
+    /// The `?` help, scrolled by this many lines.
+    Help(usize),
+    /// The config doctor, scrolled.
+    Doctor(usize),
+    /// The trust view.
+    Trust(TrustView),
+    /// The spills list, with the selected entry.
+    Spills(usize),
+    /// Approvals: pending and decided this session, scrolled.
+    Approvals(usize),
+    /// Attached agent sessions (`mcpdeck serve`), scrolled.
+    Agents(usize),
+    /// The config editor.
+    Editor(Box<super::editor::Editor>),
+    /// The spill pager.
+    Pager(Pager),
+    /// An operator-started failure.
+    Error(ErrorView),
+}
+
+/// The trust view's state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TrustView {
+    /// The first line shown.
+    pub scroll: usize,
+    /// Whether a typed `y` is awaited to grant trust.
+    pub confirming: bool,
+}
+
+/// An operator-started failure, shown as a modal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorView {
+    /// What failed.
+    pub title: String,
+    /// The error class.
+    pub class: String,
+    /// The message (sanitised).
+    pub message: String,
+}
+
+/// The lazy spill pager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pager {
+    /// The file.
+    pub path: PathBuf,
+    /// Where the shown window starts.
+    pub offset: u64,
+    /// The file's size.
+    pub size: u64,
+    /// The window's lines, sanitised.
+    pub lines: Vec<String>,
+    /// Scroll position and search within the window.
+    pub viewer: viewer::Viewer,
+}
+
+/// What an overlay's update asks of the app.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// What is in front next (`None` closes).
+    pub next: Option<Overlay>,
+    /// Effects to run.
+    pub effects: Vec<Effect>,
+    /// A status message.
+    pub message: Option<String>,
+}
+
+impl Step {
+    fn keep(overlay: Overlay) -> Self {
+        Self {
+            next: Some(overlay),
+            ..Self::default()
+        }
+    }
+
+    fn with(overlay: Overlay, effects: impl IntoIterator<Item = Effect>) -> Self {
+        Self {
+            next: Some(overlay),
+            effects: effects.into_iter().collect(),
+            message: None,
+        }
+    }
+
+    fn said(mut self, message: &str) -> Self {
+        self.message = Some(message.to_owned());
+        self
+    }
+}
+
+/// The app state the overlays read (they never change it directly).
+pub struct Shared<'a> {
+    /// The session's spills.
+    pub spills: &'a [SpillRow],
+    /// Configuration-derived views.
+    pub info: &'a ConfigInfo,
+    /// Attached agent sessions.
+    pub agents: &'a [AgentRow],
+    /// How many lines the help has.
+    pub help_len: usize,
+    /// How many approvals are listed (decided and pending).
+    pub approvals_len: usize,
+    /// The pager's text area (columns, rows).
+    pub pager_viewport: (u16, u16),
+}
+
+/// `v` moved by the scroll `action` asks for, kept at most `max`.
+fn scrolled(v: usize, action: Action, max: usize) -> usize {
+    let delta: isize = match action {
+        Action::Up => -1,
+        Action::Down => 1,
+        Action::PageUp => -(PAGE.cast_signed()),
+        Action::PageDown => PAGE.cast_signed(),
+        _ => 0,
+    };
+    v.saturating_add_signed(delta).min(max)
+}
+
+impl Overlay {
+    /// Handles `action` (already looked up in the overlay's keymap contexts).
+    pub fn update(self, action: Action, s: &Shared) -> Step {
+        match (self, action) {
+            (Self::Pager(_), Action::Back) => Step::keep(Self::Spills(0)),
+            (_, Action::Back | Action::Quit) => Step::default(),
+            (Self::Pager(p), action) => pager_update(p, action, s),
+            (Self::Spills(sel), action) => spills_update(sel, action, s),
+            (Self::Trust(t), action) => trust_update(t, action, s),
+            (Self::Agents(scroll), Action::Reconnect) => {
+                Step::with(Self::Agents(scroll), [Effect::ScanAgents])
+                    .said("looking for agent sessions…")
+            }
+            (Self::Agents(scroll), action) => {
+                let max = s.agents.iter().map(|a| a.servers.len() + 2).sum::<usize>();
+                Step::keep(Self::Agents(scrolled(scroll, action, max)))
+            }
+            (Self::Approvals(scroll), action) => {
+                Step::keep(Self::Approvals(scrolled(scroll, action, s.approvals_len)))
+            }
+            (Self::Doctor(scroll), Action::Copy) => {
+                let text = s
+                    .info
+                    .doctor
+                    .iter()
+                    .map(|l| l.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                Step::with(Self::Doctor(scroll), [Effect::Copy(text)])
+            }
+            (Self::Doctor(scroll), action) => {
+                let max = s.info.doctor.len().saturating_sub(1);
+                Step::keep(Self::Doctor(scrolled(scroll, action, max)))
+            }
+            (Self::Help(scroll), action) => {
+                Step::keep(Self::Help(scrolled(scroll, action, s.help_len)))
+            }
+            (Self::Error(e), Action::Copy) => {
+                let effect = Effect::Copy(format!("{}: {}", e.class, e.message));
+                Step::with(Self::Error(e), [effect])
+            }
+            (other, _) => Step::keep(other),
+        }
+    }
+}
+
+fn spills_update(sel: usize, action: Action, s: &Shared) -> Step {
+    let spill = s.spills.get(sel);
+    let effect = match action {
+        Action::Open => spill.map(|s| Effect::ReadSpill {
+            path: s.path.clone(),
+            offset: 0,
+        }),
+        Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
+        Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
+        _ => {
+            let max = s.spills.len().saturating_sub(1);
+            return Step::keep(Overlay::Spills(scrolled(sel, action, max)));
+        }
+    };
+    Step::with(Overlay::Spills(sel), effect)
+}
+
+fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
+    match action {
+        Action::Grant if s.info.trustable => {
+            t.confirming = true;
+            Step::keep(Overlay::Trust(t)).said("type y to trust these definitions")
+        }
+        Action::Grant => {
+            t.confirming = false;
+            Step::keep(Overlay::Trust(t)).said("no project configuration to trust")
+        }
+        Action::Revoke => Step::with(Overlay::Trust(t), [Effect::RevokeTrust]),
+        _ => {
+            t.scroll = scrolled(t.scroll, action, s.info.trust.len().saturating_sub(1));
+            Step::keep(Overlay::Trust(t))
+        }
+    }
+}
+
+fn pager_update(mut p: Pager, action: Action, s: &Shared) -> Step {
+    match action {
+        Action::PageDown
+        | Action::Down
+        | Action::PageUp
+        | Action::Up
+        | Action::Top
+        | Action::Bottom => {
+            p.viewer.viewport = s.pager_viewport;
+            let effect = pager_move(&mut p, action);
+            Step::with(Overlay::Pager(p), effect)
+        }
+        Action::Copy => {
+            let text = sanitize(&p.path.display().to_string()).into_owned();
+            Step::with(Overlay::Pager(p), [Effect::Copy(text)])
+        }
+        _ => Step::keep(Overlay::Pager(p)),
+    }
+}
+
+/// Moves the pager's view; past either end of the window it reads the neighbouring window.
+fn pager_move(p: &mut Pager, action: Action) -> Option<Effect> {
+    let read = |offset: u64| Effect::ReadSpill {
+        path: p.path.clone(),
+        offset,
+    };
+    let at_end = p.viewer.top >= p.viewer.max_top(&p.lines);
+    let next = p.offset + PAGER_WINDOW;
+    match action {
+        Action::Down | Action::PageDown if at_end && next < p.size => return Some(read(next)),
+        Action::Up | Action::PageUp if p.viewer.top == 0 && p.offset > 0 => {
+            return Some(read(p.offset.saturating_sub(PAGER_WINDOW)));
+        }
+        Action::Down => p.viewer.scroll_by(&p.lines, 1),
+        Action::Up => p.viewer.scroll_by(&p.lines, -1),
+        Action::PageDown => p.viewer.page(&p.lines, true),
+        Action::PageUp => p.viewer.page(&p.lines, false),
+        Action::Top => p.viewer.home(),
+        _ => p.viewer.end(&p.lines),
+    }
+    None
+}
+
+impl App {
+    /// A key while an overlay is open: the editor and a trust confirmation take text; the
+    /// rest go through the overlay's keymap contexts (and the global scroll keys and quit).
+    pub(super) fn on_overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if matches!(self.overlay, Some(Overlay::Editor(_))) {
+            return self.on_editor_key(key);
+        }
+        if let Some(Overlay::Trust(t)) = &mut self.overlay
+            && t.confirming
+        {
+            t.confirming = false;
+            if key.code == KeyCode::Char('y') {
+                return vec![Effect::GrantTrust];
+            }
+            self.message = Some("trust not granted".to_owned());
+            return Vec::new();
+        }
+        if matches!(self.overlay, Some(Overlay::Help(_)))
+            && self.keymap.lookup(&[Ctx::Global], &key) == Some(Action::Help)
+        {
+            self.overlay = None;
+            return Vec::new();
+        }
+        let contexts = self.contexts();
+        let Some(action) = self.keymap.lookup(&contexts, &key).or_else(|| {
+            self.keymap.lookup(&[Ctx::Global], &key).filter(|a| {
+                matches!(
+                    a,
+                    Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Quit
+                )
+            })
+        }) else {
+            return Vec::new();
+        };
+        let Some(overlay) = self.overlay.take() else {
+            return Vec::new();
+        };
+        let shared = Shared {
+            spills: &self.spills,
+            info: &self.info,
+            agents: &self.agents,
+            help_len: self.keymap.help_rows().len(),
+            approvals_len: self.decided.len() + self.approvals.len(),
+            pager_viewport: self.pager_viewport(),
+        };
+        let step = overlay.update(action, &shared);
+        self.overlay = step.next;
+        if let Some(m) = step.message {
+            self.message = Some(m);
+        }
+        step.effects
+    }
+
+    /// A key in the config editor: save, test connect and close are keymap actions; anything
+    /// else types.
+    fn on_editor_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(Overlay::Editor(editor)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match self.keymap.lookup(&[Ctx::Editor], &key) {
+            Some(Action::Save) => {
+                if !editor.valid() {
+                    self.message = Some("not saved: fix the errors first".to_owned());
+                    return Vec::new();
+                }
+                return vec![Effect::SaveConfig {
+                    path: editor.path.clone(),
+                    text: editor.text(),
+                }];
+            }
+            Some(Action::TestConnect) => {
+                self.message = Some("test connect…".to_owned());
+                return vec![Effect::TestConnect {
+                    path: editor.path.clone(),
+                    layer: editor.layer,
+                    text: editor.text(),
+                    server: editor.server.clone(),
+                }];
+            }
+            Some(Action::Back) => {
+                if editor.dirty {
+                    self.message = Some("closed the editor; unsaved changes discarded".to_owned());
+                }
+                self.overlay = None;
+            }
+            _ => {
+                if editor.area.input(to_input(key)) {
+                    editor.dirty = true;
+                    editor.check();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The replies for the overlays: a spill window, the editor's file, its save and test
+    /// connect.
+    pub(super) fn on_overlay_msg(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::SpillPage {
+                path,
+                offset,
+                size,
+                text: Ok(text),
+            } => {
+                let lines = sanitize(&text).lines().map(str::to_owned).collect();
+                // Paging back into the previous window lands on its end.
+                let back = matches!(&self.overlay, Some(Overlay::Pager(old))
+                    if old.path == path && old.offset > offset);
+                let mut viewer = viewer::Viewer::default();
+                if back {
+                    viewer.top = usize::MAX;
+                }
+                self.overlay = Some(Overlay::Pager(Pager {
+                    path,
+                    offset,
+                    size,
+                    lines,
+                    viewer,
+                }));
+            }
+            Msg::SpillPage { text: Err(e), .. } | Msg::EditorText { text: Err(e), .. } => {
+                self.message = Some(sanitize_capped(&e, 256));
+            }
+            Msg::EditorText {
+                path,
+                layer,
+                text: Ok(text),
+            } => {
+                let mut editor = super::editor::Editor::new(path, layer, &text);
+                editor.server = self.server().map(|s| s.name.clone());
+                self.overlay = Some(Overlay::Editor(Box::new(editor)));
+            }
+            Msg::Saved(result) => {
+                if result.is_ok()
+                    && let Some(Overlay::Editor(editor)) = &mut self.overlay
+                {
+                    editor.dirty = false;
+                }
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 300),
+                });
+            }
+            Msg::TestConnected(result) => {
+                let result = result
+                    .map(|m| sanitize_capped(&m, 300))
+                    .map_err(|m| sanitize_capped(&m, 600));
+                self.message = Some(match &result {
+                    Ok(m) | Err(m) => m.clone(),
+                });
+                if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+                    editor.test = Some(result);
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}

@@ -1,0 +1,88 @@
+//! The OS keychain backend of the credential store: the store's whole JSON document in one
+//! keychain item (service `mcpdeck`, account `credentials`), through the `keyring` crate (the
+//! Secret Service over D-Bus on Linux, Keychain Services on macOS, the Credential Manager on
+//! Windows).
+//!
+//! Built only with the `keychain` cargo feature: a default build (and CI, which has no Secret
+//! Service) uses the file store alone. With the feature, the keychain is used when it answers and
+//! `MCPDECK_CREDENTIAL_STORE` is not `file`; otherwise the file store is. Errors name the keychain,
+//! never the document.
+
+/// The keychain item's service name.
+pub const SERVICE: &str = "mcpdeck";
+/// The keychain item's account name.
+pub const ACCOUNT: &str = "credentials";
+
+/// Whether the operator asked for the file store (`MCPDECK_CREDENTIAL_STORE=file`).
+pub fn file_forced() -> bool {
+    std::env::var("MCPDECK_CREDENTIAL_STORE").is_ok_and(|v| v.eq_ignore_ascii_case("file"))
+}
+
+#[cfg(feature = "keychain")]
+mod os {
+    fn entry() -> Result<keyring::Entry, String> {
+        keyring::Entry::new(super::SERVICE, super::ACCOUNT).map_err(|e| e.to_string())
+    }
+
+    /// Whether a keychain answers: an item can be looked up (found or not).
+    pub fn available() -> bool {
+        if keyring::Entry::store_status().is_err() {
+            return false;
+        }
+        match entry().map(|e| e.get_password()) {
+            Ok(Ok(_) | Err(keyring::Error::NoEntry)) => true,
+            Ok(Err(_)) | Err(_) => false,
+        }
+    }
+
+    /// The document's text, `None` when there is no item yet.
+    pub fn read() -> Result<Option<String>, String> {
+        match entry()?.get_password() {
+            Ok(text) => Ok(Some(text)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Replaces the document's text (one item: the write is whole).
+    pub fn write(text: &str) -> Result<(), String> {
+        entry()?.set_password(text).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(not(feature = "keychain"))]
+mod os {
+    /// Never: this build has no keychain backend.
+    pub fn available() -> bool {
+        false
+    }
+
+    /// Unreachable in practice: the store only reads the keychain when it is available.
+    pub fn read() -> Result<Option<String>, String> {
+        Err("this build has no keychain backend".to_owned())
+    }
+
+    /// As [`read`].
+    pub fn write(_text: &str) -> Result<(), String> {
+        Err("this build has no keychain backend".to_owned())
+    }
+}
+
+pub use os::{available, read, write};
+
+#[cfg(test)]
+mod tests {
+    #[cfg(not(feature = "keychain"))]
+    #[test]
+    fn a_build_without_the_feature_uses_the_file_store() {
+        assert!(!super::available());
+        assert!(super::read().is_err() && super::write("{}").is_err());
+        if let Ok(store) = super::super::CredentialStore::open_default() {
+            assert!(
+                store.describe().starts_with("file "),
+                "{}",
+                store.describe()
+            );
+        }
+    }
+}

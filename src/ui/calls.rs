@@ -1,0 +1,250 @@
+//! Drawing a call's life (the app side is `app::calls`): the tool's detail with its input
+//! schema as a field tree, the call form, and the running call with its spinner and progress
+//! bar.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::main_pane::{json_lines, target_name};
+use crate::app::form::{FieldKind, Form};
+use crate::app::keymap::Ctx;
+use crate::app::{App, Detail, Load, Progress, Running};
+
+/// Draws a tool's detail.
+pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
+    let mut lines: Vec<Line> = vec![Line::styled(
+        d.tool.clone(),
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    match &d.load {
+        Load::Idle | Load::Loading(_) => {
+            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)));
+        }
+        Load::Failed(c, m) => lines.push(Line::styled(
+            format!("✗ {c}: {m}"),
+            Style::new().fg(Color::Red),
+        )),
+        Load::Ready(desc) => {
+            let capped = desc.description.as_deref();
+            let text = match (&d.full_description, d.show_full) {
+                (Some(full), true) => Some(full.as_str()),
+                _ => capped,
+            };
+            if let Some(text) = text {
+                lines.extend(text.lines().map(|l| Line::raw(l.to_owned())));
+            }
+            if d.full_description.is_some() {
+                let hint = if d.show_full {
+                    "(f: cut at 2 KiB again)"
+                } else {
+                    "(f: the whole description)"
+                };
+                lines.push(Line::styled(hint, Style::new().fg(Color::DarkGray)));
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Input", Style::new().fg(Color::Cyan)));
+            lines.extend(field_tree(&desc.input_schema, 1));
+            for (value, label) in [
+                (&desc.output_schema, "Output schema"),
+                (
+                    &desc.server_claimed_annotations,
+                    "Annotations (server-claimed)",
+                ),
+                (&desc.meta, "_meta"),
+            ] {
+                let Some(v) = value.as_ref().filter(|v| !v.is_null()) else {
+                    continue;
+                };
+                lines.push(Line::raw(""));
+                lines.push(Line::styled(label, Style::new().fg(Color::Cyan)));
+                lines.extend(
+                    json_lines(v)
+                        .into_iter()
+                        .map(|l| Line::raw(format!("  {l}"))),
+                );
+            }
+        }
+    }
+    let visible: Vec<Line> = lines.into_iter().skip(d.scroll).collect();
+    frame.render_widget(Paragraph::new(visible).wrap(Wrap { trim: false }), area);
+}
+
+/// An input schema as a field tree: name, type, required mark, description.
+fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return out;
+    };
+    for (name, prop) in props {
+        let ty = prop
+            .get("type")
+            .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_owned))
+            .or_else(|| prop.get("enum").map(|e| format!("enum {e}")))
+            .or_else(|| prop.get("anyOf").map(|_| "anyOf".to_owned()))
+            .unwrap_or_else(|| "any".to_owned());
+        let star = if required.contains(&name.as_str()) {
+            "*"
+        } else {
+            ""
+        };
+        let desc = prop
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("");
+        out.push(Line::from(vec![
+            Span::raw("  ".repeat(depth)),
+            Span::styled(format!("{name}{star}"), Style::new().fg(Color::White)),
+            Span::styled(format!(" : {ty}  "), Style::new().fg(Color::Magenta)),
+            Span::styled(desc.replace('\n', " "), Style::new().fg(Color::Gray)),
+        ]));
+        if depth < 4 {
+            out.extend(field_tree(prop, depth + 1));
+            if let Some(items) = prop.get("items") {
+                out.extend(field_tree(items, depth + 1));
+            }
+        }
+    }
+    out
+}
+
+/// Draws the call form.
+pub fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
+    let mut lines = vec![Line::styled(
+        format!("{} on {}", target_name(form), form.server),
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    if form.fields.is_empty() {
+        lines.push(Line::styled(
+            "No arguments. Enter runs it.",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    for (i, f) in form.fields.iter().enumerate() {
+        let focused = i == form.focus;
+        let kind = match &f.kind {
+            FieldKind::Text => "string",
+            FieldKind::Number => "number",
+            FieldKind::Integer => "integer",
+            FieldKind::Bool => "bool ␣",
+            FieldKind::Enum(_) => "enum ␣",
+            FieldKind::Json => "json",
+        };
+        let star = if f.required { "*" } else { "" };
+        let null = if f.nullable { "|null" } else { "" };
+        let cursor = if focused { "▏" } else { "" };
+        let mut value = Style::new().fg(Color::White);
+        if focused {
+            value = value.bg(Color::DarkGray);
+        }
+        lines.push(Line::from(vec![
+            Span::raw(if focused { "> " } else { "  " }),
+            Span::styled(format!("{}{star}", f.name), Style::new().fg(Color::Cyan)),
+            Span::styled(
+                format!(" ({kind}{null}) "),
+                Style::new().fg(Color::DarkGray),
+            ),
+            Span::styled(format!("{}{cursor}", f.value), value),
+        ]));
+        if let Some(e) = &f.error {
+            lines.push(Line::styled(
+                format!("    ✗ {e}"),
+                Style::new().fg(Color::Red),
+            ));
+        } else if focused && !f.description.is_empty() {
+            lines.push(Line::styled(
+                format!("    {}", f.description),
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
+    }
+    for e in &form.errors {
+        lines.push(Line::styled(format!("✗ {e}"), Style::new().fg(Color::Red)));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+}
+
+/// The spinner frame for `elapsed`.
+pub fn spinner(elapsed: std::time::Duration) -> &'static str {
+    const FRAMES: [&str; 8] = ["⣾", "⣽", "⣻", "⢿", "⡿", "⣟", "⣯", "⣷"];
+    let at = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0) % FRAMES.len();
+    FRAMES[at]
+}
+
+/// Draws a running call.
+pub fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
+    let elapsed = app.now.saturating_duration_since(run.started);
+    let [head, gauge, msg] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    let what = if run.cancelling {
+        "cancelling"
+    } else {
+        "running"
+    };
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(format!(
+                "{} {what} {} · {:.1}s",
+                spinner(elapsed),
+                target_name(&run.form),
+                elapsed.as_secs_f64()
+            )),
+            Line::styled(
+                super::hint_text(app, &[Ctx::Running]),
+                Style::new().fg(Color::DarkGray),
+            ),
+        ]),
+        head,
+    );
+    if let Some(p) = &run.progress {
+        frame.render_widget(Paragraph::new(progress_line(p, gauge.width)), gauge);
+        if let Some(m) = &p.message {
+            frame.render_widget(Paragraph::new(m.clone()).wrap(Wrap { trim: false }), msg);
+        }
+    }
+}
+
+/// A progress report as a bar with the count beside it (`████░░░░ 3/10`), or the count alone
+/// when the total is unknown.
+pub fn progress_line(p: &Progress, width: u16) -> Line<'static> {
+    let count = match p.total {
+        Some(total) => format!(" {}/{}", number(p.done), number(total)),
+        None => format!("progress {}", number(p.done)),
+    };
+    let Some(total) = p.total.filter(|t| *t > 0.0) else {
+        return Line::raw(count);
+    };
+    let bar_w = u8::try_from(usize::from(width).saturating_sub(count.chars().count()))
+        .unwrap_or(40)
+        .min(40);
+    let ratio = (p.done / total).clamp(0.0, 1.0);
+    // The bar is at most 40 cells: the rounded product fits and is not negative.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let filled = ((ratio * f64::from(bar_w)).round() as usize).min(usize::from(bar_w));
+    let bar_w = usize::from(bar_w);
+    Line::from(vec![
+        Span::styled("█".repeat(filled), Style::new().fg(Color::Cyan)),
+        Span::styled("░".repeat(bar_w - filled), Style::new().fg(Color::DarkGray)),
+        Span::raw(count),
+    ])
+}
+
+/// A progress number as a person writes it: `3`, not `3.0`.
+fn number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{n:.0}")
+    } else {
+        format!("{n}")
+    }
+}

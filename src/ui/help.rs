@@ -1,0 +1,122 @@
+//! The `?` help overlay: every binding of the keymap in force, grouped by context, laid out in
+//! columns of a fixed width that depends only on the terminal's width (never on the text), so an
+//! entry can neither overlap its neighbour nor move when scrolled. Long descriptions wrap inside
+//! their column.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr as _;
+
+use crate::app::App;
+use crate::app::viewer::wrap;
+
+/// `text` in rows of at most `width` columns, broken after spaces and `/` where possible (a
+/// word longer than a row is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split_inclusive([' ', '/']) {
+        if row.width() + word.trim_end().width() > width && !row.is_empty() {
+            rows.push(row.trim_end().to_owned());
+            row.clear();
+        }
+        row.push_str(word);
+        while row.width() > width {
+            let mut cut = wrap(&row, width);
+            let rest = cut.split_off(1);
+            rows.extend(cut);
+            row = rest.concat();
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row.trim_end().to_owned());
+    }
+    rows
+}
+
+/// The narrowest a help column gets before there is one column fewer.
+const MIN_COLUMN: u16 = 36;
+
+/// How many columns the help uses at `width`.
+fn columns(width: u16) -> u16 {
+    (width / MIN_COLUMN).clamp(1, 3)
+}
+
+/// The help's lines for columns `width` wide: context headings, then `keys  description`
+/// rows with the description wrapped under itself.
+pub(crate) fn help_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width).max(8);
+    let rows = app.keymap.help_rows();
+    // The key column fits the longest keys, up to a quarter of the column.
+    let key_w = rows
+        .iter()
+        .map(|(_, keys, _)| keys.width())
+        .max()
+        .unwrap_or(1)
+        .min(width / 4)
+        .max(1);
+    let desc_w = width.saturating_sub(key_w + 3).max(4);
+    let mut lines = Vec::new();
+    let mut last = "";
+    for (ctx, keys, desc) in &rows {
+        if *ctx != last {
+            lines.push(Line::styled(
+                (*ctx).to_owned(),
+                Style::new().fg(Color::Yellow),
+            ));
+            last = ctx;
+        }
+        let key_rows = wrap_words(keys, key_w);
+        let desc_rows = wrap_words(desc, desc_w);
+        for i in 0..key_rows.len().max(desc_rows.len()) {
+            let k = key_rows.get(i).map_or("", String::as_str);
+            let d = desc_rows.get(i).map_or("", String::as_str);
+            let pad = key_w.saturating_sub(k.width());
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!(" {k}{} ", " ".repeat(pad)),
+                    Style::new().fg(Color::Cyan),
+                ),
+                Span::raw(format!(" {d}")),
+            ]));
+        }
+    }
+    lines
+}
+
+/// Draws the help into `inner`, scrolled by `scroll` lines; the lines flow down the first
+/// column, then the next.
+pub fn render_help(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
+    let n = columns(inner.width);
+    let col_w = inner.width / n;
+    let lines = help_lines(app, col_w.saturating_sub(1));
+    let height = usize::from(inner.height).max(1);
+    let mut rest = lines.into_iter().skip(scroll);
+    for i in 0..n {
+        let column: Vec<Line> = rest.by_ref().take(height).collect();
+        if column.is_empty() {
+            break;
+        }
+        let area = Rect::new(inner.x + i * col_w, inner.y, col_w, inner.height);
+        frame.render_widget(Paragraph::new(column), area);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn words_wrap_at_spaces_and_slashes_and_long_words_are_cut() {
+        assert_eq!(
+            wrap_words("suspend (fg resumes)", 12),
+            ["suspend (fg", "resumes)"]
+        );
+        assert_eq!(wrap_words("↑/↓/PgUp/PgDn", 9), ["↑/↓/PgUp/", "PgDn"]);
+        assert_eq!(wrap_words("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap_words("", 4), [""]);
+    }
+}

@@ -1,0 +1,252 @@
+//! Drawing the tabs' lists (the app side is `app::lists`): tools, resources and templates,
+//! prompts and the Config tab's lines, with the search or filter bar above them and the name
+//! column aligned. Only the visible window of a list is built. The Log tab draws in `log_tab`.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::main_pane::info_lines;
+use crate::app::keymap::{Action, Ctx};
+use crate::app::layout::window_start;
+use crate::app::{App, Focus, Load, ServerPane, Tab};
+
+/// One selectable row.
+fn row(selected: bool, focused: bool, spans: Vec<Span<'static>>) -> Line<'static> {
+    let marker = if selected { "> " } else { "  " };
+    let mut all = vec![Span::raw(marker)];
+    all.extend(spans);
+    let mut line = Line::from(all);
+    if selected && focused {
+        line = line.style(Style::new().add_modifier(Modifier::REVERSED));
+    }
+    line
+}
+
+/// The line shown while a catalog is not there yet (or failed), if any.
+fn load_line<T>(app: &App, load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
+    match load {
+        None | Some(Load::Idle) => Some(Line::styled(
+            format!(
+                "{} connects and lists {what}.",
+                app.keymap
+                    .key_for(Ctx::Servers, Action::Open)
+                    .unwrap_or_default()
+            ),
+            Style::new().fg(Color::DarkGray),
+        )),
+        Some(Load::Loading(_)) => Some(Line::styled(
+            format!("Loading {what}…"),
+            Style::new().fg(Color::Yellow),
+        )),
+        Some(Load::Failed(class, message)) => Some(Line::styled(
+            format!("✗ {class}: {message}"),
+            Style::new().fg(Color::Red),
+        )),
+        Some(Load::Ready(_)) => None,
+    }
+}
+
+/// The name column's width: the longest name, at most a third of the pane.
+fn name_column<'a>(names: impl Iterator<Item = &'a str>, width: u16) -> usize {
+    names
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(usize::from(width / 3))
+}
+
+/// Draws the current tab's list into `area`.
+pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(pane) = app.pane() else {
+        frame.render_widget(
+            Paragraph::new("No server is configured. Add one to ~/.config/mcpdeck/config.json."),
+            area,
+        );
+        return;
+    };
+    let tab = crate::app::TABS
+        .iter()
+        .position(|t| *t == app.tab)
+        .unwrap_or(0);
+    let sel = pane.sel[tab];
+    let area = render_query_bar(app, pane, frame, area);
+    let height = usize::from(area.height);
+    let window = List {
+        start: window_start(sel, height),
+        height,
+        sel,
+        focused: app.focus == Focus::Main,
+        width: area.width,
+    };
+    let lines = match app.tab {
+        Tab::Tools => tool_lines(app, pane, &window),
+        Tab::Resources => resource_lines(app, pane, &window),
+        Tab::Prompts => prompt_lines(app, pane, &window),
+        Tab::Log => {
+            let (list, stderr) = super::log_tab::split(pane, area);
+            super::log_tab::render(pane, sel, window.focused, frame, list, stderr);
+            return;
+        }
+        Tab::Config => config_lines(app, &window),
+    };
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The visible window of a list.
+struct List {
+    start: usize,
+    height: usize,
+    sel: usize,
+    focused: bool,
+    width: u16,
+}
+
+/// The tool search's or the list filter's bar, when one is open; returns the area left below.
+fn render_query_bar(app: &App, pane: &ServerPane, frame: &mut Frame, area: Rect) -> Rect {
+    let (query, editing, status) = if app.tab == Tab::Tools
+        && let Some(search) = &pane.search
+    {
+        let status = match &search.results {
+            Load::Loading(_) => " …".to_owned(),
+            Load::Ready(r) => format!("  {} match(es)", r.len()),
+            Load::Failed(c, m) => format!("  {c}: {m}"),
+            Load::Idle => String::new(),
+        };
+        (&search.query, search.editing, status)
+    } else if let Some(filter) = pane.filter.as_ref().filter(|f| f.tab == app.tab) {
+        let status = format!(
+            "  {} shown · {} clears",
+            app.list_len(),
+            app.keymap
+                .key_for(Ctx::List, Action::Back)
+                .unwrap_or_default()
+        );
+        (&filter.query, filter.editing, status)
+    } else {
+        return area;
+    };
+    let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let cursor = if editing { "▏" } else { "" };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("/ ", Style::new().fg(Color::Cyan)),
+            Span::raw(format!("{query}{cursor}")),
+            Span::styled(status, Style::new().fg(Color::DarkGray)),
+        ])),
+        bar,
+    );
+    rest
+}
+
+fn none_line() -> Line<'static> {
+    Line::styled("(none)", Style::new().fg(Color::DarkGray))
+}
+
+fn tool_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = load_line(app, pane.tools.as_ref(), "tools")
+        .into_iter()
+        .collect();
+    let Some(tools) = app.visible_tools() else {
+        return lines;
+    };
+    if tools.is_empty() {
+        lines.push(none_line());
+    }
+    let name_width = name_column(tools.iter().map(|t| t.name.as_str()), w.width);
+    lines.extend(
+        tools
+            .iter()
+            .enumerate()
+            .skip(w.start)
+            .take(w.height)
+            .map(|(i, t)| {
+                let spans = vec![
+                    Span::styled(
+                        format!("{:<name_width$}  ", t.name),
+                        Style::new().fg(Color::White),
+                    ),
+                    Span::styled(t.description.clone(), Style::new().fg(Color::Gray)),
+                ];
+                row(i == w.sel, w.focused, spans)
+            }),
+    );
+    lines
+}
+
+fn resource_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = load_line(app, pane.resources.as_ref(), "resources")
+        .into_iter()
+        .collect();
+    if !matches!(&pane.resources, Some(Load::Ready(_))) {
+        return lines;
+    }
+    let entries = app.resource_entries();
+    if entries.is_empty() {
+        lines.push(none_line());
+    }
+    let name_width = name_column(entries.iter().map(|(r, _)| r.name.as_str()), w.width);
+    lines.extend(
+        entries
+            .into_iter()
+            .enumerate()
+            .skip(w.start)
+            .take(w.height)
+            .map(|(i, (r, template))| {
+                let kind = if template { "template " } else { "" };
+                let spans = vec![
+                    Span::styled(kind, Style::new().fg(Color::Magenta)),
+                    Span::raw(format!("{:<name_width$}  ", r.name)),
+                    Span::styled(format!("{} ", r.meta), Style::new().fg(Color::DarkGray)),
+                    Span::styled(r.description.clone(), Style::new().fg(Color::Gray)),
+                ];
+                row(i == w.sel, w.focused, spans)
+            }),
+    );
+    lines
+}
+
+fn prompt_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = load_line(app, pane.prompts.as_ref(), "prompts")
+        .into_iter()
+        .collect();
+    if !matches!(&pane.prompts, Some(Load::Ready(_))) {
+        return lines;
+    }
+    let prompts = app.prompt_entries();
+    if prompts.is_empty() {
+        lines.push(none_line());
+    }
+    let name_width = name_column(prompts.iter().map(|p| p.name.as_str()), w.width);
+    lines.extend(
+        prompts
+            .into_iter()
+            .enumerate()
+            .skip(w.start)
+            .take(w.height)
+            .map(|(i, p)| {
+                let spans = vec![
+                    Span::raw(format!("{:<name_width$}  ", p.name)),
+                    Span::styled(p.description.clone(), Style::new().fg(Color::Gray)),
+                ];
+                row(i == w.sel, w.focused, spans)
+            }),
+    );
+    lines
+}
+
+fn config_lines(app: &App, w: &List) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(info) = app.server().and_then(|s| app.info.servers.get(&s.name)) {
+        lines.extend(info_lines(info, w.sel, w.height));
+    }
+    if let Some(Some((class, message))) = app.server().map(|s| &s.error) {
+        lines.push(Line::styled(
+            format!("last error {class}: {message}"),
+            Style::new().fg(Color::Red),
+        ));
+    }
+    lines
+}
