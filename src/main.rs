@@ -4,6 +4,8 @@
 use clap::Parser as _;
 
 fn main() -> std::process::ExitCode {
+    // A shell asking for completions (`MCPDECK_COMPLETE` set) is answered here, then exits.
+    mcpdeck::cli::answer_completion_request();
     let cli = match mcpdeck::cli::Cli::try_parse() {
         Ok(cli) => cli,
         // Help and --version print and succeed; every usage error exits with the documented

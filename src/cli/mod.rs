@@ -32,6 +32,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+pub use docs_cmd::answer_completion_request;
 pub use exit::Exit;
 
 use crate::mcp::config::{ConfigSet, LoadOptions, load::config_home};
@@ -308,7 +309,8 @@ pub enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
-    /// Print a shell completion script (e.g. `mcpdeck completions bash > ~/.local/share/bash-completion/completions/mcpdeck`).
+    /// Print a shell completion script; load it at shell start, e.g. in ~/.bashrc:
+    /// `source <(mcpdeck completions bash)`. Completes configured server names too.
     Completions {
         /// The shell.
         #[arg(value_enum)]
