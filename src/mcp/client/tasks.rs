@@ -265,23 +265,33 @@ pub async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestErro
     Ok(out)
 }
 
+/// One operator request about a task (`tasks/get`, `tasks/cancel`), answered as JSON.
+async fn task_request(
+    conn: &Connection,
+    method: &str,
+    id: &str,
+    cancel: &CancellationToken,
+) -> Result<Value, RequestError> {
+    let timeout = conn.request_timeout();
+    let got = conn
+        .request_cancellable(
+            custom(method, json!({"taskId": id})),
+            timeout,
+            max_total_for(timeout),
+            cancel,
+        )
+        .await?;
+    Ok(as_value(&got))
+}
+
 /// `tasks/get` for one task, sent by the operator.
 pub async fn get_task(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,
 ) -> Result<TaskState, RequestError> {
-    let timeout = conn.request_timeout();
-    let got = conn
-        .request_cancellable(
-            custom("tasks/get", json!({"taskId": id})),
-            timeout,
-            max_total_for(timeout),
-            cancel,
-        )
-        .await?;
-    TaskState::from_value(&as_value(&got))
-        .ok_or_else(|| protocol("tasks/get answered without a task"))
+    let got = task_request(conn, "tasks/get", id, cancel).await?;
+    TaskState::from_value(&got).ok_or_else(|| protocol("tasks/get answered without a task"))
 }
 
 /// `tasks/cancel` for one task, sent by the operator: the task as the server then describes it.
@@ -290,26 +300,16 @@ pub async fn cancel_task_by_id(
     id: &str,
     cancel: &CancellationToken,
 ) -> Result<TaskState, RequestError> {
-    let timeout = conn.request_timeout();
-    let got = conn
-        .request_cancellable(
-            custom("tasks/cancel", json!({"taskId": id})),
-            timeout,
-            max_total_for(timeout),
-            cancel,
-        )
-        .await?;
+    let got = task_request(conn, "tasks/cancel", id, cancel).await?;
     // Servers answer with the task; one that answers `{}` still cancelled it.
-    Ok(
-        TaskState::from_value(&as_value(&got)).unwrap_or_else(|| TaskState {
-            id: id.to_owned(),
-            status: "cancelled".to_owned(),
-            message: None,
-            poll: None,
-            ttl_ms: None,
-            created_at: None,
-        }),
-    )
+    Ok(TaskState::from_value(&got).unwrap_or_else(|| TaskState {
+        id: id.to_owned(),
+        status: "cancelled".to_owned(),
+        message: None,
+        poll: None,
+        ttl_ms: None,
+        created_at: None,
+    }))
 }
 
 /// `tasks/result` for one task: blocks until the task is done (the server's rule), then its
