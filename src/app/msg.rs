@@ -100,6 +100,29 @@ pub enum Msg {
     },
     /// An agent session's control socket closed.
     AgentGone(u32),
+    /// A server asks the operator for input (answered with [`Effect::AnswerElicit`]).
+    Elicit {
+        /// Names the waiting reply.
+        ticket: u64,
+        /// The request, sanitised.
+        ask: crate::mcp::client::ElicitationAsk,
+    },
+    /// A server asks for a model completion a person writes (answered with
+    /// [`Effect::AnswerSample`]).
+    Sample {
+        /// Names the waiting reply.
+        ticket: u64,
+        /// The request, sanitised.
+        ask: crate::mcp::client::SamplingAsk,
+    },
+    /// Something the engine tells the operator about a server (a task's status, what a
+    /// server asked and what was answered). Raw; sanitised on entry.
+    ClientNote {
+        /// The server.
+        server: String,
+        /// The note.
+        text: String,
+    },
 }
 
 /// Something the runtime must do for the app.
@@ -178,4 +201,26 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// Answer a server's elicitation: the executor holds the sender the engine awaits.
+    AnswerElicit {
+        /// The request's ticket.
+        ticket: u64,
+        /// Accept (with content), decline or cancel.
+        answer: crate::mcp::client::ElicitAnswer,
+    },
+    /// Answer a server's sampling request.
+    AnswerSample {
+        /// The request's ticket.
+        ticket: u64,
+        /// The operator's reply, or a rejection.
+        answer: crate::mcp::client::SamplingAnswer,
+    },
+    /// Open a URL in the operator's browser (`$BROWSER`, else `xdg-open`); only ever on the
+    /// operator's key. Answers with a [`Msg::ClientNote`] for `server`.
+    OpenUrl {
+        /// The server that asked.
+        server: String,
+        /// The URL.
+        url: String,
+    },
 }

@@ -37,6 +37,8 @@ pub struct Executor {
     agents: Agents,
     /// The senders of approvals waiting for the operator.
     replies: super::approver::Replies,
+    /// The senders of servers' requests (elicitation, sampling) waiting for the operator.
+    asks: super::client::AskReplies,
     /// Reads the configuration again (after a save or before a trust change).
     reload: Option<super::Reload>,
     /// Engines replaced this session: their connections are closed, their spills kept until
@@ -58,11 +60,12 @@ impl Executor {
         spill_base: Option<PathBuf>,
     ) -> std::io::Result<Self> {
         let replies = super::approver::Replies::default();
+        let asks = super::client::AskReplies::default();
         let engine = build_engine(
             &config,
             &trust_path,
             &policy,
-            (&tx, &replies),
+            (&tx, &replies, &asks),
             &events,
             spill_base.clone(),
             &std::collections::BTreeSet::new(),
@@ -72,6 +75,7 @@ impl Executor {
             engine: Arc::new(engine),
             agents: Agents::new(None, tx.clone(), replies.clone()),
             replies,
+            asks,
             reload: None,
             retired: Vec::new(),
             changed: std::collections::BTreeSet::new(),
@@ -122,6 +126,18 @@ impl Executor {
                 ticket,
                 decision,
             } => self.replies.answer(agent, ticket, decision),
+            Effect::AnswerElicit { ticket, answer } => self.asks.elicit(ticket, answer),
+            Effect::AnswerSample { ticket, answer } => self.asks.sample(ticket, answer),
+            Effect::OpenUrl { server, url } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = match super::browser::open(&url) {
+                        Ok(how) => format!("the URL was opened with {how}"),
+                        Err(e) => format!("the URL could not be opened: {e}"),
+                    };
+                    let _ = tx.send(Msg::ClientNote { server, text });
+                });
+            }
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
             Effect::TestConnect {
@@ -289,7 +305,7 @@ impl Executor {
             &self.config,
             &self.trust_path,
             &self.policy,
-            (&self.tx, &self.replies),
+            (&self.tx, &self.replies, &self.asks),
             &self.events,
             self.spill_base.clone(),
             &self.changed,
@@ -340,12 +356,20 @@ fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
     policy: &Policy,
-    (tx, replies): (&mpsc::UnboundedSender<Msg>, &super::approver::Replies),
+    (tx, replies, asks): (
+        &mpsc::UnboundedSender<Msg>,
+        &super::approver::Replies,
+        &super::client::AskReplies,
+    ),
     events: &mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
     changed: &std::collections::BTreeSet<String>,
 ) -> std::io::Result<Engine> {
     let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
+    // The console declares roots, sampling, elicitation and tasks: the operator answers.
+    let client: Arc<dyn crate::mcp::client::ClientRequests> = Arc::new(
+        super::client::ConsoleClient::new(tx.clone(), asks.clone()),
+    );
     Engine::new(
         config.clone(),
         TrustStore::load(trust_path.to_path_buf()),
@@ -356,6 +380,7 @@ fn build_engine(
             events: Some(events.clone()),
             traffic: true,
             changed_servers: changed.clone(),
+            client: Some(client),
             ..EngineOptions::default()
         },
     )

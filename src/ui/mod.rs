@@ -4,11 +4,13 @@
 
 mod agents;
 mod calls;
+mod elicitation;
 mod help;
 mod lists;
 mod log_tab;
 mod main_pane;
 mod overlays;
+mod sampling;
 mod side;
 mod viewer;
 
