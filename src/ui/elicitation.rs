@@ -17,9 +17,13 @@ const DIM: Style = Style::new().fg(Color::DarkGray);
 
 /// Draws `e` in `area`.
 pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
-    let title = match e.mode {
-        ElicitMode::Form(_) => "Server asks for input",
-        ElicitMode::Url { .. } => "Server asks you to open a URL",
+    let (title, area) = match e.mode {
+        ElicitMode::Form(_) => ("Server asks for input", area),
+        // A URL needs a few lines, not the whole screen.
+        ElicitMode::Url { .. } => (
+            "Server asks you to open a URL",
+            crate::app::layout::centered(area, 96, 14),
+        ),
     };
     let (inner, block) = super::overlays::popup(frame, area, title, Color::Magenta);
     frame.render_widget(block, area);
