@@ -169,15 +169,8 @@ fn the_console_answers_elicitation_forms_and_urls() {
             form.values[first_line],
             FieldValue::Text("It was a dark and stormy night.".into())
         );
-        let name = form
-            .form
-            .fields
-            .iter()
-            .position(|f| f.key == "name")
-            .expect("name");
-        for _ in 0..name {
-            h.key(KeyCode::Down);
-        }
+        // Required fields come first.
+        assert_eq!(form.form.fields[0].key, "name");
         h.type_text("Ada Lovelace");
         h.key(KeyCode::Enter);
         assert!(h.rt.app.asks.is_empty(), "accepted: {:?}", h.rt.app.message);
@@ -268,5 +261,56 @@ fn the_operator_writes_the_sampling_reply() {
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("A protocol"), "{text}");
         assert!(text.contains("mcpdeck-operator"), "{text}");
+    });
+}
+
+#[test]
+fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
+    with_everything(async |h: &mut Harness| {
+        // The call form's switch: the tool runs as a task, its status notes reach the Log tab.
+        h.open_form("simulate-research-query").await;
+        h.type_text("rust");
+        h.key_with(KeyCode::Char('t'), KeyModifiers::CONTROL);
+        let Screen::Form(form) = &h.rt.app.screen else {
+            panic!("the form")
+        };
+        assert!(form.as_task);
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the task's result").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("Research Report"), "{text}");
+        let notes = |a: &App| -> Vec<String> {
+            a.pane()
+                .map(|p| {
+                    p.log
+                        .iter()
+                        .filter(|l| l.kind == "client")
+                        .map(|l| l.text.clone())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        assert!(
+            notes(&h.rt.app).iter().any(|n| n.starts_with("task ") && n.contains("working")),
+            "{:?}",
+            notes(&h.rt.app)
+        );
+
+        // Esc while it works: tasks/cancel goes to the server.
+        h.back();
+        h.open_form("simulate-research-query").await;
+        h.type_text("cancel me");
+        h.key(KeyCode::Enter);
+        let tasks = |a: &App| notes(a).iter().filter(|n| n.starts_with("task ")).count();
+        let seen = tasks(&h.rt.app);
+        h.until("the task's first status", |a| tasks(a) > seen).await;
+        h.key(KeyCode::Esc);
+        let (error, _) = h.result("the cancelled task").await;
+        assert_eq!(error.map(|e| e.0).as_deref(), Some("cancelled"));
+        assert!(
+            notes(&h.rt.app).iter().any(|n| n.contains("tasks/cancel was sent")),
+            "{:?}",
+            notes(&h.rt.app)
+        );
     });
 }

@@ -89,7 +89,9 @@ pub struct Outcome {
 }
 
 impl FormState {
-    fn new(form: Form) -> Self {
+    fn new(mut form: Form) -> Self {
+        // Required fields first, as in the call form; otherwise the engine's order.
+        form.fields.sort_by_key(|f| !f.required);
         let values: Vec<FieldValue> = form.fields.iter().map(initial).collect();
         let errors = vec![None; values.len()];
         Self {
@@ -415,24 +417,21 @@ mod tests {
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
-        // The engine keeps properties in key order: age, many, name, ok, pick.
+        // Required first (age, name), then the engine's key order: many, ok, pick.
         assert_eq!(form.values[0], FieldValue::Text("30".into()));
-        assert_eq!(form.values[1], FieldValue::Multi(vec![false, true]));
+        assert_eq!(form.values[2], FieldValue::Multi(vec![false, true]));
         let out = s.on_key(Some(Action::Submit), &key(KeyCode::Enter));
         assert!(!out.done && out.effects.is_empty(), "{out:?}");
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
-        assert_eq!(form.focus, 2, "the first field with a problem");
-        assert_eq!(form.errors[2].as_deref(), Some("required"));
+        assert_eq!(form.focus, 1, "the first field with a problem");
+        assert_eq!(form.errors[1].as_deref(), Some("required"));
     }
 
     #[test]
     fn typed_values_build_typed_content_and_errors_update_live() {
         let mut s = state(&schema());
-        // many: Space toggles x (y is the default).
-        s.on_key(Some(Action::Down), &key(KeyCode::Down));
-        s.on_key(Some(Action::Toggle), &key(KeyCode::Char(' ')));
         // name: too short, then right, checked again as typed once accept was tried.
         s.on_key(Some(Action::Down), &key(KeyCode::Down));
         s.on_key(None, &key(KeyCode::Char('J')));
@@ -440,12 +439,15 @@ mod tests {
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
-        assert!(form.errors[2].as_deref().is_some_and(|e| e.contains("at least 2")));
+        assert!(form.errors[1].as_deref().is_some_and(|e| e.contains("at least 2")));
         s.on_key(None, &key(KeyCode::Char('o')));
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
-        assert_eq!(form.errors[2], None, "checked again as typed");
+        assert_eq!(form.errors[1], None, "checked again as typed");
+        // many: Space toggles x (y is the default).
+        s.on_key(Some(Action::Down), &key(KeyCode::Down));
+        s.on_key(Some(Action::Toggle), &key(KeyCode::Char(' ')));
         // ok: Space → true; pick: Right → A, Right → B.
         s.on_key(Some(Action::Down), &key(KeyCode::Down));
         s.on_key(Some(Action::Toggle), &key(KeyCode::Char(' ')));

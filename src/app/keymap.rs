@@ -155,6 +155,8 @@ pub enum Action {
     OpenUrl,
     /// Cycle the stop reason of a sampling reply.
     StopReason,
+    /// Run the tool of the call form as a task, or not.
+    TaskMode,
 }
 
 /// One binding.
@@ -467,6 +469,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("prev_option", Action::PrevOption),
     ("open_url", Action::OpenUrl),
     ("stop_reason", Action::StopReason),
+    ("task_mode", Action::TaskMode),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.

@@ -27,6 +27,7 @@ pub mod overlays;
 pub mod result_keys;
 pub mod sampling;
 pub mod server_asks;
+pub mod tasks;
 pub mod side;
 pub mod side_view;
 mod update;

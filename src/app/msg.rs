@@ -201,6 +201,28 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// Run a tool as a task (`tools/call` with `task`, then `tasks/get` polls and
+    /// `tasks/result`); [`Effect::Cancel`] sends `tasks/cancel`. Answer with [`Msg::Done`].
+    CallTask {
+        /// The request's id.
+        id: ReqId,
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// Its arguments.
+        args: serde_json::Map<String, serde_json::Value>,
+    },
+    /// Run one of the operator's own operations (completion, templates, subscriptions,
+    /// tasks); answer with [`Msg::Done`].
+    Operate {
+        /// The request's id.
+        id: ReqId,
+        /// The server.
+        server: String,
+        /// The operation.
+        op: crate::mcp::engine::OperatorOp,
+    },
     /// Answer a server's elicitation: the executor holds the sender the engine awaits.
     AnswerElicit {
         /// The request's ticket.

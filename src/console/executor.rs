@@ -163,6 +163,24 @@ impl Executor {
                     });
                 });
             }
+            Effect::CallTask {
+                id,
+                server,
+                tool,
+                args,
+            } => {
+                let build = move |_: Option<&serde_json::Value>| Ok(args.clone());
+                self.spawn(id, move |engine, token| async move {
+                    engine
+                        .call_typed_as(&server, &tool, &build, true, &token)
+                        .await
+                });
+            }
+            Effect::Operate { id, server, op } => {
+                self.spawn(id, move |engine, token| async move {
+                    engine.operate(&server, &op, &token).await
+                });
+            }
             Effect::Cancel(id) => {
                 if let Some(token) = self.tokens.get(&id) {
                     token.cancel();
@@ -185,6 +203,25 @@ impl Executor {
             }
         }
         false
+    }
+
+    /// Runs `work` on the engine in a spawned task, cancellable as `id`; answers with
+    /// [`Msg::Done`].
+    fn spawn<F, Fut>(&mut self, id: ReqId, work: F)
+    where
+        F: FnOnce(Arc<Engine>, CancellationToken) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = crate::mcp::engine::Outcome> + Send + 'static,
+    {
+        let token = CancellationToken::new();
+        self.tokens.insert(id, token.clone());
+        let (engine, tx) = (self.engine.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let outcome = work(engine, token).await;
+            let _ = tx.send(Msg::Done {
+                id,
+                outcome: Box::new(outcome),
+            });
+        });
     }
 
     /// The effects that touch files or the clipboard: reads, writes and the clipboard run on

@@ -200,4 +200,6 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 #[cfg(test)]
+mod client_tests;
+#[cfg(test)]
 mod tests;

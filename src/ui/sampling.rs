@@ -47,7 +47,7 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(head), top);
-    let width = (request_key_width(s) + 1).min(usize::from(inner.width) / 4);
+    let width = request_key_width(s).min(usize::from(inner.width) / 4);
     let lines: Vec<Line> = s
         .request_lines()
         .into_iter()
@@ -60,7 +60,7 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
                 _ => Color::DarkGray,
             };
             Line::from(vec![
-                Span::styled(format!("{key:<width$}"), Style::new().fg(color)),
+                Span::styled(format!("{key:<width$} "), Style::new().fg(color)),
                 Span::raw(text),
             ])
         })
