@@ -215,11 +215,11 @@ fn the_console_answers_elicitation_forms_and_urls() {
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("completed the URL elicitation"), "{text}");
         // What was asked and answered is in the server's log.
-        assert!(
-            h.rt.app
-                .pane()
-                .is_some_and(|p| p.log.iter().any(|l| l.kind == "client" && l.text.contains("answered: accept"))),
-        );
+        assert!(h.rt.app.pane().is_some_and(|p| {
+            p.log
+                .iter()
+                .any(|l| l.kind == "client" && l.text.contains("answered: accept"))
+        }),);
     });
 }
 
@@ -291,7 +291,9 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
                 .unwrap_or_default()
         };
         assert!(
-            notes(&h.rt.app).iter().any(|n| n.starts_with("task ") && n.contains("working")),
+            notes(&h.rt.app)
+                .iter()
+                .any(|n| n.starts_with("task ") && n.contains("working")),
             "{:?}",
             notes(&h.rt.app)
         );
@@ -303,12 +305,15 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
         h.key(KeyCode::Enter);
         let tasks = |a: &App| notes(a).iter().filter(|n| n.starts_with("task ")).count();
         let seen = tasks(&h.rt.app);
-        h.until("the task's first status", |a| tasks(a) > seen).await;
+        h.until("the task's first status", |a| tasks(a) > seen)
+            .await;
         h.key(KeyCode::Esc);
         let (error, _) = h.result("the cancelled task").await;
         assert_eq!(error.map(|e| e.0).as_deref(), Some("cancelled"));
         assert!(
-            notes(&h.rt.app).iter().any(|n| n.contains("tasks/cancel was sent")),
+            notes(&h.rt.app)
+                .iter()
+                .any(|n| n.contains("tasks/cancel was sent")),
             "{:?}",
             notes(&h.rt.app)
         );

@@ -106,7 +106,10 @@ impl FormState {
 
     /// The focused field and its value.
     pub fn focused(&self) -> Option<(&FormField, &FieldValue)> {
-        Some((self.form.fields.get(self.focus)?, self.values.get(self.focus)?))
+        Some((
+            self.form.fields.get(self.focus)?,
+            self.values.get(self.focus)?,
+        ))
     }
 
     /// The content the fields make, with each field's problem (`Err` when any).
@@ -246,7 +249,12 @@ fn initial(field: &FormField) -> FieldValue {
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            FieldValue::Multi(options.iter().map(|o| chosen.contains(&o.value.as_str())).collect())
+            FieldValue::Multi(
+                options
+                    .iter()
+                    .map(|o| chosen.contains(&o.value.as_str()))
+                    .collect(),
+            )
         }
     }
 }
@@ -439,7 +447,11 @@ mod tests {
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
-        assert!(form.errors[1].as_deref().is_some_and(|e| e.contains("at least 2")));
+        assert!(
+            form.errors[1]
+                .as_deref()
+                .is_some_and(|e| e.contains("at least 2"))
+        );
         s.on_key(None, &key(KeyCode::Char('o')));
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")

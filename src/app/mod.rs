@@ -27,9 +27,9 @@ pub mod overlays;
 pub mod result_keys;
 pub mod sampling;
 pub mod server_asks;
-pub mod tasks;
 pub mod side;
 pub mod side_view;
+pub mod tasks;
 mod update;
 pub mod viewer;
 

@@ -60,17 +60,17 @@ impl SamplingState {
     /// prompt and every message with its role.
     pub fn request_lines(&self) -> Vec<(String, String)> {
         let a = &self.ask;
-        let mut out = vec![(
-            "max tokens".to_owned(),
-            a.max_tokens.to_string(),
-        )];
+        let mut out = vec![("max tokens".to_owned(), a.max_tokens.to_string())];
         if let Some(p) = &a.model_preferences {
             out.push(("model".to_owned(), p.clone()));
         }
         if !a.tools.is_empty() {
             out.push((
                 "tools".to_owned(),
-                format!("{} (tool use: a text reply declines it)", a.tools.join(", ")),
+                format!(
+                    "{} (tool use: a text reply declines it)",
+                    a.tools.join(", ")
+                ),
             ));
         }
         if let Some(s) = &a.system_prompt {
@@ -94,7 +94,11 @@ impl SamplingState {
     fn answer(&self, answer: SamplingAnswer) -> (bool, Vec<Effect>, Option<String>) {
         let said = match &answer {
             SamplingAnswer::Reply { text, .. } => {
-                format!("sent a {}-character reply to {}", text.chars().count(), self.ask.server)
+                format!(
+                    "sent a {}-character reply to {}",
+                    text.chars().count(),
+                    self.ask.server
+                )
             }
             SamplingAnswer::Reject => format!("rejected {}'s sampling request", self.ask.server),
         };
@@ -152,7 +156,11 @@ impl SamplingState {
     }
 
     fn reply_len(&self) -> usize {
-        self.reply.lines().iter().map(|l| l.chars().count() + 1).sum()
+        self.reply
+            .lines()
+            .iter()
+            .map(|l| l.chars().count() + 1)
+            .sum()
     }
 
     /// A paste goes into the reply; it never sends.
@@ -189,7 +197,11 @@ mod tests {
         let lines = s.request_lines();
         assert!(lines.contains(&("system".into(), "be brief".into())));
         assert!(lines.contains(&("user".into(), "there".into())));
-        assert!(lines.iter().any(|(k, v)| k == "tools" && v.contains("weather")));
+        assert!(
+            lines
+                .iter()
+                .any(|(k, v)| k == "tools" && v.contains("weather"))
+        );
     }
 
     #[test]

@@ -404,9 +404,8 @@ fn build_engine(
 ) -> std::io::Result<Engine> {
     let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
     // The console declares roots, sampling, elicitation and tasks: the operator answers.
-    let client: Arc<dyn crate::mcp::client::ClientRequests> = Arc::new(
-        super::client::ConsoleClient::new(tx.clone(), asks.clone()),
-    );
+    let client: Arc<dyn crate::mcp::client::ClientRequests> =
+        Arc::new(super::client::ConsoleClient::new(tx.clone(), asks.clone()));
     Engine::new(
         config.clone(),
         TrustStore::load(trust_path.to_path_buf()),

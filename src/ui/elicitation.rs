@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::App;
-use crate::app::keymap::{Action, Ctx};
 use crate::app::elicitation::{ElicitMode, ElicitState, FieldValue, FormState};
+use crate::app::keymap::{Action, Ctx};
 use crate::mcp::client::{FieldKind, FormField};
 
 const DIM: Style = Style::new().fg(Color::DarkGray);
@@ -67,7 +67,10 @@ fn render_url(url: &str, origin: &str, frame: &mut Frame, area: Rect) {
                 .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         ),
     ])];
-    lines.push(Line::from(vec![Span::styled("url     ", DIM), Span::raw(url.to_owned())]));
+    lines.push(Line::from(vec![
+        Span::styled("url     ", DIM),
+        Span::raw(url.to_owned()),
+    ]));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "mcpdeck never opens it by itself. Open it, finish there, then accept.",
@@ -77,8 +80,7 @@ fn render_url(url: &str, origin: &str, frame: &mut Frame, area: Rect) {
 }
 
 fn render_form(app: &App, form: &FormState, frame: &mut Frame, area: Rect) {
-    let [list, about] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(area);
+    let [list, about] = Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(area);
     let height = usize::from(list.height);
     let start = crate::app::layout::window_start(form.focus, height);
     let label_w = form
@@ -200,14 +202,20 @@ fn constraints(app: &App, field: &FormField) -> String {
         key(Action::NextOption),
         key(Action::PrevOption),
     );
-    let need = if field.required { "required" } else { "optional" };
+    let need = if field.required {
+        "required"
+    } else {
+        "optional"
+    };
     let kind = match &field.kind {
         FieldKind::Text {
             format,
             min_len,
             max_len,
         } => {
-            let mut s = format.as_deref().map_or_else(|| "text".to_owned(), |f| format!("text ({f})"));
+            let mut s = format
+                .as_deref()
+                .map_or_else(|| "text".to_owned(), |f| format!("text ({f})"));
             if let Some(m) = min_len {
                 s.push_str(&format!(", at least {m} characters"));
             }

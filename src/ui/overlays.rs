@@ -11,7 +11,12 @@ use super::main_pane::info_lines;
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
 
-pub(super) fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Rect, Block<'a>) {
+pub(super) fn popup<'a>(
+    frame: &mut Frame,
+    area: Rect,
+    title: &'a str,
+    color: Color,
+) -> (Rect, Block<'a>) {
     frame.render_widget(Clear, area);
     let block = Block::new()
         .borders(Borders::ALL)
