@@ -20,9 +20,8 @@ impl App {
 
     /// Switches the call form in front between a plain call and a task.
     fn toggle_task_mode(&mut self) {
-        let form = match &mut self.screen {
-            Screen::Form(form) | Screen::Raw(form, ..) => form,
-            _ => return,
+        let (Screen::Form(form) | Screen::Raw(form, ..)) = &mut self.screen else {
+            return;
         };
         if !matches!(form.target, Target::Tool(_)) {
             self.message = Some("only a tool call runs as a task".to_owned());

@@ -2,6 +2,8 @@
 //! a window around the focus, the focused field's description, constraints and problem below)
 //! or the URL with its origin emphasised. Every string was sanitised by the engine.
 
+use std::fmt::Write as _;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -217,20 +219,20 @@ fn constraints(app: &App, field: &FormField) -> String {
                 .as_deref()
                 .map_or_else(|| "text".to_owned(), |f| format!("text ({f})"));
             if let Some(m) = min_len {
-                s.push_str(&format!(", at least {m} characters"));
+                let _ = write!(s, ", at least {m} characters");
             }
             if let Some(m) = max_len {
-                s.push_str(&format!(", at most {m} characters"));
+                let _ = write!(s, ", at most {m} characters");
             }
             s
         }
         FieldKind::Number { integer, min, max } => {
             let mut s = if *integer { "whole number" } else { "number" }.to_owned();
             if let Some(m) = min {
-                s.push_str(&format!(", ≥ {m}"));
+                let _ = write!(s, ", ≥ {m}");
             }
             if let Some(m) = max {
-                s.push_str(&format!(", ≤ {m}"));
+                let _ = write!(s, ", ≤ {m}");
             }
             s
         }
@@ -246,10 +248,10 @@ fn constraints(app: &App, field: &FormField) -> String {
                 options.len()
             );
             if let Some(m) = min_items {
-                s.push_str(&format!(", at least {m}"));
+                let _ = write!(s, ", at least {m}");
             }
             if let Some(m) = max_items {
-                s.push_str(&format!(", at most {m}"));
+                let _ = write!(s, ", at most {m}");
             }
             s
         }
