@@ -48,6 +48,15 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
+        Some(Overlay::Hosts(view)) => {
+            let title = format!(
+                "Hosts · {}",
+                view.data.as_ref().map_or("", |d| d.project.as_str())
+            );
+            let (inner, block) = popup(frame, big, &title, Color::Cyan);
+            frame.render_widget(block, big);
+            super::hosts::render(view, frame, inner);
+        }
     }
     if let Some(pending) = app.approvals.front() {
         render_approval(app, pending, frame, body);
