@@ -76,7 +76,7 @@ fn render_trust(app: &App, view: crate::app::TrustView, frame: &mut Frame, big: 
     frame.render_widget(block, big);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let lines = info_lines(&app.info.trust, scroll, usize::from(text.height));
-    frame.render_widget(Paragraph::new(lines), text);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
     if confirming {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",

@@ -90,7 +90,12 @@ impl Executor {
         };
         let prepared = match prepare(host, effective, trust, &places, &mut answer) {
             Ok(p) => p,
-            Err(refusal) => {
+            Err(mut refusal) => {
+                if refusal.class == "untrusted" {
+                    refusal
+                        .message
+                        .push_str(" (here: the trust view, then a typed y)");
+                }
                 self.send_hosts(HostsMsg::Connected(Err(refusal.message)));
                 return;
             }

@@ -27,7 +27,7 @@ pub fn host_entry_lines(host: HostId, entry: &HostEntry) -> Vec<(ReviewKind, Str
     let mut out = vec![(
         ReviewKind::Heading,
         format!(
-            "server {}  ({}, {}{line}; run only by `mcpdeck hosts connect {} {}`)",
+            "server {}  ({}, {}{line}; run only by a test-connect: `mcpdeck hosts connect {} {}` or the console's Hosts view)",
             entry.name,
             host.name(),
             entry.origin.file.display(),
