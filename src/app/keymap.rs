@@ -52,6 +52,8 @@ pub enum Ctx {
     ElicitUrl,
     /// A server's sampling request is in front (keys type into the reply).
     Sampling,
+    /// The Hosts view (other agent hosts' configurations).
+    HostsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -157,6 +159,12 @@ pub enum Action {
     StopReason,
     /// Run the tool of the call form as a task, or not.
     TaskMode,
+    /// Open the Hosts view (other agent hosts' configurations).
+    Hosts,
+    /// Import the selected host server into mcpdeck's user file.
+    Import,
+    /// Import the selected host server into the project's mcpdeck file.
+    ImportProject,
 }
 
 /// One binding.
@@ -470,6 +478,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("open_url", Action::OpenUrl),
     ("stop_reason", Action::StopReason),
     ("task_mode", Action::TaskMode),
+    ("hosts", Action::Hosts),
+    ("import", Action::Import),
+    ("import_project", Action::ImportProject),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
@@ -541,7 +552,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 22] = [
+pub const ALL_CTX: [Ctx; 23] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -564,6 +575,7 @@ pub const ALL_CTX: [Ctx; 22] = [
     Ctx::Elicitation,
     Ctx::ElicitUrl,
     Ctx::Sampling,
+    Ctx::HostsView,
 ];
 
 /// A context's name in a keymap file.
@@ -591,6 +603,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Elicitation => "elicitation",
         Ctx::ElicitUrl => "elicitation_url",
         Ctx::Sampling => "sampling",
+        Ctx::HostsView => "hosts_view",
     }
 }
 
@@ -619,6 +632,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Elicitation => "asks: form",
         Ctx::ElicitUrl => "asks: URL",
         Ctx::Sampling => "asks: sampling",
+        Ctx::HostsView => "hosts view",
     }
 }
 

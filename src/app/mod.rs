@@ -16,6 +16,8 @@ pub mod editor;
 pub mod elicitation;
 pub mod fold;
 pub mod form;
+pub mod hosts;
+pub mod hosts_data;
 mod incoming;
 pub mod info;
 pub mod keymap;
@@ -435,6 +437,7 @@ impl App {
                 return vec![Ctx::SpillsView, Ctx::View];
             }
             Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
+            Some(Overlay::Hosts(_)) => return vec![Ctx::HostsView, Ctx::View],
             Some(_) => return vec![Ctx::View],
             None => {}
         }
@@ -464,6 +467,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+pub mod hosts_tests;
 #[cfg(test)]
 mod side_tests;
 #[cfg(test)]

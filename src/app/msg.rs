@@ -123,6 +123,8 @@ pub enum Msg {
         /// The note.
         text: String,
     },
+    /// An answer for the Hosts view.
+    Hosts(super::hosts::HostsMsg),
 }
 
 /// Something the runtime must do for the app.
@@ -245,4 +247,6 @@ pub enum Effect {
         /// The URL.
         url: String,
     },
+    /// A request of the Hosts view (reading other hosts' files, test-connect, import).
+    Hosts(super::hosts::HostsEffect),
 }

@@ -81,6 +81,7 @@ impl App {
             msg @ (Msg::Elicit { .. } | Msg::Sample { .. } | Msg::ClientNote { .. }) => {
                 self.on_server_ask_msg(msg)
             }
+            Msg::Hosts(msg) => self.on_hosts_msg(msg),
         }
     }
 

@@ -6,6 +6,7 @@ mod agents;
 mod calls;
 mod elicitation;
 mod help;
+mod hosts;
 mod lists;
 mod log_tab;
 mod main_pane;
@@ -201,5 +202,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 
 #[cfg(test)]
 mod client_tests;
+#[cfg(test)]
+mod hosts_tests;
 #[cfg(test)]
 mod tests;
