@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mcpdeck::app::elicitation::{ElicitMode, FieldValue};
 use mcpdeck::app::server_asks::ServerAsk;
-use mcpdeck::app::{App, Msg, Screen};
+use mcpdeck::app::{App, Load, Msg, Screen};
 use mcpdeck::console::Runtime;
 use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
 use mcpdeck::mcp::policy::Policy;
@@ -297,6 +297,27 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
             "{:?}",
             notes(&h.rt.app)
         );
+
+        // The Tasks view lists it (the console keeps one session) and opens its result.
+        h.back();
+        h.key(KeyCode::Char('T'));
+        h.until("the task list", |a| {
+            a.tasks_view
+                .as_ref()
+                .is_some_and(|v| matches!(&v.tasks, Load::Ready(t) if !t.is_empty()))
+        })
+        .await;
+        let Some(view) = &h.rt.app.tasks_view else {
+            unreachable!()
+        };
+        let Load::Ready(tasks) = &view.tasks else {
+            unreachable!()
+        };
+        assert_eq!(tasks[0].status, "completed", "{tasks:?}");
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the task's result from the list").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("Research Report"), "{text}");
 
         // Esc while it works: tasks/cancel goes to the server.
         h.back();

@@ -112,6 +112,7 @@ impl App {
                     });
                 }
             }
+            Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),
             Waiter::Run => effects.extend(self.on_finished(id, outcome)),
         }

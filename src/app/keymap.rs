@@ -54,6 +54,8 @@ pub enum Ctx {
     Sampling,
     /// The Hosts view (other agent hosts' configurations).
     HostsView,
+    /// The Tasks view (a server's tasks).
+    TasksView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -159,6 +161,8 @@ pub enum Action {
     StopReason,
     /// Run the tool of the call form as a task, or not.
     TaskMode,
+    /// Open the Tasks view of the selected server.
+    Tasks,
     /// Open the Hosts view (other agent hosts' configurations).
     Hosts,
     /// Import the selected host server into mcpdeck's user file.
@@ -478,6 +482,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("open_url", Action::OpenUrl),
     ("stop_reason", Action::StopReason),
     ("task_mode", Action::TaskMode),
+    ("tasks", Action::Tasks),
     ("hosts", Action::Hosts),
     ("import", Action::Import),
     ("import_project", Action::ImportProject),
@@ -552,7 +557,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 23] = [
+pub const ALL_CTX: [Ctx; 24] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -576,6 +581,7 @@ pub const ALL_CTX: [Ctx; 23] = [
     Ctx::ElicitUrl,
     Ctx::Sampling,
     Ctx::HostsView,
+    Ctx::TasksView,
 ];
 
 /// A context's name in a keymap file.
@@ -604,6 +610,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::ElicitUrl => "elicitation_url",
         Ctx::Sampling => "sampling",
         Ctx::HostsView => "hosts_view",
+        Ctx::TasksView => "tasks_view",
     }
 }
 
@@ -633,6 +640,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::ElicitUrl => "asks: URL",
         Ctx::Sampling => "asks: sampling",
         Ctx::HostsView => "hosts view",
+        Ctx::TasksView => "tasks view",
     }
 }
 

@@ -32,6 +32,7 @@ pub mod server_asks;
 pub mod side;
 pub mod side_view;
 pub mod tasks;
+pub mod tasks_view;
 mod update;
 pub mod viewer;
 
@@ -76,6 +77,8 @@ pub(crate) enum Waiter {
     SideForm,
     /// The workspace panel's call.
     SideRun,
+    /// The Tasks view's list or a cancellation from it.
+    Tasks,
 }
 
 /// Something loaded in the background.
@@ -324,6 +327,8 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// Pending approvals, oldest first.
     pub approvals: VecDeque<approval::Pending>,
+    /// The Tasks view, when open.
+    pub tasks_view: Option<tasks_view::TasksView>,
     /// A server's requests of the operator (elicitation, sampling), oldest first.
     pub asks: VecDeque<server_asks::ServerAsk>,
     /// Approvals answered this session, oldest first: (server, operation, decision).
@@ -379,6 +384,7 @@ impl App {
             overlay: None,
             approvals: VecDeque::new(),
             asks: VecDeque::new(),
+            tasks_view: None,
             decided: Vec::new(),
             spills: Vec::new(),
             agents: Vec::new(),
@@ -429,6 +435,9 @@ impl App {
         use keymap::Ctx;
         if let Some(ask) = self.asks.front() {
             return vec![ask.ctx()];
+        }
+        if self.tasks_view.is_some() {
+            return vec![Ctx::TasksView, Ctx::View];
         }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],

@@ -14,6 +14,7 @@ impl App {
                 self.toggle_task_mode();
                 Some(Vec::new())
             }
+            Action::Tasks => Some(self.open_tasks()),
             _ => None,
         }
     }

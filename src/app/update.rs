@@ -133,6 +133,14 @@ impl App {
         if !self.asks.is_empty() {
             return self.on_ask_key(key);
         }
+        if self.tasks_view.is_some() {
+            let scroll = [Action::Up, Action::Down, Action::Quit];
+            let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
+                let global = self.keymap.lookup(&[Ctx::Global], &key);
+                global.filter(|a| scroll.contains(a))
+            });
+            return action.map_or_else(Vec::new, |a| self.on_tasks_action(a));
+        }
         if self.overlay.is_some() {
             return self.on_overlay_key(key);
         }

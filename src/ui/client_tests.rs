@@ -87,3 +87,32 @@ fn sampling_request() {
     shown(&mut app, Msg::Sample { ticket: 2, ask });
     snapshot_all("sampling_request", &mut app);
 }
+
+#[test]
+fn tasks_view() {
+    use crate::app::Load;
+    use crate::app::tasks_view::TasksView;
+    use crate::mcp::api::TaskInfo;
+    let (mut app, _d) = demo_app();
+    let task = |id: &str, status: &str, message: Option<&str>| TaskInfo {
+        task_id: id.into(),
+        status: status.into(),
+        status_message: message.map(str::to_owned),
+        created_at: Some("2026-12-01T03:00:00Z".into()),
+        ttl_ms: Some(300_000),
+        poll_interval_ms: Some(1000),
+    };
+    app.tasks_view = Some(TasksView {
+        server: "demo".into(),
+        tasks: Load::Ready(vec![
+            task("7a5eb5f42d1a0d73f91f6d54273ef674", "completed", None),
+            task(
+                "e13a4676249fa7351b5a511d55146465",
+                "working",
+                Some("Synthesizing findings..."),
+            ),
+        ]),
+        sel: 1,
+    });
+    snapshot_all("tasks_view", &mut app);
+}

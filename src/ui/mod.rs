@@ -13,6 +13,7 @@ mod main_pane;
 mod overlays;
 mod sampling;
 mod side;
+mod tasks_view;
 mod viewer;
 
 use ratatui::Frame;

@@ -1,0 +1,216 @@
+//! The Tasks view: the selected server's tasks (`tasks/list` on the console's own session),
+//! each with its status, creation time and time to live. `Enter` fetches a task's result
+//! (`tasks/result`, shown like a call's), `x` cancels one (`tasks/cancel`), `r` lists again.
+//! Drawn by `ui::tasks_view`; keys in the `tasks_view` keymap context.
+
+use super::form::{Form, Target};
+use super::keymap::Action;
+use super::{App, Effect, Load, ReqId, Running, Screen, Waiter};
+use crate::mcp::api::{OpResult, TaskInfo};
+use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// The Tasks view's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TasksView {
+    /// The server whose tasks are listed.
+    pub server: String,
+    /// The tasks (strings sanitised by the engine and again here).
+    pub tasks: Load<Vec<TaskInfo>>,
+    /// The selected row.
+    pub sel: usize,
+}
+
+fn clean(t: &TaskInfo) -> TaskInfo {
+    let text = |s: &Option<String>, n| s.as_deref().map(|s| sanitize_capped(s, n));
+    TaskInfo {
+        task_id: sanitize_capped(&t.task_id, 128),
+        status: sanitize_capped(&t.status, 32),
+        status_message: text(&t.status_message, 256),
+        created_at: text(&t.created_at, 64),
+        ttl_ms: t.ttl_ms,
+        poll_interval_ms: t.poll_interval_ms,
+    }
+}
+
+impl App {
+    /// Opens the Tasks view for the selected server and lists its tasks.
+    pub(super) fn open_tasks(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        self.tasks_view = Some(TasksView {
+            server,
+            tasks: Load::Idle,
+            sel: 0,
+        });
+        self.list_tasks()
+    }
+
+    fn list_tasks(&mut self) -> Vec<Effect> {
+        let Some(view) = &self.tasks_view else {
+            return Vec::new();
+        };
+        let server = view.server.clone();
+        let id = self.id(Waiter::Tasks);
+        if let Some(view) = &mut self.tasks_view {
+            view.tasks = Load::Loading(id);
+        }
+        vec![Effect::Operate {
+            id,
+            server,
+            op: OperatorOp::TasksList,
+        }]
+    }
+
+    /// An action while the Tasks view is open.
+    pub(super) fn on_tasks_action(&mut self, action: Action) -> Vec<Effect> {
+        let Some(view) = &mut self.tasks_view else {
+            return Vec::new();
+        };
+        let count = match &view.tasks {
+            Load::Ready(t) => t.len(),
+            _ => 0,
+        };
+        let selected = match &view.tasks {
+            Load::Ready(t) => t.get(view.sel).map(|t| t.task_id.clone()),
+            _ => None,
+        };
+        let server = view.server.clone();
+        match action {
+            Action::Back | Action::Quit => self.tasks_view = None,
+            Action::Up => view.sel = view.sel.saturating_sub(1),
+            Action::Down => view.sel = (view.sel + 1).min(count.saturating_sub(1)),
+            Action::Reconnect => return self.list_tasks(),
+            Action::Delete => {
+                let Some(task) = selected else {
+                    return Vec::new();
+                };
+                let id = self.id(Waiter::Tasks);
+                self.message = Some(format!("cancelling task {task}…"));
+                return vec![Effect::Operate {
+                    id,
+                    server,
+                    op: OperatorOp::TaskCancel { id: task },
+                }];
+            }
+            Action::Open => {
+                let Some(task) = selected else {
+                    return Vec::new();
+                };
+                self.tasks_view = None;
+                let id = self.id(Waiter::Run);
+                self.screen = Screen::Running(Running {
+                    id,
+                    form: Form::new(&server, Target::Tool(String::new()), serde_json::json!({})),
+                    started: self.now,
+                    progress: None,
+                    cancelling: false,
+                });
+                return vec![Effect::Operate {
+                    id,
+                    server,
+                    op: OperatorOp::TaskResult { id: task },
+                }];
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// A `tasks/list` or `tasks/cancel` answer for the Tasks view.
+    pub(super) fn on_tasks_done(&mut self, id: ReqId, outcome: &Outcome) -> Vec<Effect> {
+        match &outcome.body {
+            Ok(success) => match &success.result {
+                OpResult::Tasks(list) => {
+                    if let Some(view) = &mut self.tasks_view
+                        && view.tasks.waits_for(id)
+                    {
+                        view.tasks = Load::Ready(list.tasks.iter().map(clean).collect());
+                        view.sel = view.sel.min(list.tasks.len().saturating_sub(1));
+                    }
+                    Vec::new()
+                }
+                OpResult::Task(task) => {
+                    let task = clean(task);
+                    self.message = Some(format!("task {} {}", task.task_id, task.status));
+                    self.list_tasks()
+                }
+                _ => Vec::new(),
+            },
+            Err(f) => {
+                let (class, message) = (
+                    sanitize_capped(&f.class, 64),
+                    sanitize_capped(&f.message, 300),
+                );
+                match &mut self.tasks_view {
+                    Some(view) if view.tasks.waits_for(id) => {
+                        view.tasks = Load::Failed(class, message);
+                    }
+                    _ => self.message = Some(format!("{class}: {message}")),
+                }
+                Vec::new()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::testkit::demo_app;
+
+    #[test]
+    fn the_view_lists_opens_and_cancels_the_selected_task() {
+        let (mut app, _d) = demo_app();
+        let effects = app.open_tasks();
+        let [Effect::Operate { id, op, .. }] = effects.as_slice() else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*op, OperatorOp::TasksList);
+        let task = |id: &str| TaskInfo {
+            task_id: id.into(),
+            status: "working".into(),
+            status_message: None,
+            created_at: Some("2026-01-01T00:00:00Z".into()),
+            ttl_ms: Some(60_000),
+            poll_interval_ms: None,
+        };
+        let outcome = Outcome {
+            server: Some("demo".into()),
+            operation: "tasks.list".into(),
+            body: Ok(crate::mcp::engine::Success {
+                result: OpResult::Tasks(crate::mcp::api::TaskList {
+                    tasks: vec![task("a"), task("b\u{202e}")],
+                }),
+                text: String::new(),
+                spills: Vec::new(),
+            }),
+        };
+        app.on_tasks_done(*id, &outcome);
+        let view = app.tasks_view.as_ref().expect("view");
+        let Load::Ready(tasks) = &view.tasks else {
+            panic!("{view:?}")
+        };
+        assert!(!tasks[1].task_id.contains('\u{202e}'), "sanitised");
+        app.on_tasks_action(Action::Down);
+        let cancel = app.on_tasks_action(Action::Delete);
+        assert!(matches!(
+            cancel.as_slice(),
+            [Effect::Operate {
+                op: OperatorOp::TaskCancel { .. },
+                ..
+            }]
+        ));
+        let open = app.on_tasks_action(Action::Open);
+        assert!(matches!(
+            open.as_slice(),
+            [Effect::Operate {
+                op: OperatorOp::TaskResult { .. },
+                ..
+            }]
+        ));
+        assert!(app.tasks_view.is_none());
+        assert!(matches!(app.screen, Screen::Running(_)));
+    }
+}
