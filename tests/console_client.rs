@@ -340,3 +340,45 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
         );
     });
 }
+
+#[test]
+fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
+    with_everything(async |h: &mut Harness| {
+        h.key(KeyCode::Enter);
+        h.until("the tool list", |a| a.visible_tools().is_some()).await;
+        h.key(KeyCode::Char('l'));
+        h.until("the resources", |a| {
+            a.resource_entries().iter().any(|(_, template)| *template)
+        })
+        .await;
+        let at = h
+            .rt
+            .app
+            .resource_entries()
+            .iter()
+            .position(|(r, template)| *template && r.name.contains("Text"))
+            .expect("a text template");
+        h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = at;
+        h.key(KeyCode::Enter);
+        h.until("the variables form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+        let Screen::Form(form) = &h.rt.app.screen else {
+            unreachable!()
+        };
+        assert_eq!(form.fields.len(), 1, "{:?}", form.fields);
+        h.type_text("3");
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the template's resource").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("3"), "{text}");
+
+        // Any URI, typed.
+        h.back();
+        h.key(KeyCode::Char('u'));
+        h.type_text("demo://resource/dynamic/text/1");
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the read by URI").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("Resource 1"), "{text}");
+    });
+}

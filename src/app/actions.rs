@@ -265,9 +265,8 @@ impl App {
                 };
                 let reference = row.reference.clone();
                 if *template || reference.is_empty() {
-                    self.message =
-                        Some("templates are listed only; read a resource by reference".to_owned());
-                    return Vec::new();
+                    let name = row.name.clone();
+                    return self.open_template(server, &name);
                 }
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running {

@@ -109,7 +109,19 @@ impl App {
     pub(super) fn start_call(&mut self, mut form: Form, value: &serde_json::Value) -> Vec<Effect> {
         let id = self.id(Waiter::Run);
         let server = form.server.clone();
+        if let Some(effect) = Self::resource_effect(id, &form, value) {
+            form.errors.clear();
+            self.screen = Screen::Running(Running {
+                id,
+                form,
+                started: self.now,
+                progress: None,
+                cancelling: false,
+            });
+            return vec![effect];
+        }
         let request = match &form.target {
+            Target::Template(_) | Target::Uri => return Vec::new(),
             Target::Tool(tool) => ProxyRequest::ToolsCall {
                 server,
                 tool: tool.clone(),

@@ -53,6 +53,10 @@ pub enum Target {
     Tool(String),
     /// `prompts/get` of this prompt.
     Prompt(String),
+    /// `resources/read` of this resource template (by name), expanded with the fields.
+    Template(String),
+    /// `resources/read` of the URI typed in the form's one field.
+    Uri,
 }
 
 /// The form's input does not validate; the reasons are on the fields and in `errors`.

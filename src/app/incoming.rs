@@ -113,6 +113,7 @@ impl App {
                 }
             }
             Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
+            Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),
             Waiter::Run => effects.extend(self.on_finished(id, outcome)),
         }
@@ -161,7 +162,9 @@ impl App {
         if !view.spills.is_empty() {
             effects.push(Effect::RefreshSpills);
         }
-        let form = matches!(&run.form.target, Target::Tool(t) | Target::Prompt(t) if !t.is_empty())
+        let form =
+            (matches!(&run.form.target, Target::Tool(t) | Target::Prompt(t) if !t.is_empty())
+                || matches!(&run.form.target, Target::Template(_) | Target::Uri))
             .then_some(run.form);
         self.screen = Screen::Result(Box::new(view), form);
         self.message = None;

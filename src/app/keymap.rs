@@ -163,6 +163,8 @@ pub enum Action {
     TaskMode,
     /// Open the Tasks view of the selected server.
     Tasks,
+    /// Read a resource by its URI (a one-field form).
+    ReadUri,
     /// Open the Hosts view (other agent hosts' configurations).
     Hosts,
     /// Import the selected host server into mcpdeck's user file.
@@ -483,6 +485,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("stop_reason", Action::StopReason),
     ("task_mode", Action::TaskMode),
     ("tasks", Action::Tasks),
+    ("read_uri", Action::ReadUri),
     ("hosts", Action::Hosts),
     ("import", Action::Import),
     ("import_project", Action::ImportProject),

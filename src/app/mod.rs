@@ -33,6 +33,7 @@ pub mod side;
 pub mod side_view;
 pub mod tasks;
 pub mod tasks_view;
+pub mod templates;
 mod update;
 pub mod viewer;
 
@@ -79,6 +80,8 @@ pub(crate) enum Waiter {
     SideRun,
     /// The Tasks view's list or a cancellation from it.
     Tasks,
+    /// The template listing a template's variables form is built from (the template's name).
+    Template(String),
 }
 
 /// Something loaded in the background.

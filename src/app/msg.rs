@@ -225,6 +225,15 @@ pub enum Effect {
         /// The operation.
         op: crate::mcp::engine::OperatorOp,
     },
+    /// Read a resource by its URI (the operator's read); answer with [`Msg::Done`].
+    ReadUri {
+        /// The request's id.
+        id: ReqId,
+        /// The server.
+        server: String,
+        /// The URI.
+        uri: String,
+    },
     /// Answer a server's elicitation: the executor holds the sender the engine awaits.
     AnswerElicit {
         /// The request's ticket.

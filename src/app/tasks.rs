@@ -15,6 +15,7 @@ impl App {
                 Some(Vec::new())
             }
             Action::Tasks => Some(self.open_tasks()),
+            Action::ReadUri => Some(self.open_uri_form()),
             _ => None,
         }
     }

@@ -182,6 +182,11 @@ impl Executor {
                         .await
                 });
             }
+            Effect::ReadUri { id, server, uri } => {
+                self.spawn(id, move |engine, token| async move {
+                    engine.read_uri(&server, &uri, &token).await
+                });
+            }
             Effect::Operate { id, server, op } => {
                 self.spawn(id, move |engine, token| async move {
                     engine.operate(&server, &op, &token).await

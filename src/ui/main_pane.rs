@@ -72,6 +72,8 @@ pub(super) fn target_name(form: &Form) -> String {
     match &form.target {
         crate::app::form::Target::Tool(t) => format!("call {t}"),
         crate::app::form::Target::Prompt(p) => format!("prompt {p}"),
+        crate::app::form::Target::Template(t) => format!("read template {t}"),
+        crate::app::form::Target::Uri => "read a resource by URI".to_owned(),
     }
 }
 
