@@ -345,23 +345,25 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
 fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
     with_everything(async |h: &mut Harness| {
         h.key(KeyCode::Enter);
-        h.until("the tool list", |a| a.visible_tools().is_some()).await;
+        h.until("the tool list", |a| a.visible_tools().is_some())
+            .await;
         h.key(KeyCode::Char('l'));
         h.until("the resources", |a| {
             a.resource_entries().iter().any(|(_, template)| *template)
         })
         .await;
-        let at = h
-            .rt
-            .app
-            .resource_entries()
-            .iter()
-            .position(|(r, template)| *template && r.name.contains("Text"))
-            .expect("a text template");
+        let at =
+            h.rt.app
+                .resource_entries()
+                .iter()
+                .position(|(r, template)| *template && r.name.contains("Text"))
+                .expect("a text template");
         h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = at;
         h.key(KeyCode::Enter);
-        h.until("the variables form", |a| matches!(a.screen, Screen::Form(_)))
-            .await;
+        h.until("the variables form", |a| {
+            matches!(a.screen, Screen::Form(_))
+        })
+        .await;
         let Screen::Form(form) = &h.rt.app.screen else {
             unreachable!()
         };
