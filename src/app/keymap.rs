@@ -46,6 +46,8 @@ pub enum Ctx {
     AgentsView,
     /// An approval is in front (it takes every key).
     Approval,
+    /// The Hosts view (other agent hosts' configurations).
+    HostsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -137,6 +139,12 @@ pub enum Action {
     AllowSession,
     /// Deny the approval in front.
     Deny,
+    /// Open the Hosts view (other agent hosts' configurations).
+    Hosts,
+    /// Import the selected host server into mcpdeck's user file.
+    Import,
+    /// Import the selected host server into the project's mcpdeck file.
+    ImportProject,
 }
 
 /// One binding.
@@ -442,6 +450,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("allow_once", Action::AllowOnce),
     ("allow_session", Action::AllowSession),
     ("deny", Action::Deny),
+    ("hosts", Action::Hosts),
+    ("import", Action::Import),
+    ("import_project", Action::ImportProject),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
@@ -512,7 +523,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 19] = [
+pub const ALL_CTX: [Ctx; 20] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -532,6 +543,7 @@ pub const ALL_CTX: [Ctx; 19] = [
     Ctx::Editor,
     Ctx::Side,
     Ctx::Approval,
+    Ctx::HostsView,
 ];
 
 /// A context's name in a keymap file.
@@ -556,6 +568,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Side => "side",
         Ctx::AgentsView => "agents_view",
         Ctx::Approval => "approval",
+        Ctx::HostsView => "hosts_view",
     }
 }
 
@@ -581,6 +594,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Side => "workspace panel",
         Ctx::AgentsView => "agents view",
         Ctx::Approval => "approval",
+        Ctx::HostsView => "hosts view",
     }
 }
 

@@ -15,6 +15,8 @@ mod calls;
 pub mod editor;
 pub mod fold;
 pub mod form;
+pub mod hosts;
+pub mod hosts_data;
 mod incoming;
 pub mod info;
 pub mod keymap;
@@ -425,6 +427,7 @@ impl App {
                 return vec![Ctx::SpillsView, Ctx::View];
             }
             Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
+            Some(Overlay::Hosts(_)) => return vec![Ctx::HostsView, Ctx::View],
             Some(_) => return vec![Ctx::View],
             None => {}
         }
@@ -454,6 +457,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+pub mod hosts_tests;
 #[cfg(test)]
 mod side_tests;
 #[cfg(test)]

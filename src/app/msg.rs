@@ -100,6 +100,8 @@ pub enum Msg {
     },
     /// An agent session's control socket closed.
     AgentGone(u32),
+    /// An answer for the Hosts view.
+    Hosts(super::hosts::HostsMsg),
 }
 
 /// Something the runtime must do for the app.
@@ -178,4 +180,6 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// A request of the Hosts view (reading other hosts' files, test-connect, import).
+    Hosts(super::hosts::HostsEffect),
 }

@@ -39,6 +39,8 @@ pub enum Overlay {
     Pager(Pager),
     /// An operator-started failure.
     Error(ErrorView),
+    /// Other agent hosts' configurations (`app::hosts`).
+    Hosts(Box<super::hosts::HostsView>),
 }
 
 /// The trust view's state.
@@ -146,6 +148,7 @@ impl Overlay {
             (Self::Pager(p), action) => pager_update(p, action, s),
             (Self::Spills(sel), action) => spills_update(sel, action, s),
             (Self::Trust(t), action) => trust_update(t, action, s),
+            (Self::Hosts(view), action) => view.update(action),
             (Self::Agents(scroll), Action::Reconnect) => {
                 Step::with(Self::Agents(scroll), [Effect::ScanAgents])
                     .said("looking for agent sessions…")
@@ -277,6 +280,9 @@ impl App {
             }
             self.message = Some("trust not granted".to_owned());
             return Vec::new();
+        }
+        if let Some(effects) = self.on_hosts_text_key(key) {
+            return effects;
         }
         if matches!(self.overlay, Some(Overlay::Help(_)))
             && self.keymap.lookup(&[Ctx::Global], &key) == Some(Action::Help)

@@ -78,6 +78,7 @@ impl App {
             | Msg::AgentApproval { .. }
             | Msg::AgentResolved { .. }
             | Msg::AgentGone(_)) => self.on_agent_msg(msg),
+            Msg::Hosts(msg) => self.on_hosts_msg(msg),
         }
     }
 

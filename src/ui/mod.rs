@@ -5,6 +5,7 @@
 mod agents;
 mod calls;
 mod help;
+mod hosts;
 mod lists;
 mod log_tab;
 mod main_pane;
@@ -197,5 +198,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+#[cfg(test)]
+mod hosts_tests;
 #[cfg(test)]
 mod tests;
