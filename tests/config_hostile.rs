@@ -198,8 +198,8 @@ fn status_of_a_hundred_thousand_servers_is_one_json_document_and_one_table() {
         .expect("runs");
     let text = String::from_utf8_lossy(&table.stdout);
     let rows = text.lines().filter(|l| l.contains(" inert ")).count();
-    assert_eq!(rows, 99_999, "{:.500}", text);
-    assert!(text.contains("shadows project"), "{:.500}", text);
+    assert_eq!(rows, 99_999, "{text:.500}");
+    assert!(text.contains("shadows project"), "{text:.500}");
 }
 
 /// Peak RSS and wall time of `status`, `status --json` and `config check` on the two files

@@ -257,7 +257,7 @@ mod tests {
         assert_eq!(servers[0].key, "a");
         assert_eq!(&text[servers[0].value.clone()], r#"{"command": "x\"y"}"#);
         assert_eq!(servers[1].key, "bA");
-        assert_eq!(&text[servers[1].key_start..servers[1].key_start + 1], "\"");
+        assert_eq!(text.as_bytes()[servers[1].key_start], b'"');
         assert_eq!(&text[servers[1].value.clone()], "[1, -2.5e3, true, null]");
     }
 
