@@ -372,7 +372,7 @@ fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
         h.key(KeyCode::Enter);
         let (error, text) = h.result("the template's resource").await;
         assert!(error.is_none(), "{error:?} {text}");
-        assert!(text.contains("3"), "{text}");
+        assert!(text.contains("Resource 3"), "{text}");
 
         // Any URI, typed.
         h.back();
