@@ -33,6 +33,16 @@ wait_for() {
     fail "did not see '$1'"
 }
 
+# wait_gone TEXT [SECONDS]: until TEXT is no longer on screen (a key was handled).
+wait_gone() {
+    local deadline=$((SECONDS + ${2:-20}))
+    while ((SECONDS < deadline)); do
+        if ! $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    fail "still seeing '$1'"
+}
+
 $T -f /dev/null new-session -d -s e2e -x 80 -y 24 \
     "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' TERM=xterm-256color '$BIN'; echo \"EXIT=\$?\" > '$WORK/exit'; stty -a > '$WORK/stty'; exec sleep 600"
 $T set-option -t e2e remain-on-exit on >/dev/null
@@ -66,6 +76,8 @@ $T send-keys -t e2e -l "which files override"
 $T send-keys -t e2e Enter
 wait_for "README.md:3-5"
 $T send-keys -t e2e Escape
+# Esc and the next key sent at once read as Alt-key: wait until Esc left the panel's form.
+wait_gone "run workspace tool"
 $T send-keys -t e2e w
 $T send-keys -t e2e '?'
 wait_for "Keys"
