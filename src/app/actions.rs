@@ -81,7 +81,11 @@ impl App {
         let (overlay, effects) = match action {
             Action::Help => (Overlay::Help(0), Vec::new()),
             Action::Trust => (Overlay::Trust(super::TrustView::default()), Vec::new()),
-            Action::Doctor => (Overlay::Doctor(0), Vec::new()),
+            Action::Doctor => (
+                Overlay::Doctor(super::overlays::DoctorView::default()),
+                Vec::new(),
+            ),
+            Action::Policy => return Some(self.open_policy_view()),
             Action::Approvals => (Overlay::Approvals(0), Vec::new()),
             Action::Agents => (Overlay::Agents(0), vec![Effect::ScanAgents]),
             Action::Spills => (Overlay::Spills(0), vec![Effect::RefreshSpills]),

@@ -46,6 +46,12 @@ pub enum Ctx {
     AgentsView,
     /// An approval is in front (it takes every key).
     Approval,
+    /// The approval in front shows all its arguments in the text viewer.
+    ApprovalArguments,
+    /// The policy view (the user's policy file).
+    PolicyView,
+    /// The config doctor.
+    DoctorView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -137,6 +143,13 @@ pub enum Action {
     AllowSession,
     /// Deny the approval in front.
     Deny,
+    /// Allow the approval in front always: add an allow rule to the policy file (after a
+    /// typed confirmation).
+    AllowAlways,
+    /// Show all of the approval's arguments in the text viewer.
+    ViewArguments,
+    /// Open the policy view.
+    Policy,
 }
 
 /// One binding.
@@ -442,6 +455,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("allow_once", Action::AllowOnce),
     ("allow_session", Action::AllowSession),
     ("deny", Action::Deny),
+    ("allow_always", Action::AllowAlways),
+    ("view_arguments", Action::ViewArguments),
+    ("policy", Action::Policy),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
@@ -512,7 +528,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 19] = [
+pub const ALL_CTX: [Ctx; 22] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -532,6 +548,9 @@ pub const ALL_CTX: [Ctx; 19] = [
     Ctx::Editor,
     Ctx::Side,
     Ctx::Approval,
+    Ctx::ApprovalArguments,
+    Ctx::PolicyView,
+    Ctx::DoctorView,
 ];
 
 /// A context's name in a keymap file.
@@ -556,6 +575,9 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Side => "side",
         Ctx::AgentsView => "agents_view",
         Ctx::Approval => "approval",
+        Ctx::ApprovalArguments => "approval_arguments",
+        Ctx::PolicyView => "policy_view",
+        Ctx::DoctorView => "doctor_view",
     }
 }
 
@@ -581,6 +603,9 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Side => "workspace panel",
         Ctx::AgentsView => "agents view",
         Ctx::Approval => "approval",
+        Ctx::ApprovalArguments => "approval arguments",
+        Ctx::PolicyView => "policy view",
+        Ctx::DoctorView => "config doctor",
     }
 }
 

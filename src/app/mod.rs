@@ -23,6 +23,7 @@ mod lists;
 mod model;
 mod msg;
 pub mod overlays;
+pub mod policy_view;
 pub mod result_keys;
 pub mod side;
 pub mod side_view;
@@ -35,14 +36,13 @@ use std::time::Instant;
 use ratatui_textarea::TextArea;
 
 pub use msg::{Effect, Msg};
-pub use overlays::{ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
+pub use overlays::{DoctorView, ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
 
 pub use model::{
     HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
     server_rows,
 };
 
-use crate::mcp::policy::approval::Decision;
 use crate::mcp::status::StatusReport;
 
 /// Identifies one engine request; results carrying an older id are dropped.
@@ -318,8 +318,10 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// Pending approvals, oldest first.
     pub approvals: VecDeque<approval::Pending>,
-    /// Approvals answered this session, oldest first: (server, operation, decision).
-    pub decided: Vec<(String, String, Decision)>,
+    /// Approvals answered this session, oldest first: (server, operation, answer).
+    pub decided: Vec<(String, String, approval::Answered)>,
+    /// The user's policy file ("always allow" adds rules to it; the policy view lists them).
+    pub policy_path: Option<std::path::PathBuf>,
     /// The session's spills.
     pub spills: Vec<SpillRow>,
     /// Attached agent sessions, by pid.
@@ -371,6 +373,7 @@ impl App {
             overlay: None,
             approvals: VecDeque::new(),
             decided: Vec::new(),
+            policy_path: None,
             spills: Vec::new(),
             agents: Vec::new(),
             info,
@@ -425,6 +428,8 @@ impl App {
                 return vec![Ctx::SpillsView, Ctx::View];
             }
             Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
+            Some(Overlay::Policy(_)) => return vec![Ctx::PolicyView, Ctx::View],
+            Some(Overlay::Doctor(_)) => return vec![Ctx::DoctorView, Ctx::View],
             Some(_) => return vec![Ctx::View],
             None => {}
         }

@@ -33,7 +33,10 @@ pub struct Executor {
     trust_path: PathBuf,
     events: mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
-    policy: Policy,
+    /// The policy engines are built with (read again after the console edits its file).
+    policy: super::policy_io::SharedPolicy,
+    /// Where saves keep the previous content of a file they replace.
+    backups: Option<PathBuf>,
     agents: Agents,
     /// The senders of approvals waiting for the operator.
     replies: super::approver::Replies,
@@ -68,7 +71,8 @@ impl Executor {
             &std::collections::BTreeSet::new(),
         )?;
         Ok(Self {
-            policy,
+            policy: std::sync::Arc::new(std::sync::Mutex::new(policy)),
+            backups: crate::mcp::backup::backup_dir(),
             engine: Arc::new(engine),
             agents: Agents::new(None, tx.clone(), replies.clone()),
             replies,
@@ -88,6 +92,18 @@ impl Executor {
     /// Reads the configuration again with `reload` after the editor saves a file.
     pub fn set_reload(&mut self, reload: super::Reload) {
         self.reload = Some(reload);
+    }
+
+    /// Keeps backups of saved files in `dir` instead of `$XDG_STATE_HOME/mcpdeck/backups/`.
+    pub fn set_backup_dir(&mut self, dir: PathBuf) {
+        self.backups = Some(dir);
+    }
+
+    /// Where backups go, or why there is no such place.
+    fn backups(&self) -> Result<PathBuf, String> {
+        self.backups
+            .clone()
+            .ok_or_else(|| "no place for a backup: set HOME or XDG_STATE_HOME".to_owned())
     }
 
     /// Attaches to agent sessions that appeared since the last look.
@@ -161,6 +177,23 @@ impl Executor {
             | Effect::OpenEditor { .. }
             | Effect::SaveConfig { .. }
             | Effect::Copy(_) => self.run_io(effect),
+            Effect::AllowAlways {
+                agent,
+                ticket,
+                rule,
+                policy,
+            } => super::policy_io::allow_always(
+                (self.replies.clone(), self.tx.clone(), self.policy.clone()),
+                (agent, ticket),
+                rule,
+                (policy, self.backups()),
+            ),
+            Effect::ReadPolicy(path) => super::policy_io::read_later(self.tx.clone(), path),
+            Effect::RemoveRule { policy, rule } => super::policy_io::remove(
+                (self.tx.clone(), self.policy.clone()),
+                rule,
+                (policy, self.backups()),
+            ),
             Effect::GrantTrust | Effect::RevokeTrust => {
                 let grant = matches!(effect, Effect::GrantTrust);
                 let result = self.change_trust(grant);
@@ -220,7 +253,11 @@ impl Executor {
                 });
             }
             Effect::SaveConfig { path, text } => {
-                let saved = save_config(&path, &text).map(|m| match self.reload_config() {
+                let saved = self
+                    .backups()
+                    .map_err(|e| format!("not saved: {e}"))
+                    .and_then(|backups| save_config(&path, &text, &backups));
+                let saved = saved.map(|m| match self.reload_config() {
                     Ok(true) => format!("{m}; configuration reloaded"),
                     Ok(false) => format!("{m}; restart mcpdeck to apply"),
                     Err(e) => format!("{m}; reloading failed ({e}); restart mcpdeck to apply"),
@@ -285,10 +322,15 @@ impl Executor {
     /// A new engine over the current configuration and trust store; the old one's connections
     /// close and its spills stay until exit.
     fn replace_engine(&mut self) -> Result<(), String> {
+        let policy = self
+            .policy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let engine = build_engine(
             &self.config,
             &self.trust_path,
-            &self.policy,
+            &policy,
             (&self.tx, &self.replies),
             &self.events,
             self.spill_base.clone(),
@@ -391,15 +433,16 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
     Ok((size, String::from_utf8_lossy(&buf).into_owned()))
 }
 
-/// Writes `text` to `path` atomically (a temp file in the same directory, then rename), after
-/// copying the previous content to `<name>.bak-<UTC timestamp>`.
-fn save_config(path: &Path, text: &str) -> Result<String, String> {
-    Ok(
-        match crate::mcp::config::save::save_with_backup(path, text)? {
-            Some(b) => format!("saved; backup at {}", b.display()),
-            None => "saved".to_owned(),
-        },
-    )
+/// Writes `text` to `path` atomically (a temp file in the same directory, then rename), keeping
+/// the file's mode (a new file is 0600: it may hold credentials), after copying the previous
+/// content into `backups` — out of the project, where git and the workspace search would see it.
+fn save_config(path: &Path, text: &str, backups: &Path) -> Result<String, String> {
+    let saved = crate::mcp::backup::save(path, text, backups, 0o600)
+        .map_err(|e| format!("not saved: {e}"))?;
+    Ok(match saved.backup {
+        Some(b) => format!("saved; backup at {}", b.display()),
+        None => "saved".to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -428,22 +471,42 @@ mod tests {
     }
 
     #[test]
-    fn save_backs_up_and_replaces() {
+    fn save_keeps_the_mode_and_backs_up_outside_the_project() {
+        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("mcp.json");
+        let project = dir.path().join("proj");
+        let state = dir.path().join("state").join("mcpdeck").join("backups");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        let path = project.join(".mcp.json");
         std::fs::write(&path, "old").expect("write");
-        let message = save_config(&path, "new").expect("save");
-        assert!(message.contains("backup"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let message = save_config(&path, "new", &state).expect("save");
+        assert!(message.contains("backup"), "{message}");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
-        let backups: Vec<_> = std::fs::read_dir(dir.path())
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640, "the file keeps its mode");
+        let beside: Vec<_> = std::fs::read_dir(&project)
             .expect("dir")
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().starts_with("mcp.json.bak-"))
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(beside, [".mcp.json"], "nothing is left next to the file");
+        let backups: Vec<_> = std::fs::read_dir(&state)
+            .expect("backups")
+            .filter_map(Result::ok)
             .collect();
         assert_eq!(backups.len(), 1);
         assert_eq!(
             std::fs::read_to_string(backups[0].path()).expect("read"),
             "old"
         );
+        let fresh = project.join("new.json");
+        save_config(&fresh, "{}", &state).expect("save new");
+        let mode = std::fs::metadata(&fresh)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "a new file is private");
     }
 }

@@ -9,6 +9,7 @@ pub mod approver;
 pub mod binary;
 pub mod clipboard;
 pub mod executor;
+pub mod policy_io;
 pub mod runtime;
 pub mod terminal;
 pub mod test_connect;
@@ -62,7 +63,7 @@ pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path, reload: R
         config,
         trust_path,
         policy,
-        policy_path.with_file_name("keys.toml"),
+        policy_path.to_path_buf(),
         reload,
     ));
     // Anything still running (a stuck server's task) must not hold the process.
@@ -80,12 +81,15 @@ async fn session(
     config: ConfigSet,
     trust_path: PathBuf,
     policy: Policy,
-    keys_path: PathBuf,
+    policy_path: PathBuf,
     reload: Reload,
 ) -> Result<(), String> {
     let mut rt = Runtime::new(config, trust_path, policy, None)
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
     rt.exec.set_reload(reload);
+    let keys_path = policy_path.with_file_name("keys.toml");
+    // "Always allow" and the policy view edit the user's policy file.
+    rt.app.policy_path = Some(policy_path);
     // User key overrides live beside the policy file: `$XDG_CONFIG_HOME/mcpdeck/keys.toml`.
     if let Ok(text) = std::fs::read_to_string(keys_path) {
         let problems = rt.app.keymap.apply(&text);

@@ -3,12 +3,14 @@
 //! entered the state.
 
 mod agents;
+mod approval;
 mod calls;
 mod help;
 mod lists;
 mod log_tab;
 mod main_pane;
 mod overlays;
+mod policy_view;
 mod side;
 mod viewer;
 
@@ -153,10 +155,10 @@ pub(crate) fn hint_text(app: &App, contexts: &[Ctx]) -> String {
 /// The footer: the focused component's hints, the most important first; when they do not fit,
 /// as many as fit and then the help key with "more".
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let contexts = if app.approvals.is_empty() {
-        app.contexts()
-    } else {
-        vec![Ctx::Approval]
+    let contexts = match app.approvals.front() {
+        None => app.contexts(),
+        Some(p) if p.viewer.is_some() => vec![Ctx::ApprovalArguments],
+        Some(_) => vec![Ctx::Approval],
     };
     let mut hints = app.keymap.hints(&contexts);
     let help = contexts
@@ -197,5 +199,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+#[cfg(test)]
+mod approval_tests;
 #[cfg(test)]
 mod tests;
