@@ -3,6 +3,7 @@
 //! never sleeping. Connects,
 //! lists tools, searches, calls `echo`, then starts `long_task`, sees progress and cancels it.
 
+use mcpdeck::app::ResultScreen;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -63,7 +64,7 @@ impl Harness {
         self.until(what, |a| matches!(a.screen, Screen::Result(..)))
             .await;
         match &self.app.screen {
-            Screen::Result(view, _) => (**view).clone(),
+            Screen::Result(ResultScreen { view, .. }) => (**view).clone(),
             _ => unreachable!("the screen was just checked"),
         }
     }
@@ -541,7 +542,7 @@ fn log_tab_shows_traffic_and_bodies() {
         // Select it (the selection counts back from the newest line) and open its body.
         h.app.panes.get_mut("demo").expect("pane").sel[3] = answer;
         h.key(KeyCode::Enter);
-        let Screen::Result(view, _) = &h.app.screen else {
+        let Screen::Result(ResultScreen { view, .. }) = &h.app.screen else {
             panic!("the body opens: {:?}", h.app.screen)
         };
         assert!(

@@ -284,11 +284,31 @@ pub enum Screen {
     /// The call form.
     Form(form::Form),
     /// The raw JSON editor for a form.
-    Raw(form::Form, Box<TextArea<'static>>, Option<String>),
+    Raw(RawForm),
     /// A call in flight.
     Running(Running),
     /// A finished call or read.
-    Result(Box<ResultView>, Option<form::Form>),
+    Result(ResultScreen),
+}
+
+/// The raw JSON twin of a call form (`C-e` switches without losing input).
+#[derive(Debug)]
+pub struct RawForm {
+    /// The form it edits (filled back when switching to the form).
+    pub form: form::Form,
+    /// The JSON text.
+    pub area: Box<TextArea<'static>>,
+    /// Why the text cannot become the form's arguments, when it cannot.
+    pub error: Option<String>,
+}
+
+/// A finished call, read or prompt, in the text viewer.
+#[derive(Debug)]
+pub struct ResultScreen {
+    /// What is shown.
+    pub view: Box<ResultView>,
+    /// The form it came from (`c` calls again), if any.
+    pub form: Option<form::Form>,
 }
 
 /// The console state.

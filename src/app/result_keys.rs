@@ -1,6 +1,7 @@
 //! Keys on a result screen: scrolling the text viewer (rows, pages, ends), searching within it,
 //! moving the fold cursor, and opening the spill a truncated result names.
 
+use super::ResultScreen;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
@@ -40,7 +41,7 @@ impl App {
     /// Lays the result view's viewer out for the current terminal size.
     fn layout_result(&mut self) {
         let body = self.main_body();
-        if let Screen::Result(view, _) = &mut self.screen {
+        if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen {
             let (area, _) = result_text_area(view, body);
             view.viewer.viewport = (area.width, area.height);
         }
@@ -48,7 +49,7 @@ impl App {
 
     /// Whether keys go into the result viewer's search query.
     pub(super) fn result_searching(&self) -> bool {
-        matches!(&self.screen, Screen::Result(view, _)
+        matches!(&self.screen, Screen::Result(ResultScreen { view, .. })
             if view.viewer.search.as_ref().is_some_and(|s| s.editing))
     }
 
@@ -56,7 +57,7 @@ impl App {
     /// drops the search.
     pub(super) fn on_result_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.layout_result();
-        let Screen::Result(view, _) = &mut self.screen else {
+        let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return Vec::new();
         };
         let ResultView {
@@ -92,7 +93,7 @@ impl App {
             return None;
         }
         self.layout_result();
-        let Screen::Result(view, _) = &mut self.screen else {
+        let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
         match action {

@@ -3,6 +3,7 @@
 //! box), then the keymap. Engine results are matched to what waits for their id; anything else
 //! is stale and dropped.
 
+use super::RawForm;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{Input, Key};
 
@@ -172,7 +173,7 @@ impl App {
         {
             return self.on_action(action);
         }
-        if let Screen::Raw(_, area, error) = &mut self.screen {
+        if let Screen::Raw(RawForm { area, error, .. }) = &mut self.screen {
             area.input(to_input(key));
             *error = None;
         }
@@ -310,7 +311,7 @@ impl App {
                     f.error = None;
                 }
             }
-            Screen::Raw(_, area, _) => {
+            Screen::Raw(RawForm { area, .. }) => {
                 area.insert_str(text);
             }
             _ => {}

@@ -1,6 +1,7 @@
 //! `update` tests of result folding (`z`, `Z`, copy of the open JSON) and of the whole-description
 //! key in a tool's detail (`f`).
 
+use super::ResultScreen;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
@@ -35,7 +36,7 @@ fn result_with(structured: &serde_json::Value) -> (App, tempfile::TempDir) {
 }
 
 fn lines(app: &App) -> Vec<String> {
-    let Screen::Result(view, _) = &app.screen else {
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
         panic!("{:?}", app.screen)
     };
     view.lines.clone()
@@ -92,7 +93,7 @@ fn z_folds_the_container_under_the_cursor_and_copy_keeps_it_whole() {
     }
     app.update(ch('z'));
     assert_eq!(lines(&app)[c], "    ▸ \"c\": [… 3 items]");
-    let Screen::Result(view, _) = &app.screen else {
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
         panic!()
     };
     assert_eq!(view.cursor, c);
@@ -183,7 +184,7 @@ fn v_filters_the_log_between_traffic_and_notifications() {
     // Enter opens the newest traffic line's body.
     app.update(key(KeyCode::Enter));
     assert!(
-        matches!(&app.screen, Screen::Result(v, _) if v.plain.iter().any(|l| l.contains("\"id\": 2")))
+        matches!(&app.screen, Screen::Result(ResultScreen { view: v, .. }) if v.plain.iter().any(|l| l.contains("\"id\": 2")))
     );
     app.update(key(KeyCode::Esc));
     app.update(ch('v'));
