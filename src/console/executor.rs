@@ -41,7 +41,11 @@ pub struct Executor {
     /// The senders of approvals waiting for the operator.
     replies: super::approver::Replies,
     /// Reads the configuration again (after a save or before a trust change).
-    reload: Option<super::Reload>,
+    reload: Option<super::rebuild::SharedReload>,
+    /// Where background tasks hand the loop their results (a rebuilt engine).
+    jobs: mpsc::UnboundedSender<super::rebuild::Job>,
+    /// The other end, until the runtime takes it.
+    jobs_rx: Option<mpsc::UnboundedReceiver<super::rebuild::Job>>,
     /// Engines replaced this session: their connections are closed, their spills kept until
     /// the console exits.
     retired: Vec<Arc<Engine>>,
@@ -70,7 +74,10 @@ impl Executor {
             spill_base.clone(),
             &std::collections::BTreeSet::new(),
         )?;
+        let (jobs, jobs_rx) = mpsc::unbounded_channel();
         Ok(Self {
+            jobs,
+            jobs_rx: Some(jobs_rx),
             policy: std::sync::Arc::new(std::sync::Mutex::new(policy)),
             backups: crate::mcp::backup::backup_dir(),
             engine: Arc::new(engine),
@@ -91,7 +98,51 @@ impl Executor {
 
     /// Reads the configuration again with `reload` after the editor saves a file.
     pub fn set_reload(&mut self, reload: super::Reload) {
-        self.reload = Some(reload);
+        self.reload = Some(std::sync::Arc::from(reload));
+    }
+
+    /// The queue background tasks hand the loop their results on (taken once, by the
+    /// runtime).
+    pub fn take_jobs(&mut self) -> Option<mpsc::UnboundedReceiver<super::rebuild::Job>> {
+        self.jobs_rx.take()
+    }
+
+    /// What a rebuild on a blocking task needs.
+    fn rebuild(&self) -> super::rebuild::Rebuild {
+        super::rebuild::Rebuild {
+            config: self.config.clone(),
+            changed: self.changed.clone(),
+            trust_path: self.trust_path.clone(),
+            policy: self
+                .policy
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+            tx: self.tx.clone(),
+            replies: self.replies.clone(),
+            events: self.events.clone(),
+            spill_base: self.spill_base.clone(),
+            jobs: self.jobs.clone(),
+            reload: self.reload.clone(),
+        }
+    }
+
+    /// Takes over `config` and the `engine` built over it (on the loop, from a [`Job`]): the
+    /// old engine's connections close in the background and its spills stay until exit.
+    ///
+    /// [`Job`]: super::rebuild::Job
+    pub fn adopt(
+        &mut self,
+        config: ConfigSet,
+        changed: std::collections::BTreeSet<String>,
+        engine: Engine,
+    ) {
+        self.config = config;
+        self.changed = changed;
+        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
+        let closing = old.clone();
+        tokio::spawn(async move { closing.close_connections().await });
+        self.retired.push(old);
     }
 
     /// Keeps backups of saved files in `dir` instead of `$XDG_STATE_HOME/mcpdeck/backups/`.
@@ -196,9 +247,7 @@ impl Executor {
             ),
             Effect::GrantTrust | Effect::RevokeTrust => {
                 let grant = matches!(effect, Effect::GrantTrust);
-                let result = self.change_trust(grant);
-                let _ = self.tx.send(Msg::Info(Box::new(self.info())));
-                let _ = self.tx.send(Msg::TrustChanged(result));
+                super::rebuild::change_trust(self.rebuild(), grant);
             }
         }
         false
@@ -253,16 +302,7 @@ impl Executor {
                 });
             }
             Effect::SaveConfig { path, text } => {
-                let saved = self
-                    .backups()
-                    .map_err(|e| format!("not saved: {e}"))
-                    .and_then(|backups| save_config(&path, &text, &backups));
-                let saved = saved.map(|m| match self.reload_config() {
-                    Ok(true) => format!("{m}; configuration reloaded"),
-                    Ok(false) => format!("{m}; restart mcpdeck to apply"),
-                    Err(e) => format!("{m}; reloading failed ({e}); restart mcpdeck to apply"),
-                });
-                let _ = self.tx.send(Msg::Saved(saved));
+                super::rebuild::save(self.rebuild(), path, text, self.backups());
             }
             Effect::Copy(text) => {
                 let (clipboard, tx) = (self.clipboard.clone(), self.tx.clone());
@@ -304,68 +344,6 @@ impl Executor {
         }
     }
 
-    /// Reads the configuration again and restarts the engine over it; `false` when this
-    /// executor cannot reload.
-    fn reload_config(&mut self) -> Result<bool, String> {
-        let Some(reload) = &self.reload else {
-            return Ok(false);
-        };
-        let config = reload()?;
-        self.changed.extend(changed_servers(&self.config, &config));
-        self.config = config;
-        self.replace_engine()?;
-        let _ = self.tx.send(Msg::Info(Box::new(self.info())));
-        let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
-        Ok(true)
-    }
-
-    /// A new engine over the current configuration and trust store; the old one's connections
-    /// close and its spills stay until exit.
-    fn replace_engine(&mut self) -> Result<(), String> {
-        let policy = self
-            .policy
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        let engine = build_engine(
-            &self.config,
-            &self.trust_path,
-            &policy,
-            (&self.tx, &self.replies),
-            &self.events,
-            self.spill_base.clone(),
-            &self.changed,
-        )
-        .map_err(|e| format!("restarting the engine failed: {e}"))?;
-        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
-        let closing = old.clone();
-        tokio::spawn(async move { closing.close_connections().await });
-        self.retired.push(old);
-        Ok(())
-    }
-
-    fn change_trust(&mut self, grant: bool) -> Result<String, String> {
-        // Trust what is on disk now, not what was read at start.
-        if let Some(reload) = &self.reload {
-            let config = reload()?;
-            self.changed.extend(changed_servers(&self.config, &config));
-            self.config = config;
-        }
-        let mut store = TrustStore::load(self.trust_path.clone());
-        let message = if grant {
-            store.grant(&self.config).map_err(|e| e.to_string())?;
-            "project trusted".to_owned()
-        } else {
-            match store.revoke(&self.config.project_root) {
-                Ok(true) => "trust revoked".to_owned(),
-                Ok(false) => "the project was not trusted".to_owned(),
-                Err(e) => return Err(e.to_string()),
-            }
-        };
-        self.replace_engine()?;
-        Ok(message)
-    }
-
     /// Cancels everything and shuts every engine down (children killed, spills removed).
     pub async fn shutdown(&mut self) {
         for token in self.tokens.values() {
@@ -378,7 +356,7 @@ impl Executor {
     }
 }
 
-fn build_engine(
+pub(super) fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
     policy: &Policy,
@@ -405,7 +383,7 @@ fn build_engine(
 
 /// The names whose effective definition differs between `old` and `new` (or that only `new`
 /// has).
-fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
+pub(super) fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
     new.servers
         .iter()
         .filter(|n| {
@@ -431,18 +409,6 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
         return Ok((size, description));
     }
     Ok((size, String::from_utf8_lossy(&buf).into_owned()))
-}
-
-/// Writes `text` to `path` atomically (a temp file in the same directory, then rename), keeping
-/// the file's mode (a new file is 0600: it may hold credentials), after copying the previous
-/// content into `backups` — out of the project, where git and the workspace search would see it.
-fn save_config(path: &Path, text: &str, backups: &Path) -> Result<String, String> {
-    let saved = crate::mcp::backup::save(path, text, backups, 0o600)
-        .map_err(|e| format!("not saved: {e}"))?;
-    Ok(match saved.backup {
-        Some(b) => format!("saved; backup at {}", b.display()),
-        None => "saved".to_owned(),
-    })
 }
 
 #[cfg(test)]
@@ -480,7 +446,7 @@ mod tests {
         let path = project.join(".mcp.json");
         std::fs::write(&path, "old").expect("write");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-        let message = save_config(&path, "new", &state).expect("save");
+        let message = super::super::rebuild::save_config(&path, "new", &state).expect("save");
         assert!(message.contains("backup"), "{message}");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
         let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
@@ -501,7 +467,7 @@ mod tests {
             "old"
         );
         let fresh = project.join("new.json");
-        save_config(&fresh, "{}", &state).expect("save new");
+        super::super::rebuild::save_config(&fresh, "{}", &state).expect("save new");
         let mode = std::fs::metadata(&fresh)
             .expect("meta")
             .permissions()

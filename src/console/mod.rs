@@ -10,6 +10,7 @@ pub mod binary;
 pub mod clipboard;
 pub mod executor;
 pub mod policy_io;
+pub mod rebuild;
 pub mod runtime;
 pub mod terminal;
 pub mod test_connect;
@@ -35,7 +36,7 @@ pub const FRAME: Duration = Duration::from_millis(16);
 pub const TICK: Duration = Duration::from_millis(100);
 
 /// Loads the configuration again (the same files, packaged servers on top).
-pub type Reload = Box<dyn Fn() -> Result<ConfigSet, String>>;
+pub type Reload = Box<dyn Fn() -> Result<ConfigSet, String> + Send + Sync>;
 
 /// Runs the console until the operator quits or a signal arrives; `reload` reads the
 /// configuration again after the editor saves a file.
