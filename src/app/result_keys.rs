@@ -5,7 +5,7 @@ use super::ResultScreen;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
-use super::keymap::Action;
+use super::keymap::{Action, Ctx};
 use super::{App, Effect, ResultView, Screen};
 
 /// The text area of a result view inside the main pane's `body`: below the header rows, above
@@ -93,6 +93,11 @@ impl App {
             return None;
         }
         self.layout_result();
+        // The position row names the keys that move between matches, as the keymap has them.
+        let key = |a| self.keymap.key_for(Ctx::Result, a);
+        let match_keys = key(Action::NextMatch)
+            .zip(key(Action::PrevMatch))
+            .map(|(next, prev)| format!("{next}/{prev}"));
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
@@ -121,7 +126,12 @@ impl App {
                     first
                 };
             }
-            Action::Search => view.viewer.start_search(),
+            Action::Search => {
+                view.viewer.start_search();
+                if let Some(search) = &mut view.viewer.search {
+                    search.keys = match_keys;
+                }
+            }
             Action::NextMatch | Action::PrevMatch => {
                 let ResultView {
                     viewer,

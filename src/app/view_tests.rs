@@ -192,3 +192,15 @@ fn v_filters_the_log_between_traffic_and_notifications() {
     app.update(ch('v'));
     assert_eq!(shown(&app).len(), 3);
 }
+
+#[test]
+fn the_viewer_names_the_match_keys_the_keymap_has() {
+    let (mut app, _d) = result_with(&json!({"a": 1}));
+    assert!(app.keymap.apply("next_match = \"C-n\"").is_empty());
+    app.update(ch('/'));
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
+    let keys = view.viewer.search.as_ref().and_then(|s| s.keys.clone());
+    assert_eq!(keys.as_deref(), Some("C-n/N"));
+}

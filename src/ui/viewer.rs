@@ -132,8 +132,13 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
         } else if s.matches.is_empty() {
             text = format!("/{}: no match  {text}", s.query);
         } else {
+            let keys = s
+                .keys
+                .as_deref()
+                .map(|k| format!(" ({k})"))
+                .unwrap_or_default();
             text = format!(
-                "/{}: match {} of {} (n/N)  {text}",
+                "/{}: match {} of {}{keys}  {text}",
                 s.query,
                 s.current + 1,
                 s.matches.len()
