@@ -90,6 +90,10 @@ impl App {
             Action::Approvals => (Overlay::Approvals(0), Vec::new()),
             Action::Agents => (Overlay::Agents(0), vec![Effect::ScanAgents]),
             Action::Spills => (Overlay::Spills(0), vec![Effect::RefreshSpills]),
+            Action::Hosts => (
+                Overlay::Hosts(Box::default()),
+                vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
+            ),
             Action::Edit => return Some(self.edit_config()),
             Action::Workspace => return Some(self.toggle_side()),
             _ => return None,

@@ -1,11 +1,15 @@
 //! Text derived once from the configuration and the trust store when the console starts (or
-//! trust changes): the config doctor, each server's Config tab and the trust view. Pure: the
-//! caller loads files; this only reads the loaded data, and sanitises every string it keeps.
+//! trust changes): the config doctor, each server's Config tab and the trust view. It runs off
+//! the state machine (the executor calls it): besides the loaded configuration it reads the
+//! trust store and other hosts' project files, as trust itself does. Every string it keeps is
+//! sanitised.
 
 use std::collections::BTreeMap;
 
 use crate::mcp::config::ConfigSet;
 use crate::mcp::config::schema::displayable;
+use crate::mcp::hosts::project_entries;
+use crate::mcp::hosts::review::{ReviewKind, host_entry_lines};
 use crate::mcp::sanitize::sanitize;
 use crate::mcp::trust::{TrustState, TrustStore, definitions, fingerprint, risk::risks};
 
@@ -242,6 +246,17 @@ fn trust(config: &ConfigSet, store: &TrustStore, state: TrustState) -> Vec<InfoL
             }
         }
     }
+    // Other hosts' project files are project configuration too: trust covers them.
+    for (host, entry) in project_entries(&config.project_root) {
+        for (kind, text) in host_entry_lines(host, &entry) {
+            let tone = match kind {
+                ReviewKind::Heading => Tone::Heading,
+                ReviewKind::Warn => Tone::Warn,
+                ReviewKind::Body => Tone::Plain,
+            };
+            out.push(line(text, tone));
+        }
+    }
     out
 }
 
@@ -313,6 +328,38 @@ mod tests {
             info.trust
                 .iter()
                 .any(|l| l.text.contains("was:") && l.text.contains("curl"))
+        );
+    }
+
+    #[test]
+    fn trust_view_lists_other_hosts_project_definitions() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (home, project) = (dir.path().join("cfg"), dir.path().join("proj"));
+        std::fs::create_dir_all(&home).expect("mkdir");
+        std::fs::create_dir_all(project.join(".cursor")).expect("mkdir");
+        std::fs::write(
+            project.join(".cursor/mcp.json"),
+            r#"{"mcpServers": {"their": {"command": "node", "args": ["srv.js"]}}}"#,
+        )
+        .expect("write");
+        let config = load(&project, &home);
+        let store = TrustStore::load(TrustStore::default_path(&home));
+        let info = build(&config, &store);
+        assert!(info.trustable);
+        let heading = info
+            .trust
+            .iter()
+            .position(|l| l.tone == Tone::Heading && l.text.starts_with("server their  (Cursor, "))
+            .unwrap_or_else(|| panic!("{:?}", info.trust));
+        assert!(
+            info.trust[heading]
+                .text
+                .contains("mcpdeck hosts connect cursor their")
+        );
+        assert!(
+            info.trust[heading..]
+                .iter()
+                .any(|l| l.text.contains("\"srv.js\""))
         );
     }
 }

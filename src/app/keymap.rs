@@ -52,6 +52,8 @@ pub enum Ctx {
     PolicyView,
     /// The config doctor.
     DoctorView,
+    /// The Hosts view (other agent hosts' configurations).
+    HostsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -150,6 +152,12 @@ pub enum Action {
     ViewArguments,
     /// Open the policy view.
     Policy,
+    /// Open the Hosts view (other agent hosts' configurations).
+    Hosts,
+    /// Import the selected host server into mcpdeck's user file.
+    Import,
+    /// Import the selected host server into the project's mcpdeck file.
+    ImportProject,
 }
 
 /// One binding.
@@ -458,6 +466,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("allow_always", Action::AllowAlways),
     ("view_arguments", Action::ViewArguments),
     ("policy", Action::Policy),
+    ("hosts", Action::Hosts),
+    ("import", Action::Import),
+    ("import_project", Action::ImportProject),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.
@@ -528,7 +539,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 22] = [
+pub const ALL_CTX: [Ctx; 23] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -551,6 +562,7 @@ pub const ALL_CTX: [Ctx; 22] = [
     Ctx::ApprovalArguments,
     Ctx::PolicyView,
     Ctx::DoctorView,
+    Ctx::HostsView,
 ];
 
 /// A context's name in a keymap file.
@@ -578,6 +590,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::ApprovalArguments => "approval_arguments",
         Ctx::PolicyView => "policy_view",
         Ctx::DoctorView => "doctor_view",
+        Ctx::HostsView => "hosts_view",
     }
 }
 
@@ -606,6 +619,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::ApprovalArguments => "approval arguments",
         Ctx::PolicyView => "policy view",
         Ctx::DoctorView => "config doctor",
+        Ctx::HostsView => "hosts view",
     }
 }
 

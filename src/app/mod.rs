@@ -15,6 +15,8 @@ mod calls;
 pub mod editor;
 pub mod fold;
 pub mod form;
+pub mod hosts;
+pub mod hosts_data;
 mod incoming;
 pub mod info;
 pub mod keymap;
@@ -450,6 +452,7 @@ impl App {
             Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
             Some(Overlay::Policy(_)) => return vec![Ctx::PolicyView, Ctx::View],
             Some(Overlay::Doctor(_)) => return vec![Ctx::DoctorView, Ctx::View],
+            Some(Overlay::Hosts(_)) => return vec![Ctx::HostsView, Ctx::View],
             Some(_) => return vec![Ctx::View],
             None => {}
         }
@@ -479,6 +482,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+pub mod hosts_tests;
 #[cfg(test)]
 mod side_tests;
 #[cfg(test)]

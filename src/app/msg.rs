@@ -104,6 +104,8 @@ pub enum Msg {
     PolicyRead(Result<super::policy_view::PolicyListing, String>),
     /// A policy file edit ("always allow", removing a rule) finished: what was done, or why not.
     PolicySaved(Result<String, String>),
+    /// An answer for the Hosts view.
+    Hosts(super::hosts::HostsMsg),
 }
 
 /// Something the runtime must do for the app.
@@ -205,4 +207,6 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// A request of the Hosts view (reading other hosts' files, test-connect, import).
+    Hosts(super::hosts::HostsEffect),
 }

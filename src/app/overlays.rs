@@ -41,6 +41,8 @@ pub enum Overlay {
     Error(ErrorView),
     /// The user's policy file and its rules.
     Policy(super::policy_view::PolicyView),
+    /// Other agent hosts' configurations (`app::hosts`).
+    Hosts(Box<super::hosts::HostsView>),
 }
 
 /// The config doctor's state.
@@ -159,6 +161,7 @@ impl Overlay {
             (Self::Pager(p), action) => pager_update(p, action, s),
             (Self::Spills(sel), action) => spills_update(sel, action, s),
             (Self::Trust(t), action) => trust_update(t, action, s),
+            (Self::Hosts(view), action) => view.update(action),
             (Self::Agents(scroll), Action::Reconnect) => {
                 Step::with(Self::Agents(scroll), [Effect::ScanAgents])
                     .said("looking for agent sessions…")
@@ -324,6 +327,9 @@ impl App {
         }
         if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirming) {
             return self.on_policy_confirm_key(key);
+        }
+        if let Some(effects) = self.on_hosts_text_key(key) {
+            return effects;
         }
         if matches!(self.overlay, Some(Overlay::Help(_)))
             && self.keymap.lookup(&[Ctx::Global], &key) == Some(Action::Help)

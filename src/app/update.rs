@@ -80,6 +80,7 @@ impl App {
             | Msg::AgentResolved { .. }
             | Msg::AgentGone(_)) => self.on_agent_msg(msg),
             msg @ (Msg::PolicyRead(_) | Msg::PolicySaved(_)) => self.on_policy_msg(msg),
+            Msg::Hosts(msg) => self.on_hosts_msg(msg),
         }
     }
 

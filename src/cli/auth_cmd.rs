@@ -59,28 +59,7 @@ impl SignInFace for CliFace {
 
 /// The sign-in target named `name`: a valid, usable HTTP definition that uses OAuth.
 pub fn target(config: &ConfigSet, trust: TrustState, name: &str) -> Result<AuthTarget, String> {
-    let Some(server) = config.server(name) else {
-        return Err(format!(
-            "no server named `{}` is configured",
-            sanitize(name)
-        ));
-    };
-    let Some(def) = &server.entry.def else {
-        return Err(format!(
-            "`{}` has configuration errors; see `mcpdeck config check`",
-            sanitize(name)
-        ));
-    };
-    if server.entry.source.layer.is_project() && trust != TrustState::Trusted {
-        return Err(format!(
-            "`{}` is defined by this project, which is not trusted; run `mcpdeck trust` first",
-            sanitize(name)
-        ));
-    }
-    AuthTarget::from_def(def, &|var| {
-        std::env::var(var).ok().filter(|v| !v.is_empty())
-    })
-    .map_err(|e| e.message)
+    auth::configured::target(config, trust, name)
 }
 
 fn open_store() -> Result<CredentialStore, String> {
@@ -212,16 +191,7 @@ pub fn status(cx: &Context, only: Option<&str>, json: bool) -> Exit {
     let trust = cx.trust.state(&cx.config);
     let names: Vec<String> = match only {
         Some(name) => vec![name.to_owned()],
-        None => cx
-            .config
-            .servers
-            .iter()
-            .filter(|s| {
-                matches!(&s.entry.def, Some(d) if matches!(&d.transport,
-                    crate::mcp::config::Transport::Http(h) if h.uses_oauth()))
-            })
-            .map(|s| s.entry.name.clone())
-            .collect(),
+        None => auth::configured::oauth_servers(&cx.config),
     };
     let mut rows = Vec::new();
     let mut lines = vec![format!("store: {}", store.describe())];

@@ -14,6 +14,7 @@ use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::config::schema::displayable;
 use crate::mcp::config::{ServerEntry, Transport};
+use crate::mcp::hosts::review::host_entry_lines;
 use crate::mcp::hosts::{HostEntry, HostId, project_entries};
 use crate::mcp::trust::risk::risks;
 use crate::mcp::trust::{TrustState, definitions, fingerprint};
@@ -131,26 +132,8 @@ pub fn describe(cx: &Context) -> String {
 /// Another host's project definition, as written (literal credentials masked): trusting the
 /// project lets `mcpdeck hosts connect` run it.
 fn describe_host_entry(out: &mut String, host: HostId, entry: &HostEntry) {
-    let line = entry
-        .origin
-        .line
-        .map(|l| format!(":{l}"))
-        .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "server {}  ({}, {}{line}; run only by `mcpdeck hosts connect {} {}`)",
-        entry.name,
-        host.name(),
-        entry.origin.file.display(),
-        host.id(),
-        entry.name
-    );
-    if entry.def.is_none() {
-        let _ = writeln!(out, "  INVALID under {}'s rules; as written:", host.name());
-    }
-    let pretty = serde_json::to_string_pretty(&entry.raw).unwrap_or_default();
-    for l in pretty.lines() {
-        let _ = writeln!(out, "    {l}");
+    for (_, text) in host_entry_lines(host, entry) {
+        let _ = writeln!(out, "{text}");
     }
     out.push('\n');
 }

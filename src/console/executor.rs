@@ -3,6 +3,8 @@
 //! rebuild the engine from the same configuration (old connections are shut down) so inert
 //! project servers become usable without restarting the console.
 
+mod hosts;
+
 use std::collections::HashMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -51,6 +53,8 @@ pub struct Executor {
     retired: Vec<Arc<Engine>>,
     /// Servers whose definition changed since the console started.
     changed: std::collections::BTreeSet<String>,
+    /// Where other hosts' files are looked for instead of `$HOME` (tests).
+    hosts_home: Option<PathBuf>,
 }
 
 impl Executor {
@@ -86,6 +90,7 @@ impl Executor {
             reload: None,
             retired: Vec::new(),
             changed: std::collections::BTreeSet::new(),
+            hosts_home: None,
             tx,
             tokens: HashMap::new(),
             clipboard: Arc::default(),
@@ -105,6 +110,13 @@ impl Executor {
     /// runtime).
     pub fn take_jobs(&mut self) -> Option<mpsc::UnboundedReceiver<super::rebuild::Job>> {
         self.jobs_rx.take()
+    }
+
+    /// Reads the configuration again and rebuilds the engine, off the loop thread (the new
+    /// views and status follow as messages; a failure comes as a message too); `false` when
+    /// this executor cannot reload.
+    pub(super) fn reload_config(&mut self) -> bool {
+        super::rebuild::reload(self.rebuild())
     }
 
     /// What a rebuild on a blocking task needs.
@@ -197,6 +209,7 @@ impl Executor {
                 text,
                 server,
             } => self.test_connect(&path, layer, &text, server.as_deref()),
+            Effect::Hosts(effect) => self.run_hosts(effect),
             Effect::ReadStderr(server) => {
                 let text = self.engine.stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });

@@ -18,6 +18,9 @@ use crate::mcp::connection::ServerEvent;
 use crate::mcp::policy::Policy;
 use crate::mcp::trust::TrustStore;
 
+/// What to tell the app when a rebuild is done: the words, and the message carrying them.
+type Answer = (String, fn(Result<String, String>) -> Msg);
+
 /// Work for the loop thread, handed over by a background task: it only swaps state in.
 pub type Job = Box<dyn FnOnce(&mut Executor) + Send>;
 
@@ -52,6 +55,11 @@ impl Rebuild {
     /// Builds an engine over `config` and hands it to the loop, which then sends the new views,
     /// the status and `answer(said)`. A failed build answers with the error instead.
     fn finish(self, config: ConfigSet, said: String, answer: fn(Result<String, String>) -> Msg) {
+        self.finish_then(config, Some((said, answer)));
+    }
+
+    /// [`Self::finish`], saying nothing more when `then` is `None`.
+    fn finish_then(self, config: ConfigSet, then: Option<Answer>) {
         let mut changed = self.changed;
         changed.extend(super::executor::changed_servers(&self.config, &config));
         let engine = super::executor::build_engine(
@@ -66,9 +74,11 @@ impl Rebuild {
         let engine = match engine {
             Ok(engine) => engine,
             Err(e) => {
-                let _ = self
-                    .tx
-                    .send(answer(Err(format!("restarting the engine failed: {e}"))));
+                let e = format!("restarting the engine failed: {e}");
+                let _ = self.tx.send(match then {
+                    Some((_, answer)) => answer(Err(e)),
+                    None => Msg::Saved(Err(e)),
+                });
                 return;
             }
         };
@@ -78,9 +88,28 @@ impl Rebuild {
             exec.adopt(config, changed, engine);
             let _ = tx.send(Msg::Info(Box::new(views)));
             let _ = tx.send(Msg::Status(Box::new(exec.engine.status())));
-            let _ = tx.send(answer(Ok(said)));
+            if let Some((said, answer)) = then {
+                let _ = tx.send(answer(Ok(said)));
+            }
         }));
     }
+}
+
+/// Reads the configuration again and rebuilds the engine over it, off the loop thread (after a
+/// file was written elsewhere, e.g. an import); `false` when this console cannot read it again.
+pub fn reload(rebuild: Rebuild) -> bool {
+    let Some(reload) = rebuild.reload.clone() else {
+        return false;
+    };
+    tokio::task::spawn_blocking(move || match reload() {
+        Ok(config) => rebuild.finish_then(config, None),
+        Err(e) => {
+            let _ = rebuild.tx.send(Msg::Saved(Err(format!(
+                "reloading the configuration failed: {e}"
+            ))));
+        }
+    });
+    true
 }
 
 /// Saves `text` to `path` (atomic, mode kept, previous content in `backups`), then reads the

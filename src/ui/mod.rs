@@ -6,6 +6,7 @@ mod agents;
 mod approval;
 mod calls;
 mod help;
+mod hosts;
 mod lists;
 mod log_tab;
 mod main_pane;
@@ -21,9 +22,9 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::app::App;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::areas;
-use crate::app::App;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console.
@@ -133,5 +134,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 
 #[cfg(test)]
 mod approval_tests;
+#[cfg(test)]
+mod hosts_tests;
 #[cfg(test)]
 mod tests;

@@ -53,6 +53,15 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
+        Some(Overlay::Hosts(view)) => {
+            let title = format!(
+                "Hosts · {}",
+                view.data.as_ref().map_or("", |d| d.project.as_str())
+            );
+            let (inner, block) = popup(frame, big, &title, Color::Cyan);
+            frame.render_widget(block, big);
+            super::hosts::render(view, frame, inner);
+        }
     }
     if let Some(pending) = app.approvals.front() {
         super::approval::render(app, pending, frame, a);
@@ -81,7 +90,7 @@ fn render_trust(app: &App, view: crate::app::TrustView, frame: &mut Frame, big: 
     frame.render_widget(block, big);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let lines = info_lines(&app.info.trust, scroll, usize::from(text.height));
-    frame.render_widget(Paragraph::new(lines), text);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
     if confirming {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",

@@ -17,7 +17,7 @@ use crate::mcp::policy::approval::{ApprovalRequest, EffectClass as Fx};
 #[allow(deprecated)]
 const LOG_ERROR: rmcp::model::LoggingLevel = rmcp::model::LoggingLevel::Error;
 
-const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
+pub(super) const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
 
 pub(super) fn draw(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");

@@ -10,6 +10,7 @@
 
 pub mod browser;
 pub mod client;
+pub mod configured;
 pub mod flow;
 pub mod keychain;
 pub mod listener;

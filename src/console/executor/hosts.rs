@@ -1,0 +1,184 @@
+//! The Hosts view's effects: reading other hosts' files (on a blocking task), test-connecting
+//! one host's server through the engine's connection code with the trust rules applied, and
+//! importing into mcpdeck's own file through the same planning and atomic write as
+//! `mcpdeck hosts import`. Another host's files are only read.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use super::Executor;
+use crate::app::Msg;
+use crate::app::hosts::{Answer, HostsEffect, HostsMsg, ImportPreview, ImportTo};
+use crate::app::hosts_data;
+use crate::mcp::config::{ConfigSet, Layer};
+use crate::mcp::hosts::convert::Places;
+use crate::mcp::hosts::import::{ImportPlan, plan};
+use crate::mcp::hosts::probe::{prepare, try_connect};
+use crate::mcp::hosts::{HostEnv, HostId, read, read_all};
+use crate::mcp::trust::TrustStore;
+
+impl Executor {
+    /// Looks for other hosts' files under `home` (as `$HOME`, with `home/.config` as
+    /// `$XDG_CONFIG_HOME`) instead of the process environment's.
+    pub fn set_hosts_home(&mut self, home: PathBuf) {
+        self.hosts_home = Some(home);
+    }
+
+    /// Where other hosts' files are, for this project.
+    fn host_env(&self) -> HostEnv {
+        let mut env = HostEnv::from_process(&self.config.project_root);
+        if let Some(home) = &self.hosts_home {
+            env.config_home = Some(home.join(".config"));
+            env.home = Some(home.clone());
+            env.overrides.clear();
+        }
+        env
+    }
+
+    /// Carries out one of the Hosts view's effects.
+    pub(super) fn run_hosts(&mut self, effect: HostsEffect) {
+        match effect {
+            HostsEffect::Read => self.read_hosts(),
+            HostsEffect::Connect {
+                host,
+                server,
+                answers,
+            } => self.host_connect(host, &server, &answers),
+            HostsEffect::Plan { host, server, to } => {
+                let planned = import_plan(&self.config, &self.host_env(), host, &server, to)
+                    .map(|plan| ImportPreview::of(&plan, &server, to));
+                self.send_hosts(HostsMsg::Planned(planned));
+            }
+            HostsEffect::Write { preview } => self.host_import(&preview),
+        }
+    }
+
+    fn send_hosts(&self, msg: HostsMsg) {
+        let _ = self.tx.send(Msg::Hosts(msg));
+    }
+
+    fn read_hosts(&self) {
+        let config = self.config.clone();
+        let env = self.host_env();
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let reports = read_all(&env);
+            let data = hosts_data::build(&config, &reports, &env);
+            let _ = tx.send(Msg::Hosts(HostsMsg::Data(Box::new(data))));
+        });
+    }
+
+    fn host_connect(&self, host: HostId, server: &str, answers: &[(String, Answer)]) {
+        let env = self.host_env();
+        let report = read(host, &env);
+        let Some(effective) = report.server(server) else {
+            let why = format!("{} no longer defines `{server}`", host.name());
+            self.send_hosts(HostsMsg::Connected(Err(why)));
+            return;
+        };
+        let trust = TrustStore::load(self.trust_path.clone()).state(&self.config);
+        let places = Places {
+            project: &env.project,
+            home: env.home.as_deref(),
+        };
+        let mut answer = |id: &str| {
+            answers
+                .iter()
+                .find(|(k, _)| k == id)
+                .map(|(_, Answer(v))| v.clone())
+                .filter(|v| !v.is_empty())
+        };
+        let prepared = match prepare(host, effective, trust, &places, &mut answer) {
+            Ok(p) => p,
+            Err(mut refusal) => {
+                if refusal.class == "untrusted" {
+                    refusal
+                        .message
+                        .push_str(" (here: the trust view, then a typed y)");
+                }
+                self.send_hosts(HostsMsg::Connected(Err(refusal.message)));
+                return;
+            }
+        };
+        let source = prepared.source.clone();
+        let name = server.to_owned();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = match try_connect(prepared).await {
+                Ok(found) => Ok(found.describe(host, &name, &source)),
+                Err(e) => Err(format!("{} `{name}` ({source}): {e}", host.id())),
+            };
+            let _ = tx.send(Msg::Hosts(HostsMsg::Connected(result)));
+        });
+    }
+
+    fn host_import(&mut self, preview: &ImportPreview) {
+        let result = import_plan(
+            &self.config,
+            &self.host_env(),
+            preview.host,
+            &preview.server,
+            preview.to,
+        )
+            .and_then(|plan| {
+                if ImportPreview::of(&plan, &preview.server, preview.to) != *preview {
+                    return Err(
+                        "the files changed since the preview; nothing written — import again to see the new preview"
+                            .to_owned(),
+                    );
+                }
+                plan.write()
+            })
+            .map(|backup| {
+                let mut done = format!("imported `{}` into {}", preview.server, preview.path);
+                if let Some(b) = backup {
+                    let _ = write!(done, "; backup at {}", b.display());
+                }
+                if preview.to == ImportTo::Project {
+                    done.push_str("; project servers stay inert until the project is trusted");
+                }
+                if self.reload_config() {
+                    done.push_str("; configuration reloaded");
+                } else {
+                    done.push_str("; restart mcpdeck to use it");
+                }
+                done
+            });
+        self.send_hosts(HostsMsg::Imported(result));
+        self.read_hosts();
+    }
+}
+
+/// mcpdeck's file an import writes to, and its layer.
+fn target(config: &ConfigSet, to: ImportTo) -> Result<(PathBuf, Layer), String> {
+    let layer = match to {
+        ImportTo::User => Layer::User,
+        ImportTo::Project => Layer::ProjectDeck,
+    };
+    config
+        .files
+        .iter()
+        .find(|f| f.layer == layer)
+        .map(|f| (f.path.clone(), layer))
+        .ok_or_else(|| {
+            "mcpdeck has no user configuration directory here ($XDG_CONFIG_HOME or $HOME)"
+                .to_owned()
+        })
+}
+
+/// Plans importing `server` of `host`, reading the host's files afresh.
+fn import_plan(
+    config: &ConfigSet,
+    env: &HostEnv,
+    host: HostId,
+    server: &str,
+    to: ImportTo,
+) -> Result<ImportPlan, String> {
+    let report = read(host, env);
+    let places = Places {
+        project: &env.project,
+        home: env.home.as_deref(),
+    };
+    let (path, layer) = target(config, to)?;
+    plan(&report, &[server.to_owned()], (&path, layer), &places).map_err(|e| e.message)
+}

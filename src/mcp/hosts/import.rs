@@ -1,0 +1,232 @@
+//! Importing a host's servers into one of mcpdeck's own files, shared by `mcpdeck hosts import`
+//! and the console's Hosts view: [`plan`] converts and checks everything and builds the preview
+//! and the new file text without writing; [`ImportPlan::write`] then writes atomically with a
+//! backup. Another host's files are only read. Nothing here prints or asks: the faces show the
+//! preview and get the confirmation.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::convert::{Places, to_deck};
+use super::{HostId, HostReport};
+use crate::mcp::config::Layer;
+use crate::mcp::config::save::save_with_backup;
+use crate::mcp::config::schema::{displayable, parse_file};
+
+/// Why an import cannot go ahead: a stable class and words to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportError {
+    /// `unknown_server`, `nothing_to_import`, `refused`, `target_invalid` or `conflict`.
+    pub class: &'static str,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+impl ImportError {
+    fn new(class: &'static str, message: String) -> Self {
+        Self { class, message }
+    }
+}
+
+/// A checked import, not written yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportPlan {
+    /// The host imported from.
+    pub host: HostId,
+    /// mcpdeck's file written to.
+    pub path: PathBuf,
+    /// Its layer.
+    pub layer: Layer,
+    /// Whether the file exists already.
+    pub existing: bool,
+    /// Every chosen server converted, in order: (name, mcpdeck definition).
+    pub converted: Vec<(String, Value)>,
+    /// Names the write adds.
+    pub added: Vec<String>,
+    /// Names already there with the same definition.
+    pub unchanged: Vec<String>,
+    /// The new file text; `None` when there is nothing to write.
+    pub text: Option<String>,
+}
+
+impl ImportPlan {
+    /// The preview: a heading, then `+ name: definition` per added server (literal credentials
+    /// masked) and `= name` per unchanged one.
+    pub fn preview(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "import from {} into {} ({})",
+            self.host.name(),
+            self.path.display(),
+            if self.existing {
+                "existing file"
+            } else {
+                "new file"
+            }
+        )];
+        for (name, value) in &self.converted {
+            if self.added.contains(name) {
+                out.push(format!("  + {name}: {}", displayable(value)));
+            } else {
+                out.push(format!("  = {name}: already there, unchanged"));
+            }
+        }
+        out
+    }
+
+    /// Writes the new text atomically, keeping a timestamped backup of the old file; the backup's
+    /// path when there was a file. Writing a plan with nothing to write is an error.
+    pub fn write(&self) -> Result<Option<PathBuf>, String> {
+        let Some(text) = &self.text else {
+            return Err("nothing to write".to_owned());
+        };
+        save_with_backup(&self.path, text)
+    }
+}
+
+/// Plans importing `names` (empty: every valid server) from `report` into mcpdeck's `layer`
+/// file at `path`. Every server must convert (literal credentials are refused with the
+/// reference to use), a name already there must be defined the same, and the resulting file
+/// must pass mcpdeck's schema; otherwise nothing is planned.
+pub fn plan(
+    report: &HostReport,
+    names: &[String],
+    (path, layer): (&Path, Layer),
+    places: &Places<'_>,
+) -> Result<ImportPlan, ImportError> {
+    let host = report.host;
+    let chosen: Vec<_> = if names.is_empty() {
+        report
+            .servers
+            .iter()
+            .filter(|s| s.entry.def.is_some())
+            .collect()
+    } else {
+        let mut out = Vec::new();
+        for name in names {
+            let Some(s) = report.server(name) else {
+                return Err(ImportError::new(
+                    "unknown_server",
+                    format!("{} defines no server named `{name}`", host.name()),
+                ));
+            };
+            out.push(s);
+        }
+        out
+    };
+    if chosen.is_empty() {
+        return Err(ImportError::new(
+            "nothing_to_import",
+            format!("{} defines no valid server to import", host.name()),
+        ));
+    }
+    let mut converted: Vec<(String, Value)> = Vec::new();
+    let mut problems = Vec::new();
+    for s in &chosen {
+        let name = &s.entry.name;
+        let Some(def) = &s.entry.def else {
+            let first = s
+                .entry
+                .diagnostics
+                .iter()
+                .find(|d| d.is_error())
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            problems.push(format!(
+                "`{name}` is invalid under {}'s rules: {first}",
+                host.name()
+            ));
+            continue;
+        };
+        match to_deck(def, name, places, path, layer) {
+            Ok(v) => converted.push((name.clone(), v)),
+            Err(reasons) => problems.extend(reasons.into_iter().map(|r| format!("`{name}`: {r}"))),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(ImportError::new(
+            "refused",
+            format!("not importing anything:\n  {}", problems.join("\n  ")),
+        ));
+    }
+    let existing = read_target(path)?;
+    let mut doc = existing.clone().unwrap_or_default();
+    let servers = doc
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(servers) = servers.as_object_mut() else {
+        return Err(ImportError::new(
+            "target_invalid",
+            format!("`mcpServers` in {} is not an object", path.display()),
+        ));
+    };
+    let mut added = Vec::new();
+    let mut unchanged = Vec::new();
+    for (name, value) in &converted {
+        match servers.get(name) {
+            Some(current) if current == value => unchanged.push(name.clone()),
+            Some(_) => {
+                return Err(ImportError::new(
+                    "conflict",
+                    format!(
+                        "{} already defines `{name}` differently; remove or rename it there first",
+                        path.display()
+                    ),
+                ));
+            }
+            None => {
+                servers.insert(name.clone(), value.clone());
+                added.push(name.clone());
+            }
+        }
+    }
+    let text = if added.is_empty() {
+        None
+    } else {
+        let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default() + "\n";
+        let check = parse_file(&text, path, layer);
+        if let Some(d) = check
+            .diagnostics
+            .iter()
+            .chain(check.entries.iter().flat_map(|e| e.diagnostics.iter()))
+            .find(|d| d.is_error())
+        {
+            return Err(ImportError::new(
+                "refused",
+                format!("the result would not be valid, nothing written: {d}"),
+            ));
+        }
+        Some(text)
+    };
+    Ok(ImportPlan {
+        host,
+        path: path.to_path_buf(),
+        layer,
+        existing: existing.is_some(),
+        converted,
+        added,
+        unchanged,
+        text,
+    })
+}
+
+/// The target file's object, `None` when it does not exist yet.
+fn read_target(path: &Path) -> Result<Option<Map<String, Value>>, ImportError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(Some(map)),
+            _ => Err(ImportError::new(
+                "target_invalid",
+                format!(
+                    "{} is not a valid mcpdeck configuration; fix it first (`mcpdeck config check`)",
+                    path.display()
+                ),
+            )),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ImportError::new(
+            "target_invalid",
+            format!("cannot read {}: {e}", path.display()),
+        )),
+    }
+}
