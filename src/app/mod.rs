@@ -13,6 +13,7 @@ pub mod agents;
 pub mod approval;
 mod calls;
 pub mod editor;
+pub mod elicitation;
 pub mod fold;
 pub mod form;
 pub mod hosts;
@@ -27,8 +28,11 @@ mod msg;
 pub mod overlays;
 pub mod policy_view;
 pub mod result_keys;
+pub mod sampling;
+pub mod server_asks;
 pub mod side;
 pub mod side_view;
+pub mod tasks;
 mod update;
 pub mod viewer;
 
@@ -344,6 +348,8 @@ pub struct App {
     pub decided: Vec<(String, String, approval::Answered)>,
     /// The user's policy file ("always allow" adds rules to it; the policy view lists them).
     pub policy_path: Option<std::path::PathBuf>,
+    /// A server's requests of the operator (elicitation, sampling), oldest first.
+    pub asks: VecDeque<server_asks::ServerAsk>,
     /// The session's spills.
     pub spills: Vec<SpillRow>,
     /// Attached agent sessions, by pid.
@@ -394,6 +400,7 @@ impl App {
             screen: Screen::Browse,
             overlay: None,
             approvals: VecDeque::new(),
+            asks: VecDeque::new(),
             decided: Vec::new(),
             policy_path: None,
             spills: Vec::new(),
@@ -443,6 +450,9 @@ impl App {
     /// The keymap contexts in force, most specific first (for dispatch and hints).
     pub fn contexts(&self) -> Vec<keymap::Ctx> {
         use keymap::Ctx;
+        if let Some(ask) = self.asks.front() {
+            return vec![ask.ctx()];
+        }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
             Some(Overlay::Agents(_)) => return vec![Ctx::AgentsView, Ctx::View],

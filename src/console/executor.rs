@@ -42,6 +42,8 @@ pub struct Executor {
     agents: Agents,
     /// The senders of approvals waiting for the operator.
     replies: super::approver::Replies,
+    /// The senders of servers' requests (elicitation, sampling) waiting for the operator.
+    asks: super::client::AskReplies,
     /// Reads the configuration again (after a save or before a trust change).
     reload: Option<super::rebuild::SharedReload>,
     /// Where background tasks hand the loop their results (a rebuilt engine).
@@ -69,11 +71,12 @@ impl Executor {
         spill_base: Option<PathBuf>,
     ) -> std::io::Result<Self> {
         let replies = super::approver::Replies::default();
+        let asks = super::client::AskReplies::default();
         let engine = build_engine(
             &config,
             &trust_path,
             &policy,
-            (&tx, &replies),
+            (&tx, &replies, &asks),
             &events,
             spill_base.clone(),
             &std::collections::BTreeSet::new(),
@@ -87,6 +90,7 @@ impl Executor {
             engine: Arc::new(engine),
             agents: Agents::new(None, tx.clone(), replies.clone()),
             replies,
+            asks,
             reload: None,
             retired: Vec::new(),
             changed: std::collections::BTreeSet::new(),
@@ -132,6 +136,7 @@ impl Executor {
                 .clone(),
             tx: self.tx.clone(),
             replies: self.replies.clone(),
+            asks: self.asks.clone(),
             events: self.events.clone(),
             spill_base: self.spill_base.clone(),
             jobs: self.jobs.clone(),
@@ -201,6 +206,18 @@ impl Executor {
                 ticket,
                 decision,
             } => self.replies.answer(agent, ticket, decision),
+            Effect::AnswerElicit { ticket, answer } => self.asks.elicit(ticket, answer),
+            Effect::AnswerSample { ticket, answer } => self.asks.sample(ticket, answer),
+            Effect::OpenUrl { server, url } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = match super::browser::open(&url) {
+                        Ok(how) => format!("the URL was opened with {how}"),
+                        Err(e) => format!("the URL could not be opened: {e}"),
+                    };
+                    let _ = tx.send(Msg::ClientNote { server, text });
+                });
+            }
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
             Effect::TestConnect {
@@ -225,6 +242,24 @@ impl Executor {
                         id,
                         outcome: Box::new(outcome),
                     });
+                });
+            }
+            Effect::CallTask {
+                id,
+                server,
+                tool,
+                args,
+            } => {
+                let build = move |_: Option<&serde_json::Value>| Ok(args.clone());
+                self.spawn(id, move |engine, token| async move {
+                    engine
+                        .call_typed_as(&server, &tool, &build, true, &token)
+                        .await
+                });
+            }
+            Effect::Operate { id, server, op } => {
+                self.spawn(id, move |engine, token| async move {
+                    engine.operate(&server, &op, &token).await
                 });
             }
             Effect::Cancel(id) => {
@@ -264,6 +299,25 @@ impl Executor {
             }
         }
         false
+    }
+
+    /// Runs `work` on the engine in a spawned task, cancellable as `id`; answers with
+    /// [`Msg::Done`].
+    fn spawn<F, Fut>(&mut self, id: ReqId, work: F)
+    where
+        F: FnOnce(Arc<Engine>, CancellationToken) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = crate::mcp::engine::Outcome> + Send + 'static,
+    {
+        let token = CancellationToken::new();
+        self.tokens.insert(id, token.clone());
+        let (engine, tx) = (self.engine.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let outcome = work(engine, token).await;
+            let _ = tx.send(Msg::Done {
+                id,
+                outcome: Box::new(outcome),
+            });
+        });
     }
 
     /// The effects that touch files or the clipboard: reads, writes and the clipboard run on
@@ -373,12 +427,19 @@ pub(super) fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
     policy: &Policy,
-    (tx, replies): (&mpsc::UnboundedSender<Msg>, &super::approver::Replies),
+    (tx, replies, asks): (
+        &mpsc::UnboundedSender<Msg>,
+        &super::approver::Replies,
+        &super::client::AskReplies,
+    ),
     events: &mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
     changed: &std::collections::BTreeSet<String>,
 ) -> std::io::Result<Engine> {
     let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
+    // The console declares roots, sampling, elicitation and tasks: the operator answers.
+    let client: Arc<dyn crate::mcp::client::ClientRequests> =
+        Arc::new(super::client::ConsoleClient::new(tx.clone(), asks.clone()));
     Engine::new(
         config.clone(),
         TrustStore::load(trust_path.to_path_buf()),
@@ -389,6 +450,7 @@ pub(super) fn build_engine(
             events: Some(events.clone()),
             traffic: true,
             changed_servers: changed.clone(),
+            client: Some(client),
             ..EngineOptions::default()
         },
     )

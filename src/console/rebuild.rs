@@ -41,6 +41,8 @@ pub struct Rebuild {
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The approvals waiting for the operator.
     pub replies: Replies,
+    /// The servers' requests (elicitation, sampling) waiting for the operator.
+    pub asks: super::client::AskReplies,
     /// Where connection events go.
     pub events: mpsc::Sender<ServerEvent>,
     /// Where spills go.
@@ -66,7 +68,7 @@ impl Rebuild {
             &config,
             &self.trust_path,
             &self.policy,
-            (&self.tx, &self.replies),
+            (&self.tx, &self.replies, &self.asks),
             &self.events,
             self.spill_base,
             &changed,

@@ -5,6 +5,7 @@
 mod agents;
 mod approval;
 mod calls;
+mod elicitation;
 mod help;
 mod hosts;
 mod lists;
@@ -12,6 +13,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod policy_view;
+mod sampling;
 mod server_list;
 mod side;
 mod viewer;
@@ -134,6 +136,8 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 
 #[cfg(test)]
 mod approval_tests;
+#[cfg(test)]
+mod client_tests;
 #[cfg(test)]
 mod hosts_tests;
 #[cfg(test)]
