@@ -58,6 +58,8 @@ wait_for "/ "
 $T send-keys -t e2e -l echo
 wait_for "match(es)"
 $T send-keys -t e2e Enter
+# The search has stopped taking keys and shows the whole query's match.
+wait_for "/ echo  1 match(es)"
 $T send-keys -t e2e c
 wait_for "call echo on demo"
 $T send-keys -t e2e -l "hi from tmux"
