@@ -92,7 +92,10 @@ impl App {
             Action::Policy => return Some(self.open_policy_view()),
             Action::Approvals => (Overlay::Approvals(0), Vec::new()),
             Action::Agents => (Overlay::Agents(0), vec![Effect::ScanAgents]),
-            Action::Spills => (Overlay::Spills(0), vec![Effect::RefreshSpills]),
+            Action::Spills => (
+                Overlay::Spills(super::spills_view::SpillsView::default()),
+                vec![Effect::RefreshSpills],
+            ),
             Action::Hosts => (
                 Overlay::Hosts(Box::default()),
                 vec![Effect::Hosts(super::hosts::HostsEffect::Read)],

@@ -32,6 +32,7 @@ pub mod sampling;
 pub mod server_asks;
 pub mod side;
 pub mod side_view;
+pub mod spills_view;
 pub mod tasks;
 pub mod tasks_view;
 pub mod templates;

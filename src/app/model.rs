@@ -494,9 +494,20 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
         Ok(success) => {
             match &success.result {
                 OpResult::Call(call) => {
-                    push_text(&mut head, &call.text);
-                    if let Some(s) = call.structured_content.as_ref().filter(|s| !s.is_null()) {
-                        head.push(String::new());
+                    let structured = call.structured_content.as_ref().filter(|s| !s.is_null());
+                    // Structured content is shown once: a text that is only the same JSON (as
+                    // servers send for older clients) gives way to the foldable tree; the model
+                    // view (`m`) keeps it.
+                    let same = structured.is_some_and(|s| {
+                        serde_json::from_str::<Value>(&call.text).is_ok_and(|t| t == *s)
+                    });
+                    if !same {
+                        push_text(&mut head, &call.text);
+                    }
+                    if let Some(s) = structured {
+                        if !head.is_empty() {
+                            head.push(String::new());
+                        }
                         head.push("── structured content (z folds, Z folds all)".to_owned());
                         json = Some(s.clone());
                     }

@@ -27,8 +27,8 @@ pub enum Overlay {
     Doctor(DoctorView),
     /// The trust view.
     Trust(TrustView),
-    /// The spills list, with the selected entry.
-    Spills(usize),
+    /// The spills list: the selected entry and a filter.
+    Spills(super::spills_view::SpillsView),
     /// Approvals: pending and decided this session, scrolled.
     Approvals(usize),
     /// Attached agent sessions (`mcpdeck serve`), scrolled.
@@ -156,10 +156,12 @@ impl Overlay {
     /// Handles `action` (already looked up in the overlay's keymap contexts).
     pub fn update(self, action: Action, s: &Shared) -> Step {
         match (self, action) {
-            (Self::Pager(_), Action::Back) => Step::keep(Self::Spills(0)),
+            (Self::Pager(_), Action::Back) => {
+                Step::keep(Self::Spills(super::spills_view::SpillsView::default()))
+            }
             (_, Action::Back | Action::Quit) => Step::default(),
             (Self::Pager(p), action) => pager_update(p, action, s),
-            (Self::Spills(sel), action) => spills_update(sel, action, s),
+            (Self::Spills(v), action) => v.update(action, s),
             (Self::Trust(t), action) => trust_update(t, action, s),
             (Self::Hosts(view), action) => view.update(action),
             (Self::Agents(scroll), Action::Reconnect) => {
@@ -228,23 +230,6 @@ fn doctor_update(mut d: DoctorView, action: Action, s: &Shared) -> Step {
             Step::keep(Overlay::Doctor(d))
         }
     }
-}
-
-fn spills_update(sel: usize, action: Action, s: &Shared) -> Step {
-    let spill = s.spills.get(sel);
-    let effect = match action {
-        Action::Open => spill.map(|s| Effect::ReadSpill {
-            path: s.path.clone(),
-            offset: 0,
-        }),
-        Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
-        Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
-        _ => {
-            let max = s.spills.len().saturating_sub(1);
-            return Step::keep(Overlay::Spills(scrolled(sel, action, max)));
-        }
-    };
-    Step::with(Overlay::Spills(sel), effect)
 }
 
 fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
@@ -328,6 +313,15 @@ impl App {
         if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirming) {
             return self.on_policy_confirm_key(key);
         }
+        let typed = match &mut self.overlay {
+            Some(Overlay::Spills(v)) => v.filter_key(&key),
+            _ => None,
+        };
+        match typed {
+            Some(Some(action)) => return self.on_overlay_action(action),
+            Some(None) => return Vec::new(),
+            None => {}
+        }
         if let Some(effects) = self.on_hosts_text_key(key) {
             return effects;
         }
@@ -348,6 +342,11 @@ impl App {
         }) else {
             return Vec::new();
         };
+        self.on_overlay_action(action)
+    }
+
+    /// Hands `action` to the overlay in front.
+    fn on_overlay_action(&mut self, action: Action) -> Vec<Effect> {
         let Some(overlay) = self.overlay.take() else {
             return Vec::new();
         };

@@ -204,3 +204,31 @@ fn the_viewer_names_the_match_keys_the_keymap_has() {
     let keys = view.viewer.search.as_ref().and_then(|s| s.keys.clone());
     assert_eq!(keys.as_deref(), Some("C-n/N"));
 }
+
+#[test]
+fn structured_content_is_shown_once() {
+    let structured = json!({"city": "Oslo", "celsius": 24.4});
+    let (mut app, _d) = demo_app();
+    let id = first_execute(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.list", tools_result()));
+    let id = first_execute(&app.update(ch('c')));
+    app.update(ok(id, "tools.describe", super::testkit::echo_description()));
+    app.update(ch('x'));
+    let id = first_execute(&app.update(key(KeyCode::Enter)));
+    let text = serde_json::to_string_pretty(&structured).expect("json");
+    app.update(ok(
+        id,
+        "tools.call echo",
+        json!({"isError": false, "text": text, "structuredContent": structured}),
+    ));
+    let shown = lines(&app);
+    assert_eq!(
+        shown.iter().filter(|l| l.contains("\"city\"")).count(),
+        1,
+        "{shown:?}"
+    );
+    assert!(shown[0].starts_with("── structured content"), "{shown:?}");
+    // A text that says something else stays.
+    let (app, _d) = result_with(&json!({"a": 1}));
+    assert_eq!(lines(&app)[0], "x");
+}

@@ -48,7 +48,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             super::policy_view::render(view, frame, inner);
         }
         Some(Overlay::Trust(view)) => render_trust(app, *view, frame, big),
-        Some(Overlay::Spills(sel)) => render_spills(app, *sel, frame, big),
+        Some(Overlay::Spills(view)) => render_spills(app, view, frame, big),
         Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
         Some(Overlay::Agents(scroll)) => {
             let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);
@@ -118,19 +118,37 @@ fn render_trust(app: &App, view: crate::app::TrustView, frame: &mut Frame, big: 
     }
 }
 
-fn render_spills(app: &App, sel: usize, frame: &mut Frame, big: Rect) {
+fn render_spills(
+    app: &App,
+    view: &crate::app::spills_view::SpillsView,
+    frame: &mut Frame,
+    big: Rect,
+) {
     let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
     frame.render_widget(block, big);
+    let sel = view.sel;
+    let shown = view.shown(&app.spills);
     let mut lines = Vec::new();
+    if let Some(query) = &view.filter {
+        let cursor = if view.editing { "▏" } else { "" };
+        lines.push(Line::styled(
+            format!(
+                "/{query}{cursor}  {} of {} spills",
+                shown.len(),
+                app.spills.len()
+            ),
+            Style::new().fg(Color::Cyan),
+        ));
+    }
     if app.spills.is_empty() {
         lines.push(Line::styled(
             "No spills yet: large or binary results are written to files here.",
             Style::new().fg(Color::DarkGray),
         ));
     }
-    let height = usize::from(inner.height) / 2;
+    let height = usize::from(inner.height).saturating_sub(lines.len()) / 2;
     let start = crate::app::layout::window_start(sel, height);
-    for (i, s) in app.spills.iter().enumerate().skip(start).take(height) {
+    for (i, s) in shown.iter().enumerate().skip(start).take(height) {
         let style = if i == sel {
             Style::new().add_modifier(Modifier::REVERSED)
         } else {

@@ -1,0 +1,144 @@
+//! The spills view's state: the selection and a filter (`/` starts it, typing narrows the list
+//! by path, origin or type, `Enter` opens the highlighted spill, `Esc` clears), as in every list.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::keymap::Action;
+use super::overlays::{Overlay, Shared, Step, scrolled};
+use super::{Effect, SpillRow};
+
+/// The spills view: which spill is selected and what the list is narrowed to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpillsView {
+    /// The selected entry among those shown.
+    pub sel: usize,
+    /// The filter typed so far, if one was started.
+    pub filter: Option<String>,
+    /// Whether keys still go into the filter.
+    pub editing: bool,
+}
+
+impl SpillsView {
+    /// The spills the filter keeps (all without one), in order.
+    pub fn shown<'a>(&self, spills: &'a [SpillRow]) -> Vec<&'a SpillRow> {
+        let q = self.filter.as_deref().unwrap_or("").to_lowercase();
+        spills
+            .iter()
+            .filter(|s| {
+                q.is_empty()
+                    || [&s.shown, &s.origin, &s.mime]
+                        .iter()
+                        .any(|t| t.to_lowercase().contains(&q))
+            })
+            .collect()
+    }
+
+    /// Handles a keymap `action`.
+    pub fn update(mut self, action: Action, s: &Shared) -> Step {
+        let shown = self.shown(s.spills);
+        let spill = shown.get(self.sel);
+        let effect = match action {
+            Action::Filter => {
+                self.filter.get_or_insert_with(String::new);
+                self.editing = true;
+                return Step::keep(Overlay::Spills(self));
+            }
+            Action::Open => spill.map(|s| Effect::ReadSpill {
+                path: s.path.clone(),
+                offset: 0,
+            }),
+            Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
+            Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
+            _ => {
+                self.sel = scrolled(self.sel, action, shown.len().saturating_sub(1));
+                return Step::keep(Overlay::Spills(self));
+            }
+        };
+        Step::with(Overlay::Spills(self), effect)
+    }
+
+    /// A key typed while the filter takes text: typing narrows, `Enter` opens the highlighted
+    /// spill (the filter stays), `Esc` clears the filter. `None` when the key is not the
+    /// filter's (an action then).
+    pub fn filter_key(&mut self, key: &KeyEvent) -> Option<Option<Action>> {
+        if !self.editing {
+            return None;
+        }
+        let query = self.filter.get_or_insert_with(String::new);
+        match key.code {
+            KeyCode::Esc => {
+                self.filter = None;
+                self.editing = false;
+            }
+            KeyCode::Enter => {
+                self.editing = false;
+                return Some(Some(Action::Open));
+            }
+            KeyCode::Up => return Some(Some(Action::Up)),
+            KeyCode::Down => return Some(Some(Action::Down)),
+            KeyCode::Backspace => {
+                query.pop();
+                self.sel = 0;
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                query.push(c);
+                self.sel = 0;
+            }
+            _ => {}
+        }
+        Some(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use crate::app::testkit::{ch, demo_app, key};
+    use crate::app::{Effect, Msg, Overlay};
+    use crate::mcp::results::SpillEntry;
+
+    fn spill(name: &str, mime: &str, origin: &str) -> SpillEntry {
+        SpillEntry {
+            basename: name.to_owned(),
+            path: format!("/run/spills/{name}").into(),
+            size: 10,
+            mime: mime.to_owned(),
+            origin: origin.to_owned(),
+        }
+    }
+
+    #[test]
+    fn slash_filters_the_spills_and_enter_opens_the_highlighted_one() {
+        let (mut app, _d) = demo_app();
+        app.update(Msg::Spills(vec![
+            spill("spill-1.txt", "text/plain", "tools.call echo"),
+            spill("spill-2.png", "image/png", "tools.call image"),
+            spill("spill-3.txt", "text/plain", "resources.read demo://readme"),
+        ]));
+        app.update(ch('s'));
+        app.update(ch('/'));
+        for c in "image".chars() {
+            app.update(ch(c));
+        }
+        let Some(Overlay::Spills(view)) = &app.overlay else {
+            panic!("{:?}", app.overlay)
+        };
+        assert_eq!(view.shown(&app.spills).len(), 1);
+        let fx = app.update(key(KeyCode::Enter));
+        assert_eq!(
+            fx,
+            vec![Effect::ReadSpill {
+                path: "/run/spills/spill-2.png".into(),
+                offset: 0
+            }]
+        );
+        // Esc while typing clears the filter; the view stays.
+        let (mut app, _d) = demo_app();
+        app.update(ch('s'));
+        app.update(ch('/'));
+        app.update(ch('x'));
+        app.update(key(KeyCode::Esc));
+        assert!(matches!(&app.overlay, Some(Overlay::Spills(v)) if v.filter.is_none()));
+    }
+}
