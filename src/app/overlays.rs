@@ -41,6 +41,8 @@ pub enum Overlay {
     Error(ErrorView),
     /// Other agent hosts' configurations (`app::hosts`).
     Hosts(Box<super::hosts::HostsView>),
+    /// A sign-in under way: its authorization URL (`app::auth`).
+    SignIn(super::auth::SignInView),
 }
 
 /// The trust view's state.
@@ -144,6 +146,15 @@ impl Overlay {
     pub fn update(self, action: Action, s: &Shared) -> Step {
         match (self, action) {
             (Self::Pager(_), Action::Back) => Step::keep(Self::Spills(0)),
+            (Self::SignIn(view), Action::Back | Action::Quit) => Step {
+                next: None,
+                effects: vec![Effect::Auth(super::auth::AuthEffect::Cancel(view.server))],
+                message: Some("sign-in cancelled".to_owned()),
+            },
+            (Self::SignIn(view), Action::Copy) => {
+                let copy = view.url.clone().map(Effect::Copy);
+                Step::with(Self::SignIn(view), copy)
+            }
             (_, Action::Back | Action::Quit) => Step::default(),
             (Self::Pager(p), action) => pager_update(p, action, s),
             (Self::Spills(sel), action) => spills_update(sel, action, s),

@@ -79,6 +79,7 @@ impl App {
             | Msg::AgentResolved { .. }
             | Msg::AgentGone(_)) => self.on_agent_msg(msg),
             Msg::Hosts(msg) => self.on_hosts_msg(msg),
+            Msg::Auth(msg) => self.on_auth_msg(msg),
         }
     }
 

@@ -45,9 +45,11 @@ impl Runtime {
         let (tx, rx) = mpsc::unbounded_channel::<Msg>();
         let (events_tx, events) = mpsc::channel(1024);
         let mode = policy.mode.label();
-        let exec = Executor::new(config, trust_path, policy, tx, events_tx, spill_base)?;
+        let mut exec = Executor::new(config, trust_path, policy, tx, events_tx, spill_base)?;
         let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
         mode.clone_into(&mut app.policy);
+        // The Auth lines: which OAuth servers are signed in.
+        exec.run(Effect::Auth(crate::app::auth::AuthEffect::Refresh));
         Ok(Self {
             app,
             exec,
