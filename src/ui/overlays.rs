@@ -330,7 +330,7 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
         )),
         Some(url) => {
             lines.push(Line::raw(
-                "Opened in the browser. If nothing opened, open this URL yourself:",
+                "Opening it with $BROWSER or xdg-open. If no browser opens, open this URL yourself:",
             ));
             lines.push(Line::raw(""));
             lines.push(Line::styled(url.clone(), Style::new().fg(Color::Cyan)));
