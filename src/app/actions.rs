@@ -21,6 +21,9 @@ impl App {
         if let Some(effects) = self.on_view_action(action) {
             return effects;
         }
+        if let Some(effects) = self.on_client_action(action) {
+            return effects;
+        }
         match action {
             Action::Quit => {
                 self.quitting = true;

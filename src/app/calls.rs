@@ -134,6 +134,15 @@ impl App {
             },
         };
         form.errors.clear();
+        let effect = match request {
+            ProxyRequest::ToolsCall { server, tool, args } if form.as_task => Effect::CallTask {
+                id,
+                server,
+                tool,
+                args,
+            },
+            request => Effect::Execute { id, request },
+        };
         self.screen = Screen::Running(Running {
             id,
             form,
@@ -141,6 +150,6 @@ impl App {
             progress: None,
             cancelling: false,
         });
-        vec![Effect::Execute { id, request }]
+        vec![effect]
     }
 }

@@ -74,6 +74,9 @@ pub struct Form {
     pub focus: usize,
     /// Errors not tied to one field.
     pub errors: Vec<String>,
+    /// Run the tool as a task (`tasks` of 2025-11-25); a tool that requires one runs as one
+    /// either way.
+    pub as_task: bool,
 }
 
 /// The non-null type of a property schema and whether it admits null.
@@ -189,6 +192,7 @@ impl Form {
             fields,
             focus: 0,
             errors: Vec::new(),
+            as_task: false,
         }
     }
 

@@ -270,7 +270,7 @@ impl App {
 
     /// Appends a log line (bounded); while that server's Log tab shows, its stderr is read
     /// again, at most once a second.
-    fn push_log(&mut self, server: &str, line: LogLine) -> Vec<Effect> {
+    pub(super) fn push_log(&mut self, server: &str, line: LogLine) -> Vec<Effect> {
         let showing = self.tab == Tab::Log && self.server().is_some_and(|s| s.name == server);
         let now = self.now;
         let Some(pane) = self.panes.get_mut(server) else {

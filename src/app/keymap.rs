@@ -46,6 +46,12 @@ pub enum Ctx {
     AgentsView,
     /// An approval is in front (it takes every key).
     Approval,
+    /// A server's elicitation form is in front (keys type into its fields).
+    Elicitation,
+    /// A server's URL elicitation is in front.
+    ElicitUrl,
+    /// A server's sampling request is in front (keys type into the reply).
+    Sampling,
     /// The Hosts view (other agent hosts' configurations).
     HostsView,
 }
@@ -139,6 +145,20 @@ pub enum Action {
     AllowSession,
     /// Deny the approval in front.
     Deny,
+    /// Decline a server's request (elicitation) or reject it (sampling).
+    Decline,
+    /// Toggle the focused boolean or option.
+    Toggle,
+    /// The next option of the focused choice.
+    NextOption,
+    /// The previous option of the focused choice.
+    PrevOption,
+    /// Open the URL a server asks the operator to visit.
+    OpenUrl,
+    /// Cycle the stop reason of a sampling reply.
+    StopReason,
+    /// Run the tool of the call form as a task, or not.
+    TaskMode,
     /// Open the Hosts view (other agent hosts' configurations).
     Hosts,
     /// Import the selected host server into mcpdeck's user file.
@@ -183,7 +203,8 @@ fn matches(b: &Binding, key: &KeyEvent) -> bool {
     if b.code != key.code {
         return false;
     }
-    let mods = if matches!(key.code, KeyCode::Char(_)) {
+    // Shift is part of a character (and of BackTab, which terminals send as Shift-Tab).
+    let mods = if matches!(key.code, KeyCode::Char(_) | KeyCode::BackTab) {
         key.modifiers - KeyModifiers::SHIFT
     } else {
         key.modifiers
@@ -454,6 +475,13 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("allow_once", Action::AllowOnce),
     ("allow_session", Action::AllowSession),
     ("deny", Action::Deny),
+    ("decline", Action::Decline),
+    ("toggle", Action::Toggle),
+    ("next_option", Action::NextOption),
+    ("prev_option", Action::PrevOption),
+    ("open_url", Action::OpenUrl),
+    ("stop_reason", Action::StopReason),
+    ("task_mode", Action::TaskMode),
     ("hosts", Action::Hosts),
     ("import", Action::Import),
     ("import_project", Action::ImportProject),
@@ -474,6 +502,7 @@ fn parse_key(spec: &str) -> Option<(KeyCode, KeyModifiers)> {
         "Enter" => KeyCode::Enter,
         "Esc" => KeyCode::Esc,
         "Tab" => KeyCode::Tab,
+        "BackTab" => KeyCode::BackTab,
         "Backspace" => KeyCode::Backspace,
         "Up" => KeyCode::Up,
         "Down" => KeyCode::Down,
@@ -529,7 +558,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 20] = [
+pub const ALL_CTX: [Ctx; 23] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -549,6 +578,9 @@ pub const ALL_CTX: [Ctx; 20] = [
     Ctx::Editor,
     Ctx::Side,
     Ctx::Approval,
+    Ctx::Elicitation,
+    Ctx::ElicitUrl,
+    Ctx::Sampling,
     Ctx::HostsView,
 ];
 
@@ -574,6 +606,9 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Side => "side",
         Ctx::AgentsView => "agents_view",
         Ctx::Approval => "approval",
+        Ctx::Elicitation => "elicitation",
+        Ctx::ElicitUrl => "elicitation_url",
+        Ctx::Sampling => "sampling",
         Ctx::HostsView => "hosts_view",
     }
 }
@@ -600,6 +635,9 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Side => "workspace panel",
         Ctx::AgentsView => "agents view",
         Ctx::Approval => "approval",
+        Ctx::Elicitation => "asks: form",
+        Ctx::ElicitUrl => "asks: URL",
+        Ctx::Sampling => "asks: sampling",
         Ctx::HostsView => "hosts view",
     }
 }

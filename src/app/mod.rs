@@ -14,6 +14,7 @@ pub mod approval;
 pub mod auth;
 mod calls;
 pub mod editor;
+pub mod elicitation;
 pub mod fold;
 pub mod form;
 pub mod hosts;
@@ -27,8 +28,11 @@ mod model;
 mod msg;
 pub mod overlays;
 pub mod result_keys;
+pub mod sampling;
+pub mod server_asks;
 pub mod side;
 pub mod side_view;
+pub mod tasks;
 mod update;
 pub mod viewer;
 
@@ -321,6 +325,8 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// Pending approvals, oldest first.
     pub approvals: VecDeque<approval::Pending>,
+    /// A server's requests of the operator (elicitation, sampling), oldest first.
+    pub asks: VecDeque<server_asks::ServerAsk>,
     /// Approvals answered this session, oldest first: (server, operation, decision).
     pub decided: Vec<(String, String, Decision)>,
     /// The session's spills.
@@ -375,6 +381,7 @@ impl App {
             screen: Screen::Browse,
             overlay: None,
             approvals: VecDeque::new(),
+            asks: VecDeque::new(),
             decided: Vec::new(),
             spills: Vec::new(),
             agents: Vec::new(),
@@ -424,6 +431,9 @@ impl App {
     /// The keymap contexts in force, most specific first (for dispatch and hints).
     pub fn contexts(&self) -> Vec<keymap::Ctx> {
         use keymap::Ctx;
+        if let Some(ask) = self.asks.front() {
+            return vec![ask.ctx()];
+        }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
             Some(Overlay::Agents(_)) => return vec![Ctx::AgentsView, Ctx::View],

@@ -100,6 +100,29 @@ pub enum Msg {
     },
     /// An agent session's control socket closed.
     AgentGone(u32),
+    /// A server asks the operator for input (answered with [`Effect::AnswerElicit`]).
+    Elicit {
+        /// Names the waiting reply.
+        ticket: u64,
+        /// The request, sanitised.
+        ask: crate::mcp::client::ElicitationAsk,
+    },
+    /// A server asks for a model completion a person writes (answered with
+    /// [`Effect::AnswerSample`]).
+    Sample {
+        /// Names the waiting reply.
+        ticket: u64,
+        /// The request, sanitised.
+        ask: crate::mcp::client::SamplingAsk,
+    },
+    /// Something the engine tells the operator about a server (a task's status, what a
+    /// server asked and what was answered). Raw; sanitised on entry.
+    ClientNote {
+        /// The server.
+        server: String,
+        /// The note.
+        text: String,
+    },
     /// An answer for the Hosts view.
     Hosts(super::hosts::HostsMsg),
     /// A sign-in answer (store status, authorization URL, sign-in or sign-out outcome).
@@ -182,6 +205,50 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// Run a tool as a task (`tools/call` with `task`, then `tasks/get` polls and
+    /// `tasks/result`); [`Effect::Cancel`] sends `tasks/cancel`. Answer with [`Msg::Done`].
+    CallTask {
+        /// The request's id.
+        id: ReqId,
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// Its arguments.
+        args: serde_json::Map<String, serde_json::Value>,
+    },
+    /// Run one of the operator's own operations (completion, templates, subscriptions,
+    /// tasks); answer with [`Msg::Done`].
+    Operate {
+        /// The request's id.
+        id: ReqId,
+        /// The server.
+        server: String,
+        /// The operation.
+        op: crate::mcp::engine::OperatorOp,
+    },
+    /// Answer a server's elicitation: the executor holds the sender the engine awaits.
+    AnswerElicit {
+        /// The request's ticket.
+        ticket: u64,
+        /// Accept (with content), decline or cancel.
+        answer: crate::mcp::client::ElicitAnswer,
+    },
+    /// Answer a server's sampling request.
+    AnswerSample {
+        /// The request's ticket.
+        ticket: u64,
+        /// The operator's reply, or a rejection.
+        answer: crate::mcp::client::SamplingAnswer,
+    },
+    /// Open a URL in the operator's browser (`$BROWSER`, else `xdg-open`); only ever on the
+    /// operator's key. Answers with a [`Msg::ClientNote`] for `server`.
+    OpenUrl {
+        /// The server that asked.
+        server: String,
+        /// The URL.
+        url: String,
+    },
     /// A request of the Hosts view (reading other hosts' files, test-connect, import).
     Hosts(super::hosts::HostsEffect),
     /// A sign-in request (store status, sign in, cancel, sign out).

@@ -78,6 +78,9 @@ impl App {
             | Msg::AgentApproval { .. }
             | Msg::AgentResolved { .. }
             | Msg::AgentGone(_)) => self.on_agent_msg(msg),
+            msg @ (Msg::Elicit { .. } | Msg::Sample { .. } | Msg::ClientNote { .. }) => {
+                self.on_server_ask_msg(msg)
+            }
             Msg::Hosts(msg) => self.on_hosts_msg(msg),
             Msg::Auth(msg) => self.on_auth_msg(msg),
         }
@@ -127,6 +130,9 @@ impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if !self.approvals.is_empty() {
             return self.on_approval_key(key);
+        }
+        if !self.asks.is_empty() {
+            return self.on_ask_key(key);
         }
         if self.overlay.is_some() {
             return self.on_overlay_key(key);
@@ -338,6 +344,9 @@ impl App {
     pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
         if !self.approvals.is_empty() {
             return Vec::new();
+        }
+        if !self.asks.is_empty() {
+            return self.on_ask_paste(text);
         }
         if let Some(Overlay::Editor(editor)) = &mut self.overlay {
             editor.area.insert_str(text);

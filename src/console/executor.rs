@@ -40,6 +40,8 @@ pub struct Executor {
     agents: Agents,
     /// The senders of approvals waiting for the operator.
     replies: super::approver::Replies,
+    /// The senders of servers' requests (elicitation, sampling) waiting for the operator.
+    asks: super::client::AskReplies,
     /// Reads the configuration again (after a save or before a trust change).
     reload: Option<super::Reload>,
     /// Engines replaced this session: their connections are closed, their spills kept until
@@ -65,11 +67,12 @@ impl Executor {
         spill_base: Option<PathBuf>,
     ) -> std::io::Result<Self> {
         let replies = super::approver::Replies::default();
+        let asks = super::client::AskReplies::default();
         let engine = build_engine(
             &config,
             &trust_path,
             &policy,
-            (&tx, &replies),
+            (&tx, &replies, &asks),
             &events,
             spill_base.clone(),
             &std::collections::BTreeSet::new(),
@@ -79,6 +82,7 @@ impl Executor {
             engine: Arc::new(engine),
             agents: Agents::new(None, tx.clone(), replies.clone()),
             replies,
+            asks,
             reload: None,
             retired: Vec::new(),
             changed: std::collections::BTreeSet::new(),
@@ -131,6 +135,18 @@ impl Executor {
                 ticket,
                 decision,
             } => self.replies.answer(agent, ticket, decision),
+            Effect::AnswerElicit { ticket, answer } => self.asks.elicit(ticket, answer),
+            Effect::AnswerSample { ticket, answer } => self.asks.sample(ticket, answer),
+            Effect::OpenUrl { server, url } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = match super::browser::open(&url) {
+                        Ok(how) => format!("the URL was opened with {how}"),
+                        Err(e) => format!("the URL could not be opened: {e}"),
+                    };
+                    let _ = tx.send(Msg::ClientNote { server, text });
+                });
+            }
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
             Effect::TestConnect {
@@ -158,6 +174,24 @@ impl Executor {
                     });
                 });
             }
+            Effect::CallTask {
+                id,
+                server,
+                tool,
+                args,
+            } => {
+                let build = move |_: Option<&serde_json::Value>| Ok(args.clone());
+                self.spawn(id, move |engine, token| async move {
+                    engine
+                        .call_typed_as(&server, &tool, &build, true, &token)
+                        .await
+                });
+            }
+            Effect::Operate { id, server, op } => {
+                self.spawn(id, move |engine, token| async move {
+                    engine.operate(&server, &op, &token).await
+                });
+            }
             Effect::Cancel(id) => {
                 if let Some(token) = self.tokens.get(&id) {
                     token.cancel();
@@ -180,6 +214,25 @@ impl Executor {
             }
         }
         false
+    }
+
+    /// Runs `work` on the engine in a spawned task, cancellable as `id`; answers with
+    /// [`Msg::Done`].
+    fn spawn<F, Fut>(&mut self, id: ReqId, work: F)
+    where
+        F: FnOnce(Arc<Engine>, CancellationToken) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = crate::mcp::engine::Outcome> + Send + 'static,
+    {
+        let token = CancellationToken::new();
+        self.tokens.insert(id, token.clone());
+        let (engine, tx) = (self.engine.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let outcome = work(engine, token).await;
+            let _ = tx.send(Msg::Done {
+                id,
+                outcome: Box::new(outcome),
+            });
+        });
     }
 
     /// The effects that touch files or the clipboard: reads, writes and the clipboard run on
@@ -300,7 +353,7 @@ impl Executor {
             &self.config,
             &self.trust_path,
             &self.policy,
-            (&self.tx, &self.replies),
+            (&self.tx, &self.replies, &self.asks),
             &self.events,
             self.spill_base.clone(),
             &self.changed,
@@ -351,12 +404,19 @@ fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
     policy: &Policy,
-    (tx, replies): (&mpsc::UnboundedSender<Msg>, &super::approver::Replies),
+    (tx, replies, asks): (
+        &mpsc::UnboundedSender<Msg>,
+        &super::approver::Replies,
+        &super::client::AskReplies,
+    ),
     events: &mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
     changed: &std::collections::BTreeSet<String>,
 ) -> std::io::Result<Engine> {
     let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
+    // The console declares roots, sampling, elicitation and tasks: the operator answers.
+    let client: Arc<dyn crate::mcp::client::ClientRequests> =
+        Arc::new(super::client::ConsoleClient::new(tx.clone(), asks.clone()));
     Engine::new(
         config.clone(),
         TrustStore::load(trust_path.to_path_buf()),
@@ -367,6 +427,7 @@ fn build_engine(
             events: Some(events.clone()),
             traffic: true,
             changed_servers: changed.clone(),
+            client: Some(client),
             ..EngineOptions::default()
         },
     )

@@ -7,6 +7,8 @@
 pub mod agents;
 pub mod approver;
 pub mod binary;
+pub mod browser;
+pub mod client;
 pub mod clipboard;
 pub mod executor;
 pub mod runtime;

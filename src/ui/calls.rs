@@ -117,8 +117,9 @@ fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
 
 /// Draws the call form.
 pub fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
+    let task = if form.as_task { " · as a task" } else { "" };
     let mut lines = vec![Line::styled(
-        format!("{} on {}", target_name(form), form.server),
+        format!("{} on {}{task}", target_name(form), form.server),
         Style::new().add_modifier(Modifier::BOLD),
     )];
     if form.fields.is_empty() {

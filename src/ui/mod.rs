@@ -4,12 +4,14 @@
 
 mod agents;
 mod calls;
+mod elicitation;
 mod help;
 mod hosts;
 mod lists;
 mod log_tab;
 mod main_pane;
 mod overlays;
+mod sampling;
 mod side;
 mod viewer;
 
@@ -206,6 +208,8 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+#[cfg(test)]
+mod client_tests;
 #[cfg(test)]
 mod hosts_tests;
 #[cfg(test)]

@@ -11,7 +11,12 @@ use super::main_pane::info_lines;
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
 
-fn popup<'a>(frame: &mut Frame, area: Rect, title: &'a str, color: Color) -> (Rect, Block<'a>) {
+pub(super) fn popup<'a>(
+    frame: &mut Frame,
+    area: Rect,
+    title: &'a str,
+    color: Color,
+) -> (Rect, Block<'a>) {
     frame.render_widget(Clear, area);
     let block = Block::new()
         .borders(Borders::ALL)
@@ -58,6 +63,16 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             frame.render_widget(block, big);
             super::hosts::render(view, frame, inner);
         }
+    }
+    // A server's request of the operator, over any view; an approval stays in front of it.
+    match app.asks.front() {
+        Some(crate::app::server_asks::ServerAsk::Elicit(e)) => {
+            super::elicitation::render(app, e, frame, big);
+        }
+        Some(crate::app::server_asks::ServerAsk::Sample(s)) => {
+            super::sampling::render(app, s, frame, big);
+        }
+        None => {}
     }
     if let Some(pending) = app.approvals.front() {
         render_approval(app, pending, frame, body);

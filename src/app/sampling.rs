@@ -1,0 +1,240 @@
+//! A server's sampling request in front of the operator, as a component. mcpdeck has no model:
+//! the request (system prompt, messages with images and audio described, model preferences,
+//! the token budget, the tools offered) is shown, the operator writes the reply in the editor
+//! below it and picks the stop reason, then sends or rejects. Nothing leaves without one of
+//! those keys; the answer is an effect (`Effect::AnswerSample`).
+
+use std::time::Instant;
+
+use crossterm::event::KeyEvent;
+use ratatui_textarea::TextArea;
+
+use super::Effect;
+use super::keymap::Action;
+use super::update::to_input;
+use crate::mcp::client::{SamplingAnswer, SamplingAsk};
+
+/// The stop reasons a reply may carry, in the order the key cycles them.
+pub const STOP_REASONS: [&str; 3] = ["endTurn", "stopSequence", "maxTokens"];
+
+/// Longest reply kept (characters).
+const MAX_REPLY: usize = 64 * 1024;
+
+/// A sampling request waiting for the operator.
+#[derive(Debug)]
+pub struct SamplingState {
+    /// Names the reply the engine awaits.
+    pub ticket: u64,
+    /// The request (sanitised by the engine).
+    pub ask: SamplingAsk,
+    /// The reply being written.
+    pub reply: Box<TextArea<'static>>,
+    /// Index into [`STOP_REASONS`].
+    pub stop: usize,
+    /// The first line of the request shown.
+    pub scroll: usize,
+    /// When it was first shown (keys are ignored for a moment after).
+    pub shown_at: Instant,
+}
+
+impl PartialEq for SamplingState {
+    fn eq(&self, other: &Self) -> bool {
+        self.ticket == other.ticket && self.reply.lines() == other.reply.lines()
+    }
+}
+
+impl SamplingState {
+    /// The state for a server's ask, shown at `now`.
+    pub fn new(ticket: u64, ask: SamplingAsk, now: Instant) -> Self {
+        Self {
+            ticket,
+            ask,
+            reply: Box::new(TextArea::default()),
+            stop: 0,
+            scroll: 0,
+            shown_at: now,
+        }
+    }
+
+    /// The request as lines for a person: who asks, the budget, preferences, tools, the system
+    /// prompt and every message with its role.
+    pub fn request_lines(&self) -> Vec<(String, String)> {
+        let a = &self.ask;
+        let mut out = vec![("max tokens".to_owned(), a.max_tokens.to_string())];
+        if let Some(p) = &a.model_preferences {
+            out.push(("model".to_owned(), p.clone()));
+        }
+        if !a.tools.is_empty() {
+            out.push((
+                "tools".to_owned(),
+                format!(
+                    "{} (tool use: a text reply declines it)",
+                    a.tools.join(", ")
+                ),
+            ));
+        }
+        if let Some(s) = &a.system_prompt {
+            for line in s.lines() {
+                out.push(("system".to_owned(), line.to_owned()));
+            }
+        }
+        for (role, text) in &a.messages {
+            for line in text.lines() {
+                out.push((role.clone(), line.to_owned()));
+            }
+        }
+        out
+    }
+
+    /// The stop reason chosen.
+    pub fn stop_reason(&self) -> &'static str {
+        STOP_REASONS[self.stop % STOP_REASONS.len()]
+    }
+
+    fn answer(&self, answer: SamplingAnswer) -> (bool, Vec<Effect>, Option<String>) {
+        let said = match &answer {
+            SamplingAnswer::Reply { text, .. } => {
+                format!(
+                    "sent a {}-character reply to {}",
+                    text.chars().count(),
+                    self.ask.server
+                )
+            }
+            SamplingAnswer::Reject => format!("rejected {}'s sampling request", self.ask.server),
+        };
+        (
+            true,
+            vec![Effect::AnswerSample {
+                ticket: self.ticket,
+                answer,
+            }],
+            Some(said),
+        )
+    }
+
+    /// Handles a key the keymap mapped to `action` (or `None`: typing into the reply). Returns
+    /// (answered, effects, status message).
+    pub fn on_key(
+        &mut self,
+        action: Option<Action>,
+        key: KeyEvent,
+    ) -> (bool, Vec<Effect>, Option<String>) {
+        match action {
+            Some(Action::Submit) => {
+                let text = self.reply.lines().join("\n");
+                if text.trim().is_empty() {
+                    return (
+                        false,
+                        Vec::new(),
+                        Some("write a reply first (or reject)".to_owned()),
+                    );
+                }
+                let stop_reason = self.stop_reason().to_owned();
+                self.answer(SamplingAnswer::Reply { text, stop_reason })
+            }
+            Some(Action::Decline | Action::Back) => self.answer(SamplingAnswer::Reject),
+            Some(Action::StopReason) => {
+                self.stop = (self.stop + 1) % STOP_REASONS.len();
+                (false, Vec::new(), None)
+            }
+            Some(Action::PageUp) => {
+                self.scroll = self.scroll.saturating_sub(super::update::PAGE);
+                (false, Vec::new(), None)
+            }
+            Some(Action::PageDown) => {
+                let max = self.request_lines().len().saturating_sub(1);
+                self.scroll = (self.scroll + super::update::PAGE).min(max);
+                (false, Vec::new(), None)
+            }
+            _ => {
+                if self.reply_len() < MAX_REPLY {
+                    self.reply.input(to_input(key));
+                }
+                (false, Vec::new(), None)
+            }
+        }
+    }
+
+    fn reply_len(&self) -> usize {
+        self.reply
+            .lines()
+            .iter()
+            .map(|l| l.chars().count() + 1)
+            .sum()
+    }
+
+    /// A paste goes into the reply; it never sends.
+    pub fn on_paste(&mut self, text: &str) {
+        let room = MAX_REPLY.saturating_sub(self.reply_len());
+        let text: String = text.chars().take(room).collect();
+        self.reply.insert_str(crate::mcp::sanitize::sanitize(&text));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    fn ask() -> SamplingAsk {
+        SamplingAsk {
+            server: "s".into(),
+            system_prompt: Some("be brief".into()),
+            messages: vec![("user".into(), "hi\nthere".into())],
+            max_tokens: 100,
+            model_preferences: Some("hints: claude".into()),
+            tools: vec!["weather".into()],
+        }
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn the_request_is_shown_line_by_line() {
+        let s = SamplingState::new(1, ask(), Instant::now());
+        let lines = s.request_lines();
+        assert!(lines.contains(&("system".into(), "be brief".into())));
+        assert!(lines.contains(&("user".into(), "there".into())));
+        assert!(
+            lines
+                .iter()
+                .any(|(k, v)| k == "tools" && v.contains("weather"))
+        );
+    }
+
+    #[test]
+    fn nothing_is_sent_until_the_operator_sends_or_rejects() {
+        let mut s = SamplingState::new(3, ask(), Instant::now());
+        let (done, effects, _) = s.on_key(Some(Action::Submit), key(KeyCode::Enter));
+        assert!(!done && effects.is_empty(), "an empty reply is not sent");
+        for c in "hello".chars() {
+            let (done, effects, _) = s.on_key(None, key(KeyCode::Char(c)));
+            assert!(!done && effects.is_empty());
+        }
+        s.on_key(Some(Action::StopReason), key(KeyCode::Char('r')));
+        let (done, effects, _) = s.on_key(Some(Action::Submit), key(KeyCode::Enter));
+        assert!(done);
+        assert_eq!(
+            effects,
+            [Effect::AnswerSample {
+                ticket: 3,
+                answer: SamplingAnswer::Reply {
+                    text: "hello".into(),
+                    stop_reason: "stopSequence".into()
+                }
+            }]
+        );
+        let mut s = SamplingState::new(4, ask(), Instant::now());
+        let (done, effects, _) = s.on_key(Some(Action::Decline), key(KeyCode::Char('d')));
+        assert!(done);
+        assert_eq!(
+            effects,
+            [Effect::AnswerSample {
+                ticket: 4,
+                answer: SamplingAnswer::Reject
+            }]
+        );
+    }
+}

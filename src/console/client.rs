@@ -1,0 +1,111 @@
+//! The console's answers to a server's own requests (elicitation, sampling). A request reaches
+//! the app as plain data (`Msg::Elicit`, `Msg::Sample`) with a ticket; the `oneshot` sender the
+//! engine awaits stays here, in [`AskReplies`], until the app's `Effect::AnswerElicit` or
+//! `Effect::AnswerSample` names it. Nothing is answered without the operator: when the console
+//! is gone the senders are dropped and the engine sends `cancel` (elicitation) or a rejection
+//! (sampling). Engine notes (task status, what a server asked) become `Msg::ClientNote`.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::app::Msg;
+use crate::mcp::client::{
+    Answer, ClientRequests, ElicitAnswer, ElicitationAsk, SamplingAnswer, SamplingAsk,
+};
+
+/// A sender the engine awaits.
+#[derive(Debug)]
+enum Reply {
+    Elicit(oneshot::Sender<ElicitAnswer>),
+    Sample(oneshot::Sender<SamplingAnswer>),
+}
+
+/// The senders of server requests waiting for the operator, by ticket.
+#[derive(Debug, Clone, Default)]
+pub struct AskReplies(Arc<Mutex<HashMap<u64, Reply>>>);
+
+impl AskReplies {
+    fn keep(&self, ticket: u64, reply: Reply) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(ticket, reply);
+    }
+
+    fn take(&self, ticket: u64) -> Option<Reply> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&ticket)
+    }
+
+    /// Sends the operator's answer to the elicitation `ticket`, if it still waits.
+    pub fn elicit(&self, ticket: u64, answer: ElicitAnswer) {
+        if let Some(Reply::Elicit(reply)) = self.take(ticket) {
+            let _ = reply.send(answer);
+        }
+    }
+
+    /// Sends the operator's answer to the sampling request `ticket`, if it still waits.
+    pub fn sample(&self, ticket: u64, answer: SamplingAnswer) {
+        if let Some(Reply::Sample(reply)) = self.take(ticket) {
+            let _ = reply.send(answer);
+        }
+    }
+}
+
+/// Forwards a server's requests to the app and keeps the replies.
+#[derive(Debug)]
+pub struct ConsoleClient {
+    tx: mpsc::UnboundedSender<Msg>,
+    replies: AskReplies,
+    tickets: AtomicU64,
+}
+
+impl ConsoleClient {
+    /// A broker sending asks on `tx`, keeping replies in `replies`.
+    pub fn new(tx: mpsc::UnboundedSender<Msg>, replies: AskReplies) -> Self {
+        Self {
+            tx,
+            replies,
+            tickets: AtomicU64::new(1),
+        }
+    }
+
+    fn ticket(&self) -> u64 {
+        self.tickets.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl ClientRequests for ConsoleClient {
+    fn elicit(&self, ask: ElicitationAsk) -> Answer<ElicitAnswer> {
+        let (reply, answer) = oneshot::channel();
+        let ticket = self.ticket();
+        // Kept before the app hears of it: the answer may come back on another thread first.
+        self.replies.keep(ticket, Reply::Elicit(reply));
+        if self.tx.send(Msg::Elicit { ticket, ask }).is_err() {
+            self.replies.take(ticket);
+        }
+        Box::pin(async move { answer.await.unwrap_or(ElicitAnswer::Cancel) })
+    }
+
+    fn sample(&self, ask: SamplingAsk) -> Answer<SamplingAnswer> {
+        let (reply, answer) = oneshot::channel();
+        let ticket = self.ticket();
+        self.replies.keep(ticket, Reply::Sample(reply));
+        if self.tx.send(Msg::Sample { ticket, ask }).is_err() {
+            self.replies.take(ticket);
+        }
+        Box::pin(async move { answer.await.unwrap_or(SamplingAnswer::Reject) })
+    }
+
+    fn note(&self, server: &str, text: &str) {
+        let _ = self.tx.send(Msg::ClientNote {
+            server: server.to_owned(),
+            text: text.to_owned(),
+        });
+    }
+}

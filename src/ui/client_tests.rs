@@ -1,0 +1,89 @@
+//! Render snapshots of a server's requests of the operator (elicitation form, URL
+//! elicitation, sampling) at 80×24, 120×40 and 40×15, the clock pinned past the key guard.
+
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+use crate::app::testkit::demo_app;
+use crate::app::{App, Msg};
+use crate::mcp::client::{ElicitKind, ElicitationAsk, Form, SamplingAsk};
+
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
+
+fn snapshot_all(name: &str, app: &mut App) {
+    for (w, h) in SIZES {
+        app.size = (w, h);
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        terminal.draw(|f| super::render(app, f)).expect("draw");
+        let buffer = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..h {
+            for x in 0..w {
+                out.push_str(buffer.cell((x, y)).map_or(" ", |c| c.symbol()));
+            }
+            out.push('\n');
+        }
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), out);
+    }
+}
+
+fn shown(app: &mut App, msg: Msg) {
+    app.update(msg);
+    app.now += Duration::from_secs(1);
+}
+
+#[test]
+fn elicitation_form() {
+    let (mut app, _d) = demo_app();
+    let schema = json!({"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "title": "Your name", "description": "As on your passport", "minLength": 2},
+        "age": {"type": "integer", "minimum": 0, "default": 30},
+        "agree": {"type": "boolean", "title": "Agree to the terms"},
+        "color": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}], "default": "g"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "default": ["b"]}
+    }});
+    let ask = ElicitationAsk {
+        server: "demo".into(),
+        message: "Please tell us about yourself.".into(),
+        kind: ElicitKind::Form(Form::from_schema(&schema)),
+    };
+    shown(&mut app, Msg::Elicit { ticket: 1, ask });
+    snapshot_all("elicitation_form", &mut app);
+}
+
+#[test]
+fn elicitation_url() {
+    let (mut app, _d) = demo_app();
+    let ask = ElicitationAsk {
+        server: "demo".into(),
+        message: "Sign in to continue.".into(),
+        kind: ElicitKind::Url {
+            url: "https://auth.example.com/consent?state=xyz".into(),
+            origin: "https://auth.example.com".into(),
+            id: "e1".into(),
+        },
+    };
+    shown(&mut app, Msg::Elicit { ticket: 1, ask });
+    snapshot_all("elicitation_url", &mut app);
+}
+
+#[test]
+fn sampling_request() {
+    let (mut app, _d) = demo_app();
+    let ask = SamplingAsk {
+        server: "demo".into(),
+        system_prompt: Some("You are a helpful test server.".into()),
+        messages: vec![
+            ("user".into(), "What is the capital of France?".into()),
+            ("user".into(), "[image: image/png, 1.2 KiB]".into()),
+        ],
+        max_tokens: 100,
+        model_preferences: Some("hints: claude; intelligence 0.8".into()),
+        tools: vec!["get_weather".into()],
+    };
+    shown(&mut app, Msg::Sample { ticket: 2, ask });
+    snapshot_all("sampling_request", &mut app);
+}

@@ -1,0 +1,321 @@
+//! The console answers a server's own requests: headless (`Runtime::step`, the real executor
+//! and engine) against server-everything over stdio — an elicitation form filled and accepted,
+//! one declined, a URL elicitation accepted, and a sampling request answered by the operator.
+//! Skipped, saying so, without node or `scripts/install-interop`. Waits are for messages,
+//! never sleeps.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use mcpdeck::app::elicitation::{ElicitMode, FieldValue};
+use mcpdeck::app::server_asks::ServerAsk;
+use mcpdeck::app::{App, Msg, Screen};
+use mcpdeck::console::Runtime;
+use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
+use mcpdeck::mcp::policy::Policy;
+use mcpdeck::mcp::trust::TrustStore;
+
+struct Harness {
+    rt: Runtime,
+}
+
+impl Harness {
+    /// A key, sent as if the guard after a request appeared had passed.
+    fn key_with(&mut self, code: KeyCode, mods: KeyModifiers) {
+        let later = Instant::now() + Duration::from_secs(1);
+        let flow = self.rt.step(Msg::Key(KeyEvent::new(code, mods)), later);
+        assert!(!flow.quit, "nothing here quits");
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.key_with(code, KeyModifiers::NONE);
+    }
+
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        while !done(&self.rt.app) {
+            let msg = tokio::select! {
+                Some(msg) = self.rt.recv() => msg,
+                () = tokio::time::sleep_until(deadline) => {
+                    panic!("timed out waiting for {what}: {:?}", self.rt.app.screen)
+                }
+            };
+            let flow = self.rt.step(msg, Instant::now());
+            assert!(!flow.quit);
+        }
+    }
+
+    /// The result shown once the call ends: (error, lines).
+    async fn result(&mut self, what: &str) -> (Option<(String, String)>, String) {
+        self.until(what, |a| matches!(a.screen, Screen::Result(..)))
+            .await;
+        match &self.rt.app.screen {
+            Screen::Result(view, _) => (view.error.clone(), view.lines.join("\n")),
+            _ => unreachable!("the screen was just checked"),
+        }
+    }
+
+    /// Lists the tools (once) and opens `tool`'s call form.
+    async fn open_form(&mut self, tool: &str) {
+        if self.rt.app.visible_tools().is_none() {
+            self.key(KeyCode::Enter);
+            self.until("the tool list", |a| {
+                a.visible_tools().is_some_and(|t| t.len() >= 10)
+            })
+            .await;
+        }
+        let at = self
+            .rt
+            .app
+            .visible_tools()
+            .and_then(|t| t.iter().position(|t| t.name == tool))
+            .unwrap_or_else(|| panic!("no {tool}"));
+        self.rt.app.panes.get_mut("everything").expect("pane").sel[0] = at;
+        self.key(KeyCode::Char('c'));
+        self.until("the form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+    }
+
+    /// Back to the tool list from a result.
+    fn back(&mut self) {
+        self.key(KeyCode::Esc);
+        if !matches!(self.rt.app.screen, Screen::Browse) {
+            self.key(KeyCode::Esc);
+        }
+    }
+}
+
+fn everything() -> Option<std::path::PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    (script.exists() && node).then_some(script)
+}
+
+fn with_everything<F>(scenario: F)
+where
+    F: AsyncFnOnce(&mut Harness),
+{
+    let Some(script) = everything() else {
+        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("cfg");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let config = serde_json::json!({"mcpServers": {"everything": {
+        "command": "node", "args": [script, "stdio"]
+    }}});
+    std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
+    let config = ConfigSet::load(&LoadOptions {
+        project_dir: project,
+        config_home: Some(home.clone()),
+        extra_files: Vec::new(),
+    })
+    .expect("config");
+    let policy = Policy::load(&Policy::default_path(&home)).expect("policy");
+    let trust = TrustStore::default_path(&home);
+    let spill_base = dir.path().join("spills");
+    std::fs::create_dir_all(&spill_base).expect("mkdir");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async move {
+        let rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
+        let mut h = Harness { rt };
+        scenario(&mut h).await;
+        h.rt.shutdown().await;
+    });
+}
+
+#[test]
+fn the_console_answers_elicitation_forms_and_urls() {
+    with_everything(async |h: &mut Harness| {
+        // Accept: fields from the schema, defaults pre-filled, the name typed.
+        h.open_form("trigger-elicitation-request").await;
+        h.key(KeyCode::Enter);
+        h.until("the elicitation", |a| {
+            matches!(a.asks.front(), Some(ServerAsk::Elicit(_)))
+        })
+        .await;
+        let Some(ServerAsk::Elicit(ask)) = h.rt.app.asks.front() else {
+            unreachable!()
+        };
+        let ElicitMode::Form(form) = &ask.mode else {
+            panic!("a form: {ask:?}")
+        };
+        assert!(form.form.fields.len() >= 10, "{form:?}");
+        let first_line = form
+            .form
+            .fields
+            .iter()
+            .position(|f| f.key == "firstLine")
+            .expect("firstLine");
+        assert_eq!(
+            form.values[first_line],
+            FieldValue::Text("It was a dark and stormy night.".into())
+        );
+        // Required fields come first.
+        assert_eq!(form.form.fields[0].key, "name");
+        h.type_text("Ada Lovelace");
+        h.key(KeyCode::Enter);
+        assert!(h.rt.app.asks.is_empty(), "accepted: {:?}", h.rt.app.message);
+        let (error, text) = h.result("the accepted result").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("Ada Lovelace"), "{text}");
+        assert!(text.contains("stormy night"), "{text}");
+
+        // Decline.
+        h.back();
+        h.open_form("trigger-elicitation-request").await;
+        h.key(KeyCode::Enter);
+        h.until("the second elicitation", |a| !a.asks.is_empty())
+            .await;
+        h.key_with(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        let (_, text) = h.result("the declined result").await;
+        assert!(text.to_lowercase().contains("decline"), "{text}");
+
+        // URL mode: shown, accepted; never opened by itself.
+        h.back();
+        h.open_form("trigger-url-elicitation").await;
+        let Screen::Form(form) = &mut h.rt.app.screen else {
+            unreachable!()
+        };
+        for f in &mut form.fields {
+            if f.key == "url" {
+                "https://example.com/consent".clone_into(&mut f.value);
+            }
+        }
+        h.key(KeyCode::Enter);
+        h.until("the URL elicitation", |a| !a.asks.is_empty()).await;
+        let Some(ServerAsk::Elicit(ask)) = h.rt.app.asks.front() else {
+            panic!("an elicitation")
+        };
+        let ElicitMode::Url { url, origin } = &ask.mode else {
+            panic!("URL mode: {ask:?}")
+        };
+        assert_eq!(url, "https://example.com/consent");
+        assert_eq!(origin, "https://example.com");
+        h.key(KeyCode::Char('a'));
+        let (error, text) = h.result("the URL result").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("completed the URL elicitation"), "{text}");
+        // What was asked and answered is in the server's log.
+        assert!(h.rt.app.pane().is_some_and(|p| {
+            p.log
+                .iter()
+                .any(|l| l.kind == "client" && l.text.contains("answered: accept"))
+        }),);
+    });
+}
+
+#[test]
+fn the_operator_writes_the_sampling_reply() {
+    with_everything(async |h: &mut Harness| {
+        h.open_form("trigger-sampling-request").await;
+        let Screen::Form(form) = &mut h.rt.app.screen else {
+            unreachable!()
+        };
+        for f in &mut form.fields {
+            if f.key == "prompt" {
+                "what is MCP?".clone_into(&mut f.value);
+            }
+        }
+        h.key(KeyCode::Enter);
+        h.until("the sampling request", |a| {
+            matches!(a.asks.front(), Some(ServerAsk::Sample(_)))
+        })
+        .await;
+        let Some(ServerAsk::Sample(ask)) = h.rt.app.asks.front() else {
+            unreachable!()
+        };
+        assert!(
+            ask.request_lines()
+                .iter()
+                .any(|(role, text)| role == "user" && text.contains("what is MCP?")),
+            "{:?}",
+            ask.request_lines()
+        );
+        // Enter types a newline: only the send key sends.
+        h.type_text("A protocol");
+        h.key(KeyCode::Enter);
+        h.type_text("for tools.");
+        assert_eq!(h.rt.app.asks.len(), 1);
+        h.key_with(KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert!(h.rt.app.asks.is_empty());
+        let (error, text) = h.result("the sampling result").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("A protocol"), "{text}");
+        assert!(text.contains("mcpdeck-operator"), "{text}");
+    });
+}
+
+#[test]
+fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
+    with_everything(async |h: &mut Harness| {
+        // The call form's switch: the tool runs as a task, its status notes reach the Log tab.
+        h.open_form("simulate-research-query").await;
+        h.type_text("rust");
+        h.key_with(KeyCode::Char('t'), KeyModifiers::CONTROL);
+        let Screen::Form(form) = &h.rt.app.screen else {
+            panic!("the form")
+        };
+        assert!(form.as_task);
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the task's result").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("Research Report"), "{text}");
+        let notes = |a: &App| -> Vec<String> {
+            a.pane()
+                .map(|p| {
+                    p.log
+                        .iter()
+                        .filter(|l| l.kind == "client")
+                        .map(|l| l.text.clone())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        assert!(
+            notes(&h.rt.app)
+                .iter()
+                .any(|n| n.starts_with("task ") && n.contains("working")),
+            "{:?}",
+            notes(&h.rt.app)
+        );
+
+        // Esc while it works: tasks/cancel goes to the server.
+        h.back();
+        h.open_form("simulate-research-query").await;
+        h.type_text("cancel me");
+        h.key(KeyCode::Enter);
+        let tasks = |a: &App| notes(a).iter().filter(|n| n.starts_with("task ")).count();
+        let seen = tasks(&h.rt.app);
+        h.until("the task's first status", |a| tasks(a) > seen)
+            .await;
+        h.key(KeyCode::Esc);
+        let (error, _) = h.result("the cancelled task").await;
+        assert_eq!(error.map(|e| e.0).as_deref(), Some("cancelled"));
+        assert!(
+            notes(&h.rt.app)
+                .iter()
+                .any(|n| n.contains("tasks/cancel was sent")),
+            "{:?}",
+            notes(&h.rt.app)
+        );
+    });
+}
