@@ -20,7 +20,12 @@ fn diagnostics(name: &str) -> Vec<Diagnostic> {
     parsed
         .diagnostics
         .into_iter()
-        .chain(parsed.entries.into_iter().flat_map(|e| e.diagnostics))
+        .chain(
+            parsed
+                .entries
+                .into_iter()
+                .flat_map(|e| e.diagnostics.clone()),
+        )
         .collect()
 }
 

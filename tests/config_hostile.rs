@@ -162,3 +162,88 @@ fn diagnostics_quote_at_most_200_characters_of_a_value() {
     assert!(longest_run <= 200, "a run of {longest_run} N printed");
     assert!(printed.len() < 20_000, "{} bytes printed", printed.len());
 }
+
+#[test]
+fn status_of_a_hundred_thousand_servers_is_one_json_document_and_one_table() {
+    let sb = Sandbox::new();
+    sb.write("project/.mcp.json", &many_servers(100_000));
+    let out = sb
+        .cmd()
+        .args(["status", "--json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["result"]["project"]["trust"], "untrusted");
+    let servers: Vec<&serde_json::Value> = report["result"]["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .filter(|s| s["source"]["layer"] == "project")
+        .collect();
+    assert_eq!(servers.len(), 100_000);
+    let s7 = servers.iter().find(|s| s["name"] == "s7").expect("s7");
+    assert_eq!(servers[0]["name"], "s0");
+    // The later `s7` wins and shadows the earlier one; both carry the duplicate error.
+    assert_eq!(s7["state"], "invalid");
+    assert_eq!(s7["shadowed"].as_array().map(Vec::len), Some(1));
+    assert_eq!(servers[1]["state"], "inert");
+    assert_eq!(report["result"]["files"][2]["servers"], 100_001);
+    let table = sb
+        .cmd()
+        .arg("status")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&table.stdout);
+    let rows = text.lines().filter(|l| l.contains(" inert ")).count();
+    assert_eq!(rows, 99_999, "{text:.500}");
+    assert!(text.contains("shadows project"), "{text:.500}");
+}
+
+/// Peak RSS and wall time of `status`, `status --json` and `config check` on the two files
+/// near the 4 MiB cap (100,000 servers; one server with 100,000 env keys), as
+/// `/usr/bin/time` reports them. A measurement, not a check:
+/// `cargo test --release --test config_hostile -- --ignored --nocapture` (the README's figures).
+#[test]
+#[ignore = "measurement: prints figures"]
+fn measure_loading_at_scale() {
+    let mut keys = String::from("{\"mcpServers\": {\"one\": {\"command\": \"x\", \"env\": {");
+    for i in 0..100_000 {
+        let _ = write!(keys, "\"K{i}\": \"v\", ");
+    }
+    keys.push_str("\"LAST\": \"v\"}}}}");
+    for (name, text) in [
+        ("100,000 servers", many_servers(100_000)),
+        ("100,000 env keys", keys),
+    ] {
+        let sb = Sandbox::new();
+        sb.write("project/.mcp.json", &text);
+        for args in [&["status"][..], &["status", "--json"], &["config", "check"]] {
+            let out = std::process::Command::new("/usr/bin/time")
+                .args(["-f", "%e %M"])
+                .arg(env!("CARGO_BIN_EXE_mcpdeck"))
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", sb.dir.path())
+                .env("XDG_CONFIG_HOME", &sb.home)
+                .arg("--cwd")
+                .arg(&sb.project)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .output()
+                .expect("/usr/bin/time runs");
+            let figures = String::from_utf8_lossy(&out.stderr);
+            let mut last = figures.lines().last().unwrap_or("").split_whitespace();
+            let seconds = last.next().unwrap_or("?");
+            let kib: f64 = last.next().and_then(|k| k.parse().ok()).unwrap_or(0.0);
+            println!(
+                "{name} ({} bytes), {}: {seconds} s, {:.0} MiB",
+                text.len(),
+                args.join(" "),
+                kib / 1024.0
+            );
+        }
+    }
+}

@@ -75,7 +75,7 @@ pub fn build(config: &ConfigSet, store: &TrustStore) -> ConfigInfo {
             .iter()
             .map(|s| {
                 let src = &s.entry.source;
-                (s.entry.name.clone(), (src.file.clone(), src.layer))
+                (s.entry.name.clone(), (src.file.to_path_buf(), src.layer))
             })
             .collect(),
     }

@@ -1,22 +1,100 @@
 //! `mcpdeck status`: the status report as a table or as the `{}` proxy envelope.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use super::Context;
 use super::exit::Exit;
-use super::output::{print_json, print_text};
-use crate::mcp::status::{SourceView, StatusReport, report, var_is_set};
+use crate::mcp::sanitize::{escape_json_text, sanitize};
+use crate::mcp::status::{Overview, ServerStatus, SourceView, overview, server_status, var_is_set};
 use crate::mcp::trust::TrustState;
 
 /// Prints the status report; always exit 0 (problems are in the report).
+///
+/// The report is written one server at a time, so a file of 100,000 servers never holds its
+/// whole table or JSON document in memory.
 pub fn run(cx: &Context, json: bool) -> Exit {
-    let status = report(&cx.config, &cx.trust, &var_is_set);
-    if json {
-        print_json(&envelope(&status));
+    let overview = overview(&cx.config, &cx.trust);
+    let trust = overview.project.trust;
+    let rows = cx
+        .config
+        .servers
+        .iter()
+        .map(|server| server_status(server, trust, &var_is_set));
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if json {
+        write_json(&mut out, &overview, rows)
     } else {
-        print_text(&render(&status));
-    }
+        let width = cx
+            .config
+            .servers
+            .iter()
+            .map(|s| s.entry.name.chars().count())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        write_text(&mut out, &overview, rows, width)
+    };
+    // A closed stdout (`| head`) is not an error of the report.
+    let _ = written.and_then(|()| out.flush());
     Exit::Ok
+}
+
+/// The `--json` envelope shared with `mcpdeck proxy '{}'`, written piece by piece: the same
+/// document as serialising the whole report, every piece escaped like any JSON output.
+fn write_json(
+    out: &mut impl std::io::Write,
+    overview: &Overview,
+    rows: impl Iterator<Item = ServerStatus>,
+) -> std::io::Result<()> {
+    write!(
+        out,
+        "{{\"ok\":true,\"server\":null,\"operation\":\"status\",\"result\":{{\"project\":{},\"servers\":[",
+        piece(&overview.project)
+    )?;
+    for (i, row) in rows.enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(piece(&row).as_bytes())?;
+    }
+    writeln!(
+        out,
+        "],\"files\":{},\"diagnostics\":{}}}}}",
+        piece(&overview.files),
+        piece(&overview.diagnostics)
+    )
+}
+
+/// One piece of the JSON document, escaped like any JSON output.
+fn piece(value: &impl serde::Serialize) -> String {
+    let json = serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned());
+    escape_json_text(&json).into_owned()
+}
+
+/// The human table, written one server at a time; every piece is sanitised.
+fn write_text(
+    out: &mut impl std::io::Write,
+    overview: &Overview,
+    mut rows: impl Iterator<Item = ServerStatus>,
+    width: usize,
+) -> std::io::Result<()> {
+    out.write_all(sanitize(&render_head(overview)).as_bytes())?;
+    let Some(first) = rows.next() else {
+        out.write_all(
+            b"no servers configured (see `mcpdeck config check` for the files looked at)\n",
+        )?;
+        return out.write_all(sanitize(&render_tail(overview)).as_bytes());
+    };
+    writeln!(
+        out,
+        "{:<width$}  {:<12}  {:<9}  SOURCE",
+        "SERVER", "STATE", "TRANSPORT"
+    )?;
+    for row in std::iter::once(first).chain(rows) {
+        out.write_all(sanitize(&render_row(&row, width)).as_bytes())?;
+    }
+    out.write_all(sanitize(&render_tail(overview)).as_bytes())
 }
 
 /// `mcpdeck status --live`: connects to every server that can connect (in turn) and reports
@@ -112,16 +190,6 @@ pub fn live(cx: Context, json: bool) -> Exit {
     super::run_op::run_plan_with(cx, plan, super::run_op::Printing::json(json))
 }
 
-/// The `--json` shape shared with `mcpdeck proxy '{}'`.
-pub fn envelope(status: &StatusReport) -> serde_json::Value {
-    serde_json::json!({
-        "ok": true,
-        "server": null,
-        "operation": "status",
-        "result": status,
-    })
-}
-
 /// `file:line` of a source.
 pub fn location(source: &SourceView) -> String {
     match source.line {
@@ -130,10 +198,10 @@ pub fn location(source: &SourceView) -> String {
     }
 }
 
-/// The human table.
-pub fn render(status: &StatusReport) -> String {
+/// The project and trust lines above the table.
+fn render_head(overview: &Overview) -> String {
     let mut out = String::new();
-    let project = &status.project;
+    let project = &overview.project;
     let _ = writeln!(out, "project  {}", project.root.display());
     let advice = match project.trust {
         TrustState::Untrusted => " — project servers are inert; review with `mcpdeck trust`",
@@ -150,69 +218,60 @@ pub fn render(status: &StatusReport) -> String {
         );
     }
     out.push('\n');
-    if status.servers.is_empty() {
-        out.push_str(
-            "no servers configured (see `mcpdeck config check` for the files looked at)\n",
-        );
-    } else {
-        let width = status
-            .servers
-            .iter()
-            .map(|s| s.name.chars().count())
-            .max()
-            .unwrap_or(6)
-            .max(6);
-        let _ = writeln!(
+    out
+}
+
+/// One server's lines of the table.
+fn render_row(s: &ServerStatus, width: usize) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{:<width$}  {:<12}  {:<9}  {} {}",
+        s.name,
+        s.state.label(),
+        s.transport.unwrap_or("?"),
+        s.source.layer.label(),
+        location(&s.source),
+    );
+    if s.diagnostics.errors > 0 {
+        let _ = write!(
             out,
-            "{:<width$}  {:<12}  {:<9}  SOURCE",
-            "SERVER", "STATE", "TRANSPORT"
+            "  [{} error(s): `mcpdeck config check`]",
+            s.diagnostics.errors
         );
-        for s in &status.servers {
-            let _ = write!(
-                out,
-                "{:<width$}  {:<12}  {:<9}  {} {}",
-                s.name,
-                s.state.label(),
-                s.transport.unwrap_or("?"),
-                s.source.layer.label(),
-                location(&s.source),
-            );
-            if s.diagnostics.errors > 0 {
-                let _ = write!(
-                    out,
-                    "  [{} error(s): `mcpdeck config check`]",
-                    s.diagnostics.errors
-                );
-            } else if s.diagnostics.warnings > 0 {
-                let _ = write!(out, "  [{} warning(s)]", s.diagnostics.warnings);
-            }
-            out.push('\n');
-            for shadow in &s.shadowed {
-                let _ = writeln!(
-                    out,
-                    "{:<width$}    shadows {} {}",
-                    "",
-                    shadow.layer.label(),
-                    location(shadow)
-                );
-            }
-            for r in &s.references {
-                let set = if r.set { "set" } else { "NOT SET" };
-                let _ = writeln!(
-                    out,
-                    "{:<width$}    ${{{}}} in {} ({set})",
-                    "", r.variable, r.field
-                );
-            }
-        }
+    } else if s.diagnostics.warnings > 0 {
+        let _ = write!(out, "  [{} warning(s)]", s.diagnostics.warnings);
     }
-    let d = status.diagnostics;
-    if d.errors + d.warnings > 0 {
+    out.push('\n');
+    for shadow in &s.shadowed {
         let _ = writeln!(
             out,
-            "\n{} error(s), {} warning(s) in configuration: run `mcpdeck config check`",
-            d.errors, d.warnings
+            "{:<width$}    shadows {} {}",
+            "",
+            shadow.layer.label(),
+            location(shadow)
+        );
+    }
+    for r in &s.references {
+        let set = if r.set { "set" } else { "NOT SET" };
+        let _ = writeln!(
+            out,
+            "{:<width$}    ${{{}}} in {} ({set})",
+            "", r.variable, r.field
         );
     }
     out
+}
+
+/// The diagnostics line below the table.
+fn render_tail(overview: &Overview) -> String {
+    let d = overview.diagnostics;
+    if d.errors + d.warnings > 0 {
+        format!(
+            "\n{} error(s), {} warning(s) in configuration: run `mcpdeck config check`\n",
+            d.errors, d.warnings
+        )
+    } else {
+        String::new()
+    }
 }

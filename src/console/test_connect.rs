@@ -43,7 +43,7 @@ pub fn definition(
         let unchanged = config
             .servers
             .iter()
-            .any(|s| s.entry.source.file == path && s.entry.raw == entry.raw);
+            .any(|s| *s.entry.source.file == *path && s.entry.raw == entry.raw);
         if !(trusted && unchanged) {
             return Err(format!(
                 "not connecting `{name}`: a project definition runs only once trusted, and \

@@ -58,7 +58,7 @@ impl From<&Source> for SourceView {
     fn from(s: &Source) -> Self {
         Self {
             layer: s.layer,
-            file: s.file.clone(),
+            file: s.file.to_path_buf(),
             line: s.line,
         }
     }
@@ -200,46 +200,36 @@ pub fn report(
     store: &TrustStore,
     is_set: &dyn Fn(&str) -> bool,
 ) -> StatusReport {
-    let trust = store.state(config);
+    let overview = overview(config, store);
+    let trust = overview.project.trust;
     let servers = config
         .servers
         .iter()
-        .map(|server| {
-            let entry = &server.entry;
-            let transport = entry.def.as_ref().map(|d| d.transport.kind()).or_else(|| {
-                let raw = entry.raw.as_object()?;
-                match (raw.contains_key("command"), raw.contains_key("url")) {
-                    (true, false) => Some("stdio"),
-                    (false, true) => Some("http"),
-                    _ => None,
-                }
-            });
-            let references = entry
-                .def
-                .as_ref()
-                .map(|d| {
-                    d.references()
-                        .into_iter()
-                        .map(|(field, variable)| ReferenceView {
-                            set: is_set(&variable),
-                            field,
-                            variable,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            ServerStatus {
-                name: entry.name.clone(),
-                state: static_state(server, trust),
-                transport,
-                source: SourceView::from(&entry.source),
-                shadowed: server.shadowed.iter().map(SourceView::from).collect(),
-                references,
-                diagnostics: Counts::of(&entry.diagnostics),
-                runtime: RuntimeStatus::default(),
-            }
-        })
+        .map(|server| server_status(server, trust, is_set))
         .collect();
+    StatusReport {
+        project: overview.project,
+        servers,
+        files: overview.files,
+        diagnostics: overview.diagnostics,
+    }
+}
+
+/// Everything in the report but the servers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overview {
+    /// The project and its trust.
+    pub project: ProjectStatus,
+    /// Every configuration file, lowest precedence first.
+    pub files: Vec<FileStatus>,
+    /// Diagnostics over all files.
+    pub diagnostics: Counts,
+}
+
+/// The report without its servers, for a caller that writes them one at a time (a file of
+/// 100,000 servers is reported without holding 100,000 rows).
+pub fn overview(config: &ConfigSet, store: &TrustStore) -> Overview {
+    let trust = store.state(config);
     let files = config
         .files
         .iter()
@@ -251,15 +241,56 @@ pub fn report(
             diagnostics: Counts::of(f.all_diagnostics()),
         })
         .collect();
-    StatusReport {
+    Overview {
         project: ProjectStatus {
             root: config.project_root.clone(),
             trust,
             fingerprint: fingerprint(config),
             trust_store_problem: store.problem().map(str::to_owned),
         },
-        servers,
         files,
         diagnostics: config.counts(),
+    }
+}
+
+/// One server's row of the report.
+pub fn server_status(
+    server: &Effective,
+    trust: TrustState,
+    is_set: &dyn Fn(&str) -> bool,
+) -> ServerStatus {
+    let entry = &server.entry;
+    let transport = entry.def.as_ref().map(|d| d.transport.kind()).or_else(|| {
+        let raw = entry.raw.value();
+        let raw = raw.as_object()?;
+        match (raw.contains_key("command"), raw.contains_key("url")) {
+            (true, false) => Some("stdio"),
+            (false, true) => Some("http"),
+            _ => None,
+        }
+    });
+    let references = entry
+        .def
+        .as_ref()
+        .map(|d| {
+            d.references()
+                .into_iter()
+                .map(|(field, variable)| ReferenceView {
+                    set: is_set(&variable),
+                    field,
+                    variable,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ServerStatus {
+        name: entry.name.clone(),
+        state: static_state(server, trust),
+        transport,
+        source: SourceView::from(&entry.source),
+        shadowed: server.shadowed.iter().map(SourceView::from).collect(),
+        references,
+        diagnostics: Counts::of(&entry.diagnostics),
+        runtime: RuntimeStatus::default(),
     }
 }

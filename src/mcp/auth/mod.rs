@@ -66,7 +66,7 @@ impl AuthTarget {
                 def.name
             )));
         }
-        let oauth = http.oauth.clone().unwrap_or_default();
+        let oauth = http.oauth.as_deref().cloned().unwrap_or_default();
         let client_secret = match &oauth.client_secret {
             Some(template) => Some(
                 template

@@ -15,6 +15,8 @@ pub struct Spanned {
     pub value: Json,
     /// Byte offset of the value's first character.
     pub start: usize,
+    /// Byte offset just past the value's last character.
+    pub end: usize,
 }
 
 /// One object member, in file order.
@@ -93,6 +95,43 @@ pub fn parse(text: &str) -> Result<Spanned, SyntaxError> {
     parse_with(text, false)
 }
 
+/// Parses `text[range]`, one strict-JSON value, with every offset counted in the whole `text`.
+pub fn parse_span(text: &str, range: std::ops::Range<usize>) -> Result<Spanned, SyntaxError> {
+    let base = range.start;
+    let slice = text.get(range).ok_or(SyntaxError {
+        offset: base,
+        message: "the value lies outside the text".to_owned(),
+    })?;
+    let mut value = parse(slice).map_err(|e| SyntaxError {
+        offset: e.offset + base,
+        message: e.message,
+    })?;
+    value.shift(base);
+    Ok(value)
+}
+
+impl Spanned {
+    /// Moves every offset `by` bytes later.
+    fn shift(&mut self, by: usize) {
+        self.start += by;
+        self.end += by;
+        match &mut self.value {
+            Json::Object(members) => {
+                for member in members {
+                    member.key_start += by;
+                    member.value.shift(by);
+                }
+            }
+            Json::Array(items) => {
+                for item in items {
+                    item.shift(by);
+                }
+            }
+            Json::String(_) | Json::Number(_) | Json::Bool(_) | Json::Null => {}
+        }
+    }
+}
+
 /// Parses JSON with comments and trailing commas (what VS Code and some hosts accept).
 pub fn parse_jsonc(text: &str) -> Result<Spanned, SyntaxError> {
     parse_with(text, true)
@@ -127,7 +166,8 @@ fn parse_with(text: &str, jsonc: bool) -> Result<Spanned, SyntaxError> {
 }
 
 fn convert(value: &ast::Value<'_>) -> Result<Spanned, SyntaxError> {
-    let start = value.range().start;
+    let range = value.range();
+    let (start, end) = (range.start, range.end);
     let json = match value {
         ast::Value::StringLit(s) => Json::String(s.value.to_string()),
         ast::Value::NumberLit(n) => Json::Number(n.value.parse().map_err(|_| SyntaxError {
@@ -152,7 +192,11 @@ fn convert(value: &ast::Value<'_>) -> Result<Spanned, SyntaxError> {
                 .collect::<Result<_, SyntaxError>>()?,
         ),
     };
-    Ok(Spanned { value: json, start })
+    Ok(Spanned {
+        value: json,
+        start,
+        end,
+    })
 }
 
 /// Maps byte offsets to 1-based line and column (columns count characters).

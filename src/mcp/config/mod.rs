@@ -9,6 +9,8 @@ pub mod json_schema;
 pub mod load;
 pub mod model;
 pub mod oauth;
+mod outline;
+pub mod raw;
 pub mod refs;
 pub mod save;
 pub mod schema;
@@ -21,5 +23,6 @@ pub use model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
 pub use oauth::OAuthDef;
+pub use raw::RawDef;
 pub use refs::{MissingEnv, Template};
 pub use schema::ServerEntry;

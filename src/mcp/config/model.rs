@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::oauth::OAuthDef;
@@ -58,10 +59,19 @@ pub struct Source {
     /// The layer of the file.
     pub layer: Layer,
     /// The file's path as it was opened (absolute for every layer but `--config`, which is made
-    /// absolute against the process's working directory).
-    pub file: PathBuf,
+    /// absolute against the process's working directory); one allocation shared by every
+    /// entry of the file.
+    #[serde(serialize_with = "serialize_path")]
+    pub file: Arc<Path>,
     /// 1-based line of the server's key in the file, when known.
     pub line: Option<u32>,
+}
+
+fn serialize_path<S: serde::Serializer>(
+    path: &Arc<Path>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&**path, serializer)
 }
 
 /// The transport a server is reached through.
@@ -104,7 +114,7 @@ pub struct HttpDef {
     /// Request headers, by name as written.
     pub headers: BTreeMap<String, Template>,
     /// OAuth client settings, when the definition has an `oauth` block.
-    pub oauth: Option<OAuthDef>,
+    pub oauth: Option<Box<OAuthDef>>,
 }
 
 impl HttpDef {

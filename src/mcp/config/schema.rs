@@ -8,11 +8,14 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::diagnostic::{Diagnostic, Severity, nearest};
 use super::fields::Cx;
-use super::json::{self, Json, LineIndex, Member};
+use super::json::{self, Json, LineIndex, Member, Spanned};
 use super::model::{Layer, ServerDef, Source};
+use super::outline::{Outline, SpanMember, outline};
+use super::raw::RawDef;
 use super::server_def::check_server;
 
 /// The fields a server definition may have.
@@ -40,8 +43,8 @@ pub struct ServerEntry {
     pub name: String,
     /// Where it was written.
     pub source: Source,
-    /// The definition as written (for the trust fingerprint and display).
-    pub raw: serde_json::Value,
+    /// The definition as written (for the trust fingerprint and display), parsed when asked.
+    pub raw: RawDef,
     /// The validated definition; `None` when any error was found.
     pub def: Option<ServerDef>,
     /// Everything found wrong with this entry.
@@ -53,14 +56,20 @@ pub struct ServerEntry {
 pub struct FileParse {
     /// Problems with the file as a whole (syntax, top level, host format).
     pub diagnostics: Vec<Diagnostic>,
-    /// Its server entries, in file order.
-    pub entries: Vec<ServerEntry>,
+    /// Its server entries, in file order (shared, never copied, once loaded).
+    pub entries: Vec<Arc<ServerEntry>>,
 }
 
 /// Parses and validates one file's text.
 pub fn parse_file(text: &str, file: &Path, layer: Layer) -> FileParse {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let index = LineIndex::new(text);
+    if let Some(parsed) =
+        outline(text).and_then(|outline| parse_outlined(text, &outline, file, layer, &index))
+    {
+        return parsed;
+    }
+    // Not strict JSON, or an unusual shape: the whole tree, which also says what is wrong.
     let mut cx = Cx::new(file, text, &index);
     let root = match json::parse(text) {
         Ok(root) => root,
@@ -108,13 +117,64 @@ pub fn parse_file(text: &str, file: &Path, layer: Layer) -> FileParse {
     };
     let servers = check_top_level(&mut cx, members);
     let file_diagnostics = cx.take();
-    let entries = servers.map_or_else(Vec::new, |servers| {
-        servers_entries(servers, file, text, &index, layer)
-    });
+    let entries = servers
+        .and_then(|servers| {
+            let spans: Vec<SpanMember> = servers
+                .iter()
+                .map(|m| SpanMember {
+                    key: m.key.clone(),
+                    key_start: m.key_start,
+                    value: m.value.start..m.value.end,
+                })
+                .collect();
+            servers_entries(&spans, file, text, &index, layer)
+        })
+        .unwrap_or_default();
     FileParse {
         diagnostics: file_diagnostics,
         entries,
     }
+}
+
+/// Reads a strict-JSON file from its outline: the top level is checked as a tree (minus the
+/// servers), then every server is parsed, checked and turned into an entry on its own, so only
+/// one server's tree exists at a time. `None` when a value is refused after all.
+fn parse_outlined(
+    text: &str,
+    outline: &Outline,
+    file: &Path,
+    layer: Layer,
+    index: &LineIndex,
+) -> Option<FileParse> {
+    let mut cx = Cx::new(file, text, index);
+    let mut top = Vec::with_capacity(outline.top.len());
+    for member in &outline.top {
+        let value = if member.key == "mcpServers" && outline.servers.is_some() {
+            // Stands in for the servers, which are read one at a time below.
+            Spanned {
+                value: Json::Object(Vec::new()),
+                start: member.value.start,
+                end: member.value.end,
+            }
+        } else {
+            json::parse_span(text, member.value.clone()).ok()?
+        };
+        top.push(Member {
+            key: member.key.clone(),
+            key_start: member.key_start,
+            value,
+        });
+    }
+    let servers = check_top_level(&mut cx, &top);
+    let diagnostics = cx.take();
+    let entries = match (servers, &outline.servers) {
+        (Some(_), Some(spans)) => servers_entries(spans, file, text, index, layer)?,
+        _ => Vec::new(),
+    };
+    Some(FileParse {
+        diagnostics,
+        entries,
+    })
 }
 
 fn toml_table_offset(text: &str) -> Option<usize> {
@@ -205,13 +265,19 @@ pub(super) fn policy_key(key: &str) -> bool {
     )
 }
 
+/// One entry per server member, each value parsed from its span, checked and dropped before
+/// the next. `None` when a value does not parse on its own (never for a span of a strict-JSON
+/// file).
 fn servers_entries(
-    servers: &[Member],
+    servers: &[SpanMember],
     file: &Path,
     text: &str,
     index: &LineIndex,
     layer: Layer,
-) -> Vec<ServerEntry> {
+) -> Option<Vec<Arc<ServerEntry>>> {
+    // Every entry's definition is a slice of this one copy of the text.
+    let shared: Arc<str> = Arc::from(text);
+    let shared_file: Arc<Path> = Arc::from(file);
     let mut occurrences: HashMap<&str, usize> = HashMap::with_capacity(servers.len());
     for member in servers {
         *occurrences.entry(member.key.as_str()).or_default() += 1;
@@ -219,6 +285,7 @@ fn servers_entries(
     servers
         .iter()
         .map(|member| {
+            let value = json::parse_span(text, member.value.clone()).ok()?;
             let mut cx = Cx::new(file, text, index);
             let path = format!("mcpServers.{}", member.key);
             if occurrences.get(member.key.as_str()).copied().unwrap_or(0) > 1 {
@@ -234,21 +301,21 @@ fn servers_entries(
                 );
             }
             check_name(&mut cx, &member.key, &path, member.key_start);
-            let def = check_server(&mut cx, &member.key, &path, &member.value);
+            let def = check_server(&mut cx, &member.key, &path, &value);
             let diagnostics = cx.take();
             let valid = !diagnostics.iter().any(Diagnostic::is_error);
             let (line, _) = index.locate(text, member.key_start);
-            ServerEntry {
+            Some(Arc::new(ServerEntry {
                 name: member.key.clone(),
                 source: Source {
                     layer,
-                    file: file.to_path_buf(),
+                    file: Arc::clone(&shared_file),
                     line: Some(line),
                 },
-                raw: member.value.value.to_value(),
+                raw: RawDef::slice(shared.clone(), member.value.clone()),
                 def: if valid { def } else { None },
                 diagnostics,
-            }
+            }))
         })
         .collect()
 }
@@ -336,11 +403,30 @@ pub fn displayable_url(text: &str) -> Option<String> {
     Some(url.to_string())
 }
 
+/// Something that reads as a server definition as written: a parsed value or an entry's
+/// [`RawDef`].
+pub trait Definition {
+    /// The definition as a JSON value.
+    fn definition(&self) -> serde_json::Value;
+}
+
+impl Definition for serde_json::Value {
+    fn definition(&self) -> serde_json::Value {
+        self.clone()
+    }
+}
+
+impl Definition for RawDef {
+    fn definition(&self) -> serde_json::Value {
+        self.value()
+    }
+}
+
 /// A server definition as written, safe to display: literal values of credential-shaped `env`
 /// keys and credential headers, URL passwords and credential-shaped query values are hidden.
 /// References (`${NAME}`) are kept, since they are names, not values.
-pub fn displayable(raw: &serde_json::Value) -> serde_json::Value {
-    let mut value = raw.clone();
+pub fn displayable(raw: &(impl Definition + ?Sized)) -> serde_json::Value {
+    let mut value = raw.definition();
     let Some(object) = value.as_object_mut() else {
         return value;
     };

@@ -157,7 +157,7 @@ pub(super) fn check_server(
                     .headers
                     .map(|v| check_headers(cx, path, v))
                     .unwrap_or_default(),
-                oauth: f.oauth.map(|v| check_oauth(cx, path, v)),
+                oauth: f.oauth.map(|v| Box::new(check_oauth(cx, path, v))),
             }))
         }
         (None, None) => {

@@ -66,7 +66,7 @@ pub struct Slot {
     /// The configured name.
     pub name: String,
     /// The effective entry (its `def` is `None` when invalid).
-    pub entry: ServerEntry,
+    pub entry: Arc<ServerEntry>,
     /// The state before any connection (`disconnected`, `disabled`, `invalid`, `inert`).
     pub static_state: ServerState,
     /// The directory a relative `cwd` resolves against.
@@ -90,7 +90,7 @@ struct Approvals {
 
 impl Slot {
     /// A slot for `entry` in `static_state`.
-    pub fn new(entry: ServerEntry, static_state: ServerState) -> Self {
+    pub fn new(entry: Arc<ServerEntry>, static_state: ServerState) -> Self {
         let file_dir = entry
             .source
             .file
@@ -495,14 +495,14 @@ mod tests {
             name: "s".into(),
             source: Source {
                 layer: Layer::User,
-                file: PathBuf::from("/x/mcp.json"),
+                file: std::path::Path::new("/x/mcp.json").into(),
                 line: Some(1),
             },
-            raw: serde_json::json!({"command": "x"}),
+            raw: serde_json::json!({"command": "x"}).into(),
             def: None,
             diagnostics: Vec::new(),
         };
-        Slot::new(entry, ServerState::Disconnected)
+        Slot::new(Arc::new(entry), ServerState::Disconnected)
     }
 
     fn tool(description: &str) -> rmcp::model::Tool {

@@ -12,10 +12,11 @@ pub fn parse_toml(text: &str) -> Result<Spanned, SyntaxError> {
         offset: e.span().map_or(0, |s| s.start),
         message: e.message().to_owned(),
     })?;
-    let start = table.span().start;
+    let span = table.span();
     Ok(Spanned {
         value: Json::Object(members(table.get_ref())),
-        start,
+        start: span.start,
+        end: span.end,
     })
 }
 
@@ -33,7 +34,7 @@ fn members(table: &DeTable<'_>) -> Vec<Member> {
 }
 
 fn convert(value: &TomlSpanned<DeValue<'_>>) -> Spanned {
-    let start = value.span().start;
+    let span = value.span();
     let json = match value.get_ref() {
         DeValue::String(s) => Json::String(s.to_string()),
         DeValue::Integer(i) => i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
@@ -53,7 +54,11 @@ fn convert(value: &TomlSpanned<DeValue<'_>>) -> Spanned {
         DeValue::Array(items) => Json::Array(items.iter().map(convert).collect()),
         DeValue::Table(t) => Json::Object(members(t)),
     };
-    Spanned { value: json, start }
+    Spanned {
+        value: json,
+        start: span.start,
+        end: span.end,
+    }
 }
 
 #[cfg(test)]

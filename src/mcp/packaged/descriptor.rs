@@ -5,8 +5,9 @@
 //! which the caller supplies so that nothing here depends on process state.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::mcp::config::raw::RawDef;
 use crate::mcp::config::refs::Part;
 use crate::mcp::config::{
     Diagnostic, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, ServerEntry, Source, StdioDef,
@@ -175,7 +176,7 @@ impl ResolvedCommand {
         ServerEntry {
             name: name.to_owned(),
             source: packaged_source(),
-            raw: self.raw(),
+            raw: RawDef::from_value(self.raw()),
             def: Some(ServerDef {
                 name: name.to_owned(),
                 transport: Transport::Stdio(StdioDef {
@@ -199,7 +200,7 @@ impl ResolvedCommand {
 pub fn packaged_source() -> Source {
     Source {
         layer: Layer::Packaged,
-        file: PathBuf::from(PACKAGED_SOURCE),
+        file: Path::new(PACKAGED_SOURCE).into(),
         line: None,
     }
 }
@@ -209,7 +210,7 @@ pub(super) fn unavailable_entry(name: &str, message: &str) -> ServerEntry {
     ServerEntry {
         name: name.to_owned(),
         source: packaged_source(),
-        raw: serde_json::json!({}),
+        raw: RawDef::from_value(serde_json::json!({})),
         def: None,
         diagnostics: vec![Diagnostic::file_error(
             Path::new(PACKAGED_SOURCE),

@@ -100,7 +100,7 @@ fn packaged_server_wins_a_name_collision_and_the_file_entry_is_shadowed() {
     assert_eq!(names, ["demo", "other"]);
     let demo = set.server("demo").unwrap();
     assert_eq!(demo.entry.source.layer, Layer::Packaged);
-    assert_eq!(demo.entry.source.file, Path::new(PACKAGED_SOURCE));
+    assert_eq!(&*demo.entry.source.file, Path::new(PACKAGED_SOURCE));
     assert_eq!(demo.shadowed.len(), 1);
     assert_eq!(demo.shadowed[0].layer, Layer::User);
     let def = demo.entry.def.as_ref().unwrap();
@@ -109,7 +109,7 @@ fn packaged_server_wins_a_name_collision_and_the_file_entry_is_shadowed() {
     };
     assert_eq!(stdio.command, EXE);
     assert_eq!(stdio.args, ["demo-server"]);
-    assert_eq!(demo.entry.raw["command"], EXE);
+    assert_eq!(demo.entry.raw.value()["command"], EXE);
     assert_eq!(set.server("other").unwrap().entry.source.layer, Layer::User);
 }
 
@@ -130,7 +130,7 @@ fn packaged_entries_carry_their_explicit_env_literally() {
     };
     let resolved = stdio.env["ODD"].resolve(&|_| Some("LEAK".into())).unwrap();
     assert_eq!(resolved.value, "a ${NOT_A_REF} $x");
-    assert_eq!(entries[0].raw["env"]["TOOL_MODE"], "read-only");
+    assert_eq!(entries[0].raw.value()["env"]["TOOL_MODE"], "read-only");
 }
 
 #[test]

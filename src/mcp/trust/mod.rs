@@ -146,9 +146,7 @@ impl TrustStore {
         }
         match self.entry(&config.project_root) {
             None => TrustState::Untrusted,
-            Some(e) if e.fingerprint == fingerprint_of(&definitions_with(config, &hosts)) => {
-                TrustState::Trusted
-            }
+            Some(e) if e.fingerprint == fingerprint_with(config, &hosts) => TrustState::Trusted,
             Some(_) => TrustState::Changed,
         }
     }
@@ -231,26 +229,7 @@ pub fn definitions(config: &ConfigSet) -> serde_json::Value {
 }
 
 fn definitions_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> serde_json::Value {
-    let root = &config.project_root;
-    let own = config.project_entries().map(|e| {
-        serde_json::json!({
-            "file": relative(root, &e.source.file),
-            "name": e.name,
-            "definition": e.raw,
-        })
-    });
-    // Another host's definition keeps its masked form: a literal credential is never stored
-    // in the trust store, and the host's own file is what changes when it changes.
-    let theirs = hosts.iter().map(|(host, e)| {
-        serde_json::json!({
-            "host": host.id(),
-            "file": relative(root, &e.origin.file),
-            "name": e.name,
-            "definition": e.raw,
-        })
-    });
-    let mut items: Vec<(String, serde_json::Value)> = own
-        .chain(theirs)
+    let mut items: Vec<(String, serde_json::Value)> = items(config, hosts)
         .map(|item| {
             let mut key = String::new();
             write_canonical(&item, &mut key);
@@ -259,6 +238,59 @@ fn definitions_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> serde_
         .collect();
     items.sort_by(|a, b| a.0.cmp(&b.0));
     serde_json::Value::Array(items.into_iter().map(|(_, item)| item).collect())
+}
+
+/// The fingerprint of [`definitions_with`] without building it: only each item's canonical
+/// text is kept (in one buffer; one item's value exists at a time), which is what lets a file
+/// of 100,000 servers be fingerprinted in a few megabytes. The canonical text of the sorted
+/// array is `[`, the items' texts in order joined by `,`, and `]`, exactly what
+/// [`fingerprint_of`] hashes.
+fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String {
+    let mut buffer = String::new();
+    let mut texts: Vec<std::ops::Range<usize>> = items(config, hosts)
+        .map(|item| {
+            let start = buffer.len();
+            write_canonical(&item, &mut buffer);
+            start..buffer.len()
+        })
+        .collect();
+    texts.sort_by(|a, b| buffer[a.clone()].cmp(&buffer[b.clone()]));
+    let mut hasher = Sha256::new();
+    hasher.update(b"[");
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            hasher.update(b",");
+        }
+        hasher.update(buffer[text.clone()].as_bytes());
+    }
+    hasher.update(b"]");
+    format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
+/// Every project definition as one trust item, built when the iterator reaches it.
+fn items<'a>(
+    config: &'a ConfigSet,
+    hosts: &'a [(HostId, HostEntry)],
+) -> impl Iterator<Item = serde_json::Value> + 'a {
+    let root = &config.project_root;
+    let own = config.project_entries().map(move |e| {
+        serde_json::json!({
+            "file": relative(root, &e.source.file),
+            "name": e.name,
+            "definition": e.raw.value(),
+        })
+    });
+    // Another host's definition keeps its masked form: a literal credential is never stored
+    // in the trust store, and the host's own file is what changes when it changes.
+    let theirs = hosts.iter().map(move |(host, e)| {
+        serde_json::json!({
+            "host": host.id(),
+            "file": relative(root, &e.origin.file),
+            "name": e.name,
+            "definition": e.raw,
+        })
+    });
+    own.chain(theirs)
 }
 
 fn relative(root: &Path, file: &Path) -> String {
@@ -270,7 +302,7 @@ fn relative(root: &Path, file: &Path) -> String {
 
 /// `sha256:<hex>` over the canonical JSON (sorted keys, no whitespace) of [`definitions`].
 pub fn fingerprint(config: &ConfigSet) -> String {
-    fingerprint_of(&definitions(config))
+    fingerprint_with(config, &hosts::project_entries(&config.project_root))
 }
 
 fn fingerprint_of(definitions: &serde_json::Value) -> String {
@@ -286,3 +318,50 @@ pub use crate::mcp::canonical::write_canonical;
 
 pub mod diff;
 pub mod risk;
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::mcp::config::schema::parse_file;
+    use crate::mcp::config::{ConfigFile, Layer};
+
+    fn config(text: &str) -> ConfigSet {
+        let root = PathBuf::from("/p");
+        let path = root.join(".mcp.json");
+        let parsed = parse_file(text, &path, Layer::Project);
+        let file = ConfigFile {
+            layer: Layer::Project,
+            path,
+            present: true,
+            diagnostics: parsed.diagnostics,
+            entries: parsed.entries,
+        };
+        ConfigSet::from_files(root, vec![file])
+    }
+
+    #[test]
+    fn the_streamed_fingerprint_is_the_hash_of_the_built_definitions() {
+        let config = config(
+            r#"{"mcpServers": {
+                "b": {"command": "x", "env": {"Z": "1", "A": "é\u0001"}},
+                "a": {"url": "https://h/mcp", "headers": {"X": "${T}"}},
+                "c": {"command": "x", "bad": 1}
+            }}"#,
+        );
+        let built = fingerprint_of(&definitions_with(&config, &[]));
+        assert_eq!(fingerprint_with(&config, &[]), built);
+        // Reordering servers and keys is cosmetic.
+        let reordered = super::tests::config(
+            r#"{"mcpServers": {
+                "c": {"bad": 1, "command": "x"},
+                "a": {"headers": {"X": "${T}"}, "url": "https://h/mcp"},
+                "b": {"env": {"A": "é\u0001", "Z": "1"}, "command": "x"}
+            }}"#,
+        );
+        assert_eq!(fingerprint_with(&reordered, &[]), built);
+        let changed = super::tests::config(r#"{"mcpServers": {"a": {"command": "y"}}}"#);
+        assert_ne!(fingerprint_with(&changed, &[]), built);
+    }
+}
