@@ -57,7 +57,9 @@ impl Harness {
         self.until(what, |a| matches!(a.screen, Screen::Result(..)))
             .await;
         match &self.rt.app.screen {
-            Screen::Result(view, _) => (view.error.clone(), view.lines.join("\n")),
+            Screen::Result(mcpdeck::app::ResultScreen { view, .. }) => {
+                (view.error.clone(), view.lines.join("\n"))
+            }
             _ => unreachable!("the screen was just checked"),
         }
     }

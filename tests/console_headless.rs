@@ -3,6 +3,7 @@
 //! never sleeping. Connects,
 //! lists tools, searches, calls `echo`, then starts `long_task`, sees progress and cancels it.
 
+use mcpdeck::app::ResultScreen;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -63,7 +64,7 @@ impl Harness {
         self.until(what, |a| matches!(a.screen, Screen::Result(..)))
             .await;
         match &self.app.screen {
-            Screen::Result(view, _) => (**view).clone(),
+            Screen::Result(ResultScreen { view, .. }) => (**view).clone(),
             _ => unreachable!("the screen was just checked"),
         }
     }
@@ -133,8 +134,13 @@ fn run_harness<F>(
         .expect("runtime");
     let spill_base = dir.path().join("spills");
     std::fs::create_dir_all(&spill_base).expect("mkdir");
+    // Saves keep their backups here, never in the user's state directory.
+    let backups = dir.path().join("state/mcpdeck/backups");
+    let policy_file = policy_path.to_path_buf();
     runtime.block_on(async move {
-        let rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
+        let mut rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
+        rt.exec.set_backup_dir(backups);
+        rt.app.policy_path = Some(policy_file);
         let mut h = Harness { rt };
         scenario(&mut h).await;
         h.rt.shutdown().await;
@@ -192,6 +198,104 @@ fn enforce_mode_asks_the_console_and_the_answer_counts() {
         );
         let view = h.result("the denied result").await;
         assert!(view.error.is_some(), "{view:?}");
+    });
+}
+
+/// "Always allow" from the modal: the approval shows the call's arguments, a typed `y` adds the
+/// allow rule to the policy file (backed up) and lets the call run; the policy view lists the
+/// rule and removes it again.
+#[test]
+fn always_allow_writes_a_rule_and_the_policy_view_removes_it() {
+    let policy =
+        serde_json::json!({"mode": "enforce", "allow": ["demo:tools.list", "demo:tools.describe"]});
+    with_demo(Some(policy), async |h: &mut Harness| {
+        let policy_file = h.app.policy_path.clone().expect("policy path");
+        let before = std::fs::read_to_string(&policy_file).expect("read");
+        open_form(h, "echo").await;
+        h.type_text("judge me");
+        h.key(KeyCode::Enter);
+        h.until("the approval", |a| !a.approvals.is_empty()).await;
+        assert!(
+            h.app.approvals[0]
+                .arguments
+                .iter()
+                .any(|l| l.contains("\"judge me\"")),
+            "the modal has the arguments: {:?}",
+            h.app.approvals[0].arguments
+        );
+        let late = Duration::from_millis(400);
+        h.send_at(
+            Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),
+            late,
+        );
+        assert!(h.app.approvals[0].confirming_always, "a asks first");
+        h.send_at(
+            Msg::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+            late,
+        );
+        // The rule is written (and reported) before the call is let through.
+        let view = h.result("the always-allowed result").await;
+        assert!(view.error.is_none(), "{view:?}");
+        let policy: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&policy_file).expect("read"))
+                .expect("json");
+        assert!(
+            policy["allow"]
+                .as_array()
+                .expect("allow")
+                .iter()
+                .any(|r| r == "demo:tools.call echo"),
+            "{policy}"
+        );
+        // The harness keeps backups in its temp dir, beside `cfg/mcpdeck/policy.json`'s `cfg`.
+        let backups = policy_file
+            .ancestors()
+            .nth(3)
+            .expect("temp dir")
+            .join("state/mcpdeck/backups");
+        let kept: Vec<String> = std::fs::read_dir(&backups)
+            .expect("backups")
+            .filter_map(Result::ok)
+            .map(|e| std::fs::read_to_string(e.path()).expect("read"))
+            .collect();
+        assert_eq!(kept, [before], "the previous file is kept");
+        // The policy view lists the rule and removes it after a typed y.
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('P'));
+        h.until(
+            "the listing",
+            |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Policy(v)) if v.listing.is_some()),
+        )
+        .await;
+        let Some(mcpdeck::app::Overlay::Policy(view)) = &h.app.overlay else {
+            unreachable!()
+        };
+        let Some(Ok(listing)) = &view.listing else {
+            panic!("{view:?}")
+        };
+        let at = listing
+            .rules
+            .iter()
+            .position(|(allow, r)| *allow && r == "demo:tools.call echo")
+            .expect("the new rule is listed");
+        for _ in 0..at {
+            h.key(KeyCode::Down);
+        }
+        h.key(KeyCode::Char('x'));
+        h.key(KeyCode::Char('y'));
+        h.until("the removal", |a| {
+            a.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("removed"))
+        })
+        .await;
+        let policy = std::fs::read_to_string(&policy_file).expect("read");
+        assert!(!policy.contains("tools.call echo"), "{policy}");
+        h.until("the listing again", |a| {
+            matches!(&a.overlay, Some(mcpdeck::app::Overlay::Policy(v))
+                if matches!(&v.listing, Some(Ok(l)) if l.rules.len() == 2))
+        })
+        .await;
     });
 }
 
@@ -438,7 +542,7 @@ fn log_tab_shows_traffic_and_bodies() {
         // Select it (the selection counts back from the newest line) and open its body.
         h.app.panes.get_mut("demo").expect("pane").sel[3] = answer;
         h.key(KeyCode::Enter);
-        let Screen::Result(view, _) = &h.app.screen else {
+        let Screen::Result(ResultScreen { view, .. }) = &h.app.screen else {
             panic!("the body opens: {:?}", h.app.screen)
         };
         assert!(

@@ -1,6 +1,7 @@
 //! Named actions (what keymaps point to): navigation, opening, calling, submitting, going back,
 //! copying. Each returns the effects the runtime must carry out.
 
+use super::{RawForm, ResultScreen};
 use ratatui_textarea::TextArea;
 
 use super::form::{Form, Target};
@@ -49,7 +50,7 @@ impl App {
             }
             Action::LogFilter => self.cycle_log_filter(),
             Action::Fold | Action::FoldAll => {
-                if let Screen::Result(view, _) = &mut self.screen
+                if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen
                     && !view.show_model
                 {
                     view.toggle_fold(action == Action::FoldAll);
@@ -67,7 +68,7 @@ impl App {
                 Vec::new()
             }
             Action::ToggleModel => {
-                if let Screen::Result(view, _) = &mut self.screen {
+                if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen {
                     view.show_model = !view.show_model;
                     view.viewer = super::viewer::Viewer::default();
                 }
@@ -84,7 +85,11 @@ impl App {
         let (overlay, effects) = match action {
             Action::Help => (Overlay::Help(0), Vec::new()),
             Action::Trust => (Overlay::Trust(super::TrustView::default()), Vec::new()),
-            Action::Doctor => (Overlay::Doctor(0), Vec::new()),
+            Action::Doctor => (
+                Overlay::Doctor(super::overlays::DoctorView::default()),
+                Vec::new(),
+            ),
+            Action::Policy => return Some(self.open_policy_view()),
             Action::Approvals => (Overlay::Approvals(0), Vec::new()),
             Action::Agents => (Overlay::Agents(0), vec![Effect::ScanAgents]),
             Action::Spills => (Overlay::Spills(0), vec![Effect::RefreshSpills]),
@@ -217,21 +222,29 @@ impl App {
                 let text = serde_json::to_string_pretty(&form.lenient_value())
                     .unwrap_or_else(|_| "{}".to_owned());
                 let area = TextArea::new(text.lines().map(str::to_owned).collect());
-                Screen::Raw(form, Box::new(area), None)
+                Screen::Raw(RawForm {
+                    form,
+                    area: Box::new(area),
+                    error: None,
+                })
             }
-            Screen::Raw(mut form, area, _) => {
+            Screen::Raw(RawForm { mut form, area, .. }) => {
                 let text = area.lines().join("\n");
                 match serde_json::from_str::<serde_json::Value>(&text) {
                     Ok(v) if v.is_object() => {
                         form.fill(&v);
                         Screen::Form(form)
                     }
-                    Ok(_) => Screen::Raw(
+                    Ok(_) => Screen::Raw(RawForm {
                         form,
                         area,
-                        Some("arguments must be a JSON object".to_owned()),
-                    ),
-                    Err(e) => Screen::Raw(form, area, Some(format!("invalid JSON: {e}"))),
+                        error: Some("arguments must be a JSON object".to_owned()),
+                    }),
+                    Err(e) => Screen::Raw(RawForm {
+                        form,
+                        area,
+                        error: Some(format!("invalid JSON: {e}")),
+                    }),
                 }
             }
             other => other,
@@ -329,7 +342,7 @@ impl App {
         };
         let mut view = Box::new(view);
         view.model.clone_from(&view.plain);
-        self.screen = Screen::Result(view, None);
+        self.screen = Screen::Result(ResultScreen { view, form: None });
         Vec::new()
     }
 
@@ -342,7 +355,7 @@ impl App {
                 self.message = Some("cancelling…".to_owned());
                 return vec![Effect::Cancel(id)];
             }
-            Screen::Form(form) | Screen::Raw(form, ..) => {
+            Screen::Form(form) | Screen::Raw(RawForm { form, .. }) => {
                 if let Target::Tool(tool) = &form.target
                     && !tool.is_empty()
                 {
@@ -379,7 +392,7 @@ impl App {
                 load: Load::Ready(desc),
                 ..
             }) => serde_json::to_string_pretty(&desc.input_schema).unwrap_or_default(),
-            Screen::Result(view, _) => {
+            Screen::Result(ResultScreen { view, .. }) => {
                 let lines = if view.show_model {
                     &view.model
                 } else {

@@ -1,26 +1,74 @@
-//! Pending approvals as state. A request is plain data; answering yields an
-//! `Effect::Answer` (the runtime holds the sender the asker awaits) and drops the request. Keys typed in
-//! the first [`GUARD`] after a request appears are ignored (a keystroke meant for something
-//! else must not answer), and a paste never answers. Time comes from the app's injected clock.
+//! The approval modal as a component: pending approvals as state, answered with an
+//! `Effect::Answer` (the runtime holds the sender the asker awaits). A request shows what it
+//! will do — server, operation, effects (labelled server-claimed when they come from the tool's
+//! annotations) and the call's arguments: the first [`SHOWN_ARGUMENTS`] bytes in the modal, all
+//! of them (as carried, sanitised and with secrets redacted by the engine) in the one text
+//! viewer. "Always" adds an allow rule for exactly this server and operation to the user's
+//! policy file, after a typed `y`; the runtime writes it (atomic, backed up) and then answers.
+//!
+//! Keys typed in the first [`GUARD`] after a request appears are ignored (a keystroke meant for
+//! something else must not answer), and a paste never answers. Time comes from the app's
+//! injected clock.
 
 use std::time::{Duration, Instant};
 
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::keymap::{Action, Ctx};
+use super::viewer::Viewer;
+use super::{App, Effect};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision};
+use crate::mcp::policy::exact_rule;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// How long keys are ignored after an approval appears.
 pub const GUARD: Duration = Duration::from_millis(300);
+
+pub use crate::mcp::policy::approval::{SHOWN_ARGUMENTS, cut_lines};
+
+/// Most bytes of arguments kept from a request (what the engine and the control socket carry).
+const KEPT_ARGUMENTS: usize = crate::mcp::engine::MAX_ARGUMENT_BYTES;
+
+/// How an approval was answered, for the approvals view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answered {
+    /// Allowed this once.
+    Once,
+    /// Allowed for the asker's session.
+    Session,
+    /// An allow rule was asked for in the policy file.
+    Always,
+    /// Denied.
+    Denied,
+}
+
+impl Answered {
+    /// The words the approvals view shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Once => "allowed once",
+            Self::Session => "allowed (session)",
+            Self::Always => "always allowed",
+            Self::Denied => "denied",
+        }
+    }
+}
 
 /// One approval waiting for the operator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
     /// The request (server and operation sanitised again on entry).
     pub request: ApprovalRequest,
-    /// Where the answer goes.
+    /// The arguments' lines, sanitised again on entry (empty when the request has none).
+    pub arguments: Vec<String>,
     /// When it was first shown (guard start).
     pub shown_at: Instant,
     /// The agent session that asks (its `mcpdeck serve` pid); `None` for the console's own.
     pub agent: Option<u32>,
+    /// The arguments' viewer, while it is open.
+    pub viewer: Option<Viewer>,
+    /// Whether a typed `y` is awaited to add the "always" rule.
+    pub confirming_always: bool,
 }
 
 impl Pending {
@@ -28,10 +76,23 @@ impl Pending {
     pub fn new(mut request: ApprovalRequest, now: Instant) -> Self {
         request.server = sanitize_capped(&request.server, 256);
         request.operation = sanitize_capped(&request.operation, 512);
+        let arguments = request
+            .arguments
+            .as_deref()
+            .map(|a| {
+                sanitize_capped(a, KEPT_ARGUMENTS)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
         Self {
             request,
+            arguments,
             shown_at: now,
             agent: None,
+            viewer: None,
+            confirming_always: false,
         }
     }
 
@@ -48,6 +109,17 @@ impl Pending {
         now.saturating_duration_since(self.shown_at) >= GUARD
     }
 
+    /// The lines the modal shows: the arguments' first [`SHOWN_ARGUMENTS`] bytes, the line
+    /// that crosses the bound cut short with `…`.
+    pub fn shown_arguments(&self) -> Vec<String> {
+        cut_lines(&self.arguments, SHOWN_ARGUMENTS)
+    }
+
+    /// The allow rule "always" adds: exactly this server and operation.
+    pub fn always_rule(&self) -> String {
+        exact_rule(&self.request.server, &self.request.operation)
+    }
+
     /// The effect that sends `decision` to whoever asked.
     pub fn answer(self, decision: Decision) -> super::Effect {
         super::Effect::Answer {
@@ -57,3 +129,114 @@ impl Pending {
         }
     }
 }
+
+impl App {
+    /// A key while an approval is in front: the arguments viewer, the "always" confirmation,
+    /// or an answer.
+    pub(super) fn on_approval_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let viewport = self.approval_viewport();
+        let Some(front) = self.approvals.front_mut() else {
+            return Vec::new();
+        };
+        if !front.armed(self.now) {
+            return Vec::new();
+        }
+        if let Some(viewer) = &mut front.viewer {
+            match self.keymap.lookup(&[Ctx::ApprovalArguments], &key) {
+                Some(Action::Back) => front.viewer = None,
+                Some(action) => {
+                    viewer.viewport = viewport;
+                    scroll(viewer, &front.arguments, action);
+                }
+                None => {}
+            }
+            return Vec::new();
+        }
+        if front.confirming_always {
+            front.confirming_always = false;
+            if key.code == KeyCode::Char('y') {
+                return self.answer_front(Answered::Always);
+            }
+            self.message = Some("no rule added; the approval still waits".to_owned());
+            return Vec::new();
+        }
+        match self.keymap.lookup(&[Ctx::Approval], &key) {
+            Some(Action::AllowOnce) => self.answer_front(Answered::Once),
+            Some(Action::AllowSession) => self.answer_front(Answered::Session),
+            Some(Action::Deny) => self.answer_front(Answered::Denied),
+            Some(Action::AllowAlways) => {
+                if self.policy_path.is_some() {
+                    front.confirming_always = true;
+                } else {
+                    self.message = Some("no policy file to add a rule to".to_owned());
+                }
+                Vec::new()
+            }
+            Some(Action::ViewArguments) if !front.arguments.is_empty() => {
+                front.viewer = Some(Viewer {
+                    viewport,
+                    ..Viewer::default()
+                });
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Answers the approval in front and keeps the answer for the approvals view.
+    fn answer_front(&mut self, answered: Answered) -> Vec<Effect> {
+        let Some(pending) = self.approvals.pop_front() else {
+            return Vec::new();
+        };
+        let (server, operation) = (&pending.request.server, &pending.request.operation);
+        self.message = Some(match answered {
+            Answered::Always => format!("always allowing {server} {operation}: adding the rule…"),
+            other => format!("{}: {server} {operation}", other.label()),
+        });
+        let shown = match pending.agent {
+            Some(pid) => format!("{server} (agent {pid})"),
+            None => server.clone(),
+        };
+        self.decided.push((shown, operation.clone(), answered));
+        let effect = match (answered, self.policy_path.clone()) {
+            (Answered::Always, Some(policy)) => Effect::AllowAlways {
+                agent: pending.agent,
+                ticket: pending.request.ticket,
+                rule: pending.always_rule(),
+                policy,
+            },
+            (Answered::Once, _) => pending.answer(Decision::AllowOnce),
+            (Answered::Session, _) => pending.answer(Decision::AllowSession),
+            _ => pending.answer(Decision::Deny),
+        };
+        // The next request's guard starts when it is first shown.
+        if let Some(next) = self.approvals.front_mut() {
+            next.shown_at = self.now;
+        }
+        vec![effect]
+    }
+
+    /// The arguments viewer's text area for the current terminal size.
+    pub fn approval_viewport(&self) -> (u16, u16) {
+        let areas = super::layout::areas(self.size, self.side_panel);
+        let text = super::layout::viewer_text(super::layout::inner(areas.big));
+        (text.width, text.height)
+    }
+}
+
+/// Moves `viewer` over `lines` as a scroll `action` asks.
+pub(super) fn scroll(viewer: &mut Viewer, lines: &[String], action: Action) {
+    match action {
+        Action::Down => viewer.scroll_by(lines, 1),
+        Action::Up => viewer.scroll_by(lines, -1),
+        Action::PageDown => viewer.page(lines, true),
+        Action::PageUp => viewer.page(lines, false),
+        Action::Top => viewer.home(),
+        Action::Bottom => viewer.end(lines),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+#[path = "approval_tests.rs"]
+mod tests;

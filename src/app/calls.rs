@@ -3,6 +3,7 @@
 
 use super::form::{Form, Target};
 use super::{App, Detail, Effect, Focus, Load, Running, Screen, Tab, Waiter};
+use super::{RawForm, ResultScreen};
 use crate::mcp::proxy::ProxyRequest;
 
 impl App {
@@ -37,7 +38,10 @@ impl App {
                 }
                 Vec::new()
             }
-            Screen::Result(view, Some(form)) => {
+            Screen::Result(ResultScreen {
+                view,
+                form: Some(form),
+            }) => {
                 drop(view);
                 self.screen = Screen::Form(form);
                 Vec::new()
@@ -77,7 +81,7 @@ impl App {
                     return Vec::new();
                 }
             }
-            Screen::Raw(mut form, area, _) => {
+            Screen::Raw(RawForm { mut form, area, .. }) => {
                 let text = area.lines().join("\n");
                 let error = match serde_json::from_str::<serde_json::Value>(&text) {
                     Ok(v) if v.is_object() => {
@@ -95,7 +99,7 @@ impl App {
                     Ok(_) => Some("arguments must be a JSON object".to_owned()),
                     Err(e) => Some(format!("invalid JSON: {e}")),
                 };
-                self.screen = Screen::Raw(form, area, error);
+                self.screen = Screen::Raw(RawForm { form, area, error });
                 return Vec::new();
             }
             other => {

@@ -1,6 +1,8 @@
 //! The config editor: a `ratatui-textarea` buffer over one configuration file
-//! with live diagnostics from the same parser the engine loads with. Saving is refused while
-//! any error remains; the runtime writes atomically with a timestamped backup.
+//! with live diagnostics from the same parser the engine loads with, written as `config check`
+//! writes them (`line:column: error[code] at path: message` and the `help:` suggestion). Saving
+//! is refused while any error remains; the runtime writes atomically, keeps the file's mode and
+//! backs the previous content up under `$XDG_STATE_HOME/mcpdeck/backups/`.
 
 use std::path::PathBuf;
 
@@ -9,6 +11,35 @@ use ratatui_textarea::TextArea;
 use crate::mcp::config::Layer;
 use crate::mcp::config::schema::parse_file;
 use crate::mcp::sanitize::sanitize_capped;
+
+/// One diagnostic of the buffer, as `config check` prints it without the file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditorDiagnostic {
+    /// Whether it is an error (saving is refused).
+    pub error: bool,
+    /// `line:column: error[code] at path: message` (sanitised).
+    pub text: String,
+    /// The `help:` suggestion line, when there is one (sanitised).
+    pub help: Option<String>,
+}
+
+impl EditorDiagnostic {
+    fn of(d: &crate::mcp::config::Diagnostic) -> Self {
+        // The same words as `config check`: its rendering, minus the file the title names.
+        let full = d.to_string();
+        let file = crate::mcp::sanitize::sanitize(&d.file.display().to_string()).into_owned();
+        let mut lines = full.lines();
+        let first = lines.next().unwrap_or_default();
+        let first = first
+            .strip_prefix(file.as_str())
+            .map_or(first, |rest| rest.trim_start_matches(':').trim_start());
+        Self {
+            error: d.is_error(),
+            text: sanitize_capped(first, 400),
+            help: lines.next().map(|h| sanitize_capped(h.trim(), 300)),
+        }
+    }
+}
 
 /// One file being edited.
 #[derive(Debug)]
@@ -19,8 +50,8 @@ pub struct Editor {
     pub layer: Layer,
     /// The buffer.
     pub area: TextArea<'static>,
-    /// Live diagnostics: (is error, line, message), sanitised.
-    pub diagnostics: Vec<(bool, Option<u32>, String)>,
+    /// Live diagnostics, sanitised.
+    pub diagnostics: Vec<EditorDiagnostic>,
     /// Whether the buffer differs from what was loaded.
     pub dirty: bool,
     /// The server the editor was opened for (what "test connect" tries).
@@ -64,16 +95,13 @@ impl Editor {
             .diagnostics
             .iter()
             .chain(parsed.entries.iter().flat_map(|e| e.diagnostics.iter()))
-            .map(|d| {
-                let message = format!("{}: {}", d.path, d.message);
-                (d.is_error(), d.line, sanitize_capped(&message, 300))
-            })
+            .map(EditorDiagnostic::of)
             .collect();
     }
 
     /// Whether saving is allowed (no error diagnostics).
     pub fn valid(&self) -> bool {
-        !self.diagnostics.iter().any(|(error, _, _)| *error)
+        !self.diagnostics.iter().any(|d| d.error)
     }
 }
 
@@ -92,5 +120,35 @@ mod tests {
         e.area.insert_str(",");
         e.check();
         assert!(!e.valid());
+    }
+
+    #[test]
+    fn diagnostics_read_as_config_check_writes_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("mcp.json");
+        let text = "{\"mcpServers\": {\"a\": {\"comand\": \"x\"}}}\n";
+        std::fs::write(&path, text).expect("write");
+        let e = Editor::new(path.clone(), Layer::User, text);
+        let file = crate::mcp::config::load::read_file(Layer::User, path.clone(), true);
+        let check: Vec<String> = file.all_diagnostics().map(ToString::to_string).collect();
+        assert!(!check.is_empty(), "the typo is diagnosed");
+        assert_eq!(e.diagnostics.len(), check.len());
+        for (shown, printed) in e.diagnostics.iter().zip(&check) {
+            let mut lines = printed.lines();
+            let first = lines.next().unwrap_or_default();
+            assert_eq!(format!("{}:{}", path.display(), shown.text), first);
+            assert_eq!(shown.help.as_deref(), lines.next().map(str::trim));
+        }
+        let first = &e.diagnostics[0];
+        assert!(
+            first.text.starts_with("1:"),
+            "line:column first: {}",
+            first.text
+        );
+        assert!(first.text.contains("[unknown_field]"), "{}", first.text);
+        assert!(
+            first.help.as_deref().is_some_and(|h| h.contains("command")),
+            "{first:?}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! What comes back from the engine: request results (matched to what waits for their id;
 //! anything else is stale and dropped) and connection notifications (sanitised into the log).
 
+use super::ResultScreen;
 use super::form::Target;
 use super::model::{
     clean_description, prompt_rows, resource_rows, result_view, search_rows, tool_rows,
@@ -162,7 +163,10 @@ impl App {
         }
         let form = matches!(&run.form.target, Target::Tool(t) | Target::Prompt(t) if !t.is_empty())
             .then_some(run.form);
-        self.screen = Screen::Result(Box::new(view), form);
+        self.screen = Screen::Result(ResultScreen {
+            view: Box::new(view),
+            form,
+        });
         self.message = None;
         effects
     }

@@ -59,13 +59,28 @@ pub struct ConfigInfo {
     pub trustable: bool,
     /// Each server's source file and layer, by configured name (for the editor).
     pub sources: BTreeMap<String, (std::path::PathBuf, crate::mcp::config::Layer)>,
+    /// The files the doctor lists, in its order (`e` in the doctor edits the selected one).
+    pub doctor_files: Vec<DoctorFile>,
+}
+
+/// A configuration file the doctor lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoctorFile {
+    /// The doctor line that names it.
+    pub line: usize,
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Its layer.
+    pub layer: crate::mcp::config::Layer,
 }
 
 /// Builds the derived views.
 pub fn build(config: &ConfigSet, store: &TrustStore) -> ConfigInfo {
     let state = store.state(config);
+    let (doctor, doctor_files) = doctor(config);
     ConfigInfo {
-        doctor: doctor(config),
+        doctor,
+        doctor_files,
         servers: servers(config),
         trust: trust(config, store, state),
         trust_state: state.label().to_owned(),
@@ -81,12 +96,20 @@ pub fn build(config: &ConfigSet, store: &TrustStore) -> ConfigInfo {
     }
 }
 
-fn doctor(config: &ConfigSet) -> Vec<InfoLine> {
+/// The doctor's lines (each diagnostic as `config check` prints it, its `help:` on the next
+/// line) and the files they name.
+fn doctor(config: &ConfigSet) -> (Vec<InfoLine>, Vec<DoctorFile>) {
     let mut out = vec![line(
         "Configuration files, lowest precedence first",
         Tone::Heading,
     )];
+    let mut files = Vec::new();
     for file in &config.files {
+        files.push(DoctorFile {
+            line: out.len(),
+            path: file.path.clone(),
+            layer: file.layer,
+        });
         let presence = if file.present { "" } else { " (absent)" };
         out.push(line(
             format!(
@@ -103,7 +126,7 @@ fn doctor(config: &ConfigSet) -> Vec<InfoLine> {
             } else {
                 Tone::Warn
             };
-            out.push(line(format!("    {d}"), tone));
+            out.extend(diagnostic_lines(d, "    ", tone));
         }
     }
     let counts = config.counts();
@@ -114,7 +137,21 @@ fn doctor(config: &ConfigSet) -> Vec<InfoLine> {
         ),
         Tone::Dim,
     ));
-    out
+    (out, files)
+}
+
+/// A diagnostic as `config check` prints it: its line, then its `help:` line dimmed.
+fn diagnostic_lines(d: &crate::mcp::config::Diagnostic, indent: &str, tone: Tone) -> Vec<InfoLine> {
+    d.to_string()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            line(
+                format!("{indent}{l}"),
+                if i == 0 { tone } else { Tone::Dim },
+            )
+        })
+        .collect()
 }
 
 fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
@@ -161,7 +198,7 @@ fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
                 } else {
                     Tone::Warn
                 };
-                out.push(line(format!("{d}"), tone));
+                out.extend(diagnostic_lines(d, "", tone));
             }
             (e.name.clone(), out)
         })

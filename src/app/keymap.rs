@@ -46,6 +46,12 @@ pub enum Ctx {
     AgentsView,
     /// An approval is in front (it takes every key).
     Approval,
+    /// The approval in front shows all its arguments in the text viewer.
+    ApprovalArguments,
+    /// The policy view (the user's policy file).
+    PolicyView,
+    /// The config doctor.
+    DoctorView,
     /// A server's elicitation form is in front (keys type into its fields).
     Elicitation,
     /// A server's URL elicitation is in front.
@@ -145,6 +151,13 @@ pub enum Action {
     AllowSession,
     /// Deny the approval in front.
     Deny,
+    /// Allow the approval in front always: add an allow rule to the policy file (after a
+    /// typed confirmation).
+    AllowAlways,
+    /// Show all of the approval's arguments in the text viewer.
+    ViewArguments,
+    /// Open the policy view.
+    Policy,
     /// Decline a server's request (elicitation) or reject it (sampling).
     Decline,
     /// Toggle the focused boolean or option.
@@ -475,6 +488,9 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("allow_once", Action::AllowOnce),
     ("allow_session", Action::AllowSession),
     ("deny", Action::Deny),
+    ("allow_always", Action::AllowAlways),
+    ("view_arguments", Action::ViewArguments),
+    ("policy", Action::Policy),
     ("decline", Action::Decline),
     ("toggle", Action::Toggle),
     ("next_option", Action::NextOption),
@@ -558,7 +574,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 23] = [
+pub const ALL_CTX: [Ctx; 26] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -578,6 +594,9 @@ pub const ALL_CTX: [Ctx; 23] = [
     Ctx::Editor,
     Ctx::Side,
     Ctx::Approval,
+    Ctx::ApprovalArguments,
+    Ctx::PolicyView,
+    Ctx::DoctorView,
     Ctx::Elicitation,
     Ctx::ElicitUrl,
     Ctx::Sampling,
@@ -606,6 +625,9 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Side => "side",
         Ctx::AgentsView => "agents_view",
         Ctx::Approval => "approval",
+        Ctx::ApprovalArguments => "approval_arguments",
+        Ctx::PolicyView => "policy_view",
+        Ctx::DoctorView => "doctor_view",
         Ctx::Elicitation => "elicitation",
         Ctx::ElicitUrl => "elicitation_url",
         Ctx::Sampling => "sampling",
@@ -635,6 +657,9 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Side => "workspace panel",
         Ctx::AgentsView => "agents view",
         Ctx::Approval => "approval",
+        Ctx::ApprovalArguments => "approval arguments",
+        Ctx::PolicyView => "policy view",
+        Ctx::DoctorView => "config doctor",
         Ctx::Elicitation => "asks: form",
         Ctx::ElicitUrl => "asks: URL",
         Ctx::Sampling => "asks: sampling",

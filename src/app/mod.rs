@@ -27,6 +27,7 @@ mod lists;
 mod model;
 mod msg;
 pub mod overlays;
+pub mod policy_view;
 pub mod result_keys;
 pub mod sampling;
 pub mod server_asks;
@@ -42,14 +43,13 @@ use std::time::Instant;
 use ratatui_textarea::TextArea;
 
 pub use msg::{Effect, Msg};
-pub use overlays::{ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
+pub use overlays::{DoctorView, ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
 
 pub use model::{
     HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
     server_rows,
 };
 
-use crate::mcp::policy::approval::Decision;
 use crate::mcp::status::StatusReport;
 
 /// Identifies one engine request; results carrying an older id are dropped.
@@ -291,11 +291,31 @@ pub enum Screen {
     /// The call form.
     Form(form::Form),
     /// The raw JSON editor for a form.
-    Raw(form::Form, Box<TextArea<'static>>, Option<String>),
+    Raw(RawForm),
     /// A call in flight.
     Running(Running),
     /// A finished call or read.
-    Result(Box<ResultView>, Option<form::Form>),
+    Result(ResultScreen),
+}
+
+/// The raw JSON twin of a call form (`C-e` switches without losing input).
+#[derive(Debug)]
+pub struct RawForm {
+    /// The form it edits (filled back when switching to the form).
+    pub form: form::Form,
+    /// The JSON text.
+    pub area: Box<TextArea<'static>>,
+    /// Why the text cannot become the form's arguments, when it cannot.
+    pub error: Option<String>,
+}
+
+/// A finished call, read or prompt, in the text viewer.
+#[derive(Debug)]
+pub struct ResultScreen {
+    /// What is shown.
+    pub view: Box<ResultView>,
+    /// The form it came from (`c` calls again), if any.
+    pub form: Option<form::Form>,
 }
 
 /// The console state.
@@ -325,10 +345,12 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// Pending approvals, oldest first.
     pub approvals: VecDeque<approval::Pending>,
+    /// Approvals answered this session, oldest first: (server, operation, answer).
+    pub decided: Vec<(String, String, approval::Answered)>,
+    /// The user's policy file ("always allow" adds rules to it; the policy view lists them).
+    pub policy_path: Option<std::path::PathBuf>,
     /// A server's requests of the operator (elicitation, sampling), oldest first.
     pub asks: VecDeque<server_asks::ServerAsk>,
-    /// Approvals answered this session, oldest first: (server, operation, decision).
-    pub decided: Vec<(String, String, Decision)>,
     /// The session's spills.
     pub spills: Vec<SpillRow>,
     /// Attached agent sessions, by pid.
@@ -383,6 +405,7 @@ impl App {
             approvals: VecDeque::new(),
             asks: VecDeque::new(),
             decided: Vec::new(),
+            policy_path: None,
             spills: Vec::new(),
             agents: Vec::new(),
             info,
@@ -441,6 +464,8 @@ impl App {
                 return vec![Ctx::SpillsView, Ctx::View];
             }
             Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
+            Some(Overlay::Policy(_)) => return vec![Ctx::PolicyView, Ctx::View],
+            Some(Overlay::Doctor(_)) => return vec![Ctx::DoctorView, Ctx::View],
             Some(Overlay::Hosts(_)) => return vec![Ctx::HostsView, Ctx::View],
             Some(_) => return vec![Ctx::View],
             None => {}

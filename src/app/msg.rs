@@ -100,6 +100,10 @@ pub enum Msg {
     },
     /// An agent session's control socket closed.
     AgentGone(u32),
+    /// The policy file was read for the policy view (rules sanitised on entry), or why not.
+    PolicyRead(Result<super::policy_view::PolicyListing, String>),
+    /// A policy file edit ("always allow", removing a rule) finished: what was done, or why not.
+    PolicySaved(Result<String, String>),
     /// A server asks the operator for input (answered with [`Effect::AnswerElicit`]).
     Elicit {
         /// Names the waiting reply.
@@ -202,6 +206,29 @@ pub enum Effect {
         ticket: u64,
         /// The decision.
         decision: Decision,
+    },
+    /// Add `rule` to the policy file (atomic, backed up), then answer the approval: allowed
+    /// for the asker's session when the rule was written, denied when not. Answers with
+    /// [`Msg::PolicySaved`].
+    AllowAlways {
+        /// The agent session that asked (its pid), or `None` for this console's engine.
+        agent: Option<u32>,
+        /// The request's ticket.
+        ticket: u64,
+        /// The allow rule for exactly this server and operation.
+        rule: String,
+        /// The policy file.
+        policy: PathBuf,
+    },
+    /// Read the policy file; answer with [`Msg::PolicyRead`].
+    ReadPolicy(PathBuf),
+    /// Remove `rule` from the policy file (atomic, backed up); answer with [`Msg::PolicySaved`]
+    /// and then [`Msg::PolicyRead`].
+    RemoveRule {
+        /// The policy file.
+        policy: PathBuf,
+        /// The rule, exactly as listed.
+        rule: String,
     },
     /// Leave the console.
     Quit,

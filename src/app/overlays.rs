@@ -23,8 +23,8 @@ pub const PAGER_WINDOW: u64 = 64 * 1024;
 pub enum Overlay {
     /// The `?` help, scrolled by this many lines.
     Help(usize),
-    /// The config doctor, scrolled.
-    Doctor(usize),
+    /// The config doctor: scroll and the selected file (`e` edits it).
+    Doctor(DoctorView),
     /// The trust view.
     Trust(TrustView),
     /// The spills list, with the selected entry.
@@ -39,10 +39,21 @@ pub enum Overlay {
     Pager(Pager),
     /// An operator-started failure.
     Error(ErrorView),
+    /// The user's policy file and its rules.
+    Policy(super::policy_view::PolicyView),
     /// Other agent hosts' configurations (`app::hosts`).
     Hosts(Box<super::hosts::HostsView>),
     /// A sign-in under way: its authorization URL (`app::auth`).
     SignIn(super::auth::SignInView),
+}
+
+/// The config doctor's state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DoctorView {
+    /// The first line shown.
+    pub scroll: usize,
+    /// The selected file (an index into `ConfigInfo::doctor_files`).
+    pub file: usize,
 }
 
 /// The trust view's state.
@@ -92,14 +103,14 @@ pub struct Step {
 }
 
 impl Step {
-    fn keep(overlay: Overlay) -> Self {
+    pub(super) fn keep(overlay: Overlay) -> Self {
         Self {
             next: Some(overlay),
             ..Self::default()
         }
     }
 
-    fn with(overlay: Overlay, effects: impl IntoIterator<Item = Effect>) -> Self {
+    pub(super) fn with(overlay: Overlay, effects: impl IntoIterator<Item = Effect>) -> Self {
         Self {
             next: Some(overlay),
             effects: effects.into_iter().collect(),
@@ -107,7 +118,7 @@ impl Step {
         }
     }
 
-    fn said(mut self, message: &str) -> Self {
+    pub(super) fn said(mut self, message: &str) -> Self {
         self.message = Some(message.to_owned());
         self
     }
@@ -127,10 +138,12 @@ pub struct Shared<'a> {
     pub approvals_len: usize,
     /// The pager's text area (columns, rows).
     pub pager_viewport: (u16, u16),
+    /// The user's policy file.
+    pub policy_path: Option<&'a PathBuf>,
 }
 
 /// `v` moved by the scroll `action` asks for, kept at most `max`.
-fn scrolled(v: usize, action: Action, max: usize) -> usize {
+pub(super) fn scrolled(v: usize, action: Action, max: usize) -> usize {
     let delta: isize = match action {
         Action::Up => -1,
         Action::Down => 1,
@@ -171,20 +184,8 @@ impl Overlay {
             (Self::Approvals(scroll), action) => {
                 Step::keep(Self::Approvals(scrolled(scroll, action, s.approvals_len)))
             }
-            (Self::Doctor(scroll), Action::Copy) => {
-                let text = s
-                    .info
-                    .doctor
-                    .iter()
-                    .map(|l| l.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                Step::with(Self::Doctor(scroll), [Effect::Copy(text)])
-            }
-            (Self::Doctor(scroll), action) => {
-                let max = s.info.doctor.len().saturating_sub(1);
-                Step::keep(Self::Doctor(scrolled(scroll, action, max)))
-            }
+            (Self::Doctor(d), action) => doctor_update(d, action, s),
+            (Self::Policy(v), action) => v.update(action, s.policy_path),
             (Self::Help(scroll), action) => {
                 Step::keep(Self::Help(scrolled(scroll, action, s.help_len)))
             }
@@ -193,6 +194,49 @@ impl Overlay {
                 Step::with(Self::Error(e), [effect])
             }
             (other, _) => Step::keep(other),
+        }
+    }
+}
+
+fn doctor_update(mut d: DoctorView, action: Action, s: &Shared) -> Step {
+    let files = &s.info.doctor_files;
+    match action {
+        Action::Copy => {
+            let text = s
+                .info
+                .doctor
+                .iter()
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            Step::with(Overlay::Doctor(d), [Effect::Copy(text)])
+        }
+        Action::Edit => match files.get(d.file) {
+            Some(f) if f.layer != crate::mcp::config::Layer::Packaged => Step::with(
+                Overlay::Doctor(d),
+                [Effect::OpenEditor {
+                    path: f.path.clone(),
+                    layer: f.layer,
+                }],
+            ),
+            _ => Step::keep(Overlay::Doctor(d)).said("no file to edit here"),
+        },
+        // Up and down move between files; the page keys scroll.
+        Action::Up | Action::Down if !files.is_empty() => {
+            d.file = scrolled(d.file, action, files.len() - 1);
+            let line = files[d.file].line;
+            let height = usize::from(s.pager_viewport.1).max(1) + 1;
+            if line < d.scroll {
+                d.scroll = line;
+            } else if line >= d.scroll + height {
+                d.scroll = line + 1 - height;
+            }
+            Step::keep(Overlay::Doctor(d))
+        }
+        _ => {
+            let max = s.info.doctor.len().saturating_sub(1);
+            d.scroll = scrolled(d.scroll, action, max);
+            Step::keep(Overlay::Doctor(d))
         }
     }
 }
@@ -292,6 +336,9 @@ impl App {
             self.message = Some("trust not granted".to_owned());
             return Vec::new();
         }
+        if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirming) {
+            return self.on_policy_confirm_key(key);
+        }
         if let Some(effects) = self.on_hosts_text_key(key) {
             return effects;
         }
@@ -322,6 +369,7 @@ impl App {
             help_len: self.keymap.help_rows().len(),
             approvals_len: self.decided.len() + self.approvals.len(),
             pager_viewport: self.pager_viewport(),
+            policy_path: self.policy_path.as_ref(),
         };
         let step = overlay.update(action, &shared);
         self.overlay = step.next;

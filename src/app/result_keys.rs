@@ -1,10 +1,11 @@
 //! Keys on a result screen: scrolling the text viewer (rows, pages, ends), searching within it,
 //! moving the fold cursor, and opening the spill a truncated result names.
 
+use super::ResultScreen;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
-use super::keymap::Action;
+use super::keymap::{Action, Ctx};
 use super::{App, Effect, ResultView, Screen};
 
 /// The text area of a result view inside the main pane's `body`: below the header rows, above
@@ -40,7 +41,7 @@ impl App {
     /// Lays the result view's viewer out for the current terminal size.
     fn layout_result(&mut self) {
         let body = self.main_body();
-        if let Screen::Result(view, _) = &mut self.screen {
+        if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen {
             let (area, _) = result_text_area(view, body);
             view.viewer.viewport = (area.width, area.height);
         }
@@ -48,7 +49,7 @@ impl App {
 
     /// Whether keys go into the result viewer's search query.
     pub(super) fn result_searching(&self) -> bool {
-        matches!(&self.screen, Screen::Result(view, _)
+        matches!(&self.screen, Screen::Result(ResultScreen { view, .. })
             if view.viewer.search.as_ref().is_some_and(|s| s.editing))
     }
 
@@ -56,7 +57,7 @@ impl App {
     /// drops the search.
     pub(super) fn on_result_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.layout_result();
-        let Screen::Result(view, _) = &mut self.screen else {
+        let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return Vec::new();
         };
         let ResultView {
@@ -92,7 +93,12 @@ impl App {
             return None;
         }
         self.layout_result();
-        let Screen::Result(view, _) = &mut self.screen else {
+        // The position row names the keys that move between matches, as the keymap has them.
+        let key = |a| self.keymap.key_for(Ctx::Result, a);
+        let match_keys = key(Action::NextMatch)
+            .zip(key(Action::PrevMatch))
+            .map(|(next, prev)| format!("{next}/{prev}"));
+        let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
         match action {
@@ -120,7 +126,12 @@ impl App {
                     first
                 };
             }
-            Action::Search => view.viewer.start_search(),
+            Action::Search => {
+                view.viewer.start_search();
+                if let Some(search) = &mut view.viewer.search {
+                    search.keys = match_keys;
+                }
+            }
             Action::NextMatch | Action::PrevMatch => {
                 let ResultView {
                     viewer,

@@ -20,7 +20,8 @@ impl App {
 
     /// Switches the call form in front between a plain call and a task.
     fn toggle_task_mode(&mut self) {
-        let (Screen::Form(form) | Screen::Raw(form, ..)) = &mut self.screen else {
+        let (Screen::Form(form) | Screen::Raw(super::RawForm { form, .. })) = &mut self.screen
+        else {
             return;
         };
         if !matches!(form.target, Target::Tool(_)) {

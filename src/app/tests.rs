@@ -1,6 +1,7 @@
 //! Pure `update` tests: navigation, catalogs, search, forms, running/cancel, results,
 //! approvals (timing and paste guards), trust confirmation, stale results, sanitising.
 
+use super::{RawForm, ResultScreen};
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
@@ -176,7 +177,7 @@ fn raw_editor_keeps_input_both_ways_and_rejects_bad_json() {
     let (mut app, _d) = echo_form();
     app.update(ch('x'));
     app.update(ctrl('e'));
-    let Screen::Raw(_, area, _) = &app.screen else {
+    let Screen::Raw(RawForm { area, .. }) = &app.screen else {
         panic!("{:?}", app.screen)
     };
     assert!(area.lines().join("").contains("\"text\": \"x\""));
@@ -186,7 +187,9 @@ fn raw_editor_keeps_input_both_ways_and_rejects_bad_json() {
         executes(&app.update(ctrl('s'))).is_empty(),
         "invalid JSON does not run"
     );
-    assert!(matches!(&app.screen, Screen::Raw(_, _, Some(e)) if e.contains("invalid JSON")));
+    assert!(
+        matches!(&app.screen, Screen::Raw(RawForm { error: Some(e), .. }) if e.contains("invalid JSON"))
+    );
     app.update(key(KeyCode::Backspace));
     app.update(ctrl('e'));
     let Screen::Form(form) = &app.screen else {
@@ -226,7 +229,11 @@ fn running_shows_progress_cancels_with_esc_and_shows_the_result() {
         "cancelled",
         "the request was cancelled",
     ));
-    let Screen::Result(view, Some(_)) = &app.screen else {
+    let Screen::Result(ResultScreen {
+        view,
+        form: Some(_),
+    }) = &app.screen
+    else {
         panic!("{:?}", app.screen)
     };
     assert_eq!(view.error.as_ref().map(|e| e.0.as_str()), Some("cancelled"));
@@ -243,12 +250,12 @@ fn result_toggles_model_visible_text_and_copies_it() {
         "tools.call echo",
         json!({"isError": false, "text": "h", "structuredContent": null}),
     ));
-    let Screen::Result(view, _) = &app.screen else {
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
         panic!()
     };
     assert!(!view.show_model);
     app.update(ch('m'));
-    let Screen::Result(view, _) = &app.screen else {
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
         panic!()
     };
     assert!(view.show_model);

@@ -3,6 +3,7 @@
 //! box), then the keymap. Engine results are matched to what waits for their id; anything else
 //! is stale and dropped.
 
+use super::RawForm;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{Input, Key};
 
@@ -78,6 +79,7 @@ impl App {
             | Msg::AgentApproval { .. }
             | Msg::AgentResolved { .. }
             | Msg::AgentGone(_)) => self.on_agent_msg(msg),
+            msg @ (Msg::PolicyRead(_) | Msg::PolicySaved(_)) => self.on_policy_msg(msg),
             msg @ (Msg::Elicit { .. } | Msg::Sample { .. } | Msg::ClientNote { .. }) => {
                 self.on_server_ask_msg(msg)
             }
@@ -162,50 +164,6 @@ impl App {
         }
     }
 
-    pub(super) fn on_approval_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let Some(front) = self.approvals.front() else {
-            return Vec::new();
-        };
-        if !front.armed(self.now) {
-            return Vec::new();
-        }
-        let decision = match self.keymap.lookup(&[Ctx::Approval], &key) {
-            Some(Action::AllowOnce) => Some(crate::mcp::policy::approval::Decision::AllowOnce),
-            Some(Action::AllowSession) => {
-                Some(crate::mcp::policy::approval::Decision::AllowSession)
-            }
-            Some(Action::Deny) => Some(crate::mcp::policy::approval::Decision::Deny),
-            _ => None,
-        };
-        let Some(decision) = decision else {
-            return Vec::new();
-        };
-        let mut effects = Vec::new();
-        if let Some(pending) = self.approvals.pop_front() {
-            let said = match decision {
-                crate::mcp::policy::approval::Decision::AllowOnce => "allowed once",
-                crate::mcp::policy::approval::Decision::AllowSession => "allowed this session",
-                crate::mcp::policy::approval::Decision::Deny => "denied",
-            };
-            self.message = Some(format!(
-                "{said}: {} {}",
-                pending.request.server, pending.request.operation
-            ));
-            let server = match pending.agent {
-                Some(pid) => format!("{} (agent {pid})", pending.request.server),
-                None => pending.request.server.clone(),
-            };
-            self.decided
-                .push((server, pending.request.operation.clone(), decision));
-            effects.push(pending.answer(decision));
-            // The next request's guard starts when it is first shown.
-            if let Some(next) = self.approvals.front_mut() {
-                next.shown_at = self.now;
-            }
-        }
-        effects
-    }
-
     pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
             return self.on_action(action);
@@ -223,7 +181,7 @@ impl App {
         {
             return self.on_action(action);
         }
-        if let Screen::Raw(_, area, error) = &mut self.screen {
+        if let Screen::Raw(RawForm { area, error, .. }) = &mut self.screen {
             area.input(to_input(key));
             *error = None;
         }
@@ -364,7 +322,7 @@ impl App {
                     f.error = None;
                 }
             }
-            Screen::Raw(_, area, _) => {
+            Screen::Raw(RawForm { area, .. }) => {
                 area.insert_str(text);
             }
             _ => {}

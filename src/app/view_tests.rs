@@ -1,6 +1,7 @@
 //! `update` tests of result folding (`z`, `Z`, copy of the open JSON) and of the whole-description
 //! key in a tool's detail (`f`).
 
+use super::ResultScreen;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
@@ -35,7 +36,7 @@ fn result_with(structured: &serde_json::Value) -> (App, tempfile::TempDir) {
 }
 
 fn lines(app: &App) -> Vec<String> {
-    let Screen::Result(view, _) = &app.screen else {
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
         panic!("{:?}", app.screen)
     };
     view.lines.clone()
@@ -92,7 +93,7 @@ fn z_folds_the_container_under_the_cursor_and_copy_keeps_it_whole() {
     }
     app.update(ch('z'));
     assert_eq!(lines(&app)[c], "    ▸ \"c\": [… 3 items]");
-    let Screen::Result(view, _) = &app.screen else {
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
         panic!()
     };
     assert_eq!(view.cursor, c);
@@ -183,11 +184,23 @@ fn v_filters_the_log_between_traffic_and_notifications() {
     // Enter opens the newest traffic line's body.
     app.update(key(KeyCode::Enter));
     assert!(
-        matches!(&app.screen, Screen::Result(v, _) if v.plain.iter().any(|l| l.contains("\"id\": 2")))
+        matches!(&app.screen, Screen::Result(ResultScreen { view: v, .. }) if v.plain.iter().any(|l| l.contains("\"id\": 2")))
     );
     app.update(key(KeyCode::Esc));
     app.update(ch('v'));
     assert_eq!(shown(&app), ["tools/list_changed"]);
     app.update(ch('v'));
     assert_eq!(shown(&app).len(), 3);
+}
+
+#[test]
+fn the_viewer_names_the_match_keys_the_keymap_has() {
+    let (mut app, _d) = result_with(&json!({"a": 1}));
+    assert!(app.keymap.apply("next_match = \"C-n\"").is_empty());
+    app.update(ch('/'));
+    let Screen::Result(ResultScreen { view, .. }) = &app.screen else {
+        panic!("{:?}", app.screen)
+    };
+    let keys = view.viewer.search.as_ref().and_then(|s| s.keys.clone());
+    assert_eq!(keys.as_deref(), Some("C-n/N"));
 }

@@ -21,6 +21,8 @@ pub struct ViewerSearch {
     pub matches: Vec<usize>,
     /// Which match is current.
     pub current: usize,
+    /// The keys that move between matches, as the keymap writes them (`n/N`).
+    pub keys: Option<String>,
 }
 
 /// Scroll position and search of one text.

@@ -1,11 +1,39 @@
 //! How the command line shows an approval request to the person asked (on the controlling
 //! terminal, and in `mcpdeck approvals`): what, where, the effects — labelled server-claimed
-//! when they come from the tool's annotations — changed definitions, and the arguments.
+//! when they come from the tool's annotations — changed definitions, and the arguments: the
+//! first 4 KiB in whole lines, with the rest one key away ([`all_arguments`]).
 
 use std::fmt::Write as _;
 
 use crate::mcp::policy::ApprovalRequest;
+use crate::mcp::policy::approval::{SHOWN_ARGUMENTS, cut_lines};
 use crate::mcp::sanitize::sanitize;
+
+/// The arguments' lines, sanitised.
+fn argument_lines(request: &ApprovalRequest) -> Vec<String> {
+    request
+        .arguments
+        .as_deref()
+        .map(|a| sanitize(a).lines().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the question leaves some of the arguments out.
+pub fn arguments_cut(request: &ApprovalRequest) -> bool {
+    let lines = argument_lines(request);
+    cut_lines(&lines, SHOWN_ARGUMENTS) != lines
+}
+
+/// Every line of the arguments, numbered, for the person who asked to see them all.
+pub fn all_arguments(request: &ApprovalRequest) -> String {
+    let lines = argument_lines(request);
+    let width = lines.len().to_string().len();
+    let mut text = String::from("  all arguments:");
+    for (i, line) in lines.iter().enumerate() {
+        let _ = write!(text, "\n  {:>width$}  {line}", i + 1);
+    }
+    text
+}
 
 /// The request as lines for a terminal, ending without a newline. `who` names the asker (a
 /// serve session), when it is not this process.
@@ -37,10 +65,20 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     if request.server_changed {
         text.push_str("\n  the server's definition changed in this session");
     }
-    if let Some(arguments) = &request.arguments {
+    let lines = argument_lines(request);
+    if !lines.is_empty() {
         text.push_str("\n  arguments:");
-        for line in sanitize(arguments).lines() {
+        let shown = cut_lines(&lines, SHOWN_ARGUMENTS);
+        for line in &shown {
             let _ = write!(text, "\n    {line}");
+        }
+        if shown != lines {
+            let whole = shown.iter().zip(&lines).filter(|(s, l)| s == l).count();
+            let _ = write!(
+                text,
+                "\n    … {} more line(s) ([v] shows them all)",
+                lines.len() - whole
+            );
         }
     }
     text
@@ -68,6 +106,42 @@ mod tests {
         assert_eq!(
             text,
             "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
+        );
+        assert!(!arguments_cut(&request));
+    }
+
+    #[test]
+    fn long_arguments_show_4_kib_and_the_rest_on_request() {
+        let items: Vec<String> = (1..=400)
+            .map(|i| format!("  \"k{i}\": \"value {i}\""))
+            .collect();
+        let request = ApprovalRequest {
+            ticket: 1,
+            server: "s".into(),
+            operation: "tools.call t".into(),
+            effects: vec![Effect::Read],
+            server_changed: false,
+            tool_changed: false,
+            timeout_ms: 120_000,
+            arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
+            effects_claimed: false,
+        };
+        let text = describe(&request, None);
+        let arguments = &text[text.find("arguments:").expect("arguments")..];
+        let shown: usize = arguments
+            .lines()
+            .skip(1)
+            .filter(|l| !l.contains("more line(s)"))
+            .map(|l| l.len() - 4 + 1)
+            .sum();
+        assert!(shown <= SHOWN_ARGUMENTS + 4, "{shown}");
+        assert!(text.contains("more line(s) ([v] shows them all)"), "{text}");
+        assert!(!text.contains("\"k400\""));
+        assert!(arguments_cut(&request));
+        let all = all_arguments(&request);
+        assert!(
+            all.contains("402  }") && all.contains("\"k400\": \"value 400\""),
+            "{all:.200}"
         );
     }
 }

@@ -71,17 +71,34 @@ pub fn ask(
     request: &ApprovalRequest,
     policy_path: &Path,
 ) -> Decision {
+    let cut = super::approval_text::arguments_cut(request);
+    let choices = format!(
+        "  [y] once  [s] this session  [a] always (adds an allow rule){}  [anything else] deny: ",
+        if cut { "  [v] all arguments" } else { "" }
+    );
     let _ = write!(
         out,
-        "{}\n  [y] once  [s] this session  [a] always (adds an allow rule)  [anything else] deny: ",
+        "{}\n{choices}",
         super::approval_text::describe(request, who)
     );
-    let _ = out.flush();
-    match line(input).as_deref() {
-        Some("y" | "Y" | "yes") => Decision::AllowOnce,
-        Some("s" | "S" | "session") => Decision::AllowSession,
-        Some("a" | "A" | "always") => always(input, out, request, policy_path),
-        _ => Decision::Deny,
+    loop {
+        let _ = out.flush();
+        return match line(input).as_deref() {
+            Some("y" | "Y" | "yes") => Decision::AllowOnce,
+            Some("s" | "S" | "session") => Decision::AllowSession,
+            Some("a" | "A" | "always") => always(input, out, request, policy_path),
+            // The whole arguments go to the terminal (its scrollback scrolls), then the
+            // question again.
+            Some("v" | "V") if cut => {
+                let _ = write!(
+                    out,
+                    "{}\n{choices}",
+                    super::approval_text::all_arguments(request)
+                );
+                continue;
+            }
+            _ => Decision::Deny,
+        };
     }
 }
 
@@ -117,5 +134,44 @@ fn always(
             let _ = writeln!(out, "  {}; denied", sanitize(&e.to_string()));
             Decision::Deny
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::policy::EffectClass;
+
+    #[test]
+    fn v_shows_every_argument_then_asks_again() {
+        let items: Vec<String> = (1..=300).map(|i| format!("  \"k{i}\": {i}")).collect();
+        let request = ApprovalRequest {
+            ticket: 1,
+            server: "s".into(),
+            operation: "tools.call t".into(),
+            effects: vec![EffectClass::Read],
+            server_changed: false,
+            tool_changed: false,
+            timeout_ms: 120_000,
+            arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
+            effects_claimed: false,
+        };
+        let mut input = std::io::Cursor::new(b"v\ny\n".to_vec());
+        let mut out = Vec::new();
+        let decision = ask(
+            &mut input,
+            &mut out,
+            None,
+            &request,
+            Path::new("/nonexistent"),
+        );
+        assert_eq!(decision, Decision::AllowOnce);
+        let out = String::from_utf8(out).expect("utf-8");
+        assert!(out.contains("[v] all arguments"), "{out:.300}");
+        let first = out
+            .find("\"k300\": 300")
+            .expect("the last argument is shown");
+        assert!(first > out.find("all arguments:").expect("after v"));
+        assert_eq!(out.matches("[y] once").count(), 2, "asked again");
     }
 }

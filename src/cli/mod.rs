@@ -458,7 +458,7 @@ pub struct ConsoleSetup {
     /// The policy file (`keys.toml` lives beside it).
     pub policy_path: PathBuf,
     /// Loads the same files again.
-    pub reload: Box<dyn Fn() -> Result<ConfigSet, String>>,
+    pub reload: Box<dyn Fn() -> Result<ConfigSet, String> + Send + Sync>,
 }
 
 /// Loads what the console needs for `cli` (run without a command); on failure the error is

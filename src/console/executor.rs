@@ -36,14 +36,21 @@ pub struct Executor {
     trust_path: PathBuf,
     events: mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
-    policy: Policy,
+    /// The policy engines are built with (read again after the console edits its file).
+    policy: super::policy_io::SharedPolicy,
+    /// Where saves keep the previous content of a file they replace.
+    backups: Option<PathBuf>,
     agents: Agents,
     /// The senders of approvals waiting for the operator.
     replies: super::approver::Replies,
     /// The senders of servers' requests (elicitation, sampling) waiting for the operator.
     asks: super::client::AskReplies,
     /// Reads the configuration again (after a save or before a trust change).
-    reload: Option<super::Reload>,
+    reload: Option<super::rebuild::SharedReload>,
+    /// Where background tasks hand the loop their results (a rebuilt engine).
+    jobs: mpsc::UnboundedSender<super::rebuild::Job>,
+    /// The other end, until the runtime takes it.
+    jobs_rx: Option<mpsc::UnboundedReceiver<super::rebuild::Job>>,
     /// Engines replaced this session: their connections are closed, their spills kept until
     /// the console exits.
     retired: Vec<Arc<Engine>>,
@@ -77,8 +84,12 @@ impl Executor {
             spill_base.clone(),
             &std::collections::BTreeSet::new(),
         )?;
+        let (jobs, jobs_rx) = mpsc::unbounded_channel();
         Ok(Self {
-            policy,
+            jobs,
+            jobs_rx: Some(jobs_rx),
+            policy: std::sync::Arc::new(std::sync::Mutex::new(policy)),
+            backups: crate::mcp::backup::backup_dir(),
             engine: Arc::new(engine),
             agents: Agents::new(None, tx.clone(), replies.clone()),
             replies,
@@ -100,7 +111,71 @@ impl Executor {
 
     /// Reads the configuration again with `reload` after the editor saves a file.
     pub fn set_reload(&mut self, reload: super::Reload) {
-        self.reload = Some(reload);
+        self.reload = Some(std::sync::Arc::from(reload));
+    }
+
+    /// The queue background tasks hand the loop their results on (taken once, by the
+    /// runtime).
+    pub fn take_jobs(&mut self) -> Option<mpsc::UnboundedReceiver<super::rebuild::Job>> {
+        self.jobs_rx.take()
+    }
+
+    /// Reads the configuration again and rebuilds the engine, off the loop thread (the new
+    /// views and status follow as messages; a failure comes as a message too); `false` when
+    /// this executor cannot reload.
+    pub(super) fn reload_config(&mut self) -> bool {
+        super::rebuild::reload(self.rebuild())
+    }
+
+    /// What a rebuild on a blocking task needs.
+    fn rebuild(&self) -> super::rebuild::Rebuild {
+        super::rebuild::Rebuild {
+            config: self.config.clone(),
+            changed: self.changed.clone(),
+            trust_path: self.trust_path.clone(),
+            policy: self
+                .policy
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+            tx: self.tx.clone(),
+            replies: self.replies.clone(),
+            asks: self.asks.clone(),
+            events: self.events.clone(),
+            spill_base: self.spill_base.clone(),
+            jobs: self.jobs.clone(),
+            reload: self.reload.clone(),
+        }
+    }
+
+    /// Takes over `config` and the `engine` built over it (on the loop, from a [`Job`]): the
+    /// old engine's connections close in the background and its spills stay until exit.
+    ///
+    /// [`Job`]: super::rebuild::Job
+    pub fn adopt(
+        &mut self,
+        config: ConfigSet,
+        changed: std::collections::BTreeSet<String>,
+        engine: Engine,
+    ) {
+        self.config = config;
+        self.changed = changed;
+        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
+        let closing = old.clone();
+        tokio::spawn(async move { closing.close_connections().await });
+        self.retired.push(old);
+    }
+
+    /// Keeps backups of saved files in `dir` instead of `$XDG_STATE_HOME/mcpdeck/backups/`.
+    pub fn set_backup_dir(&mut self, dir: PathBuf) {
+        self.backups = Some(dir);
+    }
+
+    /// Where backups go, or why there is no such place.
+    fn backups(&self) -> Result<PathBuf, String> {
+        self.backups
+            .clone()
+            .ok_or_else(|| "no place for a backup: set HOME or XDG_STATE_HOME".to_owned())
     }
 
     /// Attaches to agent sessions that appeared since the last look.
@@ -206,11 +281,26 @@ impl Executor {
             | Effect::OpenEditor { .. }
             | Effect::SaveConfig { .. }
             | Effect::Copy(_) => self.run_io(effect),
+            Effect::AllowAlways {
+                agent,
+                ticket,
+                rule,
+                policy,
+            } => super::policy_io::allow_always(
+                (self.replies.clone(), self.tx.clone(), self.policy.clone()),
+                (agent, ticket),
+                rule,
+                (policy, self.backups()),
+            ),
+            Effect::ReadPolicy(path) => super::policy_io::read_later(self.tx.clone(), path),
+            Effect::RemoveRule { policy, rule } => super::policy_io::remove(
+                (self.tx.clone(), self.policy.clone()),
+                rule,
+                (policy, self.backups()),
+            ),
             Effect::GrantTrust | Effect::RevokeTrust => {
                 let grant = matches!(effect, Effect::GrantTrust);
-                let result = self.change_trust(grant);
-                let _ = self.tx.send(Msg::Info(Box::new(self.info())));
-                let _ = self.tx.send(Msg::TrustChanged(result));
+                super::rebuild::change_trust(self.rebuild(), grant);
             }
         }
         false
@@ -284,12 +374,7 @@ impl Executor {
                 });
             }
             Effect::SaveConfig { path, text } => {
-                let saved = save_config(&path, &text).map(|m| match self.reload_config() {
-                    Ok(true) => format!("{m}; configuration reloaded"),
-                    Ok(false) => format!("{m}; restart mcpdeck to apply"),
-                    Err(e) => format!("{m}; reloading failed ({e}); restart mcpdeck to apply"),
-                });
-                let _ = self.tx.send(Msg::Saved(saved));
+                super::rebuild::save(self.rebuild(), path, text, self.backups());
             }
             Effect::Copy(text) => {
                 let (clipboard, tx) = (self.clipboard.clone(), self.tx.clone());
@@ -331,63 +416,6 @@ impl Executor {
         }
     }
 
-    /// Reads the configuration again and restarts the engine over it; `false` when this
-    /// executor cannot reload.
-    fn reload_config(&mut self) -> Result<bool, String> {
-        let Some(reload) = &self.reload else {
-            return Ok(false);
-        };
-        let config = reload()?;
-        self.changed.extend(changed_servers(&self.config, &config));
-        self.config = config;
-        self.replace_engine()?;
-        let _ = self.tx.send(Msg::Info(Box::new(self.info())));
-        let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
-        Ok(true)
-    }
-
-    /// A new engine over the current configuration and trust store; the old one's connections
-    /// close and its spills stay until exit.
-    fn replace_engine(&mut self) -> Result<(), String> {
-        let engine = build_engine(
-            &self.config,
-            &self.trust_path,
-            &self.policy,
-            (&self.tx, &self.replies, &self.asks),
-            &self.events,
-            self.spill_base.clone(),
-            &self.changed,
-        )
-        .map_err(|e| format!("restarting the engine failed: {e}"))?;
-        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
-        let closing = old.clone();
-        tokio::spawn(async move { closing.close_connections().await });
-        self.retired.push(old);
-        Ok(())
-    }
-
-    fn change_trust(&mut self, grant: bool) -> Result<String, String> {
-        // Trust what is on disk now, not what was read at start.
-        if let Some(reload) = &self.reload {
-            let config = reload()?;
-            self.changed.extend(changed_servers(&self.config, &config));
-            self.config = config;
-        }
-        let mut store = TrustStore::load(self.trust_path.clone());
-        let message = if grant {
-            store.grant(&self.config).map_err(|e| e.to_string())?;
-            "project trusted".to_owned()
-        } else {
-            match store.revoke(&self.config.project_root) {
-                Ok(true) => "trust revoked".to_owned(),
-                Ok(false) => "the project was not trusted".to_owned(),
-                Err(e) => return Err(e.to_string()),
-            }
-        };
-        self.replace_engine()?;
-        Ok(message)
-    }
-
     /// Cancels everything and shuts every engine down (children killed, spills removed).
     pub async fn shutdown(&mut self) {
         for token in self.tokens.values() {
@@ -400,7 +428,7 @@ impl Executor {
     }
 }
 
-fn build_engine(
+pub(super) fn build_engine(
     config: &ConfigSet,
     trust_path: &Path,
     policy: &Policy,
@@ -435,7 +463,7 @@ fn build_engine(
 
 /// The names whose effective definition differs between `old` and `new` (or that only `new`
 /// has).
-fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
+pub(super) fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
     new.servers
         .iter()
         .filter(|n| {
@@ -461,17 +489,6 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
         return Ok((size, description));
     }
     Ok((size, String::from_utf8_lossy(&buf).into_owned()))
-}
-
-/// Writes `text` to `path` atomically (a temp file in the same directory, then rename), after
-/// copying the previous content to `<name>.bak-<UTC timestamp>`.
-fn save_config(path: &Path, text: &str) -> Result<String, String> {
-    Ok(
-        match crate::mcp::config::save::save_with_backup(path, text)? {
-            Some(b) => format!("saved; backup at {}", b.display()),
-            None => "saved".to_owned(),
-        },
-    )
 }
 
 #[cfg(test)]
@@ -500,22 +517,42 @@ mod tests {
     }
 
     #[test]
-    fn save_backs_up_and_replaces() {
+    fn save_keeps_the_mode_and_backs_up_outside_the_project() {
+        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("mcp.json");
+        let project = dir.path().join("proj");
+        let state = dir.path().join("state").join("mcpdeck").join("backups");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        let path = project.join(".mcp.json");
         std::fs::write(&path, "old").expect("write");
-        let message = save_config(&path, "new").expect("save");
-        assert!(message.contains("backup"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let message = super::super::rebuild::save_config(&path, "new", &state).expect("save");
+        assert!(message.contains("backup"), "{message}");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
-        let backups: Vec<_> = std::fs::read_dir(dir.path())
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640, "the file keeps its mode");
+        let beside: Vec<_> = std::fs::read_dir(&project)
             .expect("dir")
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().starts_with("mcp.json.bak-"))
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(beside, [".mcp.json"], "nothing is left next to the file");
+        let backups: Vec<_> = std::fs::read_dir(&state)
+            .expect("backups")
+            .filter_map(Result::ok)
             .collect();
         assert_eq!(backups.len(), 1);
         assert_eq!(
             std::fs::read_to_string(backups[0].path()).expect("read"),
             "old"
         );
+        let fresh = project.join("new.json");
+        super::super::rebuild::save_config(&fresh, "{}", &state).expect("save new");
+        let mode = std::fs::metadata(&fresh)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "a new file is private");
     }
 }

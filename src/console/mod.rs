@@ -11,6 +11,8 @@ pub mod browser;
 pub mod client;
 pub mod clipboard;
 pub mod executor;
+pub mod policy_io;
+pub mod rebuild;
 pub mod runtime;
 pub mod terminal;
 pub mod test_connect;
@@ -36,7 +38,7 @@ pub const FRAME: Duration = Duration::from_millis(16);
 pub const TICK: Duration = Duration::from_millis(100);
 
 /// Loads the configuration again (the same files, packaged servers on top).
-pub type Reload = Box<dyn Fn() -> Result<ConfigSet, String>>;
+pub type Reload = Box<dyn Fn() -> Result<ConfigSet, String> + Send + Sync>;
 
 /// Runs the console until the operator quits or a signal arrives; `reload` reads the
 /// configuration again after the editor saves a file.
@@ -64,7 +66,7 @@ pub fn run(config: ConfigSet, trust_path: PathBuf, policy_path: &Path, reload: R
         config,
         trust_path,
         policy,
-        policy_path.with_file_name("keys.toml"),
+        policy_path.to_path_buf(),
         reload,
     ));
     // Anything still running (a stuck server's task) must not hold the process.
@@ -82,12 +84,15 @@ async fn session(
     config: ConfigSet,
     trust_path: PathBuf,
     policy: Policy,
-    keys_path: PathBuf,
+    policy_path: PathBuf,
     reload: Reload,
 ) -> Result<(), String> {
     let mut rt = Runtime::new(config, trust_path, policy, None)
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
     rt.exec.set_reload(reload);
+    let keys_path = policy_path.with_file_name("keys.toml");
+    // "Always allow" and the policy view edit the user's policy file.
+    rt.app.policy_path = Some(policy_path);
     // User key overrides live beside the policy file: `$XDG_CONFIG_HOME/mcpdeck/keys.toml`.
     if let Ok(text) = std::fs::read_to_string(keys_path) {
         let problems = rt.app.keymap.apply(&text);

@@ -30,6 +30,8 @@ pub struct Runtime {
     pub exec: Executor,
     rx: mpsc::UnboundedReceiver<Msg>,
     events: mpsc::Receiver<ServerEvent>,
+    /// Results of background work that only the loop may swap in (a rebuilt engine).
+    jobs: mpsc::UnboundedReceiver<super::rebuild::Job>,
 }
 
 impl Runtime {
@@ -46,6 +48,9 @@ impl Runtime {
         let (events_tx, events) = mpsc::channel(1024);
         let mode = policy.mode.label();
         let mut exec = Executor::new(config, trust_path, policy, tx, events_tx, spill_base)?;
+        let jobs = exec
+            .take_jobs()
+            .unwrap_or_else(|| mpsc::unbounded_channel().1);
         let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
         mode.clone_into(&mut app.policy);
         // The Auth lines: which OAuth servers are signed in.
@@ -55,6 +60,7 @@ impl Runtime {
             exec,
             rx,
             events,
+            jobs,
         })
     }
 
@@ -72,8 +78,12 @@ impl Runtime {
         flow
     }
 
-    /// A message already waiting (from the executor or a connection), if any.
+    /// A message already waiting (from the executor or a connection), if any. Jobs waiting
+    /// are run first: their messages come after them.
     pub fn pending(&mut self) -> Option<Msg> {
+        while let Ok(job) = self.jobs.try_recv() {
+            job(&mut self.exec);
+        }
         self.rx
             .try_recv()
             .ok()
@@ -82,10 +92,13 @@ impl Runtime {
 
     /// The next message from the executor or a connection (`None` once both are closed).
     pub async fn recv(&mut self) -> Option<Msg> {
-        tokio::select! {
-            Some(msg) = self.rx.recv() => Some(msg),
-            Some(event) = self.events.recv() => Some(Msg::Event(event)),
-            else => None,
+        loop {
+            tokio::select! {
+                Some(job) = self.jobs.recv() => job(&mut self.exec),
+                Some(msg) = self.rx.recv() => return Some(msg),
+                Some(event) = self.events.recv() => return Some(Msg::Event(event)),
+                else => return None,
+            }
         }
     }
 

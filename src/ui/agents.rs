@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::state_glyph;
+use super::server_list::state_glyph;
 use crate::app::App;
 use crate::mcp::status::ServerState;
 

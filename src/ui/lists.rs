@@ -87,7 +87,16 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         Tab::Prompts => prompt_lines(app, pane, &window),
         Tab::Log => {
             let (list, stderr) = super::log_tab::split(pane, area);
-            super::log_tab::render(pane, sel, window.focused, frame, list, stderr);
+            let next = app.keymap.key_for(
+                crate::app::keymap::Ctx::LogTab,
+                crate::app::keymap::Action::LogFilter,
+            );
+            let shown = super::log_tab::Shown {
+                sel,
+                focused: window.focused,
+                next_key: next.as_deref(),
+            };
+            super::log_tab::render(pane, &shown, frame, list, stderr);
             return;
         }
         Tab::Config => config_lines(app, &window),

@@ -23,21 +23,27 @@ pub fn split(pane: &ServerPane, area: Rect) -> (Rect, Rect) {
     (list, stderr)
 }
 
+/// How the log list is shown.
+pub struct Shown<'a> {
+    /// The selected line (counted back from the newest).
+    pub sel: usize,
+    /// Whether the list has the focus.
+    pub focused: bool,
+    /// The key that shows the next filter, as the keymap says (none when unbound).
+    pub next_key: Option<&'a str>,
+}
+
 /// Draws the log list into `list` and the stderr tail into `stderr`.
-pub fn render(
-    pane: &ServerPane,
-    sel: usize,
-    focused: bool,
-    frame: &mut Frame,
-    list: Rect,
-    stderr: Rect,
-) {
+pub fn render(pane: &ServerPane, shown: &Shown, frame: &mut Frame, list: Rect, stderr: Rect) {
     let height = usize::from(list.height);
     let log = pane.visible_log();
     let mut lines = Vec::new();
     if pane.log_filter != crate::app::LogFilter::All {
         lines.push(Line::styled(
-            format!("showing {} (v: next)", pane.log_filter.label()),
+            match shown.next_key {
+                Some(key) => format!("showing {} ({key}: next)", pane.log_filter.label()),
+                None => format!("showing {}", pane.log_filter.label()),
+            },
             Style::new().fg(Color::DarkGray),
         ));
     }
@@ -49,6 +55,7 @@ pub fn render(
         ));
     }
     let len = log.len();
+    let (sel, focused) = (shown.sel, shown.focused);
     let selected = len.checked_sub(sel.min(len.saturating_sub(1)) + 1);
     let skip = len.saturating_sub(height + sel.min(len));
     lines.extend(

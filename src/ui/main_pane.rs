@@ -1,6 +1,7 @@
 //! The main pane: the selected server's title, the tab bar, and whichever screen is in front
 //! (the tab's list, a tool's detail, the call form or raw editor, a running call, a result).
 
+use crate::app::{RawForm, ResultScreen};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -39,7 +40,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Screen::Browse => super::lists::render_tab(app, frame, body),
         Screen::Detail(d) => super::calls::render_detail(d, frame, body),
         Screen::Form(form) => super::calls::render_form(form, frame, body),
-        Screen::Raw(form, area, error) => {
+        Screen::Raw(RawForm { form, area, error }) => {
             let [head, edit, err] = Layout::vertical([
                 Constraint::Length(1),
                 Constraint::Min(1),
@@ -68,7 +69,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             }
         }
         Screen::Running(run) => super::calls::render_running(app, run, frame, body),
-        Screen::Result(view, _) => render_result(view, frame, body),
+        Screen::Result(ResultScreen { view, .. }) => render_result(view, frame, body),
     }
 }
 

@@ -3,6 +3,7 @@
 //! entered the state.
 
 mod agents;
+mod approval;
 mod calls;
 mod elicitation;
 mod help;
@@ -11,27 +12,28 @@ mod lists;
 mod log_tab;
 mod main_pane;
 mod overlays;
+mod policy_view;
 mod sampling;
+mod server_list;
 mod side;
 mod viewer;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::app::App;
 use crate::app::keymap::{Action, Ctx};
-use crate::app::layout::{areas, window_start};
-use crate::app::{App, Focus};
-use crate::mcp::status::ServerState;
+use crate::app::layout::areas;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console.
 pub fn render(app: &App, frame: &mut Frame) {
     let size = frame.area();
     let a = areas((size.width, size.height), app.side_panel);
-    render_servers(app, frame, a.servers);
+    server_list::render(app, frame, a.servers);
     main_pane::render(app, frame, &a);
     if app.side_panel {
         side::render(app, frame, a.side);
@@ -52,82 +54,6 @@ fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
         .borders(Borders::ALL)
         .border_style(style)
         .title(title)
-}
-
-/// The glyph and colour of a server state.
-pub fn state_glyph(state: ServerState) -> (&'static str, Color) {
-    match state {
-        ServerState::Connected => ("●", Color::Green),
-        ServerState::Connecting => ("◐", Color::Yellow),
-        ServerState::Disconnected => ("○", Color::Gray),
-        ServerState::Failed => ("✗", Color::Red),
-        ServerState::Disabled => ("−", Color::DarkGray),
-        ServerState::Invalid => ("!", Color::Red),
-        ServerState::Inert => ("◌", Color::Yellow),
-    }
-}
-
-fn render_servers(app: &App, frame: &mut Frame, area: Rect) {
-    let block = pane_block(Line::from(" Servers "), app.focus == Focus::Servers);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let [list, trust] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let height = usize::from(list.height);
-    let start = window_start(app.selected, height);
-    let lines: Vec<Line> = app
-        .servers
-        .iter()
-        .enumerate()
-        .skip(start)
-        .take(height)
-        .map(|(i, s)| {
-            let waits = app.waits_for_sign_in(s) || app.auth.signing_in.contains(&s.name);
-            let (glyph, color) = if waits {
-                ("◇", Color::Yellow)
-            } else {
-                state_glyph(s.state)
-            };
-            let mut spans = vec![
-                Span::styled(format!("{glyph} "), Style::new().fg(color)),
-                Span::raw(s.name.clone()),
-                Span::styled(
-                    format!(" {}", s.transport),
-                    Style::new().fg(Color::DarkGray),
-                ),
-            ];
-            if !s.badges.is_empty() {
-                spans.push(Span::styled(
-                    format!(" {}", s.badges.join(",")),
-                    Style::new().fg(Color::Yellow),
-                ));
-            }
-            if waits {
-                spans.push(Span::styled(" sign-in", Style::new().fg(Color::Yellow)));
-            }
-            let mut line = Line::from(spans);
-            if i == app.selected {
-                line = line.style(Style::new().add_modifier(Modifier::REVERSED));
-            }
-            line
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(lines), list);
-    let warn = !matches!(app.trust.as_str(), "trusted" | "no-project-config");
-    let label = if app.trust == "no-project-config" {
-        "no project config".to_owned()
-    } else {
-        app.trust.clone()
-    };
-    let style = if warn {
-        Style::new().fg(Color::Yellow)
-    } else {
-        Style::new().fg(Color::DarkGray)
-    };
-    let mark = if warn { " ⚠" } else { "" };
-    frame.render_widget(
-        Paragraph::new(Line::styled(format!("Trust: {label}{mark}"), style)),
-        trust,
-    );
 }
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
@@ -164,10 +90,10 @@ pub(crate) fn hint_text(app: &App, contexts: &[Ctx]) -> String {
 /// The footer: the focused component's hints, the most important first; when they do not fit,
 /// as many as fit and then the help key with "more".
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let contexts = if app.approvals.is_empty() {
-        app.contexts()
-    } else {
-        vec![Ctx::Approval]
+    let contexts = match app.approvals.front() {
+        None => app.contexts(),
+        Some(p) if p.viewer.is_some() => vec![Ctx::ApprovalArguments],
+        Some(_) => vec![Ctx::Approval],
     };
     let mut hints = app.keymap.hints(&contexts);
     let help = contexts
@@ -208,6 +134,8 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+#[cfg(test)]
+mod approval_tests;
 #[cfg(test)]
 mod client_tests;
 #[cfg(test)]

@@ -41,7 +41,12 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             frame.render_widget(block, big);
             super::help::render_help(app, frame, inner, *scroll);
         }
-        Some(Overlay::Doctor(scroll)) => render_doctor(app, *scroll, frame, big),
+        Some(Overlay::Doctor(view)) => render_doctor(app, *view, frame, big),
+        Some(Overlay::Policy(view)) => {
+            let (inner, block) = popup(frame, big, "Policy", Color::Yellow);
+            frame.render_widget(block, big);
+            super::policy_view::render(view, frame, inner);
+        }
         Some(Overlay::Trust(view)) => render_trust(app, *view, frame, big),
         Some(Overlay::Spills(sel)) => render_spills(app, *sel, frame, big),
         Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
@@ -75,14 +80,23 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         None => {}
     }
     if let Some(pending) = app.approvals.front() {
-        render_approval(app, pending, frame, body);
+        super::approval::render(app, pending, frame, a);
     }
 }
 
-fn render_doctor(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
+fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big: Rect) {
     let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
     frame.render_widget(block, big);
-    let lines = info_lines(&app.info.doctor, scroll, usize::from(inner.height));
+    let mut lines = info_lines(&app.info.doctor, view.scroll, usize::from(inner.height));
+    // The selected file (what `e` edits) is highlighted.
+    if let Some(file) = app.info.doctor_files.get(view.file)
+        && let Some(line) = file
+            .line
+            .checked_sub(view.scroll)
+            .and_then(|i| lines.get_mut(i))
+    {
+        *line = std::mem::take(line).patch_style(Style::new().add_modifier(Modifier::REVERSED));
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -165,16 +179,13 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    for (server, operation, decision) in app.decided.iter().rev() {
-        let (label, color) = match decision {
-            crate::mcp::policy::approval::Decision::AllowOnce => ("allowed once", Color::Green),
-            crate::mcp::policy::approval::Decision::AllowSession => {
-                ("allowed (session)", Color::Green)
-            }
-            crate::mcp::policy::approval::Decision::Deny => ("denied", Color::Red),
+    for (server, operation, answered) in app.decided.iter().rev() {
+        let color = match answered {
+            crate::app::approval::Answered::Denied => Color::Red,
+            _ => Color::Green,
         };
         lines.push(Line::from(vec![
-            Span::styled(format!("{label:<15}"), Style::new().fg(color)),
+            Span::styled(format!("{:<15}", answered.label()), Style::new().fg(color)),
             Span::raw(format!("{server}  {operation}")),
         ]));
     }
@@ -197,23 +208,28 @@ fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Re
     .into_owned();
     let (inner, block) = popup(frame, big, &title, Color::Cyan);
     frame.render_widget(block, big);
-    let shown = u16::try_from(editor.diagnostics.len().min(5)).unwrap_or(5)
-        + 1
-        + u16::from(editor.test.is_some());
-    let [text, diags] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
-    frame.render_widget(&editor.area, text);
     let mut lines = vec![if editor.valid() {
         Line::styled("✓ valid", Style::new().fg(Color::Green))
     } else {
         Line::styled("✗ errors: saving is refused", Style::new().fg(Color::Red))
     }];
-    for (error, line, message) in editor.diagnostics.iter().take(5) {
-        let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
-        let color = if *error { Color::Red } else { Color::Yellow };
+    for d in editor.diagnostics.iter().take(4) {
+        let color = if d.error { Color::Red } else { Color::Yellow };
+        lines.push(Line::styled(d.text.clone(), Style::new().fg(color)));
+        if let Some(help) = &d.help {
+            lines.push(Line::styled(
+                format!("  {help}"),
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
+    }
+    if editor.diagnostics.len() > 4 {
         lines.push(Line::styled(
-            format!("{at}{message}"),
-            Style::new().fg(color),
+            format!(
+                "… {} more (the config doctor lists all)",
+                editor.diagnostics.len() - 4
+            ),
+            Style::new().fg(Color::DarkGray),
         ));
     }
     match &editor.test {
@@ -221,7 +237,21 @@ fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Re
         Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Red))),
         None => {}
     }
-    frame.render_widget(Paragraph::new(lines), diags);
+    // The diagnostics wrap; the buffer keeps at least half the box.
+    let rows: usize = lines
+        .iter()
+        .map(|l| {
+            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+            crate::app::viewer::rows_of(&text, usize::from(inner.width))
+        })
+        .sum();
+    let rows = u16::try_from(rows).unwrap_or(u16::MAX);
+    let para = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let shown = rows.min(inner.height / 2).max(1);
+    let [text, diags] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
+    frame.render_widget(&editor.area, text);
+    frame.render_widget(para, diags);
 }
 
 fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
@@ -244,79 +274,6 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
         .wrap(Wrap { trim: false }),
         inner,
     );
-}
-
-fn render_approval(
-    app: &App,
-    pending: &crate::app::approval::Pending,
-    frame: &mut Frame,
-    body: Rect,
-) {
-    let r = &pending.request;
-    let effects: Vec<String> = r.effects.iter().map(ToString::to_string).collect();
-    let mut lines = Vec::new();
-    if let Some(pid) = pending.agent {
-        let project = app
-            .agents
-            .iter()
-            .find(|a| a.pid == pid)
-            .map(|a| format!("  {}", a.project))
-            .unwrap_or_default();
-        lines.push(Line::from(vec![
-            Span::styled("agent      ", Style::new().fg(Color::DarkGray)),
-            Span::styled(
-                format!("mcpdeck serve pid {pid}{project}"),
-                Style::new().fg(Color::Yellow),
-            ),
-        ]));
-    }
-    lines.extend([
-        Line::from(vec![
-            Span::styled("server     ", Style::new().fg(Color::DarkGray)),
-            Span::raw(r.server.clone()),
-        ]),
-        Line::from(vec![
-            Span::styled("operation  ", Style::new().fg(Color::DarkGray)),
-            Span::raw(r.operation.clone()),
-        ]),
-        Line::from(vec![
-            Span::styled("effects    ", Style::new().fg(Color::DarkGray)),
-            Span::raw(effects.join(", ")),
-        ]),
-    ]);
-    if r.server_changed {
-        lines.push(Line::styled(
-            "⚠ the server's definition changed this session",
-            Style::new().fg(Color::Yellow),
-        ));
-    }
-    if r.tool_changed {
-        lines.push(Line::styled(
-            "⚠ the tool's definition changed since it was listed",
-            Style::new().fg(Color::Yellow),
-        ));
-    }
-    if app.approvals.len() > 1 {
-        lines.push(Line::styled(
-            format!("({} more waiting)", app.approvals.len() - 1),
-            Style::new().fg(Color::DarkGray),
-        ));
-    }
-    lines.push(Line::raw(""));
-    let armed = pending.armed(app.now);
-    let keys = if armed {
-        super::hint_text(app, &[crate::app::keymap::Ctx::Approval])
-    } else {
-        "(keys are ignored for a moment)".to_owned()
-    };
-    lines.push(Line::styled(keys, Style::new().fg(Color::Cyan)));
-    // Two border rows, plus room for wrapping on narrow terminals.
-    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let height = if body.width < 66 { height + 3 } else { height };
-    let area = centered(body, 64, height);
-    let (inner, block) = popup(frame, area, "Approve operation?", Color::Yellow);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Frame, body: Rect) {

@@ -33,7 +33,7 @@ pub(super) fn draw(app: &App, w: u16, h: u16) -> String {
     out
 }
 
-fn snapshot_all(name: &str, app: &mut App) {
+pub(super) fn snapshot_all(name: &str, app: &mut App) {
     for (w, h) in SIZES {
         app.size = (w, h);
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), draw(app, w, h));
@@ -50,7 +50,7 @@ fn first_id(effects: &[Effect]) -> u64 {
         .expect("an engine request")
 }
 
-fn tools_app() -> (App, tempfile::TempDir) {
+pub(super) fn tools_app() -> (App, tempfile::TempDir) {
     let (mut app, dir) = demo_app();
     let id = first_id(&app.update(key(KeyCode::Enter)));
     app.update(ok(id, "tools.list", tools_result()));
@@ -253,6 +253,18 @@ fn fixed_info() -> crate::app::info::ConfigInfo {
         trust_state: "untrusted".to_owned(),
         trustable: true,
         sources: std::collections::BTreeMap::new(),
+        doctor_files: vec![
+            crate::app::info::DoctorFile {
+                line: 1,
+                path: "/home/op/.config/mcpdeck/mcp.json".into(),
+                layer: crate::mcp::config::Layer::User,
+            },
+            crate::app::info::DoctorFile {
+                line: 3,
+                path: "/work/p/.mcp.json".into(),
+                layer: crate::mcp::config::Layer::Project,
+            },
+        ],
     }
 }
 

@@ -5,7 +5,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
 use crate::app::viewer::{Viewer, rows_of, wrap};
@@ -82,6 +82,47 @@ fn render_text(
     }
 }
 
+/// `line` cut into rows of at most `width` columns (by display width), at the last space of a
+/// row when it has one, each span keeping its style: what a modal draws, so its height is known
+/// before drawing.
+pub fn wrap_styled(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
+    use unicode_width::UnicodeWidthChar as _;
+    let width = width.max(1);
+    let mut rows: Vec<Vec<(char, Style)>> = vec![Vec::new()];
+    let mut used = 0;
+    for span in &line.spans {
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && used > 0 {
+                let row = rows.last_mut().expect("one row at least");
+                // Carry the word being cut over to the next row.
+                let carried = match row.iter().rposition(|(c, _)| *c == ' ') {
+                    Some(at) if at > 0 => row.split_off(at + 1),
+                    _ => Vec::new(),
+                };
+                used = carried.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
+                rows.push(carried);
+            }
+            rows.last_mut()
+                .expect("one row at least")
+                .push((c, span.style));
+            used += w;
+        }
+    }
+    rows.into_iter()
+        .map(|row| {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            for (c, style) in row {
+                match spans.last_mut() {
+                    Some(last) if last.style == style => last.content.to_mut().push(c),
+                    _ => spans.push(Span::styled(c.to_string(), style)),
+                }
+            }
+            Line::from(spans).style(line.style)
+        })
+        .collect()
+}
+
 /// The position row: where the view is, and the search.
 fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
     let mut text = viewer.position(lines);
@@ -91,8 +132,13 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
         } else if s.matches.is_empty() {
             text = format!("/{}: no match  {text}", s.query);
         } else {
+            let keys = s
+                .keys
+                .as_deref()
+                .map(|k| format!(" ({k})"))
+                .unwrap_or_default();
             text = format!(
-                "/{}: match {} of {} (n/N)  {text}",
+                "/{}: match {} of {}{keys}  {text}",
                 s.query,
                 s.current + 1,
                 s.matches.len()

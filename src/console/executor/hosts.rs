@@ -137,12 +137,10 @@ impl Executor {
                 if preview.to == ImportTo::Project {
                     done.push_str("; project servers stay inert until the project is trusted");
                 }
-                match self.reload_config() {
-                    Ok(true) => done.push_str("; configuration reloaded"),
-                    Ok(false) => done.push_str("; restart mcpdeck to use it"),
-                    Err(e) => {
-                        let _ = write!(done, "; reloading failed ({e})");
-                    }
+                if self.reload_config() {
+                    done.push_str("; configuration reloaded");
+                } else {
+                    done.push_str("; restart mcpdeck to use it");
                 }
                 done
             });

@@ -10,8 +10,9 @@ use crate::mcp::policy::{ALL_EFFECTS, EffectClass as Effect};
 use crate::mcp::results::Redactor;
 use crate::mcp::sanitize::sanitize_capped;
 
-/// Most bytes of arguments an approval request carries (viewers show 4 KiB and scroll for
-/// the rest); the control socket's line bound is well above this.
+/// Most bytes of arguments an approval request carries. The console's modal and
+/// `mcpdeck approvals` show the first 4 KiB and offer the rest in a scrollable view; the control
+/// socket's line bound is well above this.
 pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024;
 
 /// The effects an operation may have, and whether they are the server's claim.

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use approve::MAX_ARGUMENT_BYTES;
 pub use operator::{CompletionTarget, OperatorOp};
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};

@@ -85,13 +85,41 @@ pub struct ApprovalRequest {
     pub tool_changed: bool,
     /// How long the request waits before it is denied, in milliseconds.
     pub timeout_ms: u64,
-    /// The operation's arguments: pretty JSON, sanitised, secrets redacted, at most 16 KiB.
+    /// The operation's arguments: pretty JSON, sanitised, secrets redacted, at most 16 KiB
+    /// (viewers show the first 4 KiB and scroll for the rest).
     #[serde(default)]
     pub arguments: Option<String>,
     /// The effects come from the tool's own annotations (the server's claim, unchecked);
     /// when false they are all four, because the proxy cannot prove less.
     #[serde(default)]
     pub effects_claimed: bool,
+}
+
+/// Most bytes of arguments a question shows at once (the console's modal, the terminal);
+/// the rest is one key away.
+pub const SHOWN_ARGUMENTS: usize = 4 * 1024;
+
+/// The first `bound` bytes of `lines`, in whole lines but for the one crossing the bound, which
+/// is cut (at a character boundary) and ends with `…`.
+pub fn cut_lines(lines: &[String], bound: usize) -> Vec<String> {
+    let mut left = bound;
+    let mut out = Vec::new();
+    for line in lines {
+        if line.len() < left {
+            left -= line.len() + 1;
+            out.push(line.clone());
+            continue;
+        }
+        let mut end = left;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end > 0 {
+            out.push(format!("{}…", &line[..end]));
+        }
+        break;
+    }
+    out
 }
 
 /// The operator's answer.

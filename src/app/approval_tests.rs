@@ -1,0 +1,171 @@
+//! The approval modal's `update`: arguments kept and bounded, the arguments viewer, "always"
+//! behind a typed `y`, and the doctor's `e`.
+
+use crossterm::event::KeyCode;
+
+use super::*;
+use crate::app::testkit::{ch, demo_app, key};
+use crate::app::{Msg, Overlay};
+use crate::mcp::policy::approval::EffectClass as Fx;
+
+pub(crate) fn request_with(arguments: Option<String>) -> ApprovalRequest {
+    ApprovalRequest {
+        ticket: 3,
+        server: "demo".to_owned(),
+        operation: "tools.call echo".to_owned(),
+        effects: vec![Fx::Read],
+        server_changed: false,
+        tool_changed: false,
+        timeout_ms: 120_000,
+        arguments,
+        effects_claimed: true,
+    }
+}
+
+fn long_arguments(n: usize) -> String {
+    let items: Vec<String> = (0..n)
+        .map(|i| format!("  \"key{i}\": \"value {i}\""))
+        .collect();
+    format!("{{\n{}\n}}", items.join(",\n"))
+}
+
+#[test]
+fn the_modal_shows_at_most_4_kib_and_the_viewer_scrolls_to_the_end() {
+    let (mut app, _d) = demo_app();
+    app.update(Msg::Approval(request_with(Some(long_arguments(400)))));
+    app.now += GUARD;
+    let pending = &app.approvals[0];
+    assert_eq!(pending.arguments.len(), 402);
+    let shown: usize = pending.shown_arguments().iter().map(|l| l.len() + 1).sum();
+    assert!(shown <= SHOWN_ARGUMENTS + 4, "{shown}");
+    assert!(pending.shown_arguments().len() < 402);
+    let one_long = vec![
+        "{".to_owned(),
+        format!("\"t\": \"{}\"", "é".repeat(5000)),
+        "}".to_owned(),
+    ];
+    let cut = cut_lines(&one_long, SHOWN_ARGUMENTS);
+    assert_eq!(cut.len(), 2, "a long line is cut, not dropped");
+    assert!(cut[1].ends_with('…') && cut[1].len() < SHOWN_ARGUMENTS + 4);
+    app.update(ch('v'));
+    assert!(app.approvals[0].viewer.is_some(), "v opens the viewer");
+    assert!(app.update(ch('y')).is_empty(), "no answer from the viewer");
+    app.update(key(KeyCode::End));
+    let pending = &app.approvals[0];
+    let viewer = pending.viewer.as_ref().expect("viewer");
+    assert_eq!(
+        viewer.visible_lines(&pending.arguments).1,
+        401,
+        "the last line"
+    );
+    app.update(key(KeyCode::Esc));
+    assert!(
+        app.approvals[0].viewer.is_none(),
+        "Esc goes back to the modal"
+    );
+    assert_eq!(app.approvals.len(), 1, "Esc in the viewer does not deny");
+}
+
+#[test]
+fn arguments_are_sanitised_again_and_bounded_on_entry() {
+    let (mut app, _d) = demo_app();
+    let hostile = format!("{{\"a\": \"x\u{1b}[2J\u{202e}\"}}{}", "y".repeat(40_000));
+    app.update(Msg::Approval(request_with(Some(hostile))));
+    let args = app.approvals[0].arguments.join("\n");
+    assert!(
+        !args.contains('\u{1b}') && !args.contains('\u{202e}'),
+        "{args:.80}"
+    );
+    assert!(args.len() <= crate::mcp::engine::MAX_ARGUMENT_BYTES + 64);
+}
+
+#[test]
+fn always_needs_a_typed_y_and_names_the_exact_rule() {
+    let (mut app, dir) = demo_app();
+    let policy = dir.path().join("cfg/mcpdeck/policy.json");
+    app.update(Msg::Approval(request_with(None)));
+    app.now += GUARD;
+    assert!(app.update(ch('a')).is_empty());
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("no policy file")),
+        "without a policy file there is nothing to add to"
+    );
+    app.policy_path = Some(policy.clone());
+    app.update(ch('a'));
+    assert!(app.approvals[0].confirming_always);
+    assert!(app.update(ch('n')).is_empty(), "any other key goes back");
+    assert_eq!(app.approvals.len(), 1, "and does not deny");
+    app.update(ch('a'));
+    assert_eq!(
+        app.update(ch('y')),
+        vec![Effect::AllowAlways {
+            agent: None,
+            ticket: 3,
+            rule: "demo:tools.call echo".to_owned(),
+            policy,
+        }]
+    );
+    assert!(app.approvals.is_empty());
+    assert_eq!(app.decided[0].2, Answered::Always);
+}
+
+#[test]
+fn e_in_the_doctor_edits_the_selected_file() {
+    let (mut app, _d) = demo_app();
+    app.update(ch('d'));
+    assert!(matches!(app.overlay, Some(Overlay::Doctor(_))));
+    let files = app.info.doctor_files.clone();
+    assert!(files.len() >= 2, "{files:?}");
+    app.update(key(KeyCode::Down));
+    let fx = app.update(ch('e'));
+    assert_eq!(
+        fx,
+        vec![Effect::OpenEditor {
+            path: files[1].path.clone(),
+            layer: files[1].layer,
+        }]
+    );
+}
+
+#[test]
+fn the_policy_view_reads_lists_and_removes_after_a_typed_y() {
+    use crate::app::policy_view::PolicyListing;
+    let (mut app, dir) = demo_app();
+    let policy = dir.path().join("policy.json");
+    app.policy_path = Some(policy.clone());
+    assert_eq!(
+        app.update(ch('P')),
+        vec![Effect::ReadPolicy(policy.clone())]
+    );
+    app.update(Msg::PolicyRead(Ok(PolicyListing {
+        path: policy.clone(),
+        exists: true,
+        mode: "enforce".to_owned(),
+        rules: vec![
+            (true, "a:tools.list".to_owned()),
+            (false, "b:*\u{202e}".to_owned()),
+        ],
+    })));
+    app.update(key(KeyCode::Down));
+    app.update(ch('x'));
+    assert!(
+        app.update(ch('n')).is_empty(),
+        "anything but y keeps the rule"
+    );
+    app.update(ch('x'));
+    let fx = app.update(ch('y'));
+    let [Effect::RemoveRule { rule, .. }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    assert!(
+        rule.starts_with("b:*") && !rule.contains('\u{202e}'),
+        "sanitised: {rule}"
+    );
+    assert_eq!(
+        app.update(Msg::PolicySaved(Ok("removed".to_owned()))),
+        vec![Effect::ReadPolicy(policy)],
+        "the view reads the file again"
+    );
+}

@@ -1,0 +1,152 @@
+//! The policy view (`P`): the user's policy file — where it is, its mode and every rule — with
+//! a selection; `x` removes the selected rule after a typed `y`. The runtime reads and edits the
+//! file with the engine's own policy code (the same as `mcpdeck policy`), atomically and with
+//! the previous file backed up; this component only holds what was read and asks for effects.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::keymap::Action;
+use super::overlays::{Overlay, Step, scrolled};
+use super::{App, Effect, Msg};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// What the policy file holds, as read (strings sanitised on entry).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyListing {
+    /// The file.
+    pub path: PathBuf,
+    /// Whether it exists (absent: audit mode, no rules).
+    pub exists: bool,
+    /// The mode's word (`audit`, `enforce`).
+    pub mode: String,
+    /// The rules in file order: (is an allow rule, the rule).
+    pub rules: Vec<(bool, String)>,
+}
+
+impl PolicyListing {
+    /// The listing with every rule sanitised (a rule is text from a file).
+    #[must_use]
+    pub fn sanitised(mut self) -> Self {
+        for (_, rule) in &mut self.rules {
+            *rule = sanitize_capped(rule, 512);
+        }
+        self
+    }
+}
+
+/// The policy view's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyView {
+    /// The selected rule.
+    pub sel: usize,
+    /// What was read: `None` while reading, else the listing or why it could not be read.
+    pub listing: Option<Result<PolicyListing, String>>,
+    /// Whether a typed `y` is awaited to remove the selected rule.
+    pub confirming: bool,
+}
+
+impl PolicyView {
+    /// The selected rule's text, when there is one.
+    pub fn selected_rule(&self) -> Option<&str> {
+        match &self.listing {
+            Some(Ok(l)) => l.rules.get(self.sel).map(|(_, r)| r.as_str()),
+            _ => None,
+        }
+    }
+
+    fn rule_count(&self) -> usize {
+        match &self.listing {
+            Some(Ok(l)) => l.rules.len(),
+            _ => 0,
+        }
+    }
+
+    /// Handles a keymap `action`; `policy` is the file the view shows.
+    pub fn update(mut self, action: Action, policy: Option<&PathBuf>) -> Step {
+        match action {
+            Action::Delete => match self.selected_rule().map(str::to_owned) {
+                Some(rule) => {
+                    self.confirming = true;
+                    Step::keep(Overlay::Policy(self))
+                        .said(&format!("type y to remove `{rule}` from the policy file"))
+                }
+                None => Step::keep(Overlay::Policy(self)).said("no rule to remove"),
+            },
+            Action::Copy => {
+                let effects = self.selected_rule().map(|r| Effect::Copy(r.to_owned()));
+                Step::with(Overlay::Policy(self), effects)
+            }
+            Action::Reconnect => {
+                let effects = policy.map(|p| Effect::ReadPolicy(p.clone()));
+                self.listing = None;
+                Step::with(Overlay::Policy(self), effects)
+            }
+            _ => {
+                let max = self.rule_count().saturating_sub(1);
+                self.sel = scrolled(self.sel, action, max);
+                Step::keep(Overlay::Policy(self))
+            }
+        }
+    }
+}
+
+impl App {
+    /// Opens the policy view and reads the file.
+    pub(super) fn open_policy_view(&mut self) -> Vec<Effect> {
+        let Some(path) = self.policy_path.clone() else {
+            self.message = Some("no policy file is known to this console".to_owned());
+            return Vec::new();
+        };
+        self.overlay = Some(Overlay::Policy(PolicyView::default()));
+        vec![Effect::ReadPolicy(path)]
+    }
+
+    /// A key while the policy view waits for the typed `y` of a removal.
+    pub(super) fn on_policy_confirm_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(Overlay::Policy(view)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        view.confirming = false;
+        let rule = view.selected_rule().map(str::to_owned);
+        if let (KeyCode::Char('y'), Some(rule), Some(policy)) =
+            (key.code, rule, self.policy_path.clone())
+        {
+            self.message = Some(format!("removing `{rule}`…"));
+            return vec![Effect::RemoveRule { policy, rule }];
+        }
+        self.message = Some("no rule removed".to_owned());
+        Vec::new()
+    }
+
+    /// The policy file was read or edited.
+    pub(super) fn on_policy_msg(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::PolicyRead(read) => {
+                if let Some(Overlay::Policy(view)) = &mut self.overlay {
+                    let read = read
+                        .map(PolicyListing::sanitised)
+                        .map_err(|e| sanitize_capped(&e, 600));
+                    if let Ok(l) = &read {
+                        view.sel = view.sel.min(l.rules.len().saturating_sub(1));
+                    }
+                    view.listing = Some(read);
+                }
+                Vec::new()
+            }
+            Msg::PolicySaved(result) => {
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 400),
+                });
+                match (&self.overlay, &self.policy_path) {
+                    (Some(Overlay::Policy(_)), Some(path)) => {
+                        vec![Effect::ReadPolicy(path.clone())]
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Drawing the approval modal, always in front: who asks, the server, the operation, the
+//! effects (labelled server-claimed when they come from the tool's annotations), changed
+//! definitions, the first 4 KiB of the arguments (as many rows as fit) and the keys; the
+//! "always" confirmation; and, when asked for, all of the arguments in the one text viewer.
+
+use ratatui::Frame;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+
+use super::viewer::wrap_styled;
+use crate::app::App;
+use crate::app::approval::Pending;
+use crate::app::keymap::{Action, Ctx};
+use crate::app::layout::{Areas, centered};
+use crate::app::viewer::wrap;
+
+fn boxed<'a>(frame: &mut Frame, area: ratatui::layout::Rect, title: &str) -> Block<'a> {
+    frame.render_widget(Clear, area);
+    Block::new()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::new().fg(Color::Yellow))
+        .title(Line::styled(
+            format!(" {title} "),
+            Style::new().add_modifier(Modifier::BOLD),
+        ))
+}
+
+fn field(label: &str, value: String, style: Style) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<11}"), Style::new().fg(Color::DarkGray)),
+        Span::styled(value, style),
+    ])
+}
+
+/// The lines above the arguments: who, what, the effects and warnings.
+fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
+    let r = &pending.request;
+    let mut lines = Vec::new();
+    if let Some(pid) = pending.agent {
+        let project = app
+            .agents
+            .iter()
+            .find(|a| a.pid == pid)
+            .map(|a| format!("  {}", a.project))
+            .unwrap_or_default();
+        lines.push(field(
+            "agent",
+            format!("mcpdeck serve pid {pid}{project}"),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    lines.push(field("server", r.server.clone(), Style::new()));
+    lines.push(field("operation", r.operation.clone(), Style::new()));
+    let effects: Vec<String> = r.effects.iter().map(ToString::to_string).collect();
+    let claim = if r.effects_claimed {
+        " (server-claimed)"
+    } else {
+        " (the server claims nothing: all four)"
+    };
+    lines.push(field(
+        "effects",
+        format!("{}{claim}", effects.join(", ")),
+        Style::new(),
+    ));
+    if r.server_changed {
+        lines.push(Line::styled(
+            "⚠ the server's definition changed this session",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    if r.tool_changed {
+        lines.push(Line::styled(
+            "⚠ the tool's definition changed since it was listed",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    lines
+}
+
+/// The lines below the arguments: the queue and the keys (or the "always" question).
+fn footer(app: &App, pending: &Pending) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if app.approvals.len() > 1 {
+        lines.push(Line::styled(
+            format!("({} more waiting)", app.approvals.len() - 1),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    if pending.confirming_always {
+        let file = app
+            .policy_path
+            .as_ref()
+            .map(|p| crate::mcp::sanitize::sanitize(&p.display().to_string()).into_owned())
+            .unwrap_or_default();
+        lines.push(Line::styled(
+            format!(
+                "Add the allow rule `{}` to {file}? Type y to add it and allow; any other key goes back.",
+                pending.always_rule()
+            ),
+            Style::new().fg(Color::Black).bg(Color::Yellow),
+        ));
+        return lines;
+    }
+    let keys = if pending.armed(app.now) {
+        super::hint_text(app, &[Ctx::Approval])
+    } else {
+        "(keys are ignored for a moment)".to_owned()
+    };
+    lines.push(Line::styled(keys, Style::new().fg(Color::Cyan)));
+    lines
+}
+
+/// Draws the approval in front: the modal, or its arguments in the viewer.
+pub fn render(app: &App, pending: &Pending, frame: &mut Frame, a: &Areas) {
+    if let Some(viewer) = &pending.viewer {
+        let title = format!(
+            "Arguments · {} on {}",
+            pending.request.operation, pending.request.server
+        );
+        let block = boxed(frame, a.big, &title);
+        let inner = block.inner(a.big);
+        frame.render_widget(block, a.big);
+        super::viewer::render_viewer(viewer, &pending.arguments, None, frame, inner);
+        return;
+    }
+    let body = a.overlay;
+    let width = body.width.saturating_sub(8).clamp(40, 96).min(body.width);
+    let inner_width = usize::from(width.saturating_sub(2)).max(1);
+    // Every line is cut here, so the height is known: the arguments get the rows left over.
+    let cut = |lines: Vec<Line<'static>>| -> Vec<Line<'static>> {
+        lines
+            .iter()
+            .flat_map(|l| wrap_styled(l, inner_width))
+            .collect()
+    };
+    let head = cut(header(app, pending));
+    let foot = cut(footer(app, pending));
+    let room = usize::from(body.height).saturating_sub(head.len() + foot.len() + 2);
+    let mut lines = head;
+    // The arguments take the rows left over; their title says how many lines that is, and it
+    // may wrap, which leaves fewer rows: settle both.
+    let mut title_rows = 1;
+    loop {
+        let (args, title) = arguments(pending, inner_width, room.saturating_sub(title_rows), app);
+        let Some(title) = title.map(|t| cut(vec![t])) else {
+            break;
+        };
+        if title.len() > title_rows && title.len() < room {
+            title_rows = title.len();
+            continue;
+        }
+        if title.len() <= room {
+            let left = room - title.len();
+            lines.extend(title);
+            lines.extend(args.into_iter().take(left));
+        }
+        break;
+    }
+    lines.extend(foot);
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let area = centered(body, width, height);
+    let block = boxed(frame, area, "Approve operation?");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The argument rows that fit in `room` rows (within the first 4 KiB), and the line that
+/// introduces them (saying how much more the viewer shows); `None` when there are none.
+fn arguments(
+    pending: &Pending,
+    width: usize,
+    room: usize,
+    app: &App,
+) -> (Vec<Line<'static>>, Option<Line<'static>>) {
+    if pending.arguments.is_empty() {
+        return (Vec::new(), None);
+    }
+    let mut out = Vec::new();
+    let mut lines_shown = 0;
+    let shown = pending.shown_arguments();
+    'fill: for (line, whole) in shown.iter().zip(&pending.arguments) {
+        for row in wrap(&format!("  {line}"), width) {
+            if out.len() >= room {
+                break 'fill;
+            }
+            out.push(Line::raw(row));
+        }
+        if line == whole {
+            lines_shown += 1;
+        }
+    }
+    let total = pending.arguments.len();
+    let mut title = "arguments".to_owned();
+    if lines_shown < total {
+        let key = app
+            .keymap
+            .key_for(Ctx::Approval, Action::ViewArguments)
+            .map(|k| format!(" · {k} shows all"))
+            .unwrap_or_default();
+        title = format!("arguments (lines 1–{lines_shown} of {total}{key})");
+    }
+    let title = Line::styled(title, Style::new().fg(Color::DarkGray));
+    (out, Some(title))
+}

@@ -1,0 +1,94 @@
+//! Drawing the policy view: the file, its mode, the rules with the selected one highlighted,
+//! and the typed confirmation of a removal.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::app::layout::window_start;
+use crate::app::policy_view::PolicyView;
+
+/// Draws `view` into `area` (inside its box).
+pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
+    let dim = Style::new().fg(Color::DarkGray);
+    let listing = match &view.listing {
+        None => {
+            frame.render_widget(Paragraph::new(Line::styled("reading…", dim)), area);
+            return;
+        }
+        Some(Err(e)) => {
+            frame.render_widget(
+                Paragraph::new(Line::styled(e.clone(), Style::new().fg(Color::Red)))
+                    .wrap(Wrap { trim: false }),
+                area,
+            );
+            return;
+        }
+        Some(Ok(listing)) => listing,
+    };
+    let [head, list, prompt] = Layout::vertical([
+        Constraint::Length(3),
+        Constraint::Min(1),
+        Constraint::Length(u16::from(view.confirming) * 2),
+    ])
+    .areas(area);
+    let path = crate::mcp::sanitize::sanitize(&listing.path.display().to_string()).into_owned();
+    let absent = if listing.exists {
+        ""
+    } else {
+        " (absent: audit mode, no rules)"
+    };
+    let head_lines = vec![
+        Line::from(vec![
+            Span::styled("file  ", dim),
+            Span::raw(format!("{path}{absent}")),
+        ]),
+        Line::from(vec![
+            Span::styled("mode  ", dim),
+            Span::raw(listing.mode.clone()),
+        ]),
+        Line::styled(
+            "Deny wins over allow; an allow rule lets an operation run without asking.",
+            dim,
+        ),
+    ];
+    frame.render_widget(Paragraph::new(head_lines), head);
+    let mut lines = Vec::new();
+    if listing.rules.is_empty() {
+        lines.push(Line::styled(
+            "No rules. \"Always allow\" in an approval adds one.",
+            dim,
+        ));
+    }
+    let height = usize::from(list.height);
+    let start = window_start(view.sel, height);
+    for (i, (allow, rule)) in listing.rules.iter().enumerate().skip(start).take(height) {
+        let (kind, color) = if *allow {
+            ("allow ", Color::Green)
+        } else {
+            ("deny  ", Color::Red)
+        };
+        let mut line = Line::from(vec![
+            Span::styled(kind, Style::new().fg(color)),
+            Span::raw(rule.clone()),
+        ]);
+        if i == view.sel {
+            line = line.style(Style::new().add_modifier(Modifier::REVERSED));
+        }
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), list);
+    if view.confirming
+        && let Some(rule) = view.selected_rule()
+    {
+        let line = Line::styled(
+            format!(
+                "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."
+            ),
+            Style::new().fg(Color::Black).bg(Color::Yellow),
+        );
+        frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
+    }
+}
