@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Sandbox, fixture};
+use common::{HttpFixture, Sandbox, fixture};
 use serde_json::json;
 
 /// The battery's memory cases: name, server arguments, mcpdeck arguments, expected exit.
@@ -42,15 +42,46 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>, i32)> {
             vec!["call", "fx", "echo", "--no-validate"],
             0,
         ),
+        // The same pages over Streamable HTTP, as a plain JSON body and as an SSE event.
+        (
+            "HTTP JSON body: one ~16 MiB page of 480,000 tiny tools",
+            vec!["http", "/raw/tiny-tools"],
+            vec!["tools", "fx"],
+            7,
+        ),
+        (
+            "HTTP JSON body: 6,500 tools of 25 enum properties (15 MiB)",
+            vec!["http", "/raw/enum-tools"],
+            vec!["tools", "fx"],
+            7,
+        ),
+        (
+            "HTTP SSE event: 6,500 tools of 25 enum properties (15 MiB)",
+            vec!["http", "/raw/enum-tools-as-sse"],
+            vec!["tools", "fx"],
+            7,
+        ),
+        (
+            "HTTP JSON body: a 15 MiB text result",
+            vec!["http", "/raw/huge-text"],
+            vec!["call", "fx", "echo", "--no-validate"],
+            0,
+        ),
     ]
 }
 
 /// Runs one case; returns its exit code and the peak RSS of mcpdeck in KiB (sampled).
 fn run(server: &[&str], args: &[&str]) -> (i32, u64) {
     let sb = Sandbox::new();
+    // `["http", PATH]`: the fixture's HTTP mode at PATH; anything else: stdio arguments.
+    let http = (server.first() == Some(&"http")).then(|| HttpFixture::start(""));
+    let definition = match (&http, server) {
+        (Some(fx), [_, path]) => json!({"url": fx.url(path)}),
+        _ => json!({"command": fixture(), "args": server}),
+    };
     sb.write(
         "config/mcpdeck/mcp.json",
-        &json!({"mcpServers": {"fx": {"command": fixture(), "args": server}}}).to_string(),
+        &json!({"mcpServers": {"fx": definition}}).to_string(),
     );
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
         .env_clear()

@@ -81,7 +81,7 @@ pub fn outcome_lines(tool: &str, outcome: &Outcome) -> Vec<SideLine> {
 /// The readable lines of one `mcpdeck.workspace-result/v1` envelope.
 pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
     let status = s(envelope, "status");
-    let reason = s(envelope, "reason");
+    let reason = crate::workspace::envelope::reason_words(s(envelope, "reason"));
     let result = envelope.get("result").unwrap_or(&Value::Null);
     let mut out = Vec::new();
     match status {
@@ -331,7 +331,7 @@ mod tests {
         let e = json!({"schema": "x", "status": "refused", "reason": "server_busy"});
         assert_eq!(
             texts(&envelope_lines("workspace_find", &e)),
-            ["refused: server_busy"]
+            ["refused: another workspace call is still running; try again when it ends"]
         );
         let e = json!({"schema": "x", "status": "known", "result": {"matches": [
             {"path": "evil\u{1b}[2J.md", "line": 1, "kind": "markdown", "snippet": "a\u{202e}b"}], "total_matches": 1}});

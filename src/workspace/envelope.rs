@@ -75,6 +75,47 @@ impl Reason {
             Self::Internal => "internal_error",
         }
     }
+
+    /// The reason named by a wire code.
+    pub fn from_code(code: &str) -> Option<Self> {
+        [
+            Self::InvalidArguments,
+            Self::WorkspaceUnavailable,
+            Self::ServerBusy,
+            Self::Timeout,
+            Self::Cancelled,
+            Self::ResponseTooLarge,
+            Self::NoMatch,
+            Self::BudgetTooSmall,
+            Self::Internal,
+        ]
+        .into_iter()
+        .find(|r| r.code() == code)
+    }
+
+    /// The reason in words, for a person.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::InvalidArguments => "the arguments do not match the tool's schema",
+            Self::WorkspaceUnavailable => {
+                "the workspace folder is no longer the one bound at startup"
+            }
+            Self::ServerBusy => "another workspace call is still running; try again when it ends",
+            Self::Timeout => "the answer took longer than the time limit",
+            Self::Cancelled => "the call was cancelled",
+            Self::ResponseTooLarge => "the answer would be larger than 1 MiB; narrow the request",
+            Self::NoMatch => "nothing in the workspace matched",
+            Self::BudgetTooSmall => "matching passages exist, but none fits the word budget whole",
+            Self::Internal => "the workspace server failed unexpectedly",
+        }
+    }
+}
+
+/// A wire reason code in words; an unknown code is shown as it came.
+pub fn reason_words(code: &str) -> std::borrow::Cow<'_, str> {
+    Reason::from_code(code).map_or(std::borrow::Cow::Borrowed(code), |r| {
+        std::borrow::Cow::Borrowed(r.words())
+    })
 }
 
 /// One tool answer.

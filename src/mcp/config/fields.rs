@@ -221,25 +221,30 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Reads a string→string object as templates; reports non-strings and bad references.
-    fn templates(&mut self, value: &Spanned, path: &str) -> Vec<(String, usize, Template)> {
+    /// Reads a string→string object as templates, handing each `(key, key offset, template)`
+    /// to `each` as it is read (an object of 100,000 keys is never listed twice); reports
+    /// non-strings and bad references.
+    fn templates(
+        &mut self,
+        value: &Spanned,
+        path: &str,
+        mut each: impl FnMut(&mut Self, String, usize, Template),
+    ) {
         let Json::Object(members) = &value.value else {
             self.mismatch(value, path, "an object of strings");
-            return Vec::new();
+            return;
         };
         self.duplicates(members, path);
-        let mut out = Vec::new();
         for m in members {
             let p = join(path, &m.key);
             let Some(text) = self.string(&m.value, &p) else {
                 continue;
             };
             match Template::parse(&text) {
-                Ok(t) => out.push((m.key.clone(), m.key_start, t)),
+                Ok(t) => each(self, m.key.clone(), m.key_start, t),
                 Err(e) => self.error("bad_reference", &p, m.value.start, e.to_string(), None),
             }
         }
-        out
     }
 }
 
@@ -285,7 +290,7 @@ pub fn check_env(
 ) -> BTreeMap<String, Template> {
     let path = format!("{server_path}.env");
     let mut out = BTreeMap::new();
-    for (key, key_start, template) in cx.templates(value, &path) {
+    cx.templates(value, &path, |cx, key, key_start, template| {
         let p = join(&path, &key);
         if key.is_empty() || key.contains('=') || key.contains('\0') {
             cx.error(
@@ -295,7 +300,7 @@ pub fn check_env(
                 "an environment variable name must be non-empty and contain no `=` or NUL".into(),
                 None,
             );
-            continue;
+            return;
         }
         if is_credential_name(&key) && !template.has_reference() {
             cx.error(
@@ -307,10 +312,10 @@ pub fn check_env(
                     "literal token in `{key}`; use `${{{key}}}` and export it"
                 )),
             );
-            continue;
+            return;
         }
         out.insert(key, template);
-    }
+    });
     out
 }
 
@@ -331,7 +336,7 @@ pub fn check_headers(
     let path = format!("{server_path}.headers");
     let mut out: BTreeMap<String, Template> = BTreeMap::new();
     let mut lower_names: HashSet<String> = HashSet::new();
-    for (name, key_start, template) in cx.templates(value, &path) {
+    cx.templates(value, &path, |cx, name, key_start, template| {
         let p = join(&path, &name);
         if name.trim() != name || !is_token(&name) {
             cx.error(
@@ -341,7 +346,7 @@ pub fn check_headers(
                 format!("`{name}` is not a valid header name (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~, no spaces)"),
                 Some(format!("write `{}`", name.trim())).filter(|_| is_token(name.trim())),
             );
-            continue;
+            return;
         }
         let lower = name.to_ascii_lowercase();
         if RESERVED_HEADERS.contains(&lower.as_str()) {
@@ -352,7 +357,7 @@ pub fn check_headers(
                 format!("header `{name}` is managed by the MCP transport and cannot be configured"),
                 Some("remove it".into()),
             );
-            continue;
+            return;
         }
         if !lower_names.insert(lower.clone()) {
             cx.error(
@@ -362,7 +367,7 @@ pub fn check_headers(
                 format!("header `{name}` is given twice (header names ignore case)"),
                 None,
             );
-            continue;
+            return;
         }
         if template.source().contains(['\r', '\n', '\0']) {
             cx.error(
@@ -372,7 +377,7 @@ pub fn check_headers(
                 "a header value must not contain CR, LF or NUL".into(),
                 None,
             );
-            continue;
+            return;
         }
         let credential = matches!(
             lower.as_str(),
@@ -392,10 +397,10 @@ pub fn check_headers(
                 format!("literal credential in header `{name}`; credentials must be references"),
                 Some(format!("write {example} and export {var}")),
             );
-            continue;
+            return;
         }
         out.insert(name, template);
-    }
+    });
     out
 }
 

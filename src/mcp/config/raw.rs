@@ -36,6 +36,19 @@ impl RawDef {
         Self(Repr::Value(Arc::new(value)))
     }
 
+    /// How many bytes the definition takes as written (for sizing buffers).
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Slice { range, .. } => range.len(),
+            Repr::Value(_) => 0,
+        }
+    }
+
+    /// Whether the definition has no text (built in code).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The definition as a JSON value (objects with sorted keys; of two equal keys the last
     /// wins, which only matters for an entry that already carries a duplicate-key error).
     pub fn value(&self) -> serde_json::Value {

@@ -20,7 +20,8 @@ pub enum Part {
 pub struct Template {
     /// The value exactly as written in the file.
     source: String,
-    /// The parsed pieces, in order.
+    /// The parsed pieces, in order; empty for a value that is one literal equal to its source
+    /// (most values: an `env` of 100,000 plain values then costs one string each).
     parts: Vec<Part>,
 }
 
@@ -83,6 +84,12 @@ impl Template {
                 parts: vec![Part::Var(name.to_owned())],
             });
         }
+        if !source.contains('$') {
+            return Ok(Self {
+                source: source.to_owned(),
+                parts: Vec::new(),
+            });
+        }
         let mut parts = Vec::new();
         let mut literal = String::new();
         let mut rest = source;
@@ -121,10 +128,16 @@ impl Template {
         if !literal.is_empty() {
             parts.push(Part::Literal(literal));
         }
-        Ok(Self {
-            source: source.to_owned(),
-            parts,
-        })
+        Ok(Self::compact(source.to_owned(), parts))
+    }
+
+    /// The template of `source` and `parts`, with `parts` left empty when it is one literal
+    /// equal to `source` (so equal values compare equal however they were built).
+    fn compact(source: String, mut parts: Vec<Part>) -> Self {
+        if matches!(parts.as_slice(), [Part::Literal(text)] if *text == source) {
+            parts = Vec::new();
+        }
+        Self { source, parts }
     }
 
     /// Builds a template from parts, writing the canonical source text (`${NAME}`, `$${`).
@@ -167,7 +180,7 @@ impl Template {
                 }
             }
         }
-        Ok(Self { source, parts })
+        Ok(Self::compact(source, parts))
     }
 
     /// The value exactly as written.
@@ -176,8 +189,12 @@ impl Template {
     }
 
     /// The parsed pieces.
-    pub fn parts(&self) -> &[Part] {
-        &self.parts
+    pub fn parts(&self) -> std::borrow::Cow<'_, [Part]> {
+        if self.parts.is_empty() && !self.source.is_empty() {
+            std::borrow::Cow::Owned(vec![Part::Literal(self.source.clone())])
+        } else {
+            std::borrow::Cow::Borrowed(&self.parts)
+        }
     }
 
     /// Whether the value references at least one variable.
@@ -203,6 +220,12 @@ impl Template {
         &self,
         lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     ) -> Result<Resolved, MissingEnv> {
+        if self.parts.is_empty() {
+            return Ok(Resolved {
+                value: self.source.clone(),
+                secrets: Vec::new(),
+            });
+        }
         let mut value = String::new();
         let mut secrets = Vec::new();
         for part in &self.parts {
@@ -307,20 +330,38 @@ mod tests {
     fn parses_braced_env_and_escape_forms() {
         let t = Template::parse("Bearer ${TOKEN}").expect("valid");
         assert_eq!(
-            t.parts(),
-            &[Part::Literal("Bearer ".into()), Part::Var("TOKEN".into())]
+            *t.parts(),
+            [Part::Literal("Bearer ".into()), Part::Var("TOKEN".into())]
         );
         let t = Template::parse("$env:HOME_DIR").expect("valid");
-        assert_eq!(t.parts(), &[Part::Var("HOME_DIR".into())]);
+        assert_eq!(*t.parts(), [Part::Var("HOME_DIR".into())]);
         let t = Template::parse("cost $5 and $${LITERAL}").expect("valid");
-        assert_eq!(t.parts(), &[Part::Literal("cost $5 and ${LITERAL}".into())]);
+        assert_eq!(*t.parts(), [Part::Literal("cost $5 and ${LITERAL}".into())]);
         assert!(!t.has_reference());
+    }
+
+    #[test]
+    fn a_plain_value_reads_as_one_literal_however_it_was_built() {
+        let parsed = Template::parse("plain value").expect("valid");
+        let built = Template::from_parts(vec![Part::Literal("plain value".into())]).expect("ok");
+        assert_eq!(parsed, built);
+        assert_eq!(*parsed.parts(), [Part::Literal("plain value".into())]);
+        assert_eq!(
+            parsed.resolve(&|_| None).expect("no reference").value,
+            "plain value"
+        );
+        let dollar = Template::parse("cost $5").expect("valid");
+        assert_eq!(
+            dollar,
+            Template::from_parts(vec![Part::Literal("cost $5".into())]).expect("ok")
+        );
+        assert_eq!(*Template::parse("").expect("valid").parts(), []);
     }
 
     #[test]
     fn env_form_only_applies_to_whole_value() {
         let t = Template::parse("x $env:HOME").expect("valid");
-        assert_eq!(t.parts(), &[Part::Literal("x $env:HOME".into())]);
+        assert_eq!(*t.parts(), [Part::Literal("x $env:HOME".into())]);
     }
 
     #[test]

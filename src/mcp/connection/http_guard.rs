@@ -8,7 +8,8 @@
 //! request fails at once instead of waiting for its deadline; a JSON body nested too deep or with
 //! invalid UTF-8 is treated the same way. A listing page sent as an event is counted before it
 //! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
-//! a page sent as a plain JSON body is still decoded by rmcp first. An answer to `server/discover` that is not a usable
+//! a listing request is posted by mcpdeck itself (`http_post`), so a page sent as a plain JSON
+//! body is counted the same way before it is decoded. An answer to `server/discover` that is not a usable
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport. Authentication refusals keep their own path.
@@ -31,6 +32,7 @@ use sse_stream::Sse;
 use super::discover;
 use super::error::{ConnectError, ErrorClass};
 use super::faults::{Faults, Listing, check_listing, fail_frame, undecodable};
+use super::http_post::{ListingPost, post_listing};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 type SseStream = BoxStream<'static, Result<Sse, SseError>>;
@@ -266,27 +268,40 @@ impl StreamableHttpClient for GuardedClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
         let posted = Posted::of(&message);
+        let mut listing = false;
         if let ClientJsonRpcMessage::Request(r) = &message
-            && let Some((listing, first_page)) = Listing::of(&r.request)
+            && let Some((kind, first_page)) = Listing::of(&r.request)
         {
-            self.faults
-                .expect_listing(r.id.clone(), listing, first_page);
+            self.faults.expect_listing(r.id.clone(), kind, first_page);
+            listing = true;
         }
         let message = match &self.extra {
             Some(extra) => super::declare::with_capabilities(message, extra),
             None => message,
         };
-        let answer = self
-            .inner
-            .post_message_with_response_limits(
-                uri,
-                message,
+        let answer = if listing {
+            // Read and counted here, so a page over its bounds is never decoded.
+            let post = ListingPost {
+                client: &self.inner,
+                uri: &uri,
                 session_id,
                 auth_header,
                 custom_headers,
                 limits,
-            )
-            .await;
+            };
+            post_listing(post, &message, &self.faults).await
+        } else {
+            self.inner
+                .post_message_with_response_limits(
+                    uri,
+                    message,
+                    session_id,
+                    auth_header,
+                    custom_headers,
+                    limits,
+                )
+                .await
+        };
         match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
                 Ok(StreamableHttpPostResponse::Sse(

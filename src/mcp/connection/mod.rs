@@ -15,6 +15,7 @@ pub mod faults;
 pub mod frames;
 pub mod http;
 pub mod http_guard;
+mod http_post;
 pub mod orphans;
 pub mod retry;
 pub mod stderr_ring;

@@ -246,7 +246,13 @@ fn definitions_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> serde_
 /// array is `[`, the items' texts in order joined by `,`, and `]`, exactly what
 /// [`fingerprint_of`] hashes.
 fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String {
-    let mut buffer = String::new();
+    // Sized up front from the definitions as written (their canonical form is about as long),
+    // so the buffer is not doubled while it grows.
+    let estimate: usize = config
+        .project_entries()
+        .map(|e| e.raw.len() + e.name.len() + 64)
+        .sum();
+    let mut buffer = String::with_capacity(estimate);
     let mut texts: Vec<std::ops::Range<usize>> = items(config, hosts)
         .map(|item| {
             let start = buffer.len();
@@ -254,7 +260,7 @@ fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String
             start..buffer.len()
         })
         .collect();
-    texts.sort_by(|a, b| buffer[a.clone()].cmp(&buffer[b.clone()]));
+    texts.sort_unstable_by(|a, b| buffer[a.clone()].cmp(&buffer[b.clone()]));
     let mut hasher = Sha256::new();
     hasher.update(b"[");
     for (i, text) in texts.iter().enumerate() {
