@@ -84,8 +84,86 @@ pub struct ProgressUpdate {
 /// How many progress reports may wait for their caller before new ones are dropped.
 pub const PROGRESS_QUEUE: usize = 64;
 
-/// Progress tokens of in-flight requests → where their reports go.
-pub type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, mpsc::Sender<ProgressUpdate>>>>;
+/// Progress tokens of in-flight requests → where their reports go, and the progress reports
+/// received but not yet handled.
+///
+/// rmcp hands each notification to the handler in a task of its own, while an answer goes
+/// straight to the waiting request, so a report sent before the answer may be handled after
+/// it — when its route is already gone. The transport counts each report as it arrives (in
+/// order, before rmcp sees it; [`super::traffic::Tapped`]) and the handler counts it once
+/// routed, so an answered request can wait until every report that came before its answer
+/// has been routed ([`ProgressRoutes::drained`]) before it drops its route.
+#[derive(Clone, Default)]
+pub struct ProgressRoutes(Arc<RoutesShared>);
+
+#[derive(Default)]
+struct RoutesShared {
+    state: Mutex<RoutesState>,
+    handled: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct RoutesState {
+    routes: HashMap<ProgressToken, mpsc::Sender<ProgressUpdate>>,
+    /// Reports received and not yet handled, per token (an entry at zero is removed).
+    pending: HashMap<ProgressToken, u64>,
+}
+
+impl ProgressRoutes {
+    fn state(&self) -> std::sync::MutexGuard<'_, RoutesState> {
+        self.0
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sends the reports of `token` to `tx` from now on.
+    pub fn insert(&self, token: ProgressToken, tx: mpsc::Sender<ProgressUpdate>) {
+        self.state().routes.insert(token, tx);
+    }
+
+    /// Stops routing the reports of `token`.
+    pub fn remove(&self, token: &ProgressToken) {
+        self.state().routes.remove(token);
+    }
+
+    /// Where the reports of `token` go, if anywhere.
+    pub fn route(&self, token: &ProgressToken) -> Option<mpsc::Sender<ProgressUpdate>> {
+        self.state().routes.get(token).cloned()
+    }
+
+    /// A report for `token` arrived from the server (called in arrival order).
+    pub fn received(&self, token: &ProgressToken) {
+        *self.state().pending.entry(token.clone()).or_default() += 1;
+    }
+
+    /// A report for `token` was handled (routed or dropped).
+    pub fn handled(&self, token: &ProgressToken) {
+        {
+            let mut state = self.state();
+            if let Some(count) = state.pending.get_mut(token) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    state.pending.remove(token);
+                }
+            }
+        }
+        self.0.handled.notify_waiters();
+    }
+
+    /// Waits until every report received so far for `token` has been handled.
+    pub async fn drained(&self, token: &ProgressToken) {
+        loop {
+            let notified = self.0.handled.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if !self.state().pending.contains_key(token) {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
 
 /// A [`ConnectionEvent`] tagged with the configured server name.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,12 +316,7 @@ impl ClientHandler for ClientEvents {
         p: ProgressNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
-        let route = self
-            .routes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&p.progress_token)
-            .cloned();
+        let route = self.routes.route(&p.progress_token);
         if let Some(tx) = route {
             let message = p.message.as_ref().map(|m| match &self.redactor {
                 Some(r) => r.redact(m).into_owned(),
@@ -255,6 +328,7 @@ impl ClientHandler for ClientEvents {
                 message,
             });
         }
+        self.routes.handled(&p.progress_token);
         self.sink.emit(ConnectionEvent::Progress {
             token: p.progress_token,
             progress: p.progress,
@@ -308,5 +382,29 @@ impl ClientHandler for ClientEvents {
     ) {
         self.sink
             .emit(ConnectionEvent::ResourceUpdated { uri: p.uri });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::FutureExt as _;
+
+    use super::*;
+
+    #[test]
+    fn an_answered_request_waits_for_the_reports_received_before_it() {
+        let routes = ProgressRoutes::default();
+        let token = ProgressToken(rmcp::model::NumberOrString::Number(7));
+        let other = ProgressToken(rmcp::model::NumberOrString::Number(8));
+        assert!(routes.drained(&token).now_or_never().is_some());
+        routes.received(&token);
+        routes.received(&token);
+        routes.received(&other);
+        routes.handled(&token);
+        assert!(routes.drained(&token).now_or_never().is_none());
+        routes.handled(&token);
+        assert!(routes.drained(&token).now_or_never().is_some());
+        // Another request's reports do not hold this one.
+        assert!(routes.drained(&other).now_or_never().is_none());
     }
 }

@@ -188,11 +188,13 @@ async fn connect_stdio(
     };
     let faults = Arc::new(faults::Faults::default());
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
-    let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
-    let transport = declare::Declared::new(transport, extra_capabilities(client.as_ref()));
+    let extra = extra_capabilities(client.as_ref());
     let log_level = client.as_ref().and_then(|c| c.log_level.clone());
     let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
     let routes = handler.routes();
+    let transport =
+        traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
+    let transport = declare::Declared::new(transport, extra);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -278,10 +280,11 @@ async fn connect_http(
         extra_capabilities(client.as_ref()),
     )
     .await?;
-    let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic);
     let log_level = client.as_ref().and_then(|c| c.log_level.clone());
     let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
     let routes = handler.routes();
+    let transport =
+        traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -658,13 +661,21 @@ impl Connection {
             Ok(handle) => handle,
             Err(e) => return Err(self.map_service_error(&e).await),
         };
-        let _route = progress
+        let route = progress
             .map(|tx| RouteGuard::new(&self.routes, handle.progress_token.clone(), tx.clone()));
         let id = handle.id.clone();
         let peer = handle.peer.clone();
         tokio::select! {
             result = handle.await_response() => match result {
-                Ok(r) => Ok(r),
+                Ok(r) => {
+                    // Reports sent before the answer reach the caller before the answer does.
+                    // Bounded only against a report rmcp never hands to the handler (one that
+                    // names a subscription); normally this ends as soon as they are routed.
+                    if let Some(route) = &route {
+                        let _ = tokio::time::timeout(DRAIN_BOUND, route.drained()).await;
+                    }
+                    Ok(r)
+                }
                 Err(e) => match self.faults.take(&id) {
                     Some(fault) => Err(fault),
                     None => Err(self.map_service_error(&e).await),
@@ -750,25 +761,27 @@ impl RouteGuard {
         token: rmcp::model::ProgressToken,
         tx: mpsc::Sender<ProgressUpdate>,
     ) -> Self {
-        routes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(token.clone(), tx);
+        routes.insert(token.clone(), tx);
         Self {
             routes: routes.clone(),
             token,
         }
     }
+
+    /// Waits until the reports that arrived before the answer have been routed.
+    async fn drained(&self) {
+        self.routes.drained(&self.token).await;
+    }
 }
 
 impl Drop for RouteGuard {
     fn drop(&mut self) {
-        self.routes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&self.token);
+        self.routes.remove(&self.token);
     }
 }
+
+/// The longest an answered request waits for its earlier progress reports to be routed.
+const DRAIN_BOUND: Duration = Duration::from_secs(5);
 
 fn cancelled() -> RequestError {
     ConnectError::new(ErrorClass::Cancelled, "the request was cancelled")

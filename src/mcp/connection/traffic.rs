@@ -116,6 +116,8 @@ impl Tap {
 pub struct Tapped<T> {
     inner: T,
     tap: Option<Tap>,
+    /// Progress reports are counted here as they arrive (see `events::ProgressRoutes`).
+    progress: Option<super::events::ProgressRoutes>,
 }
 
 impl<T> Tapped<T> {
@@ -128,7 +130,15 @@ impl<T> Tapped<T> {
                 redactor: redactor.clone(),
                 in_flight: Arc::default(),
             }),
+            progress: None,
         }
+    }
+
+    /// Counts every progress report in `routes` as it arrives, before rmcp handles it.
+    #[must_use]
+    pub fn counting(mut self, routes: super::events::ProgressRoutes) -> Self {
+        self.progress = Some(routes);
+        self
     }
 }
 
@@ -152,9 +162,16 @@ where
 
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
         let tap = self.tap.clone();
+        let progress = self.progress.clone();
         let next = self.inner.receive();
         async move {
             let message = next.await;
+            if let (Some(routes), Some(rmcp::model::JsonRpcMessage::Notification(n))) =
+                (&progress, &message)
+                && let rmcp::model::ServerNotification::ProgressNotification(p) = &n.notification
+            {
+                routes.received(&p.params.progress_token);
+            }
             if let (Some(tap), Some(m)) = (&tap, &message)
                 && let Ok(value) = serde_json::to_value(m)
             {
