@@ -386,3 +386,24 @@ fn the_oauth_block_is_checked_strictly() {
     }
     assert!(!text.contains("mcpServers.ok"), "{text}");
 }
+
+/// A 2025-03-26 server (no protected-resource metadata) whose origin metadata names an issuer
+/// under `/oauth` on the same origin: accepted by that revision's rules, so sign-in works; the
+/// same metadata naming another origin is still refused.
+#[test]
+fn origin_metadata_of_a_server_without_resource_metadata_may_name_an_issuer_path() {
+    let server = AuthServer::start(&["--legacy-metadata"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let call = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(call.code, 0, "{}", call.stderr);
+    assert_no_tokens(&call, &sb);
+
+    let server = AuthServer::start(&["--legacy-metadata", "--bad-issuer"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 3);
+    assert!(login.stderr.contains("issuer"), "{}", login.stderr);
+    assert_eq!(server.seen()["authorizations"], 0);
+}

@@ -526,3 +526,53 @@ fn a_new_server_in_another_hosts_project_file_needs_trust_again() {
     assert_eq!(sb.trust_state(), "changed");
     assert_eq!(sb.server("mine")["state"], "inert");
 }
+
+/// Every host's definition (written in its own format by `hosts export`) test-connects to the
+/// demo server and imports into mcpdeck's user file.
+#[test]
+fn connect_and_import_work_for_every_host() {
+    let deck = serde_json::json!({"mcpServers": {"demo": {
+        "command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]
+    }}})
+    .to_string();
+    for host in [
+        "claude-code",
+        "cursor",
+        "vscode",
+        "codex",
+        "gemini",
+        "windsurf",
+    ] {
+        let source = Sandbox::new();
+        source.write("config/mcpdeck/mcp.json", &deck);
+        let out = source
+            .cmd()
+            .args(["hosts", "export", "demo", "--for", host])
+            .output()
+            .expect("runs");
+        assert!(out.status.success(), "{host}: export failed");
+        let snippet = String::from_utf8(out.stdout).expect("utf8");
+
+        let sb = Sandbox::new();
+        sb.write(user_file(host), &snippet);
+        let (code, v, text) = run(&sb, &["hosts", "connect", host, "demo", "--json"]);
+        assert_eq!(code, 0, "{host}: {text}");
+        assert!(
+            v["result"]["tools"].as_u64().expect("tool count") > 0,
+            "{host}: {v:#}"
+        );
+        let (code, v, text) = run(
+            &sb,
+            &[
+                "hosts", "import", host, "demo", "--to", "user", "--yes", "--json",
+            ],
+        );
+        assert_eq!(code, 0, "{host}: {text}");
+        assert_eq!(v["result"]["added"][0], "demo", "{host}: {v:#}");
+        let (_, shown, _) = run(&sb, &["config", "show", "demo", "--json"]);
+        assert_eq!(
+            shown["result"]["servers"][0]["definition"]["args"][0], "demo-server",
+            "{host}: {shown:#}"
+        );
+    }
+}

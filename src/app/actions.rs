@@ -101,6 +101,8 @@ impl App {
                 vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
             ),
             Action::Edit => return Some(self.edit_config()),
+            Action::SignIn => return Some(self.sign_in()),
+            Action::SignOut => return Some(self.sign_out()),
             Action::Workspace => return Some(self.toggle_side()),
             _ => return None,
         };
@@ -159,7 +161,7 @@ impl App {
     }
 
     /// Reconnects the selected server; its catalogs belonged to the old connection.
-    fn reconnect(&mut self) -> Vec<Effect> {
+    pub(super) fn reconnect(&mut self) -> Vec<Effect> {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
         };

@@ -184,6 +184,10 @@ pub enum Action {
     Import,
     /// Import the selected host server into the project's mcpdeck file.
     ImportProject,
+    /// Sign in to the selected server (OAuth).
+    SignIn,
+    /// Sign out of the selected server (revoke where possible, forget the tokens).
+    SignOut,
 }
 
 /// One binding.
@@ -505,6 +509,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("hosts", Action::Hosts),
     ("import", Action::Import),
     ("import_project", Action::ImportProject),
+    ("sign_in", Action::SignIn),
+    ("sign_out", Action::SignOut),
 ];
 
 /// Reads `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `Up`, `PgDn`, `F5`, `x`.

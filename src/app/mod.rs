@@ -11,6 +11,7 @@
 mod actions;
 pub mod agents;
 pub mod approval;
+pub mod auth;
 mod calls;
 pub mod editor;
 pub mod elicitation;
@@ -383,6 +384,8 @@ pub struct App {
     last_detail: Option<Detail>,
     /// Whether the app asked to quit.
     pub quitting: bool,
+    /// Sign-in states of OAuth servers and sign-ins under way.
+    pub auth: auth::AuthPanel,
 }
 
 /// How many log lines a server keeps.
@@ -425,6 +428,7 @@ impl App {
             call_when_described: false,
             last_detail: None,
             quitting: false,
+            auth: auth::AuthPanel::default(),
         }
     }
 
@@ -505,6 +509,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+pub mod auth_tests;
 #[cfg(test)]
 pub mod hosts_tests;
 #[cfg(test)]

@@ -129,6 +129,8 @@ pub enum Msg {
     },
     /// An answer for the Hosts view.
     Hosts(super::hosts::HostsMsg),
+    /// A sign-in answer (store status, authorization URL, sign-in or sign-out outcome).
+    Auth(super::auth::AuthMsg),
 }
 
 /// Something the runtime must do for the app.
@@ -285,4 +287,6 @@ pub enum Effect {
     },
     /// A request of the Hosts view (reading other hosts' files, test-connect, import).
     Hosts(super::hosts::HostsEffect),
+    /// A sign-in request (store status, sign in, cancel, sign out).
+    Auth(super::auth::AuthEffect),
 }

@@ -43,6 +43,8 @@ pub enum Overlay {
     Policy(super::policy_view::PolicyView),
     /// Other agent hosts' configurations (`app::hosts`).
     Hosts(Box<super::hosts::HostsView>),
+    /// A sign-in under way: its authorization URL (`app::auth`).
+    SignIn(super::auth::SignInView),
 }
 
 /// The config doctor's state.
@@ -158,6 +160,15 @@ impl Overlay {
         match (self, action) {
             (Self::Pager(_), Action::Back) => {
                 Step::keep(Self::Spills(super::spills_view::SpillsView::default()))
+            }
+            (Self::SignIn(view), Action::Back | Action::Quit) => Step {
+                next: None,
+                effects: vec![Effect::Auth(super::auth::AuthEffect::Cancel(view.server))],
+                message: Some("sign-in cancelled".to_owned()),
+            },
+            (Self::SignIn(view), Action::Copy) => {
+                let copy = view.url.clone().map(Effect::Copy);
+                Step::with(Self::SignIn(view), copy)
             }
             (_, Action::Back | Action::Quit) => Step::default(),
             (Self::Pager(p), action) => pager_update(p, action, s),

@@ -84,6 +84,7 @@ impl App {
                 self.on_server_ask_msg(msg)
             }
             Msg::Hosts(msg) => self.on_hosts_msg(msg),
+            Msg::Auth(msg) => self.on_auth_msg(msg),
         }
     }
 

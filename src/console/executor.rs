@@ -3,6 +3,7 @@
 //! rebuild the engine from the same configuration (old connections are shut down) so inert
 //! project servers become usable without restarting the console.
 
+mod auth;
 mod hosts;
 
 use std::collections::HashMap;
@@ -57,6 +58,8 @@ pub struct Executor {
     changed: std::collections::BTreeSet<String>,
     /// Where other hosts' files are looked for instead of `$HOME` (tests).
     hosts_home: Option<PathBuf>,
+    /// Sign-ins under way, by server (aborting one closes its loopback listener).
+    sign_ins: HashMap<String, tokio::task::AbortHandle>,
 }
 
 impl Executor {
@@ -95,6 +98,7 @@ impl Executor {
             retired: Vec::new(),
             changed: std::collections::BTreeSet::new(),
             hosts_home: None,
+            sign_ins: HashMap::new(),
             tx,
             tokens: HashMap::new(),
             clipboard: Arc::default(),
@@ -227,6 +231,7 @@ impl Executor {
                 server,
             } => self.test_connect(&path, layer, &text, server.as_deref()),
             Effect::Hosts(effect) => self.run_hosts(effect),
+            Effect::Auth(effect) => self.run_auth(effect),
             Effect::ReadStderr(server) => {
                 let text = self.engine.stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });

@@ -53,6 +53,8 @@ impl Runtime {
             .unwrap_or_else(|| mpsc::unbounded_channel().1);
         let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
         mode.clone_into(&mut app.policy);
+        // The Auth lines: which OAuth servers are signed in.
+        exec.run(Effect::Auth(crate::app::auth::AuthEffect::Refresh));
         Ok(Self {
             app,
             exec,

@@ -78,3 +78,25 @@ fn hosts_import_preview() {
     }))));
     snapshot_all("hosts_import_preview", &mut app);
 }
+
+#[test]
+fn sign_in_view_and_auth_line() {
+    use crate::app::auth::{AuthMsg, AuthState};
+    let (mut app, _d) = crate::app::auth_tests::auth_app(AuthState::SignedOut);
+    // The Config tab's Auth line names the store (its path varies: no snapshot).
+    app.focus = crate::app::Focus::Main;
+    app.tab = crate::app::Tab::Config;
+    let screen = draw(&app, 120, 40);
+    assert!(
+        screen.contains("Auth: not signed in · store: file /home/u/.local/state/mcpdeck"),
+        "{screen}"
+    );
+    app.tab = crate::app::Tab::Tools;
+    snapshot_all("auth_header", &mut app);
+    app.update(ch('L'));
+    app.update(Msg::Auth(AuthMsg::Url {
+        server: "web".to_owned(),
+        url: "https://as.example.com/authorize?response_type=code&client_id=mcpdeck-1&state=abc123&code_challenge=xyz&code_challenge_method=S256&resource=https%3A%2F%2Fmcp.example.com%2Fmcp".to_owned(),
+    }));
+    snapshot_all("auth_sign_in", &mut app);
+}

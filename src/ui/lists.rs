@@ -248,6 +248,17 @@ fn prompt_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
 
 fn config_lines(app: &App, w: &List) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
+    if let Some(auth) = app.server().and_then(|s| app.auth_line(&s.name)) {
+        let store = app
+            .auth
+            .info
+            .as_ref()
+            .map_or(String::new(), |i| format!(" · store: {}", i.store));
+        lines.push(Line::styled(
+            format!("{auth}{store}"),
+            Style::new().fg(Color::Cyan),
+        ));
+    }
     if let Some(info) = app.server().and_then(|s| app.info.servers.get(&s.name)) {
         lines.extend(info_lines(info, w.sel, w.height));
     }

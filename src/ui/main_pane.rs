@@ -19,7 +19,11 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     let (area, tabs, body) = (a.main, a.tabs, a.body);
     let title = match app.server() {
         Some(s) => {
-            let mut t = format!(" {} · {} · {}", s.name, s.state.label(), s.transport);
+            let mut t = format!(" {} · {} · {}", s.name, app.state_label(s), s.transport);
+            if let Some(auth) = app.auth_line(&s.name) {
+                t.push_str(" · ");
+                t.push_str(&auth);
+            }
             if let Some(info) = &s.info {
                 t.push_str(" · ");
                 t.push_str(info);

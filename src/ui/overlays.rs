@@ -58,6 +58,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
+        Some(Overlay::SignIn(view)) => render_sign_in(app, view, frame, body),
         Some(Overlay::Hosts(view)) => {
             let title = format!(
                 "Hosts · {}",
@@ -294,4 +295,51 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
         .wrap(Wrap { trim: false }),
         inner,
     );
+}
+
+fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Frame, body: Rect) {
+    let copy = app
+        .keymap
+        .key_for(
+            crate::app::keymap::Ctx::View,
+            crate::app::keymap::Action::Copy,
+        )
+        .unwrap_or_default();
+    let close = app
+        .keymap
+        .key_for(
+            crate::app::keymap::Ctx::View,
+            crate::app::keymap::Action::Back,
+        )
+        .unwrap_or_default();
+    let mut lines = vec![Line::styled(
+        format!("{copy} copies the URL · {close} cancels the sign-in"),
+        Style::new().fg(Color::Cyan),
+    )];
+    match &view.url {
+        None => lines.push(Line::styled(
+            "Looking up how the server signs in…",
+            Style::new().fg(Color::DarkGray),
+        )),
+        Some(url) => {
+            lines.push(Line::raw(
+                "Opening it with $BROWSER or xdg-open. If no browser opens, open this URL yourself:",
+            ));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(url.clone(), Style::new().fg(Color::Cyan)));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Waiting up to 5 minutes for the browser to come back to 127.0.0.1.",
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
+    }
+    let width = usize::from(body.width.min(76).saturating_sub(2).max(1));
+    let needed: usize = lines.iter().map(|l| l.width().max(1).div_ceil(width)).sum();
+    let height = u16::try_from(needed + 2).unwrap_or(u16::MAX);
+    let area = centered(body, 76, height);
+    let title = format!("Sign in to {}", view.server);
+    let (inner, block) = popup(frame, area, &title, Color::Cyan);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

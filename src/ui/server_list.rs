@@ -40,7 +40,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .skip(start)
         .take(height)
         .map(|(i, s)| {
-            let (glyph, color) = state_glyph(s.state);
+            // Waiting for (or in) a sign-in is not a failure.
+            let waits = app.waits_for_sign_in(s) || app.auth.signing_in.contains(&s.name);
+            let (glyph, color) = if waits {
+                ("◇", Color::Yellow)
+            } else {
+                state_glyph(s.state)
+            };
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), Style::new().fg(color)),
                 Span::raw(s.name.clone()),
@@ -54,6 +60,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     format!(" {}", s.badges.join(",")),
                     Style::new().fg(Color::Yellow),
                 ));
+            }
+            if waits {
+                spans.push(Span::styled(" sign-in", Style::new().fg(Color::Yellow)));
             }
             let mut line = Line::from(spans);
             if i == app.selected {

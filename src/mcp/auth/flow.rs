@@ -58,12 +58,29 @@ pub async fn sign_in(
         .await
         .map_err(|e| describe_auth_error(&e))?;
     manager.set_credential_store(store.for_server(&target.key()));
-    let resolution = manager
+    let (metadata, source) = match manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
-        .map_err(|e| describe_auth_error(&e))?;
-    let metadata = resolution.metadata;
-    if resolution.source != AuthorizationMetadataSource::LegacyEndpointFallback {
+    {
+        Ok(resolution) => (resolution.metadata, resolution.source),
+        // Origin metadata whose issuer is not the origin itself: allowed by the 2025-03-26
+        // rules when the server has no protected-resource metadata (see `legacy`).
+        Err(e @ rmcp::transport::auth::AuthError::AuthorizationServerMismatch { .. })
+            if !challenge
+                .as_deref()
+                .is_some_and(|c| c.contains("resource_metadata")) =>
+        {
+            match super::legacy::origin_metadata(&target.url).await? {
+                Some(metadata) => (
+                    metadata,
+                    AuthorizationMetadataSource::AuthorizationServerMetadata,
+                ),
+                None => return Err(describe_auth_error(&e)),
+            }
+        }
+        Err(e) => return Err(describe_auth_error(&e)),
+    };
+    if source != AuthorizationMetadataSource::LegacyEndpointFallback {
         require_s256(&metadata)?;
     }
     manager.set_metadata(metadata.clone());

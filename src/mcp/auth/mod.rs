@@ -13,6 +13,7 @@ pub mod client;
 pub mod configured;
 pub mod flow;
 pub mod keychain;
+pub mod legacy;
 pub mod listener;
 pub mod register;
 pub mod store;
