@@ -287,13 +287,7 @@ impl App {
                     return self.open_template(server, &name);
                 }
                 let id = self.id(Waiter::Run);
-                self.screen = Screen::Running(Running {
-                    id,
-                    form: Form::new(&server, Target::Tool(String::new()), serde_json::json!({})),
-                    started: self.now,
-                    progress: None,
-                    cancelling: false,
-                });
+                self.screen = Screen::Running(Running::without_form(id, &server, self.now));
                 vec![Effect::Execute {
                     id,
                     request: ProxyRequest::ResourcesRead { server, reference },

@@ -277,6 +277,24 @@ pub struct Running {
     pub cancelling: bool,
 }
 
+impl Running {
+    /// An operation that has no call form behind it (a resource read, a task's result): there
+    /// is nothing to call again.
+    pub fn without_form(id: ReqId, server: &str, started: Instant) -> Self {
+        Self {
+            id,
+            form: form::Form::new(
+                server,
+                form::Target::Tool(String::new()),
+                serde_json::json!({}),
+            ),
+            started,
+            progress: None,
+            cancelling: false,
+        }
+    }
+}
+
 /// A running call's last progress report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {

@@ -3,7 +3,6 @@
 //! (`tasks/result`, shown like a call's), `x` cancels one (`tasks/cancel`), `r` lists again.
 //! Drawn by `ui::tasks_view`; keys in the `tasks_view` keymap context.
 
-use super::form::{Form, Target};
 use super::keymap::Action;
 use super::{App, Effect, Load, ReqId, Running, Screen, Waiter};
 use crate::mcp::api::{OpResult, TaskInfo};
@@ -100,13 +99,7 @@ impl App {
                 };
                 self.tasks_view = None;
                 let id = self.id(Waiter::Run);
-                self.screen = Screen::Running(Running {
-                    id,
-                    form: Form::new(&server, Target::Tool(String::new()), serde_json::json!({})),
-                    started: self.now,
-                    progress: None,
-                    cancelling: false,
-                });
+                self.screen = Screen::Running(Running::without_form(id, &server, self.now));
                 return vec![Effect::Operate {
                     id,
                     server,
