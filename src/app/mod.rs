@@ -21,6 +21,7 @@ pub mod hosts;
 pub mod hosts_data;
 mod incoming;
 pub mod info;
+mod key_spec;
 pub mod keymap;
 pub mod layout;
 mod lists;
