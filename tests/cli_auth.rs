@@ -407,3 +407,18 @@ fn origin_metadata_of_a_server_without_resource_metadata_may_name_an_issuer_path
     assert!(login.stderr.contains("issuer"), "{}", login.stderr);
     assert_eq!(server.seen()["authorizations"], 0);
 }
+
+/// The same 2025-03-26 server after sign-in: connecting discovers its origin metadata by the
+/// same rules, so an expiring token is refreshed before use rather than refused.
+#[test]
+fn a_server_known_by_its_origin_metadata_refreshes_its_token() {
+    let server = AuthServer::start(&["--legacy-metadata", "--ttl", "0"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 0, "{}", tools.stderr);
+    let seen = server.seen();
+    assert!(seen["refreshes"].as_u64() >= Some(1), "{seen}");
+    assert_eq!(seen["refused_tokens"], 0, "{seen}");
+}

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use oauth2::TokenResponse as _;
 use rmcp::transport::auth::{
-    AuthClient, AuthorizationManager, OAuthClientConfig, OAuthTokenResponse,
+    AuthClient, AuthError, AuthorizationManager, OAuthClientConfig, OAuthTokenResponse,
 };
 
 use rmcp::transport::streamable_http_client::StreamableHttpClient;
@@ -42,8 +42,22 @@ pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     if let Some(creds) = stored.filter(|c| c.token_response.is_some()) {
         // Discovery configures the token endpoint for refreshes. When it fails the stored
         // access token is still sent; a refresh then fails and asks for sign-in.
-        let initialized =
+        let mut initialized =
             tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
+        if matches!(
+            initialized,
+            Ok(Err(AuthError::AuthorizationServerMismatch { .. }))
+        ) {
+            // A server without protected-resource metadata whose origin metadata names an
+            // issuer path: the same 2025-03-26 rule that let sign-in through (see `legacy`).
+            let origin =
+                tokio::time::timeout(DISCOVERY_TIMEOUT, super::legacy::origin_metadata(url)).await;
+            if let Ok(Ok(Some(metadata))) = origin {
+                manager.set_metadata(metadata);
+                initialized =
+                    tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
+            }
+        }
         if matches!(initialized, Ok(Ok(true))) {
             configure_secret(&mut manager, target, store, &creds.client_id);
         }
