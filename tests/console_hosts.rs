@@ -47,6 +47,16 @@ impl Harness {
         }
     }
 
+    /// Opens the Hosts view with `H` and waits until the hosts' files are read.
+    async fn open_hosts(&mut self) {
+        self.key(KeyCode::Char('H'));
+        self.until(
+            "the hosts' files",
+            |a| matches!(&a.overlay, Some(Overlay::Hosts(v)) if v.data.is_some()),
+        )
+        .await;
+    }
+
     /// The Hosts view's last outcome, once its request finished.
     async fn outcome(&mut self, what: &str) -> Result<String, String> {
         self.until(what, |a| {
@@ -114,12 +124,7 @@ fn hosts_view_test_connects_under_trust_and_imports() {
             ConfigSet::load(&options).map_err(|e| e.to_string())
         }));
 
-        h.key(KeyCode::Char('H'));
-        h.until(
-            "the hosts' files",
-            |a| matches!(&a.overlay, Some(Overlay::Hosts(v)) if v.data.is_some()),
-        )
-        .await;
+        h.open_hosts().await;
         // Claude Code's tab is first; its project server is selected.
         h.ctrl('t');
         let refused = h.outcome("the refusal").await;
@@ -137,12 +142,7 @@ fn hosts_view_test_connects_under_trust_and_imports() {
         h.key(KeyCode::Char('y'));
         h.until("trusted", |a| a.trust == "trusted").await;
         h.key(KeyCode::Esc);
-        h.key(KeyCode::Char('H'));
-        h.until(
-            "the hosts' files",
-            |a| matches!(&a.overlay, Some(Overlay::Hosts(v)) if v.data.is_some()),
-        )
-        .await;
+        h.open_hosts().await;
         h.ctrl('t');
         let answered = h.outcome("the test connect").await;
         assert!(
