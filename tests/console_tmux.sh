@@ -16,22 +16,8 @@ trap cleanup EXIT
 mkdir -p "$WORK/cfg" "$WORK/proj" "$WORK/run"
 printf '# Project\n\n## Precedence\n\nProject files override user files.\n' > "$WORK/proj/README.md"
 
-fail() {
-    echo "FAIL: $*" >&2
-    echo "--- screen ---" >&2
-    $T capture-pane -p -t e2e >&2 || true
-    exit 1
-}
-
-# wait_for TEXT [SECONDS]: until TEXT is on screen.
-wait_for() {
-    local deadline=$((SECONDS + ${2:-20}))
-    while ((SECONDS < deadline)); do
-        if $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-    done
-    fail "did not see '$1'"
-}
+# shellcheck source=tests/tmux_screen.sh
+. "$(dirname "$0")/tmux_screen.sh"
 
 # wait_gone TEXT [SECONDS]: until TEXT is no longer on screen (a key was handled).
 wait_gone() {

@@ -22,21 +22,8 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$WORK/cfg/mcpdeck" "$WORK/proj" "$WORK/run" "$WORK/home"
 
-fail() {
-    echo "FAIL: $*" >&2
-    echo "--- screen ---" >&2
-    $T capture-pane -p -t e2e >&2 || true
-    exit 1
-}
-
-wait_for() {
-    local deadline=$((SECONDS + ${2:-20}))
-    while ((SECONDS < deadline)); do
-        if $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-    done
-    fail "did not see '$1'"
-}
+# shellcheck source=tests/tmux_screen.sh
+. "$(dirname "$0")/tmux_screen.sh"
 
 # The fixture prints its port on its first line.
 coproc FIX { exec "$FIXTURE" oauth; }

@@ -1,0 +1,20 @@
+# Shared by the console's tmux scripts (sourced, not run): `fail` and `wait_for` read the screen
+# of the tmux session `e2e` on the server "$T" names. Waits poll the screen, never a fixed delay.
+
+# fail MESSAGE: prints the message and the screen, then exits 1.
+fail() {
+    echo "FAIL: $*" >&2
+    echo "--- screen ---" >&2
+    $T capture-pane -p -t e2e >&2 || true
+    exit 1
+}
+
+# wait_for TEXT [SECONDS]: until TEXT is on screen.
+wait_for() {
+    local deadline=$((SECONDS + ${2:-20}))
+    while ((SECONDS < deadline)); do
+        if $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    fail "did not see '$1'"
+}
