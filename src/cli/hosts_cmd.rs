@@ -12,7 +12,8 @@ use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json, print_text};
 use crate::mcp::config::Counts;
 use crate::mcp::hosts::compare::{Cell, matrix, matrix_view};
-use crate::mcp::hosts::convert::{Places, export as export_snippet};
+use crate::mcp::hosts::convert::Places;
+use crate::mcp::hosts::export::export as export_snippet;
 use crate::mcp::hosts::{
     HostEffective, HostEnv, HostId, HostReport, Piece, read, read_all, report_view,
 };

@@ -9,6 +9,7 @@ mod codex;
 pub mod compare;
 pub mod convert;
 mod cursor;
+pub mod export;
 mod gemini;
 pub mod import;
 pub mod probe;
