@@ -55,6 +55,9 @@ impl Sandbox {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", &self.home)
+            // Never the developer's keychain: a test's tokens stay in the sandbox's file store
+            // (`tests/cli_keychain.rs` runs the keychain on its own private bus).
+            .env("MCPDECK_CREDENTIAL_STORE", "file")
             .arg("--cwd")
             .arg(project);
         cmd

@@ -1,8 +1,8 @@
 //! The credential store: OAuth tokens per server URL (bound to the authorization server that
 //! issued them) and client registrations per authorization server.
 //!
-//! One JSON document holds everything: in the OS keychain when the build has the `keychain`
-//! feature and a keychain answers (see [`super::keychain`]), else in
+//! One JSON document holds everything: in the OS keychain when a keychain answers (a Secret
+//! Service on Linux; the default `keychain` feature) (see [`super::keychain`]), else in
 //! `$XDG_STATE_HOME/mcpdeck/credentials.json` (0600 in a 0700 directory, written atomically).
 //! A document that does not parse is never overwritten: every operation that would write
 //! reports it instead. Writers in every mcpdeck process are serialised by an advisory
