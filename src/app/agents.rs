@@ -116,6 +116,7 @@ mod tests {
             }],
             spills: 2,
             pending: (0..pending).map(|t| request(t as u64)).collect(),
+            awaiting_console: 0,
         }
     }
 

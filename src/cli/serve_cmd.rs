@@ -117,6 +117,7 @@ fn snapshot(
         servers,
         spills,
         pending,
+        awaiting_console: 0,
     }
 }
 
@@ -136,6 +137,17 @@ pub fn approvals(json: bool, watch: bool, policy_path: PathBuf) -> Exit {
                 return Exit::Usage;
             }
         };
+        if json {
+            // A listing only looks: it does not attach, so no session counts it as a console.
+            let mut list = Vec::new();
+            for path in list_sockets(&dir) {
+                if let Ok(snapshot) = ControlClient::peek(&path).await {
+                    list.push(snapshot);
+                }
+            }
+            print_json(&serde_json::json!({"ok": true, "operation": "approvals", "result": {"sessions": list}}));
+            return Exit::Ok;
+        }
         let mut sessions = Vec::new();
         let mut known = HashSet::new();
         for path in list_sockets(&dir) {
@@ -143,11 +155,6 @@ pub fn approvals(json: bool, watch: bool, policy_path: PathBuf) -> Exit {
                 sessions.push(attached);
                 known.insert(path);
             }
-        }
-        if json {
-            let list: Vec<&SessionSnapshot> = sessions.iter().map(|(_, s)| s).collect();
-            print_json(&serde_json::json!({"ok": true, "operation": "approvals", "result": {"sessions": list}}));
-            return Exit::Ok;
         }
         if sessions.is_empty() && !watch {
             print_text("no live `mcpdeck serve` sessions");
@@ -186,8 +193,13 @@ fn describe(s: &SessionSnapshot) -> String {
         .iter()
         .map(|x| format!("{} ({})", x.name, x.state))
         .collect();
+    let awaiting = if s.awaiting_console > 0 {
+        format!("  waiting for a console {}", s.awaiting_console)
+    } else {
+        String::new()
+    };
     format!(
-        "serve pid {}  project {}  mode {}  spills {}  pending approvals {}\n  servers: {}",
+        "serve pid {}  project {}  mode {}  spills {}  pending approvals {}{awaiting}\n  servers: {}",
         s.pid,
         s.project.display(),
         s.mode,

@@ -423,6 +423,7 @@ fn agents_view_and_an_agents_approval() {
             ],
             spills: 3,
             pending: Vec::new(),
+            awaiting_console: 0,
         })));
     }
     snapshot_all("agents", &mut app);

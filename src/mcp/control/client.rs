@@ -65,6 +65,31 @@ impl ControlClient {
         }
     }
 
+    /// The session's snapshot without attaching: a look does not count as a console (the
+    /// session's waits for one are unchanged) and receives no approvals.
+    pub async fn peek(path: &Path) -> std::io::Result<SessionSnapshot> {
+        let stream = UnixStream::connect(path).await?;
+        let (read, write) = stream.into_split();
+        let mut client = Self {
+            reader: tokio::io::BufReader::new(read),
+            line: Vec::new(),
+            write,
+        };
+        client.send(&FromConsole::Status).await?;
+        loop {
+            match client.next().await? {
+                Some(ToConsole::Snapshot { snapshot }) => return Ok(snapshot),
+                Some(_) => {}
+                None => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the session closed before sending a snapshot",
+                    ));
+                }
+            }
+        }
+    }
+
     async fn send(&mut self, message: &FromConsole) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
         line.push(b'\n');

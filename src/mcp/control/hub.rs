@@ -6,7 +6,8 @@
 //! A console that restarts, or one that has not yet found a new session (consoles look every
 //! second), must not turn an approval into a refusal: [`ControlHub::wait_attached`] waits a
 //! bounded while for one — up to [`REATTACH_GRACE`] once a console was attached in this run, and
-//! up to [`DISCOVERY_GRACE`] after the session started otherwise.
+//! up to [`DISCOVERY_GRACE`] after the session started otherwise. While it waits, the session's
+//! snapshot counts it (`awaiting_console`), so `mcpdeck approvals` shows it.
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt as _;
@@ -39,6 +40,23 @@ pub struct ControlHub {
     ever_attached: std::sync::atomic::AtomicBool,
     /// When the session started.
     started: tokio::time::Instant,
+    /// Operations inside [`ControlHub::wait_attached`] with nobody attached.
+    awaiting: std::sync::atomic::AtomicUsize,
+}
+
+/// Until when an approval waits for a console: [`REATTACH_GRACE`] from `now` once one was
+/// attached in this run (it may be restarting), else until [`DISCOVERY_GRACE`] after the session
+/// `started` (consoles look for new sessions every second) — possibly already past.
+pub fn grace_deadline(
+    ever_attached: bool,
+    started: tokio::time::Instant,
+    now: tokio::time::Instant,
+) -> tokio::time::Instant {
+    if ever_attached {
+        now + REATTACH_GRACE
+    } else {
+        started + DISCOVERY_GRACE
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -61,6 +79,7 @@ impl ControlHub {
             attach: tokio::sync::Notify::new(),
             ever_attached: std::sync::atomic::AtomicBool::new(false),
             started: tokio::time::Instant::now(),
+            awaiting: std::sync::atomic::AtomicUsize::new(0),
         });
         tokio::spawn(accept(listener, Arc::downgrade(&hub)));
         Ok(hub)
@@ -81,7 +100,11 @@ impl ControlHub {
             .values()
             .map(|(r, _)| r.clone())
             .collect();
-        self.snapshot.get().map(|f| f(pending))
+        let awaiting = self.awaiting.load(std::sync::atomic::Ordering::SeqCst);
+        self.snapshot.get().map(|f| SessionSnapshot {
+            awaiting_console: awaiting,
+            ..f(pending)
+        })
     }
 
     /// How many consoles are attached.
@@ -94,11 +117,15 @@ impl ControlHub {
     /// Whether a console is attached, waiting for one up to the grace that applies (see the
     /// module's notes).
     pub async fn wait_attached(&self) -> bool {
-        let deadline = if self.ever_attached.load(std::sync::atomic::Ordering::SeqCst) {
-            tokio::time::Instant::now() + REATTACH_GRACE
-        } else {
-            self.started + DISCOVERY_GRACE
-        };
+        if self.attached() > 0 {
+            return true;
+        }
+        let deadline = grace_deadline(
+            self.ever_attached.load(std::sync::atomic::Ordering::SeqCst),
+            self.started,
+            tokio::time::Instant::now(),
+        );
+        let _counted = Awaiting::count(&self.awaiting);
         loop {
             let notified = self.attach.notified();
             tokio::pin!(notified);
@@ -111,6 +138,11 @@ impl ControlHub {
                 () = tokio::time::sleep_until(deadline) => return self.attached() > 0,
             }
         }
+    }
+
+    /// How many operations wait for a console to attach.
+    pub fn awaiting_console(&self) -> usize {
+        self.awaiting.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn on_attach(&self, console: mpsc::Sender<ToConsole>) {
@@ -156,6 +188,22 @@ impl ControlHub {
             return;
         };
         let _ = tx.send(decision);
+    }
+}
+
+/// One operation counted in `awaiting` for as long as it lives (also when its wait is dropped).
+struct Awaiting<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Awaiting<'a> {
+    fn count(counter: &'a std::sync::atomic::AtomicUsize) -> Self {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self(counter)
+    }
+}
+
+impl Drop for Awaiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -241,6 +289,7 @@ mod tests {
             servers: Vec::new(),
             spills: 0,
             pending,
+            awaiting_console: 0,
         }));
         hub
     }
@@ -274,6 +323,40 @@ mod tests {
         assert!(waiting.as_mut().now_or_never().is_none(), "it waits again");
         let (_again, _) = ControlClient::attach(hub.path()).await.expect("re-attach");
         assert!(waiting.await);
+    }
+
+    #[test]
+    fn a_console_seen_in_this_run_gets_the_longer_grace_from_now() {
+        let started = tokio::time::Instant::now();
+        let later = started + std::time::Duration::from_secs(60);
+        // Never attached: the first discovery's grace counts from the start, so a minute in
+        // there is nothing left to wait for.
+        assert_eq!(
+            grace_deadline(false, started, started),
+            started + DISCOVERY_GRACE
+        );
+        assert_eq!(
+            grace_deadline(false, started, later),
+            started + DISCOVERY_GRACE
+        );
+        // Attached once: whenever it left, an approval waits the re-attach grace from now.
+        assert_eq!(grace_deadline(true, started, later), later + REATTACH_GRACE);
+        assert_eq!(REATTACH_GRACE, std::time::Duration::from_secs(5));
+        assert_eq!(DISCOVERY_GRACE, std::time::Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn a_waiting_approval_is_counted_in_the_snapshot_until_a_console_comes() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = hub(dir.path());
+        let waiting = hub.wait_attached();
+        tokio::pin!(waiting);
+        assert!(waiting.as_mut().now_or_never().is_none());
+        assert_eq!(hub.awaiting_console(), 1);
+        assert_eq!(hub.snapshot().expect("snapshot").awaiting_console, 1);
+        let (_console, _) = ControlClient::attach(hub.path()).await.expect("attach");
+        assert!(waiting.await);
+        assert_eq!(hub.awaiting_console(), 0);
     }
 
     #[tokio::test]

@@ -83,6 +83,10 @@ pub struct SessionSnapshot {
     pub spills: usize,
     /// Approvals waiting for an answer.
     pub pending: Vec<ApprovalRequest>,
+    /// Operations waiting for a console or watcher to attach (or re-attach) before they can
+    /// be put to one; each fails closed when the grace ends with nobody attached.
+    #[serde(default)]
+    pub awaiting_console: usize,
 }
 
 /// From the serve session to a console.
