@@ -220,6 +220,34 @@ fn an_expiring_token_is_refreshed_before_use() {
     assert_eq!(seen["refused_tokens"], 0);
 }
 
+/// Several commands at once, each holding the same expiring token: one refreshes it and the
+/// others wait for that refresh and use its token (a rotated refresh token works only once, so a
+/// second refresh with the old one would also be refused).
+#[test]
+fn concurrent_operations_with_an_expiring_token_share_one_refresh() {
+    const AT_ONCE: usize = 4;
+    // Signed in with a token that is already expiring; refreshed tokens last an hour.
+    let server = AuthServer::start(&["--ttl", "0", "--refreshed-ttl", "3600"]);
+    let sb = sandbox(&server, None);
+    assert_eq!(mcpdeck(&sb, &["auth", "login", "web"], "").code, 0);
+    let runs: Vec<Run> = std::thread::scope(|scope| {
+        let started: Vec<_> = (0..AT_ONCE)
+            .map(|_| scope.spawn(|| mcpdeck(&sb, &["tools", "web", "--json"], "")))
+            .collect();
+        started
+            .into_iter()
+            .map(|t| t.join().expect("joined"))
+            .collect()
+    });
+    for run in &runs {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    let seen = server.seen();
+    assert_eq!(seen["refreshes"], 1, "{seen}");
+    assert_eq!(seen["rejected_refreshes"], 0, "{seen}");
+    assert_eq!(seen["refused_tokens"], 0, "{seen}");
+}
+
 #[test]
 fn a_revoked_refresh_token_drops_the_sign_in_and_logout_revokes() {
     let server = AuthServer::start(&[]);

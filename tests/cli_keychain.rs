@@ -18,6 +18,18 @@ use serde_json::{Value, json};
 /// The keyring's password (the sandbox's own keyring; nothing real is unlocked with it).
 const KEYRING_PASSWORD: &str = "mcpdeck-test-keyring";
 
+/// Which session bus a command runs with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bus {
+    /// None at all: no Secret Service can answer.
+    Absent,
+    /// A private bus on which gnome-keyring starts on demand, its keyring left locked (a
+    /// headless machine with the package installed): nothing can be stored without a prompt.
+    Locked,
+    /// A private bus with gnome-keyring started and its login keyring unlocked (a desktop).
+    Unlocked,
+}
+
 /// A home directory with a configuration naming the OAuth fixture as `web`.
 struct Home {
     dir: tempfile::TempDir,
@@ -51,10 +63,14 @@ impl Home {
         self.path().join(".local/state/mcpdeck/credentials.json")
     }
 
-    /// `mcpdeck ARGS` in this home, with a clean environment: no session bus unless `bus`.
-    fn mcpdeck(&self, bus: bool, args: &[&str]) -> Output {
+    /// `mcpdeck ARGS` in this home, with a clean environment and the given bus.
+    fn mcpdeck(&self, bus: Bus, args: &[&str]) -> Output {
         let bin = env!("CARGO_BIN_EXE_mcpdeck");
-        let mut cmd = if bus {
+        let mut cmd = if bus == Bus::Locked {
+            let mut cmd = Command::new("dbus-run-session");
+            cmd.args(["--", bin]);
+            cmd
+        } else if bus == Bus::Unlocked {
             // A private session bus with the keyring daemon started on it, unlocked with the
             // known password (it creates the login keyring the first time), then mcpdeck.
             let mut cmd = Command::new("dbus-run-session");
@@ -112,7 +128,7 @@ fn ok(out: &Output) -> String {
     stdout
 }
 
-fn status(home: &Home, bus: bool) -> Value {
+fn status(home: &Home, bus: Bus) -> Value {
     serde_json::from_str(&ok(&home.mcpdeck(bus, &["auth", "status", "--json"]))).expect("json")
 }
 
@@ -128,7 +144,7 @@ fn with_a_secret_service_tokens_go_to_the_keychain_and_survive_a_restart() {
     let server = AuthServer::start(&[]);
     let home = Home::new(&server);
 
-    let before = status(&home, true);
+    let before = status(&home, Bus::Unlocked);
     assert!(
         before["store"]
             .as_str()
@@ -137,7 +153,7 @@ fn with_a_secret_service_tokens_go_to_the_keychain_and_survive_a_restart() {
     );
     assert!(!signed_in(&before), "{before}");
 
-    let login = ok(&home.mcpdeck(true, &["auth", "login", "web"]));
+    let login = ok(&home.mcpdeck(Bus::Unlocked, &["auth", "login", "web"]));
     assert!(login.contains("signed in to `web`"), "{login}");
     assert!(
         !home.credentials_file().exists(),
@@ -146,18 +162,19 @@ fn with_a_secret_service_tokens_go_to_the_keychain_and_survive_a_restart() {
 
     // A new mcpdeck on a new bus with a restarted keyring daemon: the tokens are still there,
     // and a command uses them without signing in again.
-    let after = status(&home, true);
+    let after = status(&home, Bus::Unlocked);
     assert!(signed_in(&after), "{after}");
-    let tools = home.mcpdeck(true, &["tools", "web", "--json"]);
+    let tools = home.mcpdeck(Bus::Unlocked, &["tools", "web", "--json"]);
     let listed = ok(&tools);
     assert!(listed.contains("echo"), "{listed}");
     assert_eq!(server.seen()["code_exchanges"], 1, "one sign-in in all");
     assert!(!home.credentials_file().exists());
 
     // The file store of the same home has nothing: the sign-in lives only in the keychain.
-    let file =
-        serde_json::from_str::<Value>(&ok(&home.mcpdeck(false, &["auth", "status", "--json"])))
-            .expect("json");
+    let file = serde_json::from_str::<Value>(&ok(
+        &home.mcpdeck(Bus::Absent, &["auth", "status", "--json"])
+    ))
+    .expect("json");
     assert!(
         file["store"]
             .as_str()
@@ -167,22 +184,22 @@ fn with_a_secret_service_tokens_go_to_the_keychain_and_survive_a_restart() {
     assert!(!signed_in(&file), "{file}");
 
     // Signing out forgets the keychain item's tokens.
-    ok(&home.mcpdeck(true, &["auth", "logout", "web"]));
-    assert!(!signed_in(&status(&home, true)));
+    ok(&home.mcpdeck(Bus::Unlocked, &["auth", "logout", "web"]));
+    assert!(!signed_in(&status(&home, Bus::Unlocked)));
 }
 
 #[test]
 fn without_a_secret_service_the_file_store_is_used() {
     let server = AuthServer::start(&[]);
     let home = Home::new(&server);
-    let before = status(&home, false);
+    let before = status(&home, Bus::Absent);
     assert!(
         before["store"]
             .as_str()
             .is_some_and(|s| s.starts_with("file ")),
         "{before}"
     );
-    let login = ok(&home.mcpdeck(false, &["auth", "login", "web"]));
+    let login = ok(&home.mcpdeck(Bus::Absent, &["auth", "login", "web"]));
     assert!(login.contains("signed in to `web`"), "{login}");
     let doc: Value = serde_json::from_str(
         &std::fs::read_to_string(home.credentials_file()).expect("the file store was written"),
@@ -192,5 +209,5 @@ fn without_a_secret_service_the_file_store_is_used() {
         doc["servers"].as_object().map(serde_json::Map::len),
         Some(1)
     );
-    assert!(signed_in(&status(&home, false)));
+    assert!(signed_in(&status(&home, Bus::Absent)));
 }

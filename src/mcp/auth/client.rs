@@ -37,7 +37,8 @@ pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
         return Ok(AuthClient::new(inner, manager));
     };
     let key = store_key(url);
-    manager.set_credential_store(store.for_server(&key));
+    let tokens = store.for_server(&key);
+    manager.set_credential_store(tokens.clone());
     let stored = store.tokens(&key).map_err(|e| e.to_string())?;
     if let Some(creds) = stored.filter(|c| c.token_response.is_some()) {
         // Discovery configures the token endpoint for refreshes. When it fails the stored
@@ -60,6 +61,7 @@ pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
         }
         if matches!(initialized, Ok(Ok(true))) {
             configure_secret(&mut manager, target, store, &creds.client_id);
+            tokens.refreshes_follow();
         }
     }
     Ok(AuthClient::new(inner, manager))

@@ -25,15 +25,46 @@ mod os {
         keyring::Entry::new(super::SERVICE, super::ACCOUNT).map_err(|e| e.to_string())
     }
 
-    /// Whether a keychain answers: an item can be looked up (found or not).
+    /// Whether a keychain answers: it can keep an item without asking anyone (on Linux: a
+    /// Secret Service with an unlocked default collection), and the item can be looked up
+    /// (found or not).
     pub fn available() -> bool {
-        if keyring::Entry::store_status().is_err() {
+        if !ready() || keyring::Entry::store_status().is_err() {
             return false;
         }
         match entry().map(|e| e.get_password()) {
             Ok(Ok(_) | Err(keyring::Error::NoEntry)) => true,
             Ok(Err(_)) | Err(_) => false,
         }
+    }
+
+    /// A Secret Service with a default collection that is unlocked. Without this check a
+    /// session bus that merely can start gnome-keyring (a headless machine with the package
+    /// installed) would be chosen, and every write would then fail, or wait for an unlock
+    /// prompt nobody can see.
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ))]
+    fn ready() -> bool {
+        use secret_service::EncryptionType;
+        use secret_service::blocking::SecretService;
+        let Ok(service) = SecretService::connect(EncryptionType::Plain) else {
+            return false;
+        };
+        service
+            .get_default_collection()
+            .and_then(|collection| collection.is_locked())
+            .is_ok_and(|locked| !locked)
+    }
+
+    /// Other systems' keychains (Keychain Services, the Credential Manager) are always there.
+    #[cfg(not(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    )))]
+    fn ready() -> bool {
+        true
     }
 
     /// The document's text, `None` when there is no item yet.

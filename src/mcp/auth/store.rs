@@ -266,6 +266,8 @@ impl CredentialStore {
             store: Arc::new(self.clone()),
             key: server_url.to_owned(),
             refreshing: Arc::new(AtomicBool::new(false)),
+            can_refresh: Arc::new(AtomicBool::new(false)),
+            handed: Arc::new(std::sync::Mutex::new(None)),
         }
     }
 }
@@ -290,12 +292,94 @@ fn set_mode(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
 }
 
 /// One server's tokens, as rmcp's credential store trait sees them.
+///
+/// Concurrent operations share one refresh. rmcp refreshes an expiring token whenever it loads
+/// one, and its refresh exchanges whatever refresh token is stored once it holds the guard —
+/// also when another operation (another connection, another mcpdeck process) refreshed while it
+/// waited. So [`RmcpStore::load`] takes the lock itself when the token it finds is expiring:
+/// it waits for a refresh in progress and reads again. Still expiring, the lock is handed to the
+/// refresh that follows (this instance's next guard); refreshed meanwhile, the new token is
+/// returned and no second refresh happens.
 #[derive(Clone)]
 pub struct ServerTokens {
     store: Arc<CredentialStore>,
     key: String,
     /// Set while this instance holds the refresh guard.
     refreshing: Arc<AtomicBool>,
+    /// Set once the connection can refresh (its OAuth client is configured): only then is a
+    /// refresh sure to follow an expiring load, and the lock handed to it.
+    can_refresh: Arc<AtomicBool>,
+    /// The lock taken by `load` for an expiring token, with its hand-over number.
+    handed: Arc<std::sync::Mutex<Option<(u64, std::fs::File)>>>,
+}
+
+/// How long a handed-over lock waits for its refresh before it is released anyway (a refresh
+/// follows at once; this bounds an operation cancelled in between).
+const HANDOVER_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// rmcp's rule for an access token that must be refreshed before use: less than
+/// `min(30 s, lifetime / 2)` left (at least 1 s). Only tokens that can be refreshed count.
+fn expiring(credentials: &StoredCredentials, now_epoch_secs: u64) -> bool {
+    use oauth2::TokenResponse as _;
+    let Some(tokens) = credentials.token_response.as_ref() else {
+        return false;
+    };
+    if tokens.refresh_token().is_none() {
+        return false;
+    }
+    let (Some(lifetime), Some(received)) = (tokens.expires_in(), credentials.token_received_at)
+    else {
+        return false;
+    };
+    let remaining = lifetime
+        .as_secs()
+        .saturating_sub(now_epoch_secs.saturating_sub(received));
+    remaining < 30.min(lifetime.as_secs() / 2).max(1)
+}
+
+fn now_epoch_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl ServerTokens {
+    /// The connection's OAuth client is configured: an expiring load is followed by a refresh.
+    pub fn refreshes_follow(&self) {
+        self.can_refresh.store(true, Ordering::SeqCst);
+    }
+
+    fn take_handed(&self) -> Option<std::fs::File> {
+        self.handed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .map(|(_, file)| file)
+    }
+
+    /// Keeps the lock for this instance's next refresh guard, released after
+    /// [`HANDOVER_LIMIT`] if that refresh never comes.
+    fn hand_over(&self, file: std::fs::File) {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let number = NEXT.fetch_add(1, Ordering::SeqCst);
+        *self
+            .handed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((number, file));
+        let handed = Arc::downgrade(&self.handed);
+        tokio::spawn(async move {
+            tokio::time::sleep(HANDOVER_LIMIT).await;
+            let Some(handed) = handed.upgrade() else {
+                return;
+            };
+            let mut slot = handed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if slot.as_ref().is_some_and(|(n, _)| *n == number) {
+                *slot = None;
+            }
+        });
+    }
 }
 
 fn store_error(e: &StoreError) -> AuthError {
@@ -318,7 +402,34 @@ async fn blocking<T: Send + 'static>(
 impl RmcpStore for ServerTokens {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
         let (store, key) = (self.store.clone(), self.key.clone());
-        blocking(move || store.tokens(&key)).await
+        if self.refreshing.load(Ordering::SeqCst) {
+            // Inside this instance's refresh: it holds the lock already.
+            return blocking(move || store.tokens(&key)).await;
+        }
+        // A lock handed to a refresh that did not come is released before anything else.
+        drop(self.take_handed());
+        let found = blocking(move || store.tokens(&key)).await?;
+        let refresh_due = found
+            .as_ref()
+            .is_some_and(|c| expiring(c, now_epoch_secs()));
+        if !refresh_due || !self.can_refresh.load(Ordering::SeqCst) {
+            return Ok(found);
+        }
+        // Expiring: wait for a refresh in progress anywhere, then read again under the lock.
+        let (store, key) = (self.store.clone(), self.key.clone());
+        let (file, again) = blocking(move || {
+            let file = store.lock()?;
+            let again = store.tokens(&key)?;
+            Ok((file, again))
+        })
+        .await?;
+        if again
+            .as_ref()
+            .is_some_and(|c| expiring(c, now_epoch_secs()))
+        {
+            self.hand_over(file);
+        }
+        Ok(again)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
@@ -363,8 +474,12 @@ impl RmcpStore for ServerTokens {
     }
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
-        let store = self.store.clone();
-        let file = blocking(move || store.lock()).await?;
+        let file = if let Some(file) = self.take_handed() {
+            file
+        } else {
+            let store = self.store.clone();
+            blocking(move || store.lock()).await?
+        };
         self.refreshing.store(true, Ordering::SeqCst);
         Ok(Some(CredentialRefreshGuard::new(RefreshLock {
             _file: file,
