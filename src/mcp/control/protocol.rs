@@ -85,7 +85,7 @@ pub struct SessionSnapshot {
     pub pending: Vec<ApprovalRequest>,
     /// Operations waiting for a console or watcher to attach (or re-attach) before they can
     /// be put to one; each fails closed when the grace ends with nobody attached.
-    #[serde(default)]
+    #[serde(default, rename = "awaitingConsole")]
     pub awaiting_console: usize,
 }
 
