@@ -12,7 +12,7 @@ impl App {
     }
 
     /// Sends `msg` to the tab in front (of the selected server).
-    pub(super) fn to_tab(&mut self, msg: TabMsg) -> Vec<Effect> {
+    pub(super) fn route_to_tab(&mut self, msg: TabMsg) -> Vec<Effect> {
         let tab = self.tab;
         self.pane_mut()
             .map_or_else(Vec::new, |pane| pane.update(tab, msg))
@@ -25,7 +25,7 @@ impl App {
         {
             return Vec::new();
         }
-        self.to_tab(TabMsg::StartFilter)
+        self.route_to_tab(TabMsg::StartFilter)
     }
 
     pub(super) fn move_by(&mut self, delta: isize) -> Vec<Effect> {
@@ -42,7 +42,7 @@ impl App {
         if self.focus == Focus::Servers {
             return self.servers.update(super::ServerListMsg::Move(delta));
         }
-        let effects = self.to_tab(TabMsg::Move(delta));
+        let effects = self.route_to_tab(TabMsg::Move(delta));
         self.clamp_selection();
         effects
     }
@@ -50,7 +50,7 @@ impl App {
     /// Keeps the current tab's selection inside its list (clamping asks for nothing).
     pub(super) fn clamp_selection(&mut self) {
         let len = self.list_len();
-        let effects = self.to_tab(TabMsg::Clamp(len));
+        let effects = self.route_to_tab(TabMsg::Clamp(len));
         debug_assert!(effects.is_empty());
     }
 
@@ -99,7 +99,7 @@ impl App {
         };
         let id = self.next_id;
         let now = self.now;
-        let effects = self.to_tab(TabMsg::Show {
+        let effects = self.route_to_tab(TabMsg::Show {
             server: server.clone(),
             id,
             now,

@@ -79,6 +79,7 @@ impl ListState {
     }
 
     /// Handles the messages every list shares; `back_in_time` flips the arrows (the Log tab).
+    #[allow(clippy::needless_pass_by_value)] // every component's update takes its message
     pub fn update(&mut self, msg: TabMsg, back_in_time: bool) -> Vec<Effect> {
         let flip = |d: isize| if back_in_time { -d } else { d };
         match msg {

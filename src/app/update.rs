@@ -218,7 +218,7 @@ impl App {
             }
             return self.on_open();
         }
-        let effects = self.to_tab(super::TabMsg::FilterKey(key));
+        let effects = self.route_to_tab(super::TabMsg::FilterKey(key));
         self.clamp_selection();
         effects
     }
@@ -326,7 +326,7 @@ impl App {
                     self.tab_selection(),
                     usize::from(areas.main.height.saturating_sub(3)),
                 );
-                let mut effects = self.to_tab(super::TabMsg::Select(offset + row));
+                let mut effects = self.route_to_tab(super::TabMsg::Select(offset + row));
                 self.clamp_selection();
                 effects.extend(self.ensure_tab());
                 effects
