@@ -301,7 +301,9 @@ impl Scanner<'_> {
                 self.string()?;
                 let raw = &self.text[key_start + 1..self.pos - 1];
                 let key = if raw.contains('\\') {
-                    std::borrow::Cow::Owned(serde_json::from_str(&self.text[key_start..self.pos]).ok()?)
+                    std::borrow::Cow::Owned(
+                        serde_json::from_str(&self.text[key_start..self.pos]).ok()?,
+                    )
                 } else {
                     std::borrow::Cow::Borrowed(raw)
                 };
@@ -431,13 +433,17 @@ mod tests {
             r#"{"b": [1, 2.50, -0, 1e3, {"z": null, "a": true}], "a\u0041": "\u00e9\/\n", "é": "x"}"#,
             r#"{"k": 1, "k": 2, "j": {"k": "first", "k": "last"}}"#,
             r#"  "just \"text\"" "#,
-            r#"[]"#,
-            r#"{}"#,
+            "[]",
+            "{}",
         ] {
             let value: serde_json::Value = serde_json::from_str(text).expect("json");
             let mut from_span = String::new();
             write_canonical_span(text, 0..text.len(), &mut from_span).expect("strict JSON");
-            assert_eq!(from_span, crate::mcp::canonical::canonical_json(&value), "{text}");
+            assert_eq!(
+                from_span,
+                crate::mcp::canonical::canonical_json(&value),
+                "{text}"
+            );
         }
         assert!(write_canonical_span("{\"a\": 01}", 0..9, &mut String::new()).is_none());
     }

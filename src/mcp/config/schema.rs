@@ -73,8 +73,8 @@ pub fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FileParse {
     };
     let text = &*shared;
     let index = LineIndex::new(text);
-    if let Some(parsed) = outline(text)
-        .and_then(|outline| parse_outlined(&shared, outline, file, layer, &index))
+    if let Some(parsed) =
+        outline(text).and_then(|outline| parse_outlined(&shared, outline, file, layer, &index))
     {
         return parsed;
     }

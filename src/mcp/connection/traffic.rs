@@ -239,7 +239,10 @@ mod tests {
         );
         // The route is never written: the request's `_meta` holds its progress token only.
         let sent: Value = serde_json::from_str(&line).expect("json");
-        assert_eq!(sent["params"]["_meta"], serde_json::json!({"progressToken": 1}));
+        assert_eq!(
+            sent["params"]["_meta"],
+            serde_json::json!({"progressToken": 1})
+        );
         routes.close(&token, &route);
         assert!(routes.route(&token).is_none());
 
