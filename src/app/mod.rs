@@ -37,6 +37,8 @@ pub mod side_view;
 pub mod spills_view;
 pub mod tasks;
 pub mod tasks_view;
+pub mod roots_view;
+pub mod session;
 pub mod templates;
 mod update;
 pub mod viewer;
@@ -85,6 +87,8 @@ pub(crate) enum Waiter {
     Tasks,
     /// The template listing a template's variables form is built from (the template's name).
     Template(String),
+    /// A session control (ping, disconnect, roots, log level, subscription).
+    Session,
 }
 
 /// Something loaded in the background.
@@ -405,6 +409,8 @@ pub struct App {
     pub quitting: bool,
     /// Sign-in states of OAuth servers and sign-ins under way.
     pub auth: auth::AuthPanel,
+    /// Session controls: log levels, subscriptions, the Roots view.
+    pub session: session::SessionState,
 }
 
 /// How many log lines a server keeps.
@@ -448,6 +454,7 @@ impl App {
             last_detail: None,
             quitting: false,
             auth: auth::AuthPanel::default(),
+            session: session::SessionState::default(),
         }
     }
 
@@ -488,6 +495,9 @@ impl App {
         }
         if self.tasks_view.is_some() {
             return vec![Ctx::TasksView, Ctx::View];
+        }
+        if self.session.roots.is_some() {
+            return vec![Ctx::RootsView, Ctx::View];
         }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],

@@ -17,6 +17,7 @@ mod sampling;
 mod server_list;
 mod side;
 mod tasks_view;
+mod roots_view;
 mod viewer;
 
 use ratatui::Frame;
@@ -141,5 +142,7 @@ mod approval_tests;
 mod client_tests;
 #[cfg(test)]
 mod hosts_tests;
+#[cfg(test)]
+mod session_tests;
 #[cfg(test)]
 mod tests;
