@@ -73,7 +73,12 @@ impl Harness {
         self.rt.app.screen = Screen::Browse;
         self.rt.app.tab = Tab::Tools;
         self.rt.app.focus = mcpdeck::app::Focus::Main;
-        if self.rt.app.visible_tools().is_none_or(|t| t.is_empty()) {
+        if self
+            .rt
+            .app
+            .visible_tools()
+            .is_none_or(<[mcpdeck::app::ToolRow]>::is_empty)
+        {
             self.key(KeyCode::Left);
             self.key(KeyCode::Right);
             self.until("the tool list", |a| {
@@ -223,7 +228,10 @@ fn roots_changed_for_the_session_reach_the_server() {
         }
         h.key(KeyCode::Enter);
         h.until("the refusal", |a| {
-            matches!(a.session.roots.as_ref().map(|v| &v.roots), Some(Load::Failed(..)))
+            matches!(
+                a.session.roots.as_ref().map(|v| &v.roots),
+                Some(Load::Failed(..))
+            )
         })
         .await;
         h.key(KeyCode::Esc);
@@ -239,7 +247,9 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         h.select("demo");
         h.ch('p');
         h.until("demo's ping", |a| {
-            a.message.as_deref().is_some_and(|m| m.starts_with("ping demo:"))
+            a.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("ping demo:"))
         })
         .await;
         h.select("everything");
@@ -271,7 +281,10 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = 0;
         h.ch('S');
         h.until("the subscription", |a| {
-            a.session.subscribed.get("everything").is_some_and(|s| s.len() == 1)
+            a.session
+                .subscribed
+                .get("everything")
+                .is_some_and(|s| s.len() == 1)
         })
         .await;
         h.until("the server's log of it", |a| {
@@ -306,7 +319,10 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         h.rt.app.tab = Tab::Resources;
         h.ch('S');
         h.until("unsubscribed", |a| {
-            a.session.subscribed.get("everything").is_some_and(|s| s.is_empty())
+            a.session
+                .subscribed
+                .get("everything")
+                .is_some_and(std::collections::BTreeMap::is_empty)
         })
         .await;
 

@@ -117,7 +117,10 @@ impl App {
             Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
             Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),
-            Waiter::Run => effects.extend(self.on_finished(id, outcome)),
+            Waiter::Run => {
+                effects.extend(self.on_finished(id, outcome));
+                self.on_reread(id);
+            }
             Waiter::Session => effects.extend(self.on_session_done(id, outcome)),
         }
         effects
@@ -367,7 +370,10 @@ impl App {
             .as_str()
             .map_or_else(|| data.to_string(), str::to_owned);
         let logger = logger.map(|l| sanitize_capped(l, 64).replace(['\n', '\r'], " "));
-        let prefix = logger.as_deref().map(|l| format!("{l}: ")).unwrap_or_default();
+        let prefix = logger
+            .as_deref()
+            .map(|l| format!("{l}: "))
+            .unwrap_or_default();
         let text = sanitize_capped(&format!("{prefix}{data}"), 1024);
         self.push_log(
             server,

@@ -62,8 +62,7 @@ impl App {
                     path.pop();
                 }
                 KeyCode::Char(c)
-                    if !key.modifiers.contains(KeyModifiers::CONTROL)
-                        && path.len() < PATH_CAP =>
+                    if !key.modifiers.contains(KeyModifiers::CONTROL) && path.len() < PATH_CAP =>
                 {
                     path.push(c);
                 }
@@ -93,6 +92,13 @@ impl App {
             Action::Up => view.sel = view.sel.saturating_sub(1),
             Action::Down => view.sel = (view.sel + 1).min(count.saturating_sub(1)),
             Action::AddRoot => view.adding = Some(String::new()),
+            Action::Copy => {
+                if let Load::Ready(roots) = &view.roots
+                    && let Some(root) = roots.get(view.sel)
+                {
+                    return vec![Effect::Copy(root.uri.clone())];
+                }
+            }
             Action::Delete => {
                 let Load::Ready(roots) = &view.roots else {
                     return Vec::new();

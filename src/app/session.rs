@@ -51,6 +51,8 @@ pub struct SessionState {
     pub roots: Option<RootsView>,
     /// Subscriptions asked and not yet answered: the reference each was asked with.
     pending: HashMap<ReqId, String>,
+    /// The read started because its resource was updated: (id, URI).
+    rereading: Option<(ReqId, String)>,
 }
 
 impl SessionState {
@@ -158,24 +160,23 @@ impl App {
     /// Subscribes to (or unsubscribes from) the resource open in front, or the one selected in
     /// the Resources tab.
     fn toggle_subscription(&mut self) -> Option<Vec<Effect>> {
-        let (server, reference) = match self.shown_read() {
-            Some(found) => found,
-            None => {
-                if !(matches!(self.screen, Screen::Browse)
-                    && self.focus == Focus::Main
-                    && self.tab == Tab::Resources)
-                {
-                    return None;
-                }
-                let server = self.server()?.name.clone();
-                let sel = self.pane()?.sel[1];
-                let entries = self.resource_entries();
-                let Some((row, false)) = entries.get(sel) else {
-                    self.message = Some("a template cannot be subscribed to".to_owned());
-                    return Some(Vec::new());
-                };
-                (server, row.reference.clone())
+        let (server, reference) = if let Some(found) = self.shown_read() {
+            found
+        } else {
+            if !(matches!(self.screen, Screen::Browse)
+                && self.focus == Focus::Main
+                && self.tab == Tab::Resources)
+            {
+                return None;
             }
+            let server = self.server()?.name.clone();
+            let sel = self.pane()?.sel[1];
+            let entries = self.resource_entries();
+            let Some((row, false)) = entries.get(sel) else {
+                self.message = Some("a template cannot be subscribed to".to_owned());
+                return Some(Vec::new());
+            };
+            (server, row.reference.clone())
         };
         let current = self
             .session
@@ -215,6 +216,17 @@ impl App {
             }
         };
         let name = sanitize_capped(&server, 128);
+        let mut effects = Vec::new();
+        let text = sanitize_capped(success.text.trim_end(), 1024).replace('\n', " · ");
+        if !text.is_empty() {
+            let line = super::LogLine {
+                kind: "session",
+                text,
+                body: None,
+                logger: None,
+            };
+            effects.extend(self.push_log(&server, line));
+        }
         match &success.result {
             OpResult::Ping(ping) => {
                 self.message = Some(format!("ping {name}: {:.1} ms round trip", ping.rtt_ms));
@@ -232,7 +244,7 @@ impl App {
                     pane.prompts = None;
                     pane.search = None;
                 }
-                return vec![Effect::RefreshStatus];
+                effects.push(Effect::RefreshStatus);
             }
             OpResult::Roots(list) => self.on_roots(id, &server, list),
             OpResult::LogLevel(set) => {
@@ -259,7 +271,17 @@ impl App {
             }
             _ => {}
         }
-        Vec::new()
+        effects
+    }
+
+    /// The read an update started has its result in front: say why it changed.
+    pub(super) fn on_reread(&mut self, id: ReqId) {
+        match self.session.rereading.take() {
+            Some((at, uri)) if at == id => {
+                self.message = Some(format!("{uri} was updated: read again"));
+            }
+            other => self.session.rereading = other,
+        }
     }
 
     /// `notifications/resources/updated`: counted; the open read of that resource is read
@@ -285,6 +307,7 @@ impl App {
         }
         self.message = Some(format!("{uri} was updated: reading it again"));
         let id = self.id(Waiter::Run);
+        self.session.rereading = Some((id, uri));
         self.screen = Screen::Running(Running::without_form(id, server, self.now));
         vec![Effect::Execute {
             id,

@@ -56,11 +56,12 @@ fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
     let (mut app, _d) = demo_app();
     let (id, op) = session(&app.update(ch('p')));
     assert_eq!(op, SessionOp::Ping);
-    app.update(done(id, "ping", OpResult::Ping(PingResult { rtt_ms: 3.25 })));
-    assert_eq!(
-        app.message.as_deref(),
-        Some("ping demo: 3.2 ms round trip")
-    );
+    app.update(done(
+        id,
+        "ping",
+        OpResult::Ping(PingResult { rtt_ms: 3.25 }),
+    ));
+    assert_eq!(app.message.as_deref(), Some("ping demo: 3.2 ms round trip"));
 
     app.panes.get_mut("demo").expect("pane").tools = Some(Load::Ready(Vec::new()));
     let (id, op) = session(&app.update(ch('D')));
@@ -74,7 +75,11 @@ fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
     ));
     assert!(fx.contains(&Effect::RefreshStatus), "{fx:?}");
     assert!(app.pane().expect("pane").tools.is_none());
-    assert!(app.message.as_deref().is_some_and(|m| m.starts_with("disconnected demo")));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("disconnected demo"))
+    );
 }
 
 #[test]
@@ -96,9 +101,17 @@ fn the_log_tab_steps_the_servers_level_and_lines_carry_level_and_logger() {
             level: "debug".into(),
         }),
     ));
-    assert_eq!(app.session.levels.get("demo").map(String::as_str), Some("debug"));
+    assert_eq!(
+        app.session.levels.get("demo").map(String::as_str),
+        Some("debug")
+    );
     let (_, op) = operate(&app.update(ch('+')));
-    assert_eq!(op, OperatorOp::SetLogLevel { level: "info".into() });
+    assert_eq!(
+        op,
+        OperatorOp::SetLogLevel {
+            level: "info".into()
+        }
+    );
 
     #[allow(deprecated)]
     let level = rmcp::model::LoggingLevel::Error;
@@ -191,10 +204,23 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
         },
     }));
     assert!(
-        fx.iter().any(|e| matches!(e, Effect::Execute { request, .. } if *request == read.1)),
+        fx.iter()
+            .any(|e| matches!(e, Effect::Execute { request, .. } if *request == read.1)),
         "{fx:?}"
     );
     assert!(matches!(app.screen, Screen::Running(_)));
+    let Screen::Running(run) = &app.screen else {
+        unreachable!()
+    };
+    app.update(ok(
+        run.id,
+        "resources.read",
+        json!({"reference": reference, "text": "v2"}),
+    ));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("file:///notes.txt was updated: read again")
+    );
     assert_eq!(
         app.subscription_mark(reference).as_deref(),
         Some("◉ 1 updated ")
@@ -255,13 +281,22 @@ fn the_roots_view_lists_adds_and_removes() {
         id,
         "roots.set",
         OpResult::Roots(RootList {
-            roots: vec![root("file:///p"), root("file:///q"), root("file:///p/data/x")],
+            roots: vec![
+                root("file:///p"),
+                root("file:///q"),
+                root("file:///p/data/x"),
+            ],
             notified: true,
         }),
     ));
-    assert!(app.message.as_deref().is_some_and(|m| m.contains("roots/list_changed")));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("roots/list_changed"))
+    );
 
     app.update(key(KeyCode::Down));
+    assert_eq!(app.update(ch('y')), vec![Effect::Copy("file:///q".into())]);
     let (_, op) = session(&app.update(ch('x')));
     assert_eq!(op, SessionOp::RemoveRoot("file:///q".into()));
     app.update(key(KeyCode::Esc));

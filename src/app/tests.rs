@@ -549,13 +549,7 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
             data: json!("careful"),
         },
     }));
-    let line = app
-        .pane()
-        .expect("pane")
-        .log
-        .back()
-        .expect("line")
-        .clone();
+    let line = app.pane().expect("pane").log.back().expect("line").clone();
     assert_eq!((line.kind, line.text.as_str()), ("warning", "careful"));
 }
 

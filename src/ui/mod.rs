@@ -13,11 +13,11 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod policy_view;
+mod roots_view;
 mod sampling;
 mod server_list;
 mod side;
 mod tasks_view;
-mod roots_view;
 mod viewer;
 
 use ratatui::Frame;

@@ -61,11 +61,23 @@ fn log_levels() {
     app.session.levels.insert("demo".into(), "debug".into());
     #[allow(deprecated)]
     let levels = [
-        (rmcp::model::LoggingLevel::Debug, Some("cache"), "warming up"),
+        (
+            rmcp::model::LoggingLevel::Debug,
+            Some("cache"),
+            "warming up",
+        ),
         (rmcp::model::LoggingLevel::Info, None, "ready"),
         (rmcp::model::LoggingLevel::Warning, Some("disk"), "slow"),
-        (rmcp::model::LoggingLevel::Error, Some("db"), "connection lost: retrying"),
-        (rmcp::model::LoggingLevel::Emergency, Some("core"), "out of memory"),
+        (
+            rmcp::model::LoggingLevel::Error,
+            Some("db"),
+            "connection lost: retrying",
+        ),
+        (
+            rmcp::model::LoggingLevel::Emergency,
+            Some("core"),
+            "out of memory",
+        ),
     ];
     for (level, logger, data) in levels {
         app.update(Msg::Event(ServerEvent {
@@ -125,12 +137,16 @@ fn subscribed_resource() {
              "description": "Read me"}],
           "templates": []}),
     ));
-    app.session.subscribed.entry("demo".into()).or_default().insert(
-        "file:///notes.txt".into(),
-        Subscribed {
-            reference: reference.into(),
-            updates: 2,
-        },
-    );
+    app.session
+        .subscribed
+        .entry("demo".into())
+        .or_default()
+        .insert(
+            "file:///notes.txt".into(),
+            Subscribed {
+                reference: reference.into(),
+                updates: 2,
+            },
+        );
     snapshot_all("subscribed_resource", &mut app);
 }

@@ -53,7 +53,10 @@ impl SharedRoots {
 
     /// The roots now.
     pub fn get(&self) -> Vec<RootEntry> {
-        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Replaces the roots; `false` when they were already these.

@@ -397,10 +397,14 @@ pub async fn set_log_level(ctx: &OpContext<'_>, level: &str) -> Result<Success, 
     if let Some(problem) = conn.set_log_level(&level).await {
         return Err(Failure::new(
             "protocol",
-            format!("logging/setLevel failed: {}", sanitize_capped(&problem, 512)),
+            format!(
+                "logging/setLevel failed: {}",
+                sanitize_capped(&problem, 512)
+            ),
             4,
         ));
     }
+    ctx.slot.remember_log_level(&level);
     Ok(Success {
         text: format!(
             "{} now sends log messages from {level} up",

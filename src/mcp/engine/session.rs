@@ -27,9 +27,9 @@ impl Engine {
 
     /// The roots `server` is shown this session.
     pub fn roots(&self, server: &str) -> Outcome {
-        let body = self.shared_roots(server).map(|shared| {
-            roots_success(server, &shared.get(), false, "roots")
-        });
+        let body = self
+            .shared_roots(server)
+            .map(|shared| roots_success(server, &shared.get(), false, "roots"));
         Outcome {
             server: Some(server.to_owned()),
             operation: "roots.list".to_owned(),

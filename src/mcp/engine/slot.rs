@@ -77,6 +77,8 @@ pub struct Slot {
     approvals: Mutex<Approvals>,
     /// The roots for this session, once a face asked for them (kept across reconnects).
     roots: std::sync::OnceLock<crate::mcp::client::SharedRoots>,
+    /// The log level the operator asked for this session (asked again on reconnect).
+    log_level: Mutex<Option<String>>,
 }
 
 /// Session approvals and tool pins of one server.
@@ -108,7 +110,29 @@ impl Slot {
             facts: Mutex::new(Facts::default()),
             approvals: Mutex::new(Approvals::default()),
             roots: std::sync::OnceLock::new(),
+            log_level: Mutex::new(None),
         }
+    }
+
+    /// Remembers the log level the operator asked for, so a new connection asks it again.
+    pub fn remember_log_level(&self, level: &str) {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(level.to_owned());
+    }
+
+    fn session_side(&self, face: &ClientFace) -> crate::mcp::client::ClientSide {
+        let mut side = face.side_for(self.session_roots(face));
+        let asked = self
+            .log_level
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if asked.is_some() {
+            side.log_level = asked;
+        }
+        side
     }
 
     /// This session's roots: the face's choice for this definition at first, then whatever
@@ -117,7 +141,9 @@ impl Slot {
         self.roots
             .get_or_init(|| {
                 let configured = self.def().ok().and_then(|d| d.roots.clone());
-                crate::mcp::client::SharedRoots::new(face.roots_for(&self.file_dir, configured.as_deref()))
+                crate::mcp::client::SharedRoots::new(
+                    face.roots_for(&self.file_dir, configured.as_deref()),
+                )
             })
             .clone()
     }
@@ -339,8 +365,7 @@ impl Slot {
             (Some(ctx.events.clone()), ctx.traffic),
             def.reconnect,
             cancel,
-            ctx.client
-                .map(|face| face.side_for(self.session_roots(face))),
+            ctx.client.map(|face| self.session_side(face)),
         )
         .await;
         let conn = match result {
@@ -486,7 +511,10 @@ impl ClientFace {
     }
 
     /// The client side of one server's connection, answering `roots/list` from `roots`.
-    pub fn side_for(&self, roots: crate::mcp::client::SharedRoots) -> crate::mcp::client::ClientSide {
+    pub fn side_for(
+        &self,
+        roots: crate::mcp::client::SharedRoots,
+    ) -> crate::mcp::client::ClientSide {
         crate::mcp::client::ClientSide {
             requests: self.requests.clone(),
             roots,
