@@ -52,19 +52,14 @@ impl Harness {
     }
 
     fn select(&mut self, server: &str) {
-        self.rt.app.selected = self
-            .rt
-            .app
-            .servers
-            .iter()
-            .position(|s| s.name == server)
-            .expect("configured");
+        self.rt.app.servers.select_name(server);
+        assert_eq!(self.rt.app.server().map(|s| s.name.as_str()), Some(server));
     }
 
     fn log_has(app: &App, server: &str, text: &str) -> bool {
         app.panes
             .get(server)
-            .is_some_and(|p| p.log.iter().any(|l| l.text.contains(text)))
+            .is_some_and(|p| p.log.lines.iter().any(|l| l.text.contains(text)))
     }
 
     /// Opens `tool`'s call form from the tool list and runs it (no arguments); the result's
@@ -92,7 +87,14 @@ impl Harness {
             .visible_tools()
             .and_then(|t| t.iter().position(|t| t.name == tool))
             .unwrap_or_else(|| panic!("no {tool}"));
-        self.rt.app.panes.get_mut("everything").expect("pane").sel[0] = at;
+        self.rt
+            .app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .tools
+            .list
+            .sel = at;
         self.ch('c');
         self.until("the form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
@@ -207,6 +209,7 @@ fn roots_changed_for_the_session_reach_the_server() {
         let one_root = |a: &App| {
             a.panes["everything"]
                 .log
+                .lines
                 .iter()
                 .filter(|l| l.text.contains("Roots updated: 1 root(s)"))
                 .count()
@@ -278,7 +281,13 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
             a.resource_entries().iter().any(|(_, template)| !template)
         })
         .await;
-        h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = 0;
+        h.rt.app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .resources
+            .list
+            .sel = 0;
         h.ch('S');
         h.until("the subscription", |a| {
             a.session
@@ -290,6 +299,7 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         h.until("the server's log of it", |a| {
             a.panes["everything"]
                 .log
+                .lines
                 .iter()
                 .any(|l| l.kind == "info" && l.text.contains("Received Subscribe Resource"))
         })
@@ -335,7 +345,13 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         })
         .await;
         h.until("the states", |a| {
-            let state = |name: &str| a.servers.iter().find(|s| s.name == name).map(|s| s.state);
+            let state = |name: &str| {
+                a.servers
+                    .rows
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map(|s| s.state)
+            };
             state("everything") == Some(ServerState::Disconnected)
                 && state("demo") == Some(ServerState::Connected)
         })

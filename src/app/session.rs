@@ -170,7 +170,7 @@ impl App {
                 return None;
             }
             let server = self.server()?.name.clone();
-            let sel = self.pane()?.sel[1];
+            let sel = self.pane()?.resources.list.sel;
             let entries = self.resource_entries();
             let Some((row, false)) = entries.get(sel) else {
                 self.message = Some("a template cannot be subscribed to".to_owned());
@@ -239,10 +239,7 @@ impl App {
                 });
                 self.session.subscribed.remove(&server);
                 if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.tools = None;
-                    pane.resources = None;
-                    pane.prompts = None;
-                    pane.search = None;
+                    pane.forget_catalogs();
                 }
                 effects.push(Effect::RefreshStatus);
             }

@@ -63,7 +63,7 @@ fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
     ));
     assert_eq!(app.message.as_deref(), Some("ping demo: 3.2 ms round trip"));
 
-    app.panes.get_mut("demo").expect("pane").tools = Some(Load::Ready(Vec::new()));
+    app.panes.get_mut("demo").expect("pane").tools.catalog = Some(Load::Ready(Vec::new()));
     let (id, op) = session(&app.update(ch('D')));
     assert_eq!(op, SessionOp::Disconnect);
     let fx = app.update(done(
@@ -74,7 +74,7 @@ fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
         }),
     ));
     assert!(fx.contains(&Effect::RefreshStatus), "{fx:?}");
-    assert!(app.pane().expect("pane").tools.is_none());
+    assert!(app.pane().expect("pane").tools.catalog.is_none());
     assert!(
         app.message
             .as_deref()
@@ -123,7 +123,14 @@ fn the_log_tab_steps_the_servers_level_and_lines_carry_level_and_logger() {
             data: json!("down"),
         },
     }));
-    let line = app.pane().expect("pane").log.back().expect("line").clone();
+    let line = app
+        .pane()
+        .expect("pane")
+        .log
+        .lines
+        .back()
+        .expect("line")
+        .clone();
     assert_eq!(line.kind, "error");
     let logger = line.logger.expect("logger");
     assert!(!logger.contains('\u{1b}'), "sanitised: {logger:?}");
@@ -133,7 +140,7 @@ fn the_log_tab_steps_the_servers_level_and_lines_carry_level_and_logger() {
 fn with_resources() -> (App, tempfile::TempDir) {
     let (mut app, dir) = demo_app();
     to_tab(&mut app, Tab::Resources);
-    app.panes.get_mut("demo").expect("pane").resources = None;
+    app.panes.get_mut("demo").expect("pane").resources.catalog = None;
     let fx = app.update(key(KeyCode::Left));
     let fx = if fx.is_empty() {
         app.update(key(KeyCode::Right))
