@@ -32,7 +32,7 @@ pub enum Overlay {
     /// Approvals: pending and decided this session, scrolled.
     Approvals(usize),
     /// Attached agent sessions (`mcpdeck serve`), scrolled.
-    Agents(usize),
+    Agents(super::agents_view::AgentsView),
     /// The config editor.
     Editor(Box<super::editor::Editor>),
     /// The spill pager.
@@ -175,14 +175,7 @@ impl Overlay {
             (Self::Spills(v), action) => v.update(action, s),
             (Self::Trust(t), action) => trust_update(t, action, s),
             (Self::Hosts(view), action) => view.update(action),
-            (Self::Agents(scroll), Action::Reconnect) => {
-                Step::with(Self::Agents(scroll), [Effect::ScanAgents])
-                    .said("looking for agent sessions…")
-            }
-            (Self::Agents(scroll), action) => {
-                let max = s.agents.iter().map(|a| a.servers.len() + 2).sum::<usize>();
-                Step::keep(Self::Agents(scrolled(scroll, action, max)))
-            }
+            (Self::Agents(view), action) => view.update(action, s),
             (Self::Approvals(scroll), action) => {
                 Step::keep(Self::Approvals(scrolled(scroll, action, s.approvals_len)))
             }
@@ -326,6 +319,7 @@ impl App {
         }
         let typed = match &mut self.overlay {
             Some(Overlay::Spills(v)) => v.filter_key(&key),
+            Some(Overlay::Agents(v)) => v.filter_key(&key),
             _ => None,
         };
         match typed {

@@ -50,10 +50,10 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Trust(view)) => render_trust(app, *view, frame, big),
         Some(Overlay::Spills(view)) => render_spills(app, view, frame, big),
         Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
-        Some(Overlay::Agents(scroll)) => {
+        Some(Overlay::Agents(view)) => {
             let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);
             frame.render_widget(block, big);
-            super::agents::render(app, frame, inner, *scroll);
+            super::agents::agents_view(app, view, frame, inner);
         }
         Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),

@@ -426,6 +426,11 @@ fn agents_view_and_an_agents_approval() {
         })));
     }
     snapshot_all("agents", &mut app);
+    for c in "/4300".chars() {
+        app.update(ch(c));
+    }
+    snapshot_all("agents_filtered", &mut app);
+    app.update(key(KeyCode::Esc));
     app.update(Msg::AgentApproval {
         pid: 4242,
         request: ApprovalRequest {
