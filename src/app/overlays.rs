@@ -56,11 +56,12 @@ pub struct DoctorView {
     pub file: usize,
 }
 
-/// The trust view's state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The trust view's state: its text (the project's state, the changes since it was trusted,
+/// each definition and its risks) scrolls in the one text viewer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustView {
-    /// The first line shown.
-    pub scroll: usize,
+    /// Scroll position over the wrapped rows.
+    pub viewer: viewer::Viewer,
     /// Whether a typed `y` is awaited to grant trust.
     pub confirming: bool,
 }
@@ -248,7 +249,19 @@ fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
         }
         Action::Revoke => Step::with(Overlay::Trust(t), [Effect::RevokeTrust]),
         _ => {
-            t.scroll = scrolled(t.scroll, action, s.info.trust.len().saturating_sub(1));
+            let lines: Vec<String> = s.info.trust.iter().map(|l| l.text.clone()).collect();
+            // The prompt row under the text is the one difference from the pager's layout.
+            let (w, h) = s.pager_viewport;
+            t.viewer.viewport = (w, h.saturating_sub(1));
+            match action {
+                Action::Down => t.viewer.scroll_by(&lines, 1),
+                Action::Up => t.viewer.scroll_by(&lines, -1),
+                Action::PageDown => t.viewer.page(&lines, true),
+                Action::PageUp => t.viewer.page(&lines, false),
+                Action::Top => t.viewer.home(),
+                Action::Bottom => t.viewer.end(&lines),
+                _ => {}
+            }
             Step::keep(Overlay::Trust(t))
         }
     }

@@ -77,17 +77,19 @@ pub fn info_lines(info: &[InfoLine], start: usize, height: usize) -> Vec<Line<'s
     info.iter()
         .skip(start)
         .take(height)
-        .map(|l| {
-            let style = match l.tone {
-                Tone::Plain => Style::new(),
-                Tone::Heading => Style::new().add_modifier(Modifier::BOLD),
-                Tone::Warn => Style::new().fg(Color::Yellow),
-                Tone::Error => Style::new().fg(Color::Red),
-                Tone::Dim => Style::new().fg(Color::DarkGray),
-            };
-            Line::styled(l.text.clone(), style)
-        })
+        .map(|l| Line::styled(l.text.clone(), tone_style(l.tone)))
         .collect()
+}
+
+/// How a configuration-derived line's tone is drawn.
+pub fn tone_style(tone: Tone) -> Style {
+    match tone {
+        Tone::Plain => Style::new(),
+        Tone::Heading => Style::new().add_modifier(Modifier::BOLD),
+        Tone::Warn => Style::new().fg(Color::Yellow),
+        Tone::Error => Style::new().fg(Color::Red),
+        Tone::Dim => Style::new().fg(Color::DarkGray),
+    }
 }
 
 pub(super) fn json_lines(value: &serde_json::Value) -> Vec<String> {

@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
-use super::main_pane::info_lines;
+use super::main_pane::{info_lines, tone_style};
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
 
@@ -47,7 +47,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             frame.render_widget(block, big);
             super::policy_view::render(view, frame, inner);
         }
-        Some(Overlay::Trust(view)) => render_trust(app, *view, frame, big),
+        Some(Overlay::Trust(view)) => render_trust(app, view, frame, big),
         Some(Overlay::Spills(view)) => render_spills(app, view, frame, big),
         Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
         Some(Overlay::Agents(view)) => {
@@ -103,14 +103,15 @@ fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn render_trust(app: &App, view: crate::app::TrustView, frame: &mut Frame, big: Rect) {
-    let crate::app::TrustView { scroll, confirming } = view;
+fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big: Rect) {
+    let crate::app::TrustView { viewer, confirming } = view;
     let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
     frame.render_widget(block, big);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let lines = info_lines(&app.info.trust, scroll, usize::from(text.height));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
-    if confirming {
+    let lines: Vec<String> = app.info.trust.iter().map(|l| l.text.clone()).collect();
+    let styles: Vec<Style> = app.info.trust.iter().map(|l| tone_style(l.tone)).collect();
+    super::viewer::render_viewer_styled(viewer, &lines, &styles, frame, text);
+    if *confirming {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",
             Style::new().fg(Color::Black).bg(Color::Yellow),

@@ -19,13 +19,35 @@ pub fn render_viewer(
     frame: &mut Frame,
     area: Rect,
 ) {
+    render_with(viewer, lines, (cursor, &[]), frame, area);
+}
+
+/// [`render_viewer`] with a style per line (a line past `styles` is plain): a text whose lines
+/// carry a tone, such as the trust view's.
+pub fn render_viewer_styled(
+    viewer: &Viewer,
+    lines: &[String],
+    styles: &[Style],
+    frame: &mut Frame,
+    area: Rect,
+) {
+    render_with(viewer, lines, (None, styles), frame, area);
+}
+
+fn render_with(
+    viewer: &Viewer,
+    lines: &[String],
+    looks: (Option<usize>, &[Style]),
+    frame: &mut Frame,
+    area: Rect,
+) {
     if area.width < 2 || area.height < 2 {
         return;
     }
     let text = crate::app::layout::viewer_text(area);
     let position = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
     let scrollbar = Rect::new(area.x + text.width, area.y, 1, text.height);
-    render_text(viewer, lines, cursor, frame, (text, scrollbar));
+    render_text(viewer, lines, looks, frame, (text, scrollbar));
     let mut laid = viewer.clone();
     laid.viewport = (text.width, text.height);
     frame.render_widget(Paragraph::new(position_line(&laid, lines)), position);
@@ -34,7 +56,7 @@ pub fn render_viewer(
 fn render_text(
     viewer: &Viewer,
     lines: &[String],
-    cursor: Option<usize>,
+    (cursor, styles): (Option<usize>, &[Style]),
     frame: &mut Frame,
     (text_area, scrollbar): (Rect, Rect),
 ) {
@@ -55,7 +77,7 @@ fn render_text(
         } else if search.is_some_and(|s| s.matches.binary_search(&i).is_ok()) {
             Style::new().fg(Color::Yellow)
         } else {
-            Style::new()
+            styles.get(i).copied().unwrap_or_default()
         };
         let skip_rows = if i == first { skip } else { 0 };
         for row in wrap(line, width).into_iter().skip(skip_rows) {
