@@ -3,11 +3,12 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::server_list::state_glyph;
+use super::theme::theme;
 use crate::app::App;
 use crate::app::agents_view::AgentsView;
 use crate::mcp::status::ServerState;
@@ -15,14 +16,14 @@ use crate::mcp::status::ServerState;
 /// Draws the [`AgentsView`] component into `inner`: the filter bar when one is open, then the
 /// sessions it keeps, from its scroll.
 pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect) {
-    let dim = Style::new().fg(Color::DarkGray);
+    let dim = Style::new().fg(theme().dim);
     let mut lines = Vec::new();
     let shown = view.shown(&app.agents);
     let mut bar = None;
     if let Some(filter) = &view.filter {
         let cursor = if filter.editing { "▏" } else { "" };
         bar = Some(Line::from(vec![
-            Span::styled("/ ", Style::new().fg(Color::Cyan)),
+            Span::styled("/ ", Style::new().fg(theme().accent)),
             Span::raw(format!("{}{cursor}", filter.query)),
             Span::styled(
                 format!("  {} of {} shown", shown.len(), app.agents.len()),
@@ -51,7 +52,7 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
             Span::styled(
                 format!("mode {}", a.mode),
                 if a.mode == "enforce" {
-                    Style::new().fg(Color::Yellow)
+                    Style::new().fg(theme().warn)
                 } else {
                     dim
                 },
@@ -59,11 +60,11 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
             Span::raw(format!("  spills {}", a.spills)),
         ];
         if a.gone {
-            head.push(Span::styled("  ended", Style::new().fg(Color::Red)));
+            head.push(Span::styled("  ended", Style::new().fg(theme().error)));
         } else if a.pending > 0 {
             head.push(Span::styled(
                 format!("  {} approval(s) pending", a.pending),
-                Style::new().fg(Color::Yellow),
+                Style::new().fg(theme().warn),
             ));
         }
         lines.push(Line::from(head));

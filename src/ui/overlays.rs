@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::main_pane::{info_lines, tone_style};
+use super::theme::theme;
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
 
@@ -37,13 +38,13 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     match &app.overlay {
         None => {}
         Some(Overlay::Help(scroll)) => {
-            let (inner, block) = popup(frame, big, "Keys", Color::Cyan);
+            let (inner, block) = popup(frame, big, "Keys", theme().accent);
             frame.render_widget(block, big);
             super::help::render_help(app, frame, inner, *scroll);
         }
         Some(Overlay::Doctor(view)) => render_doctor(app, *view, frame, big),
         Some(Overlay::Policy(view)) => {
-            let (inner, block) = popup(frame, big, "Policy", Color::Yellow);
+            let (inner, block) = popup(frame, big, "Policy", theme().warn);
             frame.render_widget(block, big);
             super::policy_view::render(view, frame, inner);
         }
@@ -51,7 +52,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Spills(view)) => render_spills(app, view, frame, big),
         Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
         Some(Overlay::Agents(view)) => {
-            let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);
+            let (inner, block) = popup(frame, big, "Agent sessions", theme().accent);
             frame.render_widget(block, big);
             super::agents::agents_view(app, view, frame, inner);
         }
@@ -64,7 +65,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 "Hosts · {}",
                 view.data.as_ref().map_or("", |d| d.project.as_str())
             );
-            let (inner, block) = popup(frame, big, &title, Color::Cyan);
+            let (inner, block) = popup(frame, big, &title, theme().accent);
             frame.render_widget(block, big);
             super::hosts::render(view, frame, inner);
         }
@@ -88,7 +89,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
 }
 
 fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big: Rect) {
-    let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
+    let (inner, block) = popup(frame, big, "Config doctor", theme().accent);
     frame.render_widget(block, big);
     let mut lines = info_lines(&app.info.doctor, view.scroll, usize::from(inner.height));
     // The selected file (what `e` edits) is highlighted.
@@ -105,7 +106,7 @@ fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big
 
 fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big: Rect) {
     let crate::app::TrustView { viewer, confirming } = view;
-    let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
+    let (inner, block) = popup(frame, big, "Project trust", theme().warn);
     frame.render_widget(block, big);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let lines: Vec<String> = app.info.trust.iter().map(|l| l.text.clone()).collect();
@@ -114,7 +115,7 @@ fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big:
     if *confirming {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",
-            Style::new().fg(Color::Black).bg(Color::Yellow),
+            Style::new().fg(theme().on_accent).bg(theme().warn),
         );
         frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
     }
@@ -126,7 +127,7 @@ fn render_spills(
     frame: &mut Frame,
     big: Rect,
 ) {
-    let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
+    let (inner, block) = popup(frame, big, "Spills of this session", theme().kind);
     frame.render_widget(block, big);
     let sel = view.sel;
     let shown = view.shown(&app.spills);
@@ -139,13 +140,13 @@ fn render_spills(
                 shown.len(),
                 app.spills.len()
             ),
-            Style::new().fg(Color::Cyan),
+            Style::new().fg(theme().accent),
         ));
     }
     if app.spills.is_empty() {
         lines.push(Line::styled(
             "No spills yet: large or binary results are written to files here.",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     let height = usize::from(inner.height).saturating_sub(lines.len()) / 2;
@@ -162,7 +163,7 @@ fn render_spills(
         ));
         lines.push(Line::styled(
             format!("  {}", s.shown),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
@@ -180,17 +181,17 @@ fn render_pager(p: &crate::app::Pager, frame: &mut Frame, big: Rect) {
         p.size
     );
     let title = crate::mcp::sanitize::sanitize(&title).into_owned();
-    let (inner, block) = popup(frame, big, &title, Color::Magenta);
+    let (inner, block) = popup(frame, big, &title, theme().kind);
     frame.render_widget(block, big);
     super::viewer::render_viewer(&p.viewer, &p.lines, None, frame, inner);
 }
 
 fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
-    let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
+    let (inner, block) = popup(frame, big, "Approvals", theme().warn);
     frame.render_widget(block, big);
     let mut lines = vec![Line::styled(
         format!("policy mode {}", app.policy),
-        Style::new().fg(Color::DarkGray),
+        Style::new().fg(theme().dim),
     )];
     for p in &app.approvals {
         lines.push(Line::styled(
@@ -198,13 +199,13 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
                 "pending        {}  {}",
                 p.request.server, p.request.operation
             ),
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme().warn),
         ));
     }
     for (server, operation, answered) in app.decided.iter().rev() {
         let color = match answered {
-            crate::app::approval::Answered::Denied => Color::Red,
-            _ => Color::Green,
+            crate::app::approval::Answered::Denied => theme().error,
+            _ => theme().ok,
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{:<15}", answered.label()), Style::new().fg(color)),
@@ -214,7 +215,7 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
     if lines.len() == 1 {
         lines.push(Line::styled(
             "No approvals yet (enforce mode asks here before running an operation).",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
@@ -228,20 +229,23 @@ fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Re
         if editor.dirty { " (modified)" } else { "" }
     ))
     .into_owned();
-    let (inner, block) = popup(frame, big, &title, Color::Cyan);
+    let (inner, block) = popup(frame, big, &title, theme().accent);
     frame.render_widget(block, big);
     let mut lines = vec![if editor.valid() {
-        Line::styled("✓ valid", Style::new().fg(Color::Green))
+        Line::styled("✓ valid", Style::new().fg(theme().ok))
     } else {
-        Line::styled("✗ errors: saving is refused", Style::new().fg(Color::Red))
+        Line::styled(
+            "✗ errors: saving is refused",
+            Style::new().fg(theme().error),
+        )
     }];
     for d in editor.diagnostics.iter().take(4) {
-        let color = if d.error { Color::Red } else { Color::Yellow };
+        let color = if d.error { theme().error } else { theme().warn };
         lines.push(Line::styled(d.text.clone(), Style::new().fg(color)));
         if let Some(help) = &d.help {
             lines.push(Line::styled(
                 format!("  {help}"),
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             ));
         }
     }
@@ -251,12 +255,12 @@ fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Re
                 "… {} more (the config doctor lists all)",
                 editor.diagnostics.len() - 4
             ),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     match &editor.test {
-        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Green))),
-        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Red))),
+        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().ok))),
+        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().error))),
         None => {}
     }
     // The diagnostics wrap; the buffer keeps at least half the box.
@@ -283,13 +287,13 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
         message,
     } = error;
     let area = centered(body, 60, 8);
-    let (inner, block) = popup(frame, area, title, Color::Red);
+    let (inner, block) = popup(frame, area, title, theme().error);
     frame.render_widget(block, area);
     frame.render_widget(
         Paragraph::new(vec![
             Line::styled(
                 class.clone(),
-                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                Style::new().fg(theme().error).add_modifier(Modifier::BOLD),
             ),
             Line::raw(message.clone()),
         ])
@@ -315,23 +319,23 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
         .unwrap_or_default();
     let mut lines = vec![Line::styled(
         format!("{copy} copies the URL · {close} cancels the sign-in"),
-        Style::new().fg(Color::Cyan),
+        Style::new().fg(theme().accent),
     )];
     match &view.url {
         None => lines.push(Line::styled(
             "Looking up how the server signs in…",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         )),
         Some(url) => {
             lines.push(Line::raw(
                 "Opening it with $BROWSER or xdg-open. If no browser opens, open this URL yourself:",
             ));
             lines.push(Line::raw(""));
-            lines.push(Line::styled(url.clone(), Style::new().fg(Color::Cyan)));
+            lines.push(Line::styled(url.clone(), Style::new().fg(theme().accent)));
             lines.push(Line::raw(""));
             lines.push(Line::styled(
                 "Waiting up to 5 minutes for the browser to come back to 127.0.0.1.",
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             ));
         }
     }
@@ -340,7 +344,7 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
     let height = u16::try_from(needed + 2).unwrap_or(u16::MAX);
     let area = centered(body, 76, height);
     let title = format!("Sign in to {}", view.server);
-    let (inner, block) = popup(frame, area, &title, Color::Cyan);
+    let (inner, block) = popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

@@ -4,10 +4,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
+use super::theme::theme;
 use crate::app::viewer::{Viewer, rows_of, wrap};
 
 /// Draws `lines` scrolled as `viewer` says into `area`: the text, the scrollbar in its last
@@ -73,9 +74,9 @@ fn render_text(
         let style = if cursor == Some(i) {
             Style::new().add_modifier(Modifier::REVERSED)
         } else if current == Some(i) {
-            Style::new().bg(Color::Yellow).fg(Color::Black)
+            Style::new().bg(theme().warn).fg(theme().on_accent)
         } else if search.is_some_and(|s| s.matches.binary_search(&i).is_ok()) {
-            Style::new().fg(Color::Yellow)
+            Style::new().fg(theme().warn)
         } else {
             styles.get(i).copied().unwrap_or_default()
         };
@@ -167,5 +168,5 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
             );
         }
     }
-    Line::styled(text, Style::new().fg(Color::DarkGray))
+    Line::styled(text, Style::new().fg(theme().dim))
 }
