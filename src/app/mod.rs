@@ -32,9 +32,11 @@ mod msg;
 pub mod overlays;
 pub mod policy_view;
 pub mod result_keys;
+pub mod roots_view;
 pub mod sampling;
 pub mod server_asks;
 pub mod server_list;
+pub mod session;
 pub mod side;
 pub mod side_view;
 pub mod spills_view;
@@ -92,6 +94,8 @@ pub(crate) enum Waiter {
     Tasks,
     /// The template listing a template's variables form is built from (the template's name).
     Template(String),
+    /// A session control (ping, disconnect, roots, log level, subscription).
+    Session,
 }
 
 /// Something loaded in the background.
@@ -306,6 +310,8 @@ pub struct App {
     pub quitting: bool,
     /// Sign-in states of OAuth servers and sign-ins under way.
     pub auth: auth::AuthPanel,
+    /// Session controls: log levels, subscriptions, the Roots view.
+    pub session: session::SessionState,
 }
 
 /// How many log lines a server keeps.
@@ -349,6 +355,7 @@ impl App {
             last_detail: None,
             quitting: false,
             auth: auth::AuthPanel::default(),
+            session: session::SessionState::default(),
         }
     }
 
@@ -390,6 +397,9 @@ impl App {
         }
         if self.tasks_view.is_some() {
             return vec![Ctx::TasksView, Ctx::View];
+        }
+        if self.session.roots.is_some() {
+            return vec![Ctx::RootsView, Ctx::View];
         }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
