@@ -1,5 +1,6 @@
 //! The console's session controls against real servers, headless (`Runtime::step`, the real
-//! executor and engine): server-everything over stdio and the demo server side by side. Roots
+//! executor and engine): server-everything over stdio (and over Streamable HTTP for roots) and
+//! the demo server side by side. Roots
 //! added and removed for the session reach the server (it asks `roots/list` again after
 //! `notifications/roots/list_changed` and `get-roots-list` shows them); the log level is set;
 //! ping shows a round trip; a subscribed resource's updates re-read it while open; disconnect
@@ -127,15 +128,23 @@ where
         eprintln!("SKIPPED: run scripts/install-interop (needs node)");
         return;
     };
+    let servers = serde_json::json!({
+        "everything": {"command": "node", "args": [script, "stdio"]},
+        "demo": {"command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]}
+    });
+    with_config(&servers, scenario);
+}
+
+fn with_config<F>(servers: &serde_json::Value, scenario: F)
+where
+    F: AsyncFnOnce(&mut Harness, &Path),
+{
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("cfg");
     let project = dir.path().join("proj");
     std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
     std::fs::create_dir_all(project.join("docs")).expect("mkdir");
-    let config = serde_json::json!({"mcpServers": {
-        "everything": {"command": "node", "args": [script, "stdio"]},
-        "demo": {"command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]}
-    }});
+    let config = serde_json::json!({ "mcpServers": servers });
     std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
     let config = ConfigSet::load(&LoadOptions {
         project_dir: project.clone(),
@@ -371,5 +380,84 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
             set_level(a) > before
         })
         .await;
+    });
+}
+
+/// server-everything over Streamable HTTP on a free loopback port, killed when dropped.
+struct HttpEverything {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_everything(script: &Path) -> HttpEverything {
+    use std::io::BufRead as _;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let preload = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/loopback.cjs");
+    let mut child = std::process::Command::new("node")
+        .arg("--require")
+        .arg(preload)
+        .arg(script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let server = HttpEverything { child, port };
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let ready = lines
+        .by_ref()
+        .take(20)
+        .map_while(Result::ok)
+        .any(|l| l.contains("listening on port"));
+    assert!(ready, "server-everything did not start");
+    std::thread::spawn(move || lines.for_each(drop));
+    server
+}
+
+#[test]
+fn over_streamable_http_a_root_added_reaches_the_server() {
+    let Some(script) = everything() else {
+        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
+        return;
+    };
+    let server = http_everything(&script);
+    let servers = serde_json::json!({
+        "everything": {"url": format!("http://127.0.0.1:{}/mcp", server.port)}
+    });
+    with_config(&servers, async |h: &mut Harness, project: &Path| {
+        h.select("everything");
+        let project_uri = url::Url::from_directory_path(project)
+            .expect("uri")
+            .to_string();
+        let project_uri = project_uri.trim_end_matches('/').to_owned();
+        let first = h.call("get-roots-list").await;
+        assert!(first.contains(&project_uri), "{first}");
+        h.ch('R');
+        h.until("the roots", |a| !root_uris(a).is_empty()).await;
+        h.ch('a');
+        for c in "docs".chars() {
+            h.ch(c);
+        }
+        h.key(KeyCode::Enter);
+        h.until("two roots", |a| root_uris(a).len() == 2).await;
+        h.until("the server's roots/list after the change", |a| {
+            Harness::log_has(a, "everything", "Roots updated: 2 root(s)")
+        })
+        .await;
+        h.key(KeyCode::Esc);
+        let listed = h.call("get-roots-list").await;
+        assert!(listed.contains(&format!("{project_uri}/docs")), "{listed}");
     });
 }
