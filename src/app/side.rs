@@ -12,7 +12,7 @@ use super::keymap::{Action, Ctx};
 use super::side_view::{SideLine, outcome_lines};
 use super::{App, Effect, Focus, Load, ReqId};
 use crate::mcp::engine::Outcome;
-use crate::mcp::packaged::WORKSPACE_SERVER;
+use crate::workspace::packaged::WORKSPACE_SERVER;
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
 
