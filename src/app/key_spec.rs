@@ -143,4 +143,11 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("import_project", Action::ImportProject),
     ("sign_in", Action::SignIn),
     ("sign_out", Action::SignOut),
+    ("ping", Action::Ping),
+    ("disconnect", Action::Disconnect),
+    ("roots", Action::Roots),
+    ("add_root", Action::AddRoot),
+    ("log_level_up", Action::LogLevelUp),
+    ("log_level_down", Action::LogLevelDown),
+    ("subscribe", Action::Subscribe),
 ];

@@ -65,6 +65,8 @@ pub enum Ctx {
     HostsView,
     /// The Tasks view (a server's tasks).
     TasksView,
+    /// The Roots view (a server's roots for the session).
+    RootsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -191,6 +193,20 @@ pub enum Action {
     SignIn,
     /// Sign out of the selected server (revoke where possible, forget the tokens).
     SignOut,
+    /// Ping the selected server (the round trip shows in the status line).
+    Ping,
+    /// Close the selected server's connection (the others stay up).
+    Disconnect,
+    /// Open the Roots view of the selected server.
+    Roots,
+    /// Add a root (the Roots view asks for a directory).
+    AddRoot,
+    /// Ask the server for fewer log messages (`logging/setLevel` one level up).
+    LogLevelUp,
+    /// Ask the server for more log messages (one level down).
+    LogLevelDown,
+    /// Subscribe to the selected or open resource, or unsubscribe.
+    Subscribe,
 }
 
 /// One binding.
@@ -445,7 +461,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 27] = [
+pub const ALL_CTX: [Ctx; 28] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -473,6 +489,7 @@ pub const ALL_CTX: [Ctx; 27] = [
     Ctx::Sampling,
     Ctx::HostsView,
     Ctx::TasksView,
+    Ctx::RootsView,
 ];
 
 /// A context's name in a keymap file.
@@ -505,6 +522,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Sampling => "sampling",
         Ctx::HostsView => "hosts_view",
         Ctx::TasksView => "tasks_view",
+        Ctx::RootsView => "roots_view",
     }
 }
 
@@ -538,6 +556,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Sampling => "asks: sampling",
         Ctx::HostsView => "hosts view",
         Ctx::TasksView => "tasks view",
+        Ctx::RootsView => "roots view",
     }
 }
 

@@ -31,9 +31,11 @@ mod msg;
 pub mod overlays;
 pub mod policy_view;
 pub mod result_keys;
+pub mod roots_view;
 pub mod sampling;
 pub mod server_asks;
 pub mod server_list;
+pub mod session;
 pub mod side;
 pub mod side_view;
 pub mod spills_view;
@@ -91,6 +93,8 @@ pub(crate) enum Waiter {
     Tasks,
     /// The template listing a template's variables form is built from (the template's name).
     Template(String),
+    /// A session control (ping, disconnect, roots, log level, subscription).
+    Session,
 }
 
 /// Something loaded in the background.
@@ -305,6 +309,8 @@ pub struct App {
     pub quitting: bool,
     /// Sign-in states of OAuth servers and sign-ins under way.
     pub auth: auth::AuthPanel,
+    /// Session controls: log levels, subscriptions, the Roots view.
+    pub session: session::SessionState,
 }
 
 /// How many log lines a server keeps.
@@ -348,6 +354,7 @@ impl App {
             last_detail: None,
             quitting: false,
             auth: auth::AuthPanel::default(),
+            session: session::SessionState::default(),
         }
     }
 
@@ -389,6 +396,9 @@ impl App {
         }
         if self.tasks_view.is_some() {
             return vec![Ctx::TasksView, Ctx::View];
+        }
+        if self.session.roots.is_some() {
+            return vec![Ctx::RootsView, Ctx::View];
         }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],

@@ -137,6 +137,9 @@ impl App {
             });
             return action.map_or_else(Vec::new, |a| self.on_tasks_action(a));
         }
+        if self.session.roots.is_some() {
+            return self.on_roots_key(key);
+        }
         if self.overlay.is_some() {
             return self.on_overlay_key(key);
         }
@@ -245,6 +248,10 @@ impl App {
         }
         if !self.asks.is_empty() {
             return self.on_ask_paste(text);
+        }
+        if self.session.roots.is_some() {
+            self.on_roots_paste(text);
+            return Vec::new();
         }
         if let Some(Overlay::Editor(editor)) = &mut self.overlay {
             editor.area.insert_str(text);

@@ -14,6 +14,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod policy_view;
+mod roots_view;
 mod sampling;
 mod server_list;
 mod side;
@@ -142,5 +143,7 @@ mod approval_tests;
 mod client_tests;
 #[cfg(test)]
 mod hosts_tests;
+#[cfg(test)]
+mod session_tests;
 #[cfg(test)]
 mod tests;
