@@ -416,8 +416,7 @@ fn side_panel_runs_workspace_tools() {
         extra_files: Vec::new(),
     })
     .expect("config");
-    let registry =
-        mcpdeck::mcp::packaged::PackagedRegistry::builtin_for_project(&project).expect("registry");
+    let registry = mcpdeck::workspace::packaged::registry_for_project(&project).expect("registry");
     let exe = std::path::Path::new(env!("CARGO_BIN_EXE_mcpdeck"));
     let config = config.with_packaged(registry.config_entries(false, Ok(exe)));
     let policy_path = Policy::default_path(&home);

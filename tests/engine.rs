@@ -25,21 +25,7 @@ fn engine(
     Arc<Engine>,
     tokio::sync::mpsc::Receiver<mcpdeck::mcp::connection::ServerEvent>,
 ) {
-    let file = dir.path().join("mcp.json");
-    std::fs::write(&file, json!({"mcpServers": servers}).to_string()).unwrap();
-    let config = ConfigSet::from_files(
-        dir.path().to_path_buf(),
-        vec![read_file(Layer::User, file, true)],
-    );
-    let trust = TrustStore::load(dir.path().join("trust.json"));
-    let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let options = EngineOptions {
-        spill_base: Some(dir.path().join("run")),
-        events: Some(tx),
-        ..EngineOptions::default()
-    };
-    std::fs::create_dir_all(dir.path().join("run")).unwrap();
-    (Arc::new(Engine::new(config, trust, options).unwrap()), rx)
+    common::engine_kit::engine(dir, servers, None)
 }
 
 fn stdio(extra: &serde_json::Value) -> serde_json::Value {

@@ -15,12 +15,9 @@ use mcpdeck::mcp::api::OpResult;
 use mcpdeck::mcp::client::{
     Answer, ClientRequests, ElicitAnswer, ElicitationAsk, SamplingAnswer, SamplingAsk,
 };
-use mcpdeck::mcp::config::load::read_file;
-use mcpdeck::mcp::config::{ConfigSet, Layer};
 use mcpdeck::mcp::connection::ConnectionEvent;
-use mcpdeck::mcp::engine::{Engine, EngineOptions, OperatorOp};
+use mcpdeck::mcp::engine::{Engine, OperatorOp};
 use mcpdeck::mcp::proxy::ProxyRequest;
-use mcpdeck::mcp::trust::TrustStore;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -43,22 +40,7 @@ fn engine(
     Arc<Engine>,
     tokio::sync::mpsc::Receiver<mcpdeck::mcp::connection::ServerEvent>,
 ) {
-    let file = dir.path().join("mcp.json");
-    std::fs::write(&file, json!({"mcpServers": servers}).to_string()).unwrap();
-    let config = ConfigSet::from_files(
-        dir.path().to_path_buf(),
-        vec![read_file(Layer::User, file, true)],
-    );
-    let trust = TrustStore::load(dir.path().join("trust.json"));
-    let (tx, rx) = tokio::sync::mpsc::channel(256);
-    std::fs::create_dir_all(dir.path().join("run")).unwrap();
-    let options = EngineOptions {
-        spill_base: Some(dir.path().join("run")),
-        events: Some(tx),
-        client: Some(Arc::new(Declines)),
-        ..EngineOptions::default()
-    };
-    (Arc::new(Engine::new(config, trust, options).unwrap()), rx)
+    common::engine_kit::engine(dir, servers, Some(Arc::new(Declines)))
 }
 
 #[tokio::test]

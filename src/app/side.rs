@@ -12,9 +12,9 @@ use super::keymap::{Action, Ctx};
 use super::side_view::{SideLine, outcome_lines};
 use super::{App, Effect, Focus, Load, ReqId};
 use crate::mcp::engine::Outcome;
-use crate::mcp::packaged::WORKSPACE_SERVER;
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
+use crate::workspace::packaged::WORKSPACE_SERVER;
 
 /// The panel's tools, in tab order.
 pub const WORKSPACE_TOOLS: [&str; 4] = [

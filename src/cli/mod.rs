@@ -36,7 +36,6 @@ pub use docs_cmd::answer_completion_request;
 pub use exit::Exit;
 
 use crate::mcp::config::{ConfigSet, LoadOptions, load::config_home};
-use crate::mcp::packaged::PackagedRegistry;
 use crate::mcp::trust::TrustStore;
 
 /// mcpdeck: operate Model Context Protocol servers from a terminal console, scripts and agents.
@@ -426,7 +425,8 @@ fn load_config(
         .project_dir
         .canonicalize()
         .unwrap_or_else(|_| options.project_dir.clone());
-    let registry = PackagedRegistry::builtin_for_project(&root).map_err(|e| e.to_string())?;
+    let registry =
+        crate::workspace::packaged::registry_for_project(&root).map_err(|e| e.to_string())?;
     Ok((registry.layer_onto(config, demo), options))
 }
 

@@ -406,8 +406,12 @@ impl Executor {
         server: Option<&str>,
     ) {
         let trust = TrustStore::load(self.trust_path.clone());
-        let found =
-            super::test_connect::definition(&self.config, &trust, (path, layer, text), server);
+        let found = crate::mcp::engine::test_connect::definition(
+            &self.config,
+            &trust,
+            (path, layer, text),
+            server,
+        );
         let tx = self.tx.clone();
         match found {
             Err(e) => {
@@ -416,7 +420,7 @@ impl Executor {
             Ok(def) => {
                 let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 tokio::spawn(async move {
-                    let result = super::test_connect::try_connect(def, &dir).await;
+                    let result = crate::mcp::engine::test_connect::try_connect(def, &dir).await;
                     let _ = tx.send(Msg::TestConnected(result));
                 });
             }
@@ -468,20 +472,6 @@ pub(super) fn build_engine(
     )
 }
 
-/// The names whose effective definition differs between `old` and `new` (or that only `new`
-/// has).
-pub(super) fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
-    new.servers
-        .iter()
-        .filter(|n| {
-            !old.servers
-                .iter()
-                .any(|o| o.entry.name == n.entry.name && o.entry.raw == n.entry.raw)
-        })
-        .map(|n| n.entry.name.clone())
-        .collect()
-}
-
 /// Reads one pager window: the file's size and up to [`PAGER_WINDOW`] bytes from `offset`.
 fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
     let mut file = std::fs::File::open(path)?;
@@ -500,29 +490,6 @@ fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn changed_servers_are_the_edited_and_the_added() {
-        use crate::mcp::config::Layer;
-        use crate::mcp::config::load::read_file;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let config = |text: &str| {
-            let file = dir.path().join("mcp.json");
-            std::fs::write(&file, text).expect("write");
-            ConfigSet::from_files(
-                dir.path().to_path_buf(),
-                vec![read_file(Layer::User, file, true)],
-            )
-        };
-        let old = config(r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#);
-        let new = config(
-            r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "z"}, "c": {"command": "w"}}}"#,
-        );
-        assert_eq!(changed_servers(&old, &new), ["b", "c"]);
-        assert!(changed_servers(&new, &new).is_empty());
-    }
-
     #[test]
     fn save_keeps_the_mode_and_backs_up_outside_the_project() {
         use std::os::unix::fs::PermissionsExt as _;

@@ -15,7 +15,6 @@ pub mod policy_io;
 pub mod rebuild;
 pub mod runtime;
 pub mod terminal;
-pub mod test_connect;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -63,7 +63,7 @@ impl Rebuild {
     /// [`Self::finish`], saying nothing more when `then` is `None`.
     fn finish_then(self, config: ConfigSet, then: Option<Answer>) {
         let mut changed = self.changed;
-        changed.extend(super::executor::changed_servers(&self.config, &config));
+        changed.extend(crate::mcp::engine::changed_servers(&self.config, &config));
         let engine = super::executor::build_engine(
             &config,
             &self.trust_path,

@@ -18,6 +18,7 @@ pub mod frame;
 pub mod graph;
 pub mod index;
 pub mod observe;
+pub mod packaged;
 pub mod query;
 pub mod record;
 pub mod redact;

@@ -8,6 +8,7 @@
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
 
 mod approve;
+mod changed;
 pub mod cleanup;
 mod operator;
 mod ops;
@@ -15,6 +16,7 @@ pub mod outcome;
 mod probe;
 mod session;
 mod slot;
+pub mod test_connect;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,6 +26,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use approve::MAX_ARGUMENT_BYTES;
+pub use changed::changed_servers;
 pub use operator::{CompletionTarget, OperatorOp};
 use ops::OpContext;
 pub use outcome::{Failure, Outcome, Success};

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::reader::{is_secret_key, mask, unpinned};
 use super::text::{Piece, Text};
 use super::tree::parse_toml;
+use super::values::{is_secret_key, mask, unpinned};
 use super::{HostDef, HostEntry, HostEnv, HostFile, HostTransport, Origin, Scope, Trap};
 use crate::mcp::config::Diagnostic;
 use crate::mcp::config::diagnostic::nearest;

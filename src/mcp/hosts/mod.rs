@@ -17,6 +17,7 @@ mod reader;
 pub mod review;
 pub mod text;
 mod tree;
+mod values;
 mod view;
 mod vscode;
 mod windsurf;

@@ -2,18 +2,16 @@
 //! which fields it knows, how it picks a transport and what it does with a bad entry. Positions
 //! and codes are those of `mcpdeck config check`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::text::{Piece, Syntax, Text};
+use super::text::Text;
+use super::values::{mask, unpinned};
 use super::{HostDef, HostEntry, HostFile, HostId, HostTransport, Origin, Scope};
 use crate::mcp::config::Diagnostic;
 use crate::mcp::config::diagnostic::nearest;
 use crate::mcp::config::fields::{Cx, check_url};
 use crate::mcp::config::json::{self, Json, LineIndex, Member, Spanned};
 use crate::mcp::config::load::read_config_text;
-use crate::mcp::config::refs::is_credential_name;
-use crate::mcp::config::schema::REDACTED_LITERAL;
 
 /// When a host insists on a `type` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,13 +198,14 @@ fn input_ids(object: &[Member]) -> Vec<String> {
         .collect()
 }
 
-struct Here<'a> {
-    rules: &'a Rules,
-    file: &'a Path,
-    text: &'a str,
-    index: &'a LineIndex,
-    inputs: &'a [String],
-    project: &'a Path,
+/// What reading one file needs at hand (its values are read in `values`).
+pub(super) struct Here<'a> {
+    pub(super) rules: &'a Rules,
+    pub(super) file: &'a Path,
+    pub(super) text: &'a str,
+    pub(super) index: &'a LineIndex,
+    pub(super) inputs: &'a [String],
+    pub(super) project: &'a Path,
 }
 
 /// The fields of one server object.
@@ -479,176 +478,5 @@ impl Here<'_> {
             );
         }
         Some(sse)
-    }
-
-    fn args(&self, cx: &mut Cx<'_>, path: &str, args: Option<&Spanned>) -> Vec<Text> {
-        let Some(value) = args else {
-            return Vec::new();
-        };
-        let p = format!("{path}.args");
-        cx.strings(value, &p)
-            .into_iter()
-            .map(|(s, ip, at)| self.text(cx, &ip, at, &s))
-            .collect()
-    }
-
-    /// Reads `env` or `headers`: strings only, credential-shaped keys only by reference.
-    fn map(&self, cx: &mut Cx<'_>, path: &str, value: Option<&Spanned>) -> BTreeMap<String, Text> {
-        let mut out = BTreeMap::new();
-        let Some(value) = value else {
-            return out;
-        };
-        let Json::Object(members) = &value.value else {
-            cx.error(
-                "type_mismatch",
-                path,
-                value.start,
-                format!(
-                    "must be an object of strings, found {}",
-                    value.value.type_name()
-                ),
-                None,
-            );
-            return out;
-        };
-        cx.duplicates(members, path);
-        let headers = path.ends_with(".headers");
-        for m in members {
-            let p = format!("{path}.{}", m.key);
-            let Some(s) = cx.string(&m.value, &p) else {
-                continue;
-            };
-            let text = self.text(cx, &p, m.value.start, &s);
-            if is_secret_key(&m.key, headers) && text.is_literal() && !s.is_empty() {
-                let var = m.key.to_ascii_uppercase().replace('-', "_");
-                let reference = Text(vec![Piece::Env(var.clone())])
-                    .render(self.rules.host.syntax())
-                    .unwrap_or_else(|_| var.clone());
-                let example = if m.key.eq_ignore_ascii_case("authorization") {
-                    format!("\"Bearer {reference}\"")
-                } else {
-                    format!("\"{reference}\"")
-                };
-                cx.error(
-                    "literal_secret",
-                    &p,
-                    m.key_start,
-                    format!(
-                        "literal credential in `{}`; it would be stored and shared as plain text",
-                        m.key
-                    ),
-                    Some(format!("write {example} and export {var}")),
-                );
-                continue;
-            }
-            out.insert(m.key.clone(), text);
-        }
-        out
-    }
-
-    /// Parses a string in the host's syntax and checks its variables under the host's rules.
-    fn text(&self, cx: &mut Cx<'_>, path: &str, offset: usize, s: &str) -> Text {
-        let host = self.rules.host.name();
-        let (text, unknown) = Text::parse(s, self.rules.host.syntax());
-        for u in unknown {
-            cx.warning(
-                "unknown_variable",
-                path,
-                offset,
-                format!("{host} does not substitute `{u}`; it is passed as written"),
-                None,
-            );
-        }
-        for piece in text.variables() {
-            match piece {
-                Piece::Env(name)
-                    if self.rules.host.syntax() == Syntax::Claude
-                        && !crate::mcp::status::var_is_set(name) =>
-                {
-                    cx.error(
-                        "missing_env",
-                        path,
-                        offset,
-                        format!(
-                            "`{name}` is not set and has no default: {host} fails to load this file"
-                        ),
-                        Some(format!("export {name}, or write `${{{name}:-default}}`")),
-                    );
-                }
-                Piece::Input(id) if !self.inputs.iter().any(|i| i == id) => {
-                    cx.error(
-                        "undefined_input",
-                        path,
-                        offset,
-                        format!("`${{input:{id}}}` has no entry in `inputs`"),
-                        Some(format!("add {{\"id\": \"{id}\", \"type\": \"promptString\", \"password\": true}} to `inputs`")),
-                    );
-                }
-                _ => {}
-            }
-        }
-        let _ = self.project;
-        text
-    }
-}
-
-/// Whether an env key or header name carries a credential.
-pub fn is_secret_key(key: &str, header: bool) -> bool {
-    let lower = key.to_ascii_lowercase();
-    is_credential_name(key)
-        || (header
-            && matches!(
-                lower.as_str(),
-                "authorization" | "cookie" | "proxy-authorization"
-            ))
-}
-
-/// Warns about `npx PACKAGE` without a pinned version: each start may run different code.
-pub fn unpinned(cx: &mut Cx<'_>, path: &str, command: &str, args: &[String], offset: usize) {
-    let program = command.rsplit('/').next().unwrap_or(command);
-    if program != "npx" {
-        return;
-    }
-    let Some(package) = args.iter().find(|a| !a.starts_with('-')) else {
-        return;
-    };
-    let name_part = package.strip_prefix('@').map_or(package.as_str(), |rest| {
-        rest.split_once('/').map_or(rest, |(_, n)| n)
-    });
-    let pinned = name_part
-        .split_once('@')
-        .is_some_and(|(_, v)| !v.is_empty() && v != "latest");
-    if !pinned {
-        cx.warning(
-            "unpinned_package",
-            &format!("{path}.args"),
-            offset,
-            format!("`npx {package}` runs whatever version is newest at each start"),
-            Some(format!("pin it: `{package}@<version>`")),
-        );
-    }
-}
-
-/// The value as written, with literal credentials hidden (for display).
-pub fn mask(value: &serde_json::Value) -> serde_json::Value {
-    match value {
-        serde_json::Value::Object(map) => serde_json::Value::Object(
-            map.iter()
-                .map(|(k, v)| {
-                    let hide = (is_secret_key(k, true) || k == "bearer_token")
-                        && v.as_str().is_some_and(|s| !s.contains('$'));
-                    let shown = if hide {
-                        serde_json::Value::String(REDACTED_LITERAL.to_owned())
-                    } else {
-                        mask(v)
-                    };
-                    (k.clone(), shown)
-                })
-                .collect(),
-        ),
-        serde_json::Value::Array(items) => {
-            serde_json::Value::Array(items.iter().map(mask).collect())
-        }
-        other => other.clone(),
     }
 }

@@ -14,7 +14,6 @@ mod facade;
 mod registry;
 #[cfg(test)]
 mod tests;
-mod workspace;
 
 pub use descriptor::{
     PACKAGED_SOURCE, PackagedDescriptor, PackagedSelfServer, PackagedServer, Presence,
@@ -22,7 +21,6 @@ pub use descriptor::{
 };
 pub use facade::{FacadeCall, FacadeOperation, ToolFacade};
 pub use registry::{PackagedError, PackagedRegistry};
-pub use workspace::{WORKSPACE_SERVER, project_alias, workspace_facade, workspace_server};
 
 /// The name of the built-in demo server.
 pub const DEMO_SERVER: &str = "demo";

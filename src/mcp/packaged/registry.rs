@@ -117,19 +117,6 @@ impl PackagedRegistry {
         Ok(registry)
     }
 
-    /// [`Self::builtin`] plus the `workspace` server bound to `project_root` and its facade.
-    /// A project root that cannot be passed as an argument (not UTF-8)
-    /// leaves the workspace server out rather than failing every command.
-    pub fn builtin_for_project(project_root: &Path) -> Result<Self, PackagedError> {
-        let mut registry = Self::builtin()?;
-        if let Ok(server) = super::workspace_server(project_root) {
-            registry.register_server(server, Presence::Always)?;
-            registry
-                .register_facade(super::workspace_facade(&super::project_alias(project_root)))?;
-        }
-        Ok(registry)
-    }
-
     /// Registers a server. Idempotent for an identical descriptor and presence; a different
     /// one under a taken name is [`PackagedError::Conflict`].
     pub fn register_server(

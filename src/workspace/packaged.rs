@@ -4,15 +4,18 @@
 //!
 //! Descriptors only: nothing here spawns, reads a file or touches the network. The facade's
 //! operation schemas are the server's own closed input schemas ([`crate::workspace::schema`]),
-//! so a facade call validates exactly as the server will.
+//! so a facade call validates exactly as the server will. It lives with the workspace server,
+//! not in `mcp::packaged`: the engine knows packaged servers in general and never this one, so
+//! `mcp` does not depend on `workspace` (which is an MCP server built on `mcp`).
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::descriptor::PackagedSelfServer;
-use super::facade::{FacadeOperation, ToolFacade};
-use crate::workspace::{sanitize_alias, schema};
+use super::{sanitize_alias, schema};
+use crate::mcp::packaged::{
+    FacadeOperation, PackagedError, PackagedRegistry, PackagedSelfServer, Presence, ToolFacade,
+};
 
 /// The name of the built-in workspace server and of its facade.
 pub const WORKSPACE_SERVER: &str = "workspace";
@@ -43,6 +46,18 @@ pub fn workspace_server(project_root: &Path) -> Result<PackagedSelfServer, Strin
             "errors".to_owned(),
         ],
     })
+}
+
+/// The built-in registry ([`PackagedRegistry::builtin`]) plus the `workspace` server bound to
+/// `project_root` and its facade. A project root that cannot be passed as an argument (not
+/// UTF-8) leaves the workspace server out rather than failing every command.
+pub fn registry_for_project(project_root: &Path) -> Result<PackagedRegistry, PackagedError> {
+    let mut registry = PackagedRegistry::builtin()?;
+    if let Ok(server) = workspace_server(project_root) {
+        registry.register_server(server, Presence::Always)?;
+        registry.register_facade(workspace_facade(&project_alias(project_root)))?;
+    }
+    Ok(registry)
 }
 
 /// The facade over the workspace server: operations `find`, `query`, `check` and `capsule`,
@@ -80,12 +95,12 @@ pub fn workspace_facade(alias: &str) -> ToolFacade {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::mcp::packaged::{PackagedDescriptor, PackagedError, PackagedRegistry, Presence};
+    use crate::mcp::packaged::PackagedDescriptor;
     use serde_json::json;
 
     #[test]
     fn the_project_is_bound_under_its_sanitised_name() {
-        let registry = PackagedRegistry::builtin_for_project(Path::new("/x/my proj!")).unwrap();
+        let registry = registry_for_project(Path::new("/x/my proj!")).unwrap();
         let Some(PackagedDescriptor::SelfServer(s)) = registry.server(WORKSPACE_SERVER) else {
             panic!("no workspace server");
         };
@@ -108,7 +123,7 @@ mod tests {
 
     #[test]
     fn the_facade_has_one_closed_operation_per_tool() {
-        let registry = PackagedRegistry::builtin_for_project(Path::new("/p/proj")).unwrap();
+        let registry = registry_for_project(Path::new("/p/proj")).unwrap();
         let facade = registry.facade(WORKSPACE_SERVER).unwrap();
         let ops: Vec<(&str, &str)> = facade
             .operations

@@ -1,6 +1,8 @@
-//! "Test connect" from the config editor: the edited, unsaved definition of
-//! one server is parsed from the buffer, checked against the trust rules, connected once with
-//! its own timeout, described, and closed. Nothing is saved and the engine is not touched.
+//! "Test connect" of an edited, unsaved definition (the console's config editor): the
+//! definition of one server is parsed from the buffer, checked against the trust rules,
+//! connected once with its own timeout, described, and closed. Nothing is saved and no engine
+//! is touched. The trust rule lives here, with the engine's other decisions, so that every
+//! face that offers a test connect applies the same one.
 
 use std::path::Path;
 
