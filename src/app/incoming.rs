@@ -117,6 +117,7 @@ impl App {
             Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),
             Waiter::Run => effects.extend(self.on_finished(id, outcome)),
+            Waiter::Completion => effects.extend(self.on_completion_done(id, outcome)),
         }
         effects
     }

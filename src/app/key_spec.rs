@@ -143,4 +143,5 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("import_project", Action::ImportProject),
     ("sign_in", Action::SignIn),
     ("sign_out", Action::SignOut),
+    ("complete", Action::Complete),
 ];

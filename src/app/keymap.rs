@@ -65,6 +65,8 @@ pub enum Ctx {
     HostsView,
     /// The Tasks view (a server's tasks).
     TasksView,
+    /// The call form's suggestion list is open (completion).
+    Completion,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -191,6 +193,9 @@ pub enum Action {
     SignIn,
     /// Sign out of the selected server (revoke where possible, forget the tokens).
     SignOut,
+    /// Complete the call form's focused argument (prompts, resource templates), else move to
+    /// the next field.
+    Complete,
 }
 
 /// One binding.
@@ -445,7 +450,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 27] = [
+pub const ALL_CTX: [Ctx; 28] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -456,6 +461,7 @@ pub const ALL_CTX: [Ctx; 27] = [
     Ctx::ConfigTab,
     Ctx::Detail,
     Ctx::Form,
+    Ctx::Completion,
     Ctx::Running,
     Ctx::Result,
     Ctx::View,
@@ -505,6 +511,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Sampling => "sampling",
         Ctx::HostsView => "hosts_view",
         Ctx::TasksView => "tasks_view",
+        Ctx::Completion => "completion",
     }
 }
 
@@ -538,6 +545,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Sampling => "asks: sampling",
         Ctx::HostsView => "hosts view",
         Ctx::TasksView => "tasks view",
+        Ctx::Completion => "completions",
     }
 }
 

@@ -13,6 +13,7 @@ pub mod agents;
 pub mod approval;
 pub mod auth;
 mod calls;
+pub mod completion;
 pub mod editor;
 pub mod elicitation;
 pub mod fold;
@@ -85,6 +86,8 @@ pub(crate) enum Waiter {
     Tasks,
     /// The template listing a template's variables form is built from (the template's name).
     Template(String),
+    /// The call form's suggestion list (`completion/complete`).
+    Completion,
 }
 
 /// Something loaded in the background.
@@ -405,6 +408,8 @@ pub struct App {
     pub quitting: bool,
     /// Sign-in states of OAuth servers and sign-ins under way.
     pub auth: auth::AuthPanel,
+    /// Argument completion in the call form.
+    pub completer: completion::Completer,
 }
 
 /// How many log lines a server keeps.
@@ -448,6 +453,7 @@ impl App {
             last_detail: None,
             quitting: false,
             auth: auth::AuthPanel::default(),
+            completer: completion::Completer::default(),
         }
     }
 
@@ -478,6 +484,7 @@ impl App {
                 .iter()
                 .any(|s| s.state == crate::mcp::status::ServerState::Connecting)
             || self.approvals.front().is_some_and(|a| !a.armed(self.now))
+            || self.completer.due().is_some()
     }
 
     /// The keymap contexts in force, most specific first (for dispatch and hints).
@@ -507,6 +514,9 @@ impl App {
         }
         let main = match (&self.screen, self.focus) {
             (Screen::Detail(_), _) => vec![Ctx::Detail],
+            (Screen::Form(_), _) if self.completer.open.is_some() => {
+                return vec![Ctx::Completion, Ctx::Form];
+            }
             (Screen::Form(_) | Screen::Raw(..), _) => return vec![Ctx::Form],
             (Screen::Running(_), _) => vec![Ctx::Running],
             (Screen::Result(..), _) => vec![Ctx::Result],
@@ -530,6 +540,8 @@ impl App {
 
 #[cfg(test)]
 pub mod auth_tests;
+#[cfg(test)]
+mod completion_tests;
 #[cfg(test)]
 pub mod hosts_tests;
 #[cfg(test)]

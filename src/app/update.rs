@@ -30,7 +30,11 @@ impl App {
                 Vec::new()
             }
             // While something animates the server states may change: ask for a fresh status.
-            Msg::Tick => vec![Effect::RefreshStatus],
+            Msg::Tick => {
+                let mut effects = vec![Effect::RefreshStatus];
+                effects.extend(self.on_completion_tick());
+                effects
+            }
             Msg::Status(status) => self.on_status(&status),
             Msg::Done { id, outcome } => self.on_done(id, &outcome),
             Msg::Event(event) => self.on_event(&event),
@@ -173,6 +177,9 @@ impl App {
     }
 
     pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(effects) = self.on_completion_key(&key) {
+            return effects;
+        }
         if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
             return self.on_action(action);
         }
@@ -329,6 +336,7 @@ impl App {
                     f.value.push_str(text);
                     f.error = None;
                 }
+                self.completion_typed();
             }
             Screen::Raw(RawForm { area, .. }) => {
                 area.insert_str(text);

@@ -39,7 +39,10 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     match &app.screen {
         Screen::Browse => super::lists::render_tab(app, frame, body),
         Screen::Detail(d) => super::calls::render_detail(d, frame, body),
-        Screen::Form(form) => super::calls::render_form(form, frame, body),
+        Screen::Form(form) => {
+            super::calls::render_form(form, frame, body);
+            super::completion::render(app, frame, body);
+        }
         Screen::Raw(RawForm { form, area, error }) => {
             let [head, edit, err] = Layout::vertical([
                 Constraint::Length(1),

@@ -5,6 +5,7 @@
 mod agents;
 mod approval;
 mod calls;
+mod completion;
 mod elicitation;
 mod help;
 mod hosts;
@@ -139,6 +140,8 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 mod approval_tests;
 #[cfg(test)]
 mod client_tests;
+#[cfg(test)]
+mod completion_tests;
 #[cfg(test)]
 mod hosts_tests;
 #[cfg(test)]

@@ -1,0 +1,66 @@
+//! Render snapshots of the call form's suggestion list at 80×24, 120×40 and 40×15: a prompt
+//! form with suggestions (the highlight scrolled past the first window) and an ask in flight.
+
+use crossterm::event::KeyCode;
+use serde_json::json;
+
+use super::client_tests::snapshot_all;
+use crate::app::form::{Form, Target};
+use crate::app::testkit::{demo_app, key, ok};
+use crate::app::{App, Effect, Screen};
+
+fn prompt_form(app: &mut App) {
+    let schema = json!({"type": "object", "required": ["department", "name"], "properties": {
+        "department": {"type": "string", "description": "Choose the department."},
+        "name": {"type": "string", "description": "Choose a team member."}
+    }});
+    app.screen = Screen::Form(Form::new(
+        "demo",
+        Target::Prompt("completable-prompt".to_owned()),
+        schema,
+    ));
+}
+
+fn ask_id(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Operate { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("a completion ask")
+}
+
+#[test]
+fn completion_list() {
+    let (mut app, _d) = demo_app();
+    prompt_form(&mut app);
+    let id = ask_id(&app.update(key(KeyCode::Tab)));
+    let values = [
+        "Engineering",
+        "Sales",
+        "Marketing",
+        "Support",
+        "Finance",
+        "Legal",
+        "Operations",
+        "Research",
+    ];
+    app.update(ok(
+        id,
+        "completion.complete",
+        json!({"argument": "department", "values": values, "total": 12, "hasMore": true}),
+    ));
+    for _ in 0..6 {
+        app.update(key(KeyCode::Down));
+    }
+    snapshot_all("completion_list", &mut app);
+}
+
+#[test]
+fn completion_asking() {
+    let (mut app, _d) = demo_app();
+    prompt_form(&mut app);
+    app.update(key(KeyCode::Tab));
+    snapshot_all("completion_asking", &mut app);
+}
