@@ -386,3 +386,101 @@ fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
         assert!(text.contains("Resource 1"), "{text}");
     });
 }
+
+/// The values of the open suggestion list, once it holds an answer.
+fn suggestions(app: &App) -> Option<Vec<String>> {
+    match &app.completer.open.as_ref()?.load {
+        Load::Ready(s) => Some(s.values.clone()),
+        _ => None,
+    }
+}
+
+#[test]
+fn tab_completes_prompt_arguments_with_context_and_template_variables() {
+    with_everything(async |h: &mut Harness| {
+        h.key(KeyCode::Enter);
+        h.until("the tool list", |a| a.visible_tools().is_some())
+            .await;
+        h.key(KeyCode::Char('l'));
+        h.key(KeyCode::Char('l'));
+        h.until("the prompts", |a| {
+            a.prompt_entries()
+                .iter()
+                .any(|p| p.name == "completable-prompt")
+        })
+        .await;
+        let at =
+            h.rt.app
+                .prompt_entries()
+                .iter()
+                .position(|p| p.name == "completable-prompt")
+                .expect("listed");
+        h.rt.app.panes.get_mut("everything").expect("pane").sel[2] = at;
+        h.key(KeyCode::Enter);
+        h.until("the prompt form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+        let Screen::Form(form) = &h.rt.app.screen else {
+            unreachable!()
+        };
+        assert_eq!(form.fields[form.focus].key, "department", "{:?}", form.fields);
+
+        // Tab asks for everything; typing narrows once the pause has passed.
+        h.key(KeyCode::Tab);
+        h.until("the departments", |a| {
+            suggestions(a).is_some_and(|v| v.len() == 4)
+        })
+        .await;
+        h.type_text("S");
+        // Keys are stepped a second ahead (past the guard); the pause ends after that.
+        let later = Instant::now() + Duration::from_secs(2);
+        h.rt.step(Msg::Tick, later);
+        h.until("the narrowed departments", |a| {
+            suggestions(a).is_some_and(|v| v == ["Sales", "Support"])
+        })
+        .await;
+        h.key(KeyCode::Tab);
+
+        // The second argument's suggestions depend on the first, sent as context.
+        h.key(KeyCode::Down);
+        h.key(KeyCode::Tab);
+        h.until("Sales's people", |a| {
+            suggestions(a).is_some_and(|v| v == ["David", "Eve", "Frank"])
+        })
+        .await;
+        h.key(KeyCode::Down);
+        h.key(KeyCode::Enter);
+        let Screen::Form(form) = &h.rt.app.screen else {
+            panic!("taking a suggestion keeps the form: {:?}", h.rt.app.screen)
+        };
+        let values: Vec<&str> = form.fields.iter().map(|f| f.value.as_str()).collect();
+        assert_eq!(values, ["Sales", "Eve"]);
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the prompt").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("promote Eve to the head of the Sales team"), "{text}");
+
+        // A resource template's variable completes too.
+        h.back();
+        h.key(KeyCode::Char('h'));
+        h.until("the resources", |a| {
+            a.resource_entries().iter().any(|(_, template)| *template)
+        })
+        .await;
+        let at =
+            h.rt.app
+                .resource_entries()
+                .iter()
+                .position(|(r, template)| *template && r.name.contains("Text"))
+                .expect("a text template");
+        h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = at;
+        h.key(KeyCode::Enter);
+        h.until("the variables form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+        h.type_text("7");
+        h.key(KeyCode::Tab);
+        h.until("the template's suggestion", |a| {
+            suggestions(a).is_some_and(|v| v == ["7"])
+        })
+        .await;
+    });
+}
