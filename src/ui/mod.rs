@@ -97,7 +97,12 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         Some(p) if p.viewer.is_some() => vec![Ctx::ApprovalArguments],
         Some(_) => vec![Ctx::Approval],
     };
-    let mut hints = app.keymap.hints(&contexts);
+    let mut hints = match app.approvals.front() {
+        Some(p) if p.viewer.is_none() => {
+            approval::approval_hints(app, !approval::arguments_fit(app, p))
+        }
+        _ => app.keymap.hints(&contexts),
+    };
     let help = contexts
         .contains(&Ctx::Global)
         .then(|| app.keymap.key_for(Ctx::Global, Action::Help))
