@@ -422,7 +422,11 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
         let Screen::Form(form) = &h.rt.app.screen else {
             unreachable!()
         };
-        assert_eq!(form.fields[form.focus].key, "department", "{:?}", form.fields);
+        assert_eq!(
+            form.fields[form.focus].key, "department",
+            "{:?}",
+            form.fields
+        );
 
         // Tab asks for everything; typing narrows once the pause has passed.
         h.key(KeyCode::Tab);
@@ -457,7 +461,10 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
         h.key(KeyCode::Enter);
         let (error, text) = h.result("the prompt").await;
         assert!(error.is_none(), "{error:?} {text}");
-        assert!(text.contains("promote Eve to the head of the Sales team"), "{text}");
+        assert!(
+            text.contains("promote Eve to the head of the Sales team"),
+            "{text}"
+        );
 
         // A resource template's variable completes too.
         h.back();
@@ -474,8 +481,10 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
                 .expect("a text template");
         h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = at;
         h.key(KeyCode::Enter);
-        h.until("the variables form", |a| matches!(a.screen, Screen::Form(_)))
-            .await;
+        h.until("the variables form", |a| {
+            matches!(a.screen, Screen::Form(_))
+        })
+        .await;
         h.type_text("7");
         h.key(KeyCode::Tab);
         h.until("the template's suggestion", |a| {

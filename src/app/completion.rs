@@ -118,7 +118,8 @@ impl App {
         let Screen::Form(form) = &mut self.screen else {
             return Vec::new();
         };
-        let target = completion_target(form).filter(|_| !self.completer.refused.contains(&form.server));
+        let target =
+            completion_target(form).filter(|_| !self.completer.refused.contains(&form.server));
         let Some(target) = target else {
             form.move_focus(1);
             return Vec::new();

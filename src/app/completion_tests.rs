@@ -96,7 +96,10 @@ fn tab_asks_with_the_filled_arguments_and_takes_the_picked_suggestion() {
     app.update(key(KeyCode::Down));
     app.update(key(KeyCode::Tab));
     assert_eq!(form(&app).fields[1].value, "Bob");
-    assert!(app.completer.open.is_none(), "taking a suggestion closes the list");
+    assert!(
+        app.completer.open.is_none(),
+        "taking a suggestion closes the list"
+    );
     assert_eq!(app.contexts(), vec![Ctx::Form]);
 }
 
@@ -115,8 +118,7 @@ fn typing_asks_again_only_after_a_pause_and_drops_stale_answers() {
     app.update(ch('a'));
     app.now += DEBOUNCE - Duration::from_millis(1);
     assert!(
-        !app
-            .update(super::Msg::Tick)
+        !app.update(super::Msg::Tick)
             .iter()
             .any(|e| matches!(e, Effect::Operate { .. })),
         "each key restarts the pause"
@@ -162,7 +164,11 @@ fn a_server_without_completions_is_remembered_and_tab_moves_on() {
     ));
     assert!(app.completer.open.is_none());
     assert_eq!(form(&app).focus, 1, "the refused Tab still moves on");
-    assert!(app.message.as_deref().is_some_and(|m| m.contains("no completions")));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("no completions"))
+    );
     let fx = app.update(key(KeyCode::Tab));
     assert!(fx.is_empty(), "no second ask: {fx:?}");
     assert_eq!(form(&app).focus, 0);
@@ -182,7 +188,8 @@ fn a_failed_ask_shows_in_the_list() {
 #[test]
 fn a_tool_form_keeps_tab_as_next_field() {
     let (mut app, _d) = demo_app();
-    let schema = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}});
+    let schema =
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}});
     app.screen = Screen::Form(Form::new("demo", Target::Tool("t".to_owned()), schema));
     let fx = app.update(key(KeyCode::Tab));
     assert!(fx.is_empty(), "{fx:?}");

@@ -172,7 +172,10 @@ impl App {
             view: Box::new(view),
             form,
         });
-        self.message = None;
+        // What the call made stale goes; what the operator decided meanwhile stays.
+        if !std::mem::take(&mut self.message_outlives_run) {
+            self.message = None;
+        }
         effects
     }
 

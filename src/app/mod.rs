@@ -410,6 +410,9 @@ pub struct App {
     pub auth: auth::AuthPanel,
     /// Argument completion in the call form.
     pub completer: completion::Completer,
+    /// The status message reports what the operator decided while a call ran (a policy rule
+    /// written): the call's result does not clear it.
+    pub(crate) message_outlives_run: bool,
 }
 
 /// How many log lines a server keeps.
@@ -454,6 +457,7 @@ impl App {
             quitting: false,
             auth: auth::AuthPanel::default(),
             completer: completion::Completer::default(),
+            message_outlives_run: false,
         }
     }
 

@@ -24,7 +24,9 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
         return;
     }
     // Half the form at most, so the field being completed stays in sight.
-    let rows = usize::from(body.height / 2).saturating_sub(3).clamp(1, VISIBLE);
+    let rows = usize::from(body.height / 2)
+        .saturating_sub(3)
+        .clamp(1, VISIBLE);
     let lines = list_lines(list, usize::from(body.width.saturating_sub(2)), rows);
     let height = u16::try_from(lines.len() + 2)
         .unwrap_or(u16::MAX)
@@ -44,7 +46,11 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
 
 /// The list's rows: the suggestions around the highlight, then a count or a state line.
 fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'static>> {
-    let waiting = if list.due.is_some() { " (typing…)" } else { "" };
+    let waiting = if list.due.is_some() {
+        " (typing…)"
+    } else {
+        ""
+    };
     match &list.load {
         Load::Idle | Load::Loading(_) => {
             vec![Line::styled(format!("asking the server…{waiting}"), DIM)]
