@@ -104,13 +104,13 @@ fn execute_id(effects: &[Effect]) -> Option<(u64, String)> {
 fn bench_first_frame(c: &mut Criterion) {
     let dir = config_dir(50);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    assert_eq!(app_over(dir.path()).servers.len(), 50);
+    assert_eq!(app_over(dir.path()).servers.rows.len(), 50);
     let mut group = c.benchmark_group("first_frame_50_servers");
     group.bench_function("load_config_and_draw", |b| {
         b.iter(|| {
             let app = app_over(dir.path());
             draw(&mut terminal, &app);
-            black_box(app.servers.len())
+            black_box(app.servers.rows.len())
         });
     });
     group.finish();

@@ -79,7 +79,14 @@ impl Harness {
             .visible_tools()
             .and_then(|t| t.iter().position(|t| t.name == tool))
             .unwrap_or_else(|| panic!("no {tool}"));
-        self.rt.app.panes.get_mut("everything").expect("pane").sel[0] = at;
+        self.rt
+            .app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .tools
+            .list
+            .sel = at;
         self.key(KeyCode::Char('c'));
         self.until("the form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
@@ -219,6 +226,7 @@ fn the_console_answers_elicitation_forms_and_urls() {
         // What was asked and answered is in the server's log.
         assert!(h.rt.app.pane().is_some_and(|p| {
             p.log
+                .lines
                 .iter()
                 .any(|l| l.kind == "client" && l.text.contains("answered: accept"))
         }),);
@@ -285,6 +293,7 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
             a.pane()
                 .map(|p| {
                     p.log
+                        .lines
                         .iter()
                         .filter(|l| l.kind == "client")
                         .map(|l| l.text.clone())
@@ -360,7 +369,13 @@ fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
                 .iter()
                 .position(|(r, template)| *template && r.name.contains("Text"))
                 .expect("a text template");
-        h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = at;
+        h.rt.app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .resources
+            .list
+            .sel = at;
         h.key(KeyCode::Enter);
         h.until("the variables form", |a| {
             matches!(a.screen, Screen::Form(_))
@@ -415,7 +430,7 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
                 .iter()
                 .position(|p| p.name == "completable-prompt")
                 .expect("listed");
-        h.rt.app.panes.get_mut("everything").expect("pane").sel[2] = at;
+        h.rt.app.panes.get_mut("everything").expect("pane").prompts.list.sel = at;
         h.key(KeyCode::Enter);
         h.until("the prompt form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
@@ -479,7 +494,7 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
                 .iter()
                 .position(|(r, template)| *template && r.name.contains("Text"))
                 .expect("a text template");
-        h.rt.app.panes.get_mut("everything").expect("pane").sel[1] = at;
+        h.rt.app.panes.get_mut("everything").expect("pane").resources.list.sel = at;
         h.key(KeyCode::Enter);
         h.until("the variables form", |a| {
             matches!(a.screen, Screen::Form(_))

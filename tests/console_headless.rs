@@ -157,7 +157,7 @@ async fn open_form(h: &mut Harness, tool: &str) {
         .await;
     }
     let at = tool_index(&h.app, tool);
-    h.app.panes.get_mut("demo").expect("pane").sel[0] = at;
+    h.app.panes.get_mut("demo").expect("pane").tools.list.sel = at;
     h.key(KeyCode::Char('c'));
     h.until("the form", |a| matches!(a.screen, Screen::Form(_)))
         .await;
@@ -318,13 +318,13 @@ fn console_drives_the_demo_server() {
         h.type_text("echo");
         h.until("search results", |a| {
             a.pane()
-                .and_then(|p| p.search.as_ref())
+                .and_then(|p| p.tools.search.as_ref())
                 .is_some_and(|s| matches!(s.results, Load::Ready(_)))
         })
         .await;
         h.key(KeyCode::Enter);
         let at = tool_index(&h.app, "echo");
-        h.app.panes.get_mut("demo").expect("pane").sel[0] = at;
+        h.app.panes.get_mut("demo").expect("pane").tools.list.sel = at;
         h.key(KeyCode::Char('c'));
         h.until("the echo form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
@@ -345,9 +345,9 @@ fn console_drives_the_demo_server() {
         h.key(KeyCode::Esc);
         h.key(KeyCode::Esc);
         assert!(matches!(h.app.screen, Screen::Browse));
-        h.app.panes.get_mut("demo").expect("pane").search = None;
+        h.app.panes.get_mut("demo").expect("pane").tools.search = None;
         let at = tool_index(&h.app, "long_task");
-        h.app.panes.get_mut("demo").expect("pane").sel[0] = at;
+        h.app.panes.get_mut("demo").expect("pane").tools.list.sel = at;
         h.key(KeyCode::Char('c'));
         h.until("the long_task form", |a| {
             matches!(a.screen, Screen::Form(_))
@@ -379,7 +379,7 @@ fn console_drives_the_demo_server() {
         assert!(
             h.app
                 .pane()
-                .is_some_and(|p| p.log.iter().any(|l| l.kind == "progress"))
+                .is_some_and(|p| p.log.lines.iter().any(|l| l.kind == "progress"))
         );
     });
 }
@@ -512,6 +512,7 @@ fn log_tab_shows_traffic_and_bodies() {
         h.until("the tools/call answer in the log", |a| {
             a.pane().is_some_and(|p| {
                 p.log
+                    .lines
                     .iter()
                     .any(|l| l.kind == "← recv" && l.text.contains("tools/call"))
             })
@@ -523,24 +524,25 @@ fn log_tab_shows_traffic_and_bodies() {
         }
         assert_eq!(h.app.tab, mcpdeck::app::Tab::Log);
         h.until("the stderr read", |a| {
-            a.pane().is_some_and(|p| p.stderr_asked.is_some())
+            a.pane().is_some_and(|p| p.log.stderr_asked.is_some())
         })
         .await;
         let pane = h.app.pane().expect("pane");
         let answer = pane
             .log
+            .lines
             .iter()
             .rev()
             .position(|l| l.kind == "← recv" && l.text.contains("tools/call"))
             .expect("the answer line");
-        let line = &pane.log[pane.log.len() - 1 - answer];
+        let line = &pane.log.lines[pane.log.lines.len() - 1 - answer];
         assert!(line.text.contains(" ms"), "latency shown: {line:?}");
         assert!(
             line.text.contains(" B") || line.text.contains("KiB"),
             "{line:?}"
         );
         // Select it (the selection counts back from the newest line) and open its body.
-        h.app.panes.get_mut("demo").expect("pane").sel[3] = answer;
+        h.app.panes.get_mut("demo").expect("pane").log.list.sel = answer;
         h.key(KeyCode::Enter);
         let Screen::Result(ResultScreen { view, .. }) = &h.app.screen else {
             panic!("the body opens: {:?}", h.app.screen)
@@ -663,13 +665,7 @@ fn saving_reloads_and_an_edited_project_shows_changed() {
             h.until("trusted", |a| a.trust == "trusted").await;
             h.key(KeyCode::Esc);
             // Edit the project server's file in the console and save it.
-            let at = h
-                .app
-                .servers
-                .iter()
-                .position(|s| s.name == "proj")
-                .expect("proj");
-            h.app.selected = at;
+            h.app.servers.select_name("proj");
             h.app.focus = mcpdeck::app::Focus::Main;
             h.app.tab = mcpdeck::app::Tab::Config;
             h.key(KeyCode::Char('e'));

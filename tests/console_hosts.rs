@@ -191,7 +191,7 @@ fn hosts_view_test_connects_under_trust_and_imports() {
             before
         );
         h.until("the new server listed", |a| {
-            a.servers.iter().any(|s| s.name == "cursor-demo")
+            a.servers.rows.iter().any(|s| s.name == "cursor-demo")
         })
         .await;
         h.rt.shutdown().await;

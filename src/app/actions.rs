@@ -6,9 +6,7 @@ use ratatui_textarea::TextArea;
 
 use super::form::{Form, Target};
 use super::keymap::Action;
-use super::{
-    App, Detail, Effect, Focus, Load, Overlay, Running, Screen, Search, TABS, Tab, Waiter,
-};
+use super::{App, Detail, Effect, Focus, Load, Overlay, Running, Screen, TABS, Tab, Waiter};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
 
@@ -145,17 +143,10 @@ impl App {
 
     /// Starts a search of the selected server's tool catalog.
     fn start_search(&mut self) -> Vec<Effect> {
-        let Some(server) = self.server().map(|s| s.name.clone()) else {
+        let Some(pane) = self.pane_mut() else {
             return Vec::new();
         };
-        if let Some(pane) = self.panes.get_mut(&server) {
-            let results = pane.search.take().map_or(Load::Idle, |s| s.results);
-            pane.search = Some(Search {
-                query: String::new(),
-                editing: true,
-                results,
-            });
-        }
+        pane.tools.start_search();
         self.tab = Tab::Tools;
         self.focus = Focus::Main;
         Vec::new()
@@ -167,10 +158,7 @@ impl App {
             return Vec::new();
         };
         if let Some(pane) = self.panes.get_mut(&server) {
-            pane.tools = None;
-            pane.resources = None;
-            pane.prompts = None;
-            pane.search = None;
+            pane.forget_catalogs();
         }
         let id = self.id(Waiter::Reconnect);
         self.message = Some(format!("reconnecting {server}…"));
@@ -207,14 +195,11 @@ impl App {
 
     /// The Log tab's next view: all lines, traffic, notifications.
     fn cycle_log_filter(&mut self) -> Vec<Effect> {
-        let tab = tab_index(Tab::Log);
-        let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
         if self.tab == Tab::Log
-            && let Some(pane) = self.panes.get_mut(&server)
+            && let Some(pane) = self.pane_mut()
         {
-            pane.log_filter = pane.log_filter.next();
-            pane.sel[tab] = 0;
-            self.message = Some(format!("log: {}", pane.log_filter.label()));
+            let label = pane.log.cycle();
+            self.message = Some(format!("log: {label}"));
         }
         Vec::new()
     }
@@ -265,7 +250,7 @@ impl App {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
         };
-        let sel = self.pane().map_or(0, |p| p.sel[tab_index(self.tab)]);
+        let sel = self.tab_selection();
         match self.tab {
             Tab::Tools => {
                 let Some(tool) = self
@@ -316,7 +301,7 @@ impl App {
         let Some(pane) = self.panes.get(server) else {
             return Vec::new();
         };
-        let lines = pane.visible_log();
+        let lines = pane.log.visible();
         let Some(line) = lines
             .len()
             .checked_sub(sel + 1)
@@ -366,14 +351,10 @@ impl App {
             }
             Screen::Detail(_) | Screen::Result(..) => {}
             Screen::Browse => {
-                let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
                 let tab = self.tab;
-                let had_search = self.panes.get_mut(&server).is_some_and(|p| {
-                    let filtered = p.filter.as_ref().is_some_and(|f| f.tab == tab);
-                    if filtered {
-                        p.filter = None;
-                    }
-                    p.search.take().is_some() || filtered
+                let had_search = self.pane_mut().is_some_and(|p| {
+                    let filtered = p.list_mut(tab).filter.take().is_some();
+                    p.tools.search.take().is_some() || filtered
                 });
                 if !had_search {
                     self.focus = Focus::Servers;
@@ -419,7 +400,7 @@ impl App {
                     .unwrap_or_default()
             }
             Screen::Browse if self.tab == Tab::Tools => {
-                let sel = self.pane().map_or(0, |p| p.sel[0]);
+                let sel = self.pane().map_or(0, |p| p.tools.list.sel);
                 match self.visible_tools().and_then(|t| t.get(sel)) {
                     Some(t) => t.name.clone(),
                     None => return Vec::new(),

@@ -266,6 +266,7 @@ impl App {
                 // A live connection still holds the tokens in memory: reconnect without them.
                 let live = self
                     .servers
+                    .rows
                     .iter()
                     .any(|s| s.name == server && s.state == ServerState::Connected);
                 if ok && live && self.server().is_some_and(|s| s.name == server) {

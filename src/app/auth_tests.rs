@@ -20,11 +20,7 @@ pub fn auth_app(web: AuthState) -> (App, tempfile::TempDir) {
         "web": {"url": "https://mcp.example.com/mcp"},
         "local": {"command": "true"},
     }));
-    app.selected = app
-        .servers
-        .iter()
-        .position(|s| s.name == "web")
-        .expect("web");
+    app.servers.select_name("web");
     let info = AuthInfo {
         store: "file /home/u/.local/state/mcpdeck/credentials.json".to_owned(),
         servers: BTreeMap::from([("web".to_owned(), web)]),
@@ -129,6 +125,7 @@ fn a_refused_server_waits_for_sign_in_instead_of_failing() {
     let (mut app, _d) = auth_app(AuthState::SignedOut);
     let row = app
         .servers
+        .rows
         .iter_mut()
         .find(|s| s.name == "web")
         .expect("web");
@@ -138,6 +135,7 @@ fn a_refused_server_waits_for_sign_in_instead_of_failing() {
     assert_eq!(app.state_label(&row), "sign-in needed");
     let local = app
         .servers
+        .rows
         .iter()
         .find(|s| s.name == "local")
         .expect("local")
@@ -148,11 +146,7 @@ fn a_refused_server_waits_for_sign_in_instead_of_failing() {
 #[test]
 fn servers_that_do_not_sign_in_say_so() {
     let (mut app, _d) = auth_app(AuthState::SignedOut);
-    app.selected = app
-        .servers
-        .iter()
-        .position(|s| s.name == "local")
-        .expect("local");
+    app.servers.select_name("local");
     assert!(app.update(ch('L')).is_empty());
     assert!(app.overlay.is_none());
     assert!(

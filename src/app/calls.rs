@@ -47,7 +47,7 @@ impl App {
                 Vec::new()
             }
             Screen::Browse if self.tab == Tab::Tools && self.focus == Focus::Main => {
-                let sel = self.pane().map_or(0, |p| p.sel[0]);
+                let sel = self.pane().map_or(0, |p| p.tools.list.sel);
                 let Some(tool) = self
                     .visible_tools()
                     .and_then(|t| t.get(sel))

@@ -75,9 +75,9 @@ impl App {
             }
             Waiter::Tools(server) => {
                 if let Some(pane) = self.panes.get_mut(&server)
-                    && pane.tools.as_ref().is_some_and(|l| l.waits_for(id))
+                    && pane.tools.catalog.as_ref().is_some_and(|l| l.waits_for(id))
                 {
-                    pane.tools = Some(settle(outcome, |r| match r {
+                    pane.tools.catalog = Some(settle(outcome, |r| match r {
                         OpResult::Tools(list) => Some(tool_rows(list)),
                         _ => None,
                     }));
@@ -85,9 +85,13 @@ impl App {
             }
             Waiter::Resources(server) => {
                 if let Some(pane) = self.panes.get_mut(&server)
-                    && pane.resources.as_ref().is_some_and(|l| l.waits_for(id))
+                    && pane
+                        .resources
+                        .catalog
+                        .as_ref()
+                        .is_some_and(|l| l.waits_for(id))
                 {
-                    pane.resources = Some(settle(outcome, |r| match r {
+                    pane.resources.catalog = Some(settle(outcome, |r| match r {
                         OpResult::Resources(list) => Some(resource_rows(list)),
                         _ => None,
                     }));
@@ -95,16 +99,23 @@ impl App {
             }
             Waiter::Prompts(server) => {
                 if let Some(pane) = self.panes.get_mut(&server)
-                    && pane.prompts.as_ref().is_some_and(|l| l.waits_for(id))
+                    && pane
+                        .prompts
+                        .catalog
+                        .as_ref()
+                        .is_some_and(|l| l.waits_for(id))
                 {
-                    pane.prompts = Some(settle(outcome, |r| match r {
+                    pane.prompts.catalog = Some(settle(outcome, |r| match r {
                         OpResult::Prompts(list) => Some(prompt_rows(list)),
                         _ => None,
                     }));
                 }
             }
             Waiter::Search(server) => {
-                if let Some(search) = self.panes.get_mut(&server).and_then(|p| p.search.as_mut())
+                if let Some(search) = self
+                    .panes
+                    .get_mut(&server)
+                    .and_then(|p| p.tools.search.as_mut())
                     && search.results.waits_for(id)
                 {
                     search.results = settle(outcome, |r| match r {
@@ -239,9 +250,9 @@ impl App {
             return effects;
         };
         match stale {
-            Some(Tab::Tools) => pane.tools = None,
-            Some(Tab::Resources) => pane.resources = None,
-            Some(Tab::Prompts) => pane.prompts = None,
+            Some(Tab::Tools) => pane.tools.catalog = None,
+            Some(Tab::Resources) => pane.resources.catalog = None,
+            Some(Tab::Prompts) => pane.prompts.catalog = None,
             _ => {}
         }
         let exited = kind == "exited";
@@ -288,15 +299,16 @@ impl App {
         let Some(pane) = self.panes.get_mut(server) else {
             return Vec::new();
         };
-        pane.log.push_back(line);
-        while pane.log.len() > LOG_CAP {
-            pane.log.pop_front();
+        let log = &mut pane.log;
+        log.lines.push_back(line);
+        while log.lines.len() > LOG_CAP {
+            log.lines.pop_front();
         }
-        let due = pane
+        let due = log
             .stderr_asked
             .is_none_or(|at| now.saturating_duration_since(at) >= STDERR_REFRESH);
         if showing && due {
-            pane.stderr_asked = Some(now);
+            log.stderr_asked = Some(now);
             return vec![Effect::ReadStderr(server.to_owned())];
         }
         Vec::new()

@@ -1,32 +1,31 @@
-//! What each tab's list shows and where its selection is: the rows (narrowed by a filter or
-//! the tool search), moving and clamping the selection, starting a filter, and loading a tab's
-//! catalog the first time it is shown.
+//! Routing to the tab components (`app/tabs.rs`): what each tab's list shows, moving and
+//! clamping its selection, starting a filter, and showing a tab (which loads its catalog the
+//! first time).
 
-use super::update::tab_index;
-use super::{App, Effect, Focus, Load, Screen, Tab, Waiter};
-use crate::mcp::proxy::ProxyRequest;
+use super::{App, Effect, Focus, Screen, ServerPane, Tab, TabMsg, Waiter};
 
 impl App {
+    /// The selected server's tabs, to change.
+    pub(super) fn pane_mut(&mut self) -> Option<&mut ServerPane> {
+        let server = self.server()?.name.clone();
+        self.panes.get_mut(&server)
+    }
+
+    /// Sends `msg` to the tab in front (of the selected server).
+    pub(super) fn route_to_tab(&mut self, msg: TabMsg) -> Vec<Effect> {
+        let tab = self.tab;
+        self.pane_mut()
+            .map_or_else(Vec::new, |pane| pane.update(tab, msg))
+    }
+
     /// Starts a filter over the Resources, Prompts or Log list.
     pub(super) fn start_filter(&mut self) -> Vec<Effect> {
-        let Some(server) = self.server().map(|s| s.name.clone()) else {
-            return Vec::new();
-        };
         if self.focus != Focus::Main
             || !matches!(self.tab, Tab::Resources | Tab::Prompts | Tab::Log)
         {
             return Vec::new();
         }
-        let tab = self.tab;
-        if let Some(pane) = self.panes.get_mut(&server) {
-            pane.filter = Some(super::ListFilter {
-                tab,
-                query: String::new(),
-                editing: true,
-            });
-            pane.sel[tab_index(tab)] = 0;
-        }
-        Vec::new()
+        self.route_to_tab(TabMsg::StartFilter)
     }
 
     pub(super) fn move_by(&mut self, delta: isize) -> Vec<Effect> {
@@ -36,37 +35,28 @@ impl App {
                 scroll(&mut d.scroll);
                 return Vec::new();
             }
-            Screen::Form(form) => {
-                form.move_focus(delta.signum());
-                return Vec::new();
-            }
+            Screen::Form(form) => return form.update(super::FormMsg::Move(delta)),
             Screen::Browse => {}
             _ => return Vec::new(),
         }
         if self.focus == Focus::Servers {
-            let max = self.servers.len().saturating_sub(1);
-            self.selected = self.selected.saturating_add_signed(delta).min(max);
-            return Vec::new();
+            return self.servers.update(super::ServerListMsg::Move(delta));
         }
-        let tab = tab_index(self.tab);
-        let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-        // The Log tab counts back from its newest line at the bottom: up goes back in time.
-        let delta = if self.tab == Tab::Log { -delta } else { delta };
-        if let Some(pane) = self.panes.get_mut(&server) {
-            pane.sel[tab] = pane.sel[tab].saturating_add_signed(delta);
-        }
+        let effects = self.route_to_tab(TabMsg::Move(delta));
         self.clamp_selection();
-        Vec::new()
+        effects
     }
 
-    /// Keeps the current tab's selection inside its list.
+    /// Keeps the current tab's selection inside its list (clamping asks for nothing).
     pub(super) fn clamp_selection(&mut self) {
         let len = self.list_len();
-        let tab = tab_index(self.tab);
-        let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-        if let Some(pane) = self.panes.get_mut(&server) {
-            pane.sel[tab] = pane.sel[tab].min(len.saturating_sub(1));
-        }
+        let effects = self.route_to_tab(TabMsg::Clamp(len));
+        debug_assert!(effects.is_empty());
+    }
+
+    /// The selection of the tab in front.
+    pub fn tab_selection(&self) -> usize {
+        self.pane().map_or(0, |p| p.list(self.tab).sel)
     }
 
     /// How many rows the current tab shows.
@@ -75,10 +65,10 @@ impl App {
             return 0;
         };
         match self.tab {
-            Tab::Tools => self.visible_tools().map_or(0, <[_]>::len),
-            Tab::Resources => self.resource_entries().len(),
-            Tab::Prompts => self.prompt_entries().len(),
-            Tab::Log => pane.visible_log().len(),
+            Tab::Tools => pane.tools.visible().map_or(0, <[_]>::len),
+            Tab::Resources => pane.resources.entries().len(),
+            Tab::Prompts => pane.prompts.entries().len(),
+            Tab::Log => pane.log.visible().len(),
             Tab::Config => self
                 .server()
                 .and_then(|s| self.info.servers.get(&s.name))
@@ -89,92 +79,44 @@ impl App {
     /// The Resources tab's rows (resources, then templates, marked `true`), narrowed by the
     /// filter.
     pub fn resource_entries(&self) -> Vec<(&super::ResourceRow, bool)> {
-        let Some(pane) = self.pane() else {
-            return Vec::new();
-        };
-        let Some(Load::Ready((resources, templates))) = &pane.resources else {
-            return Vec::new();
-        };
-        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Resources);
-        resources
-            .iter()
-            .map(|r| (r, false))
-            .chain(templates.iter().map(|t| (t, true)))
-            .filter(|(r, _)| filter.is_none_or(|f| f.keeps(&r.name, &r.description)))
-            .collect()
+        self.pane().map_or_else(Vec::new, |p| p.resources.entries())
     }
 
     /// The Prompts tab's rows, narrowed by the filter.
     pub fn prompt_entries(&self) -> Vec<&super::PromptRow> {
-        let Some(pane) = self.pane() else {
-            return Vec::new();
-        };
-        let Some(Load::Ready(prompts)) = &pane.prompts else {
-            return Vec::new();
-        };
-        let filter = pane.filter.as_ref().filter(|f| f.tab == Tab::Prompts);
-        prompts
-            .iter()
-            .filter(|p| filter.is_none_or(|f| f.keeps(&p.name, &p.description)))
-            .collect()
+        self.pane().map_or_else(Vec::new, |p| p.prompts.entries())
     }
 
     /// The tool rows shown: the search's matches while searching, else the catalog.
     pub fn visible_tools(&self) -> Option<&[super::ToolRow]> {
-        let pane = self.pane()?;
-        if let Some(search) = &pane.search
-            && !search.query.trim().is_empty()
-        {
-            return match &search.results {
-                Load::Ready(rows) => Some(rows),
-                _ => None,
-            };
-        }
-        match &pane.tools {
-            Some(Load::Ready(rows)) => Some(rows),
-            _ => None,
-        }
+        self.pane()?.tools.visible()
     }
 
-    /// Starts loading the current tab's catalog when it was never asked for.
+    /// Shows the current tab: it loads its catalog when it was never asked for.
     pub(super) fn ensure_tab(&mut self) -> Vec<Effect> {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
         };
         let id = self.next_id;
-        let Some(pane) = self.panes.get_mut(&server) else {
-            return Vec::new();
+        let now = self.now;
+        let effects = self.route_to_tab(TabMsg::Show {
+            server: server.clone(),
+            id,
+            now,
+        });
+        let waiter = match self.tab {
+            Tab::Tools => Waiter::Tools(server),
+            Tab::Resources => Waiter::Resources(server),
+            Tab::Prompts => Waiter::Prompts(server),
+            Tab::Log | Tab::Config => return effects,
         };
-        let (waiter, request) = match self.tab {
-            Tab::Tools if pane.tools.is_none() => {
-                pane.tools = Some(Load::Loading(id));
-                (
-                    Waiter::Tools(server.clone()),
-                    ProxyRequest::ToolsList { server },
-                )
-            }
-            Tab::Resources if pane.resources.is_none() => {
-                pane.resources = Some(Load::Loading(id));
-                (
-                    Waiter::Resources(server.clone()),
-                    ProxyRequest::ResourcesList { server },
-                )
-            }
-            Tab::Prompts if pane.prompts.is_none() => {
-                pane.prompts = Some(Load::Loading(id));
-                (
-                    Waiter::Prompts(server.clone()),
-                    ProxyRequest::PromptsList { server },
-                )
-            }
-            Tab::Log => {
-                pane.stderr_asked = Some(self.now);
-                return vec![Effect::ReadStderr(server)];
-            }
-            _ => return Vec::new(),
-        };
-        let registered = self.id(waiter);
-        debug_assert_eq!(registered, id);
-        vec![Effect::Execute { id, request }, Effect::RefreshStatus]
+        if effects
+            .iter()
+            .any(|e| matches!(e, Effect::Execute { id: i, .. } if *i == id))
+        {
+            let registered = self.id(waiter);
+            debug_assert_eq!(registered, id);
+        }
+        effects
     }
 }

@@ -12,6 +12,7 @@ mod actions;
 pub mod agents;
 pub mod approval;
 pub mod auth;
+mod call_form;
 mod calls;
 pub mod completion;
 pub mod editor;
@@ -33,9 +34,11 @@ pub mod policy_view;
 pub mod result_keys;
 pub mod sampling;
 pub mod server_asks;
+pub mod server_list;
 pub mod side;
 pub mod side_view;
 pub mod spills_view;
+pub mod tabs;
 pub mod tasks;
 pub mod tasks_view;
 pub mod templates;
@@ -47,8 +50,11 @@ use std::time::Instant;
 
 use ratatui_textarea::TextArea;
 
+pub use call_form::FormMsg;
 pub use msg::{Effect, Msg};
 pub use overlays::{DoctorView, ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
+pub use server_list::{ServerList, ServerListMsg};
+pub use tabs::{ListFilter, ListState, LogFilter, Search, ServerPane, TabMsg};
 
 pub use model::{
     HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
@@ -144,110 +150,6 @@ pub const TABS: [Tab; 5] = [
     Tab::Log,
     Tab::Config,
 ];
-
-/// A search of the tool catalog.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Search {
-    /// The query typed so far.
-    pub query: String,
-    /// Whether keys still go into the query.
-    pub editing: bool,
-    /// The matches.
-    pub results: Load<Vec<ToolRow>>,
-}
-
-/// A filter typed over a list (`/`): entries whose name or description contain the query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListFilter {
-    /// The tab it narrows.
-    pub tab: Tab,
-    /// The query typed so far.
-    pub query: String,
-    /// Whether keys still go into the query.
-    pub editing: bool,
-}
-
-impl ListFilter {
-    /// Whether an entry with `name` and `description` passes (case-insensitive).
-    pub fn keeps(&self, name: &str, description: &str) -> bool {
-        let q = self.query.to_lowercase();
-        q.is_empty() || name.to_lowercase().contains(&q) || description.to_lowercase().contains(&q)
-    }
-}
-
-/// Per-server catalog state.
-#[derive(Debug, Default)]
-pub struct ServerPane {
-    /// The tool catalog.
-    pub tools: Option<Load<Vec<ToolRow>>>,
-    /// Resources and templates.
-    pub resources: Option<Load<(Vec<ResourceRow>, Vec<ResourceRow>)>>,
-    /// Prompts.
-    pub prompts: Option<Load<Vec<PromptRow>>>,
-    /// The active tool search.
-    pub search: Option<Search>,
-    /// The filter narrowing the Resources or Prompts list.
-    pub filter: Option<ListFilter>,
-    /// The selection per list tab (tools, resources, prompts, log, config scroll).
-    pub sel: [usize; 5],
-    /// Notifications and traffic, newest last (bounded).
-    pub log: VecDeque<LogLine>,
-    /// Which log lines the Log tab shows.
-    pub log_filter: LogFilter,
-    /// The stdio server's kept stderr, sanitised lines (refreshed while the Log tab shows).
-    pub stderr: Vec<String>,
-    /// When the stderr was last asked for.
-    pub stderr_asked: Option<Instant>,
-}
-
-/// Which lines the Log tab shows (`v` cycles).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LogFilter {
-    /// Everything.
-    #[default]
-    All,
-    /// JSON-RPC traffic only.
-    Traffic,
-    /// Notifications only (progress, logging, list changes, exits).
-    Events,
-}
-
-impl LogFilter {
-    /// The next filter in the cycle.
-    #[must_use]
-    pub fn next(self) -> Self {
-        match self {
-            Self::All => Self::Traffic,
-            Self::Traffic => Self::Events,
-            Self::Events => Self::All,
-        }
-    }
-
-    /// The filter's name.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::All => "all",
-            Self::Traffic => "traffic",
-            Self::Events => "notifications",
-        }
-    }
-}
-
-impl ServerPane {
-    /// The log lines the Log tab shows, oldest first.
-    pub fn visible_log(&self) -> Vec<&LogLine> {
-        let typed = self.filter.as_ref().filter(|f| f.tab == Tab::Log);
-        self.log
-            .iter()
-            .filter(|l| match self.log_filter {
-                LogFilter::All => true,
-                LogFilter::Traffic => l.body.is_some(),
-                LogFilter::Events => l.body.is_none(),
-            })
-            .filter(|l| typed.is_none_or(|f| f.keeps(l.kind, &l.text)))
-            .collect()
-    }
-}
 
 /// The tool detail view.
 #[derive(Debug, Clone)]
@@ -354,10 +256,8 @@ pub struct App {
     pub now: Instant,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
-    /// Every configured server.
-    pub servers: Vec<ServerRow>,
-    /// The selected server.
-    pub selected: usize,
+    /// The server list component (every configured server, the selection).
+    pub servers: ServerList,
     /// The project's trust state label.
     pub trust: String,
     /// The policy mode shown in the status line.
@@ -421,8 +321,9 @@ pub const LOG_CAP: usize = 500;
 impl App {
     /// A console over `status`, with `info` from the configuration, at time `now`.
     pub fn new(status: &StatusReport, info: info::ConfigInfo, now: Instant) -> Self {
-        let servers = server_rows(status);
+        let servers = ServerList::new(server_rows(status));
         let panes = servers
+            .rows
             .iter()
             .map(|s| (s.name.clone(), ServerPane::default()))
             .collect();
@@ -430,7 +331,6 @@ impl App {
             now,
             size: (80, 24),
             servers,
-            selected: 0,
             trust: status.project.trust.label().to_owned(),
             policy: "audit".to_owned(),
             focus: Focus::Servers,
@@ -471,7 +371,7 @@ impl App {
 
     /// The selected server row.
     pub fn server(&self) -> Option<&ServerRow> {
-        self.servers.get(self.selected)
+        self.servers.current()
     }
 
     /// The selected server's catalog state.
@@ -485,6 +385,7 @@ impl App {
             || self.side.run.is_some()
             || self
                 .servers
+                .rows
                 .iter()
                 .any(|s| s.state == crate::mcp::status::ServerState::Connecting)
             || self.approvals.front().is_some_and(|a| !a.armed(self.now))

@@ -81,7 +81,7 @@ impl WorkspacePanel {
 impl App {
     /// Whether a `workspace` server is configured.
     pub fn has_workspace(&self) -> bool {
-        self.servers.iter().any(|s| s.name == WORKSPACE_SERVER)
+        self.servers.rows.iter().any(|s| s.name == WORKSPACE_SERVER)
     }
 
     /// `w`: shows the panel (focused) or hides it.

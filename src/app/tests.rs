@@ -74,12 +74,12 @@ fn stale_results_are_dropped() {
     let id = executes(&fx)[0].0;
     app.update(ok(id + 100, "tools.list", tools_result()));
     assert!(matches!(
-        app.pane().and_then(|p| p.tools.as_ref()),
+        app.pane().and_then(|p| p.tools.catalog.as_ref()),
         Some(Load::Loading(_))
     ));
     app.update(failed(id, "tools.list", "spawn_failed", "no such file"));
     assert!(matches!(
-        app.pane().and_then(|p| p.tools.as_ref()),
+        app.pane().and_then(|p| p.tools.catalog.as_ref()),
         Some(Load::Failed(c, _)) if c == "spawn_failed"
     ));
 }
@@ -123,7 +123,7 @@ fn replies_go_to_their_waiter_by_id_and_unknown_ids_are_dropped() {
     // A reply nobody asked for changes nothing.
     app.update(ok(id + 100, "tools.list", tools_result()));
     assert!(matches!(
-        app.pane().and_then(|p| p.tools.as_ref()),
+        app.pane().and_then(|p| p.tools.catalog.as_ref()),
         Some(Load::Loading(_))
     ));
     // A reply of another type is shown as a contract error, never as an empty list.
@@ -132,7 +132,7 @@ fn replies_go_to_their_waiter_by_id_and_unknown_ids_are_dropped() {
         "resources.list",
         json!({"resources": [], "templates": []}),
     ));
-    let Some(Some(Load::Failed(class, _))) = app.pane().map(|p| p.tools.as_ref()) else {
+    let Some(Some(Load::Failed(class, _))) = app.pane().map(|p| p.tools.catalog.as_ref()) else {
         panic!("{:?}", app.pane().map(|p| &p.tools));
     };
     assert_eq!(class, "unexpected_result");
@@ -401,7 +401,7 @@ fn list_changed_drops_the_catalog_and_relists() {
         executes(&fx)[..],
         [(_, ProxyRequest::ToolsList { .. })]
     ));
-    assert_eq!(app.pane().map(|p| p.log.len()), Some(1));
+    assert_eq!(app.pane().map(|p| p.log.lines.len()), Some(1));
 }
 
 #[test]
@@ -428,7 +428,7 @@ fn mouse_click_selects_a_server_and_wheel_scrolls() {
         row: 2,
         modifiers: crossterm::event::KeyModifiers::NONE,
     }));
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.servers.selected, 0);
 }
 
 #[test]
@@ -529,15 +529,15 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
         "no such file: nope",
     ));
     let pane = app.pane().expect("pane");
-    let line = pane.log.back().expect("a log line");
+    let line = pane.log.lines.back().expect("a log line");
     assert_eq!(line.kind, "failed");
     assert!(line.text.contains("spawn_failed: no such file"), "{line:?}");
     // A tool's own failure is not a connection failure.
     let fx = app.update(key(KeyCode::Char('r')));
     let (id, _) = executes(&fx)[0].clone();
-    let before = app.pane().expect("pane").log.len();
+    let before = app.pane().expect("pane").log.lines.len();
     app.update(failed(id, "tools.list", "server_error", "boom"));
-    assert_eq!(app.pane().expect("pane").log.len(), before);
+    assert_eq!(app.pane().expect("pane").log.lines.len(), before);
     // Log levels are the protocol's words.
     #[allow(deprecated)]
     let level = rmcp::model::LoggingLevel::Warning;
@@ -553,6 +553,7 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
         .pane()
         .expect("pane")
         .log
+        .lines
         .back()
         .expect("line")
         .text
@@ -584,7 +585,7 @@ fn the_log_tab_narrows_with_a_typed_filter() {
         app.update(ch(c));
     }
     assert_eq!(app.list_len(), 1);
-    let shown = app.pane().expect("pane").visible_log()[0].text.clone();
+    let shown = app.pane().expect("pane").log.visible()[0].text.clone();
     assert!(shown.contains("careful"), "{shown}");
     app.update(key(KeyCode::Esc));
     assert_eq!(app.list_len(), 2);

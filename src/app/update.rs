@@ -3,14 +3,12 @@
 //! box), then the keymap. Engine results are matched to what waits for their id; anything else
 //! is stale and dropped.
 
-use super::RawForm;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{Input, Key};
 
 use super::keymap::{Action, Ctx};
 use super::model::{server_rows, spill_rows};
-use super::{App, Effect, Focus, Load, Msg, Overlay, Screen, TABS, Tab, approval};
-use crate::mcp::proxy::ProxyRequest;
+use super::{App, Effect, Focus, Msg, Overlay, Screen, TABS, Tab, approval};
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// Rows a page key moves.
@@ -67,7 +65,7 @@ impl App {
             Msg::Info(info) => self.on_info(*info),
             Msg::Stderr { server, text } => {
                 if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.stderr = text
+                    pane.log.stderr = text
                         .map(|t| sanitize(&t).lines().map(str::to_owned).collect())
                         .unwrap_or_default();
                 }
@@ -99,19 +97,14 @@ impl App {
         for row in &rows {
             self.panes.entry(row.name.clone()).or_default();
         }
-        self.servers = rows;
-        self.selected = self.selected.min(self.servers.len().saturating_sub(1));
-        Vec::new()
+        self.servers.update(super::ServerListMsg::Rows(rows))
     }
 
     /// The engine was rebuilt (trust change or reloaded configuration): catalogs belonged to
     /// the old connections.
     fn on_info(&mut self, info: super::info::ConfigInfo) -> Vec<Effect> {
         for pane in self.panes.values_mut() {
-            pane.tools = None;
-            pane.resources = None;
-            pane.prompts = None;
-            pane.search = None;
+            pane.forget_catalogs();
         }
         if matches!(self.screen, Screen::Browse) && self.focus == Focus::Main {
             self.focus = Focus::Servers;
@@ -183,10 +176,10 @@ impl App {
         if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
             return self.on_action(action);
         }
-        if let Screen::Form(form) = &mut self.screen {
-            form.on_text_key(&key);
+        match &mut self.screen {
+            Screen::Form(form) => form.update(super::FormMsg::Key(key)),
+            _ => Vec::new(),
         }
-        Vec::new()
     }
 
     pub(super) fn on_raw_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -196,11 +189,10 @@ impl App {
         {
             return self.on_action(action);
         }
-        if let Screen::Raw(RawForm { area, error, .. }) = &mut self.screen {
-            area.input(to_input(key));
-            *error = None;
+        match &mut self.screen {
+            Screen::Raw(raw) => raw.update(super::FormMsg::Key(key)),
+            _ => Vec::new(),
         }
-        Vec::new()
     }
 
     pub(super) fn searching(&self) -> bool {
@@ -209,7 +201,7 @@ impl App {
             && self.tab == Tab::Tools
             && self
                 .pane()
-                .and_then(|p| p.search.as_ref())
+                .and_then(|p| p.tools.search.as_ref())
                 .is_some_and(|s| s.editing)
     }
 
@@ -217,50 +209,25 @@ impl App {
     pub(super) fn filtering(&self) -> bool {
         matches!(self.screen, Screen::Browse)
             && self.focus == Focus::Main
-            && self
-                .pane()
-                .and_then(|p| p.filter.as_ref())
-                .is_some_and(|f| f.editing && f.tab == self.tab)
+            && self.pane().is_some_and(|p| p.list(self.tab).filtering())
     }
 
     /// A key typed into a list filter: typing narrows, arrows move, Enter opens the highlighted
     /// entry (the filter stays), Esc clears the filter.
     pub(super) fn on_filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let tab = tab_index(self.tab);
-        let Some(server) = self.server().map(|s| s.name.clone()) else {
-            return Vec::new();
-        };
-        let Some(pane) = self.panes.get_mut(&server) else {
-            return Vec::new();
-        };
-        let Some(filter) = pane.filter.as_mut() else {
-            return Vec::new();
-        };
-        match key.code {
-            KeyCode::Esc => pane.filter = None,
-            KeyCode::Enter => {
+        if key.code == KeyCode::Enter {
+            let tab = self.tab;
+            if let Some(filter) = self
+                .pane_mut()
+                .and_then(|p| p.list_mut(tab).filter.as_mut())
+            {
                 filter.editing = false;
-                return self.on_open();
             }
-            // The Log tab counts back from its newest line at the bottom: up goes back in time.
-            KeyCode::Up if self.tab == Tab::Log => pane.sel[tab] = pane.sel[tab].saturating_add(1),
-            KeyCode::Down if self.tab == Tab::Log => {
-                pane.sel[tab] = pane.sel[tab].saturating_sub(1);
-            }
-            KeyCode::Up => pane.sel[tab] = pane.sel[tab].saturating_sub(1),
-            KeyCode::Down => pane.sel[tab] = pane.sel[tab].saturating_add(1),
-            KeyCode::Backspace => {
-                filter.query.pop();
-                pane.sel[tab] = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                filter.query.push(c);
-                pane.sel[tab] = 0;
-            }
-            _ => {}
+            return self.on_open();
         }
+        let effects = self.route_to_tab(super::TabMsg::FilterKey(key));
         self.clamp_selection();
-        Vec::new()
+        effects
     }
 
     pub(super) fn on_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -271,47 +238,12 @@ impl App {
         let Some(pane) = self.panes.get_mut(&server) else {
             return Vec::new();
         };
-        let Some(search) = pane.search.as_mut() else {
-            return Vec::new();
-        };
-        match key.code {
-            KeyCode::Esc => {
-                pane.search = None;
-                return Vec::new();
-            }
-            KeyCode::Enter => {
-                search.editing = false;
-                return Vec::new();
-            }
-            KeyCode::Up => {
-                pane.sel[0] = pane.sel[0].saturating_sub(1);
-                return Vec::new();
-            }
-            KeyCode::Down => {
-                pane.sel[0] = pane.sel[0].saturating_add(1);
-                return Vec::new();
-            }
-            KeyCode::Backspace => {
-                search.query.pop();
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                search.query.push(c);
-            }
-            _ => return Vec::new(),
+        let effects = pane.tools.on_search_key(key, &server, id);
+        if !effects.is_empty() {
+            let registered = self.id(super::Waiter::Search(server));
+            debug_assert_eq!(registered, id);
         }
-        pane.sel[0] = 0;
-        if search.query.trim().is_empty() {
-            search.results = Load::Idle;
-            return Vec::new();
-        }
-        search.results = Load::Loading(id);
-        let request = ProxyRequest::ToolsSearch {
-            server: server.clone(),
-            query: search.query.clone(),
-        };
-        let registered = self.id(super::Waiter::Search(server));
-        debug_assert_eq!(registered, id);
-        vec![Effect::Execute { id, request }]
+        effects
     }
 
     pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
@@ -330,20 +262,16 @@ impl App {
         if self.overlay.is_some() {
             return Vec::new();
         }
+        let msg = super::FormMsg::Paste(text.to_owned());
         match &mut self.screen {
             Screen::Form(form) => {
-                if let Some(f) = form.focused() {
-                    f.value.push_str(text);
-                    f.error = None;
-                }
+                let effects = form.update(msg);
                 self.completion_typed();
+                effects
             }
-            Screen::Raw(RawForm { area, .. }) => {
-                area.insert_str(text);
-            }
-            _ => {}
+            Screen::Raw(raw) => raw.update(msg),
+            _ => Vec::new(),
         }
-        Vec::new()
     }
 
     pub(super) fn on_mouse(&mut self, mouse: crossterm::event::MouseEvent) -> Vec<Effect> {
@@ -372,14 +300,13 @@ impl App {
             MouseEventKind::ScrollUp => self.on_action(Action::Up),
             MouseEventKind::Down(_) if inside(areas.servers) => {
                 let row = usize::from(mouse.row.saturating_sub(areas.servers.y + 1));
-                if row < self.servers.len() {
-                    if row != self.selected {
-                        self.screen = Screen::Browse;
-                    }
-                    self.selected = row;
+                let before = self.servers.selected;
+                let effects = self.servers.update(super::ServerListMsg::Select(row));
+                if self.servers.selected != before {
+                    self.screen = Screen::Browse;
                 }
                 self.focus = Focus::Servers;
-                Vec::new()
+                effects
             }
             MouseEventKind::Down(_) if self.side_panel && inside(areas.side) => {
                 self.focus = Focus::Side;
@@ -406,17 +333,14 @@ impl App {
                 self.focus = Focus::Main;
                 // Rows start below the border and the tab bar.
                 let row = usize::from(mouse.row.saturating_sub(areas.main.y + 2));
-                let tab = tab_index(self.tab);
-                let server = self.server().map(|s| s.name.clone()).unwrap_or_default();
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    let offset = super::layout::window_start(
-                        pane.sel[tab],
-                        usize::from(areas.main.height.saturating_sub(3)),
-                    );
-                    pane.sel[tab] = offset + row;
-                    self.clamp_selection();
-                }
-                self.ensure_tab()
+                let offset = super::layout::window_start(
+                    self.tab_selection(),
+                    usize::from(areas.main.height.saturating_sub(3)),
+                );
+                let mut effects = self.route_to_tab(super::TabMsg::Select(offset + row));
+                self.clamp_selection();
+                effects.extend(self.ensure_tab());
+                effects
             }
             _ => Vec::new(),
         }

@@ -167,7 +167,8 @@ fn v_filters_the_log_between_traffic_and_notifications() {
     let shown = |app: &App| {
         app.pane()
             .expect("pane")
-            .visible_log()
+            .log
+            .visible()
             .iter()
             .map(|l| l.text.clone())
             .collect::<Vec<_>>()

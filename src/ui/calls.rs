@@ -9,7 +9,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::{json_lines, target_name};
-use crate::app::form::{FieldKind, Form};
 use crate::app::keymap::Ctx;
 use crate::app::{App, Detail, Load, Progress, Running};
 
@@ -113,63 +112,6 @@ fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
         }
     }
     out
-}
-
-/// Draws the call form.
-pub fn render_form(form: &Form, frame: &mut Frame, area: Rect) {
-    let task = if form.as_task { " · as a task" } else { "" };
-    let mut lines = vec![Line::styled(
-        format!("{} on {}{task}", target_name(form), form.server),
-        Style::new().add_modifier(Modifier::BOLD),
-    )];
-    if form.fields.is_empty() {
-        lines.push(Line::styled(
-            "No arguments. Enter runs it.",
-            Style::new().fg(Color::DarkGray),
-        ));
-    }
-    for (i, f) in form.fields.iter().enumerate() {
-        let focused = i == form.focus;
-        let kind = match &f.kind {
-            FieldKind::Text => "string",
-            FieldKind::Number => "number",
-            FieldKind::Integer => "integer",
-            FieldKind::Bool => "bool ␣",
-            FieldKind::Enum(_) => "enum ␣",
-            FieldKind::Json => "json",
-        };
-        let star = if f.required { "*" } else { "" };
-        let null = if f.nullable { "|null" } else { "" };
-        let cursor = if focused { "▏" } else { "" };
-        let mut value = Style::new().fg(Color::White);
-        if focused {
-            value = value.bg(Color::DarkGray);
-        }
-        lines.push(Line::from(vec![
-            Span::raw(if focused { "> " } else { "  " }),
-            Span::styled(format!("{}{star}", f.name), Style::new().fg(Color::Cyan)),
-            Span::styled(
-                format!(" ({kind}{null}) "),
-                Style::new().fg(Color::DarkGray),
-            ),
-            Span::styled(format!("{}{cursor}", f.value), value),
-        ]));
-        if let Some(e) = &f.error {
-            lines.push(Line::styled(
-                format!("    ✗ {e}"),
-                Style::new().fg(Color::Red),
-            ));
-        } else if focused && !f.description.is_empty() {
-            lines.push(Line::styled(
-                format!("    {}", f.description),
-                Style::new().fg(Color::DarkGray),
-            ));
-        }
-    }
-    for e in &form.errors {
-        lines.push(Line::styled(format!("✗ {e}"), Style::new().fg(Color::Red)));
-    }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
 
 /// The spinner frame for `elapsed`.

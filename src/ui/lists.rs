@@ -11,6 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::main_pane::info_lines;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::window_start;
+use crate::app::tabs::{PromptsTab, ResourcesTab, ToolsTab};
 use crate::app::{App, Focus, Load, ServerPane, Tab};
 
 /// One selectable row.
@@ -67,11 +68,7 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     };
-    let tab = crate::app::TABS
-        .iter()
-        .position(|t| *t == app.tab)
-        .unwrap_or(0);
-    let sel = pane.sel[tab];
+    let sel = pane.list(app.tab).sel;
     let area = render_query_bar(app, pane, frame, area);
     let height = usize::from(area.height);
     let window = List {
@@ -82,11 +79,11 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         width: area.width,
     };
     let lines = match app.tab {
-        Tab::Tools => tool_lines(app, pane, &window),
-        Tab::Resources => resource_lines(app, pane, &window),
-        Tab::Prompts => prompt_lines(app, pane, &window),
+        Tab::Tools => tools_tab(app, &pane.tools, &window),
+        Tab::Resources => resources_tab(app, &pane.resources, &window),
+        Tab::Prompts => prompts_tab(app, &pane.prompts, &window),
         Tab::Log => {
-            let (list, stderr) = super::log_tab::split(pane, area);
+            let (list, stderr) = super::log_tab::split(&pane.log, area);
             let next = app.keymap.key_for(
                 crate::app::keymap::Ctx::LogTab,
                 crate::app::keymap::Action::LogFilter,
@@ -96,16 +93,16 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 focused: window.focused,
                 next_key: next.as_deref(),
             };
-            super::log_tab::render(pane, &shown, frame, list, stderr);
+            super::log_tab::log_tab(&pane.log, &shown, frame, list, stderr);
             return;
         }
-        Tab::Config => config_lines(app, &window),
+        Tab::Config => config_tab(app, &window),
     };
     frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The visible window of a list.
-struct List {
+pub(super) struct List {
     start: usize,
     height: usize,
     sel: usize,
@@ -116,7 +113,7 @@ struct List {
 /// The tool search's or the list filter's bar, when one is open; returns the area left below.
 fn render_query_bar(app: &App, pane: &ServerPane, frame: &mut Frame, area: Rect) -> Rect {
     let (query, editing, status) = if app.tab == Tab::Tools
-        && let Some(search) = &pane.search
+        && let Some(search) = &pane.tools.search
     {
         let status = match &search.results {
             Load::Loading(_) => " …".to_owned(),
@@ -125,7 +122,7 @@ fn render_query_bar(app: &App, pane: &ServerPane, frame: &mut Frame, area: Rect)
             Load::Idle => String::new(),
         };
         (&search.query, search.editing, status)
-    } else if let Some(filter) = pane.filter.as_ref().filter(|f| f.tab == app.tab) {
+    } else if let Some(filter) = &pane.list(app.tab).filter {
         let status = format!(
             "  {} shown · {} clears",
             app.list_len(),
@@ -154,11 +151,12 @@ fn none_line() -> Line<'static> {
     Line::styled("(none)", Style::new().fg(Color::DarkGray))
 }
 
-fn tool_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = load_line(app, pane.tools.as_ref(), "tools")
+/// The Tools tab component ([`ToolsTab`]): the catalog or the search's matches.
+fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = load_line(app, tab.catalog.as_ref(), "tools")
         .into_iter()
         .collect();
-    let Some(tools) = app.visible_tools() else {
+    let Some(tools) = tab.visible() else {
         return lines;
     };
     if tools.is_empty() {
@@ -185,14 +183,15 @@ fn tool_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
     lines
 }
 
-fn resource_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = load_line(app, pane.resources.as_ref(), "resources")
+/// The Resources tab component ([`ResourcesTab`]): resources, then templates.
+fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = load_line(app, tab.catalog.as_ref(), "resources")
         .into_iter()
         .collect();
-    if !matches!(&pane.resources, Some(Load::Ready(_))) {
+    if !matches!(&tab.catalog, Some(Load::Ready(_))) {
         return lines;
     }
-    let entries = app.resource_entries();
+    let entries = tab.entries();
     if entries.is_empty() {
         lines.push(none_line());
     }
@@ -217,14 +216,15 @@ fn resource_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> 
     lines
 }
 
-fn prompt_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = load_line(app, pane.prompts.as_ref(), "prompts")
+/// The Prompts tab component ([`PromptsTab`]).
+fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = load_line(app, tab.catalog.as_ref(), "prompts")
         .into_iter()
         .collect();
-    if !matches!(&pane.prompts, Some(Load::Ready(_))) {
+    if !matches!(&tab.catalog, Some(Load::Ready(_))) {
         return lines;
     }
-    let prompts = app.prompt_entries();
+    let prompts = tab.entries();
     if prompts.is_empty() {
         lines.push(none_line());
     }
@@ -246,7 +246,8 @@ fn prompt_lines(app: &App, pane: &ServerPane, w: &List) -> Vec<Line<'static>> {
     lines
 }
 
-fn config_lines(app: &App, w: &List) -> Vec<Line<'static>> {
+/// The Config tab: the selected server's definition, its sign-in and its last error.
+fn config_tab(app: &App, w: &List) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if let Some(auth) = app.server().and_then(|s| app.auth_line(&s.name)) {
         let store = app

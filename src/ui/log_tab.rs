@@ -7,10 +7,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::app::ServerPane;
+use crate::app::tabs::LogTab;
 
 /// The list's and the stderr block's areas (the block only when there is stderr).
-pub fn split(pane: &ServerPane, area: Rect) -> (Rect, Rect) {
+pub fn split(pane: &LogTab, area: Rect) -> (Rect, Rect) {
     if pane.stderr.is_empty() {
         return (area, Rect::default());
     }
@@ -33,16 +33,16 @@ pub struct Shown<'a> {
     pub next_key: Option<&'a str>,
 }
 
-/// Draws the log list into `list` and the stderr tail into `stderr`.
-pub fn render(pane: &ServerPane, shown: &Shown, frame: &mut Frame, list: Rect, stderr: Rect) {
+/// Draws the [`LogTab`] component: the log list into `list` and the stderr tail into `stderr`.
+pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stderr: Rect) {
     let height = usize::from(list.height);
-    let log = pane.visible_log();
+    let log = pane.visible();
     let mut lines = Vec::new();
-    if pane.log_filter != crate::app::LogFilter::All {
+    if pane.shown != crate::app::LogFilter::All {
         lines.push(Line::styled(
             match shown.next_key {
-                Some(key) => format!("showing {} ({key}: next)", pane.log_filter.label()),
-                None => format!("showing {}", pane.log_filter.label()),
+                Some(key) => format!("showing {} ({key}: next)", pane.shown.label()),
+                None => format!("showing {}", pane.shown.label()),
             },
             Style::new().fg(Color::DarkGray),
         ));

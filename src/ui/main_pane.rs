@@ -1,9 +1,9 @@
 //! The main pane: the selected server's title, the tab bar, and whichever screen is in front
 //! (the tab's list, a tool's detail, the call form or raw editor, a running call, a result).
 
-use crate::app::{RawForm, ResultScreen};
+use crate::app::ResultScreen;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -11,7 +11,6 @@ use ratatui::widgets::Paragraph;
 use super::pane_block;
 use crate::app::form::Form;
 use crate::app::info::{InfoLine, Tone};
-use crate::app::keymap::{Action, Ctx};
 use crate::app::{App, Focus, HeaderKind, ResultView, Screen};
 
 /// Draws the main pane into `area`.
@@ -40,37 +39,10 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Screen::Browse => super::lists::render_tab(app, frame, body),
         Screen::Detail(d) => super::calls::render_detail(d, frame, body),
         Screen::Form(form) => {
-            super::calls::render_form(form, frame, body);
+            super::call_form::call_form(form, frame, body);
             super::completion::render(app, frame, body);
         }
-        Screen::Raw(RawForm { form, area, error }) => {
-            let [head, edit, err] = Layout::vertical([
-                Constraint::Length(1),
-                Constraint::Min(1),
-                Constraint::Length(1),
-            ])
-            .areas(body);
-            frame.render_widget(
-                Paragraph::new(Line::styled(
-                    format!(
-                        "{} — raw JSON arguments ({} back to the form)",
-                        target_name(form),
-                        app.keymap
-                            .key_for(Ctx::Form, Action::ToggleRaw)
-                            .unwrap_or_default()
-                    ),
-                    Style::new().add_modifier(Modifier::BOLD),
-                )),
-                head,
-            );
-            frame.render_widget(&**area, edit);
-            if let Some(e) = error {
-                frame.render_widget(
-                    Paragraph::new(Line::styled(e.clone(), Style::new().fg(Color::Red))),
-                    err,
-                );
-            }
-        }
+        Screen::Raw(raw) => super::call_form::raw_form(app, raw, frame, body),
         Screen::Running(run) => super::calls::render_running(app, run, frame, body),
         Screen::Result(ResultScreen { view, .. }) => render_result(view, frame, body),
     }

@@ -4,6 +4,7 @@
 
 mod agents;
 mod approval;
+mod call_form;
 mod calls;
 mod completion;
 mod elicitation;
@@ -35,7 +36,7 @@ use unicode_width::UnicodeWidthStr;
 pub fn render(app: &App, frame: &mut Frame) {
     let size = frame.area();
     let a = areas((size.width, size.height), app.side_panel);
-    server_list::render(app, frame, a.servers);
+    server_list::server_list(app, frame, a.servers);
     main_pane::render(app, frame, &a);
     if app.side_panel {
         side::render(app, frame, a.side);

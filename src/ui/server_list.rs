@@ -25,16 +25,17 @@ pub fn state_glyph(state: ServerState) -> (&'static str, Color) {
 }
 
 /// Draws the servers pane: one row per server (state glyph, name, transport, badges) and the
-/// project's trust state under them.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+/// project's trust state under them. Draws the [`crate::app::ServerList`] component.
+pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
+    let list_state = &app.servers;
     let block = super::pane_block(Line::from(" Servers "), app.focus == Focus::Servers);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [list, trust] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let height = usize::from(list.height);
-    let start = window_start(app.selected, height);
-    let lines: Vec<Line> = app
-        .servers
+    let start = window_start(list_state.selected, height);
+    let lines: Vec<Line> = list_state
+        .rows
         .iter()
         .enumerate()
         .skip(start)
@@ -65,7 +66,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 spans.push(Span::styled(" sign-in", Style::new().fg(Color::Yellow)));
             }
             let mut line = Line::from(spans);
-            if i == app.selected {
+            if i == list_state.selected {
                 line = line.style(Style::new().add_modifier(Modifier::REVERSED));
             }
             line
