@@ -430,7 +430,13 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
                 .iter()
                 .position(|p| p.name == "completable-prompt")
                 .expect("listed");
-        h.rt.app.panes.get_mut("everything").expect("pane").prompts.list.sel = at;
+        h.rt.app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .prompts
+            .list
+            .sel = at;
         h.key(KeyCode::Enter);
         h.until("the prompt form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
@@ -494,7 +500,13 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
                 .iter()
                 .position(|(r, template)| *template && r.name.contains("Text"))
                 .expect("a text template");
-        h.rt.app.panes.get_mut("everything").expect("pane").resources.list.sel = at;
+        h.rt.app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .resources
+            .list
+            .sel = at;
         h.key(KeyCode::Enter);
         h.until("the variables form", |a| {
             matches!(a.screen, Screen::Form(_))

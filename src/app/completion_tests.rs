@@ -116,7 +116,7 @@ fn typing_asks_again_only_after_a_pause_and_drops_stale_answers() {
         "no ask before the pause: {fx:?}"
     );
     app.update(ch('a'));
-    app.now += DEBOUNCE - Duration::from_millis(1);
+    app.now += DEBOUNCE.saturating_sub(Duration::from_millis(1));
     assert!(
         !app.update(super::Msg::Tick)
             .iter()

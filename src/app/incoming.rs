@@ -184,7 +184,7 @@ impl App {
             form,
         });
         // What the call made stale goes; what the operator decided meanwhile stays.
-        if !std::mem::take(&mut self.message_outlives_run) {
+        if self.message_kept.take() != self.message {
             self.message = None;
         }
         effects

@@ -310,9 +310,9 @@ pub struct App {
     pub auth: auth::AuthPanel,
     /// Argument completion in the call form.
     pub completer: completion::Completer,
-    /// The status message reports what the operator decided while a call ran (a policy rule
-    /// written): the call's result does not clear it.
-    pub(crate) message_outlives_run: bool,
+    /// A status message about what the operator decided while a call ran (a policy rule
+    /// written): the call's result does not clear it while it is still the one shown.
+    pub(crate) message_kept: Option<String>,
 }
 
 /// How many log lines a server keeps.
@@ -357,7 +357,7 @@ impl App {
             quitting: false,
             auth: auth::AuthPanel::default(),
             completer: completion::Completer::default(),
-            message_outlives_run: false,
+            message_kept: None,
         }
     }
 
