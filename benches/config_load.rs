@@ -2,8 +2,12 @@
 //! 100,000 env keys, each written on one line (the shape that made column counting and
 //! duplicate detection quadratic). Bar: ≤ 1 s per load.
 //!
-//! Peak memory is not measured here; the README gives the `/usr/bin/time -v` figure of
-//! `mcpdeck config check` on the same files.
+//! Each file is also timed through what `status` does after loading: the overview, whose trust
+//! fingerprint writes the canonical text of every definition.
+//!
+//! Peak memory is not measured here; the README gives the `/usr/bin/time -v` figures of
+//! `mcpdeck status` and `mcpdeck config check` on the same files
+//! (`cargo test --release --test config_hostile -- --ignored --nocapture`).
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -11,6 +15,7 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
+use mcpdeck::mcp::trust::TrustStore;
 
 fn servers() -> String {
     let mut text = String::from("{\"mcpServers\": {");
@@ -45,6 +50,11 @@ fn bench(c: &mut Criterion) {
         };
         group.bench_function(name, |b| {
             b.iter(|| black_box(ConfigSet::load(&options).expect("loads")));
+        });
+        let config = ConfigSet::load(&options).expect("loads");
+        let trust = TrustStore::load(dir.path().join("trust.json"));
+        group.bench_function(format!("{name}_status_overview"), |b| {
+            b.iter(|| black_box(mcpdeck::mcp::status::overview(&config, &trust)));
         });
     }
     group.finish();

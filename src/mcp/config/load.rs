@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::diagnostic::{Counts, Diagnostic};
 use super::model::{Layer, Source};
-use super::schema::{ServerEntry, parse_file};
+use super::schema::{ServerEntry, parse_shared};
 
 /// Files larger than this are rejected without parsing.
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -205,26 +205,26 @@ impl ConfigSet {
 
 /// Puts `entries` (lowest first) over `servers`: a later definition of a name replaces the
 /// earlier one, which is recorded as shadowed. Returns the result sorted by name. A stable sort
-/// keeps each name's definitions in precedence order, so 100,000 servers cost a sort and no
-/// copy of any name.
+/// keeps each name's definitions in precedence order, and the definitions of one name are
+/// merged in place, so 100,000 servers cost a sort, no second list and no copy of any name.
 fn layer(servers: Vec<Effective>, entries: Vec<Arc<ServerEntry>>) -> Vec<Effective> {
     let mut all = servers;
+    all.reserve_exact(entries.len());
     all.extend(entries.into_iter().map(|entry| Effective {
         entry,
         shadowed: Vec::new(),
     }));
     all.sort_by(|a, b| a.entry.name.cmp(&b.entry.name));
-    let mut out: Vec<Effective> = Vec::with_capacity(all.len());
-    for higher in all {
-        match out.last_mut() {
-            Some(lower) if lower.entry.name == higher.entry.name => {
-                let replaced = std::mem::replace(&mut lower.entry, higher.entry);
-                lower.shadowed.insert(0, replaced.source.clone());
-            }
-            _ => out.push(higher),
+    // `dedup_by` hands the later (higher) definition first: it replaces the kept lower one.
+    all.dedup_by(|higher, lower| {
+        if higher.entry.name != lower.entry.name {
+            return false;
         }
-    }
-    out
+        let replaced = std::mem::replace(&mut lower.entry, Arc::clone(&higher.entry));
+        lower.shadowed.insert(0, replaced.source.clone());
+        true
+    });
+    all
 }
 
 /// Reads and parses one file; a missing optional file is simply not present.
@@ -239,7 +239,8 @@ pub fn read_file(layer: Layer, path: PathBuf, required: bool) -> ConfigFile {
     match read_text(&file.path) {
         Ok(Some(text)) => {
             file.present = true;
-            let parsed = parse_file(&text, &file.path, layer);
+            // The entries' definitions are slices of this one copy of the text.
+            let parsed = parse_shared(Arc::from(text), &file.path, layer);
             file.diagnostics = parsed.diagnostics;
             file.entries = parsed.entries;
         }

@@ -237,6 +237,143 @@ impl Scanner<'_> {
     }
 }
 
+/// Appends the canonical text (object keys sorted by bytes at every level, no whitespace, of two
+/// equal keys the last) of the strict-JSON value `text[range]` to `out`, exactly as
+/// [`crate::mcp::canonical::write_canonical`] writes the parsed value, without building it: an
+/// object's members are held as borrowed key and value spans one level at a time, so a
+/// definition of 100,000 `env` keys costs a few megabytes, not a tree of them. `None` when the
+/// span is not strict JSON (then `out` may hold part of the text).
+pub fn write_canonical_span(text: &str, range: Range<usize>, out: &mut String) -> Option<()> {
+    let mut scan = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        pos: range.start,
+    };
+    scan.ws();
+    scan.canonical(0, out)?;
+    scan.ws();
+    (scan.pos == range.end).then_some(())
+}
+
+impl Scanner<'_> {
+    /// Writes the canonical text of the value at the cursor and moves past it.
+    fn canonical(&mut self, depth: usize, out: &mut String) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let start = self.pos;
+        match self.peek()? {
+            b'{' => return self.canonical_object(depth, out),
+            b'[' => return self.canonical_array(depth, out),
+            b'"' => {
+                self.string()?;
+                let raw = &self.text[start..self.pos];
+                if raw.contains('\\') {
+                    // Escapes are written the one way serde_json writes them.
+                    let value: String = serde_json::from_str(raw).ok()?;
+                    out.push_str(&serde_json::to_string(&value).ok()?);
+                } else {
+                    out.push_str(raw);
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+                let value: serde_json::Value =
+                    serde_json::from_str(&self.text[start..self.pos]).ok()?;
+                out.push_str(&value.to_string());
+            }
+            _ => {
+                self.value(depth)?;
+                out.push_str(&self.text[start..self.pos]);
+            }
+        }
+        Some(())
+    }
+
+    fn canonical_object(&mut self, depth: usize, out: &mut String) -> Option<()> {
+        self.eat(b'{')?;
+        let mut members: Vec<(std::borrow::Cow<'_, str>, usize)> = Vec::new();
+        self.ws();
+        if self.eat(b'}').is_none() {
+            loop {
+                self.ws();
+                let key_start = self.pos;
+                self.string()?;
+                let raw = &self.text[key_start + 1..self.pos - 1];
+                let key = if raw.contains('\\') {
+                    std::borrow::Cow::Owned(
+                        serde_json::from_str(&self.text[key_start..self.pos]).ok()?,
+                    )
+                } else {
+                    std::borrow::Cow::Borrowed(raw)
+                };
+                self.ws();
+                self.eat(b':')?;
+                self.ws();
+                members.push((key, self.pos));
+                self.value(depth + 1)?;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.pos += 1,
+                    b'}' => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        let end = self.pos;
+        // A stable sort keeps equal keys in file order; the last of them is the one kept.
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        out.push('{');
+        let mut first = true;
+        for (i, (key, at)) in members.iter().enumerate() {
+            if members.get(i + 1).is_some_and(|next| next.0 == *key) {
+                continue;
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&serde_json::to_string(key.as_ref()).ok()?);
+            out.push(':');
+            self.pos = *at;
+            self.canonical(depth + 1, out)?;
+        }
+        out.push('}');
+        self.pos = end;
+        Some(())
+    }
+
+    fn canonical_array(&mut self, depth: usize, out: &mut String) -> Option<()> {
+        self.eat(b'[')?;
+        out.push('[');
+        self.ws();
+        if self.eat(b']').is_some() {
+            out.push(']');
+            return Some(());
+        }
+        loop {
+            self.ws();
+            self.canonical(depth + 1, out)?;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.pos += 1;
+                    out.push(',');
+                }
+                b']' => {
+                    self.pos += 1;
+                    out.push(']');
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +425,26 @@ mod tests {
     fn a_non_object_server_list_has_no_servers() {
         let outline = outline(r#"{"mcpServers": [1]}"#).expect("strict JSON");
         assert_eq!(outline.servers, None);
+    }
+
+    #[test]
+    fn the_canonical_text_of_a_span_is_that_of_its_parsed_value() {
+        for text in [
+            r#"{"b": [1, 2.50, -0, 1e3, {"z": null, "a": true}], "a\u0041": "\u00e9\/\n", "é": "x"}"#,
+            r#"{"k": 1, "k": 2, "j": {"k": "first", "k": "last"}}"#,
+            r#"  "just \"text\"" "#,
+            "[]",
+            "{}",
+        ] {
+            let value: serde_json::Value = serde_json::from_str(text).expect("json");
+            let mut from_span = String::new();
+            write_canonical_span(text, 0..text.len(), &mut from_span).expect("strict JSON");
+            assert_eq!(
+                from_span,
+                crate::mcp::canonical::canonical_json(&value),
+                "{text}"
+            );
+        }
+        assert!(write_canonical_span("{\"a\": 01}", 0..9, &mut String::new()).is_none());
     }
 }

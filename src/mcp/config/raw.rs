@@ -60,6 +60,22 @@ impl RawDef {
             Repr::Value(value) => (**value).clone(),
         }
     }
+
+    /// Appends the canonical text of the definition (as
+    /// [`crate::mcp::canonical::write_canonical`] writes [`RawDef::value`]) to `out`, from the
+    /// file's text without building the value.
+    pub fn write_canonical(&self, out: &mut String) {
+        match &self.0 {
+            Repr::Slice { text, range } => {
+                let mark = out.len();
+                if super::outline::write_canonical_span(text, range.clone(), out).is_none() {
+                    out.truncate(mark);
+                    crate::mcp::canonical::write_canonical(&self.value(), out);
+                }
+            }
+            Repr::Value(value) => crate::mcp::canonical::write_canonical(value, out),
+        }
+    }
 }
 
 impl From<serde_json::Value> for RawDef {

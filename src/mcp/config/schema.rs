@@ -6,7 +6,6 @@
 //! level (top-level keys, server names, duplicates) and how a definition is shown; one server
 //! object is checked in `server_def`, its options in `server_options`.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -62,10 +61,20 @@ pub struct FileParse {
 
 /// Parses and validates one file's text.
 pub fn parse_file(text: &str, file: &Path, layer: Layer) -> FileParse {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    parse_shared(Arc::from(text), file, layer)
+}
+
+/// Parses and validates one file's text, already held where every entry's definition can
+/// share it (a file read for loading is never copied).
+pub fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FileParse {
+    let shared = match text.strip_prefix('\u{feff}') {
+        Some(stripped) => Arc::from(stripped),
+        None => text,
+    };
+    let text = &*shared;
     let index = LineIndex::new(text);
     if let Some(parsed) =
-        outline(text).and_then(|outline| parse_outlined(text, &outline, file, layer, &index))
+        outline(text).and_then(|outline| parse_outlined(&shared, outline, file, layer, &index))
     {
         return parsed;
     }
@@ -127,7 +136,7 @@ pub fn parse_file(text: &str, file: &Path, layer: Layer) -> FileParse {
                     value: m.value.start..m.value.end,
                 })
                 .collect();
-            servers_entries(&spans, file, text, &index, layer)
+            servers_entries(spans, file, &shared, &index, layer)
         })
         .unwrap_or_default();
     FileParse {
@@ -140,12 +149,13 @@ pub fn parse_file(text: &str, file: &Path, layer: Layer) -> FileParse {
 /// servers), then every server is parsed, checked and turned into an entry on its own, so only
 /// one server's tree exists at a time. `None` when a value is refused after all.
 fn parse_outlined(
-    text: &str,
-    outline: &Outline,
+    shared: &Arc<str>,
+    outline: Outline,
     file: &Path,
     layer: Layer,
     index: &LineIndex,
 ) -> Option<FileParse> {
+    let text = &**shared;
     let mut cx = Cx::new(file, text, index);
     let mut top = Vec::with_capacity(outline.top.len());
     for member in &outline.top {
@@ -167,8 +177,8 @@ fn parse_outlined(
     }
     let servers = check_top_level(&mut cx, &top);
     let diagnostics = cx.take();
-    let entries = match (servers, &outline.servers) {
-        (Some(_), Some(spans)) => servers_entries(spans, file, text, index, layer)?,
+    let entries = match (servers, outline.servers) {
+        (Some(_), Some(spans)) => servers_entries(spans, file, shared, index, layer)?,
         _ => Vec::new(),
     };
     Some(FileParse {
@@ -266,58 +276,69 @@ pub(super) fn policy_key(key: &str) -> bool {
 }
 
 /// One entry per server member, each value parsed from its span, checked and dropped before
-/// the next. `None` when a value does not parse on its own (never for a span of a strict-JSON
-/// file).
+/// the next; each entry takes its member's key as its name. `None` when a value does not parse
+/// on its own (never for a span of a strict-JSON file).
 fn servers_entries(
-    servers: &[SpanMember],
+    servers: Vec<SpanMember>,
     file: &Path,
-    text: &str,
+    shared: &Arc<str>,
     index: &LineIndex,
     layer: Layer,
 ) -> Option<Vec<Arc<ServerEntry>>> {
-    // Every entry's definition is a slice of this one copy of the text.
-    let shared: Arc<str> = Arc::from(text);
+    let text = &**shared;
     let shared_file: Arc<Path> = Arc::from(file);
-    let mut occurrences: HashMap<&str, usize> = HashMap::with_capacity(servers.len());
-    for member in servers {
-        *occurrences.entry(member.key.as_str()).or_default() += 1;
+    let repeated = repeated_keys(&servers);
+    let mut entries = Vec::with_capacity(servers.len());
+    for (member, repeated) in servers.into_iter().zip(repeated) {
+        let value = json::parse_span(text, member.value.clone()).ok()?;
+        let mut cx = Cx::new(file, text, index);
+        let path = format!("mcpServers.{}", member.key);
+        if repeated {
+            cx.error(
+                "duplicate_key",
+                &path,
+                member.key_start,
+                format!(
+                    "server `{}` is defined more than once in this file",
+                    member.key
+                ),
+                Some("keep one definition; JSON parsers disagree on which one wins".into()),
+            );
+        }
+        check_name(&mut cx, &member.key, &path, member.key_start);
+        let def = check_server(&mut cx, &member.key, &path, &value);
+        let diagnostics = cx.take();
+        let valid = !diagnostics.iter().any(Diagnostic::is_error);
+        let (line, _) = index.locate(text, member.key_start);
+        entries.push(Arc::new(ServerEntry {
+            name: member.key,
+            source: Source {
+                layer,
+                file: Arc::clone(&shared_file),
+                line: Some(line),
+            },
+            raw: RawDef::slice(Arc::clone(shared), member.value),
+            def: if valid { def } else { None },
+            diagnostics,
+        }));
     }
-    servers
-        .iter()
-        .map(|member| {
-            let value = json::parse_span(text, member.value.clone()).ok()?;
-            let mut cx = Cx::new(file, text, index);
-            let path = format!("mcpServers.{}", member.key);
-            if occurrences.get(member.key.as_str()).copied().unwrap_or(0) > 1 {
-                cx.error(
-                    "duplicate_key",
-                    &path,
-                    member.key_start,
-                    format!(
-                        "server `{}` is defined more than once in this file",
-                        member.key
-                    ),
-                    Some("keep one definition; JSON parsers disagree on which one wins".into()),
-                );
-            }
-            check_name(&mut cx, &member.key, &path, member.key_start);
-            let def = check_server(&mut cx, &member.key, &path, &value);
-            let diagnostics = cx.take();
-            let valid = !diagnostics.iter().any(Diagnostic::is_error);
-            let (line, _) = index.locate(text, member.key_start);
-            Some(Arc::new(ServerEntry {
-                name: member.key.clone(),
-                source: Source {
-                    layer,
-                    file: Arc::clone(&shared_file),
-                    line: Some(line),
-                },
-                raw: RawDef::slice(shared.clone(), member.value.clone()),
-                def: if valid { def } else { None },
-                diagnostics,
-            }))
-        })
-        .collect()
+    Some(entries)
+}
+
+/// For each member, whether another member of the list has the same key. Sorting positions
+/// by key costs four bytes a member, where a map of keys cost a bucket of thirty-two.
+fn repeated_keys(members: &[SpanMember]) -> Vec<bool> {
+    let mut order: Vec<u32> = (0..u32::try_from(members.len()).unwrap_or(u32::MAX)).collect();
+    order.sort_unstable_by(|&a, &b| members[a as usize].key.cmp(&members[b as usize].key));
+    let mut repeated = vec![false; members.len()];
+    for pair in order.windows(2) {
+        let (a, b) = (pair[0] as usize, pair[1] as usize);
+        if members[a].key == members[b].key {
+            repeated[a] = true;
+            repeated[b] = true;
+        }
+    }
+    repeated
 }
 
 /// Whether `name` is a valid server name: `[A-Za-z0-9][A-Za-z0-9._-]*`, 1–64 characters.

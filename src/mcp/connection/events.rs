@@ -87,6 +87,12 @@ pub const PROGRESS_QUEUE: usize = 64;
 /// Progress tokens of in-flight requests → where their reports go, and the progress reports
 /// received but not yet handled.
 ///
+/// rmcp picks a request's progress token while sending it, and a server may report progress
+/// as soon as it reads the request, so a route added once the send has returned could miss
+/// the first reports. A route therefore travels with its request ([`PendingRoute`], in the
+/// request's extensions, never serialised) and the transport opens it under the request's
+/// token just before the request goes on the wire ([`super::traffic::Tapped`]).
+///
 /// rmcp hands each notification to the handler in a task of its own, while an answer goes
 /// straight to the waiting request, so a report sent before the answer may be handled after
 /// it — when its route is already gone. The transport counts each report as it arrives (in
@@ -100,6 +106,24 @@ pub struct ProgressRoutes(Arc<RoutesShared>);
 struct RoutesShared {
     state: Mutex<RoutesState>,
     handled: tokio::sync::Notify,
+}
+
+/// Where a request's progress reports go, carried in the request until the transport sends it.
+#[derive(Clone)]
+pub struct PendingRoute {
+    tx: mpsc::Sender<ProgressUpdate>,
+    /// Set once the request has ended: a route the transport had not opened yet stays closed.
+    ended: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl PendingRoute {
+    /// A route to `tx`.
+    pub fn new(tx: mpsc::Sender<ProgressUpdate>) -> Self {
+        Self {
+            tx,
+            ended: Arc::default(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -117,14 +141,20 @@ impl ProgressRoutes {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Sends the reports of `token` to `tx` from now on.
-    pub fn insert(&self, token: ProgressToken, tx: mpsc::Sender<ProgressUpdate>) {
-        self.state().routes.insert(token, tx);
+    /// Sends the reports of `token` along `route` from now on, unless its request has ended
+    /// (called by the transport as it sends the request).
+    pub fn open(&self, token: ProgressToken, route: &PendingRoute) {
+        let mut state = self.state();
+        if !route.ended.load(Ordering::Relaxed) {
+            state.routes.insert(token, route.tx.clone());
+        }
     }
 
-    /// Stops routing the reports of `token`.
-    pub fn remove(&self, token: &ProgressToken) {
-        self.state().routes.remove(token);
+    /// Stops routing the reports of `token` for good (its request has ended).
+    pub fn close(&self, token: &ProgressToken, route: &PendingRoute) {
+        let mut state = self.state();
+        route.ended.store(true, Ordering::Relaxed);
+        state.routes.remove(token);
     }
 
     /// Where the reports of `token` go, if anywhere.

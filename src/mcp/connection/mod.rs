@@ -649,6 +649,12 @@ impl Connection {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
+        let mut request = request;
+        let pending = progress.map(|tx| events::PendingRoute::new(tx.clone()));
+        if let Some(pending) = &pending {
+            // Opened by the transport under the request's token as the request is sent.
+            rmcp::model::GetExtensions::extensions_mut(&mut request).insert(pending.clone());
+        }
         let options = PeerRequestOptions::with_timeout(timeout)
             .reset_timeout_on_progress()
             .with_max_total_timeout(max_total.min(MAX_TOTAL_CAP));
@@ -661,8 +667,11 @@ impl Connection {
             Ok(handle) => handle,
             Err(e) => return Err(self.map_service_error(&e).await),
         };
-        let route = progress
-            .map(|tx| RouteGuard::new(&self.routes, handle.progress_token.clone(), tx.clone()));
+        let route = pending.map(|pending| RouteGuard {
+            routes: self.routes.clone(),
+            token: handle.progress_token.clone(),
+            pending,
+        });
         let id = handle.id.clone();
         let peer = handle.peer.clone();
         tokio::select! {
@@ -749,25 +758,14 @@ impl Connection {
     }
 }
 
-/// Removes a progress route when its request ends.
+/// Closes a progress route when its request ends.
 struct RouteGuard {
     routes: events::ProgressRoutes,
     token: rmcp::model::ProgressToken,
+    pending: events::PendingRoute,
 }
 
 impl RouteGuard {
-    fn new(
-        routes: &events::ProgressRoutes,
-        token: rmcp::model::ProgressToken,
-        tx: mpsc::Sender<ProgressUpdate>,
-    ) -> Self {
-        routes.insert(token.clone(), tx);
-        Self {
-            routes: routes.clone(),
-            token,
-        }
-    }
-
     /// Waits until the reports that arrived before the answer have been routed.
     async fn drained(&self) {
         self.routes.drained(&self.token).await;
@@ -776,7 +774,7 @@ impl RouteGuard {
 
 impl Drop for RouteGuard {
     fn drop(&mut self) {
-        self.routes.remove(&self.token);
+        self.routes.close(&self.token, &self.pending);
     }
 }
 

@@ -14,8 +14,10 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 
+use rmcp::model::{GetExtensions as _, GetMeta as _};
+
 use super::error::Redactor;
-use super::events::{ConnectionEvent, EventSink};
+use super::events::{ConnectionEvent, EventSink, PendingRoute};
 
 /// The longest body kept per message, in bytes (the size field is always the full size).
 pub const BODY_CAP: usize = 16 * 1024;
@@ -150,8 +152,15 @@ where
 
     fn send(
         &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
+        mut item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let (Some(routes), rmcp::model::JsonRpcMessage::Request(r)) = (&self.progress, &mut item)
+            && let Some(route) = r.request.extensions_mut().remove::<PendingRoute>()
+            && let Some(token) = r.request.get_meta().get_progress_token()
+        {
+            // Before the request is on the wire, so its first report finds its route.
+            routes.open(token, &route);
+        }
         if let Some(tap) = &self.tap
             && let Ok(value) = serde_json::to_value(&item)
         {
@@ -183,5 +192,67 @@ where
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{
+        ClientRequest, JsonRpcMessage, NumberOrString, PingRequest, ProgressToken, RequestId,
+    };
+    use rmcp::transport::async_rw::AsyncRwTransport;
+    use tokio::io::AsyncBufReadExt as _;
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::mcp::connection::events::ProgressRoutes;
+
+    /// A ping carrying progress token `n` and a route to `tx`.
+    fn routed_ping(n: i64, route: &PendingRoute) -> TxJsonRpcMessage<RoleClient> {
+        let mut request = ClientRequest::PingRequest(PingRequest::default());
+        request
+            .get_meta_mut()
+            .set_progress_token(ProgressToken(NumberOrString::Number(n)));
+        request.extensions_mut().insert(route.clone());
+        JsonRpcMessage::request(request, RequestId::Number(n))
+    }
+
+    #[tokio::test]
+    async fn a_progress_route_is_open_before_its_request_reaches_the_server() {
+        let (ours, theirs) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(ours);
+        let inner = AsyncRwTransport::<RoleClient, _, _>::new_client(read, write);
+        let routes = ProgressRoutes::default();
+        let sink = EventSink::new(Arc::from("t"), None);
+        let mut tapped =
+            Tapped::new(inner, &sink, &Redactor::default(), false).counting(routes.clone());
+        let mut server = tokio::io::BufReader::new(theirs).lines();
+
+        let (tx, _rx) = mpsc::channel(4);
+        let route = PendingRoute::new(tx);
+        tapped.send(routed_ping(1, &route)).await.expect("sent");
+        let line = server.next_line().await.expect("read").expect("a line");
+        let token = ProgressToken(NumberOrString::Number(1));
+        assert!(
+            routes.route(&token).is_some(),
+            "the server can report as soon as it reads this request"
+        );
+        // The route is never written: the request's `_meta` holds its progress token only.
+        let sent: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(
+            sent["params"]["_meta"],
+            serde_json::json!({"progressToken": 1})
+        );
+        routes.close(&token, &route);
+        assert!(routes.route(&token).is_none());
+
+        // A request that ended before the transport sent it never opens its route.
+        let (tx, _rx) = mpsc::channel(4);
+        let ended = PendingRoute::new(tx);
+        let token = ProgressToken(NumberOrString::Number(2));
+        routes.close(&token, &ended);
+        tapped.send(routed_ping(2, &ended)).await.expect("sent");
+        server.next_line().await.expect("read").expect("a line");
+        assert!(routes.route(&token).is_none());
     }
 }

@@ -246,31 +246,60 @@ fn definitions_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> serde_
 /// array is `[`, the items' texts in order joined by `,`, and `]`, exactly what
 /// [`fingerprint_of`] hashes.
 fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String {
+    // Every item's canonical text starts with this (`definition` is its first key in byte
+    // order), so the buffer keeps only the rest, each followed by a newline (which canonical
+    // JSON never holds), and the list of texts is one offset an item.
+    const PREFIX: &str = "{\"definition\":";
     // Sized up front from the definitions as written (their canonical form is about as long),
-    // so the buffer is not doubled while it grows.
-    let estimate: usize = config
-        .project_entries()
-        .map(|e| e.raw.len() + e.name.len() + 64)
-        .sum();
+    // so neither the buffer nor the list of offsets is doubled while it grows.
+    let root = &config.project_root;
+    let (mut count, mut estimate) = (hosts.len(), 0);
+    for e in config.project_entries() {
+        count += 1;
+        estimate += e.raw.len() + e.name.len() + e.source.file.as_os_str().len() + 24;
+    }
     let mut buffer = String::with_capacity(estimate);
-    let mut texts: Vec<std::ops::Range<usize>> = items(config, hosts)
-        .map(|item| {
-            let start = buffer.len();
-            write_canonical(&item, &mut buffer);
-            start..buffer.len()
-        })
-        .collect();
-    texts.sort_unstable_by(|a, b| buffer[a.clone()].cmp(&buffer[b.clone()]));
+    let mut starts: Vec<usize> = Vec::with_capacity(count);
+    // A file's own definition is written from its text; its item is the canonical form of
+    // `{"definition", "file", "name"}` (keys in that order), as `items` builds it.
+    for e in config.project_entries() {
+        starts.push(buffer.len());
+        e.raw.write_canonical(&mut buffer);
+        buffer.push_str(",\"file\":");
+        buffer.push_str(&json_string(&relative(root, &e.source.file)));
+        buffer.push_str(",\"name\":");
+        buffer.push_str(&json_string(&e.name));
+        buffer.push_str("}\n");
+    }
+    let mut item = String::new();
+    for (host, e) in hosts {
+        starts.push(buffer.len());
+        item.clear();
+        write_canonical(&host_item(root, *host, e), &mut item);
+        buffer.push_str(item.strip_prefix(PREFIX).unwrap_or(&item));
+        buffer.push('\n');
+    }
+    let text = |start: usize| {
+        let rest = &buffer[start..];
+        &rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())]
+    };
+    starts.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
     let mut hasher = Sha256::new();
     hasher.update(b"[");
-    for (i, text) in texts.iter().enumerate() {
+    for (i, &start) in starts.iter().enumerate() {
         if i > 0 {
             hasher.update(b",");
         }
-        hasher.update(buffer[text.clone()].as_bytes());
+        hasher.update(PREFIX.as_bytes());
+        hasher.update(text(start).as_bytes());
     }
     hasher.update(b"]");
     format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
+/// A string as canonical JSON writes it.
+fn json_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
 }
 
 /// Every project definition as one trust item, built when the iterator reaches it.
@@ -288,15 +317,17 @@ fn items<'a>(
     });
     // Another host's definition keeps its masked form: a literal credential is never stored
     // in the trust store, and the host's own file is what changes when it changes.
-    let theirs = hosts.iter().map(move |(host, e)| {
-        serde_json::json!({
-            "host": host.id(),
-            "file": relative(root, &e.origin.file),
-            "name": e.name,
-            "definition": e.raw,
-        })
-    });
+    let theirs = hosts.iter().map(move |(host, e)| host_item(root, *host, e));
     own.chain(theirs)
+}
+
+fn host_item(root: &Path, host: HostId, e: &HostEntry) -> serde_json::Value {
+    serde_json::json!({
+        "host": host.id(),
+        "file": relative(root, &e.origin.file),
+        "name": e.name,
+        "definition": e.raw,
+    })
 }
 
 fn relative(root: &Path, file: &Path) -> String {
@@ -353,7 +384,8 @@ mod tests {
             r#"{"mcpServers": {
                 "b": {"command": "x", "env": {"Z": "1", "A": "é\u0001"}},
                 "a": {"url": "https://h/mcp", "headers": {"X": "${T}"}},
-                "c": {"command": "x", "bad": 1}
+                "c": {"command": "x", "bad": 1},
+                "d\u0041": {"command": "x\/y", "args": ["1.50", 2.50, 1e3, -0], "k": 1, "k": 2}
             }}"#,
         );
         let built = fingerprint_of(&definitions_with(&config, &[]));
@@ -363,6 +395,7 @@ mod tests {
             r#"{"mcpServers": {
                 "c": {"bad": 1, "command": "x"},
                 "a": {"headers": {"X": "${T}"}, "url": "https://h/mcp"},
+                "dA": {"k": 2, "args": ["1.50", 2.5, 1e3, -0], "command": "x/y"},
                 "b": {"env": {"A": "é\u0001", "Z": "1"}, "command": "x"}
             }}"#,
         );
