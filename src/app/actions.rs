@@ -23,6 +23,9 @@ impl App {
         if let Some(effects) = self.on_client_action(action) {
             return effects;
         }
+        if let Some(effects) = self.on_session_action(action) {
+            return effects;
+        }
         match action {
             Action::Quit => {
                 self.quitting = true;
@@ -272,6 +275,7 @@ impl App {
                     let name = row.name.clone();
                     return self.open_template(server, &name);
                 }
+                self.opened_resource(&server, &reference);
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
                 vec![Effect::Execute {

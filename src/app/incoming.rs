@@ -51,6 +51,7 @@ impl App {
                 kind: "failed",
                 text,
                 body: None,
+                logger: None,
             };
             effects.extend(self.push_log(server, line));
         }
@@ -127,7 +128,11 @@ impl App {
             Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
             Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),
-            Waiter::Run => effects.extend(self.on_finished(id, outcome)),
+            Waiter::Run => {
+                effects.extend(self.on_finished(id, outcome));
+                self.on_reread(id);
+            }
+            Waiter::Session => effects.extend(self.on_session_done(id, outcome)),
             Waiter::Completion => effects.extend(self.on_completion_done(id, outcome)),
         }
         effects
@@ -202,20 +207,7 @@ impl App {
                 level,
                 logger,
                 data,
-            } => {
-                let data = data
-                    .as_str()
-                    .map_or_else(|| data.to_string(), str::to_owned);
-                let logger = logger
-                    .as_deref()
-                    .map(|l| format!("{l}: "))
-                    .unwrap_or_default();
-                (
-                    "log",
-                    sanitize_capped(&format!("{} {logger}{data}", level_word(*level)), 1024),
-                    None,
-                )
-            }
+            } => return self.on_server_log(&event.server, *level, logger.as_deref(), data),
             ConnectionEvent::ToolListChanged => {
                 ("changed", "tools/list_changed".to_owned(), Some(Tab::Tools))
             }
@@ -235,7 +227,13 @@ impl App {
             ConnectionEvent::Exited { status } => ("exited", sanitize_capped(status, 256), None),
             ConnectionEvent::Traffic(t) => {
                 let (kind, text, body) = traffic_line(t);
-                return self.push_log(&event.server, LogLine { kind, text, body });
+                let line = LogLine {
+                    kind,
+                    text,
+                    body,
+                    logger: None,
+                };
+                return self.push_log(&event.server, line);
             }
         };
         let mut effects = self.push_log(
@@ -244,8 +242,12 @@ impl App {
                 kind,
                 text,
                 body: None,
+                logger: None,
             },
         );
+        if let ConnectionEvent::ResourceUpdated { uri } = &event.event {
+            effects.extend(self.on_resource_updated(&event.server, uri));
+        }
         let Some(pane) = self.panes.get_mut(&*event.server) else {
             return effects;
         };
@@ -361,6 +363,43 @@ fn human_bytes(n: usize) -> String {
         format!("{kib:.1} KiB")
     } else {
         format!("{:.1} MiB", kib / 1024.0)
+    }
+}
+
+impl App {
+    /// A server log message: its level as the line's kind, its logger kept apart for colour.
+    #[allow(deprecated)]
+    fn on_server_log(
+        &mut self,
+        server: &str,
+        level: rmcp::model::LoggingLevel,
+        logger: Option<&str>,
+        data: &serde_json::Value,
+    ) -> Vec<Effect> {
+        let word = level_word(level);
+        let kind = crate::mcp::client::LOG_LEVELS
+            .iter()
+            .find(|l| **l == word)
+            .copied()
+            .unwrap_or("log");
+        let data = data
+            .as_str()
+            .map_or_else(|| data.to_string(), str::to_owned);
+        let logger = logger.map(|l| sanitize_capped(l, 64).replace(['\n', '\r'], " "));
+        let prefix = logger
+            .as_deref()
+            .map(|l| format!("{l}: "))
+            .unwrap_or_default();
+        let text = sanitize_capped(&format!("{prefix}{data}"), 1024);
+        self.push_log(
+            server,
+            LogLine {
+                kind,
+                text,
+                body: None,
+                logger,
+            },
+        )
     }
 }
 

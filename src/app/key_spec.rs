@@ -144,4 +144,11 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("sign_in", Action::SignIn),
     ("sign_out", Action::SignOut),
     ("complete", Action::Complete),
+    ("ping", Action::Ping),
+    ("disconnect", Action::Disconnect),
+    ("roots", Action::Roots),
+    ("add_root", Action::AddRoot),
+    ("log_level_up", Action::LogLevelUp),
+    ("log_level_down", Action::LogLevelDown),
+    ("subscribe", Action::Subscribe),
 ];

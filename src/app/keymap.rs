@@ -67,6 +67,8 @@ pub enum Ctx {
     TasksView,
     /// The call form's suggestion list is open (completion).
     Completion,
+    /// The Roots view (a server's roots for the session).
+    RootsView,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -196,6 +198,20 @@ pub enum Action {
     /// Complete the call form's focused argument (prompts, resource templates), else move to
     /// the next field.
     Complete,
+    /// Ping the selected server (the round trip shows in the status line).
+    Ping,
+    /// Close the selected server's connection (the others stay up).
+    Disconnect,
+    /// Open the Roots view of the selected server.
+    Roots,
+    /// Add a root (the Roots view asks for a directory).
+    AddRoot,
+    /// Ask the server for fewer log messages (`logging/setLevel` one level up).
+    LogLevelUp,
+    /// Ask the server for more log messages (one level down).
+    LogLevelDown,
+    /// Subscribe to the selected or open resource, or unsubscribe.
+    Subscribe,
 }
 
 /// One binding.
@@ -450,7 +466,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 28] = [
+pub const ALL_CTX: [Ctx; 29] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -479,6 +495,7 @@ pub const ALL_CTX: [Ctx; 28] = [
     Ctx::Sampling,
     Ctx::HostsView,
     Ctx::TasksView,
+    Ctx::RootsView,
 ];
 
 /// A context's name in a keymap file.
@@ -512,6 +529,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::HostsView => "hosts_view",
         Ctx::TasksView => "tasks_view",
         Ctx::Completion => "completion",
+        Ctx::RootsView => "roots_view",
     }
 }
 
@@ -546,6 +564,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::HostsView => "hosts view",
         Ctx::TasksView => "tasks view",
         Ctx::Completion => "completions",
+        Ctx::RootsView => "roots view",
     }
 }
 

@@ -32,9 +32,11 @@ mod msg;
 pub mod overlays;
 pub mod policy_view;
 pub mod result_keys;
+pub mod roots_view;
 pub mod sampling;
 pub mod server_asks;
 pub mod server_list;
+pub mod session;
 pub mod side;
 pub mod side_view;
 pub mod spills_view;
@@ -94,6 +96,8 @@ pub(crate) enum Waiter {
     Template(String),
     /// The call form's suggestion list (`completion/complete`).
     Completion,
+    /// A session control (ping, disconnect, roots, log level, subscription).
+    Session,
 }
 
 /// Something loaded in the background.
@@ -313,6 +317,8 @@ pub struct App {
     /// A status message about what the operator decided while a call ran (a policy rule
     /// written): the call's result does not clear it while it is still the one shown.
     pub(crate) message_kept: Option<String>,
+    /// Session controls: log levels, subscriptions, the Roots view.
+    pub session: session::SessionState,
 }
 
 /// How many log lines a server keeps.
@@ -358,6 +364,7 @@ impl App {
             auth: auth::AuthPanel::default(),
             completer: completion::Completer::default(),
             message_kept: None,
+            session: session::SessionState::default(),
         }
     }
 
@@ -400,6 +407,9 @@ impl App {
         }
         if self.tasks_view.is_some() {
             return vec![Ctx::TasksView, Ctx::View];
+        }
+        if self.session.roots.is_some() {
+            return vec![Ctx::RootsView, Ctx::View];
         }
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],

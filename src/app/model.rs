@@ -209,6 +209,8 @@ pub struct LogLine {
     pub text: String,
     /// The message body for traffic lines (sanitised JSON, secrets redacted, capped).
     pub body: Option<String>,
+    /// A server log message's logger (sanitised; its text starts with it).
+    pub logger: Option<String>,
 }
 
 /// One spill of the session.

@@ -289,4 +289,13 @@ pub enum Effect {
     Hosts(super::hosts::HostsEffect),
     /// A sign-in request (store status, sign in, cancel, sign out).
     Auth(super::auth::AuthEffect),
+    /// A session control of one server (ping, disconnect, roots); answer with [`Msg::Done`].
+    Session {
+        /// The request's id.
+        id: ReqId,
+        /// The server.
+        server: String,
+        /// What to do.
+        op: super::session::SessionOp,
+    },
 }

@@ -79,6 +79,7 @@ impl App {
                     kind: "client",
                     text,
                     body: None,
+                    logger: None,
                 };
                 self.push_log(&server, line)
             }

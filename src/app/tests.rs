@@ -556,9 +556,8 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
         .lines
         .back()
         .expect("line")
-        .text
         .clone();
-    assert_eq!(line, "warning careful");
+    assert_eq!((line.kind, line.text.as_str()), ("warning", "careful"));
 }
 
 #[test]

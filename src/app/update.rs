@@ -141,6 +141,9 @@ impl App {
             });
             return action.map_or_else(Vec::new, |a| self.on_tasks_action(a));
         }
+        if self.session.roots.is_some() {
+            return self.on_roots_key(key);
+        }
         if self.overlay.is_some() {
             return self.on_overlay_key(key);
         }

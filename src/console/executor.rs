@@ -5,6 +5,7 @@
 
 mod auth;
 mod hosts;
+mod session;
 
 use std::collections::HashMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -232,6 +233,7 @@ impl Executor {
             } => self.test_connect(&path, layer, &text, server.as_deref()),
             Effect::Hosts(effect) => self.run_hosts(effect),
             Effect::Auth(effect) => self.run_auth(effect),
+            Effect::Session { id, server, op } => self.run_session(id, server, op),
             Effect::ReadStderr(server) => {
                 let text = self.engine.stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });

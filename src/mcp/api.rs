@@ -54,6 +54,12 @@ pub enum OpResult {
     Tasks(TaskList),
     /// `tasks.get` / `tasks.cancel`.
     Task(TaskInfo),
+    /// `roots.list` / `roots.set` (the operator's): a server's roots for the session.
+    Roots(RootList),
+    /// `logging.setLevel` (the operator's).
+    LogLevel(LogLevelSet),
+    /// `disconnect` (the operator's): one server's connection closed.
+    Disconnected(Disconnected),
 }
 
 /// `ping`: the round trip.
@@ -366,4 +372,37 @@ mod tests {
             "NamePrefix"
         );
     }
+}
+
+/// `roots.list` / `roots.set`: the roots a server is shown this session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootList {
+    /// The roots, in the order they are sent.
+    pub roots: Vec<RootItem>,
+    /// Whether the server was told of the change (it was connected and the list changed).
+    pub notified: bool,
+}
+
+/// One root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootItem {
+    /// The `file://` URI.
+    pub uri: String,
+    /// Its short name.
+    pub name: String,
+}
+
+/// `logging.setLevel`: the level the server now sends from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLevelSet {
+    /// `debug` … `emergency`.
+    pub level: String,
+}
+
+/// `disconnect`: one server's connection closed, the others untouched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Disconnected {
+    /// Whether there was a connection to close.
+    pub was_connected: bool,
 }

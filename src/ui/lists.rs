@@ -92,6 +92,10 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
                 sel,
                 focused: window.focused,
                 next_key: next.as_deref(),
+                level: app
+                    .server()
+                    .and_then(|s| app.session.levels.get(&s.name))
+                    .map(String::as_str),
             };
             super::log_tab::log_tab(&pane.log, &shown, frame, list, stderr);
             return;
@@ -203,9 +207,14 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
             .skip(w.start)
             .take(w.height)
             .map(|(i, (r, template))| {
-                let kind = if template { "template " } else { "" };
+                let (kind, color) = if template {
+                    ("template ".to_owned(), Color::Magenta)
+                } else {
+                    let mark = app.subscription_mark(&r.reference);
+                    (mark.unwrap_or_default(), Color::Green)
+                };
                 let spans = vec![
-                    Span::styled(kind, Style::new().fg(Color::Magenta)),
+                    Span::styled(kind, Style::new().fg(color)),
                     Span::raw(format!("{:<name_width$}  ", r.name)),
                     Span::styled(format!("{} ", r.meta), Style::new().fg(Color::DarkGray)),
                     Span::styled(r.description.clone(), Style::new().fg(Color::Gray)),

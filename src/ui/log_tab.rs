@@ -31,6 +31,55 @@ pub struct Shown<'a> {
     pub focused: bool,
     /// The key that shows the next filter, as the keymap says (none when unbound).
     pub next_key: Option<&'a str>,
+    /// The log level asked of the server this session, if any.
+    pub level: Option<&'a str>,
+}
+
+/// The colour of a server log message of `level` (the line's kind), if it is one.
+fn level_color(level: &str) -> Option<Style> {
+    let style = Style::new();
+    Some(match level {
+        "debug" => style.fg(Color::DarkGray),
+        "info" => style.fg(Color::Cyan),
+        "notice" => style.fg(Color::Blue),
+        "warning" => style.fg(Color::Yellow),
+        "error" => style.fg(Color::Red),
+        "critical" | "alert" | "emergency" => {
+            style.fg(Color::LightRed).add_modifier(Modifier::BOLD)
+        }
+        _ => return None,
+    })
+}
+
+/// One line: its kind coloured (a log message's level and logger by level), then its text.
+fn log_line(l: &crate::app::LogLine) -> Line<'static> {
+    if let Some(style) = level_color(l.kind) {
+        let mut spans = vec![Span::styled(format!("{:<8} ", l.kind), style)];
+        let logger = l
+            .logger
+            .as_deref()
+            .map(|g| format!("{g}: "))
+            .filter(|p| l.text.starts_with(p.as_str()));
+        match logger {
+            Some(prefix) => {
+                let rest = l.text[prefix.len()..].to_owned();
+                spans.push(Span::styled(prefix, style.add_modifier(Modifier::ITALIC)));
+                spans.push(Span::raw(rest));
+            }
+            None => spans.push(Span::raw(l.text.clone())),
+        }
+        return Line::from(spans);
+    }
+    let color = match l.kind {
+        "→ sent" => Color::Blue,
+        "← recv" => Color::Green,
+        "exited" => Color::Red,
+        _ => Color::Cyan,
+    };
+    Line::from(vec![
+        Span::styled(format!("{:<9}", l.kind), Style::new().fg(color)),
+        Span::raw(l.text.clone()),
+    ])
 }
 
 /// Draws the [`LogTab`] component: the log list into `list` and the stderr tail into `stderr`.
@@ -38,6 +87,12 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
     let height = usize::from(list.height);
     let log = pane.visible();
     let mut lines = Vec::new();
+    if let Some(level) = shown.level {
+        lines.push(Line::styled(
+            format!("server log level: {level} and up"),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
     if pane.shown != crate::app::LogFilter::All {
         lines.push(Line::styled(
             match shown.next_key {
@@ -64,16 +119,7 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
             .skip(skip)
             .take(height)
             .map(|(i, l)| {
-                let color = match l.kind {
-                    "→ sent" => Color::Blue,
-                    "← recv" => Color::Green,
-                    "exited" => Color::Red,
-                    _ => Color::Cyan,
-                };
-                let line = Line::from(vec![
-                    Span::styled(format!("{:<9}", l.kind), Style::new().fg(color)),
-                    Span::raw(l.text.clone()),
-                ]);
+                let line = log_line(l);
                 if focused && Some(i) == selected {
                     line.style(Style::new().add_modifier(Modifier::REVERSED))
                 } else {

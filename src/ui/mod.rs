@@ -15,6 +15,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod policy_view;
+mod roots_view;
 mod sampling;
 mod server_list;
 mod side;
@@ -150,5 +151,7 @@ mod client_tests;
 mod completion_tests;
 #[cfg(test)]
 mod hosts_tests;
+#[cfg(test)]
+mod session_tests;
 #[cfg(test)]
 mod tests;

@@ -72,6 +72,9 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     if let Some(view) = &app.tasks_view {
         super::tasks_view::render(app, view, frame, big);
     }
+    if let Some(view) = &app.session.roots {
+        super::roots_view::render(app, view, frame, big);
+    }
     // A server's request of the operator, over any view; an approval stays in front of it.
     match app.asks.front() {
         Some(crate::app::server_asks::ServerAsk::Elicit(e)) => {

@@ -44,12 +44,12 @@ fn bounded_params<T: serde::Serialize>(method: &str, params: &T) -> Result<Value
 /// `roots/list`.
 pub fn list_roots(side: Option<&ClientSide>, server: &str) -> Result<ListRootsResult, ErrorData> {
     let side = side.ok_or_else(|| not_declared("roots/list"))?;
-    let roots: Vec<Root> = side
-        .roots
+    let now = side.roots.get();
+    let roots: Vec<Root> = now
         .iter()
         .map(|r| Root::new(r.uri.clone()).with_name(r.name.clone()))
         .collect();
-    let listed: Vec<&str> = side.roots.iter().map(|r| r.uri.as_str()).collect();
+    let listed: Vec<&str> = now.iter().map(|r| r.uri.as_str()).collect();
     side.requests.note(
         server,
         &format!(

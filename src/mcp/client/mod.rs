@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 pub use elicit::{FieldKind, Form, FormField};
-pub use roots::RootEntry;
+pub use roots::{RootEntry, SharedRoots};
 
 /// The largest server-to-client request (its parameters as JSON) that is looked at; larger
 /// ones are refused.
@@ -129,8 +129,8 @@ pub trait ClientRequests: Send + Sync {
 pub struct ClientSide {
     /// The broker.
     pub requests: Arc<dyn ClientRequests>,
-    /// The roots this server is shown.
-    pub roots: Vec<RootEntry>,
+    /// The roots this server is shown (changeable for the session).
+    pub roots: SharedRoots,
     /// The log level to ask for (`logging/setLevel`) where the server declares `logging`;
     /// its log lines are then noted on the broker.
     pub log_level: Option<String>,

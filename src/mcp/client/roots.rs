@@ -2,9 +2,11 @@
 //!
 //! Default: the project directory. A server definition's `roots` list replaces it (paths
 //! resolved against the configuration file's directory; `[]` means none); the CLI's `--root`
-//! replaces both.
+//! replaces both. The operator may change a server's roots for the session ([`SharedRoots`]);
+//! the connection then tells the server with `notifications/roots/list_changed`.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// One root as sent in `roots/list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +37,36 @@ impl RootEntry {
             .file_name()
             .map_or_else(|| "/".to_owned(), |n| n.to_string_lossy().into_owned());
         Some(Self { uri, name })
+    }
+}
+
+/// One server's roots for the session: read by every `roots/list` answer, changed by the
+/// operator. Clones share the list.
+#[derive(Debug, Clone, Default)]
+pub struct SharedRoots(Arc<RwLock<Vec<RootEntry>>>);
+
+impl SharedRoots {
+    /// Shared roots starting as `roots`.
+    pub fn new(roots: Vec<RootEntry>) -> Self {
+        Self(Arc::new(RwLock::new(roots)))
+    }
+
+    /// The roots now.
+    pub fn get(&self) -> Vec<RootEntry> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the roots; `false` when they were already these.
+    pub fn set(&self, roots: Vec<RootEntry>) -> bool {
+        let mut now = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        if *now == roots {
+            return false;
+        }
+        *now = roots;
+        true
     }
 }
 
@@ -105,6 +137,16 @@ mod tests {
         let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
         assert_eq!(uris, ["file:///home/ada/proj/data", "file:///abs/x%20y"]);
         assert!(roots_for(None, Some(&[]), Path::new("/"), Path::new("/p")).is_empty());
+    }
+
+    #[test]
+    fn shared_roots_change_for_every_clone() {
+        let shared = SharedRoots::new(Vec::new());
+        let other = shared.clone();
+        let root = RootEntry::for_path(Path::new("/srv"), Path::new("/")).expect("root");
+        assert!(shared.set(vec![root.clone()]));
+        assert_eq!(other.get(), vec![root.clone()]);
+        assert!(!other.set(vec![root]), "the same list is no change");
     }
 
     #[test]

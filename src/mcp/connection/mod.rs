@@ -715,6 +715,16 @@ impl Connection {
         self.request_default(request).await.err().map(|e| e.message)
     }
 
+    /// Sends `notifications/roots/list_changed` (the server may then ask `roots/list` again).
+    #[allow(deprecated)]
+    pub async fn notify_roots_changed(&self) -> Result<(), String> {
+        self.service
+            .peer()
+            .notify_roots_list_changed()
+            .await
+            .map_err(|e| error::clean(&self.redactor, &e.to_string()))
+    }
+
     /// Maps a request failure, explaining a closed stdio stream by the process's exit.
     async fn map_service_error(&self, e: &ServiceError) -> RequestError {
         if matches!(

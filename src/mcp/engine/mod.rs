@@ -13,6 +13,7 @@ mod operator;
 mod ops;
 pub mod outcome;
 mod probe;
+mod session;
 mod slot;
 
 use std::collections::BTreeMap;
@@ -355,7 +356,8 @@ impl Engine {
             OperatorOp::TasksList
             | OperatorOp::TaskGet { .. }
             | OperatorOp::TaskCancel { .. }
-            | OperatorOp::TaskResult { .. } => ProxyRequest::ToolsList { server },
+            | OperatorOp::TaskResult { .. }
+            | OperatorOp::SetLogLevel { .. } => ProxyRequest::ToolsList { server },
         };
         self.execute_inner(&request, cancel, None, RunMode::Operator(op), None)
             .await
@@ -740,6 +742,7 @@ impl Engine {
             OperatorOp::TaskGet { id } => operator::task(ctx, id, false).await,
             OperatorOp::TaskCancel { id } => operator::task(ctx, id, true).await,
             OperatorOp::TaskResult { id } => operator::task_result(ctx, id).await,
+            OperatorOp::SetLogLevel { level } => operator::set_log_level(ctx, level).await,
         }
     }
 

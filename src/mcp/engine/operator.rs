@@ -83,6 +83,11 @@ pub enum OperatorOp {
         /// The task id.
         id: String,
     },
+    /// `logging/setLevel`.
+    SetLogLevel {
+        /// `debug` … `emergency`.
+        level: String,
+    },
 }
 
 impl OperatorOp {
@@ -98,6 +103,7 @@ impl OperatorOp {
             Self::TaskGet { .. } => "tasks.get",
             Self::TaskCancel { .. } => "tasks.cancel",
             Self::TaskResult { .. } => "tasks.result",
+            Self::SetLogLevel { .. } => "logging.setLevel",
         }
     }
 }
@@ -232,12 +238,28 @@ pub async fn expand_template(
     uri_template::expand(&uri_template, values).map_err(Failure::invalid)
 }
 
-/// `resources/subscribe` or `resources/unsubscribe`.
+/// `resources/subscribe` or `resources/unsubscribe` of a URI, or of a listed resource by its
+/// opaque reference (the result then names its URI).
 pub async fn subscription(
     ctx: &OpContext<'_>,
     uri: &str,
     subscribe: bool,
 ) -> Result<Success, Failure> {
+    let resolved;
+    let uri = if crate::mcp::results::refs::is_resource_reference(uri) {
+        let refs = ctx
+            .live
+            .refs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        resolved = refs
+            .resolve(ctx.live.generation, uri)
+            .map(str::to_owned)
+            .map_err(|e| Failure::new("stale_reference", e.to_string(), 1))?;
+        resolved.as_str()
+    } else {
+        uri
+    };
     let conn = ctx.live.conn.read().await;
     let declared = conn
         .identity()
@@ -358,4 +380,37 @@ pub async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success, Failu
         &result,
         None,
     )
+}
+
+/// `logging/setLevel`, refused before anything is sent when the server declared no logging.
+pub async fn set_log_level(ctx: &OpContext<'_>, level: &str) -> Result<Success, Failure> {
+    let Some(level) = crate::mcp::client::parse_level(level) else {
+        return Err(Failure::invalid(format!(
+            "`{}` is not a log level (debug, info, notice, warning, error, critical, alert, emergency)",
+            sanitize_capped(level, 32)
+        )));
+    };
+    let conn = ctx.live.conn.read().await;
+    if conn.identity().capabilities.logging.is_none() {
+        return Err(not_offered(ctx, "log levels"));
+    }
+    if let Some(problem) = conn.set_log_level(&level).await {
+        return Err(Failure::new(
+            "protocol",
+            format!(
+                "logging/setLevel failed: {}",
+                sanitize_capped(&problem, 512)
+            ),
+            4,
+        ));
+    }
+    ctx.slot.remember_log_level(&level);
+    Ok(Success {
+        text: format!(
+            "{} now sends log messages from {level} up",
+            sanitize_capped(&ctx.slot.name, 128)
+        ),
+        result: OpResult::LogLevel(crate::mcp::api::LogLevelSet { level }),
+        spills: Vec::new(),
+    })
 }

@@ -75,6 +75,10 @@ pub struct Slot {
     live: RwLock<Option<Arc<Live>>>,
     facts: Mutex<Facts>,
     approvals: Mutex<Approvals>,
+    /// The roots for this session, once a face asked for them (kept across reconnects).
+    roots: std::sync::OnceLock<crate::mcp::client::SharedRoots>,
+    /// The log level the operator asked for this session (asked again on reconnect).
+    log_level: Mutex<Option<String>>,
 }
 
 /// Session approvals and tool pins of one server.
@@ -105,7 +109,43 @@ impl Slot {
             live: RwLock::new(None),
             facts: Mutex::new(Facts::default()),
             approvals: Mutex::new(Approvals::default()),
+            roots: std::sync::OnceLock::new(),
+            log_level: Mutex::new(None),
         }
+    }
+
+    /// Remembers the log level the operator asked for, so a new connection asks it again.
+    pub fn remember_log_level(&self, level: &str) {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(level.to_owned());
+    }
+
+    fn session_side(&self, face: &ClientFace) -> crate::mcp::client::ClientSide {
+        let mut side = face.side_for(self.session_roots(face));
+        let asked = self
+            .log_level
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if asked.is_some() {
+            side.log_level = asked;
+        }
+        side
+    }
+
+    /// This session's roots: the face's choice for this definition at first, then whatever
+    /// the operator made of them.
+    pub fn session_roots(&self, face: &ClientFace) -> crate::mcp::client::SharedRoots {
+        self.roots
+            .get_or_init(|| {
+                let configured = self.def().ok().and_then(|d| d.roots.clone());
+                crate::mcp::client::SharedRoots::new(
+                    face.roots_for(&self.file_dir, configured.as_deref()),
+                )
+            })
+            .clone()
     }
 
     fn facts(&self) -> std::sync::MutexGuard<'_, Facts> {
@@ -325,8 +365,7 @@ impl Slot {
             (Some(ctx.events.clone()), ctx.traffic),
             def.reconnect,
             cancel,
-            ctx.client
-                .map(|face| face.side_for(&self.file_dir, def.roots.as_deref())),
+            ctx.client.map(|face| self.session_side(face)),
         )
         .await;
         let conn = match result {
@@ -457,20 +496,28 @@ pub struct ClientFace {
 }
 
 impl ClientFace {
-    /// The client side of one server's connection.
-    pub fn side_for(
+    /// The roots a server defined in `file_dir` (with `configured` roots) starts with.
+    pub fn roots_for(
         &self,
         file_dir: &std::path::Path,
         configured: Option<&[String]>,
+    ) -> Vec<crate::mcp::client::RootEntry> {
+        crate::mcp::client::roots::roots_for(
+            self.roots_override.as_deref(),
+            configured,
+            file_dir,
+            &self.project_root,
+        )
+    }
+
+    /// The client side of one server's connection, answering `roots/list` from `roots`.
+    pub fn side_for(
+        &self,
+        roots: crate::mcp::client::SharedRoots,
     ) -> crate::mcp::client::ClientSide {
         crate::mcp::client::ClientSide {
             requests: self.requests.clone(),
-            roots: crate::mcp::client::roots::roots_for(
-                self.roots_override.as_deref(),
-                configured,
-                file_dir,
-                &self.project_root,
-            ),
+            roots,
             log_level: self.log_level.clone(),
         }
     }

@@ -1,0 +1,59 @@
+//! Draws the Roots view: the roots a server is shown this session (URI and name), the
+//! selection reversed, and while adding, the directory being typed; loading and failures in
+//! words.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::roots_view::RootsView;
+use crate::app::{App, Load};
+
+const DIM: Style = Style::new().fg(Color::DarkGray);
+
+/// Draws `view` in `area`.
+pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
+    let title = format!("Roots of {} (this session)", view.server);
+    let (inner, block) = super::overlays::popup(frame, area, &title, Color::Cyan);
+    frame.render_widget(block, area);
+    let mut lines = Vec::new();
+    if let Some(path) = &view.adding {
+        lines.push(Line::from(vec![
+            Span::styled("add directory: ", Style::new().fg(Color::Yellow)),
+            Span::raw(path.clone()),
+            Span::styled("▏", Style::new().fg(Color::Yellow)),
+        ]));
+        lines.push(Line::styled(
+            "relative to the project directory · Enter adds · Esc cancels",
+            DIM,
+        ));
+    }
+    match &view.roots {
+        Load::Idle | Load::Loading(_) => lines.push(Line::styled("reading roots…", DIM)),
+        Load::Failed(class, message) => lines.push(Line::styled(
+            format!("{class}: {message}"),
+            Style::new().fg(Color::Red),
+        )),
+        Load::Ready(roots) if roots.is_empty() => lines.push(Line::styled(
+            "No roots: the server is told of none (roots/list answers an empty list).",
+            DIM,
+        )),
+        Load::Ready(roots) => {
+            let height = usize::from(inner.height).saturating_sub(lines.len());
+            let start = crate::app::layout::window_start(view.sel, height);
+            for (i, root) in roots.iter().enumerate().skip(start).take(height) {
+                let mut line = Line::from(vec![
+                    Span::raw(root.uri.clone()),
+                    Span::styled(format!("  {}", root.name), DIM),
+                ]);
+                if i == view.sel && view.adding.is_none() {
+                    line = line.style(Style::new().add_modifier(Modifier::REVERSED));
+                }
+                lines.push(line);
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
