@@ -192,6 +192,7 @@ impl App {
         if self.message_kept.take() != self.message {
             self.message = None;
         }
+        self.announce_links();
         effects
     }
 
@@ -225,6 +226,9 @@ impl App {
                 ("updated", sanitize_capped(uri, 512), None)
             }
             ConnectionEvent::Exited { status } => ("exited", sanitize_capped(status, 256), None),
+            ConnectionEvent::ElicitationComplete { id } => {
+                return self.on_elicitation_complete(&event.server, id);
+            }
             ConnectionEvent::Traffic(t) => {
                 let (kind, text, body) = traffic_line(t);
                 let line = LogLine {

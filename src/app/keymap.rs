@@ -69,6 +69,8 @@ pub enum Ctx {
     Completion,
     /// The Roots view (a server's roots for the session).
     RootsView,
+    /// A result's list of resource links is open.
+    ResultLinks,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -466,7 +468,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 29] = [
+pub const ALL_CTX: [Ctx; 30] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -480,6 +482,7 @@ pub const ALL_CTX: [Ctx; 29] = [
     Ctx::Completion,
     Ctx::Running,
     Ctx::Result,
+    Ctx::ResultLinks,
     Ctx::View,
     Ctx::TrustView,
     Ctx::SpillsView,
@@ -529,6 +532,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::HostsView => "hosts_view",
         Ctx::TasksView => "tasks_view",
         Ctx::Completion => "completion",
+        Ctx::ResultLinks => "result_links",
         Ctx::RootsView => "roots_view",
     }
 }
@@ -564,6 +568,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::HostsView => "hosts view",
         Ctx::TasksView => "tasks view",
         Ctx::Completion => "completions",
+        Ctx::ResultLinks => "resource links",
         Ctx::RootsView => "roots view",
     }
 }

@@ -16,6 +16,7 @@ mod call_form;
 mod calls;
 pub mod completion;
 pub mod editor;
+pub mod elicit_complete;
 pub mod elicitation;
 pub mod fold;
 pub mod form;
@@ -32,6 +33,7 @@ mod msg;
 pub mod overlays;
 pub mod policy_view;
 pub mod result_keys;
+pub mod result_links;
 pub mod roots_view;
 pub mod sampling;
 pub mod server_asks;
@@ -317,6 +319,8 @@ pub struct App {
     /// A status message about what the operator decided while a call ran (a policy rule
     /// written): the call's result does not clear it while it is still the one shown.
     pub(crate) message_kept: Option<String>,
+    /// URL elicitations the servers said were complete before their request arrived.
+    pub early_completions: elicit_complete::EarlyCompletions,
     /// Session controls: log levels, subscriptions, the Roots view.
     pub session: session::SessionState,
 }
@@ -364,6 +368,7 @@ impl App {
             auth: auth::AuthPanel::default(),
             completer: completion::Completer::default(),
             message_kept: None,
+            early_completions: elicit_complete::EarlyCompletions::default(),
             session: session::SessionState::default(),
         }
     }
@@ -434,6 +439,9 @@ impl App {
             }
             (Screen::Form(_) | Screen::Raw(..), _) => return vec![Ctx::Form],
             (Screen::Running(_), _) => vec![Ctx::Running],
+            (Screen::Result(r), _) if r.view.link_pick.is_some() => {
+                vec![Ctx::ResultLinks, Ctx::Result]
+            }
             (Screen::Result(..), _) => vec![Ctx::Result],
             (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
             (Screen::Browse, Focus::Main | Focus::Side) => {

@@ -1,5 +1,6 @@
-//! Render snapshots of the call form's suggestion list at 80×24, 120×40 and 40×15: a prompt
-//! form with suggestions (the highlight scrolled past the first window) and an ask in flight.
+//! Render snapshots at 80×24, 120×40 and 40×15 of the call form's suggestion list (a prompt
+//! form with suggestions, the highlight scrolled past the first window, and an ask in flight)
+//! and of a result's list of resource links.
 
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -63,4 +64,53 @@ fn completion_asking() {
     prompt_form(&mut app);
     app.update(key(KeyCode::Tab));
     snapshot_all("completion_asking", &mut app);
+}
+
+#[test]
+fn result_links_list() {
+    use crate::mcp::api::{OpResult, ToolCall};
+    use crate::mcp::engine::{Outcome, Success};
+    use crate::mcp::results::links::ResourceLinkRef;
+    let (mut app, _d) = demo_app();
+    app.screen = Screen::Form(Form::new(
+        "demo",
+        Target::Tool("get-resource-links".to_owned()),
+        json!({"type": "object"}),
+    ));
+    let fx = app.update(key(KeyCode::Enter));
+    let [Effect::Execute { id, .. }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    let links: Vec<ResourceLinkRef> = (1..=3)
+        .map(|i| ResourceLinkRef {
+            name: format!("Resource {i}"),
+            uri: format!("demo://resource/dynamic/text/{i}"),
+        })
+        .collect();
+    let mut text = "Here are 3 resource links:".to_owned();
+    for l in &links {
+        text.push_str(&format!("\n[resource link: {} (demo://resource)]", l.name));
+    }
+    app.update(crate::app::Msg::Done {
+        id: *id,
+        outcome: Box::new(Outcome {
+            server: Some("demo".to_owned()),
+            operation: "tools.call get-resource-links".to_owned(),
+            body: Ok(Success {
+                result: OpResult::Call(ToolCall {
+                    is_error: false,
+                    text: text.clone(),
+                    structured_content: None,
+                    output_schema_verdict: None,
+                    spills: Vec::new(),
+                    links,
+                }),
+                text,
+                spills: Vec::new(),
+            }),
+        }),
+    });
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Down));
+    snapshot_all("result_links_list", &mut app);
 }

@@ -44,7 +44,10 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         }
         Screen::Raw(raw) => super::call_form::raw_form(app, raw, frame, body),
         Screen::Running(run) => super::calls::render_running(app, run, frame, body),
-        Screen::Result(ResultScreen { view, .. }) => render_result(view, frame, body),
+        Screen::Result(ResultScreen { view, .. }) => {
+            render_result(view, frame, body);
+            super::result_links::render(view, frame, body);
+        }
     }
 }
 

@@ -15,6 +15,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod policy_view;
+mod result_links;
 mod roots_view;
 mod sampling;
 mod server_list;
