@@ -356,5 +356,20 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
                 && state("demo") == Some(ServerState::Connected)
         })
         .await;
+        // Connecting again asks for the level chosen this session.
+        let set_level = |a: &App| {
+            a.panes["everything"]
+                .log
+                .lines
+                .iter()
+                .filter(|l| l.kind == "→ sent" && l.text.contains("logging/setLevel"))
+                .count()
+        };
+        let before = set_level(&h.rt.app);
+        h.ch('r');
+        h.until("logging/setLevel on the new connection", |a| {
+            set_level(a) > before
+        })
+        .await;
     });
 }

@@ -78,6 +78,21 @@ impl App {
         action.map_or_else(Vec::new, |a| self.on_roots_action(a))
     }
 
+    /// A paste while the Roots view is open: its first line types into the directory being
+    /// added (control characters dropped); otherwise it does nothing.
+    pub(super) fn on_roots_paste(&mut self, text: &str) {
+        let Some(path) = self.session.roots.as_mut().and_then(|v| v.adding.as_mut()) else {
+            return;
+        };
+        let line = text.lines().next().unwrap_or_default();
+        for c in line.chars().filter(|c| !c.is_control()) {
+            if path.len() >= PATH_CAP {
+                break;
+            }
+            path.push(c);
+        }
+    }
+
     /// An action while the Roots view is open.
     pub(super) fn on_roots_action(&mut self, action: Action) -> Vec<Effect> {
         let Some(view) = &mut self.session.roots else {

@@ -277,11 +277,12 @@ fn the_roots_view_lists_adds_and_removes() {
     };
     assert!(!roots[0].name.contains('\u{202e}'), "sanitised");
 
-    // `a` types a directory (q, x and Esc are text here), Enter adds it.
+    // `a` types a directory (keys and the first line of a paste), Enter adds it.
     app.update(ch('a'));
-    for c in "data/x".chars() {
+    for c in "data/".chars() {
         app.update(ch(c));
     }
+    app.update(Msg::Paste("x\u{1b}\nrm -rf".into()));
     let (id, op) = session(&app.update(key(KeyCode::Enter)));
     assert_eq!(op, SessionOp::AddRoot("data/x".into()));
     app.update(done(

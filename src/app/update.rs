@@ -256,6 +256,10 @@ impl App {
         if !self.asks.is_empty() {
             return self.on_ask_paste(text);
         }
+        if self.session.roots.is_some() {
+            self.on_roots_paste(text);
+            return Vec::new();
+        }
         if let Some(Overlay::Editor(editor)) = &mut self.overlay {
             editor.area.insert_str(text);
             editor.dirty = true;

@@ -435,6 +435,10 @@ impl Slot {
             if facts.state == Some(ServerState::Connected) {
                 facts.state = Some(ServerState::Disconnected);
             }
+            // The catalog sizes were this connection's.
+            facts.runtime.tools = None;
+            facts.runtime.resources = None;
+            facts.runtime.prompts = None;
         }
     }
 }
