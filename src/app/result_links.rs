@@ -164,7 +164,9 @@ mod tests {
         };
         let mut text = "Here are the links:".to_owned();
         for (name, _) in links {
-            text.push_str(&format!("\n[resource link: {name} (demo://resource)]"));
+            text.push_str("\n[resource link: ");
+            text.push_str(name);
+            text.push_str(" (demo://resource)]");
         }
         let call = ToolCall {
             is_error: false,

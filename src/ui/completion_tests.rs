@@ -89,7 +89,9 @@ fn result_links_list() {
         .collect();
     let mut text = "Here are 3 resource links:".to_owned();
     for l in &links {
-        text.push_str(&format!("\n[resource link: {} (demo://resource)]", l.name));
+        text.push_str("\n[resource link: ");
+        text.push_str(&l.name);
+        text.push_str(" (demo://resource)]");
     }
     app.update(crate::app::Msg::Done {
         id: *id,
