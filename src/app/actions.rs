@@ -93,7 +93,10 @@ impl App {
             ),
             Action::Policy => return Some(self.open_policy_view()),
             Action::Approvals => (Overlay::Approvals(0), Vec::new()),
-            Action::Agents => (Overlay::Agents(0), vec![Effect::ScanAgents]),
+            Action::Agents => (
+                Overlay::Agents(super::agents_view::AgentsView::default()),
+                vec![Effect::ScanAgents],
+            ),
             Action::Spills => (
                 Overlay::Spills(super::spills_view::SpillsView::default()),
                 vec![Effect::RefreshSpills],

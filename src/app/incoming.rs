@@ -74,6 +74,29 @@ impl App {
             Waiter::SideForm | Waiter::SideRun => {
                 self.side_done(id, outcome);
             }
+            w @ (Waiter::Tools(_)
+            | Waiter::Resources(_)
+            | Waiter::Prompts(_)
+            | Waiter::Search(_)) => {
+                self.on_catalog(w, id, outcome);
+            }
+            Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
+            Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
+            Waiter::Detail => effects.extend(self.on_described(id, outcome)),
+            Waiter::Run => {
+                effects.extend(self.on_finished(id, outcome));
+                self.on_reread(id);
+            }
+            Waiter::Session => effects.extend(self.on_session_done(id, outcome)),
+            Waiter::Completion => effects.extend(self.on_completion_done(id, outcome)),
+        }
+        effects
+    }
+
+    /// A tab's catalog or the tool search arrived: it goes to the tab component that asked,
+    /// when it still waits for this id.
+    fn on_catalog(&mut self, waiter: Waiter, id: ReqId, outcome: &Outcome) {
+        match waiter {
             Waiter::Tools(server) => {
                 if let Some(pane) = self.panes.get_mut(&server)
                     && pane.tools.catalog.as_ref().is_some_and(|l| l.waits_for(id))
@@ -125,17 +148,8 @@ impl App {
                     });
                 }
             }
-            Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
-            Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
-            Waiter::Detail => effects.extend(self.on_described(id, outcome)),
-            Waiter::Run => {
-                effects.extend(self.on_finished(id, outcome));
-                self.on_reread(id);
-            }
-            Waiter::Session => effects.extend(self.on_session_done(id, outcome)),
-            Waiter::Completion => effects.extend(self.on_completion_done(id, outcome)),
+            _ => {}
         }
-        effects
     }
 
     /// The detail screen's description arrived (dropped when the operator moved on).

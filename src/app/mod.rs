@@ -10,6 +10,7 @@
 
 mod actions;
 pub mod agents;
+pub mod agents_view;
 pub mod approval;
 pub mod auth;
 mod call_form;

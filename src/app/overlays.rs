@@ -32,7 +32,7 @@ pub enum Overlay {
     /// Approvals: pending and decided this session, scrolled.
     Approvals(usize),
     /// Attached agent sessions (`mcpdeck serve`), scrolled.
-    Agents(usize),
+    Agents(super::agents_view::AgentsView),
     /// The config editor.
     Editor(Box<super::editor::Editor>),
     /// The spill pager.
@@ -56,11 +56,12 @@ pub struct DoctorView {
     pub file: usize,
 }
 
-/// The trust view's state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The trust view's state: its text (the project's state, the changes since it was trusted,
+/// each definition and its risks) scrolls in the one text viewer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustView {
-    /// The first line shown.
-    pub scroll: usize,
+    /// Scroll position over the wrapped rows.
+    pub viewer: viewer::Viewer,
     /// Whether a typed `y` is awaited to grant trust.
     pub confirming: bool,
 }
@@ -175,14 +176,7 @@ impl Overlay {
             (Self::Spills(v), action) => v.update(action, s),
             (Self::Trust(t), action) => trust_update(t, action, s),
             (Self::Hosts(view), action) => view.update(action),
-            (Self::Agents(scroll), Action::Reconnect) => {
-                Step::with(Self::Agents(scroll), [Effect::ScanAgents])
-                    .said("looking for agent sessions…")
-            }
-            (Self::Agents(scroll), action) => {
-                let max = s.agents.iter().map(|a| a.servers.len() + 2).sum::<usize>();
-                Step::keep(Self::Agents(scrolled(scroll, action, max)))
-            }
+            (Self::Agents(view), action) => view.update(action, s),
             (Self::Approvals(scroll), action) => {
                 Step::keep(Self::Approvals(scrolled(scroll, action, s.approvals_len)))
             }
@@ -255,7 +249,19 @@ fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
         }
         Action::Revoke => Step::with(Overlay::Trust(t), [Effect::RevokeTrust]),
         _ => {
-            t.scroll = scrolled(t.scroll, action, s.info.trust.len().saturating_sub(1));
+            let lines: Vec<String> = s.info.trust.iter().map(|l| l.text.clone()).collect();
+            // The prompt row under the text is the one difference from the pager's layout.
+            let (w, h) = s.pager_viewport;
+            t.viewer.viewport = (w, h.saturating_sub(1));
+            match action {
+                Action::Down => t.viewer.scroll_by(&lines, 1),
+                Action::Up => t.viewer.scroll_by(&lines, -1),
+                Action::PageDown => t.viewer.page(&lines, true),
+                Action::PageUp => t.viewer.page(&lines, false),
+                Action::Top => t.viewer.home(),
+                Action::Bottom => t.viewer.end(&lines),
+                _ => {}
+            }
             Step::keep(Overlay::Trust(t))
         }
     }
@@ -326,6 +332,7 @@ impl App {
         }
         let typed = match &mut self.overlay {
             Some(Overlay::Spills(v)) => v.filter_key(&key),
+            Some(Overlay::Agents(v)) => v.filter_key(&key),
             _ => None,
         };
         match typed {

@@ -492,6 +492,43 @@ mod tests {
         assert_eq!(log.list.filter, None);
     }
 
+    fn resource(name: &str, description: &str) -> ResourceRow {
+        ResourceRow {
+            reference: String::new(),
+            name: name.to_owned(),
+            meta: String::new(),
+            description: description.to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_resources_filter_narrows_templates_too_and_belongs_to_its_tab() {
+        let mut pane = ServerPane::default();
+        pane.resources.catalog = Some(Load::Ready((
+            vec![resource("structure.md", "the layout")],
+            vec![
+                resource("user-profile", "a user by id"),
+                resource("repo-file", "a file in a repo"),
+            ],
+        )));
+        pane.update(Tab::Resources, TabMsg::StartFilter);
+        for c in "user".chars() {
+            pane.update(Tab::Resources, TabMsg::FilterKey(key(KeyCode::Char(c))));
+        }
+        let names: Vec<(&str, bool)> = pane
+            .resources
+            .entries()
+            .iter()
+            .map(|(r, template)| (r.name.as_str(), *template))
+            .collect();
+        assert_eq!(names, [("user-profile", true)]);
+        assert_eq!(
+            pane.list(Tab::Prompts).filter,
+            None,
+            "other tabs keep theirs"
+        );
+    }
+
     #[test]
     fn a_blank_search_asks_nothing_and_a_query_asks_with_the_id() {
         let mut tools = ToolsTab::default();

@@ -100,6 +100,22 @@ async fn session(
             rt.app.message = Some(crate::mcp::sanitize::sanitize_capped(first, 200));
         }
     }
+    // Colours by role: the embedded theme, a user's `theme.toml` beside the policy file, and
+    // `NO_COLOR` (any non-empty value) over both.
+    let theme_path = rt
+        .app
+        .policy_path
+        .as_ref()
+        .map(|p| p.with_file_name("theme.toml"));
+    let user_theme = theme_path.and_then(|p| std::fs::read_to_string(p).ok());
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let (theme, problems) = crate::ui::theme::Theme::load(user_theme.as_deref(), no_color);
+    crate::ui::theme::install(theme);
+    if let Some(first) = problems.first()
+        && rt.app.message.is_none()
+    {
+        rt.app.message = Some(crate::mcp::sanitize::sanitize_capped(first, 200));
+    }
     // Attach to agents' serve sessions already running: their approvals come here too.
     rt.exec.run(crate::app::Effect::ScanAgents);
     let mut guard = match terminal::TerminalGuard::enter() {

@@ -3,18 +3,35 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::server_list::state_glyph;
+use super::theme::theme;
 use crate::app::App;
+use crate::app::agents_view::AgentsView;
 use crate::mcp::status::ServerState;
 
-/// Draws the view's lines into `inner`, from `scroll`.
-pub fn render(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
-    let dim = Style::new().fg(Color::DarkGray);
+/// Draws the [`AgentsView`] component into `inner`: the filter bar when one is open, then the
+/// sessions it keeps, from its scroll.
+pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect) {
+    let dim = Style::new().fg(theme().dim);
     let mut lines = Vec::new();
+    let shown = view.shown(&app.agents);
+    let mut bar = None;
+    if let Some(filter) = &view.filter {
+        let cursor = if filter.editing { "▏" } else { "" };
+        bar = Some(Line::from(vec![
+            Span::styled("/ ", Style::new().fg(theme().accent)),
+            Span::raw(format!("{}{cursor}", filter.query)),
+            Span::styled(
+                format!("  {} of {} shown", shown.len(), app.agents.len()),
+                dim,
+            ),
+        ]));
+    }
+    let scroll = view.scroll;
     if app.agents.is_empty() {
         lines.push(Line::styled(
             "No live `mcpdeck serve` sessions. Agents that run `mcpdeck serve` appear here;",
@@ -25,7 +42,7 @@ pub fn render(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
             dim,
         ));
     }
-    for a in &app.agents {
+    for a in shown {
         let mut head = vec![
             Span::styled(
                 format!("serve pid {}", a.pid),
@@ -35,7 +52,7 @@ pub fn render(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
             Span::styled(
                 format!("mode {}", a.mode),
                 if a.mode == "enforce" {
-                    Style::new().fg(Color::Yellow)
+                    Style::new().fg(theme().warn)
                 } else {
                     dim
                 },
@@ -43,11 +60,11 @@ pub fn render(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
             Span::raw(format!("  spills {}", a.spills)),
         ];
         if a.gone {
-            head.push(Span::styled("  ended", Style::new().fg(Color::Red)));
+            head.push(Span::styled("  ended", Style::new().fg(theme().error)));
         } else if a.pending > 0 {
             head.push(Span::styled(
                 format!("  {} approval(s) pending", a.pending),
-                Style::new().fg(Color::Yellow),
+                Style::new().fg(theme().warn),
             ));
         }
         lines.push(Line::from(head));
@@ -64,10 +81,10 @@ pub fn render(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
         }
         lines.push(Line::raw(""));
     }
-    let lines: Vec<Line> = lines
+    let height = usize::from(inner.height).saturating_sub(usize::from(bar.is_some()));
+    let lines: Vec<Line> = bar
         .into_iter()
-        .skip(scroll)
-        .take(usize::from(inner.height))
+        .chain(lines.into_iter().skip(scroll).take(height))
         .collect();
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

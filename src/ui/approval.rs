@@ -4,10 +4,11 @@
 //! "always" confirmation; and, when asked for, all of the arguments in the one text viewer.
 
 use ratatui::Frame;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 
+use super::theme::theme;
 use super::viewer::wrap_styled;
 use crate::app::App;
 use crate::app::approval::Pending;
@@ -20,7 +21,7 @@ fn boxed<'a>(frame: &mut Frame, area: ratatui::layout::Rect, title: &str) -> Blo
     Block::new()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(Color::Yellow))
+        .border_style(Style::new().fg(theme().warn))
         .title(Line::styled(
             format!(" {title} "),
             Style::new().add_modifier(Modifier::BOLD),
@@ -29,7 +30,7 @@ fn boxed<'a>(frame: &mut Frame, area: ratatui::layout::Rect, title: &str) -> Blo
 
 fn field(label: &str, value: String, style: Style) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{label:<11}"), Style::new().fg(Color::DarkGray)),
+        Span::styled(format!("{label:<11}"), Style::new().fg(theme().dim)),
         Span::styled(value, style),
     ])
 }
@@ -48,7 +49,7 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
         lines.push(field(
             "agent",
             format!("mcpdeck serve pid {pid}{project}"),
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme().warn),
         ));
     }
     lines.push(field("server", r.server.clone(), Style::new()));
@@ -67,13 +68,13 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     if r.server_changed {
         lines.push(Line::styled(
             "⚠ the server's definition changed this session",
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme().warn),
         ));
     }
     if r.tool_changed {
         lines.push(Line::styled(
             "⚠ the tool's definition changed since it was listed",
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme().warn),
         ));
     }
     lines
@@ -86,7 +87,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
     if app.approvals.len() > 1 {
         lines.push(Line::styled(
             format!("({} more waiting)", app.approvals.len() - 1),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     if pending.confirming_always {
@@ -100,7 +101,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
                 "Add the allow rule `{}` to {file}? Type y to add it and allow; any other key goes back.",
                 pending.always_rule()
             ),
-            Style::new().fg(Color::Black).bg(Color::Yellow),
+            Style::new().fg(theme().on_accent).bg(theme().warn),
         ));
         return lines;
     }
@@ -113,7 +114,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
     } else {
         "(keys are ignored for a moment)".to_owned()
     };
-    lines.push(Line::styled(keys, Style::new().fg(Color::Cyan)));
+    lines.push(Line::styled(keys, Style::new().fg(theme().accent)));
     lines
 }
 
@@ -244,6 +245,6 @@ fn arguments(
             .unwrap_or_default();
         title = format!("arguments (lines 1–{lines_shown} of {total}{key})");
     }
-    let title = Line::styled(title, Style::new().fg(Color::DarkGray));
+    let title = Line::styled(title, Style::new().fg(theme().dim));
     (out, Some(title), lines_shown == total)
 }

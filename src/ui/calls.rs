@@ -4,11 +4,12 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::{json_lines, target_name};
+use super::theme::theme;
 use crate::app::keymap::Ctx;
 use crate::app::{App, Detail, Load, Progress, Running};
 
@@ -20,11 +21,11 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
     )];
     match &d.load {
         Load::Idle | Load::Loading(_) => {
-            lines.push(Line::styled("Describing…", Style::new().fg(Color::Yellow)));
+            lines.push(Line::styled("Describing…", Style::new().fg(theme().warn)));
         }
         Load::Failed(c, m) => lines.push(Line::styled(
             format!("✗ {c}: {m}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         )),
         Load::Ready(desc) => {
             let capped = desc.description.as_deref();
@@ -41,10 +42,10 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                 } else {
                     "(f: the whole description)"
                 };
-                lines.push(Line::styled(hint, Style::new().fg(Color::DarkGray)));
+                lines.push(Line::styled(hint, Style::new().fg(theme().dim)));
             }
             lines.push(Line::raw(""));
-            lines.push(Line::styled("Input", Style::new().fg(Color::Cyan)));
+            lines.push(Line::styled("Input", Style::new().fg(theme().accent)));
             lines.extend(field_tree(&desc.input_schema, 1));
             for (value, label) in [
                 (&desc.output_schema, "Output schema"),
@@ -58,7 +59,7 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                     continue;
                 };
                 lines.push(Line::raw(""));
-                lines.push(Line::styled(label, Style::new().fg(Color::Cyan)));
+                lines.push(Line::styled(label, Style::new().fg(theme().accent)));
                 lines.extend(
                     json_lines(v)
                         .into_iter()
@@ -100,9 +101,9 @@ fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
             .unwrap_or("");
         out.push(Line::from(vec![
             Span::raw("  ".repeat(depth)),
-            Span::styled(format!("{name}{star}"), Style::new().fg(Color::White)),
-            Span::styled(format!(" : {ty}  "), Style::new().fg(Color::Magenta)),
-            Span::styled(desc.replace('\n', " "), Style::new().fg(Color::Gray)),
+            Span::styled(format!("{name}{star}"), Style::new().fg(theme().text)),
+            Span::styled(format!(" : {ty}  "), Style::new().fg(theme().kind)),
+            Span::styled(desc.replace('\n', " "), Style::new().fg(theme().muted)),
         ]));
         if depth < 4 {
             out.extend(field_tree(prop, depth + 1));
@@ -145,7 +146,7 @@ pub fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
             )),
             Line::styled(
                 super::hint_text(app, &[Ctx::Running]),
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             ),
         ]),
         head,
@@ -177,8 +178,8 @@ pub fn progress_line(p: &Progress, width: u16) -> Line<'static> {
     let filled = ((ratio * f64::from(bar_w)).round() as usize).min(usize::from(bar_w));
     let bar_w = usize::from(bar_w);
     Line::from(vec![
-        Span::styled("█".repeat(filled), Style::new().fg(Color::Cyan)),
-        Span::styled("░".repeat(bar_w - filled), Style::new().fg(Color::DarkGray)),
+        Span::styled("█".repeat(filled), Style::new().fg(theme().accent)),
+        Span::styled("░".repeat(bar_w - filled), Style::new().fg(theme().dim)),
         Span::raw(count),
     ])
 }

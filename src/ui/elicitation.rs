@@ -6,16 +6,19 @@ use std::fmt::Write as _;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::theme::theme;
 use crate::app::App;
 use crate::app::elicitation::{ElicitMode, ElicitState, FieldValue, FormState};
 use crate::app::keymap::{Action, Ctx};
 use crate::mcp::client::{FieldKind, FormField};
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
+fn dim_style() -> Style {
+    Style::new().fg(theme().dim)
+}
 
 /// Draws `e` in `area`.
 pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
@@ -27,16 +30,16 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
             crate::app::layout::centered(area, 96, 14),
         ),
     };
-    let (inner, block) = super::overlays::popup(frame, area, title, Color::Magenta);
+    let (inner, block) = super::overlays::popup(frame, area, title, theme().kind);
     frame.render_widget(block, area);
     let mut head = vec![Line::from(vec![
-        Span::styled("server  ", DIM),
+        Span::styled("server  ", dim_style()),
         Span::styled(e.server.clone(), Style::new().add_modifier(Modifier::BOLD)),
-        Span::styled(waiting(app), DIM),
+        Span::styled(waiting(app), dim_style()),
     ])];
     head.extend(e.message.lines().take(4).map(|l| Line::raw(l.to_owned())));
     if !crate::app::server_asks::armed(e.shown_at, app.now) {
-        head.push(Line::styled("(keys are ignored for a moment)", DIM));
+        head.push(Line::styled("(keys are ignored for a moment)", dim_style()));
     }
     let head_rows = u16::try_from(head.len().min(6)).unwrap_or(6) + 1;
     let [top, rest] =
@@ -57,7 +60,7 @@ fn waiting(app: &App) -> String {
 
 fn render_url(url: &str, origin: &str, frame: &mut Frame, area: Rect) {
     let mut lines = vec![Line::from(vec![
-        Span::styled("origin  ", DIM),
+        Span::styled("origin  ", dim_style()),
         Span::styled(
             if origin.is_empty() {
                 "(not a web address)".to_owned()
@@ -65,19 +68,19 @@ fn render_url(url: &str, origin: &str, frame: &mut Frame, area: Rect) {
                 origin.to_owned()
             },
             Style::new()
-                .fg(Color::Yellow)
+                .fg(theme().warn)
                 .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         ),
     ])];
     lines.push(Line::from(vec![
-        Span::styled("url     ", DIM),
+        Span::styled("url     ", dim_style()),
         Span::raw(url.to_owned()),
     ]));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "mcpdeck never opens it by itself. Open it, finish there, then accept \
          (this closes by itself when the server says it is complete).",
-        DIM,
+        dim_style(),
     ));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
@@ -105,7 +108,10 @@ fn render_form(app: &App, form: &FormState, frame: &mut Frame, area: Rect) {
         .map(|(i, (field, value))| field_line(form, i, field, value, label_w))
         .collect();
     if lines.is_empty() {
-        let empty = Line::styled("(the server asks for no fields: accept or decline)", DIM);
+        let empty = Line::styled(
+            "(the server asks for no fields: accept or decline)",
+            dim_style(),
+        );
         frame.render_widget(Paragraph::new(empty), list);
     } else {
         frame.render_widget(Paragraph::new(lines), list);
@@ -117,11 +123,11 @@ fn render_form(app: &App, form: &FormState, frame: &mut Frame, area: Rect) {
     if !field.description.is_empty() {
         notes.push(Line::raw(field.description.clone()));
     }
-    notes.push(Line::styled(constraints(app, field), DIM));
+    notes.push(Line::styled(constraints(app, field), dim_style()));
     if let Some(Some(problem)) = form.errors.get(form.focus) {
         notes.push(Line::styled(
             format!("✗ {problem}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         ));
     }
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), about);
@@ -143,7 +149,7 @@ fn field_line<'a>(
         Style::new()
     };
     let mut spans = vec![
-        Span::styled(mark, Style::new().fg(Color::Red)),
+        Span::styled(mark, Style::new().fg(theme().error)),
         Span::styled(format!("{title:<label_w$}"), label_style),
         Span::raw("  "),
     ];
@@ -151,7 +157,7 @@ fn field_line<'a>(
     if form.checked
         && let Some(Some(_)) = form.errors.get(i)
     {
-        spans.push(Span::styled(" ✗", Style::new().fg(Color::Red)));
+        spans.push(Span::styled(" ✗", Style::new().fg(theme().error)));
     }
     Line::from(spans)
 }
@@ -165,10 +171,10 @@ fn value_spans<'a>(
     let cursor = if focused { "▏" } else { "" };
     match (value, &field.kind) {
         (FieldValue::Text(t), _) if t.is_empty() => {
-            vec![Span::raw(cursor), Span::styled("(empty)", DIM)]
+            vec![Span::raw(cursor), Span::styled("(empty)", dim_style())]
         }
         (FieldValue::Text(t), _) => vec![Span::raw(format!("{t}{cursor}"))],
-        (FieldValue::Bool(None), _) => vec![Span::styled("[ ] (not answered)", DIM)],
+        (FieldValue::Bool(None), _) => vec![Span::styled("[ ] (not answered)", dim_style())],
         (FieldValue::Bool(Some(b)), _) => vec![Span::raw(if *b { "[x] yes" } else { "[ ] no" })],
         (FieldValue::Single(choice), FieldKind::Single(options)) => {
             let label = choice

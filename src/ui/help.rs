@@ -5,11 +5,12 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr as _;
 
+use super::theme::theme;
 use crate::app::App;
 use crate::app::viewer::wrap;
 
@@ -65,7 +66,7 @@ pub(crate) fn help_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         if *ctx != last {
             lines.push(Line::styled(
                 (*ctx).to_owned(),
-                Style::new().fg(Color::Yellow),
+                Style::new().fg(theme().warn),
             ));
             last = ctx;
         }
@@ -78,7 +79,7 @@ pub(crate) fn help_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             lines.push(Line::from(vec![
                 Span::styled(
                     format!(" {k}{} ", " ".repeat(pad)),
-                    Style::new().fg(Color::Cyan),
+                    Style::new().fg(theme().accent),
                 ),
                 Span::raw(format!(" {d}")),
             ]));

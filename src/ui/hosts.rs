@@ -7,11 +7,12 @@ use std::fmt::Write as _;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::info_lines;
+use super::theme::theme;
 use crate::app::hosts::{HostsMode, HostsView};
 use crate::app::hosts_data::{HostPanel, HostsData};
 use crate::app::info::InfoLine;
@@ -43,7 +44,7 @@ pub fn render(view: &HostsView, frame: &mut Frame, inner: Rect) {
         frame.render_widget(
             Paragraph::new(Line::styled(
                 "reading the hosts' files…",
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             )),
             body,
         );
@@ -57,7 +58,7 @@ pub fn render(view: &HostsView, frame: &mut Frame, inner: Rect) {
                 "Write {}? Type y to write (a backup is kept), any other key cancels.",
                 preview.path
             ),
-            Style::new().fg(Color::Black).bg(Color::Yellow),
+            Style::new().fg(theme().on_accent).bg(theme().warn),
         ));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
     } else if view.side_by_side() {
@@ -112,12 +113,12 @@ fn render_tabs(view: &HostsView, frame: &mut Frame, area: Rect) {
                 .map(|(i, (label, found))| {
                     let style = if i == view.tab {
                         Style::new()
-                            .fg(Color::Cyan)
+                            .fg(theme().accent)
                             .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
                     } else if found {
                         Style::new()
                     } else {
-                        Style::new().fg(Color::DarkGray)
+                        Style::new().fg(theme().dim)
                     };
                     Span::styled(format!(" {label} "), style)
                 })
@@ -128,11 +129,11 @@ fn render_tabs(view: &HostsView, frame: &mut Frame, area: Rect) {
         Line::from(vec![
             Span::styled(
                 format!("‹ {label} ›"),
-                Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+                Style::new().fg(theme().accent).add_modifier(Modifier::BOLD),
             ),
             Span::styled(
                 format!(" {}/{}", view.tab + 1, labels.len()),
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             ),
         ])
     };
@@ -155,7 +156,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
     if !panel.found {
         lines.push(Line::styled(
             "none of its files exists for this project",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     lines.push(heading("files, lowest precedence first"));
@@ -163,7 +164,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
     lines.push(heading("servers"));
     let mut anchor = lines.len();
     if panel.servers.is_empty() {
-        lines.push(Line::styled("  none", Style::new().fg(Color::DarkGray)));
+        lines.push(Line::styled("  none", Style::new().fg(theme().dim)));
     }
     let width = panel
         .servers
@@ -176,7 +177,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
         let selected = i == view.sel;
         let marker = if selected { "▶ " } else { "  " };
         let mut style = if s.broken {
-            Style::new().fg(Color::Red)
+            Style::new().fg(theme().error)
         } else {
             Style::new()
         };
@@ -197,7 +198,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
         for t in &panel.traps {
             lines.push(Line::styled(
                 format!("  ! {t}"),
-                Style::new().fg(Color::Yellow),
+                Style::new().fg(theme().warn),
             ));
         }
     }
@@ -222,7 +223,7 @@ fn render_matrix(data: &HostsData, view: &HostsView, frame: &mut Frame, area: Re
         frame.render_widget(
             Paragraph::new(Line::styled(
                 "no servers in mcpdeck or any host",
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             )),
             area,
         );
@@ -264,11 +265,11 @@ fn render_matrix(data: &HostsData, view: &HostsView, frame: &mut Frame, area: Re
         ))];
         for cell in &row.cells {
             let style = match *cell {
-                "same" => Style::new().fg(Color::Green),
-                "differs" => Style::new().fg(Color::Yellow),
-                "invalid" => Style::new().fg(Color::Red),
-                "-" => Style::new().fg(Color::DarkGray),
-                _ => Style::new().fg(Color::Cyan),
+                "same" => Style::new().fg(theme().ok),
+                "differs" => Style::new().fg(theme().warn),
+                "invalid" => Style::new().fg(theme().error),
+                "-" => Style::new().fg(theme().dim),
+                _ => Style::new().fg(theme().accent),
             };
             spans.push(Span::styled(format!(" {cell:<7}"), style));
         }
@@ -301,20 +302,20 @@ fn bottom_lines(view: &HostsView) -> Vec<Line<'static>> {
                     "value for input `{}` of `{server}` (used once, not stored):",
                     pending.first().map_or("", String::as_str)
                 ),
-                Style::new().fg(Color::Black).bg(Color::Yellow),
+                Style::new().fg(theme().on_accent).bg(theme().warn),
             ),
             Line::raw(format!(
                 "> {}▏  Enter: next · Esc: cancel",
                 "•".repeat(typed.0.chars().count())
             )),
         ],
-        HostsMode::Busy(what) => vec![Line::styled(what.clone(), Style::new().fg(Color::Cyan))],
+        HostsMode::Busy(what) => vec![Line::styled(what.clone(), Style::new().fg(theme().accent))],
         HostsMode::Confirm(_) => Vec::new(),
         HostsMode::Browse => match &view.outcome {
-            Some(Ok(m)) => vec![Line::styled(m.clone(), Style::new().fg(Color::Green))],
+            Some(Ok(m)) => vec![Line::styled(m.clone(), Style::new().fg(theme().ok))],
             Some(Err(m)) => m
                 .lines()
-                .map(|l| Line::styled(l.to_owned(), Style::new().fg(Color::Red)))
+                .map(|l| Line::styled(l.to_owned(), Style::new().fg(theme().error)))
                 .collect(),
             None => Vec::new(),
         },

@@ -4,11 +4,12 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::main_pane::info_lines;
+use super::theme::theme;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::window_start;
 use crate::app::tabs::{PromptsTab, ResourcesTab, ToolsTab};
@@ -36,15 +37,15 @@ fn load_line<T>(app: &App, load: Option<&Load<T>>, what: &str) -> Option<Line<'s
                     .key_for(Ctx::Servers, Action::Open)
                     .unwrap_or_default()
             ),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         )),
         Some(Load::Loading(_)) => Some(Line::styled(
             format!("Loading {what}…"),
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme().warn),
         )),
         Some(Load::Failed(class, message)) => Some(Line::styled(
             format!("✗ {class}: {message}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         )),
         Some(Load::Ready(_)) => None,
     }
@@ -142,9 +143,9 @@ fn render_query_bar(app: &App, pane: &ServerPane, frame: &mut Frame, area: Rect)
     let cursor = if editing { "▏" } else { "" };
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled("/ ", Style::new().fg(Color::Cyan)),
+            Span::styled("/ ", Style::new().fg(theme().accent)),
             Span::raw(format!("{query}{cursor}")),
-            Span::styled(status, Style::new().fg(Color::DarkGray)),
+            Span::styled(status, Style::new().fg(theme().dim)),
         ])),
         bar,
     );
@@ -152,7 +153,7 @@ fn render_query_bar(app: &App, pane: &ServerPane, frame: &mut Frame, area: Rect)
 }
 
 fn none_line() -> Line<'static> {
-    Line::styled("(none)", Style::new().fg(Color::DarkGray))
+    Line::styled("(none)", Style::new().fg(theme().dim))
 }
 
 /// The Tools tab component ([`ToolsTab`]): the catalog or the search's matches.
@@ -177,9 +178,9 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
                 let spans = vec![
                     Span::styled(
                         format!("{:<name_width$}  ", t.name),
-                        Style::new().fg(Color::White),
+                        Style::new().fg(theme().text),
                     ),
-                    Span::styled(t.description.clone(), Style::new().fg(Color::Gray)),
+                    Span::styled(t.description.clone(), Style::new().fg(theme().muted)),
                 ];
                 row(i == w.sel, w.focused, spans)
             }),
@@ -208,16 +209,16 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
             .take(w.height)
             .map(|(i, (r, template))| {
                 let (kind, color) = if template {
-                    ("template ".to_owned(), Color::Magenta)
+                    ("template ".to_owned(), theme().kind)
                 } else {
                     let mark = app.subscription_mark(&r.reference);
-                    (mark.unwrap_or_default(), Color::Green)
+                    (mark.unwrap_or_default(), theme().ok)
                 };
                 let spans = vec![
                     Span::styled(kind, Style::new().fg(color)),
                     Span::raw(format!("{:<name_width$}  ", r.name)),
-                    Span::styled(format!("{} ", r.meta), Style::new().fg(Color::DarkGray)),
-                    Span::styled(r.description.clone(), Style::new().fg(Color::Gray)),
+                    Span::styled(format!("{} ", r.meta), Style::new().fg(theme().dim)),
+                    Span::styled(r.description.clone(), Style::new().fg(theme().muted)),
                 ];
                 row(i == w.sel, w.focused, spans)
             }),
@@ -247,7 +248,7 @@ fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
             .map(|(i, p)| {
                 let spans = vec![
                     Span::raw(format!("{:<name_width$}  ", p.name)),
-                    Span::styled(p.description.clone(), Style::new().fg(Color::Gray)),
+                    Span::styled(p.description.clone(), Style::new().fg(theme().muted)),
                 ];
                 row(i == w.sel, w.focused, spans)
             }),
@@ -266,7 +267,7 @@ fn config_tab(app: &App, w: &List) -> Vec<Line<'static>> {
             .map_or(String::new(), |i| format!(" · store: {}", i.store));
         lines.push(Line::styled(
             format!("{auth}{store}"),
-            Style::new().fg(Color::Cyan),
+            Style::new().fg(theme().accent),
         ));
     }
     if let Some(info) = app.server().and_then(|s| app.info.servers.get(&s.name)) {
@@ -275,7 +276,7 @@ fn config_tab(app: &App, w: &List) -> Vec<Line<'static>> {
     if let Some(Some((class, message))) = app.server().map(|s| &s.error) {
         lines.push(Line::styled(
             format!("last error {class}: {message}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         ));
     }
     lines

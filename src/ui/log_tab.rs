@@ -3,10 +3,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::theme::theme;
 use crate::app::tabs::LogTab;
 
 /// The list's and the stderr block's areas (the block only when there is stderr).
@@ -39,14 +40,12 @@ pub struct Shown<'a> {
 fn level_color(level: &str) -> Option<Style> {
     let style = Style::new();
     Some(match level {
-        "debug" => style.fg(Color::DarkGray),
-        "info" => style.fg(Color::Cyan),
-        "notice" => style.fg(Color::Blue),
-        "warning" => style.fg(Color::Yellow),
-        "error" => style.fg(Color::Red),
-        "critical" | "alert" | "emergency" => {
-            style.fg(Color::LightRed).add_modifier(Modifier::BOLD)
-        }
+        "debug" => style.fg(theme().dim),
+        "info" => style.fg(theme().accent),
+        "notice" => style.fg(theme().link),
+        "warning" => style.fg(theme().warn),
+        "error" => style.fg(theme().error),
+        "critical" | "alert" | "emergency" => style.fg(theme().error).add_modifier(Modifier::BOLD),
         _ => return None,
     })
 }
@@ -71,10 +70,10 @@ fn log_line(l: &crate::app::LogLine) -> Line<'static> {
         return Line::from(spans);
     }
     let color = match l.kind {
-        "→ sent" => Color::Blue,
-        "← recv" => Color::Green,
-        "exited" => Color::Red,
-        _ => Color::Cyan,
+        "→ sent" => theme().link,
+        "← recv" => theme().ok,
+        "exited" => theme().error,
+        _ => theme().accent,
     };
     Line::from(vec![
         Span::styled(format!("{:<9}", l.kind), Style::new().fg(color)),
@@ -90,7 +89,7 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
     if let Some(level) = shown.level {
         lines.push(Line::styled(
             format!("server log level: {level} and up"),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     if pane.shown != crate::app::LogFilter::All {
@@ -99,14 +98,14 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
                 Some(key) => format!("showing {} ({key}: next)", pane.shown.label()),
                 None => format!("showing {}", pane.shown.label()),
             },
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     let height = height.saturating_sub(lines.len());
     if log.is_empty() {
         lines.push(Line::styled(
             "Nothing yet: progress, logging, list_changed, exits and the JSON-RPC traffic appear here.",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     let len = log.len();
@@ -133,8 +132,8 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
     }
     let block = Block::new()
         .borders(Borders::TOP)
-        .border_style(Style::new().fg(Color::DarkGray))
-        .title(Line::styled(" stderr ", Style::new().fg(Color::DarkGray)));
+        .border_style(Style::new().fg(theme().dim))
+        .title(Line::styled(" stderr ", Style::new().fg(theme().dim)));
     let inner = block.inner(stderr);
     frame.render_widget(block, stderr);
     let shown = usize::from(inner.height);
@@ -142,7 +141,7 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
         .stderr
         .iter()
         .skip(pane.stderr.len().saturating_sub(shown))
-        .map(|l| Line::styled(l.clone(), Style::new().fg(Color::Gray)))
+        .map(|l| Line::styled(l.clone(), Style::new().fg(theme().muted)))
         .collect();
     frame.render_widget(Paragraph::new(tail), inner);
 }

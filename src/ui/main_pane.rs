@@ -4,11 +4,12 @@
 use crate::app::ResultScreen;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::pane_block;
+use super::theme::theme;
 use crate::app::form::Form;
 use crate::app::info::{InfoLine, Tone};
 use crate::app::{App, Focus, HeaderKind, ResultView, Screen};
@@ -67,10 +68,10 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
         .map(|(tab, label)| {
             let style = if tab == app.tab {
                 Style::new()
-                    .fg(Color::Cyan)
+                    .fg(theme().accent)
                     .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
             } else {
-                Style::new().fg(Color::Gray)
+                Style::new().fg(theme().muted)
             };
             Span::styled(format!(" {label} "), style)
         })
@@ -83,17 +84,19 @@ pub fn info_lines(info: &[InfoLine], start: usize, height: usize) -> Vec<Line<'s
     info.iter()
         .skip(start)
         .take(height)
-        .map(|l| {
-            let style = match l.tone {
-                Tone::Plain => Style::new(),
-                Tone::Heading => Style::new().add_modifier(Modifier::BOLD),
-                Tone::Warn => Style::new().fg(Color::Yellow),
-                Tone::Error => Style::new().fg(Color::Red),
-                Tone::Dim => Style::new().fg(Color::DarkGray),
-            };
-            Line::styled(l.text.clone(), style)
-        })
+        .map(|l| Line::styled(l.text.clone(), tone_style(l.tone)))
         .collect()
+}
+
+/// How a configuration-derived line's tone is drawn.
+pub fn tone_style(tone: Tone) -> Style {
+    match tone {
+        Tone::Plain => Style::new(),
+        Tone::Heading => Style::new().add_modifier(Modifier::BOLD),
+        Tone::Warn => Style::new().fg(theme().warn),
+        Tone::Error => Style::new().fg(theme().error),
+        Tone::Dim => Style::new().fg(theme().dim),
+    }
 }
 
 pub(super) fn json_lines(value: &serde_json::Value) -> Vec<String> {
@@ -111,9 +114,9 @@ fn render_result(view: &ResultView, frame: &mut Frame, area: Rect) {
         .into_iter()
         .map(|(kind, row)| {
             let color = match kind {
-                HeaderKind::Ok => Color::Green,
-                HeaderKind::Error => Color::Red,
-                HeaderKind::Spill => Color::Magenta,
+                HeaderKind::Ok => theme().ok,
+                HeaderKind::Error => theme().error,
+                HeaderKind::Spill => theme().kind,
             };
             Line::styled(row, Style::new().fg(color))
         })

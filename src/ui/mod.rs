@@ -21,17 +21,19 @@ mod sampling;
 mod server_list;
 mod side;
 mod tasks_view;
+pub mod theme;
 mod viewer;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::areas;
+use theme::theme;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console.
@@ -51,9 +53,9 @@ pub fn render(app: &App, frame: &mut Frame) {
 /// The border style of a pane with or without the focus.
 fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
     let style = if focused {
-        Style::new().fg(Color::Cyan)
+        Style::new().fg(theme().accent)
     } else {
-        Style::new().fg(Color::DarkGray)
+        Style::new().fg(theme().dim)
     };
     Block::new()
         .borders(Borders::ALL)
@@ -76,7 +78,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(
         Paragraph::new(Line::styled(
             text,
-            Style::new().fg(Color::Black).bg(Color::Gray),
+            Style::new().fg(theme().on_accent).bg(theme().muted),
         )),
         area,
     );
@@ -132,14 +134,14 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         }
         spans.push(Span::styled(
             format!(" {key}"),
-            Style::new().fg(Color::Cyan),
+            Style::new().fg(theme().accent),
         ));
         spans.push(Span::raw(format!(" {desc} ")));
     }
     if total > width
         && let Some(more) = more
     {
-        spans.push(Span::styled(more, Style::new().fg(Color::Cyan)));
+        spans.push(Span::styled(more, Style::new().fg(theme().accent)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -7,7 +7,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
-use super::main_pane::info_lines;
+use super::main_pane::{info_lines, tone_style};
+use super::theme::theme;
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
 
@@ -37,23 +38,23 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     match &app.overlay {
         None => {}
         Some(Overlay::Help(scroll)) => {
-            let (inner, block) = popup(frame, big, "Keys", Color::Cyan);
+            let (inner, block) = popup(frame, big, "Keys", theme().accent);
             frame.render_widget(block, big);
             super::help::render_help(app, frame, inner, *scroll);
         }
         Some(Overlay::Doctor(view)) => render_doctor(app, *view, frame, big),
         Some(Overlay::Policy(view)) => {
-            let (inner, block) = popup(frame, big, "Policy", Color::Yellow);
+            let (inner, block) = popup(frame, big, "Policy", theme().warn);
             frame.render_widget(block, big);
             super::policy_view::render(view, frame, inner);
         }
-        Some(Overlay::Trust(view)) => render_trust(app, *view, frame, big),
+        Some(Overlay::Trust(view)) => render_trust(app, view, frame, big),
         Some(Overlay::Spills(view)) => render_spills(app, view, frame, big),
         Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
-        Some(Overlay::Agents(scroll)) => {
-            let (inner, block) = popup(frame, big, "Agent sessions", Color::Cyan);
+        Some(Overlay::Agents(view)) => {
+            let (inner, block) = popup(frame, big, "Agent sessions", theme().accent);
             frame.render_widget(block, big);
-            super::agents::render(app, frame, inner, *scroll);
+            super::agents::agents_view(app, view, frame, inner);
         }
         Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
@@ -64,7 +65,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 "Hosts · {}",
                 view.data.as_ref().map_or("", |d| d.project.as_str())
             );
-            let (inner, block) = popup(frame, big, &title, Color::Cyan);
+            let (inner, block) = popup(frame, big, &title, theme().accent);
             frame.render_widget(block, big);
             super::hosts::render(view, frame, inner);
         }
@@ -91,7 +92,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
 }
 
 fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big: Rect) {
-    let (inner, block) = popup(frame, big, "Config doctor", Color::Cyan);
+    let (inner, block) = popup(frame, big, "Config doctor", theme().accent);
     frame.render_widget(block, big);
     let mut lines = info_lines(&app.info.doctor, view.scroll, usize::from(inner.height));
     // The selected file (what `e` edits) is highlighted.
@@ -106,17 +107,18 @@ fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn render_trust(app: &App, view: crate::app::TrustView, frame: &mut Frame, big: Rect) {
-    let crate::app::TrustView { scroll, confirming } = view;
-    let (inner, block) = popup(frame, big, "Project trust", Color::Yellow);
+fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big: Rect) {
+    let crate::app::TrustView { viewer, confirming } = view;
+    let (inner, block) = popup(frame, big, "Project trust", theme().warn);
     frame.render_widget(block, big);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let lines = info_lines(&app.info.trust, scroll, usize::from(text.height));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
-    if confirming {
+    let lines: Vec<String> = app.info.trust.iter().map(|l| l.text.clone()).collect();
+    let styles: Vec<Style> = app.info.trust.iter().map(|l| tone_style(l.tone)).collect();
+    super::viewer::render_viewer_styled(viewer, &lines, &styles, frame, text);
+    if *confirming {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",
-            Style::new().fg(Color::Black).bg(Color::Yellow),
+            Style::new().fg(theme().on_accent).bg(theme().warn),
         );
         frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
     }
@@ -128,7 +130,7 @@ fn render_spills(
     frame: &mut Frame,
     big: Rect,
 ) {
-    let (inner, block) = popup(frame, big, "Spills of this session", Color::Magenta);
+    let (inner, block) = popup(frame, big, "Spills of this session", theme().kind);
     frame.render_widget(block, big);
     let sel = view.sel;
     let shown = view.shown(&app.spills);
@@ -141,13 +143,13 @@ fn render_spills(
                 shown.len(),
                 app.spills.len()
             ),
-            Style::new().fg(Color::Cyan),
+            Style::new().fg(theme().accent),
         ));
     }
     if app.spills.is_empty() {
         lines.push(Line::styled(
             "No spills yet: large or binary results are written to files here.",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     let height = usize::from(inner.height).saturating_sub(lines.len()) / 2;
@@ -164,7 +166,7 @@ fn render_spills(
         ));
         lines.push(Line::styled(
             format!("  {}", s.shown),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
@@ -182,17 +184,17 @@ fn render_pager(p: &crate::app::Pager, frame: &mut Frame, big: Rect) {
         p.size
     );
     let title = crate::mcp::sanitize::sanitize(&title).into_owned();
-    let (inner, block) = popup(frame, big, &title, Color::Magenta);
+    let (inner, block) = popup(frame, big, &title, theme().kind);
     frame.render_widget(block, big);
     super::viewer::render_viewer(&p.viewer, &p.lines, None, frame, inner);
 }
 
 fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
-    let (inner, block) = popup(frame, big, "Approvals", Color::Yellow);
+    let (inner, block) = popup(frame, big, "Approvals", theme().warn);
     frame.render_widget(block, big);
     let mut lines = vec![Line::styled(
         format!("policy mode {}", app.policy),
-        Style::new().fg(Color::DarkGray),
+        Style::new().fg(theme().dim),
     )];
     for p in &app.approvals {
         lines.push(Line::styled(
@@ -200,13 +202,13 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
                 "pending        {}  {}",
                 p.request.server, p.request.operation
             ),
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme().warn),
         ));
     }
     for (server, operation, answered) in app.decided.iter().rev() {
         let color = match answered {
-            crate::app::approval::Answered::Denied => Color::Red,
-            _ => Color::Green,
+            crate::app::approval::Answered::Denied => theme().error,
+            _ => theme().ok,
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{:<15}", answered.label()), Style::new().fg(color)),
@@ -216,7 +218,7 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
     if lines.len() == 1 {
         lines.push(Line::styled(
             "No approvals yet (enforce mode asks here before running an operation).",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
@@ -230,20 +232,23 @@ fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Re
         if editor.dirty { " (modified)" } else { "" }
     ))
     .into_owned();
-    let (inner, block) = popup(frame, big, &title, Color::Cyan);
+    let (inner, block) = popup(frame, big, &title, theme().accent);
     frame.render_widget(block, big);
     let mut lines = vec![if editor.valid() {
-        Line::styled("✓ valid", Style::new().fg(Color::Green))
+        Line::styled("✓ valid", Style::new().fg(theme().ok))
     } else {
-        Line::styled("✗ errors: saving is refused", Style::new().fg(Color::Red))
+        Line::styled(
+            "✗ errors: saving is refused",
+            Style::new().fg(theme().error),
+        )
     }];
     for d in editor.diagnostics.iter().take(4) {
-        let color = if d.error { Color::Red } else { Color::Yellow };
+        let color = if d.error { theme().error } else { theme().warn };
         lines.push(Line::styled(d.text.clone(), Style::new().fg(color)));
         if let Some(help) = &d.help {
             lines.push(Line::styled(
                 format!("  {help}"),
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             ));
         }
     }
@@ -253,12 +258,12 @@ fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Re
                 "… {} more (the config doctor lists all)",
                 editor.diagnostics.len() - 4
             ),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         ));
     }
     match &editor.test {
-        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Green))),
-        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(Color::Red))),
+        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().ok))),
+        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().error))),
         None => {}
     }
     // The diagnostics wrap; the buffer keeps at least half the box.
@@ -285,13 +290,13 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
         message,
     } = error;
     let area = centered(body, 60, 8);
-    let (inner, block) = popup(frame, area, title, Color::Red);
+    let (inner, block) = popup(frame, area, title, theme().error);
     frame.render_widget(block, area);
     frame.render_widget(
         Paragraph::new(vec![
             Line::styled(
                 class.clone(),
-                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                Style::new().fg(theme().error).add_modifier(Modifier::BOLD),
             ),
             Line::raw(message.clone()),
         ])
@@ -317,23 +322,23 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
         .unwrap_or_default();
     let mut lines = vec![Line::styled(
         format!("{copy} copies the URL · {close} cancels the sign-in"),
-        Style::new().fg(Color::Cyan),
+        Style::new().fg(theme().accent),
     )];
     match &view.url {
         None => lines.push(Line::styled(
             "Looking up how the server signs in…",
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme().dim),
         )),
         Some(url) => {
             lines.push(Line::raw(
                 "Opening it with $BROWSER or xdg-open. If no browser opens, open this URL yourself:",
             ));
             lines.push(Line::raw(""));
-            lines.push(Line::styled(url.clone(), Style::new().fg(Color::Cyan)));
+            lines.push(Line::styled(url.clone(), Style::new().fg(theme().accent)));
             lines.push(Line::raw(""));
             lines.push(Line::styled(
                 "Waiting up to 5 minutes for the browser to come back to 127.0.0.1.",
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme().dim),
             ));
         }
     }
@@ -342,7 +347,7 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
     let height = u16::try_from(needed + 2).unwrap_or(u16::MAX);
     let area = centered(body, 76, height);
     let title = format!("Sign in to {}", view.server);
-    let (inner, block) = popup(frame, area, &title, Color::Cyan);
+    let (inner, block) = popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

@@ -3,16 +3,17 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::theme::theme;
 use crate::app::layout::window_start;
 use crate::app::policy_view::PolicyView;
 
 /// Draws `view` into `area` (inside its box).
 pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
-    let dim = Style::new().fg(Color::DarkGray);
+    let dim = Style::new().fg(theme().dim);
     let listing = match &view.listing {
         None => {
             frame.render_widget(Paragraph::new(Line::styled("reading…", dim)), area);
@@ -20,7 +21,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
         }
         Some(Err(e)) => {
             frame.render_widget(
-                Paragraph::new(Line::styled(e.clone(), Style::new().fg(Color::Red)))
+                Paragraph::new(Line::styled(e.clone(), Style::new().fg(theme().error)))
                     .wrap(Wrap { trim: false }),
                 area,
             );
@@ -66,9 +67,9 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
     let start = window_start(view.sel, height);
     for (i, (allow, rule)) in listing.rules.iter().enumerate().skip(start).take(height) {
         let (kind, color) = if *allow {
-            ("allow ", Color::Green)
+            ("allow ", theme().ok)
         } else {
-            ("deny  ", Color::Red)
+            ("deny  ", theme().error)
         };
         let mut line = Line::from(vec![
             Span::styled(kind, Style::new().fg(color)),
@@ -87,7 +88,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
             format!(
                 "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."
             ),
-            Style::new().fg(Color::Black).bg(Color::Yellow),
+            Style::new().fg(theme().on_accent).bg(theme().warn),
         );
         frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
     }

@@ -4,41 +4,44 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::theme::theme;
 use crate::app::roots_view::RootsView;
 use crate::app::{App, Load};
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
+fn dim_style() -> Style {
+    Style::new().fg(theme().dim)
+}
 
 /// Draws `view` in `area`.
 pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
     let title = format!("Roots of {} (this session)", view.server);
-    let (inner, block) = super::overlays::popup(frame, area, &title, Color::Cyan);
+    let (inner, block) = super::overlays::popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
     let mut lines = Vec::new();
     if let Some(path) = &view.adding {
         lines.push(Line::from(vec![
-            Span::styled("add directory: ", Style::new().fg(Color::Yellow)),
+            Span::styled("add directory: ", Style::new().fg(theme().warn)),
             Span::raw(path.clone()),
-            Span::styled("▏", Style::new().fg(Color::Yellow)),
+            Span::styled("▏", Style::new().fg(theme().warn)),
         ]));
         lines.push(Line::styled(
             "relative to the project directory · Enter adds · Esc cancels",
-            DIM,
+            dim_style(),
         ));
     }
     match &view.roots {
-        Load::Idle | Load::Loading(_) => lines.push(Line::styled("reading roots…", DIM)),
+        Load::Idle | Load::Loading(_) => lines.push(Line::styled("reading roots…", dim_style())),
         Load::Failed(class, message) => lines.push(Line::styled(
             format!("{class}: {message}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         )),
         Load::Ready(roots) if roots.is_empty() => lines.push(Line::styled(
             "No roots: the server is told of none (roots/list answers an empty list).",
-            DIM,
+            dim_style(),
         )),
         Load::Ready(roots) => {
             let height = usize::from(inner.height).saturating_sub(lines.len());
@@ -46,7 +49,7 @@ pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
             for (i, root) in roots.iter().enumerate().skip(start).take(height) {
                 let mut line = Line::from(vec![
                     Span::raw(root.uri.clone()),
-                    Span::styled(format!("  {}", root.name), DIM),
+                    Span::styled(format!("  {}", root.name), dim_style()),
                 ]);
                 if i == view.sel && view.adding.is_none() {
                     line = line.style(Style::new().add_modifier(Modifier::REVERSED));

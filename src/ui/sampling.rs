@@ -4,14 +4,17 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::theme::theme;
 use crate::app::App;
 use crate::app::sampling::SamplingState;
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
+fn dim_style() -> Style {
+    Style::new().fg(theme().dim)
+}
 
 /// Draws `s` in `area`.
 pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
@@ -19,11 +22,11 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
         frame,
         area,
         "Server asks for a completion (you answer)",
-        Color::Magenta,
+        theme().kind,
     );
     frame.render_widget(block, area);
     let mut head = vec![Line::from(vec![
-        Span::styled("server  ", DIM),
+        Span::styled("server  ", dim_style()),
         Span::styled(
             s.ask.server.clone(),
             Style::new().add_modifier(Modifier::BOLD),
@@ -33,11 +36,11 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
                 0 | 1 => String::new(),
                 n => format!("  ({} more waiting)", n - 1),
             },
-            DIM,
+            dim_style(),
         ),
     ])];
     if !crate::app::server_asks::armed(s.shown_at, app.now) {
-        head.push(Line::styled("(keys are ignored for a moment)", DIM));
+        head.push(Line::styled("(keys are ignored for a moment)", dim_style()));
     }
     let reply_rows = (inner.height / 3).clamp(3, 10);
     let [top, request, reply] = Layout::vertical([
@@ -54,10 +57,10 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
         .skip(s.scroll)
         .map(|(key, text)| {
             let color = match key.as_str() {
-                "user" => Color::Cyan,
-                "assistant" => Color::Green,
-                "system" => Color::Yellow,
-                _ => Color::DarkGray,
+                "user" => theme().accent,
+                "assistant" => theme().ok,
+                "system" => theme().warn,
+                _ => theme().dim,
             };
             Line::from(vec![
                 Span::styled(format!("{key:<width$} "), Style::new().fg(color)),
@@ -69,7 +72,7 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
     let title = format!(" your reply · stop reason {} ", s.stop_reason());
     let editor = Block::new()
         .borders(Borders::TOP)
-        .border_style(Style::new().fg(Color::Cyan))
+        .border_style(Style::new().fg(theme().accent))
         .title(title);
     let text = editor.inner(reply);
     frame.render_widget(editor, reply);

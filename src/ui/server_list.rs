@@ -7,6 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::theme::theme;
 use crate::app::layout::window_start;
 use crate::app::{App, Focus};
 use crate::mcp::status::ServerState;
@@ -14,13 +15,13 @@ use crate::mcp::status::ServerState;
 /// The glyph and colour of a server state.
 pub fn state_glyph(state: ServerState) -> (&'static str, Color) {
     match state {
-        ServerState::Connected => ("●", Color::Green),
-        ServerState::Connecting => ("◐", Color::Yellow),
-        ServerState::Disconnected => ("○", Color::Gray),
-        ServerState::Failed => ("✗", Color::Red),
-        ServerState::Disabled => ("−", Color::DarkGray),
-        ServerState::Invalid => ("!", Color::Red),
-        ServerState::Inert => ("◌", Color::Yellow),
+        ServerState::Connected => ("●", theme().ok),
+        ServerState::Connecting => ("◐", theme().warn),
+        ServerState::Disconnected => ("○", theme().muted),
+        ServerState::Failed => ("✗", theme().error),
+        ServerState::Disabled => ("−", theme().dim),
+        ServerState::Invalid => ("!", theme().error),
+        ServerState::Inert => ("◌", theme().warn),
     }
 }
 
@@ -44,26 +45,23 @@ pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
             // Waiting for (or in) a sign-in is not a failure.
             let waits = app.waits_for_sign_in(s) || app.auth.signing_in.contains(&s.name);
             let (glyph, color) = if waits {
-                ("◇", Color::Yellow)
+                ("◇", theme().warn)
             } else {
                 state_glyph(s.state)
             };
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), Style::new().fg(color)),
                 Span::raw(s.name.clone()),
-                Span::styled(
-                    format!(" {}", s.transport),
-                    Style::new().fg(Color::DarkGray),
-                ),
+                Span::styled(format!(" {}", s.transport), Style::new().fg(theme().dim)),
             ];
             if !s.badges.is_empty() {
                 spans.push(Span::styled(
                     format!(" {}", s.badges.join(",")),
-                    Style::new().fg(Color::Yellow),
+                    Style::new().fg(theme().warn),
                 ));
             }
             if waits {
-                spans.push(Span::styled(" sign-in", Style::new().fg(Color::Yellow)));
+                spans.push(Span::styled(" sign-in", Style::new().fg(theme().warn)));
             }
             let mut line = Line::from(spans);
             if i == list_state.selected {
@@ -80,9 +78,9 @@ pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
         app.trust.clone()
     };
     let style = if warn {
-        Style::new().fg(Color::Yellow)
+        Style::new().fg(theme().warn)
     } else {
-        Style::new().fg(Color::DarkGray)
+        Style::new().fg(theme().dim)
     };
     let mark = if warn { " ⚠" } else { "" };
     frame.render_widget(

@@ -7,18 +7,21 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::theme::theme;
 use crate::app::tasks_view::TasksView;
 use crate::app::{App, Load};
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
+fn dim_style() -> Style {
+    Style::new().fg(theme().dim)
+}
 
 fn status_color(status: &str) -> Color {
     match status {
-        "completed" => Color::Green,
-        "failed" => Color::Red,
-        "cancelled" => Color::DarkGray,
-        "input_required" => Color::Magenta,
-        _ => Color::Yellow,
+        "completed" => theme().ok,
+        "failed" => theme().error,
+        "cancelled" => theme().dim,
+        "input_required" => theme().kind,
+        _ => theme().warn,
     }
 }
 
@@ -33,24 +36,24 @@ fn ttl(ms: Option<u64>) -> String {
 /// Draws `view` in `area`.
 pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
     let title = format!("Tasks of {}", view.server);
-    let (inner, block) = super::overlays::popup(frame, area, &title, Color::Cyan);
+    let (inner, block) = super::overlays::popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
     let mut lines = vec![Line::styled(
         format!(
             "{:<15}{:<10}{:<22}{:<34} message",
             "status", "ttl", "created", "id"
         ),
-        DIM,
+        dim_style(),
     )];
     match &view.tasks {
-        Load::Idle | Load::Loading(_) => lines.push(Line::styled("listing tasks…", DIM)),
+        Load::Idle | Load::Loading(_) => lines.push(Line::styled("listing tasks…", dim_style())),
         Load::Failed(class, message) => lines.push(Line::styled(
             format!("{class}: {message}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         )),
         Load::Ready(tasks) if tasks.is_empty() => lines.push(Line::styled(
             "No tasks on this session (a tool run as a task appears here while the server keeps it).",
-            DIM,
+            dim_style(),
         )),
         Load::Ready(tasks) => {
             let height = usize::from(inner.height).saturating_sub(1);
@@ -67,7 +70,7 @@ pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
                         t.created_at.as_deref().unwrap_or("—"),
                         t.task_id
                     )),
-                    Span::styled(t.status_message.clone().unwrap_or_default(), DIM),
+                    Span::styled(t.status_message.clone().unwrap_or_default(), dim_style()),
                 ]);
                 if i == view.sel {
                     line = line.style(Style::new().add_modifier(Modifier::REVERSED));

@@ -426,6 +426,11 @@ fn agents_view_and_an_agents_approval() {
         })));
     }
     snapshot_all("agents", &mut app);
+    for c in "/4300".chars() {
+        app.update(ch(c));
+    }
+    snapshot_all("agents_filtered", &mut app);
+    app.update(key(KeyCode::Esc));
     app.update(Msg::AgentApproval {
         pid: 4242,
         request: ApprovalRequest {
@@ -538,4 +543,35 @@ fn progress_is_a_bar_with_the_count_beside_it() {
     let unknown = crate::app::Progress { total: None, ..p };
     let line = super::calls::progress_line(&unknown, 30);
     assert_eq!(line.spans[0].content, "progress 3");
+}
+
+#[test]
+fn the_trust_diff_scrolls_to_its_last_line_in_the_viewer() {
+    use crate::app::info::{InfoLine, Tone};
+    let (mut app, _d) = tools_app();
+    app.info = fixed_info();
+    app.info.trust_state = "changed".to_owned();
+    app.info.trust.push(InfoLine {
+        text: "Changes since trusted:".to_owned(),
+        tone: Tone::Warn,
+    });
+    for i in 0..60 {
+        app.info.trust.push(InfoLine {
+            text: format!(
+                "  + server-{i:02} added: a long definition line that wraps in a narrow pane"
+            ),
+            tone: Tone::Warn,
+        });
+    }
+    app.update(ch('t'));
+    for (w, h) in SIZES {
+        app.size = (w, h);
+        app.update(Msg::Resize(w, h));
+        app.update(key(KeyCode::End));
+        let screen = draw(&app, w, h);
+        assert!(screen.contains("server-59"), "{w}x{h}:\n{screen}");
+        insta::assert_snapshot!(format!("trust_diff_end_{w}x{h}"), screen);
+        app.update(key(KeyCode::Home));
+        assert!(!draw(&app, w, h).contains("server-59"));
+    }
 }

@@ -4,10 +4,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
+use super::theme::theme;
 use crate::app::viewer::{Viewer, rows_of, wrap};
 
 /// Draws `lines` scrolled as `viewer` says into `area`: the text, the scrollbar in its last
@@ -19,13 +20,35 @@ pub fn render_viewer(
     frame: &mut Frame,
     area: Rect,
 ) {
+    render_with(viewer, lines, (cursor, &[]), frame, area);
+}
+
+/// [`render_viewer`] with a style per line (a line past `styles` is plain): a text whose lines
+/// carry a tone, such as the trust view's.
+pub fn render_viewer_styled(
+    viewer: &Viewer,
+    lines: &[String],
+    styles: &[Style],
+    frame: &mut Frame,
+    area: Rect,
+) {
+    render_with(viewer, lines, (None, styles), frame, area);
+}
+
+fn render_with(
+    viewer: &Viewer,
+    lines: &[String],
+    looks: (Option<usize>, &[Style]),
+    frame: &mut Frame,
+    area: Rect,
+) {
     if area.width < 2 || area.height < 2 {
         return;
     }
     let text = crate::app::layout::viewer_text(area);
     let position = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
     let scrollbar = Rect::new(area.x + text.width, area.y, 1, text.height);
-    render_text(viewer, lines, cursor, frame, (text, scrollbar));
+    render_text(viewer, lines, looks, frame, (text, scrollbar));
     let mut laid = viewer.clone();
     laid.viewport = (text.width, text.height);
     frame.render_widget(Paragraph::new(position_line(&laid, lines)), position);
@@ -34,7 +57,7 @@ pub fn render_viewer(
 fn render_text(
     viewer: &Viewer,
     lines: &[String],
-    cursor: Option<usize>,
+    (cursor, styles): (Option<usize>, &[Style]),
     frame: &mut Frame,
     (text_area, scrollbar): (Rect, Rect),
 ) {
@@ -51,11 +74,11 @@ fn render_text(
         let style = if cursor == Some(i) {
             Style::new().add_modifier(Modifier::REVERSED)
         } else if current == Some(i) {
-            Style::new().bg(Color::Yellow).fg(Color::Black)
+            Style::new().bg(theme().warn).fg(theme().on_accent)
         } else if search.is_some_and(|s| s.matches.binary_search(&i).is_ok()) {
-            Style::new().fg(Color::Yellow)
+            Style::new().fg(theme().warn)
         } else {
-            Style::new()
+            styles.get(i).copied().unwrap_or_default()
         };
         let skip_rows = if i == first { skip } else { 0 };
         for row in wrap(line, width).into_iter().skip(skip_rows) {
@@ -145,5 +168,5 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
             );
         }
     }
-    Line::styled(text, Style::new().fg(Color::DarkGray))
+    Line::styled(text, Style::new().fg(theme().dim))
 }

@@ -1,0 +1,136 @@
+//! The agent sessions view's state: how far it is scrolled and a filter (`/` starts it, typing
+//! narrows the sessions by pid, project, mode or server name, `Enter` keeps it, `Esc` clears),
+//! as in every list. Drawing is `ui::agents::agents_view`.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::Effect;
+use super::agents::AgentRow;
+use super::keymap::Action;
+use super::overlays::{Overlay, Shared, Step, scrolled};
+use super::tabs::ListFilter;
+
+/// The agent sessions view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentsView {
+    /// The first line shown.
+    pub scroll: usize,
+    /// The filter narrowing the sessions, if one was started.
+    pub filter: Option<ListFilter>,
+}
+
+impl AgentsView {
+    /// The sessions the filter keeps (all without one), in pid order.
+    pub fn shown<'a>(&self, agents: &'a [AgentRow]) -> Vec<&'a AgentRow> {
+        let Some(filter) = &self.filter else {
+            return agents.iter().collect();
+        };
+        agents
+            .iter()
+            .filter(|a| {
+                filter.keeps(&a.pid.to_string(), &a.project)
+                    || filter.keeps(&a.mode, "")
+                    || a.servers.iter().any(|(name, _)| filter.keeps(name, ""))
+            })
+            .collect()
+    }
+
+    /// Handles a keymap `action`.
+    pub fn update(mut self, action: Action, s: &Shared) -> Step {
+        match action {
+            Action::Reconnect => Step::with(Overlay::Agents(self), [Effect::ScanAgents])
+                .said("looking for agent sessions…"),
+            Action::Filter => {
+                self.filter = Some(ListFilter {
+                    query: String::new(),
+                    editing: true,
+                });
+                self.scroll = 0;
+                Step::keep(Overlay::Agents(self))
+            }
+            action => {
+                let shown = self.shown(s.agents);
+                let max = shown.iter().map(|a| a.servers.len() + 2).sum::<usize>();
+                self.scroll = scrolled(self.scroll, action, max);
+                Step::keep(Overlay::Agents(self))
+            }
+        }
+    }
+
+    /// A key typed while the filter takes text: typing narrows, `Enter` keeps the filter and
+    /// gives the keys back to the view, `Esc` clears it. `None` when the key is not the
+    /// filter's (an action then).
+    pub fn filter_key(&mut self, key: &KeyEvent) -> Option<Option<Action>> {
+        let filter = self.filter.as_mut().filter(|f| f.editing)?;
+        match key.code {
+            KeyCode::Esc => self.filter = None,
+            KeyCode::Enter => filter.editing = false,
+            KeyCode::Up => return Some(Some(Action::Up)),
+            KeyCode::Down => return Some(Some(Action::Down)),
+            KeyCode::Backspace => {
+                filter.query.pop();
+                self.scroll = 0;
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                filter.query.push(c);
+                self.scroll = 0;
+            }
+            _ => {}
+        }
+        Some(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use crate::app::agents::AgentRow;
+    use crate::app::testkit::{ch, demo_app, key};
+    use crate::app::{Effect, Overlay};
+
+    fn row(pid: u32, project: &str, server: &str) -> AgentRow {
+        AgentRow {
+            pid,
+            project: project.to_owned(),
+            mode: "audit".to_owned(),
+            servers: vec![(server.to_owned(), "connected".to_owned())],
+            spills: 0,
+            pending: 0,
+            gone: false,
+        }
+    }
+
+    #[test]
+    fn slash_narrows_the_sessions_and_esc_clears() {
+        let (mut app, _d) = demo_app();
+        app.agents = vec![
+            row(10, "/src/alpha", "github"),
+            row(20, "/src/beta", "files"),
+        ];
+        assert_eq!(app.update(ch('A')), vec![Effect::ScanAgents]);
+        app.update(ch('/'));
+        for c in "beta".chars() {
+            app.update(ch(c));
+        }
+        let Some(Overlay::Agents(view)) = &app.overlay else {
+            panic!("{:?}", app.overlay);
+        };
+        let pids: Vec<u32> = view.shown(&app.agents).iter().map(|a| a.pid).collect();
+        assert_eq!(pids, [20]);
+        // A server name narrows too.
+        app.update(key(KeyCode::Esc));
+        app.update(ch('/'));
+        for c in "git".chars() {
+            app.update(ch(c));
+        }
+        let Some(Overlay::Agents(view)) = &app.overlay else {
+            panic!("{:?}", app.overlay);
+        };
+        assert_eq!(view.shown(&app.agents).len(), 1);
+        assert_eq!(view.shown(&app.agents)[0].pid, 10);
+        // Esc while typing clears the filter; the view stays.
+        app.update(key(KeyCode::Esc));
+        assert!(matches!(&app.overlay, Some(Overlay::Agents(v)) if v.filter.is_none()));
+    }
+}
