@@ -119,14 +119,21 @@ where
         eprintln!("SKIPPED: run scripts/install-interop (needs node)");
         return;
     };
+    let servers = serde_json::json!({"everything": {"command": "node", "args": [script, "stdio"]}});
+    with_servers(&servers, scenario);
+}
+
+/// Runs `scenario` on a console over `servers` (an `mcpServers` object).
+fn with_servers<F>(servers: &serde_json::Value, scenario: F)
+where
+    F: AsyncFnOnce(&mut Harness),
+{
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("cfg");
     let project = dir.path().join("proj");
     std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
     std::fs::create_dir_all(&project).expect("mkdir");
-    let config = serde_json::json!({"mcpServers": {"everything": {
-        "command": "node", "args": [script, "stdio"]
-    }}});
+    let config = serde_json::json!({ "mcpServers": servers });
     std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
     let config = ConfigSet::load(&LoadOptions {
         project_dir: project,
@@ -214,7 +221,7 @@ fn the_console_answers_elicitation_forms_and_urls() {
         let Some(ServerAsk::Elicit(ask)) = h.rt.app.asks.front() else {
             panic!("an elicitation")
         };
-        let ElicitMode::Url { url, origin } = &ask.mode else {
+        let ElicitMode::Url { url, origin, .. } = &ask.mode else {
             panic!("URL mode: {ask:?}")
         };
         assert_eq!(url, "https://example.com/consent");
@@ -399,5 +406,203 @@ fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
         let (error, text) = h.result("the read by URI").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("Resource 1"), "{text}");
+    });
+}
+
+/// The values of the open suggestion list, once it holds an answer.
+fn suggestions(app: &App) -> Option<Vec<String>> {
+    match &app.completer.open.as_ref()?.load {
+        Load::Ready(s) => Some(s.values.clone()),
+        _ => None,
+    }
+}
+
+#[test]
+fn tab_completes_prompt_arguments_with_context_and_template_variables() {
+    with_everything(async |h: &mut Harness| {
+        h.key(KeyCode::Enter);
+        h.until("the tool list", |a| a.visible_tools().is_some())
+            .await;
+        h.key(KeyCode::Char('l'));
+        h.key(KeyCode::Char('l'));
+        h.until("the prompts", |a| {
+            a.prompt_entries()
+                .iter()
+                .any(|p| p.name == "completable-prompt")
+        })
+        .await;
+        let at =
+            h.rt.app
+                .prompt_entries()
+                .iter()
+                .position(|p| p.name == "completable-prompt")
+                .expect("listed");
+        h.rt.app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .prompts
+            .list
+            .sel = at;
+        h.key(KeyCode::Enter);
+        h.until("the prompt form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+        let Screen::Form(form) = &h.rt.app.screen else {
+            unreachable!()
+        };
+        assert_eq!(
+            form.fields[form.focus].key, "department",
+            "{:?}",
+            form.fields
+        );
+
+        // Tab asks for everything; typing narrows once the pause has passed.
+        h.key(KeyCode::Tab);
+        h.until("the departments", |a| {
+            suggestions(a).is_some_and(|v| v.len() == 4)
+        })
+        .await;
+        h.type_text("S");
+        // Keys are stepped a second ahead (past the guard); the pause ends after that.
+        let later = Instant::now() + Duration::from_secs(2);
+        h.rt.step(Msg::Tick, later);
+        h.until("the narrowed departments", |a| {
+            suggestions(a).is_some_and(|v| v == ["Sales", "Support"])
+        })
+        .await;
+        h.key(KeyCode::Tab);
+
+        // The second argument's suggestions depend on the first, sent as context.
+        h.key(KeyCode::Down);
+        h.key(KeyCode::Tab);
+        h.until("Sales's people", |a| {
+            suggestions(a).is_some_and(|v| v == ["David", "Eve", "Frank"])
+        })
+        .await;
+        h.key(KeyCode::Down);
+        h.key(KeyCode::Enter);
+        let Screen::Form(form) = &h.rt.app.screen else {
+            panic!("taking a suggestion keeps the form: {:?}", h.rt.app.screen)
+        };
+        let values: Vec<&str> = form.fields.iter().map(|f| f.value.as_str()).collect();
+        assert_eq!(values, ["Sales", "Eve"]);
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the prompt").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(
+            text.contains("promote Eve to the head of the Sales team"),
+            "{text}"
+        );
+
+        // A resource template's variable completes too.
+        h.back();
+        h.key(KeyCode::Char('h'));
+        h.until("the resources", |a| {
+            a.resource_entries().iter().any(|(_, template)| *template)
+        })
+        .await;
+        let at =
+            h.rt.app
+                .resource_entries()
+                .iter()
+                .position(|(r, template)| *template && r.name.contains("Text"))
+                .expect("a text template");
+        h.rt.app
+            .panes
+            .get_mut("everything")
+            .expect("pane")
+            .resources
+            .list
+            .sel = at;
+        h.key(KeyCode::Enter);
+        h.until("the variables form", |a| {
+            matches!(a.screen, Screen::Form(_))
+        })
+        .await;
+        h.type_text("7");
+        h.key(KeyCode::Tab);
+        h.until("the template's suggestion", |a| {
+            suggestions(a).is_some_and(|v| v == ["7"])
+        })
+        .await;
+    });
+}
+
+#[test]
+fn a_url_request_closes_when_the_server_says_it_is_complete() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".venv/bin/python");
+    if !python.exists() {
+        eprintln!("SKIPPED: run scripts/install-python-sdk for the Python SDK console test");
+        return;
+    }
+    let servers = serde_json::json!({"probe": {
+        "command": python, "args": [root.join("tests/python/client_probe_server.py")]
+    }});
+    with_servers(&servers, async |h: &mut Harness| {
+        h.key(KeyCode::Enter);
+        h.until("the probe's tools", |a| {
+            a.visible_tools()
+                .is_some_and(|t| t.iter().any(|t| t.name == "visit_url"))
+        })
+        .await;
+        let at =
+            h.rt.app
+                .visible_tools()
+                .and_then(|t| t.iter().position(|t| t.name == "visit_url"))
+                .expect("listed");
+        h.rt.app
+            .panes
+            .get_mut("probe")
+            .expect("pane")
+            .tools
+            .list
+            .sel = at;
+        h.key(KeyCode::Char('c'));
+        h.until("the form", |a| matches!(a.screen, Screen::Form(_)))
+            .await;
+        h.key(KeyCode::Enter);
+        // No key answers the request: the server's completion closes it.
+        let (error, text) = h.result("the visit's answer").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains(r#"{"action": "accept"}"#), "{text}");
+        assert!(h.rt.app.asks.is_empty());
+        let log = &h.rt.app.panes["probe"].log.lines;
+        assert!(
+            log.iter().any(|l| l.text.contains("el-2 is complete")),
+            "{:?}",
+            log.iter().map(|l| &l.text).collect::<Vec<_>>()
+        );
+    });
+}
+
+#[test]
+fn enter_reads_a_resource_link_of_a_result_on_the_same_server() {
+    with_everything(async |h: &mut Harness| {
+        h.open_form("get-resource-links").await;
+        let Screen::Form(form) = &mut h.rt.app.screen else {
+            unreachable!()
+        };
+        if let Some(count) = form.fields.iter_mut().find(|f| f.key == "count") {
+            count.value = "2".to_owned();
+        }
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the links").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(text.contains("[resource link: Text Resource 2"), "{text}");
+        assert!(
+            !text.contains("demo://resource/dynamic/text/2"),
+            "no raw URI in the text: {text}"
+        );
+        // Two links: Enter lists them, Down picks the text one, Enter reads it there.
+        h.key(KeyCode::Enter);
+        h.key(KeyCode::Down);
+        h.key(KeyCode::Enter);
+        let (error, text) = h.result("the linked resource").await;
+        assert!(error.is_none(), "{error:?} {text}");
+        assert!(
+            text.contains("Resource 2: This is a plaintext resource"),
+            "{text}"
+        );
     });
 }

@@ -76,6 +76,7 @@ impl App {
                 Vec::new()
             }
             Action::Suspend => vec![Effect::Suspend],
+            Action::Complete => self.on_complete(),
             // Handled where their views are.
             _ => Vec::new(),
         }

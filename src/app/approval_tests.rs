@@ -169,3 +169,49 @@ fn the_policy_view_reads_lists_and_removes_after_a_typed_y() {
         "the view reads the file again"
     );
 }
+
+#[test]
+fn the_added_rule_stays_on_the_status_line_when_the_calls_result_arrives() {
+    use crate::app::Screen;
+    use crate::app::form::{Form, Target};
+    use crate::app::testkit::ok;
+    let (mut app, dir) = demo_app();
+    app.policy_path = Some(dir.path().join("cfg/mcpdeck/policy.json"));
+    let run = |app: &mut App| {
+        app.screen = Screen::Form(Form::new(
+            "demo",
+            Target::Tool("echo".to_owned()),
+            serde_json::json!({"type": "object"}),
+        ));
+        let fx = app.update(key(KeyCode::Enter));
+        let [Effect::Execute { id, .. }] = &fx[..] else {
+            panic!("{fx:?}");
+        };
+        *id
+    };
+    let result = serde_json::json!({"isError": false, "text": "hi", "structuredContent": null, "outputSchemaVerdict": null});
+    let id = run(&mut app);
+    app.update(Msg::Approval(request_with(None)));
+    app.now += GUARD;
+    app.update(ch('a'));
+    assert!(matches!(
+        &app.update(ch('y'))[..],
+        [Effect::AllowAlways { .. }]
+    ));
+    app.update(Msg::PolicySaved(Ok(
+        "allowed; added `demo:tools.call echo` to policy.json".to_owned(),
+    )));
+    app.update(ok(id, "tools.call echo", result.clone()));
+    assert!(matches!(app.screen, Screen::Result(..)));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("added `demo:tools.call echo`")),
+        "{:?}",
+        app.message
+    );
+    // The next call's result clears it as any stale message.
+    let id = run(&mut app);
+    app.update(ok(id, "tools.call echo", result));
+    assert_eq!(app.message, None);
+}

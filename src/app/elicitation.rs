@@ -59,6 +59,8 @@ pub enum ElicitMode {
         url: String,
         /// Its origin, for emphasis.
         origin: String,
+        /// The server's elicitation id (`notifications/elicitation/complete` names it).
+        id: String,
     },
 }
 
@@ -288,7 +290,7 @@ impl ElicitState {
     pub fn new(ticket: u64, ask: ElicitationAsk, now: Instant) -> Self {
         let mode = match ask.kind {
             ElicitKind::Form(form) => ElicitMode::Form(FormState::new(form)),
-            ElicitKind::Url { url, origin, .. } => ElicitMode::Url { url, origin },
+            ElicitKind::Url { url, origin, id } => ElicitMode::Url { url, origin, id },
         };
         Self {
             ticket,

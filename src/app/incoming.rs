@@ -88,6 +88,7 @@ impl App {
                 self.on_reread(id);
             }
             Waiter::Session => effects.extend(self.on_session_done(id, outcome)),
+            Waiter::Completion => effects.extend(self.on_completion_done(id, outcome)),
         }
         effects
     }
@@ -201,7 +202,11 @@ impl App {
             view: Box::new(view),
             form,
         });
-        self.message = None;
+        // What the call made stale goes; what the operator decided meanwhile stays.
+        if self.message_kept.take() != self.message {
+            self.message = None;
+        }
+        self.announce_links();
         effects
     }
 
@@ -235,6 +240,9 @@ impl App {
                 ("updated", sanitize_capped(uri, 512), None)
             }
             ConnectionEvent::Exited { status } => ("exited", sanitize_capped(status, 256), None),
+            ConnectionEvent::ElicitationComplete { id } => {
+                return self.on_elicitation_complete(&event.server, id);
+            }
             ConnectionEvent::Traffic(t) => {
                 let (kind, text, body) = traffic_line(t);
                 let line = LogLine {

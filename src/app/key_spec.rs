@@ -143,6 +143,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("import_project", Action::ImportProject),
     ("sign_in", Action::SignIn),
     ("sign_out", Action::SignOut),
+    ("complete", Action::Complete),
     ("ping", Action::Ping),
     ("disconnect", Action::Disconnect),
     ("roots", Action::Roots),

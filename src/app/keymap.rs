@@ -65,8 +65,12 @@ pub enum Ctx {
     HostsView,
     /// The Tasks view (a server's tasks).
     TasksView,
+    /// The call form's suggestion list is open (completion).
+    Completion,
     /// The Roots view (a server's roots for the session).
     RootsView,
+    /// A result's list of resource links is open.
+    ResultLinks,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -193,6 +197,9 @@ pub enum Action {
     SignIn,
     /// Sign out of the selected server (revoke where possible, forget the tokens).
     SignOut,
+    /// Complete the call form's focused argument (prompts, resource templates), else move to
+    /// the next field.
+    Complete,
     /// Ping the selected server (the round trip shows in the status line).
     Ping,
     /// Close the selected server's connection (the others stay up).
@@ -461,7 +468,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 28] = [
+pub const ALL_CTX: [Ctx; 30] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -472,8 +479,10 @@ pub const ALL_CTX: [Ctx; 28] = [
     Ctx::ConfigTab,
     Ctx::Detail,
     Ctx::Form,
+    Ctx::Completion,
     Ctx::Running,
     Ctx::Result,
+    Ctx::ResultLinks,
     Ctx::View,
     Ctx::TrustView,
     Ctx::SpillsView,
@@ -522,6 +531,8 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Sampling => "sampling",
         Ctx::HostsView => "hosts_view",
         Ctx::TasksView => "tasks_view",
+        Ctx::Completion => "completion",
+        Ctx::ResultLinks => "result_links",
         Ctx::RootsView => "roots_view",
     }
 }
@@ -556,6 +567,8 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Sampling => "asks: sampling",
         Ctx::HostsView => "hosts view",
         Ctx::TasksView => "tasks view",
+        Ctx::Completion => "completions",
+        Ctx::ResultLinks => "resource links",
         Ctx::RootsView => "roots view",
     }
 }

@@ -15,7 +15,9 @@ pub mod approval;
 pub mod auth;
 mod call_form;
 mod calls;
+pub mod completion;
 pub mod editor;
+pub mod elicit_complete;
 pub mod elicitation;
 pub mod fold;
 pub mod form;
@@ -32,6 +34,7 @@ mod msg;
 pub mod overlays;
 pub mod policy_view;
 pub mod result_keys;
+pub mod result_links;
 pub mod roots_view;
 pub mod sampling;
 pub mod server_asks;
@@ -94,6 +97,8 @@ pub(crate) enum Waiter {
     Tasks,
     /// The template listing a template's variables form is built from (the template's name).
     Template(String),
+    /// The call form's suggestion list (`completion/complete`).
+    Completion,
     /// A session control (ping, disconnect, roots, log level, subscription).
     Session,
 }
@@ -310,6 +315,13 @@ pub struct App {
     pub quitting: bool,
     /// Sign-in states of OAuth servers and sign-ins under way.
     pub auth: auth::AuthPanel,
+    /// Argument completion in the call form.
+    pub completer: completion::Completer,
+    /// A status message about what the operator decided while a call ran (a policy rule
+    /// written): the call's result does not clear it while it is still the one shown.
+    pub(crate) message_kept: Option<String>,
+    /// URL elicitations the servers said were complete before their request arrived.
+    pub early_completions: elicit_complete::EarlyCompletions,
     /// Session controls: log levels, subscriptions, the Roots view.
     pub session: session::SessionState,
 }
@@ -355,6 +367,9 @@ impl App {
             last_detail: None,
             quitting: false,
             auth: auth::AuthPanel::default(),
+            completer: completion::Completer::default(),
+            message_kept: None,
+            early_completions: elicit_complete::EarlyCompletions::default(),
             session: session::SessionState::default(),
         }
     }
@@ -387,6 +402,7 @@ impl App {
                 .iter()
                 .any(|s| s.state == crate::mcp::status::ServerState::Connecting)
             || self.approvals.front().is_some_and(|a| !a.armed(self.now))
+            || self.completer.due().is_some()
     }
 
     /// The keymap contexts in force, most specific first (for dispatch and hints).
@@ -419,8 +435,14 @@ impl App {
         }
         let main = match (&self.screen, self.focus) {
             (Screen::Detail(_), _) => vec![Ctx::Detail],
+            (Screen::Form(_), _) if self.completer.open.is_some() => {
+                return vec![Ctx::Completion, Ctx::Form];
+            }
             (Screen::Form(_) | Screen::Raw(..), _) => return vec![Ctx::Form],
             (Screen::Running(_), _) => vec![Ctx::Running],
+            (Screen::Result(r), _) if r.view.link_pick.is_some() => {
+                vec![Ctx::ResultLinks, Ctx::Result]
+            }
             (Screen::Result(..), _) => vec![Ctx::Result],
             (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
             (Screen::Browse, Focus::Main | Focus::Side) => {
@@ -442,6 +464,8 @@ impl App {
 
 #[cfg(test)]
 pub mod auth_tests;
+#[cfg(test)]
+mod completion_tests;
 #[cfg(test)]
 pub mod hosts_tests;
 #[cfg(test)]

@@ -283,6 +283,10 @@ pub struct ResultView {
     pub pointers: Vec<Option<String>>,
     /// `lines` with every fold open (what copying takes).
     pub plain: Vec<String>,
+    /// The result's resource links, which Enter opens on the server that returned them.
+    pub links: Vec<super::result_links::LinkRow>,
+    /// The highlighted link while the list of links is open.
+    pub link_pick: Option<usize>,
 }
 
 impl ResultView {
@@ -295,6 +299,8 @@ impl ResultView {
             lines: head,
             model: Vec::new(),
             spills: Vec::new(),
+            links: Vec::new(),
+            link_pick: None,
             show_model: false,
             cursor: 0,
             viewer: super::viewer::Viewer::default(),
@@ -545,6 +551,7 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
     push_text(&mut view.model, &outcome.model_text());
     view.error = error;
     view.spills = spills;
+    view.links = super::result_links::link_rows(outcome);
     view
 }
 

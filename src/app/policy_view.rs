@@ -139,6 +139,11 @@ impl App {
                 self.message = Some(match result {
                     Ok(m) | Err(m) => sanitize_capped(&m, 400),
                 });
+                // Said while the call it allowed runs: its result must not hide it.
+                self.message_kept = self
+                    .message
+                    .clone()
+                    .filter(|_| matches!(self.screen, super::Screen::Running(_)));
                 match (&self.overlay, &self.policy_path) {
                     (Some(Overlay::Policy(_)), Some(path)) => {
                         vec![Effect::ReadPolicy(path.clone())]

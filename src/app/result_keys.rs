@@ -92,6 +92,9 @@ impl App {
         if !matches!(self.screen, Screen::Result(..)) {
             return None;
         }
+        if let Some(effects) = self.on_links_action(action) {
+            return Some(effects);
+        }
         self.layout_result();
         // The position row names the keys that move between matches, as the keymap has them.
         let key = |a| self.keymap.key_for(Ctx::Result, a);

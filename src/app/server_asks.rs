@@ -36,6 +36,11 @@ impl ServerAsk {
         }
     }
 
+    /// Starts the key guard again: the request is first shown at `now`.
+    pub(super) fn reset_shown(&mut self, now: Instant) {
+        *self.shown_at() = now;
+    }
+
     fn shown_at(&mut self) -> &mut Instant {
         match self {
             Self::Elicit(e) => &mut e.shown_at,
@@ -65,7 +70,7 @@ impl App {
             Msg::Elicit { ticket, ask } => {
                 let ask = ElicitState::new(ticket, ask, self.now);
                 self.asks.push_back(ServerAsk::Elicit(ask));
-                Vec::new()
+                self.on_url_ask_queued()
             }
             Msg::Sample { ticket, ask } => {
                 let ask = SamplingState::new(ticket, ask, self.now);

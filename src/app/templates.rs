@@ -13,6 +13,14 @@ use crate::mcp::catalog::uri_template::VarValue;
 use crate::mcp::engine::{OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
+/// The one-field form that reads a resource by URI on `server`.
+pub(super) fn uri_form(server: &str) -> Form {
+    let schema = json!({"type": "object", "required": ["uri"], "properties": {
+        "uri": {"type": "string", "description": "the resource's URI, e.g. demo://resource/dynamic/text/1"}
+    }});
+    Form::new(server, Target::Uri, schema)
+}
+
 impl App {
     /// Lists the templates to build the variables form of `name`.
     pub(super) fn open_template(&mut self, server: String, name: &str) -> Vec<Effect> {
@@ -72,10 +80,7 @@ impl App {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
         };
-        let schema = json!({"type": "object", "required": ["uri"], "properties": {
-            "uri": {"type": "string", "description": "the resource's URI, e.g. demo://resource/dynamic/text/1"}
-        }});
-        self.screen = Screen::Form(Form::new(&server, Target::Uri, schema));
+        self.screen = Screen::Form(uri_form(&server));
         Vec::new()
     }
 

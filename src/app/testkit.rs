@@ -73,6 +73,7 @@ pub fn typed(operation: &str, result: Value) -> OpResult {
         "prompts.list" => from(result).map(OpResult::Prompts),
         "prompts.get" => from(result).map(OpResult::Prompt),
         "reconnect" => from(result).map(OpResult::Reconnected),
+        "completion.complete" => from(result).map(OpResult::Completion),
         other => panic!("no typed result for operation `{other}`"),
     };
     parsed.unwrap_or_else(|e| panic!("`{operation}` result does not fit its type: {e}"))

@@ -28,7 +28,11 @@ impl App {
                 Vec::new()
             }
             // While something animates the server states may change: ask for a fresh status.
-            Msg::Tick => vec![Effect::RefreshStatus],
+            Msg::Tick => {
+                let mut effects = vec![Effect::RefreshStatus];
+                effects.extend(self.on_completion_tick());
+                effects
+            }
             Msg::Status(status) => self.on_status(&status),
             Msg::Done { id, outcome } => self.on_done(id, &outcome),
             Msg::Event(event) => self.on_event(&event),
@@ -169,6 +173,9 @@ impl App {
     }
 
     pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(effects) = self.on_completion_key(&key) {
+            return effects;
+        }
         if let Some(action) = self.keymap.lookup(&[Ctx::Form], &key) {
             return self.on_action(action);
         }
@@ -264,7 +271,11 @@ impl App {
         }
         let msg = super::FormMsg::Paste(text.to_owned());
         match &mut self.screen {
-            Screen::Form(form) => form.update(msg),
+            Screen::Form(form) => {
+                let effects = form.update(msg);
+                self.completion_typed();
+                effects
+            }
             Screen::Raw(raw) => raw.update(msg),
             _ => Vec::new(),
         }

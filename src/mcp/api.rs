@@ -158,6 +158,10 @@ pub struct ToolCall {
     /// The spills the call wrote.
     #[serde(default)]
     pub spills: Vec<SpillRef>,
+    /// The result's resource links with their URIs, for the operator's console only: never
+    /// serialised (an agent's text names each link and its origin, not its URI).
+    #[serde(skip)]
+    pub links: Vec<crate::mcp::results::links::ResourceLinkRef>,
 }
 
 /// A spill as a result names it.
@@ -341,6 +345,11 @@ mod tests {
                 basename: "a.txt".to_owned(),
                 size: 3,
                 mime: "text/plain".to_owned(),
+            }],
+            // The operator's console keeps a link's URI; the envelope never carries it.
+            links: vec![crate::mcp::results::links::ResourceLinkRef {
+                name: "Report".to_owned(),
+                uri: "demo://private/report".to_owned(),
             }],
         });
         assert_eq!(

@@ -80,8 +80,9 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     lines
 }
 
-/// The lines below the arguments: the queue and the keys (or the "always" question).
-fn footer(app: &App, pending: &Pending) -> Vec<Line<'static>> {
+/// The lines below the arguments: the queue and the keys (or the "always" question). The key
+/// that shows all the arguments is offered only when `offer_view` (some do not fit).
+fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if app.approvals.len() > 1 {
         lines.push(Line::styled(
@@ -105,7 +106,11 @@ fn footer(app: &App, pending: &Pending) -> Vec<Line<'static>> {
         return lines;
     }
     let keys = if pending.armed(app.now) {
-        super::hint_text(app, &[Ctx::Approval])
+        approval_hints(app, offer_view)
+            .iter()
+            .map(|(key, desc)| format!("{key} {desc}"))
+            .collect::<Vec<_>>()
+            .join(" · ")
     } else {
         "(keys are ignored for a moment)".to_owned()
     };
@@ -128,6 +133,27 @@ pub fn render(app: &App, pending: &Pending, frame: &mut Frame, a: &Areas) {
     }
     let body = a.overlay;
     let width = body.width.saturating_sub(8).clamp(40, 96).min(body.width);
+    let (mut lines, all_fit) = modal_lines(app, pending, body, width, true);
+    if all_fit {
+        lines = modal_lines(app, pending, body, width, false).0;
+    }
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let area = centered(body, width, height);
+    let block = boxed(frame, area, "Approve operation?");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The modal's lines for a box `width` wide in `body`, and whether every argument line shows
+/// whole (then the key that shows them all in the viewer need not be offered).
+fn modal_lines(
+    app: &App,
+    pending: &Pending,
+    body: ratatui::layout::Rect,
+    width: u16,
+    offer_view: bool,
+) -> (Vec<Line<'static>>, bool) {
     let inner_width = usize::from(width.saturating_sub(2)).max(1);
     // Every line is cut here, so the height is known: the arguments get the rows left over.
     let cut = |lines: Vec<Line<'static>>| -> Vec<Line<'static>> {
@@ -137,47 +163,63 @@ pub fn render(app: &App, pending: &Pending, frame: &mut Frame, a: &Areas) {
             .collect()
     };
     let head = cut(header(app, pending));
-    let foot = cut(footer(app, pending));
+    let foot = cut(footer(app, pending, offer_view));
     let room = usize::from(body.height).saturating_sub(head.len() + foot.len() + 2);
     let mut lines = head;
     // The arguments take the rows left over; their title says how many lines that is, and it
     // may wrap, which leaves fewer rows: settle both.
     let mut title_rows = 1;
-    loop {
-        let (args, title) = arguments(pending, inner_width, room.saturating_sub(title_rows), app);
+    let all_fit = loop {
+        let (args, title, fit) =
+            arguments(pending, inner_width, room.saturating_sub(title_rows), app);
         let Some(title) = title.map(|t| cut(vec![t])) else {
-            break;
+            break fit;
         };
         if title.len() > title_rows && title.len() < room {
             title_rows = title.len();
             continue;
         }
-        if title.len() <= room {
-            let left = room - title.len();
-            lines.extend(title);
-            lines.extend(args.into_iter().take(left));
+        if title.len() > room {
+            break false;
         }
-        break;
-    }
+        let left = room - title.len();
+        let whole = fit && args.len() <= left;
+        lines.extend(title);
+        lines.extend(args.into_iter().take(left));
+        break whole;
+    };
     lines.extend(foot);
-    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let area = centered(body, width, height);
-    let block = boxed(frame, area, "Approve operation?");
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(lines), inner);
+    (lines, all_fit)
+}
+
+/// Whether every argument of `pending` shows whole in the modal at the console's size.
+pub(super) fn arguments_fit(app: &App, pending: &Pending) -> bool {
+    let body = crate::app::layout::areas(app.size, app.side_panel).overlay;
+    let width = body.width.saturating_sub(8).clamp(40, 96).min(body.width);
+    modal_lines(app, pending, body, width, true).1
+}
+
+/// The approval's key hints; the "all arguments" key only when `offer_view`.
+pub(super) fn approval_hints(app: &App, offer_view: bool) -> Vec<(String, &str)> {
+    let view = app.keymap.key_for(Ctx::Approval, Action::ViewArguments);
+    let mut hints = app.keymap.hints(&[Ctx::Approval]);
+    if !offer_view {
+        hints.retain(|(key, _)| Some(key) != view.as_ref());
+    }
+    hints
 }
 
 /// The argument rows that fit in `room` rows (within the first 4 KiB), and the line that
-/// introduces them (saying how much more the viewer shows); `None` when there are none.
+/// introduces them (saying how much more the viewer shows; `None` when there are none), and
+/// whether every line shows whole.
 fn arguments(
     pending: &Pending,
     width: usize,
     room: usize,
     app: &App,
-) -> (Vec<Line<'static>>, Option<Line<'static>>) {
+) -> (Vec<Line<'static>>, Option<Line<'static>>, bool) {
     if pending.arguments.is_empty() {
-        return (Vec::new(), None);
+        return (Vec::new(), None, true);
     }
     let mut out = Vec::new();
     let mut lines_shown = 0;
@@ -204,5 +246,5 @@ fn arguments(
         title = format!("arguments (lines 1–{lines_shown} of {total}{key})");
     }
     let title = Line::styled(title, Style::new().fg(theme().dim));
-    (out, Some(title))
+    (out, Some(title), lines_shown == total)
 }

@@ -40,6 +40,10 @@ fn approval_modal_with_arguments() {
     let screen = draw(&app, 80, 24);
     assert!(screen.contains("\"b-42\""), "{screen}");
     assert!(screen.contains("server-claimed"), "{screen}");
+    assert!(
+        !screen.contains("all arguments"),
+        "everything fits: the viewer key is not offered: {screen}"
+    );
     app.update(ch('a'));
     snapshot_all("approval_always_confirm", &mut app);
 }
@@ -55,6 +59,7 @@ fn long_arguments_are_cut_in_the_modal_and_whole_in_the_viewer() {
     let screen = draw(&app, 80, 24);
     assert!(screen.contains("of 122 · v shows all"), "{screen}");
     assert!(screen.contains("all four"), "{screen}");
+    assert!(screen.contains("v all arguments"), "{screen}");
     app.update(ch('v'));
     app.update(key(KeyCode::End));
     snapshot_all("approval_arguments_viewer", &mut app);

@@ -13,7 +13,8 @@ use crate::mcp::client::{ElicitKind, ElicitationAsk, Form, SamplingAsk};
 
 const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
 
-fn snapshot_all(name: &str, app: &mut App) {
+/// Snapshots the whole console at each of the three sizes.
+pub(super) fn snapshot_all(name: &str, app: &mut App) {
     for (w, h) in SIZES {
         app.size = (w, h);
         let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");

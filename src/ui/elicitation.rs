@@ -47,7 +47,7 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), top);
     match &e.mode {
         ElicitMode::Form(form) => render_form(app, form, frame, rest),
-        ElicitMode::Url { url, origin } => render_url(url, origin, frame, rest),
+        ElicitMode::Url { url, origin, .. } => render_url(url, origin, frame, rest),
     }
 }
 
@@ -78,7 +78,8 @@ fn render_url(url: &str, origin: &str, frame: &mut Frame, area: Rect) {
     ]));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
-        "mcpdeck never opens it by itself. Open it, finish there, then accept.",
+        "mcpdeck never opens it by itself. Open it, finish there, then accept \
+         (this closes by itself when the server says it is complete).",
         dim_style(),
     ));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);

@@ -39,10 +39,16 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     match &app.screen {
         Screen::Browse => super::lists::render_tab(app, frame, body),
         Screen::Detail(d) => super::calls::render_detail(d, frame, body),
-        Screen::Form(form) => super::call_form::call_form(form, frame, body),
+        Screen::Form(form) => {
+            super::call_form::call_form(form, frame, body);
+            super::completion::render(app, frame, body);
+        }
         Screen::Raw(raw) => super::call_form::raw_form(app, raw, frame, body),
         Screen::Running(run) => super::calls::render_running(app, run, frame, body),
-        Screen::Result(ResultScreen { view, .. }) => render_result(view, frame, body),
+        Screen::Result(ResultScreen { view, .. }) => {
+            render_result(view, frame, body);
+            super::result_links::render(view, frame, body);
+        }
     }
 }
 

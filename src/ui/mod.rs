@@ -6,6 +6,7 @@ mod agents;
 mod approval;
 mod call_form;
 mod calls;
+mod completion;
 mod elicitation;
 mod help;
 mod hosts;
@@ -14,6 +15,7 @@ mod log_tab;
 mod main_pane;
 mod overlays;
 mod policy_view;
+mod result_links;
 mod roots_view;
 mod sampling;
 mod server_list;
@@ -100,7 +102,12 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         Some(p) if p.viewer.is_some() => vec![Ctx::ApprovalArguments],
         Some(_) => vec![Ctx::Approval],
     };
-    let mut hints = app.keymap.hints(&contexts);
+    let mut hints = match app.approvals.front() {
+        Some(p) if p.viewer.is_none() => {
+            approval::approval_hints(app, !approval::arguments_fit(app, p))
+        }
+        _ => app.keymap.hints(&contexts),
+    };
     let help = contexts
         .contains(&Ctx::Global)
         .then(|| app.keymap.key_for(Ctx::Global, Action::Help))
@@ -143,6 +150,8 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 mod approval_tests;
 #[cfg(test)]
 mod client_tests;
+#[cfg(test)]
+mod completion_tests;
 #[cfg(test)]
 mod hosts_tests;
 #[cfg(test)]

@@ -1,8 +1,11 @@
 """A stdio MCP server (official Python SDK) whose tools send requests to the client: roots,
-sampling and elicitation, form and URL. Each tool returns what the client answered, or
-"refused <code>: <message>" when the client refused. Used by tests/interop_client.rs."""
+sampling and elicitation, form and URL (one URL request completed by the server itself). Each
+tool returns what the client answered, or "refused <code>: <message>" when the client refused.
+Used by tests/interop_client.rs and tests/console_client.rs."""
 
 import json
+
+import anyio
 
 from mcp import types
 from mcp.server.fastmcp import Context, FastMCP
@@ -83,6 +86,28 @@ async def ask_url(ctx: Context) -> str:
     except McpError as e:
         return refused(e)
     return json.dumps({"action": result.action})
+
+
+@server.tool()
+async def visit_url(ctx: Context) -> str:
+    """A URL elicitation whose out-of-band part finishes at once: while the request waits,
+    the server sends notifications/elicitation/complete for it, as it would once a person
+    finished in the browser."""
+    answer: dict = {}
+
+    async def ask() -> None:
+        try:
+            result = await ctx.session.elicit_url(
+                "Finish in the browser, please", "https://example.com/done", "el-2"
+            )
+            answer["action"] = result.action
+        except McpError as e:
+            answer["action"] = refused(e)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask)
+        await ctx.session.send_elicit_complete("el-2")
+    return json.dumps(answer)
 
 
 @server.tool()

@@ -65,6 +65,12 @@ pub enum ConnectionEvent {
         /// The exit status as text.
         status: String,
     },
+    /// `notifications/elicitation/complete`: the out-of-band interaction of a URL elicitation
+    /// finished.
+    ElicitationComplete {
+        /// The elicitation id it names (raw).
+        id: String,
+    },
     /// One JSON-RPC message on the wire (only when traffic is tapped).
     Traffic(Box<super::traffic::Traffic>),
 }
@@ -412,6 +418,25 @@ impl ClientHandler for ClientEvents {
     ) {
         self.sink
             .emit(ConnectionEvent::ResourceUpdated { uri: p.uri });
+    }
+
+    // rmcp 3.11 has no typed `notifications/elicitation/complete`: it arrives as a custom one.
+    async fn on_custom_notification(
+        &self,
+        n: rmcp::model::CustomNotification,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        if n.method != "notifications/elicitation/complete" {
+            return;
+        }
+        let id = n
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        self.sink.emit(ConnectionEvent::ElicitationComplete { id });
     }
 }
 

@@ -465,6 +465,7 @@ pub(super) fn shape_call(
                 mime: s.mime.clone(),
             })
             .collect(),
+        links: crate::mcp::results::links::resource_links(&shape_ctx, result),
     };
     if shaped.is_error {
         let mut failure = Failure::new(

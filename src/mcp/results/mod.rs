@@ -5,6 +5,7 @@
 
 pub mod bounded;
 pub mod content;
+pub mod links;
 pub mod reads;
 pub mod redact;
 pub mod refs;

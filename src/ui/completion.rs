@@ -1,0 +1,98 @@
+//! Draws the call form's suggestion list (the app side is `app::completion`): a box at the
+//! bottom of the form naming the argument, at most [`VISIBLE`] suggestions around the
+//! highlight, and how many there are in all. Every value was sanitised where it entered the
+//! app.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::app::completion::{CompletionList, VISIBLE};
+use crate::app::{App, Load, Screen};
+
+const DIM: Style = Style::new().fg(Color::DarkGray);
+
+/// Draws the open list over the bottom of `body` (the form's area), if a list is open for the
+/// form in front.
+pub fn render(app: &App, frame: &mut Frame, body: Rect) {
+    let Some(list) = &app.completer.open else {
+        return;
+    };
+    if !matches!(&app.screen, Screen::Form(f) if f.focus == list.field) {
+        return;
+    }
+    // Half the form at most, so the field being completed stays in sight.
+    let rows = usize::from(body.height / 2)
+        .saturating_sub(3)
+        .clamp(1, VISIBLE);
+    let lines = list_lines(list, usize::from(body.width.saturating_sub(2)), rows);
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(body.height);
+    if height < 3 {
+        return;
+    }
+    let area = Rect::new(body.x, body.y + body.height - height, body.width, height);
+    let title = format!(" {} — completions ", list.label);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(title);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The list's rows: the suggestions around the highlight, then a count or a state line.
+fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'static>> {
+    let waiting = if list.due.is_some() {
+        " (typing…)"
+    } else {
+        ""
+    };
+    match &list.load {
+        Load::Idle | Load::Loading(_) => {
+            vec![Line::styled(format!("asking the server…{waiting}"), DIM)]
+        }
+        Load::Failed(class, message) => vec![Line::styled(
+            format!("✗ {class}: {message}"),
+            Style::new().fg(Color::Red),
+        )],
+        Load::Ready(s) if s.values.is_empty() => {
+            vec![Line::styled(format!("no suggestions{waiting}"), DIM)]
+        }
+        Load::Ready(s) => {
+            let start = list.sel.saturating_sub(rows - 1);
+            let mut lines: Vec<Line> = s
+                .values
+                .iter()
+                .enumerate()
+                .skip(start)
+                .take(rows)
+                .map(|(i, v)| {
+                    let text: String = v.chars().take(width.saturating_sub(2)).collect();
+                    if i == list.sel {
+                        Line::styled(
+                            format!("> {text}"),
+                            Style::new()
+                                .fg(Color::Black)
+                                .bg(Color::Cyan)
+                                .add_modifier(Modifier::BOLD),
+                        )
+                    } else {
+                        Line::raw(format!("  {text}"))
+                    }
+                })
+                .collect();
+            let shown = s.values.len();
+            let count = match s.total {
+                Some(total) => format!("{shown} of {total}"),
+                None if s.has_more => format!("{shown}, more exist"),
+                None => format!("{shown}"),
+            };
+            lines.push(Line::styled(format!("{count}{waiting}"), DIM));
+            lines
+        }
+    }
+}

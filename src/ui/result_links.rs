@@ -1,0 +1,63 @@
+//! Draws the list of a result's resource links (the app side is `app::result_links`): a box
+//! over the bottom of the result naming the server they are read on, one row per link (its
+//! name, then its URI dimmed) around the highlight. Every string was sanitised on entry.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::app::ResultView;
+
+/// Draws the open list of `view`'s links over the bottom of `body`.
+pub fn render(view: &ResultView, frame: &mut Frame, body: Rect) {
+    let (Some(pick), Some(first)) = (view.link_pick, view.links.first()) else {
+        return;
+    };
+    // Half the result at most, so the text behind stays in sight.
+    let rows = usize::from(body.height / 2).saturating_sub(2).max(1);
+    let start = pick.saturating_sub(rows - 1);
+    let lines: Vec<Line> = view
+        .links
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(rows)
+        .map(|(i, link)| {
+            let (mark, name) = if i == pick {
+                (
+                    "> ",
+                    Style::new()
+                        .fg(Color::Black)
+                        .bg(Color::Cyan)
+                        .add_modifier(Modifier::BOLD),
+                )
+            } else {
+                ("  ", Style::new())
+            };
+            Line::from(vec![
+                Span::styled(format!("{mark}{}", link.name), name),
+                Span::styled(format!("  {}", link.uri), Style::new().fg(Color::DarkGray)),
+            ])
+        })
+        .collect();
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(body.height);
+    if height < 3 {
+        return;
+    }
+    let area = Rect::new(body.x, body.y + body.height - height, body.width, height);
+    let title = format!(
+        " {} resource links · read on {} ",
+        view.links.len(),
+        first.server
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(title);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
