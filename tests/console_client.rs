@@ -359,6 +359,33 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
     });
 }
 
+/// On the Resources tab, waits for server-everything's templates, selects its text template and
+/// opens the form for its variables.
+async fn open_text_template_form(h: &mut Harness) {
+    h.until("the resources", |a| {
+        a.resource_entries().iter().any(|(_, template)| *template)
+    })
+    .await;
+    let at =
+        h.rt.app
+            .resource_entries()
+            .iter()
+            .position(|(r, template)| *template && r.name.contains("Text"))
+            .expect("a text template");
+    h.rt.app
+        .panes
+        .get_mut("everything")
+        .expect("pane")
+        .resources
+        .list
+        .sel = at;
+    h.key(KeyCode::Enter);
+    h.until("the variables form", |a| {
+        matches!(a.screen, Screen::Form(_))
+    })
+    .await;
+}
+
 #[test]
 fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
     with_everything(async |h: &mut Harness| {
@@ -366,28 +393,7 @@ fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
         h.until("the tool list", |a| a.visible_tools().is_some())
             .await;
         h.key(KeyCode::Char('l'));
-        h.until("the resources", |a| {
-            a.resource_entries().iter().any(|(_, template)| *template)
-        })
-        .await;
-        let at =
-            h.rt.app
-                .resource_entries()
-                .iter()
-                .position(|(r, template)| *template && r.name.contains("Text"))
-                .expect("a text template");
-        h.rt.app
-            .panes
-            .get_mut("everything")
-            .expect("pane")
-            .resources
-            .list
-            .sel = at;
-        h.key(KeyCode::Enter);
-        h.until("the variables form", |a| {
-            matches!(a.screen, Screen::Form(_))
-        })
-        .await;
+        open_text_template_form(h).await;
         let Screen::Form(form) = &h.rt.app.screen else {
             unreachable!()
         };
@@ -497,28 +503,7 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
         // A resource template's variable completes too.
         h.back();
         h.key(KeyCode::Char('h'));
-        h.until("the resources", |a| {
-            a.resource_entries().iter().any(|(_, template)| *template)
-        })
-        .await;
-        let at =
-            h.rt.app
-                .resource_entries()
-                .iter()
-                .position(|(r, template)| *template && r.name.contains("Text"))
-                .expect("a text template");
-        h.rt.app
-            .panes
-            .get_mut("everything")
-            .expect("pane")
-            .resources
-            .list
-            .sel = at;
-        h.key(KeyCode::Enter);
-        h.until("the variables form", |a| {
-            matches!(a.screen, Screen::Form(_))
-        })
-        .await;
+        open_text_template_form(h).await;
         h.type_text("7");
         h.key(KeyCode::Tab);
         h.until("the template's suggestion", |a| {
