@@ -17,7 +17,7 @@ use mcpdeck::mcp::connection::frames::{self, FrameStats};
 use mcpdeck::mcp::control::protocol::{FromConsole, LineRead, read_line};
 use mcpdeck::mcp::proxy::request::parse_request;
 use mcpdeck::mcp::sanitize::sanitize;
-use mcpdeck::workspace::frame::{Frame, LineReader};
+use mcpdeck::workspace::frame::{Frame, FrameReader};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -225,7 +225,7 @@ proptest! {
             }
             pump.await.unwrap();
             // The workspace server's reader: no line over its bound is ever returned whole.
-            let mut reader = LineReader::new(input.as_slice(), 256);
+            let mut reader = FrameReader::new(input.as_slice(), 256);
             let mut frames_seen = Vec::new();
             while let Some(frame) = reader.next().await {
                 frames_seen.push(frame);
