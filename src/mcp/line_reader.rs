@@ -88,15 +88,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 if buf.is_empty() {
                     return Ok(());
                 }
-                match memchr::memchr(b'\n', buf) {
-                    Some(pos) => {
-                        inspect(&buf[..pos]);
-                        (pos + 1, true)
-                    }
-                    None => {
-                        inspect(buf);
-                        (buf.len(), false)
-                    }
+                if let Some(pos) = memchr::memchr(b'\n', buf) {
+                    inspect(&buf[..pos]);
+                    (pos + 1, true)
+                } else {
+                    inspect(buf);
+                    (buf.len(), false)
                 }
             };
             self.reader.consume(consumed);
