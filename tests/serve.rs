@@ -771,3 +771,38 @@ async fn a_server_waiting_for_sign_in_is_used_once_the_operator_signs_in() {
     assert_ne!(listed.is_error, Some(true), "{}", text(&listed));
     assert!(text(&listed).contains("- echo"), "{}", text(&listed));
 }
+
+/// Two calls on one connection whose token the server has stopped accepting: both are refused
+/// (the fixture answers the two refusals together, so both went out with the old token), and
+/// they share one refresh: the second sees the token the first one's refresh stored and retries
+/// with it instead of refreshing again.
+#[tokio::test]
+async fn two_refusals_on_one_connection_share_one_refresh() {
+    let server = AuthServer::start(&["--hold-refusals", "2"]);
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"web": {"url": server.url()}}}).to_string(),
+    );
+    let browser = format!("{} browse", fixture());
+    let login = sb
+        .cmd()
+        .env("BROWSER", browser)
+        .args(["auth", "login", "web"])
+        .output()
+        .unwrap();
+    assert!(login.status.success());
+    let session = start(&sb, &[], None).await;
+    let listed = mcp(&session, json!({"server": "web"})).await;
+    assert!(text(&listed).contains("- echo"), "{}", text(&listed));
+
+    server.post("/expire", "");
+    let echo = |said: &str| json!({"server": "web", "tool": "echo", "args": {"text": said}});
+    let (first, second) = tokio::join!(mcp(&session, echo("one")), mcp(&session, echo("two")));
+    assert_eq!(text(&first), "one");
+    assert_eq!(text(&second), "two");
+    let seen = server.seen();
+    assert_eq!(seen["refused_tokens"], 2, "{seen}");
+    assert_eq!(seen["refreshes"], 1, "{seen}");
+    assert_eq!(seen["rejected_refreshes"], 0, "{seen}");
+}
