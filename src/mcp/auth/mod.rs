@@ -162,6 +162,7 @@ pub fn describe_auth_error(e: &AuthError) -> AuthFailure {
 
 /// What the store says about one server's sign-in. Never a token.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SignedIn {
     /// Granted scopes.
     pub scopes: Vec<String>,
@@ -198,6 +199,7 @@ pub fn status_of(
 
 /// What `logout` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LoggedOut {
     /// Whether tokens were stored.
     pub had_tokens: bool,
