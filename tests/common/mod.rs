@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 mod auth_fixture;
+pub mod console_kit;
 pub mod engine_kit;
 mod http_fixture;
 pub mod json_keys;
