@@ -236,7 +236,11 @@ async fn watch_loop(
             print_outcome(&read, false);
         }
     }
-    // Unsubscribing is bounded and runs even after Ctrl-C.
+    unsubscribe(engine, server, uri, updates).await
+}
+
+/// Unsubscribes (bounded, and even after Ctrl-C) and sums up the watch.
+async fn unsubscribe(engine: &Engine, server: &str, uri: &str, updates: u64) -> Outcome {
     let unsubscribe = OperatorOp::Unsubscribe {
         uri: uri.to_owned(),
     };
