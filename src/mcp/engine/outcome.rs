@@ -156,3 +156,12 @@ impl Outcome {
         self.body.as_ref().map_or_else(|f| f.exit, |_| 0)
     }
 }
+
+impl Failure {
+    /// A failure from a connection error.
+    pub fn from_connect(e: &crate::mcp::connection::ConnectError) -> Self {
+        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
+        failure.detail = serde_json::to_value(&e.class).ok();
+        failure
+    }
+}

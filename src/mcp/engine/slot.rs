@@ -9,48 +9,18 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
-use rmcp::model::{Prompt, Resource, ResourceTemplate};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::face::{ClientFace, ConnectContext};
+use super::live::{Catalog, Live, close_live};
 use super::outcome::Failure;
-use crate::mcp::catalog::{PinSet, ToolCatalog};
+use crate::mcp::catalog::PinSet;
 use crate::mcp::clock::now_rfc3339;
 use crate::mcp::config::{ServerDef, ServerEntry};
 use crate::mcp::connection::retry::connect_series_client;
-use crate::mcp::connection::{ConnectError, Connection, ServerEvent};
-use crate::mcp::results::{Redactor, RefKey, ResourceRefs};
+use crate::mcp::results::{Redactor, ResourceRefs};
 use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::{LastError, RuntimeStatus, ServerState};
-
-/// Resources and templates as listed on one generation.
-#[derive(Debug, Default)]
-pub struct ResourceListing {
-    /// The listed resources.
-    pub resources: Vec<Resource>,
-    /// The listed templates (empty when the server has none or does not support them).
-    pub templates: Vec<ResourceTemplate>,
-}
-
-/// One established connection and what was learned on it.
-pub struct Live {
-    /// The connection. Requests hold a read guard; closing takes the write guard.
-    pub conn: tokio::sync::RwLock<Connection>,
-    /// This connection's generation (1 for the first connection of the process).
-    pub generation: u64,
-    /// Redacts this connection's resolved secrets from everything it returns.
-    pub redactor: Redactor,
-    /// The tool catalog of this generation, once listed.
-    pub tools: tokio::sync::Mutex<Option<Arc<ToolCatalog>>>,
-    /// The resource listing of this generation, once listed.
-    pub resources: tokio::sync::Mutex<Option<Arc<ResourceListing>>>,
-    /// The prompts of this generation, once listed.
-    pub prompts: tokio::sync::Mutex<Option<Arc<Vec<Prompt>>>>,
-    /// The opaque references handed out for this server's resources.
-    pub refs: Mutex<ResourceRefs>,
-    /// The stdio process group, for emergency cleanup (None for HTTP).
-    pub pgid: Option<u32>,
-}
 
 /// Facts kept for status.
 #[derive(Debug, Default)]
@@ -443,24 +413,6 @@ impl Slot {
     }
 }
 
-/// Which catalog a notification concerns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Catalog {
-    /// Tools.
-    Tools,
-    /// Resources and templates.
-    Resources,
-    /// Prompts.
-    Prompts,
-}
-
-async fn close_live(live: &Arc<Live>, cleanup: &super::cleanup::Cleanup) {
-    live.conn.write().await.close().await;
-    if let Some(pgid) = live.pgid {
-        cleanup.remove_group(pgid);
-    }
-}
-
 fn with_hint(mut failure: Failure) -> Failure {
     if !failure.message.contains("reconnect") {
         failure.message.push_str(
@@ -468,72 +420,6 @@ fn with_hint(mut failure: Failure) -> Failure {
         );
     }
     failure
-}
-
-/// What connecting needs from the engine.
-pub struct ConnectContext<'a> {
-    /// Looks up environment variables for references.
-    pub lookup: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
-    /// Where connections send notifications.
-    pub events: mpsc::Sender<ServerEvent>,
-    /// Whether connections also report their JSON-RPC traffic.
-    pub traffic: bool,
-    /// The key for resource references.
-    pub ref_key: &'a RefKey,
-    /// Emergency cleanup registry.
-    pub cleanup: &'a super::cleanup::Cleanup,
-    /// The face's client side (None: declare nothing, refuse server requests).
-    pub client: Option<&'a ClientFace>,
-}
-
-/// A face's answers to server requests and its roots choice, for every connection.
-#[derive(Clone)]
-pub struct ClientFace {
-    /// Who answers.
-    pub requests: std::sync::Arc<dyn crate::mcp::client::ClientRequests>,
-    /// Roots that replace every server's (the CLI's `--root`).
-    pub roots_override: Option<Vec<PathBuf>>,
-    /// The project directory (the default root).
-    pub project_root: PathBuf,
-    /// The log level to ask every server for (the CLI's `--log-level`).
-    pub log_level: Option<String>,
-}
-
-impl ClientFace {
-    /// The roots a server defined in `file_dir` (with `configured` roots) starts with.
-    pub fn roots_for(
-        &self,
-        file_dir: &std::path::Path,
-        configured: Option<&[String]>,
-    ) -> Vec<crate::mcp::client::RootEntry> {
-        crate::mcp::client::roots::roots_for(
-            self.roots_override.as_deref(),
-            configured,
-            file_dir,
-            &self.project_root,
-        )
-    }
-
-    /// The client side of one server's connection, answering `roots/list` from `roots`.
-    pub fn side_for(
-        &self,
-        roots: crate::mcp::client::SharedRoots,
-    ) -> crate::mcp::client::ClientSide {
-        crate::mcp::client::ClientSide {
-            requests: self.requests.clone(),
-            roots,
-            log_level: self.log_level.clone(),
-        }
-    }
-}
-
-impl Failure {
-    /// A failure from a connection error.
-    pub fn from_connect(e: &ConnectError) -> Self {
-        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
-        failure.detail = serde_json::to_value(&e.class).ok();
-        failure
-    }
 }
 
 #[cfg(test)]
