@@ -6,6 +6,12 @@
 //! and never replays a request. Connection notifications are pumped here: `list_changed` drops
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
+//!
+//! Where the rest is: `requests` (the entry points: authorise, run, trace), `gate` (the policy
+//! and approvals), `dispatch` (connecting a server and routing a request to its operation),
+//! `ops` (the agents' operations), `operator` (the operator's own), `slot`, `live` and `face`
+//! (one server, its connection, what connecting needs), `session` (roots, log level,
+//! disconnect), `rebuild` (the engine a face rebuilds when its configuration or trust changes).
 
 mod approve;
 mod changed;
@@ -18,6 +24,7 @@ mod operator;
 mod ops;
 pub mod outcome;
 mod probe;
+mod rebuild;
 mod requests;
 mod session;
 mod slot;
@@ -37,6 +44,7 @@ use live::Catalog;
 pub use operator::{CompletionTarget, OperatorOp};
 pub use outcome::{Failure, Outcome, Success};
 pub use probe::Probe;
+pub use rebuild::{Engines, OptionsFactory};
 use slot::Slot;
 
 use crate::mcp::config::ConfigSet;
