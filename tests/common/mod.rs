@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 mod auth_fixture;
+pub mod console_kit;
 pub mod engine_kit;
 mod http_fixture;
 #[allow(unused_imports)] // not every test binary starts the OAuth fixture
