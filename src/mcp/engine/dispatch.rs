@@ -268,7 +268,7 @@ pub(super) fn combine(a: &CancellationToken, b: &CancellationToken) -> Cancellat
 }
 
 /// The model-visible status text.
-pub fn status_text(status: &StatusReport) -> String {
+pub(super) fn status_text(status: &StatusReport) -> String {
     use std::fmt::Write as _;
     let mut text = format!(
         "project trust: {}; {} servers\n",

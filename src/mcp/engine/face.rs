@@ -9,7 +9,7 @@ use crate::mcp::connection::ServerEvent;
 use crate::mcp::results::RefKey;
 
 /// What connecting needs from the engine.
-pub struct ConnectContext<'a> {
+pub(super) struct ConnectContext<'a> {
     /// Looks up environment variables for references.
     pub lookup: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
     /// Where connections send notifications.

@@ -11,7 +11,7 @@ use crate::mcp::results::{Redactor, ResourceRefs};
 
 /// Resources and templates as listed on one generation.
 #[derive(Debug, Default)]
-pub struct ResourceListing {
+pub(super) struct ResourceListing {
     /// The listed resources.
     pub resources: Vec<Resource>,
     /// The listed templates (empty when the server has none or does not support them).
@@ -19,7 +19,7 @@ pub struct ResourceListing {
 }
 
 /// One established connection and what was learned on it.
-pub struct Live {
+pub(super) struct Live {
     /// The connection. Requests hold a read guard; closing takes the write guard.
     pub conn: tokio::sync::RwLock<Connection>,
     /// This connection's generation (1 for the first connection of the process).
@@ -40,7 +40,7 @@ pub struct Live {
 
 /// Which catalog a notification concerns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Catalog {
+pub(super) enum Catalog {
     /// Tools.
     Tools,
     /// Resources and templates.

@@ -15,20 +15,20 @@
 
 mod approve;
 mod changed;
-pub mod cleanup;
+pub(crate) mod cleanup;
 mod dispatch;
 mod face;
 mod gate;
 mod live;
 mod operator;
 mod ops;
-pub mod outcome;
+pub(crate) mod outcome;
 mod probe;
 mod rebuild;
 mod requests;
 mod session;
 mod slot;
-pub mod test_connect;
+pub(crate) mod test_connect;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -9,14 +9,14 @@ use crate::mcp::results::SpillEntry;
 
 /// The closing hints of model-visible texts, in the agents' request shape. A face that speaks
 /// another language (the CLI names its own commands) replaces them whole.
-pub mod hints {
+pub(crate) mod hints {
     /// After a tools listing.
-    pub const DESCRIBE: &str =
+    pub(crate) const DESCRIBE: &str =
         "Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.";
     /// After a resources listing.
-    pub const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
+    pub(crate) const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
     /// After the status text.
-    pub const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
+    pub(crate) const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
 }
 
 /// A failed operation: a safe class, a safe message and the CLI exit code.

@@ -32,7 +32,7 @@ struct Facts {
 }
 
 /// One configured server.
-pub struct Slot {
+pub(super) struct Slot {
     /// The configured name.
     pub name: String,
     /// The effective entry (its `def` is `None` when invalid).
@@ -64,7 +64,7 @@ struct Approvals {
 
 impl Slot {
     /// A slot for `entry` in `static_state`.
-    pub fn new(entry: Arc<ServerEntry>, static_state: ServerState) -> Self {
+    pub(super) fn new(entry: Arc<ServerEntry>, static_state: ServerState) -> Self {
         let file_dir = entry
             .source
             .file
@@ -85,7 +85,7 @@ impl Slot {
     }
 
     /// Remembers the log level the operator asked for, so a new connection asks it again.
-    pub fn remember_log_level(&self, level: &str) {
+    pub(super) fn remember_log_level(&self, level: &str) {
         *self
             .log_level
             .lock()
@@ -107,7 +107,7 @@ impl Slot {
 
     /// This session's roots: the face's choice for this definition at first, then whatever
     /// the operator made of them.
-    pub fn session_roots(&self, face: &ClientFace) -> crate::mcp::client::SharedRoots {
+    pub(super) fn session_roots(&self, face: &ClientFace) -> crate::mcp::client::SharedRoots {
         self.roots
             .get_or_init(|| {
                 let configured = self.def().ok().and_then(|d| d.roots.clone());
@@ -131,23 +131,23 @@ impl Slot {
     }
 
     /// Whether `operation` was allowed for the session.
-    pub fn session_approved(&self, operation: &str) -> bool {
+    pub(super) fn session_approved(&self, operation: &str) -> bool {
         self.approvals().session.contains(operation)
     }
 
     /// Allows `operation` for the rest of the session.
-    pub fn approve_session(&self, operation: String) {
+    pub(super) fn approve_session(&self, operation: String) {
         self.approvals().session.insert(operation);
     }
 
     /// Whether `tool`'s definition changed since it was first listed in this session.
-    pub fn tool_changed(&self, tool: &str) -> bool {
+    pub(super) fn tool_changed(&self, tool: &str) -> bool {
         self.approvals().changed.contains(tool)
     }
 
     /// Pins newly listed tools; a tool whose definition changed is flagged and its session
     /// approval dropped.
-    pub fn observe_tools(&self, tools: &[rmcp::model::Tool]) {
+    pub(super) fn observe_tools(&self, tools: &[rmcp::model::Tool]) {
         let mut approvals = self.approvals();
         for name in approvals.pins.observe(tools) {
             approvals.session.remove(&format!("tools.call {name}"));
@@ -156,7 +156,7 @@ impl Slot {
     }
 
     /// The current connection, if any.
-    pub fn live(&self) -> Option<Arc<Live>> {
+    pub(super) fn live(&self) -> Option<Arc<Live>> {
         self.live
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -172,12 +172,12 @@ impl Slot {
     }
 
     /// The state status shows now.
-    pub fn state(&self) -> ServerState {
+    pub(super) fn state(&self) -> ServerState {
         self.facts().state.unwrap_or(self.static_state)
     }
 
     /// The facts status shows now.
-    pub fn runtime(&self) -> RuntimeStatus {
+    pub(super) fn runtime(&self) -> RuntimeStatus {
         self.facts().runtime.clone()
     }
 
@@ -223,7 +223,7 @@ impl Slot {
     }
 
     /// Records a failure for status and returns it.
-    pub fn record_failure(&self, failure: Failure) -> Failure {
+    pub(super) fn record_failure(&self, failure: Failure) -> Failure {
         let mut facts = self.facts();
         facts.state = Some(ServerState::Failed);
         facts.runtime.last_error = Some(LastError {
@@ -236,7 +236,7 @@ impl Slot {
     }
 
     /// Records catalog sizes for status.
-    pub fn record_sizes(
+    pub(super) fn record_sizes(
         &self,
         tools: Option<usize>,
         resources: Option<usize>,
@@ -272,7 +272,7 @@ impl Slot {
     }
 
     /// The live connection, connecting first when needed.
-    pub async fn ensure(
+    pub(super) async fn ensure(
         &self,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
@@ -301,7 +301,7 @@ impl Slot {
 
     /// Closes the current connection (if any) and makes one fresh attempt series. Concurrent
     /// reconnects coalesce: a caller that waited for another's reconnect uses its result.
-    pub async fn reconnect(
+    pub(super) async fn reconnect(
         &self,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
@@ -377,7 +377,7 @@ impl Slot {
     }
 
     /// Drops the catalog a `list_changed` notification made stale.
-    pub fn invalidate(&self, which: Catalog) {
+    pub(super) fn invalidate(&self, which: Catalog) {
         let Some(live) = self.live() else { return };
         // A listing in progress holds the lock; its result is already stale, so clear after it.
         tokio::spawn(async move {
@@ -390,14 +390,14 @@ impl Slot {
     }
 
     /// Marks the connection dead after its process exited on its own.
-    pub fn on_exited(&self) {
+    pub(super) fn on_exited(&self) {
         if let Some(live) = self.live() {
             self.retire_dead(&live);
         }
     }
 
     /// Closes the connection, if any (shutdown).
-    pub async fn close(&self, cleanup: &super::cleanup::Cleanup) {
+    pub(super) async fn close(&self, cleanup: &super::cleanup::Cleanup) {
         let _gate = self.gate.lock().await;
         if let Some(live) = self.set_live(None) {
             close_live(&live, cleanup).await;

@@ -38,7 +38,7 @@ async fn list_pages<T>(
 }
 
 /// The tool catalog of this generation, listing it (bounded) when not cached.
-pub async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
+pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
     let mut cache = ctx.live.tools.lock().await;
     if let Some(catalog) = cache.as_ref() {
         return Ok(catalog.clone());
@@ -75,7 +75,7 @@ pub(super) async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
     (caps.resources.is_some(), caps.prompts.is_some())
 }
 
-pub async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
+pub(crate) async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<ResourceListing>, Failure> {
     let mut cache = ctx.live.resources.lock().await;
     if let Some(listing) = cache.as_ref() {
         return Ok(listing.clone());

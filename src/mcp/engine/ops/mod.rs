@@ -26,13 +26,13 @@ use crate::mcp::connection::{Connection, RequestError, max_total_for};
 use crate::mcp::results::{BoundedText, SpillDir};
 use crate::mcp::sanitize::sanitize_capped;
 
-pub use catalogs::{resource_listing, tools};
-pub use prompts::{get_prompt, list_prompts};
-pub use resources::{list_resources, list_templates, read_resource, read_uri};
-pub use tools::{call_tool, describe_tool, list_tools, ping, search_tools, shape_call};
+pub(super) use catalogs::{resource_listing, tools};
+pub(super) use prompts::{get_prompt, list_prompts};
+pub(super) use resources::{list_resources, list_templates, read_resource, read_uri};
+pub(super) use tools::{call_tool, describe_tool, list_tools, ping, search_tools, shape_call};
 
 /// What an operation needs besides the connection.
-pub struct OpContext<'a> {
+pub(super) struct OpContext<'a> {
     /// The server's slot.
     pub slot: &'a Slot,
     /// The connection.

@@ -14,7 +14,7 @@ use crate::mcp::results::{ShapeContext, shape_prompt};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// `prompts.list`.
-pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+pub(crate) async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     if !declared(ctx).await.1 {
         let empty = OpResult::Prompts(PromptList {
             prompts: Vec::new(),
@@ -58,7 +58,7 @@ pub async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure> {
 }
 
 /// `prompts.get`: arguments are checked against the declaration before any request.
-pub async fn get_prompt(
+pub(crate) async fn get_prompt(
     ctx: &OpContext<'_>,
     name: &str,
     arguments: &std::collections::BTreeMap<String, String>,

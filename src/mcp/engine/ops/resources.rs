@@ -14,7 +14,7 @@ use crate::mcp::results::{ShapeContext, shape_resource_read};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// `resources.list`: opaque references only, never raw URIs.
-pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     if !declared(ctx).await.0 {
         let empty = OpResult::Resources(ResourceList {
             resources: Vec::new(),
@@ -84,7 +84,7 @@ pub async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failure> {
 }
 
 /// `resources.templates` (the operator's): every template with its URI template and variables.
-pub async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+pub(crate) async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     if !declared(ctx).await.0 {
         let empty = OpResult::Templates(TemplateList {
             templates: Vec::new(),
@@ -131,7 +131,10 @@ pub async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failure> {
 }
 
 /// `resources.read`: only references of the current generation resolve.
-pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Success, Failure> {
+pub(crate) async fn read_resource(
+    ctx: &OpContext<'_>,
+    reference: &str,
+) -> Result<Success, Failure> {
     let uri = {
         let refs = ctx
             .live
@@ -146,7 +149,11 @@ pub async fn read_resource(ctx: &OpContext<'_>, reference: &str) -> Result<Succe
 }
 
 /// Reads `uri` (the operator's read by URI, or a resolved reference, shown as `label`).
-pub async fn read_uri(ctx: &OpContext<'_>, uri: &str, label: &str) -> Result<Success, Failure> {
+pub(crate) async fn read_uri(
+    ctx: &OpContext<'_>,
+    uri: &str,
+    label: &str,
+) -> Result<Success, Failure> {
     let uri = uri.to_owned();
     let reference = label;
     let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(

@@ -15,7 +15,7 @@ use crate::mcp::results::{ShapeContext, shape_tool_result};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// `tools.list`.
-pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
     let summaries = catalog.summaries();
     let mut text = format!("{} tools on {}:\n", summaries.len(), ctx.slot.name);
@@ -49,7 +49,7 @@ pub async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
 }
 
 /// `tools.search`.
-pub async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, Failure> {
+pub(crate) async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
     let hits = catalog.search(query);
     let shown_query = sanitize_capped(query, 200);
@@ -98,7 +98,7 @@ fn unknown_tool(catalog: &ToolCatalog, server: &str, tool: &str) -> Failure {
 }
 
 /// `tools.describe`.
-pub async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, Failure> {
+pub(crate) async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
     let Some(description) = catalog.describe(tool) else {
         return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
@@ -113,7 +113,7 @@ pub async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, F
 }
 
 /// `tools.call`: called once; never retried.
-pub async fn call_tool(
+pub(crate) async fn call_tool(
     ctx: &OpContext<'_>,
     tool: &str,
     args: serde_json::Map<String, Value>,
@@ -167,7 +167,7 @@ pub async fn call_tool(
 }
 
 /// Shapes a tool result (a call's, or a task's) into a success, or a `tool_error` failure.
-pub fn shape_call(
+pub(crate) fn shape_call(
     ctx: &OpContext<'_>,
     tool: &str,
     result: &rmcp::model::CallToolResult,
@@ -229,7 +229,7 @@ async fn call_as_task(
 }
 
 /// `ping`: the round trip on the live connection.
-pub async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+pub(crate) async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
     let started = std::time::Instant::now();
     ctx.request(
