@@ -19,6 +19,7 @@ pub mod connection;
 pub mod control;
 pub mod engine;
 pub(crate) mod hosts;
+pub mod line_reader;
 pub(crate) mod packaged;
 pub mod policy;
 pub mod proxy;
