@@ -71,6 +71,8 @@ pub enum Ctx {
     RootsView,
     /// A result's list of resource links is open.
     ResultLinks,
+    /// The spill pager (a window of a spill file in the text viewer).
+    Pager,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -468,7 +470,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 30] = [
+pub const ALL_CTX: [Ctx; 31] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -486,6 +488,7 @@ pub const ALL_CTX: [Ctx; 30] = [
     Ctx::View,
     Ctx::TrustView,
     Ctx::SpillsView,
+    Ctx::Pager,
     Ctx::AgentsView,
     Ctx::Editor,
     Ctx::Side,
@@ -534,6 +537,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Completion => "completion",
         Ctx::ResultLinks => "result_links",
         Ctx::RootsView => "roots_view",
+        Ctx::Pager => "pager",
     }
 }
 
@@ -570,6 +574,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Completion => "completions",
         Ctx::ResultLinks => "resource links",
         Ctx::RootsView => "roots view",
+        Ctx::Pager => "spill pager",
     }
 }
 
