@@ -158,3 +158,5 @@ mod hosts_tests;
 mod session_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod views_tests;
