@@ -11,6 +11,7 @@ mod auth_fixture;
 pub mod console_kit;
 pub mod engine_kit;
 mod http_fixture;
+pub mod json_keys;
 #[allow(unused_imports)] // not every test binary starts the OAuth fixture
 pub use auth_fixture::AuthServer;
 #[allow(unused_imports)] // not every test binary starts the HTTP fixture

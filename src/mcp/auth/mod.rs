@@ -4,8 +4,9 @@
 //! Built on rmcp's `auth` feature (discovery, PKCE, `resource`, refresh, the 401 retry); this
 //! module adds what rmcp leaves to the host: the client identity order and kept registrations
 //! ([`flow`], [`register`]), the loopback listener ([`listener`]), the store ([`store`]), and the
-//! token-carrying HTTP client for connections ([`client`]). It never prints: faces show the
-//! authorization URL through [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
+//! token-carrying HTTP client for connections, with one refresh per refused token ([`client`],
+//! [`token_client`]). It never prints: faces show the authorization URL through
+//! [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
 //! output or anything this module returns.
 
 pub mod browser;
@@ -17,6 +18,7 @@ pub mod legacy;
 pub mod listener;
 pub mod register;
 pub mod store;
+pub mod token_client;
 
 use oauth2::TokenResponse as _;
 use rmcp::transport::auth::AuthError;
@@ -160,6 +162,7 @@ pub fn describe_auth_error(e: &AuthError) -> AuthFailure {
 
 /// What the store says about one server's sign-in. Never a token.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SignedIn {
     /// Granted scopes.
     pub scopes: Vec<String>,
@@ -196,6 +199,7 @@ pub fn status_of(
 
 /// What `logout` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LoggedOut {
     /// Whether tokens were stored.
     pub had_tokens: bool,

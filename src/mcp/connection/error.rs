@@ -22,9 +22,14 @@ pub fn clean(redactor: &Redactor, text: &str) -> String {
 /// Longest server-originated text kept in an error message.
 const MAX_SERVER_TEXT: usize = 2048;
 
-/// What kind of failure happened. Serialised as `{"class": "<snake_case>", ...details}`.
+/// What kind of failure happened. Serialised as `{"class": "<snake_case>", ...details}`, the
+/// details' keys in camelCase like every JSON key mcpdeck writes (`stderrTail`, `afterMs`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "class", rename_all = "snake_case")]
+#[serde(
+    tag = "class",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum ErrorClass {
     /// A referenced environment variable was unset or empty.
     MissingEnv {

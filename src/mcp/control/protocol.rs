@@ -70,6 +70,7 @@ pub struct ServerSnapshot {
 
 /// What a serve session reports about itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SessionSnapshot {
     /// The serve process's pid.
     pub pid: u32,
@@ -85,7 +86,7 @@ pub struct SessionSnapshot {
     pub pending: Vec<ApprovalRequest>,
     /// Operations waiting for a console or watcher to attach (or re-attach) before they can
     /// be put to one; each fails closed when the grace ends with nobody attached.
-    #[serde(default, rename = "awaitingConsole")]
+    #[serde(default)]
     pub awaiting_console: usize,
 }
 
