@@ -301,11 +301,20 @@ impl Keymap {
 
     /// The footer hints for `contexts`: the first binding of each hinted action, in order.
     pub fn hints(&self, contexts: &[Ctx]) -> Vec<(String, &str)> {
+        self.hints_where(contexts, |_| true)
+    }
+
+    /// [`Keymap::hints`] of the actions `offered` says apply now.
+    pub fn hints_where(
+        &self,
+        contexts: &[Ctx],
+        offered: impl Fn(Action) -> bool,
+    ) -> Vec<(String, &str)> {
         let mut seen: Vec<Action> = Vec::new();
         let mut out = Vec::new();
         for ctx in contexts {
             for b in self.bindings.iter().filter(|b| b.ctx == *ctx && b.hint) {
-                if seen.contains(&b.action) {
+                if seen.contains(&b.action) || !offered(b.action) {
                     continue;
                 }
                 seen.push(b.action);

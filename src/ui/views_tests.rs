@@ -161,3 +161,49 @@ fn result_model_view() {
     app.update(ch('m'));
     snapshot_all("result_model", &mut app);
 }
+
+/// A resource read came from no form and holds no JSON: its footer offers neither "call
+/// again" nor folding; a tool's result with structured content offers both.
+#[test]
+fn result_footers_offer_only_what_applies() {
+    let footer = |app: &App| {
+        let screen = draw(app, 200, 50);
+        screen.lines().last().unwrap_or_default().to_owned()
+    };
+    let (mut app, _d) = tools_app();
+    let id = request_id(&app.update(ch('l')));
+    let reference = "mcp-resource-00000000000000000000000000000001";
+    app.update(ok(
+        id,
+        "resources.list",
+        json!({"resources": [{"reference": reference, "name": "notes.md", "description": ""}],
+               "templates": []}),
+    ));
+    let id = request_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(
+        id,
+        "resources.read",
+        json!({"reference": reference, "text": "hello"}),
+    ));
+    assert!(matches!(app.screen, Screen::Result(_)), "{:?}", app.screen);
+    let read = footer(&app);
+    assert!(read.contains("y copy result"), "{read}");
+    assert!(!read.contains("call again"), "{read}");
+    assert!(!read.contains("fold"), "{read}");
+
+    let (mut app, _d) = tools_app();
+    let id = request_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.describe", echo_description()));
+    app.update(ch('c'));
+    app.update(ch('h'));
+    app.update(ch('i'));
+    let id = request_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(
+        id,
+        "tools.call echo",
+        json!({"isError": false, "text": "hi", "structuredContent": {"echo": "hi"}, "outputSchemaVerdict": null}),
+    ));
+    let call = footer(&app);
+    assert!(call.contains("c call again"), "{call}");
+    assert!(call.contains("z fold"), "{call}");
+}
