@@ -26,6 +26,19 @@ pub fn result_text_area(view: &ResultView, body: Rect) -> (Rect, usize) {
 }
 
 impl App {
+    /// Whether `action` does something on the screen in front, for the footer's hints: on a
+    /// result, "call again" needs the form it came from, and folding needs foldable JSON shown.
+    pub fn offers(&self, action: Action) -> bool {
+        let Screen::Result(ResultScreen { view, form }) = &self.screen else {
+            return true;
+        };
+        match action {
+            Action::Call => form.is_some(),
+            Action::Fold | Action::FoldAll => view.fold.is_some() && !view.show_model,
+            _ => true,
+        }
+    }
+
     /// The main pane's inner area below the tab bar, where screens draw.
     pub fn main_body(&self) -> Rect {
         super::layout::areas(self.size, self.side_panel).body

@@ -106,7 +106,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         Some(p) if p.viewer.is_none() => {
             approval::approval_hints(app, !approval::arguments_fit(app, p))
         }
-        _ => app.keymap.hints(&contexts),
+        _ => app.keymap.hints_where(&contexts, |a| app.offers(a)),
     };
     let help = contexts
         .contains(&Ctx::Global)
@@ -158,3 +158,5 @@ mod hosts_tests;
 mod session_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod views_tests;
