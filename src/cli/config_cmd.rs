@@ -1,14 +1,27 @@
-//! `mcpdeck config check` and `mcpdeck config show`.
+//! `mcpdeck config check`, `mcpdeck config show` and `mcpdeck config schema`.
 
 use std::fmt::Write as _;
 
-use super::Context;
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json, print_text};
 use super::status_cmd::location;
+use super::{ConfigCommand, Context};
 use crate::mcp::config::Counts;
 use crate::mcp::config::schema::displayable;
 use crate::mcp::status::{SourceView, static_state, var_is_set};
+
+/// `mcpdeck config ...`.
+pub fn run(cx: &Context, command: ConfigCommand) -> Exit {
+    match command {
+        ConfigCommand::Check { json } => check(cx, json),
+        ConfigCommand::Show { server, json } => show(cx, server.as_deref(), json),
+        ConfigCommand::Schema => {
+            let schema = crate::mcp::config::json_schema::mcp_json_schema();
+            print_text(&serde_json::to_string_pretty(&schema).unwrap_or_default());
+            Exit::Ok
+        }
+    }
+}
 
 /// Prints every diagnostic, files in precedence order; exit 1 when any is an error.
 pub fn check(cx: &Context, json: bool) -> Exit {

@@ -48,6 +48,16 @@ impl Printing {
             ..Self::default()
         }
     }
+
+    /// `--json` with `--output DIR` and `--full` (`call`, `read`, `prompt`).
+    pub fn kept(json: bool, keep: super::KeepArgs) -> Self {
+        Self {
+            json,
+            full: keep.full,
+            output: keep.output,
+            ..Self::default()
+        }
+    }
 }
 
 /// Runs one request and prints its outcome.

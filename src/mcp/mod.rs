@@ -13,6 +13,7 @@ pub mod connection;
 pub mod control;
 pub mod engine;
 pub mod hosts;
+pub mod line_reader;
 pub mod packaged;
 pub mod policy;
 pub mod proxy;
