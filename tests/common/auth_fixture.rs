@@ -52,9 +52,11 @@ impl AuthServer {
         });
     }
 
-    /// Where `url` (on the fixture) redirects to, as a browser would be sent on: the
-    /// `Location` of its answer, not followed.
+    /// Where `url` (on this fixture; nothing else is fetched) redirects to, as a browser would
+    /// be sent on: the `Location` of its answer, not followed.
     pub fn redirect_of(&self, url: &str) -> String {
+        let origin = format!("http://127.0.0.1:{}/", self.port);
+        assert!(url.starts_with(&origin), "{url} is not on the fixture");
         let url = url.to_owned();
         off_runtime(move || {
             runtime().block_on(async move {
