@@ -695,7 +695,7 @@ async fn the_console_answers_an_agents_approval() {
             .unwrap();
             exec.set_agents_dir(dir);
             let mut app = App::new(
-                &exec.engine.status(),
+                &exec.engine().status(),
                 exec.info(),
                 std::time::Instant::now(),
             );

@@ -26,7 +26,7 @@ const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The HTTP client of a connection. `target` is `None` for a server that does not use OAuth (a
 /// configured `Authorization` header, or no store): then nothing is ever added to requests.
-pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
+pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     url: &str,
     inner: C,
     target: Option<(&AuthTarget, &CredentialStore)>,
@@ -105,7 +105,7 @@ fn configure_secret(
 
 /// Revokes the tokens at the authorization server's revocation endpoint (RFC 7009), when it
 /// has one. True when the server accepted the revocation.
-pub async fn revoke(
+pub(crate) async fn revoke(
     store: &CredentialStore,
     target: &AuthTarget,
     client_id: &str,

@@ -96,7 +96,7 @@ pub struct CredentialStore {
 }
 
 /// `$XDG_STATE_HOME/mcpdeck` (else `~/.local/state/mcpdeck`).
-pub fn state_dir() -> Option<PathBuf> {
+pub(crate) fn state_dir() -> Option<PathBuf> {
     use etcetera::BaseStrategy as _;
     let xdg = etcetera::base_strategy::Xdg::new().ok()?;
     Some(xdg.state_dir()?.join("mcpdeck"))
