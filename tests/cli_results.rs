@@ -183,6 +183,10 @@ fn arguments_are_checked_against_the_schema_before_sending() {
         stderr.contains("missing required argument `text`"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("`mcpdeck describe fx echo` shows the schema"),
+        "the hint names the command to run: {stderr}"
+    );
     let out = sb
         .cmd()
         .args(["call", "fx", "add", r#"{"a": "one", "b": 2}"#])

@@ -59,6 +59,7 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
         cx,
         Box::new(move |engine, cancel| {
             let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
+            let describe = format!("mcpdeck describe {server} {tool}");
             Box::pin(async move {
                 let build = move |schema: Option<&serde_json::Value>| {
                     let args = call_arguments(&raw, schema)?;
@@ -71,7 +72,7 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
                     }
                     Err(format!(
                         "the arguments do not match the tool's input schema (nothing was sent):\n  {}\n\
-                         `mcpdeck describe SERVER TOOL` shows the schema; --no-validate sends them as given",
+                         `{describe}` shows the schema; --no-validate sends them as given",
                         problems.join("\n  ")
                     ))
                 };
