@@ -43,6 +43,7 @@ pub mod session;
 pub mod side;
 pub mod side_view;
 pub mod spills_view;
+mod status;
 pub mod tabs;
 pub mod tasks;
 pub mod tasks_view;

@@ -41,12 +41,12 @@ impl App {
 
     /// The main pane's inner area below the tab bar, where screens draw.
     pub fn main_body(&self) -> Rect {
-        super::layout::areas(self.size, self.side_panel).body
+        self.areas().body
     }
 
     /// The spill pager's text area (columns, rows) for the current terminal size.
     pub(super) fn pager_viewport(&self) -> (u16, u16) {
-        let big = super::layout::areas(self.size, self.side_panel).big;
+        let big = self.areas().big;
         let text = super::layout::viewer_text(super::layout::inner(big));
         (text.width, text.height)
     }

@@ -207,3 +207,44 @@ fn result_footers_offer_only_what_applies() {
     assert!(call.contains("c call again"), "{call}");
     assert!(call.contains("z fold"), "{call}");
 }
+
+/// A status message longer than the terminal is wide wraps onto more rows instead of being cut,
+/// and a result scrolled to its end still shows its last line above it.
+#[test]
+fn a_long_status_line_wraps_and_the_last_line_stays_shown() {
+    let (mut app, _d) = tools_app();
+    let id = request_id(&app.update(key(KeyCode::Enter)));
+    app.update(ok(id, "tools.describe", echo_description()));
+    app.update(ch('c'));
+    app.update(ch('h'));
+    app.update(ch('i'));
+    let id = request_id(&app.update(key(KeyCode::Enter)));
+    let text = (1..=80)
+        .map(|i| format!("{i:02} a result line"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    app.update(ok(
+        id,
+        "tools.call echo",
+        json!({"isError": false, "text": text, "structuredContent": null, "outputSchemaVerdict": null}),
+    ));
+    app.size = (80, 24);
+    app.update(key(KeyCode::End));
+    assert!(draw(&app, 80, 24).contains("80 a result line"));
+    app.message = Some(
+        "the server asked for its roots; answered: file:///home/operator/projects/first, \
+         file:///home/operator/projects/second (END)"
+            .to_owned(),
+    );
+    let screen = draw(&app, 80, 24);
+    assert!(screen.contains("(END)"), "the status line wraps: {screen}");
+    assert!(
+        screen.contains("80 a result line"),
+        "the last line stays shown: {screen}"
+    );
+    let rows: Vec<&str> = screen.lines().collect();
+    assert!(
+        rows[21].starts_with(" mode audit") && rows[22].contains("(END)"),
+        "the status line takes the two rows above the footer: {screen}"
+    );
+}
