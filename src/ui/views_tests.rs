@@ -144,20 +144,24 @@ fn prompts_tab() {
     snapshot_all("prompts_tab", &mut app);
 }
 
-#[test]
-fn result_model_view() {
-    let (mut app, _d) = tools_app();
+/// The demo's `echo` called from its form (typing `hi`), answered with `result`.
+fn echo_result(result: serde_json::Value) -> (App, tempfile::TempDir) {
+    let (mut app, dir) = tools_app();
     let id = request_id(&app.update(key(KeyCode::Enter)));
     app.update(ok(id, "tools.describe", echo_description()));
     app.update(ch('c'));
     app.update(ch('h'));
     app.update(ch('i'));
     let id = request_id(&app.update(key(KeyCode::Enter)));
-    app.update(ok(
-        id,
-        "tools.call echo",
+    app.update(ok(id, "tools.call echo", result));
+    (app, dir)
+}
+
+#[test]
+fn result_model_view() {
+    let (mut app, _d) = echo_result(
         json!({"isError": false, "text": "<untrusted-mcp-data server=\"demo\" kind=\"tool-result\">\nhi\n</untrusted-mcp-data>", "structuredContent": null, "outputSchemaVerdict": null}),
-    ));
+    );
     app.update(ch('m'));
     snapshot_all("result_model", &mut app);
 }
@@ -191,18 +195,9 @@ fn result_footers_offer_only_what_applies() {
     assert!(!read.contains("call again"), "{read}");
     assert!(!read.contains("fold"), "{read}");
 
-    let (mut app, _d) = tools_app();
-    let id = request_id(&app.update(key(KeyCode::Enter)));
-    app.update(ok(id, "tools.describe", echo_description()));
-    app.update(ch('c'));
-    app.update(ch('h'));
-    app.update(ch('i'));
-    let id = request_id(&app.update(key(KeyCode::Enter)));
-    app.update(ok(
-        id,
-        "tools.call echo",
+    let (app, _d) = echo_result(
         json!({"isError": false, "text": "hi", "structuredContent": {"echo": "hi"}, "outputSchemaVerdict": null}),
-    ));
+    );
     let call = footer(&app);
     assert!(call.contains("c call again"), "{call}");
     assert!(call.contains("z fold"), "{call}");
@@ -212,22 +207,13 @@ fn result_footers_offer_only_what_applies() {
 /// and a result scrolled to its end still shows its last line above it.
 #[test]
 fn a_long_status_line_wraps_and_the_last_line_stays_shown() {
-    let (mut app, _d) = tools_app();
-    let id = request_id(&app.update(key(KeyCode::Enter)));
-    app.update(ok(id, "tools.describe", echo_description()));
-    app.update(ch('c'));
-    app.update(ch('h'));
-    app.update(ch('i'));
-    let id = request_id(&app.update(key(KeyCode::Enter)));
     let text = (1..=80)
         .map(|i| format!("{i:02} a result line"))
         .collect::<Vec<_>>()
         .join("\n");
-    app.update(ok(
-        id,
-        "tools.call echo",
+    let (mut app, _d) = echo_result(
         json!({"isError": false, "text": text, "structuredContent": null, "outputSchemaVerdict": null}),
-    ));
+    );
     app.size = (80, 24);
     app.update(key(KeyCode::End));
     assert!(draw(&app, 80, 24).contains("80 a result line"));
