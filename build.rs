@@ -47,17 +47,32 @@ fn from_git(dir: &Path) -> Option<String> {
         return None;
     }
     let commit = git(dir, &["rev-parse", "HEAD"]).filter(|c| is_commit(c))?;
+    // Cargo treats a watched path that does not exist as always changed (every build would
+    // compile the crate again), so only paths that exist are watched: `packed-refs` appears
+    // once git packs refs, and a branch that lives only there is watched through the folder
+    // its loose file would be written to.
     for name in ["HEAD", "packed-refs"] {
         if let Some(path) = git(dir, &["rev-parse", "--git-path", name]) {
-            println!("cargo:rerun-if-changed={}", dir.join(path).display());
+            watch(&dir.join(path));
         }
     }
     if let Some(branch) = git(dir, &["symbolic-ref", "-q", "HEAD"])
         && let Some(path) = git(dir, &["rev-parse", "--git-path", &branch])
     {
-        println!("cargo:rerun-if-changed={}", dir.join(path).display());
+        let path = dir.join(path);
+        match path.parent() {
+            Some(folder) if !path.exists() => watch(folder),
+            _ => watch(&path),
+        }
     }
     Some(commit)
+}
+
+/// Asks cargo to run this script again when `path`, if it exists, changes.
+fn watch(path: &Path) {
+    if path.exists() {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
 }
 
 /// The `"sha1"` that `cargo package` records.

@@ -450,3 +450,141 @@ fn a_server_known_by_its_origin_metadata_refreshes_its_token() {
     assert!(seen["refreshes"].as_u64() >= Some(1), "{seen}");
     assert_eq!(seen["refused_tokens"], 0, "{seen}");
 }
+
+/// `auth login --paste` (a browser on another machine): the operator pastes the address the
+/// authorization server sent the browser to, and the sign-in completes from it.
+#[test]
+fn a_pasted_redirect_completes_the_sign_in() {
+    use std::io::{BufRead as _, Write as _};
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("XDG_CONFIG_HOME", &sb.home)
+        .env("MCPDECK_CREDENTIAL_STORE", "file")
+        .args(["--cwd", sb.project.to_str().expect("utf8")])
+        .args(["auth", "login", "web", "--paste"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let authorize = loop {
+        let mut line = String::new();
+        assert_ne!(
+            stderr.read_line(&mut line).expect("reads"),
+            0,
+            "no URL printed"
+        );
+        if line.trim().starts_with("http://127.0.0.1") && line.contains("/authorize") {
+            break line.trim().to_owned();
+        }
+    };
+    let landed = server.redirect_of(&authorize);
+    assert!(landed.starts_with("http://127.0.0.1"), "{landed}");
+    writeln!(child.stdin.take().expect("stdin"), "{landed}").expect("pasted");
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("signed in to `web`"));
+    assert_eq!(server.seen()["code_exchanges"], 1);
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 0, "{}", tools.stderr);
+}
+
+/// Runs `mcpdeck ARGS` under `script`, so it has a terminal, typing `answer`: (exit code,
+/// everything the terminal showed).
+fn on_a_terminal(sb: &Sandbox, args: &str, answer: &str) -> (Option<i32>, String) {
+    use std::io::Write as _;
+    let command = format!(
+        "{} --cwd {} {args}",
+        env!("CARGO_BIN_EXE_mcpdeck"),
+        sb.project.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("XDG_CONFIG_HOME", &sb.home)
+        .env("MCPDECK_CREDENTIAL_STORE", "file")
+        .env("BROWSER", format!("{} browse", fixture()))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("script runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(answer.as_bytes())
+        .expect("typed");
+    let out = child.wait_with_output().expect("ends");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Without `--login`, a command refused for authorization asks once on a terminal: no exits 3
+/// with the command to run, yes signs in inline and the command goes on.
+#[test]
+fn on_a_terminal_a_refusal_asks_once() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: `script` (util-linux) is needed to give the CLI a terminal");
+        return;
+    }
+    let server = AuthServer::start(&[]);
+    let sb = sandbox(&server, None);
+    let (code, screen) = on_a_terminal(&sb, "tools web", "n\n");
+    assert_eq!(code, Some(3), "{screen}");
+    assert_eq!(screen.matches("Sign in now?").count(), 1, "{screen}");
+    assert!(screen.contains("mcpdeck auth login web"), "{screen}");
+    assert_eq!(server.seen()["authorizations"], 0);
+
+    let (code, screen) = on_a_terminal(&sb, "tools web", "y\n");
+    assert_eq!(code, Some(0), "{screen}");
+    assert_eq!(screen.matches("Sign in now?").count(), 1, "{screen}");
+    assert!(screen.contains("echo"), "{screen}");
+    assert_eq!(server.seen()["authorizations"], 1);
+}
+
+/// A definition that sends its own `Authorization` header does not use OAuth: no sign-in, and
+/// a refusal says to check the header instead of offering one, even with `--login`.
+#[test]
+fn a_definition_with_an_authorization_header_never_signs_in() {
+    let server = AuthServer::start(&[]);
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"web": {
+            "url": server.url(),
+            "headers": {"Authorization": "Bearer ${CLIENT_SECRET}"}
+        }}})
+        .to_string(),
+    );
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_ne!(login.code, 0);
+    assert!(
+        login.stderr.contains("`Authorization` header"),
+        "{}",
+        login.stderr
+    );
+    let tools = mcpdeck(&sb, &["tools", "web", "--json", "--login"], "");
+    assert_eq!(tools.code, 3, "{}", tools.stdout);
+    assert!(
+        !tools.stdout.contains("mcpdeck auth login"),
+        "{}",
+        tools.stdout
+    );
+    assert!(!tools.stdout.contains("s3cret-value"), "{}", tools.stdout);
+    let seen = server.seen();
+    assert_eq!(seen["registrations"], 0, "{seen}");
+    assert_eq!(seen["authorizations"], 0, "{seen}");
+}

@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::json_keys::not_camel_case;
 use common::{HttpFixture, Sandbox, fixture};
 use serde_json::{Value, json};
 
@@ -264,7 +265,13 @@ fn error_classes_map_to_exit_codes() {
             (*code, Some(*class)),
             "{args:?}: {v}"
         );
+        assert!(not_camel_case(&v).is_empty(), "{args:?}: {v}");
     }
+    // A class's details are keys like any other: camelCase.
+    let (_, v) = run(&sb, &["call", "fast", "hang"]);
+    assert_eq!(v["error"]["afterMs"], 300, "{v}");
+    let (_, v) = run(&sb, &["tools", "missing"]);
+    assert!(v["error"]["osError"].is_string(), "{v}");
     let (_, v) = run(&sb, &["tools", "needs-env"]);
     assert!(
         v["error"]["message"]
@@ -288,6 +295,8 @@ fn a_crash_mid_call_runs_once_and_is_not_replayed() {
         (4, Some("exited")),
         "{v}"
     );
+    assert!(v["error"]["stderrTail"].is_array(), "{v}");
+    assert!(not_camel_case(&v).is_empty(), "{v}");
     let calls = std::fs::read_to_string(&counter).expect("counter");
     assert_eq!(calls.lines().count(), 1, "invoked exactly once: {calls:?}");
 }

@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::json_keys::not_camel_case;
 use common::{Sandbox, fixture};
 use serde_json::{Value, json};
 
@@ -182,6 +183,10 @@ fn arguments_are_checked_against_the_schema_before_sending() {
         stderr.contains("missing required argument `text`"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("`mcpdeck describe fx echo` shows the schema"),
+        "the hint names the command to run: {stderr}"
+    );
     let out = sb
         .cmd()
         .args(["call", "fx", "add", r#"{"a": "one", "b": 2}"#])
@@ -270,21 +275,6 @@ fn status_live_reports_what_each_server_answered() {
 }
 
 /// Every key of mcpdeck's own JSON is camelCase (server data aside).
-fn snake_keys(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(map) => {
-            for (k, v) in map {
-                if k.contains('_') {
-                    out.push(k.clone());
-                }
-                snake_keys(v, out);
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| snake_keys(v, out)),
-        _ => {}
-    }
-}
-
 #[test]
 fn json_keys_are_camel_case() {
     let sb = Sandbox::new();
@@ -294,10 +284,19 @@ fn json_keys_are_camel_case() {
         &["status", "--live", "--json"],
         &["resources", "fx", "--json"],
         &["config", "check", "--json"],
+        &["tools", "fx", "--json"],
+        &["describe", "fx", "echo", "--json"],
+        &["call", "fx", "echo", "text=hi", "--json"],
+        &["templates", "fx", "--json"],
+        &["prompts", "fx", "--json"],
+        &["ping", "fx", "--json"],
+        &["policy", "--json"],
+        &["trust", "--json"],
+        &["auth", "status", "--json"],
+        &["approvals", "--json"],
     ] {
         let v = sb.json(args);
-        let mut found = Vec::new();
-        snake_keys(&v, &mut found);
+        let found = not_camel_case(&v);
         assert!(found.is_empty(), "{args:?}: {found:?}");
     }
 }

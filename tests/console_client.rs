@@ -4,163 +4,52 @@
 //! Skipped, saying so, without node or `scripts/install-interop`. Waits are for messages,
 //! never sleeps.
 
+mod common;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use common::console_kit::{self, Console, everything_or_skip, everything_stdio};
+use crossterm::event::{KeyCode, KeyModifiers};
 use mcpdeck::app::elicitation::{ElicitMode, FieldValue};
 use mcpdeck::app::server_asks::ServerAsk;
 use mcpdeck::app::{App, Load, Msg, Screen};
-use mcpdeck::console::Runtime;
-use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
-use mcpdeck::mcp::policy::Policy;
-use mcpdeck::mcp::trust::TrustStore;
 
-struct Harness {
-    rt: Runtime,
+/// The result shown once the call ends: (error, lines).
+async fn outcome(h: &mut Console, what: &str) -> (Option<(String, String)>, String) {
+    let view = h.result(what).await;
+    (view.error.clone(), view.lines.join("\n"))
 }
 
-impl Harness {
-    /// A key, sent as if the guard after a request appeared had passed.
-    fn key_with(&mut self, code: KeyCode, mods: KeyModifiers) {
-        let later = Instant::now() + Duration::from_secs(1);
-        let flow = self.rt.step(Msg::Key(KeyEvent::new(code, mods)), later);
-        assert!(!flow.quit, "nothing here quits");
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        self.key_with(code, KeyModifiers::NONE);
-    }
-
-    fn type_text(&mut self, text: &str) {
-        for c in text.chars() {
-            self.key(KeyCode::Char(c));
-        }
-    }
-
-    async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        while !done(&self.rt.app) {
-            let msg = tokio::select! {
-                Some(msg) = self.rt.recv() => msg,
-                () = tokio::time::sleep_until(deadline) => {
-                    panic!("timed out waiting for {what}: {:?}", self.rt.app.screen)
-                }
-            };
-            let flow = self.rt.step(msg, Instant::now());
-            assert!(!flow.quit);
-        }
-    }
-
-    /// The result shown once the call ends: (error, lines).
-    async fn result(&mut self, what: &str) -> (Option<(String, String)>, String) {
-        self.until(what, |a| matches!(a.screen, Screen::Result(..)))
-            .await;
-        match &self.rt.app.screen {
-            Screen::Result(mcpdeck::app::ResultScreen { view, .. }) => {
-                (view.error.clone(), view.lines.join("\n"))
-            }
-            _ => unreachable!("the screen was just checked"),
-        }
-    }
-
-    /// Lists the tools (once) and opens `tool`'s call form.
-    async fn open_form(&mut self, tool: &str) {
-        if self.rt.app.visible_tools().is_none() {
-            self.key(KeyCode::Enter);
-            self.until("the tool list", |a| {
-                a.visible_tools().is_some_and(|t| t.len() >= 10)
-            })
-            .await;
-        }
-        let at = self
-            .rt
-            .app
-            .visible_tools()
-            .and_then(|t| t.iter().position(|t| t.name == tool))
-            .unwrap_or_else(|| panic!("no {tool}"));
-        self.rt
-            .app
-            .panes
-            .get_mut("everything")
-            .expect("pane")
-            .tools
-            .list
-            .sel = at;
-        self.key(KeyCode::Char('c'));
-        self.until("the form", |a| matches!(a.screen, Screen::Form(_)))
-            .await;
-    }
-
-    /// Back to the tool list from a result.
-    fn back(&mut self) {
-        self.key(KeyCode::Esc);
-        if !matches!(self.rt.app.screen, Screen::Browse) {
-            self.key(KeyCode::Esc);
-        }
-    }
-}
-
-fn everything() -> Option<std::path::PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    (script.exists() && node).then_some(script)
-}
-
-fn with_everything<F>(scenario: F)
-where
-    F: AsyncFnOnce(&mut Harness),
-{
-    let Some(script) = everything() else {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
-        return;
-    };
-    let servers = serde_json::json!({"everything": {"command": "node", "args": [script, "stdio"]}});
-    with_servers(&servers, scenario);
-}
-
-/// Runs `scenario` on a console over `servers` (an `mcpServers` object).
+/// Runs `scenario` on a console over `servers`, every key sent as if the guard after a
+/// server's request appeared had passed.
 fn with_servers<F>(servers: &serde_json::Value, scenario: F)
 where
-    F: AsyncFnOnce(&mut Harness),
+    F: AsyncFnOnce(&mut Console),
 {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("cfg");
-    let project = dir.path().join("proj");
-    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    let config = serde_json::json!({ "mcpServers": servers });
-    std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
-    let config = ConfigSet::load(&LoadOptions {
-        project_dir: project,
-        config_home: Some(home.clone()),
-        extra_files: Vec::new(),
-    })
-    .expect("config");
-    let policy = Policy::load(&Policy::default_path(&home)).expect("policy");
-    let trust = TrustStore::default_path(&home);
-    let spill_base = dir.path().join("spills");
-    std::fs::create_dir_all(&spill_base).expect("mkdir");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async move {
-        let rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
-        let mut h = Harness { rt };
-        scenario(&mut h).await;
-        h.rt.shutdown().await;
+    console_kit::with_servers(servers, async |h: &mut Console| {
+        h.key_delay = Duration::from_secs(1);
+        scenario(h).await;
     });
+}
+
+/// Runs `scenario` over server-everything (stdio); skipped, saying so, without node.
+fn with_everything<F>(scenario: F)
+where
+    F: AsyncFnOnce(&mut Console),
+{
+    let Some(script) = everything_or_skip() else {
+        return;
+    };
+    with_servers(
+        &serde_json::json!({ "everything": everything_stdio(&script) }),
+        scenario,
+    );
 }
 
 #[test]
 fn the_console_answers_elicitation_forms_and_urls() {
-    with_everything(async |h: &mut Harness| {
+    with_everything(async |h: &mut Console| {
         // Accept: fields from the schema, defaults pre-filled, the name typed.
         h.open_form("trigger-elicitation-request").await;
         h.key(KeyCode::Enter);
@@ -168,7 +57,7 @@ fn the_console_answers_elicitation_forms_and_urls() {
             matches!(a.asks.front(), Some(ServerAsk::Elicit(_)))
         })
         .await;
-        let Some(ServerAsk::Elicit(ask)) = h.rt.app.asks.front() else {
+        let Some(ServerAsk::Elicit(ask)) = h.app.asks.front() else {
             unreachable!()
         };
         let ElicitMode::Form(form) = &ask.mode else {
@@ -189,8 +78,8 @@ fn the_console_answers_elicitation_forms_and_urls() {
         assert_eq!(form.form.fields[0].key, "name");
         h.type_text("Ada Lovelace");
         h.key(KeyCode::Enter);
-        assert!(h.rt.app.asks.is_empty(), "accepted: {:?}", h.rt.app.message);
-        let (error, text) = h.result("the accepted result").await;
+        assert!(h.app.asks.is_empty(), "accepted: {:?}", h.app.message);
+        let (error, text) = outcome(h, "the accepted result").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("Ada Lovelace"), "{text}");
         assert!(text.contains("stormy night"), "{text}");
@@ -202,13 +91,13 @@ fn the_console_answers_elicitation_forms_and_urls() {
         h.until("the second elicitation", |a| !a.asks.is_empty())
             .await;
         h.key_with(KeyCode::Char('d'), KeyModifiers::CONTROL);
-        let (_, text) = h.result("the declined result").await;
+        let (_, text) = outcome(h, "the declined result").await;
         assert!(text.to_lowercase().contains("decline"), "{text}");
 
         // URL mode: shown, accepted; never opened by itself.
         h.back();
         h.open_form("trigger-url-elicitation").await;
-        let Screen::Form(form) = &mut h.rt.app.screen else {
+        let Screen::Form(form) = &mut h.app.screen else {
             unreachable!()
         };
         for f in &mut form.fields {
@@ -218,7 +107,7 @@ fn the_console_answers_elicitation_forms_and_urls() {
         }
         h.key(KeyCode::Enter);
         h.until("the URL elicitation", |a| !a.asks.is_empty()).await;
-        let Some(ServerAsk::Elicit(ask)) = h.rt.app.asks.front() else {
+        let Some(ServerAsk::Elicit(ask)) = h.app.asks.front() else {
             panic!("an elicitation")
         };
         let ElicitMode::Url { url, origin, .. } = &ask.mode else {
@@ -227,11 +116,11 @@ fn the_console_answers_elicitation_forms_and_urls() {
         assert_eq!(url, "https://example.com/consent");
         assert_eq!(origin, "https://example.com");
         h.key(KeyCode::Char('a'));
-        let (error, text) = h.result("the URL result").await;
+        let (error, text) = outcome(h, "the URL result").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("completed the URL elicitation"), "{text}");
         // What was asked and answered is in the server's log.
-        assert!(h.rt.app.pane().is_some_and(|p| {
+        assert!(h.app.pane().is_some_and(|p| {
             p.log
                 .lines
                 .iter()
@@ -242,9 +131,9 @@ fn the_console_answers_elicitation_forms_and_urls() {
 
 #[test]
 fn the_operator_writes_the_sampling_reply() {
-    with_everything(async |h: &mut Harness| {
+    with_everything(async |h: &mut Console| {
         h.open_form("trigger-sampling-request").await;
-        let Screen::Form(form) = &mut h.rt.app.screen else {
+        let Screen::Form(form) = &mut h.app.screen else {
             unreachable!()
         };
         for f in &mut form.fields {
@@ -257,7 +146,7 @@ fn the_operator_writes_the_sampling_reply() {
             matches!(a.asks.front(), Some(ServerAsk::Sample(_)))
         })
         .await;
-        let Some(ServerAsk::Sample(ask)) = h.rt.app.asks.front() else {
+        let Some(ServerAsk::Sample(ask)) = h.app.asks.front() else {
             unreachable!()
         };
         assert!(
@@ -271,10 +160,10 @@ fn the_operator_writes_the_sampling_reply() {
         h.type_text("A protocol");
         h.key(KeyCode::Enter);
         h.type_text("for tools.");
-        assert_eq!(h.rt.app.asks.len(), 1);
+        assert_eq!(h.app.asks.len(), 1);
         h.key_with(KeyCode::Char('s'), KeyModifiers::CONTROL);
-        assert!(h.rt.app.asks.is_empty());
-        let (error, text) = h.result("the sampling result").await;
+        assert!(h.app.asks.is_empty());
+        let (error, text) = outcome(h, "the sampling result").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("A protocol"), "{text}");
         assert!(text.contains("mcpdeck-operator"), "{text}");
@@ -283,17 +172,17 @@ fn the_operator_writes_the_sampling_reply() {
 
 #[test]
 fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
-    with_everything(async |h: &mut Harness| {
+    with_everything(async |h: &mut Console| {
         // The call form's switch: the tool runs as a task, its status notes reach the Log tab.
         h.open_form("simulate-research-query").await;
         h.type_text("rust");
         h.key_with(KeyCode::Char('t'), KeyModifiers::CONTROL);
-        let Screen::Form(form) = &h.rt.app.screen else {
+        let Screen::Form(form) = &h.app.screen else {
             panic!("the form")
         };
         assert!(form.as_task);
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the task's result").await;
+        let (error, text) = outcome(h, "the task's result").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("Research Report"), "{text}");
         let notes = |a: &App| -> Vec<String> {
@@ -309,11 +198,11 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
                 .unwrap_or_default()
         };
         assert!(
-            notes(&h.rt.app)
+            notes(&h.app)
                 .iter()
                 .any(|n| n.starts_with("task ") && n.contains("working")),
             "{:?}",
-            notes(&h.rt.app)
+            notes(&h.app)
         );
 
         // The Tasks view lists it (the console keeps one session) and opens its result.
@@ -325,7 +214,7 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
                 .is_some_and(|v| matches!(&v.tasks, Load::Ready(t) if !t.is_empty()))
         })
         .await;
-        let Some(view) = &h.rt.app.tasks_view else {
+        let Some(view) = &h.app.tasks_view else {
             unreachable!()
         };
         let Load::Ready(tasks) = &view.tasks else {
@@ -333,7 +222,7 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
         };
         assert_eq!(tasks[0].status, "completed", "{tasks:?}");
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the task's result from the list").await;
+        let (error, text) = outcome(h, "the task's result from the list").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("Research Report"), "{text}");
 
@@ -343,36 +232,36 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
         h.type_text("cancel me");
         h.key(KeyCode::Enter);
         let tasks = |a: &App| notes(a).iter().filter(|n| n.starts_with("task ")).count();
-        let seen = tasks(&h.rt.app);
+        let seen = tasks(&h.app);
         h.until("the task's first status", |a| tasks(a) > seen)
             .await;
         h.key(KeyCode::Esc);
-        let (error, _) = h.result("the cancelled task").await;
+        let (error, _) = outcome(h, "the cancelled task").await;
         assert_eq!(error.map(|e| e.0).as_deref(), Some("cancelled"));
         assert!(
-            notes(&h.rt.app)
+            notes(&h.app)
                 .iter()
                 .any(|n| n.contains("tasks/cancel was sent")),
             "{:?}",
-            notes(&h.rt.app)
+            notes(&h.app)
         );
     });
 }
 
 /// On the Resources tab, waits for server-everything's templates, selects its text template and
 /// opens the form for its variables.
-async fn open_text_template_form(h: &mut Harness) {
+async fn open_text_template_form(h: &mut Console) {
     h.until("the resources", |a| {
         a.resource_entries().iter().any(|(_, template)| *template)
     })
     .await;
-    let at =
-        h.rt.app
-            .resource_entries()
-            .iter()
-            .position(|(r, template)| *template && r.name.contains("Text"))
-            .expect("a text template");
-    h.rt.app
+    let at = h
+        .app
+        .resource_entries()
+        .iter()
+        .position(|(r, template)| *template && r.name.contains("Text"))
+        .expect("a text template");
+    h.app
         .panes
         .get_mut("everything")
         .expect("pane")
@@ -388,19 +277,19 @@ async fn open_text_template_form(h: &mut Harness) {
 
 #[test]
 fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
-    with_everything(async |h: &mut Harness| {
+    with_everything(async |h: &mut Console| {
         h.key(KeyCode::Enter);
         h.until("the tool list", |a| a.visible_tools().is_some())
             .await;
         h.key(KeyCode::Char('l'));
         open_text_template_form(h).await;
-        let Screen::Form(form) = &h.rt.app.screen else {
+        let Screen::Form(form) = &h.app.screen else {
             unreachable!()
         };
         assert_eq!(form.fields.len(), 1, "{:?}", form.fields);
         h.type_text("3");
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the template's resource").await;
+        let (error, text) = outcome(h, "the template's resource").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("Resource 3"), "{text}");
 
@@ -409,7 +298,7 @@ fn a_template_is_read_through_its_variables_and_any_uri_by_hand() {
         h.key(KeyCode::Char('u'));
         h.type_text("demo://resource/dynamic/text/1");
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the read by URI").await;
+        let (error, text) = outcome(h, "the read by URI").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("Resource 1"), "{text}");
     });
@@ -425,7 +314,7 @@ fn suggestions(app: &App) -> Option<Vec<String>> {
 
 #[test]
 fn tab_completes_prompt_arguments_with_context_and_template_variables() {
-    with_everything(async |h: &mut Harness| {
+    with_everything(async |h: &mut Console| {
         h.key(KeyCode::Enter);
         h.until("the tool list", |a| a.visible_tools().is_some())
             .await;
@@ -437,13 +326,13 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
                 .any(|p| p.name == "completable-prompt")
         })
         .await;
-        let at =
-            h.rt.app
-                .prompt_entries()
-                .iter()
-                .position(|p| p.name == "completable-prompt")
-                .expect("listed");
-        h.rt.app
+        let at = h
+            .app
+            .prompt_entries()
+            .iter()
+            .position(|p| p.name == "completable-prompt")
+            .expect("listed");
+        h.app
             .panes
             .get_mut("everything")
             .expect("pane")
@@ -453,7 +342,7 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
         h.key(KeyCode::Enter);
         h.until("the prompt form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
-        let Screen::Form(form) = &h.rt.app.screen else {
+        let Screen::Form(form) = &h.app.screen else {
             unreachable!()
         };
         assert_eq!(
@@ -471,7 +360,7 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
         h.type_text("S");
         // Keys are stepped a second ahead (past the guard); the pause ends after that.
         let later = Instant::now() + Duration::from_secs(2);
-        h.rt.step(Msg::Tick, later);
+        h.send_at(Msg::Tick, later);
         h.until("the narrowed departments", |a| {
             suggestions(a).is_some_and(|v| v == ["Sales", "Support"])
         })
@@ -487,13 +376,13 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
         .await;
         h.key(KeyCode::Down);
         h.key(KeyCode::Enter);
-        let Screen::Form(form) = &h.rt.app.screen else {
-            panic!("taking a suggestion keeps the form: {:?}", h.rt.app.screen)
+        let Screen::Form(form) = &h.app.screen else {
+            panic!("taking a suggestion keeps the form: {:?}", h.app.screen)
         };
         let values: Vec<&str> = form.fields.iter().map(|f| f.value.as_str()).collect();
         assert_eq!(values, ["Sales", "Eve"]);
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the prompt").await;
+        let (error, text) = outcome(h, "the prompt").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(
             text.contains("promote Eve to the head of the Sales team"),
@@ -524,35 +413,29 @@ fn a_url_request_closes_when_the_server_says_it_is_complete() {
     let servers = serde_json::json!({"probe": {
         "command": python, "args": [root.join("tests/python/client_probe_server.py")]
     }});
-    with_servers(&servers, async |h: &mut Harness| {
+    with_servers(&servers, async |h: &mut Console| {
         h.key(KeyCode::Enter);
         h.until("the probe's tools", |a| {
             a.visible_tools()
                 .is_some_and(|t| t.iter().any(|t| t.name == "visit_url"))
         })
         .await;
-        let at =
-            h.rt.app
-                .visible_tools()
-                .and_then(|t| t.iter().position(|t| t.name == "visit_url"))
-                .expect("listed");
-        h.rt.app
-            .panes
-            .get_mut("probe")
-            .expect("pane")
-            .tools
-            .list
-            .sel = at;
+        let at = h
+            .app
+            .visible_tools()
+            .and_then(|t| t.iter().position(|t| t.name == "visit_url"))
+            .expect("listed");
+        h.app.panes.get_mut("probe").expect("pane").tools.list.sel = at;
         h.key(KeyCode::Char('c'));
         h.until("the form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
         h.key(KeyCode::Enter);
         // No key answers the request: the server's completion closes it.
-        let (error, text) = h.result("the visit's answer").await;
+        let (error, text) = outcome(h, "the visit's answer").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains(r#"{"action": "accept"}"#), "{text}");
-        assert!(h.rt.app.asks.is_empty());
-        let log = &h.rt.app.panes["probe"].log.lines;
+        assert!(h.app.asks.is_empty());
+        let log = &h.app.panes["probe"].log.lines;
         assert!(
             log.iter().any(|l| l.text.contains("el-2 is complete")),
             "{:?}",
@@ -563,16 +446,16 @@ fn a_url_request_closes_when_the_server_says_it_is_complete() {
 
 #[test]
 fn enter_reads_a_resource_link_of_a_result_on_the_same_server() {
-    with_everything(async |h: &mut Harness| {
+    with_everything(async |h: &mut Console| {
         h.open_form("get-resource-links").await;
-        let Screen::Form(form) = &mut h.rt.app.screen else {
+        let Screen::Form(form) = &mut h.app.screen else {
             unreachable!()
         };
         if let Some(count) = form.fields.iter_mut().find(|f| f.key == "count") {
             count.value = "2".to_owned();
         }
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the links").await;
+        let (error, text) = outcome(h, "the links").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(text.contains("[resource link: Text Resource 2"), "{text}");
         assert!(
@@ -583,7 +466,7 @@ fn enter_reads_a_resource_link_of_a_result_on_the_same_server() {
         h.key(KeyCode::Enter);
         h.key(KeyCode::Down);
         h.key(KeyCode::Enter);
-        let (error, text) = h.result("the linked resource").await;
+        let (error, text) = outcome(h, "the linked resource").await;
         assert!(error.is_none(), "{error:?} {text}");
         assert!(
             text.contains("Resource 2: This is a plaintext resource"),

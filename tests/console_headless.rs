@@ -3,171 +3,45 @@
 //! never sleeping. Connects,
 //! lists tools, searches, calls `echo`, then starts `long_task`, sees progress and cancels it.
 
-use mcpdeck::app::ResultScreen;
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Duration;
+
+use common::console_kit::{Console, ConsoleDirs, demo};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpdeck::app::{App, Load, Msg, Screen};
-use mcpdeck::console::Runtime;
-use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
-use mcpdeck::mcp::policy::Policy;
-use mcpdeck::mcp::trust::TrustStore;
+use mcpdeck::app::{App, Load, Msg, ResultScreen, Screen};
+use mcpdeck::mcp::config::ConfigSet;
 
-/// The real runtime, driven by the test: every message goes through [`Runtime::step`], the
-/// same turn the console's loop takes.
-struct Harness {
-    rt: Runtime,
-}
-
-impl std::ops::Deref for Harness {
-    type Target = Runtime;
-    fn deref(&self) -> &Runtime {
-        &self.rt
-    }
-}
-
-impl std::ops::DerefMut for Harness {
-    fn deref_mut(&mut self) -> &mut Runtime {
-        &mut self.rt
-    }
-}
-
-impl Harness {
-    fn send(&mut self, msg: Msg) {
-        let flow = self.rt.step(msg, Instant::now());
-        assert!(!flow.quit, "nothing here quits");
-    }
-
-    /// Sends `msg` as if `after` had passed since the oldest pending approval appeared.
-    fn send_at(&mut self, msg: Msg, after: Duration) {
-        let base = self
-            .app
-            .approvals
-            .front()
-            .map_or_else(Instant::now, |p| p.shown_at);
-        let flow = self.rt.step(msg, base + after);
-        assert!(!flow.quit, "nothing here quits");
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        self.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
-
-    fn type_text(&mut self, text: &str) {
-        for c in text.chars() {
-            self.key(KeyCode::Char(c));
-        }
-    }
-
-    /// Feeds engine messages until a result is shown, and returns it.
-    async fn result(&mut self, what: &str) -> mcpdeck::app::ResultView {
-        self.until(what, |a| matches!(a.screen, Screen::Result(..)))
-            .await;
-        match &self.app.screen {
-            Screen::Result(ResultScreen { view, .. }) => (**view).clone(),
-            _ => unreachable!("the screen was just checked"),
-        }
-    }
-
-    /// Feeds engine messages until `done` holds (each wait is for a message, with a deadline).
-    async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        while !done(&self.app) {
-            let msg = tokio::select! {
-                Some(msg) = self.rt.recv() => msg,
-                () = tokio::time::sleep_until(deadline) => panic!("timed out waiting for {what}: {:?}", self.app.screen),
-            };
-            self.send(msg);
-        }
-    }
-}
-
-fn tool_index(app: &App, name: &str) -> usize {
-    app.visible_tools()
-        .and_then(|t| t.iter().position(|t| t.name == name))
-        .unwrap_or_else(|| panic!("no {name}"))
+/// Presses `c` as if `after` had passed since the oldest pending approval appeared.
+fn answer_after(h: &mut Console, c: char, after: Duration) {
+    let base = h
+        .app
+        .approvals
+        .front()
+        .map_or_else(std::time::Instant::now, |p| p.shown_at);
+    h.send_at(
+        Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        base + after,
+    );
 }
 
 /// Runs `scenario` against the demo server with `policy` (JSON) as the policy file.
 fn with_demo<F>(policy: Option<serde_json::Value>, scenario: F)
 where
-    F: AsyncFnOnce(&mut Harness),
+    F: AsyncFnOnce(&mut Console),
 {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("cfg");
-    let project = dir.path().join("proj");
-    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    let config = serde_json::json!({"mcpServers": {"demo": {
-        "command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]
-    }}});
-    std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
-    let policy_path = Policy::default_path(&home);
+    let dirs = ConsoleDirs::new();
+    dirs.user_servers(&serde_json::json!({ "demo": demo() }));
     if let Some(policy) = policy {
-        std::fs::write(&policy_path, policy.to_string()).expect("write");
+        dirs.policy(&policy);
     }
-    let config = ConfigSet::load(&LoadOptions {
-        project_dir: project,
-        config_home: Some(home.clone()),
-        extra_files: Vec::new(),
-    })
-    .expect("config");
-    run_harness(config, &home, &dir, &policy_path, scenario);
+    dirs.run(scenario);
 }
-
-/// Runs `scenario` over `config` with the real executor and engine.
-fn run_harness<F>(
-    config: ConfigSet,
-    home: &std::path::Path,
-    dir: &tempfile::TempDir,
-    policy_path: &std::path::Path,
-    scenario: F,
-) where
-    F: AsyncFnOnce(&mut Harness),
-{
-    let policy = Policy::load(policy_path).expect("policy");
-    let trust = TrustStore::default_path(home);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let spill_base = dir.path().join("spills");
-    std::fs::create_dir_all(&spill_base).expect("mkdir");
-    // Saves keep their backups here, never in the user's state directory.
-    let backups = dir.path().join("state/mcpdeck/backups");
-    let policy_file = policy_path.to_path_buf();
-    runtime.block_on(async move {
-        let mut rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
-        rt.exec.set_backup_dir(backups);
-        rt.app.policy_path = Some(policy_file);
-        let mut h = Harness { rt };
-        scenario(&mut h).await;
-        h.rt.shutdown().await;
-    });
-}
-
-/// Connects and lists, then opens `tool`'s call form.
-async fn open_form(h: &mut Harness, tool: &str) {
-    if h.app.visible_tools().is_none() {
-        h.key(KeyCode::Enter);
-        h.until("the tool list", |a| {
-            a.visible_tools().is_some_and(|t| t.len() >= 5)
-        })
-        .await;
-    }
-    let at = tool_index(&h.app, tool);
-    h.app.panes.get_mut("demo").expect("pane").tools.list.sel = at;
-    h.key(KeyCode::Char('c'));
-    h.until("the form", |a| matches!(a.screen, Screen::Form(_)))
-        .await;
-}
-
 #[test]
 fn enforce_mode_asks_the_console_and_the_answer_counts() {
     let policy = serde_json::json!({"mode": "enforce", "allow": ["demo:tools.list", "demo:tools.describe", "demo:tools.search"]});
-    with_demo(Some(policy), async |h: &mut Harness| {
-        open_form(h, "echo").await;
+    with_demo(Some(policy), async |h: &mut Console| {
+        h.open_form("echo").await;
         h.type_text("approved");
         h.key(KeyCode::Enter);
         h.until("the approval", |a| !a.approvals.is_empty()).await;
@@ -175,15 +49,9 @@ fn enforce_mode_asks_the_console_and_the_answer_counts() {
         assert_eq!(pending.server, "demo");
         assert!(pending.operation.contains("echo"), "{pending:?}");
         // Within the guard, y does nothing.
-        h.send_at(
-            Msg::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
-            Duration::ZERO,
-        );
+        answer_after(h, 'y', Duration::ZERO);
         assert_eq!(h.app.approvals.len(), 1);
-        h.send_at(
-            Msg::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
-            Duration::from_millis(400),
-        );
+        answer_after(h, 'y', Duration::from_millis(400));
         assert!(h.app.approvals.is_empty());
         let view = h.result("the approved result").await;
         assert!(view.error.is_none(), "{view:?}");
@@ -192,10 +60,7 @@ fn enforce_mode_asks_the_console_and_the_answer_counts() {
         h.key(KeyCode::Enter);
         h.until("the second approval", |a| !a.approvals.is_empty())
             .await;
-        h.send_at(
-            Msg::Key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)),
-            Duration::from_millis(400),
-        );
+        answer_after(h, 'n', Duration::from_millis(400));
         let view = h.result("the denied result").await;
         assert!(view.error.is_some(), "{view:?}");
     });
@@ -208,10 +73,10 @@ fn enforce_mode_asks_the_console_and_the_answer_counts() {
 fn always_allow_writes_a_rule_and_the_policy_view_removes_it() {
     let policy =
         serde_json::json!({"mode": "enforce", "allow": ["demo:tools.list", "demo:tools.describe"]});
-    with_demo(Some(policy), async |h: &mut Harness| {
+    with_demo(Some(policy), async |h: &mut Console| {
         let policy_file = h.app.policy_path.clone().expect("policy path");
         let before = std::fs::read_to_string(&policy_file).expect("read");
-        open_form(h, "echo").await;
+        h.open_form("echo").await;
         h.type_text("judge me");
         h.key(KeyCode::Enter);
         h.until("the approval", |a| !a.approvals.is_empty()).await;
@@ -224,15 +89,9 @@ fn always_allow_writes_a_rule_and_the_policy_view_removes_it() {
             h.app.approvals[0].arguments
         );
         let late = Duration::from_millis(400);
-        h.send_at(
-            Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),
-            late,
-        );
+        answer_after(h, 'a', late);
         assert!(h.app.approvals[0].confirming_always, "a asks first");
-        h.send_at(
-            Msg::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
-            late,
-        );
+        answer_after(h, 'y', late);
         // The rule is written (and reported) before the call is let through.
         let view = h.result("the always-allowed result").await;
         assert!(view.error.is_none(), "{view:?}");
@@ -301,7 +160,7 @@ fn always_allow_writes_a_rule_and_the_policy_view_removes_it() {
 
 #[test]
 fn console_drives_the_demo_server() {
-    with_demo(None, async |h: &mut Harness| {
+    with_demo(None, async |h: &mut Console| {
         // Connect and list.
         h.key(KeyCode::Enter);
         h.until("the tool list", |a| {
@@ -323,8 +182,7 @@ fn console_drives_the_demo_server() {
         })
         .await;
         h.key(KeyCode::Enter);
-        let at = tool_index(&h.app, "echo");
-        h.app.panes.get_mut("demo").expect("pane").tools.list.sel = at;
+        h.highlight_tool("echo");
         h.key(KeyCode::Char('c'));
         h.until("the echo form", |a| matches!(a.screen, Screen::Form(_)))
             .await;
@@ -346,8 +204,7 @@ fn console_drives_the_demo_server() {
         h.key(KeyCode::Esc);
         assert!(matches!(h.app.screen, Screen::Browse));
         h.app.panes.get_mut("demo").expect("pane").tools.search = None;
-        let at = tool_index(&h.app, "long_task");
-        h.app.panes.get_mut("demo").expect("pane").tools.list.sel = at;
+        h.highlight_tool("long_task");
         h.key(KeyCode::Char('c'));
         h.until("the long_task form", |a| {
             matches!(a.screen, Screen::Form(_))
@@ -395,81 +252,64 @@ fn side_lines(app: &App) -> Vec<String> {
 /// real executor and engine.
 #[test]
 fn side_panel_runs_workspace_tools() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("cfg");
-    let project = dir.path().join("proj");
-    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    std::fs::write(
-        project.join("README.md"),
+    let dirs = ConsoleDirs::new();
+    dirs.write(
+        "proj/README.md",
         "# Tool\n\n## Configuration precedence\n\nProject files override user files; the --config file overrides both.\n\n## Other\n\nUnrelated text about spinners.\n",
-    )
-    .expect("write");
-    std::fs::write(
-        project.join(".mcp.json"),
-        "{\"mcpServers\": {\"x\": {\"command\": 1}}}",
-    )
-    .expect("write");
-    let config = ConfigSet::load(&LoadOptions {
-        project_dir: project.clone(),
-        config_home: Some(home.clone()),
-        extra_files: Vec::new(),
-    })
-    .expect("config");
-    let registry = mcpdeck::workspace::packaged::registry_for_project(&project).expect("registry");
-    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_mcpdeck"));
-    let config = config.with_packaged(registry.config_entries(false, Ok(exe)));
-    let policy_path = Policy::default_path(&home);
-    run_harness(
-        config,
-        &home,
-        &dir,
-        &policy_path,
-        async |h: &mut Harness| {
-            h.key(KeyCode::Char('w'));
-            h.until("the find form", |a| a.side.form().is_some()).await;
-            h.type_text("configuration precedence");
-            h.key(KeyCode::Enter);
-            assert!(h.app.side.run.is_some());
-            h.until("the passages", |a| a.side.result.is_some()).await;
-            let lines = side_lines(&h.app);
-            assert!(
-                lines
-                    .iter()
-                    .any(|l| l.starts_with("1. README.md:")
-                        && l.contains("Configuration precedence")),
-                "{lines:?}"
-            );
-            assert!(
-                lines
-                    .iter()
-                    .any(|l| l.contains("Project files override user files"))
-            );
-            // workspace_check: the broken .mcp.json is reported, grouped under its path.
-            h.key(KeyCode::Right);
-            h.key(KeyCode::Right);
-            h.until("the check form", |a| a.side.form().is_some()).await;
-            h.key(KeyCode::Enter);
-            h.until("the findings", |a| {
-                a.side.result.as_ref().is_some_and(|r| r.tool == 2)
-            })
-            .await;
-            let lines = side_lines(&h.app);
-            let at = lines
-                .iter()
-                .position(|l| l == ".mcp.json")
-                .expect("the file's group");
-            assert!(lines[at + 1].trim_start().starts_with("error"), "{lines:?}");
-        },
     );
+    dirs.write(
+        "proj/.mcp.json",
+        "{\"mcpServers\": {\"x\": {\"command\": 1}}}",
+    );
+    let registry =
+        mcpdeck::workspace::packaged::registry_for_project(&dirs.project).expect("registry");
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_mcpdeck"));
+    let config = dirs
+        .config()
+        .with_packaged(registry.config_entries(false, Ok(exe)));
+    dirs.run_with(config, async |h: &mut Console| {
+        h.key(KeyCode::Char('w'));
+        h.until("the find form", |a| a.side.form().is_some()).await;
+        h.type_text("configuration precedence");
+        h.key(KeyCode::Enter);
+        assert!(h.app.side.run.is_some());
+        h.until("the passages", |a| a.side.result.is_some()).await;
+        let lines = side_lines(&h.app);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("1. README.md:") && l.contains("Configuration precedence")),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("Project files override user files"))
+        );
+        // workspace_check: the broken .mcp.json is reported, grouped under its path.
+        h.key(KeyCode::Right);
+        h.key(KeyCode::Right);
+        h.until("the check form", |a| a.side.form().is_some()).await;
+        h.key(KeyCode::Enter);
+        h.until("the findings", |a| {
+            a.side.result.as_ref().is_some_and(|r| r.tool == 2)
+        })
+        .await;
+        let lines = side_lines(&h.app);
+        let at = lines
+            .iter()
+            .position(|l| l == ".mcp.json")
+            .expect("the file's group");
+        assert!(lines[at + 1].trim_start().starts_with("error"), "{lines:?}");
+    });
 }
 
 /// A result with media spills; the spills view lists it, the pager opens it, `x` deletes it
 /// (the file is gone and the list is empty).
 #[test]
 fn spills_are_listed_paged_and_deleted() {
-    with_demo(None, async |h: &mut Harness| {
-        open_form(h, "image").await;
+    with_demo(None, async |h: &mut Console| {
+        h.open_form("image").await;
         h.key(KeyCode::Enter);
         let view = h.result("the image result").await;
         assert_eq!(view.spills.len(), 1, "{view:?}");
@@ -502,8 +342,8 @@ fn spills_are_listed_paged_and_deleted() {
 /// message's body; it also asks for the server's stderr.
 #[test]
 fn log_tab_shows_traffic_and_bodies() {
-    with_demo(None, async |h: &mut Harness| {
-        open_form(h, "echo").await;
+    with_demo(None, async |h: &mut Console| {
+        h.open_form("echo").await;
         h.type_text("traffic please");
         h.key(KeyCode::Enter);
         h.result("the echo result").await;
@@ -558,11 +398,8 @@ fn log_tab_shows_traffic_and_bodies() {
 }
 
 /// Presses C-t in the config editor and waits for the test's result.
-async fn test_connect(h: &mut Harness, what: &str) -> Result<String, String> {
-    h.send(Msg::Key(KeyEvent::new(
-        KeyCode::Char('t'),
-        KeyModifiers::CONTROL,
-    )));
+async fn test_connect(h: &mut Console, what: &str) -> Result<String, String> {
+    h.ctrl('t');
     h.until(
         what,
         |a| matches!(&a.overlay, Some(mcpdeck::app::Overlay::Editor(e)) if e.test.is_some()),
@@ -578,7 +415,7 @@ async fn test_connect(h: &mut Harness, what: &str) -> Result<String, String> {
 /// and reports what answered; a broken edit reports why, and nothing is saved.
 #[test]
 fn editor_test_connect_tries_the_unsaved_definition() {
-    with_demo(None, async |h: &mut Harness| {
+    with_demo(None, async |h: &mut Console| {
         // The Config tab is the fifth; `e` opens the server's file.
         for _ in 0..4 {
             h.key(KeyCode::Right);
@@ -618,83 +455,55 @@ fn editor_test_connect_tries_the_unsaved_definition() {
 /// shows `changed` trust, and the spills of the replaced engine stay listed until exit.
 #[test]
 fn saving_reloads_and_an_edited_project_shows_changed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("cfg");
-    let project = dir.path().join("proj");
-    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    let exe = env!("CARGO_BIN_EXE_mcpdeck");
-    std::fs::write(
-        home.join("mcpdeck/mcp.json"),
-        serde_json::json!({"mcpServers": {"demo": {"command": exe, "args": ["demo-server"]}}})
-            .to_string(),
-    )
-    .expect("write");
-    std::fs::write(
-        project.join(".mcp.json"),
-        serde_json::json!({"mcpServers": {"proj": {"command": exe, "args": ["demo-server"]}}})
-            .to_string(),
-    )
-    .expect("write");
-    let options = LoadOptions {
-        project_dir: project.clone(),
-        config_home: Some(home.clone()),
-        extra_files: Vec::new(),
-    };
-    let config = ConfigSet::load(&options).expect("config");
-    let policy_path = Policy::default_path(&home);
-    run_harness(
-        config,
-        &home,
-        &dir,
-        &policy_path,
-        async |h: &mut Harness| {
-            h.exec.set_reload(Box::new(move || {
-                ConfigSet::load(&options).map_err(|e| e.to_string())
-            }));
-            // A spill from the first engine.
-            open_form(h, "image").await;
-            h.key(KeyCode::Enter);
-            h.result("the image result").await;
-            h.key(KeyCode::Esc);
-            // Trust the project: t, T, then a typed y.
-            h.key(KeyCode::Char('t'));
-            h.key(KeyCode::Char('T'));
-            h.key(KeyCode::Char('y'));
-            h.until("trusted", |a| a.trust == "trusted").await;
-            h.key(KeyCode::Esc);
-            // Edit the project server's file in the console and save it.
-            h.app.servers.select_name("proj");
-            h.app.focus = mcpdeck::app::Focus::Main;
-            h.app.tab = mcpdeck::app::Tab::Config;
-            h.key(KeyCode::Char('e'));
-            h.until("the editor", |a| {
-                matches!(a.overlay, Some(mcpdeck::app::Overlay::Editor(_)))
-            })
-            .await;
-            let Some(mcpdeck::app::Overlay::Editor(editor)) = &mut h.app.overlay else {
-                unreachable!()
-            };
-            let edited = editor.text().replace("demo-server", "workspace-server");
-            editor.area =
-                ratatui_textarea::TextArea::new(edited.lines().map(str::to_owned).collect());
-            editor.check();
-            h.send(Msg::Key(KeyEvent::new(
-                KeyCode::Char('s'),
-                KeyModifiers::CONTROL,
-            )));
-            h.until("the reload", |a| {
-                a.message.as_deref().is_some_and(|m| m.contains("reloaded"))
-            })
-            .await;
-            assert_eq!(h.app.trust, "changed");
-            h.key(KeyCode::Esc);
-            h.key(KeyCode::Char('s'));
-            h.until("the spills", |a| !a.spills.is_empty()).await;
-            assert!(
-                h.app.spills[0].path.exists(),
-                "the old engine's spill is kept"
-            );
-        },
+    let dirs = ConsoleDirs::new();
+    dirs.user_servers(&serde_json::json!({ "demo": demo() }));
+    dirs.write(
+        "proj/.mcp.json",
+        &serde_json::json!({"mcpServers": {"proj": demo()}}).to_string(),
     );
+    let options = dirs.options();
+    dirs.run(async |h: &mut Console| {
+        h.exec.set_reload(Box::new(move || {
+            ConfigSet::load(&options).map_err(|e| e.to_string())
+        }));
+        // A spill from the first engine.
+        h.open_form("image").await;
+        h.key(KeyCode::Enter);
+        h.result("the image result").await;
+        h.key(KeyCode::Esc);
+        // Trust the project: t, T, then a typed y.
+        h.key(KeyCode::Char('t'));
+        h.key(KeyCode::Char('T'));
+        h.key(KeyCode::Char('y'));
+        h.until("trusted", |a| a.trust == "trusted").await;
+        h.key(KeyCode::Esc);
+        // Edit the project server's file in the console and save it.
+        h.app.servers.select_name("proj");
+        h.app.focus = mcpdeck::app::Focus::Main;
+        h.app.tab = mcpdeck::app::Tab::Config;
+        h.key(KeyCode::Char('e'));
+        h.until("the editor", |a| {
+            matches!(a.overlay, Some(mcpdeck::app::Overlay::Editor(_)))
+        })
+        .await;
+        let Some(mcpdeck::app::Overlay::Editor(editor)) = &mut h.app.overlay else {
+            unreachable!()
+        };
+        let edited = editor.text().replace("demo-server", "workspace-server");
+        editor.area = ratatui_textarea::TextArea::new(edited.lines().map(str::to_owned).collect());
+        editor.check();
+        h.ctrl('s');
+        h.until("the reload", |a| {
+            a.message.as_deref().is_some_and(|m| m.contains("reloaded"))
+        })
+        .await;
+        assert_eq!(h.app.trust, "changed");
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('s'));
+        h.until("the spills", |a| !a.spills.is_empty()).await;
+        assert!(
+            h.app.spills[0].path.exists(),
+            "the old engine's spill is kept"
+        );
+    });
 }

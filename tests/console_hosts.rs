@@ -4,130 +4,61 @@
 //! refused while the project is untrusted and answers once it is trusted; a Cursor user server
 //! is imported into mcpdeck's user file (preview, `y`, backup) and the console reloads it.
 
-use std::time::{Duration, Instant};
+mod common;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use common::console_kit::{Console, ConsoleDirs, demo};
+use crossterm::event::KeyCode;
+use mcpdeck::app::Overlay;
 use mcpdeck::app::hosts::HostsMode;
-use mcpdeck::app::{App, Msg, Overlay};
-use mcpdeck::console::Runtime;
-use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
-use mcpdeck::mcp::policy::Policy;
-use mcpdeck::mcp::trust::TrustStore;
+use mcpdeck::mcp::config::ConfigSet;
 
-struct Harness {
-    rt: Runtime,
+/// Opens the Hosts view with `H` and waits until the hosts' files are read.
+async fn open_hosts(h: &mut Console) {
+    h.ch('H');
+    h.until(
+        "the hosts' files",
+        |a| matches!(&a.overlay, Some(Overlay::Hosts(v)) if v.data.is_some()),
+    )
+    .await;
 }
 
-impl Harness {
-    fn send(&mut self, msg: Msg) {
-        let flow = self.rt.step(msg, Instant::now());
-        assert!(!flow.quit, "nothing here quits");
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        self.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
-
-    fn ctrl(&mut self, c: char) {
-        self.send(Msg::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::CONTROL,
-        )));
-    }
-
-    /// Feeds runtime messages until `done` holds (each wait is for a message, with a deadline).
-    async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        while !done(&self.rt.app) {
-            let msg = tokio::select! {
-                Some(msg) = self.rt.recv() => msg,
-                () = tokio::time::sleep_until(deadline) => panic!("timed out waiting for {what}: {:?}", self.rt.app.overlay),
-            };
-            self.send(msg);
-        }
-    }
-
-    /// Opens the Hosts view with `H` and waits until the hosts' files are read.
-    async fn open_hosts(&mut self) {
-        self.key(KeyCode::Char('H'));
-        self.until(
-            "the hosts' files",
-            |a| matches!(&a.overlay, Some(Overlay::Hosts(v)) if v.data.is_some()),
-        )
-        .await;
-    }
-
-    /// The Hosts view's last outcome, once its request finished.
-    async fn outcome(&mut self, what: &str) -> Result<String, String> {
-        self.until(what, |a| {
-            matches!(&a.overlay, Some(Overlay::Hosts(v))
-                if v.mode == HostsMode::Browse && v.outcome.is_some())
-        })
-        .await;
-        match &mut self.rt.app.overlay {
-            Some(Overlay::Hosts(v)) => v.outcome.take().expect("an outcome"),
-            other => panic!("the Hosts view closed: {other:?}"),
-        }
+/// The Hosts view's last outcome, once its request finished.
+async fn outcome(h: &mut Console, what: &str) -> Result<String, String> {
+    h.until(what, |a| {
+        matches!(&a.overlay, Some(Overlay::Hosts(v))
+            if v.mode == HostsMode::Browse && v.outcome.is_some())
+    })
+    .await;
+    match &mut h.app.overlay {
+        Some(Overlay::Hosts(v)) => v.outcome.take().expect("an outcome"),
+        other => panic!("the Hosts view closed: {other:?}"),
     }
 }
 
 #[test]
 fn hosts_view_test_connects_under_trust_and_imports() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = std::fs::canonicalize(dir.path()).expect("canonical");
-    let (home, project) = (root.join("cfg"), root.join("proj"));
-    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
-    std::fs::create_dir_all(root.join(".cursor")).expect("mkdir");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    let exe = env!("CARGO_BIN_EXE_mcpdeck");
-    let demo = serde_json::json!({"command": exe, "args": ["demo-server"]});
-    std::fs::write(
-        home.join("mcpdeck/mcp.json"),
-        serde_json::json!({"mcpServers": {"mine": {"command": "true"}}}).to_string(),
-    )
-    .expect("write");
-    std::fs::write(
-        project.join(".mcp.json"),
-        serde_json::json!({"mcpServers": {"demo-copy": demo}}).to_string(),
-    )
-    .expect("write");
-    std::fs::write(
-        root.join(".cursor/mcp.json"),
-        serde_json::json!({"mcpServers": {"cursor-demo": demo}}).to_string(),
-    )
-    .expect("write");
-    let options = LoadOptions {
-        project_dir: project,
-        config_home: Some(home.clone()),
-        extra_files: Vec::new(),
-    };
-    let config = ConfigSet::load(&options).expect("config");
-    let policy = Policy::load(&Policy::default_path(&home)).expect("policy");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let spills = root.join("spills");
-    std::fs::create_dir_all(&spills).expect("mkdir");
-    runtime.block_on(async move {
-        let rt = Runtime::new(
-            config,
-            TrustStore::default_path(&home),
-            policy,
-            Some(spills),
-        )
-        .expect("engine");
-        let mut h = Harness { rt };
-        h.rt.exec.set_hosts_home(root.clone());
-        h.rt.exec.set_reload(Box::new(move || {
+    let dirs = ConsoleDirs::new();
+    let (root, home) = (dirs.root.clone(), dirs.home.clone());
+    dirs.user_servers(&serde_json::json!({"mine": {"command": "true"}}));
+    dirs.write(
+        "proj/.mcp.json",
+        &serde_json::json!({"mcpServers": {"demo-copy": demo()}}).to_string(),
+    );
+    dirs.write(
+        ".cursor/mcp.json",
+        &serde_json::json!({"mcpServers": {"cursor-demo": demo()}}).to_string(),
+    );
+    let options = dirs.options();
+    dirs.run(async |h: &mut Console| {
+        h.exec.set_hosts_home(root.clone());
+        h.exec.set_reload(Box::new(move || {
             ConfigSet::load(&options).map_err(|e| e.to_string())
         }));
 
-        h.open_hosts().await;
+        open_hosts(h).await;
         // Claude Code's tab is first; its project server is selected.
         h.ctrl('t');
-        let refused = h.outcome("the refusal").await;
+        let refused = outcome(h, "the refusal").await;
         assert!(
             refused
                 .as_ref()
@@ -142,9 +73,9 @@ fn hosts_view_test_connects_under_trust_and_imports() {
         h.key(KeyCode::Char('y'));
         h.until("trusted", |a| a.trust == "trusted").await;
         h.key(KeyCode::Esc);
-        h.open_hosts().await;
+        open_hosts(h).await;
         h.ctrl('t');
-        let answered = h.outcome("the test connect").await;
+        let answered = outcome(h, "the test connect").await;
         assert!(
             answered
                 .as_ref()
@@ -159,7 +90,7 @@ fn hosts_view_test_connects_under_trust_and_imports() {
             matches!(&a.overlay, Some(Overlay::Hosts(v)) if matches!(v.mode, HostsMode::Confirm(_)))
         })
         .await;
-        let Some(Overlay::Hosts(view)) = &h.rt.app.overlay else {
+        let Some(Overlay::Hosts(view)) = &h.app.overlay else {
             unreachable!()
         };
         let HostsMode::Confirm(preview) = &view.mode else {
@@ -171,7 +102,7 @@ fn hosts_view_test_connects_under_trust_and_imports() {
         );
         let before = std::fs::read_to_string(home.join("mcpdeck/mcp.json")).expect("read");
         h.key(KeyCode::Char('y'));
-        let imported = h.outcome("the import").await;
+        let imported = outcome(h, "the import").await;
         let message = imported.expect("imported");
         assert!(message.contains("backup at"), "{message}");
         assert!(message.contains("configuration reloaded"), "{message}");
@@ -194,6 +125,5 @@ fn hosts_view_test_connects_under_trust_and_imports() {
             a.servers.rows.iter().any(|s| s.name == "cursor-demo")
         })
         .await;
-        h.rt.shutdown().await;
     });
 }

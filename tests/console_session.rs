@@ -7,166 +7,66 @@
 //! closes one server and leaves the other connected. Skipped, saying so, without node or
 //! `scripts/install-interop`. Waits are for messages, never sleeps.
 
+mod common;
+
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpdeck::app::{App, Load, Msg, Screen, Tab};
-use mcpdeck::console::Runtime;
-use mcpdeck::mcp::config::{ConfigSet, LoadOptions};
-use mcpdeck::mcp::policy::Policy;
+use common::console_kit::{Console, ConsoleDirs, demo, everything_or_skip, everything_stdio};
+use crossterm::event::KeyCode;
+use mcpdeck::app::{App, Load, Screen, Tab};
 use mcpdeck::mcp::status::ServerState;
-use mcpdeck::mcp::trust::TrustStore;
 
-struct Harness {
-    rt: Runtime,
+/// Opens `tool`'s call form from the tool list and runs it (no arguments); the result's text.
+async fn call(h: &mut Console, tool: &str) -> String {
+    h.app.screen = Screen::Browse;
+    h.app.tab = Tab::Tools;
+    h.app.focus = mcpdeck::app::Focus::Main;
+    if h.app
+        .visible_tools()
+        .is_none_or(<[mcpdeck::app::ToolRow]>::is_empty)
+    {
+        h.key(KeyCode::Left);
+        h.key(KeyCode::Right);
+        h.until("the tool list", |a| {
+            a.visible_tools().is_some_and(|t| !t.is_empty())
+        })
+        .await;
+    }
+    h.highlight_tool(tool);
+    h.ch('c');
+    h.until("the form", |a| matches!(a.screen, Screen::Form(_)))
+        .await;
+    h.key(KeyCode::Enter);
+    let view = h.result("the result").await;
+    assert!(view.error.is_none(), "{:?}", view.error);
+    view.lines.join("\n")
 }
 
-impl Harness {
-    fn key(&mut self, code: KeyCode) {
-        let flow = self.rt.step(
-            Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)),
-            Instant::now(),
-        );
-        assert!(!flow.quit, "nothing here quits");
-    }
-
-    fn ch(&mut self, c: char) {
-        self.key(KeyCode::Char(c));
-    }
-
-    async fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        while !done(&self.rt.app) {
-            let msg = tokio::select! {
-                Some(msg) = self.rt.recv() => msg,
-                () = tokio::time::sleep_until(deadline) => {
-                    panic!(
-                        "timed out waiting for {what}: {:?} / {:?}",
-                        self.rt.app.message, self.rt.app.screen
-                    )
-                }
-            };
-            let flow = self.rt.step(msg, Instant::now());
-            assert!(!flow.quit);
-        }
-    }
-
-    fn select(&mut self, server: &str) {
-        self.rt.app.servers.select_name(server);
-        assert_eq!(self.rt.app.server().map(|s| s.name.as_str()), Some(server));
-    }
-
-    fn log_has(app: &App, server: &str, text: &str) -> bool {
-        app.panes
-            .get(server)
-            .is_some_and(|p| p.log.lines.iter().any(|l| l.text.contains(text)))
-    }
-
-    /// Opens `tool`'s call form from the tool list and runs it (no arguments); the result's
-    /// text.
-    async fn call(&mut self, tool: &str) -> String {
-        self.rt.app.screen = Screen::Browse;
-        self.rt.app.tab = Tab::Tools;
-        self.rt.app.focus = mcpdeck::app::Focus::Main;
-        if self
-            .rt
-            .app
-            .visible_tools()
-            .is_none_or(<[mcpdeck::app::ToolRow]>::is_empty)
-        {
-            self.key(KeyCode::Left);
-            self.key(KeyCode::Right);
-            self.until("the tool list", |a| {
-                a.visible_tools().is_some_and(|t| !t.is_empty())
-            })
-            .await;
-        }
-        let at = self
-            .rt
-            .app
-            .visible_tools()
-            .and_then(|t| t.iter().position(|t| t.name == tool))
-            .unwrap_or_else(|| panic!("no {tool}"));
-        self.rt
-            .app
-            .panes
-            .get_mut("everything")
-            .expect("pane")
-            .tools
-            .list
-            .sel = at;
-        self.ch('c');
-        self.until("the form", |a| matches!(a.screen, Screen::Form(_)))
-            .await;
-        self.key(KeyCode::Enter);
-        self.until("the result", |a| matches!(a.screen, Screen::Result(_)))
-            .await;
-        let Screen::Result(result) = &self.rt.app.screen else {
-            unreachable!()
-        };
-        assert!(result.view.error.is_none(), "{:?}", result.view.error);
-        result.view.lines.join("\n")
-    }
-}
-
-fn everything() -> Option<std::path::PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    (script.exists() && node).then_some(script)
-}
-
-fn with_servers<F>(scenario: F)
+/// Runs `scenario` over server-everything (stdio) and the demo server; skipped, saying so,
+/// without node.
+fn with_both<F>(scenario: F)
 where
-    F: AsyncFnOnce(&mut Harness, &Path),
+    F: AsyncFnOnce(&mut Console),
 {
-    let Some(script) = everything() else {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
+    let Some(script) = everything_or_skip() else {
         return;
     };
     let servers = serde_json::json!({
-        "everything": {"command": "node", "args": [script, "stdio"]},
-        "demo": {"command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]}
+        "everything": everything_stdio(&script),
+        "demo": demo(),
     });
-    with_config(&servers, scenario);
+    with_servers(&servers, scenario);
 }
 
-fn with_config<F>(servers: &serde_json::Value, scenario: F)
+/// Runs `scenario` over `servers`, with a `docs` directory in the project.
+fn with_servers<F>(servers: &serde_json::Value, scenario: F)
 where
-    F: AsyncFnOnce(&mut Harness, &Path),
+    F: AsyncFnOnce(&mut Console),
 {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("cfg");
-    let project = dir.path().join("proj");
-    std::fs::create_dir_all(home.join("mcpdeck")).expect("mkdir");
-    std::fs::create_dir_all(project.join("docs")).expect("mkdir");
-    let config = serde_json::json!({ "mcpServers": servers });
-    std::fs::write(home.join("mcpdeck/mcp.json"), config.to_string()).expect("write");
-    let config = ConfigSet::load(&LoadOptions {
-        project_dir: project.clone(),
-        config_home: Some(home.clone()),
-        extra_files: Vec::new(),
-    })
-    .expect("config");
-    let policy = Policy::load(&Policy::default_path(&home)).expect("policy");
-    let trust = TrustStore::default_path(&home);
-    let spill_base = dir.path().join("spills");
-    std::fs::create_dir_all(&spill_base).expect("mkdir");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async move {
-        let rt = Runtime::new(config, trust, policy, Some(spill_base)).expect("engine");
-        let mut h = Harness { rt };
-        scenario(&mut h, &project).await;
-        h.rt.shutdown().await;
-    });
+    let dirs = ConsoleDirs::new();
+    std::fs::create_dir_all(dirs.project.join("docs")).expect("mkdir");
+    dirs.user_servers(servers);
+    dirs.run(scenario);
 }
 
 fn root_uris(app: &App) -> Vec<String> {
@@ -178,19 +78,20 @@ fn root_uris(app: &App) -> Vec<String> {
 
 #[test]
 fn roots_changed_for_the_session_reach_the_server() {
-    with_servers(async |h: &mut Harness, project: &Path| {
+    with_both(async |h: &mut Console| {
+        let project = &h.project.clone();
         h.select("everything");
         let project_uri = url::Url::from_directory_path(project)
             .expect("uri")
             .to_string();
         let project_uri = project_uri.trim_end_matches('/').to_owned();
         // Connected, and the server has fetched the first list.
-        let first = h.call("get-roots-list").await;
+        let first = call(h, "get-roots-list").await;
         assert!(first.contains(&project_uri), "{first}");
 
         h.ch('R');
         h.until("the roots", |a| !root_uris(a).is_empty()).await;
-        assert_eq!(root_uris(&h.rt.app), vec![project_uri.clone()]);
+        assert_eq!(root_uris(&h.app), vec![project_uri.clone()]);
         h.ch('a');
         for c in "docs".chars() {
             h.ch(c);
@@ -198,20 +99,20 @@ fn roots_changed_for_the_session_reach_the_server() {
         h.key(KeyCode::Enter);
         h.until("two roots", |a| root_uris(a).len() == 2).await;
         assert!(
-            h.rt.app
+            h.app
                 .message
                 .as_deref()
                 .is_some_and(|m| m.contains("roots/list_changed")),
             "{:?}",
-            h.rt.app.message
+            h.app.message
         );
         // The server asked again after the notification.
         h.until("the server's second roots/list", |a| {
-            Harness::log_has(a, "everything", "Roots updated: 2 root(s)")
+            Console::log_has(a, "everything", "Roots updated: 2 root(s)")
         })
         .await;
         h.key(KeyCode::Esc);
-        let listed = h.call("get-roots-list").await;
+        let listed = call(h, "get-roots-list").await;
         assert!(listed.contains(&format!("{project_uri}/docs")), "{listed}");
 
         // Removing the project root leaves the one added.
@@ -223,12 +124,12 @@ fn roots_changed_for_the_session_reach_the_server() {
                 .filter(|l| l.text.contains("Roots updated: 1 root(s)"))
                 .count()
         };
-        let before = one_root(&h.rt.app);
+        let before = one_root(&h.app);
         h.ch('R');
         h.until("the roots", |a| root_uris(a).len() == 2).await;
         h.ch('x');
         h.until("one root", |a| root_uris(a).len() == 1).await;
-        assert_eq!(root_uris(&h.rt.app), vec![format!("{project_uri}/docs")]);
+        assert_eq!(root_uris(&h.app), vec![format!("{project_uri}/docs")]);
         h.until("the server's roots/list after the removal", |a| {
             one_root(a) > before
         })
@@ -247,14 +148,14 @@ fn roots_changed_for_the_session_reach_the_server() {
         })
         .await;
         h.key(KeyCode::Esc);
-        let listed = h.call("get-roots-list").await;
+        let listed = call(h, "get-roots-list").await;
         assert!(listed.contains("(1 total)"), "{listed}");
     });
 }
 
 #[test]
 fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
-    with_servers(async |h: &mut Harness, _project: &Path| {
+    with_both(async |h: &mut Console| {
         // Both servers connected.
         h.select("demo");
         h.ch('p');
@@ -274,8 +175,8 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         .await;
 
         // The log level, from the Log tab.
-        h.rt.app.focus = mcpdeck::app::Focus::Main;
-        h.rt.app.tab = Tab::Log;
+        h.app.focus = mcpdeck::app::Focus::Main;
+        h.app.tab = Tab::Log;
         h.ch('-');
         h.until("the level", |a| {
             a.session.levels.get("everything").map(String::as_str) == Some("debug")
@@ -283,14 +184,14 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         .await;
 
         // Subscribe to the first resource: the server logs the request at info.
-        h.rt.app.tab = Tab::Resources;
+        h.app.tab = Tab::Resources;
         h.key(KeyCode::Right);
         h.key(KeyCode::Left);
         h.until("the resources", |a| {
             a.resource_entries().iter().any(|(_, template)| !template)
         })
         .await;
-        h.rt.app
+        h.app
             .panes
             .get_mut("everything")
             .expect("pane")
@@ -314,9 +215,9 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         })
         .await;
         // Updates start: each counts, and the open read is read again.
-        h.call("toggle-subscriber-updates").await;
-        h.rt.app.screen = Screen::Browse;
-        h.rt.app.tab = Tab::Resources;
+        call(h, "toggle-subscriber-updates").await;
+        h.app.screen = Screen::Browse;
+        h.app.tab = Tab::Resources;
         h.key(KeyCode::Enter);
         h.until("the read", |a| matches!(a.screen, Screen::Result(_)))
             .await;
@@ -326,16 +227,16 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
                 .next()
                 .map_or(0, |s| s.updates)
         };
-        let seen = updated(&h.rt.app);
+        let seen = updated(&h.app);
         h.until("an update re-reading it", |a| {
             updated(a) > seen && matches!(a.screen, Screen::Running(_))
         })
         .await;
         h.until("the read again", |a| matches!(a.screen, Screen::Result(_)))
             .await;
-        h.call("toggle-subscriber-updates").await;
-        h.rt.app.screen = Screen::Browse;
-        h.rt.app.tab = Tab::Resources;
+        call(h, "toggle-subscriber-updates").await;
+        h.app.screen = Screen::Browse;
+        h.app.tab = Tab::Resources;
         h.ch('S');
         h.until("unsubscribed", |a| {
             a.session
@@ -374,7 +275,7 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
                 .filter(|l| l.kind == "→ sent" && l.text.contains("logging/setLevel"))
                 .count()
         };
-        let before = set_level(&h.rt.app);
+        let before = set_level(&h.app);
         h.ch('r');
         h.until("logging/setLevel on the new connection", |a| {
             set_level(a) > before
@@ -428,21 +329,21 @@ fn http_everything(script: &Path) -> HttpEverything {
 
 #[test]
 fn over_streamable_http_a_root_added_reaches_the_server() {
-    let Some(script) = everything() else {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
+    let Some(script) = everything_or_skip() else {
         return;
     };
     let server = http_everything(&script);
     let servers = serde_json::json!({
         "everything": {"url": format!("http://127.0.0.1:{}/mcp", server.port)}
     });
-    with_config(&servers, async |h: &mut Harness, project: &Path| {
+    with_servers(&servers, async |h: &mut Console| {
+        let project = &h.project.clone();
         h.select("everything");
         let project_uri = url::Url::from_directory_path(project)
             .expect("uri")
             .to_string();
         let project_uri = project_uri.trim_end_matches('/').to_owned();
-        let first = h.call("get-roots-list").await;
+        let first = call(h, "get-roots-list").await;
         assert!(first.contains(&project_uri), "{first}");
         h.ch('R');
         h.until("the roots", |a| !root_uris(a).is_empty()).await;
@@ -453,11 +354,11 @@ fn over_streamable_http_a_root_added_reaches_the_server() {
         h.key(KeyCode::Enter);
         h.until("two roots", |a| root_uris(a).len() == 2).await;
         h.until("the server's roots/list after the change", |a| {
-            Harness::log_has(a, "everything", "Roots updated: 2 root(s)")
+            Console::log_has(a, "everything", "Roots updated: 2 root(s)")
         })
         .await;
         h.key(KeyCode::Esc);
-        let listed = h.call("get-roots-list").await;
+        let listed = call(h, "get-roots-list").await;
         assert!(listed.contains(&format!("{project_uri}/docs")), "{listed}");
     });
 }

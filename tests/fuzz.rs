@@ -14,10 +14,11 @@ use mcpdeck::mcp::config::Layer;
 use mcpdeck::mcp::config::load::read_file;
 use mcpdeck::mcp::connection::faults::Faults;
 use mcpdeck::mcp::connection::frames::{self, FrameStats};
-use mcpdeck::mcp::control::protocol::{FromConsole, LineRead, read_line};
+use mcpdeck::mcp::control::protocol::FromConsole;
+use mcpdeck::mcp::line_reader::{Line, LineReader};
 use mcpdeck::mcp::proxy::request::parse_request;
 use mcpdeck::mcp::sanitize::sanitize;
-use mcpdeck::workspace::frame::{Frame, LineReader};
+use mcpdeck::workspace::frame::{Frame, FrameReader};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -225,7 +226,7 @@ proptest! {
             }
             pump.await.unwrap();
             // The workspace server's reader: no line over its bound is ever returned whole.
-            let mut reader = LineReader::new(input.as_slice(), 256);
+            let mut reader = FrameReader::new(input.as_slice(), 256);
             let mut frames_seen = Vec::new();
             while let Some(frame) = reader.next().await {
                 frames_seen.push(frame);
@@ -255,20 +256,22 @@ proptest! {
         let input = lines.join("\n");
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
-            let mut reader = tokio::io::BufReader::with_capacity(64, input.as_bytes());
+            let mut reader = LineReader::new(input.as_bytes(), MAX, 64);
             let mut line = Vec::new();
             let mut seen = 0usize;
             loop {
-                match read_line(&mut reader, &mut line, MAX).await.unwrap() {
-                    LineRead::End => break,
-                    LineRead::TooLong => {
+                match reader.read_line(&mut line).await.unwrap() {
+                    None => break,
+                    Some(Line::TooLong) => {
                         prop_assert!(line.capacity() <= MAX);
                         prop_assert!(lines.iter().any(|l| l.len() > MAX));
                         break;
                     }
-                    LineRead::Line => {
+                    Some(Line::Complete) => {
                         prop_assert!(line.len() <= MAX);
-                        prop_assert_eq!(line.as_slice(), lines[seen].as_bytes());
+                        // A line's trailing `\r` is removed with its newline.
+                        let sent = lines[seen].strip_suffix('\r').unwrap_or(&lines[seen]);
+                        prop_assert_eq!(line.as_slice(), sent.as_bytes());
                         seen += 1;
                         // Decoding is total: a message or an error, never a panic.
                         let _ = serde_json::from_slice::<FromConsole>(&line);

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use common::json_keys::not_camel_case;
 use common::{AuthServer, Sandbox, fixture};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
@@ -435,7 +436,7 @@ async fn enforce_session_with_socket() -> (Sandbox, PathBuf, Arc<Session>, PathB
 
 #[tokio::test]
 async fn an_attached_console_answers_through_the_control_socket() {
-    use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
+    use mcpdeck::mcp::control::{ControlClient, list_sockets};
     use mcpdeck::mcp::policy::Decision;
 
     let (sb, counter, session, dir) = enforce_session_with_socket().await;
@@ -467,17 +468,7 @@ async fn an_attached_console_answers_through_the_control_socket() {
             )
             .await
         });
-        let request = loop {
-            match tokio::time::timeout(WAIT, console.next())
-                .await
-                .unwrap()
-                .unwrap()
-            {
-                Some(ToConsole::Approval { request }) => break request,
-                Some(_) => {}
-                None => panic!("session closed"),
-            }
-        };
+        let request = next_approval(&mut console).await;
         assert_eq!(request.server, "fx");
         assert_eq!(request.operation, "tools.call echo");
         // The person asked sees what the call will do: its arguments, and the effects the
@@ -503,6 +494,16 @@ async fn an_attached_console_answers_through_the_control_socket() {
     // A decision for an unknown ticket is ignored.
     console.decide(9_999, Decision::AllowOnce).await.unwrap();
 
+    // `approvals --json` lists the session and its pending request, every key camelCase.
+    let s = session.clone();
+    let call = tokio::spawn(async move {
+        mcp(
+            &s,
+            json!({"server": "fx", "tool": "echo", "args": {"text": "pending"}}),
+        )
+        .await
+    });
+    let request = next_approval(&mut console).await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
         .env("XDG_RUNTIME_DIR", &session.runtime_dir)
         .env("XDG_CONFIG_HOME", &sb.home)
@@ -510,7 +511,39 @@ async fn an_attached_console_answers_through_the_control_socket() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["result"]["sessions"][0]["mode"], "enforce", "{v}");
+    let listed = &v["result"]["sessions"][0];
+    assert_eq!(listed["mode"], "enforce", "{v}");
+    assert_eq!(listed["awaitingConsole"], 0, "{v}");
+    let pending = &listed["pending"][0];
+    assert_eq!(pending["ticket"], request.ticket, "{v}");
+    assert_eq!(pending["timeoutMs"], request.timeout_ms, "{v}");
+    assert_eq!(pending["toolChanged"], false, "{v}");
+    assert_eq!(pending["serverChanged"], false, "{v}");
+    assert_eq!(pending["effectsClaimed"], true, "{v}");
+    assert!(not_camel_case(&v).is_empty(), "{v}");
+    console
+        .decide(request.ticket, Decision::Deny)
+        .await
+        .unwrap();
+    let denied = call.await.unwrap();
+    assert_eq!(denied.is_error, Some(true), "{}", text(&denied));
+}
+
+/// The next approval request an attached console receives.
+async fn next_approval(
+    console: &mut mcpdeck::mcp::control::ControlClient,
+) -> mcpdeck::mcp::policy::ApprovalRequest {
+    loop {
+        match tokio::time::timeout(WAIT, console.next())
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            Some(mcpdeck::mcp::control::ToConsole::Approval { request }) => return request,
+            Some(_) => {}
+            None => panic!("session closed"),
+        }
+    }
 }
 
 #[tokio::test]
@@ -662,7 +695,7 @@ async fn the_console_answers_an_agents_approval() {
             .unwrap();
             exec.set_agents_dir(dir);
             let mut app = App::new(
-                &exec.engine.status(),
+                &exec.engine().status(),
                 exec.info(),
                 std::time::Instant::now(),
             );
@@ -770,4 +803,39 @@ async fn a_server_waiting_for_sign_in_is_used_once_the_operator_signs_in() {
     let listed = mcp(&session, json!({"server": "web"})).await;
     assert_ne!(listed.is_error, Some(true), "{}", text(&listed));
     assert!(text(&listed).contains("- echo"), "{}", text(&listed));
+}
+
+/// Two calls on one connection whose token the server has stopped accepting: both are refused
+/// (the fixture answers the two refusals together, so both went out with the old token), and
+/// they share one refresh: the second sees the token the first one's refresh stored and retries
+/// with it instead of refreshing again.
+#[tokio::test]
+async fn two_refusals_on_one_connection_share_one_refresh() {
+    let server = AuthServer::start(&["--hold-refusals", "2"]);
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"web": {"url": server.url()}}}).to_string(),
+    );
+    let browser = format!("{} browse", fixture());
+    let login = sb
+        .cmd()
+        .env("BROWSER", browser)
+        .args(["auth", "login", "web"])
+        .output()
+        .unwrap();
+    assert!(login.status.success());
+    let session = start(&sb, &[], None).await;
+    let listed = mcp(&session, json!({"server": "web"})).await;
+    assert!(text(&listed).contains("- echo"), "{}", text(&listed));
+
+    server.post("/expire", "");
+    let echo = |said: &str| json!({"server": "web", "tool": "echo", "args": {"text": said}});
+    let (first, second) = tokio::join!(mcp(&session, echo("one")), mcp(&session, echo("two")));
+    assert_eq!(text(&first), "one");
+    assert_eq!(text(&second), "two");
+    let seen = server.seen();
+    assert_eq!(seen["refused_tokens"], 2, "{seen}");
+    assert_eq!(seen["refreshes"], 1, "{seen}");
+    assert_eq!(seen["rejected_refreshes"], 0, "{seen}");
 }

@@ -123,7 +123,7 @@ mod tests {
     fn request(ticket: u64) -> ApprovalRequest {
         serde_json::from_value(serde_json::json!({
             "ticket": ticket, "server": "fx", "operation": "tools.call echo",
-            "effects": ["write"], "tool_changed": false, "server_changed": false, "timeout_ms": 60000
+            "effects": ["write"], "toolChanged": false, "serverChanged": false, "timeoutMs": 60000
         }))
         .expect("request")
     }

@@ -218,7 +218,7 @@ impl App {
 
     /// The arguments viewer's text area for the current terminal size.
     pub fn approval_viewport(&self) -> (u16, u16) {
-        let areas = super::layout::areas(self.size, self.side_panel);
+        let areas = self.areas();
         let text = super::layout::viewer_text(super::layout::inner(areas.big));
         (text.width, text.height)
     }

@@ -9,7 +9,7 @@ use crate::mcp::config::{ConfigSet, Diagnostic, Severity};
 use crate::mcp::hosts::compare::{Cell, Row, matrix};
 use crate::mcp::hosts::convert::Places;
 use crate::mcp::hosts::probe::{inputs, source_of};
-use crate::mcp::hosts::{HostEffective, HostEnv, HostId, HostReport, Piece};
+use crate::mcp::hosts::{HostDef, HostEffective, HostEnv, HostId, HostReport, Piece};
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 use crate::mcp::status::var_is_set;
 
@@ -182,12 +182,33 @@ fn server(host: HostId, s: &HostEffective, rows: &[Row]) -> HostServer {
         .find(|r| r.name == e.name)
         .and_then(|r| r.cells.iter().find(|(h, _)| *h == host))
         .map_or(Cell::Absent, |(_, c)| c.clone());
-    let versus = match &cell {
-        Cell::Same => "same as mcpdeck".to_owned(),
-        Cell::Differs(fields) => format!("differs from mcpdeck: {}", fields.join(", ")),
-        Cell::OnlyHere => "only here (not in mcpdeck)".to_owned(),
-        Cell::Invalid | Cell::Absent => String::new(),
+    let mark = match &cell {
+        Cell::Same => "  · same",
+        Cell::Differs(_) => "  · differs",
+        Cell::OnlyHere => "  · only here",
+        Cell::Invalid | Cell::Absent => "",
     };
+    let summary = format!("{kind:<5}  {:<7}  {state}{mark}", e.origin.scope.label());
+    HostServer {
+        name: sanitize_capped(&e.name, 128),
+        summary: sanitize_capped(&summary, 256),
+        broken: !s.loaded,
+        detail: server_detail(s, state, &cell),
+        inputs: e
+            .def
+            .as_ref()
+            .map(inputs)
+            .unwrap_or_default()
+            .iter()
+            .map(|i| sanitize_capped(i, 128))
+            .collect(),
+    }
+}
+
+/// A host server's detail: where it comes from and its state, its definition as written, its
+/// variables, what it shadows, its diagnostics, and how it compares with mcpdeck's own.
+fn server_detail(s: &HostEffective, state: &str, cell: &Cell) -> Vec<InfoLine> {
+    let e = &s.entry;
     let mut detail = vec![line(format!("  {}  {state}", source_of(s)), Tone::Dim)];
     let pretty = serde_json::to_string_pretty(&e.raw).unwrap_or_default();
     detail.extend(
@@ -196,27 +217,7 @@ fn server(host: HostId, s: &HostEffective, rows: &[Row]) -> HostServer {
             .map(|l| line(format!("    {l}"), Tone::Plain)),
     );
     if let Some(def) = &e.def {
-        for (field, text) in def.transport.fields() {
-            for piece in text.variables() {
-                let (note, tone) = match piece {
-                    Piece::Env(n) | Piece::EnvDefault(n, _) if var_is_set(n) => {
-                        (format!("variable {n}: set"), Tone::Dim)
-                    }
-                    Piece::Env(n) => (format!("variable {n}: NOT SET"), Tone::Warn),
-                    Piece::EnvDefault(n, _) => {
-                        (format!("variable {n}: not set (has a default)"), Tone::Dim)
-                    }
-                    Piece::Input(id) => (
-                        format!("input `{id}`: the host prompts for it (a test connect asks you)"),
-                        Tone::Dim,
-                    ),
-                    Piece::Builtin(n) => (format!("`${{{n}}}`: filled in by the host"), Tone::Dim),
-                    Piece::File(p) => (format!("file {p}: its contents are used"), Tone::Dim),
-                    Piece::Lit(_) => continue,
-                };
-                detail.push(line(format!("  {note}  (in {field})"), tone));
-            }
-        }
+        detail.extend(variable_notes(def));
     }
     for shadow in &s.shadowed {
         detail.push(line(
@@ -232,40 +233,47 @@ fn server(host: HostId, s: &HostEffective, rows: &[Row]) -> HostServer {
     for d in &e.diagnostics {
         detail.extend(diagnostic_lines(d, "  "));
     }
-    if !versus.is_empty() {
-        let tone = if matches!(cell, Cell::Differs(_)) {
-            Tone::Warn
-        } else {
-            Tone::Plain
-        };
-        detail.push(line(format!("  {versus}"), tone));
+    let versus = match cell {
+        Cell::Same => Some(("same as mcpdeck".to_owned(), Tone::Plain)),
+        Cell::Differs(fields) => Some((
+            format!("differs from mcpdeck: {}", fields.join(", ")),
+            Tone::Warn,
+        )),
+        Cell::OnlyHere => Some(("only here (not in mcpdeck)".to_owned(), Tone::Plain)),
+        Cell::Invalid | Cell::Absent => None,
+    };
+    if let Some((text, tone)) = versus {
+        detail.push(line(format!("  {text}"), tone));
     }
-    HostServer {
-        name: sanitize_capped(&e.name, 128),
-        summary: sanitize_capped(
-            &format!(
-                "{kind:<5}  {:<7}  {state}{}",
-                e.origin.scope.label(),
-                match &cell {
-                    Cell::Same => "  · same",
-                    Cell::Differs(_) => "  · differs",
-                    Cell::OnlyHere => "  · only here",
-                    _ => "",
+    detail
+}
+
+/// One line per variable, input, host-filled value or file a definition's fields use: whether
+/// it is set (never its value).
+fn variable_notes(def: &HostDef) -> Vec<InfoLine> {
+    let mut notes = Vec::new();
+    for (field, text) in def.transport.fields() {
+        for piece in text.variables() {
+            let (note, tone) = match piece {
+                Piece::Env(n) | Piece::EnvDefault(n, _) if var_is_set(n) => {
+                    (format!("variable {n}: set"), Tone::Dim)
                 }
-            ),
-            256,
-        ),
-        broken: !s.loaded,
-        detail,
-        inputs: e
-            .def
-            .as_ref()
-            .map(inputs)
-            .unwrap_or_default()
-            .iter()
-            .map(|i| sanitize_capped(i, 128))
-            .collect(),
+                Piece::Env(n) => (format!("variable {n}: NOT SET"), Tone::Warn),
+                Piece::EnvDefault(n, _) => {
+                    (format!("variable {n}: not set (has a default)"), Tone::Dim)
+                }
+                Piece::Input(id) => (
+                    format!("input `{id}`: the host prompts for it (a test connect asks you)"),
+                    Tone::Dim,
+                ),
+                Piece::Builtin(n) => (format!("`${{{n}}}`: filled in by the host"), Tone::Dim),
+                Piece::File(p) => (format!("file {p}: its contents are used"), Tone::Dim),
+                Piece::Lit(_) => continue,
+            };
+            notes.push(line(format!("  {note}  (in {field})"), tone));
+        }
     }
+    notes
 }
 
 fn matrix_row(row: &Row) -> MatrixRow {

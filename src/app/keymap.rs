@@ -71,6 +71,8 @@ pub enum Ctx {
     RootsView,
     /// A result's list of resource links is open.
     ResultLinks,
+    /// The spill pager (a window of a spill file in the text viewer).
+    Pager,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -299,11 +301,20 @@ impl Keymap {
 
     /// The footer hints for `contexts`: the first binding of each hinted action, in order.
     pub fn hints(&self, contexts: &[Ctx]) -> Vec<(String, &str)> {
+        self.hints_where(contexts, |_| true)
+    }
+
+    /// [`Keymap::hints`] of the actions `offered` says apply now.
+    pub fn hints_where(
+        &self,
+        contexts: &[Ctx],
+        offered: impl Fn(Action) -> bool,
+    ) -> Vec<(String, &str)> {
         let mut seen: Vec<Action> = Vec::new();
         let mut out = Vec::new();
         for ctx in contexts {
             for b in self.bindings.iter().filter(|b| b.ctx == *ctx && b.hint) {
-                if seen.contains(&b.action) {
+                if seen.contains(&b.action) || !offered(b.action) {
                     continue;
                 }
                 seen.push(b.action);
@@ -468,7 +479,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 30] = [
+pub const ALL_CTX: [Ctx; 31] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -486,6 +497,7 @@ pub const ALL_CTX: [Ctx; 30] = [
     Ctx::View,
     Ctx::TrustView,
     Ctx::SpillsView,
+    Ctx::Pager,
     Ctx::AgentsView,
     Ctx::Editor,
     Ctx::Side,
@@ -534,6 +546,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Completion => "completion",
         Ctx::ResultLinks => "result_links",
         Ctx::RootsView => "roots_view",
+        Ctx::Pager => "pager",
     }
 }
 
@@ -570,6 +583,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Completion => "completions",
         Ctx::ResultLinks => "resource links",
         Ctx::RootsView => "roots view",
+        Ctx::Pager => "spill pager",
     }
 }
 

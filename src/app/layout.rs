@@ -59,12 +59,29 @@ pub fn viewer_text(area: Rect) -> Rect {
     )
 }
 
-/// The regions for a terminal of `size` (columns, rows).
+/// The regions for a terminal of `size` (columns, rows) with a one-row status line.
 pub fn areas(size: (u16, u16), side_panel: bool) -> Areas {
+    areas_with_status(size, side_panel, 1)
+}
+
+/// The most rows a long status line wraps onto.
+pub const STATUS_MAX_ROWS: u16 = 3;
+
+/// The rows `text` takes on a status line `columns` wide: wrapped between words, at
+/// most [`STATUS_MAX_ROWS`].
+pub fn status_rows(text: &str, columns: u16) -> u16 {
+    let rows = super::viewer::wrap_words(text, usize::from(columns.max(1))).len();
+    u16::try_from(rows)
+        .unwrap_or(STATUS_MAX_ROWS)
+        .clamp(1, STATUS_MAX_ROWS)
+}
+
+/// The regions for a terminal of `size` when the status line takes `status_rows` rows.
+pub fn areas_with_status(size: (u16, u16), side_panel: bool, status_rows: u16) -> Areas {
     let full = Rect::new(0, 0, size.0, size.1);
     let [body, status, footer] = Layout::vertical([
         Constraint::Min(3),
-        Constraint::Length(1),
+        Constraint::Length(status_rows),
         Constraint::Length(1),
     ])
     .areas(full);
@@ -83,7 +100,7 @@ pub fn areas(size: (u16, u16), side_panel: bool) -> Areas {
     let [tabs, main_body] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner(main));
     let overlay = Rect {
-        height: size.1.saturating_sub(2),
+        height: size.1.saturating_sub(status_rows.saturating_add(1)),
         ..full
     };
     let big = centered(

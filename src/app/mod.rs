@@ -43,6 +43,7 @@ pub mod session;
 pub mod side;
 pub mod side_view;
 pub mod spills_view;
+mod status;
 pub mod tabs;
 pub mod tasks;
 pub mod tasks_view;
@@ -420,9 +421,8 @@ impl App {
         match self.overlay {
             Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
             Some(Overlay::Agents(_)) => return vec![Ctx::AgentsView, Ctx::View],
-            Some(Overlay::Spills(_) | Overlay::Pager(_)) => {
-                return vec![Ctx::SpillsView, Ctx::View];
-            }
+            Some(Overlay::Spills(_)) => return vec![Ctx::SpillsView, Ctx::View],
+            Some(Overlay::Pager(_)) => return vec![Ctx::Pager, Ctx::View],
             Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
             Some(Overlay::Policy(_)) => return vec![Ctx::PolicyView, Ctx::View],
             Some(Overlay::Doctor(_)) => return vec![Ctx::DoctorView, Ctx::View],

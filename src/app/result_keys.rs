@@ -26,14 +26,27 @@ pub fn result_text_area(view: &ResultView, body: Rect) -> (Rect, usize) {
 }
 
 impl App {
+    /// Whether `action` does something on the screen in front, for the footer's hints: on a
+    /// result, "call again" needs the form it came from, and folding needs foldable JSON shown.
+    pub fn offers(&self, action: Action) -> bool {
+        let Screen::Result(ResultScreen { view, form }) = &self.screen else {
+            return true;
+        };
+        match action {
+            Action::Call => form.is_some(),
+            Action::Fold | Action::FoldAll => view.fold.is_some() && !view.show_model,
+            _ => true,
+        }
+    }
+
     /// The main pane's inner area below the tab bar, where screens draw.
     pub fn main_body(&self) -> Rect {
-        super::layout::areas(self.size, self.side_panel).body
+        self.areas().body
     }
 
     /// The spill pager's text area (columns, rows) for the current terminal size.
     pub(super) fn pager_viewport(&self) -> (u16, u16) {
-        let big = super::layout::areas(self.size, self.side_panel).big;
+        let big = self.areas().big;
         let text = super::layout::viewer_text(super::layout::inner(big));
         (text.width, text.height)
     }

@@ -168,6 +168,14 @@ fn with_resources() -> (App, tempfile::TempDir) {
     (app, dir)
 }
 
+/// The demo server saying the resource at `uri` changed.
+fn resource_updated(uri: &str) -> Msg {
+    Msg::Event(ServerEvent {
+        server: "demo".into(),
+        event: ConnectionEvent::ResourceUpdated { uri: uri.into() },
+    })
+}
+
 #[test]
 fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
     let (mut app, _d) = with_resources();
@@ -204,12 +212,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
         json!({"reference": reference, "text": "v1"}),
     ));
     assert!(matches!(app.screen, Screen::Result(_)), "{:?}", app.screen);
-    let fx = app.update(Msg::Event(ServerEvent {
-        server: "demo".into(),
-        event: ConnectionEvent::ResourceUpdated {
-            uri: "file:///notes.txt".into(),
-        },
-    }));
+    let fx = app.update(resource_updated("file:///notes.txt"));
     assert!(
         fx.iter()
             .any(|e| matches!(e, Effect::Execute { request, .. } if *request == read.1)),
@@ -233,12 +236,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
         Some("◉ 1 updated ")
     );
     // An update of a resource nobody subscribed to changes nothing.
-    let fx = app.update(Msg::Event(ServerEvent {
-        server: "demo".into(),
-        event: ConnectionEvent::ResourceUpdated {
-            uri: "file:///other".into(),
-        },
-    }));
+    let fx = app.update(resource_updated("file:///other"));
     assert!(!fx.iter().any(|e| matches!(e, Effect::Execute { .. })));
 
     // Back in the list, `S` again unsubscribes by URI.

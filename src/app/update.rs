@@ -285,7 +285,7 @@ impl App {
         if !self.approvals.is_empty() || self.overlay.is_some() {
             return Vec::new();
         }
-        let areas = crate::app::layout::areas(self.size, self.side_panel);
+        let areas = self.areas();
         let inside = |r: ratatui::layout::Rect| {
             mouse.column >= r.x
                 && mouse.column < r.x + r.width

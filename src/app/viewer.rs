@@ -8,7 +8,7 @@
 //! terminal size (`App::viewer_viewport`), and drawing clamps again, so a stale viewport never
 //! hides text.
 
-use unicode_width::UnicodeWidthChar as _;
+use unicode_width::{UnicodeWidthChar as _, UnicodeWidthStr as _};
 
 /// A search within the viewer's text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,6 +53,30 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
         used += w;
     }
     rows.push(row);
+    rows
+}
+
+/// `text` in rows of at most `width` columns, broken after spaces and `/` where possible (a
+/// word longer than a row is cut).
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split_inclusive([' ', '/']) {
+        if row.width() + word.trim_end().width() > width && !row.is_empty() {
+            rows.push(row.trim_end().to_owned());
+            row.clear();
+        }
+        row.push_str(word);
+        while row.width() > width {
+            let mut cut = wrap(&row, width);
+            let rest = cut.split_off(1);
+            rows.extend(cut);
+            row = rest.concat();
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row.trim_end().to_owned());
+    }
     rows
 }
 

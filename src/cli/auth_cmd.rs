@@ -5,9 +5,9 @@
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
-use super::Context;
 use super::exit::Exit;
 use super::output::{print_error, print_json, print_text};
+use super::{AuthCommand, Context};
 use crate::mcp::auth::{self, AuthTarget, CredentialStore, SignInFace, SignedIn, Trigger};
 use crate::mcp::config::ConfigSet;
 use crate::mcp::sanitize::sanitize;
@@ -108,6 +108,19 @@ pub fn may_sign_in(login: bool, name: &str) -> bool {
         return false;
     }
     matches!(line.trim(), "y" | "Y" | "yes")
+}
+
+/// `mcpdeck auth ...`.
+pub fn run(cx: &Context, command: AuthCommand) -> Exit {
+    match command {
+        AuthCommand::Login {
+            server,
+            paste,
+            json,
+        } => login(cx, &server, paste, json),
+        AuthCommand::Status { server, json } => status(cx, server.as_deref(), json),
+        AuthCommand::Logout { server, json } => logout(cx, &server, json),
+    }
 }
 
 /// `mcpdeck auth login SERVER [--paste]`.

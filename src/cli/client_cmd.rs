@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::Context;
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json};
 use super::run_op::{Printing, print_outcome, run_plan_observed, run_plan_with};
+use super::{CompleteArgs, Context, TasksArgs};
 use crate::mcp::api::{OpResult, Subscription};
 use crate::mcp::catalog::uri_template::VarValue;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
@@ -55,22 +55,6 @@ fn string_pairs(raw: &[String]) -> Result<BTreeMap<String, String>, String> {
         }
     }
     Ok(out)
-}
-
-/// The arguments of `mcpdeck complete`.
-pub struct CompleteArgs {
-    /// The server.
-    pub server: String,
-    /// `--prompt NAME`.
-    pub prompt: Option<String>,
-    /// `--template NAME|URI_TEMPLATE`.
-    pub template: Option<String>,
-    /// `ARG=PARTIAL`.
-    pub argument: String,
-    /// Earlier arguments, `key=value`.
-    pub context: Vec<String>,
-    /// `--json`.
-    pub json: bool,
 }
 
 /// `mcpdeck complete SERVER (--prompt NAME | --template T) ARG=PARTIAL [KEY=VALUE ...]`.
@@ -169,19 +153,15 @@ pub fn read_template(
 }
 
 /// `mcpdeck tasks SERVER [--get ID | --cancel ID | --result ID]`.
-pub fn tasks(
-    cx: Context,
-    server: String,
-    action: Option<(&'static str, String)>,
-    printing: Printing,
-) -> Exit {
-    let op = match action {
-        None => OperatorOp::TasksList,
-        Some(("get", id)) => OperatorOp::TaskGet { id },
-        Some(("cancel", id)) => OperatorOp::TaskCancel { id },
-        Some((_, id)) => OperatorOp::TaskResult { id },
+pub fn tasks(cx: Context, args: TasksArgs) -> Exit {
+    // At most one of the three is given (they form one argument group).
+    let op = match (args.get, args.cancel, args.result) {
+        (Some(id), _, _) => OperatorOp::TaskGet { id },
+        (None, Some(id), _) => OperatorOp::TaskCancel { id },
+        (None, None, Some(id)) => OperatorOp::TaskResult { id },
+        (None, None, None) => OperatorOp::TasksList,
     };
-    run_op(cx, server, op, printing)
+    run_op(cx, args.server, op, Printing::json(args.json))
 }
 
 /// `mcpdeck watch SERVER URI [--count N]`: subscribes, prints the resource each time the
@@ -256,7 +236,11 @@ async fn watch_loop(
             print_outcome(&read, false);
         }
     }
-    // Unsubscribing is bounded and runs even after Ctrl-C.
+    unsubscribe(engine, server, uri, updates).await
+}
+
+/// Unsubscribes (bounded, and even after Ctrl-C) and sums up the watch.
+async fn unsubscribe(engine: &Engine, server: &str, uri: &str, updates: u64) -> Outcome {
     let unsubscribe = OperatorOp::Unsubscribe {
         uri: uri.to_owned(),
     };

@@ -1,14 +1,29 @@
-//! `mcpdeck config check` and `mcpdeck config show`.
+//! `mcpdeck config check`, `mcpdeck config show` and `mcpdeck config schema`.
 
 use std::fmt::Write as _;
 
-use super::Context;
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json, print_text};
 use super::status_cmd::location;
+use super::{ConfigCommand, Context};
 use crate::mcp::config::Counts;
+use crate::mcp::config::load::Effective;
 use crate::mcp::config::schema::displayable;
 use crate::mcp::status::{SourceView, static_state, var_is_set};
+use crate::mcp::trust::TrustState;
+
+/// `mcpdeck config ...`.
+pub fn run(cx: &Context, command: ConfigCommand) -> Exit {
+    match command {
+        ConfigCommand::Check { json } => check(cx, json),
+        ConfigCommand::Show { server, json } => show(cx, server.as_deref(), json),
+        ConfigCommand::Schema => {
+            let schema = crate::mcp::config::json_schema::mcp_json_schema();
+            print_text(&serde_json::to_string_pretty(&schema).unwrap_or_default());
+            Exit::Ok
+        }
+    }
+}
 
 /// Prints every diagnostic, files in precedence order; exit 1 when any is an error.
 pub fn check(cx: &Context, json: bool) -> Exit {
@@ -94,57 +109,71 @@ pub fn show(cx: &Context, only: Option<&str>, json: bool) -> Exit {
     if let Some(name) = only
         && servers.is_empty()
     {
-        let names: Vec<&str> = cx
-            .config
-            .servers
-            .iter()
-            .map(|s| s.entry.name.as_str())
-            .collect();
-        let message = format!(
-            "no server named `{name}`; configured: {}",
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        );
-        if json {
-            print_json(&error_envelope("config.show", "unknown_server", &message));
-        } else {
-            print_error(&message);
-        }
-        return Exit::Usage;
+        return unknown_server(cx, name, json);
     }
     let trust = cx.trust.state(&cx.config);
     if json {
-        let items: Vec<_> = servers
-            .iter()
-            .map(|s| {
-                let refs: Vec<_> = s
-                    .entry
-                    .def
-                    .as_ref()
-                    .map(crate::mcp::config::ServerDef::references)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(field, var)| serde_json::json!({"field": field, "variable": var, "set": var_is_set(&var)}))
-                    .collect();
-                serde_json::json!({
-                    "name": s.entry.name,
-                    "state": static_state(s, trust),
-                    "source": SourceView::from(&s.entry.source),
-                    "definition": displayable(&s.entry.raw),
-                    "references": refs,
-                    "shadowed": s.shadowed.iter().map(SourceView::from).collect::<Vec<_>>(),
-                    "diagnostics": s.entry.diagnostics,
-                })
-            })
-            .collect();
-        print_json(
-            &serde_json::json!({"ok": true, "operation": "config.show", "result": {"servers": items}}),
-        );
-        return Exit::Ok;
+        print_json(&show_json(&servers, trust));
+    } else {
+        print_text(&show_text(&servers, trust));
     }
+    Exit::Ok
+}
+
+/// `config show NAME` for a name no file defines: the error names the configured servers.
+fn unknown_server(cx: &Context, name: &str, json: bool) -> Exit {
+    let names: Vec<&str> = cx
+        .config
+        .servers
+        .iter()
+        .map(|s| s.entry.name.as_str())
+        .collect();
+    let message = format!(
+        "no server named `{name}`; configured: {}",
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    );
+    if json {
+        print_json(&error_envelope("config.show", "unknown_server", &message));
+    } else {
+        print_error(&message);
+    }
+    Exit::Usage
+}
+
+/// The `--json` envelope of `config show`.
+fn show_json(servers: &[&Effective], trust: TrustState) -> serde_json::Value {
+    let items: Vec<_> = servers
+        .iter()
+        .map(|s| {
+            let refs: Vec<_> = s
+                .entry
+                .def
+                .as_ref()
+                .map(crate::mcp::config::ServerDef::references)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(field, var)| serde_json::json!({"field": field, "variable": var, "set": var_is_set(&var)}))
+                .collect();
+            serde_json::json!({
+                "name": s.entry.name,
+                "state": static_state(s, trust),
+                "source": SourceView::from(&s.entry.source),
+                "definition": displayable(&s.entry.raw),
+                "references": refs,
+                "shadowed": s.shadowed.iter().map(SourceView::from).collect::<Vec<_>>(),
+                "diagnostics": s.entry.diagnostics,
+            })
+        })
+        .collect();
+    serde_json::json!({"ok": true, "operation": "config.show", "result": {"servers": items}})
+}
+
+/// The human text of `config show`.
+fn show_text(servers: &[&Effective], trust: TrustState) -> String {
     let mut out = String::new();
     for s in servers {
         let source = SourceView::from(&s.entry.source);
@@ -182,6 +211,5 @@ pub fn show(cx: &Context, only: Option<&str>, json: bool) -> Exit {
     if out.is_empty() {
         out.push_str("no servers configured\n");
     }
-    print_text(&out);
-    Exit::Ok
+    out
 }

@@ -81,7 +81,7 @@ fn server_names(current: &std::ffi::OsStr) -> Vec<clap_complete::engine::Complet
     let Some(prefix) = current.to_str() else {
         return Vec::new();
     };
-    let Ok((config, _)) = super::load_config(None, Vec::new(), false) else {
+    let Ok((config, _)) = super::context::load_config(None, Vec::new(), false) else {
         return Vec::new();
     };
     config

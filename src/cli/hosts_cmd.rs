@@ -11,7 +11,7 @@ use super::config_cmd::{write_diagnostics, write_file_check};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json, print_text};
 use crate::mcp::config::Counts;
-use crate::mcp::hosts::compare::{Cell, matrix, matrix_view};
+use crate::mcp::hosts::compare::{Cell, Row, matrix, matrix_view};
 use crate::mcp::hosts::convert::Places;
 use crate::mcp::hosts::export::export as export_snippet;
 use crate::mcp::hosts::{
@@ -127,27 +127,46 @@ fn show_matrix(cx: &Context, env: &HostEnv, json: bool) -> Exit {
     let reports = read_all(env);
     let rows = matrix(&cx.config, &reports, &places(env));
     if json {
-        let hosts: Vec<_> = reports
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "host": r.host,
-                    "found": r.found(),
-                    "files": r.files.iter().map(|f| serde_json::json!({"scope": f.scope, "path": f.path, "present": f.present})).collect::<Vec<_>>(),
-                    "servers": r.servers.len(),
-                    "counts": Counts::of(r.all_diagnostics()),
-                })
-            })
-            .collect();
-        print_json(&serde_json::json!({
-            "ok": true,
-            "operation": "hosts",
-            "result": {"project": env.project, "hosts": hosts, "servers": matrix_view(&rows)},
-        }));
+        print_json(&matrix_json(env, &reports, &rows));
         return Exit::Ok;
     }
     let mut out = format!("hosts for {}\n", env.project.display());
-    for r in &reports {
+    write_host_lines(&mut out, &reports);
+    if rows.is_empty() {
+        out.push_str("\nno servers in mcpdeck or any host\n");
+        print_text(&out);
+        return Exit::Ok;
+    }
+    write_matrix(&mut out, &rows);
+    out.push_str("\n`mcpdeck hosts show HOST` explains one host; `mcpdeck hosts check` lists every diagnostic.\n");
+    print_text(&out);
+    Exit::Ok
+}
+
+/// The `--json` envelope of the matrix.
+fn matrix_json(env: &HostEnv, reports: &[HostReport], rows: &[Row]) -> serde_json::Value {
+    let hosts: Vec<_> = reports
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "host": r.host,
+                "found": r.found(),
+                "files": r.files.iter().map(|f| serde_json::json!({"scope": f.scope, "path": f.path, "present": f.present})).collect::<Vec<_>>(),
+                "servers": r.servers.len(),
+                "counts": Counts::of(r.all_diagnostics()),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "ok": true,
+        "operation": "hosts",
+        "result": {"project": env.project, "hosts": hosts, "servers": matrix_view(rows)},
+    })
+}
+
+/// One line per host: its servers, diagnostics and the files found.
+fn write_host_lines(out: &mut String, reports: &[HostReport]) {
+    for r in reports {
         let counts = Counts::of(r.all_diagnostics());
         let found: Vec<String> = r
             .files
@@ -169,11 +188,10 @@ fn show_matrix(cx: &Context, env: &HostEnv, json: bool) -> Exit {
             counts.warnings
         );
     }
-    if rows.is_empty() {
-        out.push_str("\nno servers in mcpdeck or any host\n");
-        print_text(&out);
-        return Exit::Ok;
-    }
+}
+
+/// The server × host table, then where a host's definition differs from mcpdeck's.
+fn write_matrix(out: &mut String, rows: &[Row]) {
     let width = rows
         .iter()
         .map(|r| r.name.len())
@@ -186,7 +204,7 @@ fn show_matrix(cx: &Context, env: &HostEnv, json: bool) -> Exit {
     }
     out.push('\n');
     let mut differences = Vec::new();
-    for row in &rows {
+    for row in rows {
         let deck = match row.deck {
             None => "-",
             Some(true) => "valid",
@@ -212,9 +230,6 @@ fn show_matrix(cx: &Context, env: &HostEnv, json: bool) -> Exit {
             let _ = writeln!(out, "{d}");
         }
     }
-    out.push_str("\n`mcpdeck hosts show HOST` explains one host; `mcpdeck hosts check` lists every diagnostic.\n");
-    print_text(&out);
-    Exit::Ok
 }
 
 fn show(report: &HostReport, json: bool) -> Exit {

@@ -117,17 +117,7 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
             unasked.set(true);
             return None;
         }
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "value for input `{}` (not stored): ",
-            sanitize_capped(id, 64)
-        );
-        let _ = err.flush();
-        let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).ok()?;
-        let v = line.trim_end_matches(['\r', '\n']).to_owned();
-        (!v.is_empty()).then_some(v)
+        ask_input(id)
     };
     let prepared = match prepare(host, effective, trust, &places(env), &mut answer) {
         Ok(p) => p,
@@ -166,20 +156,20 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
         }
     };
     match runtime.block_on(try_connect(prepared)) {
+        Ok(found) if json => {
+            print_json(&json!({
+                "ok": true,
+                "operation": OP,
+                "result": {
+                    "host": host, "server": server, "source": where_,
+                    "name": found.name, "version": found.version,
+                    "protocol": found.protocol, "tools": found.tools,
+                },
+            }));
+            Exit::Ok
+        }
         Ok(found) => {
-            if json {
-                print_json(&json!({
-                    "ok": true,
-                    "operation": OP,
-                    "result": {
-                        "host": host, "server": server, "source": where_,
-                        "name": found.name, "version": found.version,
-                        "protocol": found.protocol, "tools": found.tools,
-                    },
-                }));
-            } else {
-                print_text(&found.describe(host, server, &where_));
-            }
+            print_text(&found.describe(host, server, &where_));
             Exit::Ok
         }
         Err(e) => {
@@ -187,4 +177,19 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
             fail(OP, json, "connection", &message, Exit::Connection)
         }
     }
+}
+
+/// Asks the terminal for an input's value (not echoed back, never stored); empty is none.
+fn ask_input(id: &str) -> Option<String> {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(
+        err,
+        "value for input `{}` (not stored): ",
+        sanitize_capped(id, 64)
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    let v = line.trim_end_matches(['\r', '\n']).to_owned();
+    (!v.is_empty()).then_some(v)
 }

@@ -1,12 +1,12 @@
 //! `mcpdeck tools|describe|call|resources|read|prompts|prompt`: each is one proxy request
 //! run through the engine, exactly as an agent's would be.
 
-use super::Context;
 use super::args::{call_arguments, needs_schema, prompt_arguments};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json};
 use super::run_op::{Printing, run_plan_with, run_request, run_request_with};
 use super::validate;
+use super::{CallArgs, Context, PromptArgs, ReadArgs};
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
 
@@ -36,15 +36,17 @@ pub fn describe(cx: Context, server: String, tool: String, json: bool) -> Exit {
 /// `mcpdeck call SERVER TOOL [JSON | key=value ...]`: the tool's input schema is read first on
 /// the same connection; `key=value` values are typed by it, and (unless `validate` is off) the
 /// arguments are checked against it before the call is sent.
-pub fn call(
-    cx: Context,
-    server: String,
-    tool: String,
-    raw: Vec<String>,
-    task: bool,
-    validate: bool,
-    printing: Printing,
-) -> Exit {
+pub fn call(cx: Context, args: CallArgs) -> Exit {
+    let CallArgs {
+        server,
+        tool,
+        args: raw,
+        task,
+        no_validate,
+        json,
+        keep,
+    } = args;
+    let (validate, printing) = (!no_validate, Printing::kept(json, keep));
     if !validate && !task && !needs_schema(&raw) {
         return match call_arguments(&raw, None) {
             Ok(args) => {
@@ -57,6 +59,7 @@ pub fn call(
         cx,
         Box::new(move |engine, cancel| {
             let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
+            let describe = format!("mcpdeck describe {server} {tool}");
             Box::pin(async move {
                 let build = move |schema: Option<&serde_json::Value>| {
                     let args = call_arguments(&raw, schema)?;
@@ -69,7 +72,7 @@ pub fn call(
                     }
                     Err(format!(
                         "the arguments do not match the tool's input schema (nothing was sent):\n  {}\n\
-                         `mcpdeck describe SERVER TOOL` shows the schema; --no-validate sends them as given",
+                         `{describe}` shows the schema; --no-validate sends them as given",
                         problems.join("\n  ")
                     ))
                 };
@@ -85,6 +88,24 @@ pub fn call(
 /// `mcpdeck resources SERVER`.
 pub fn resources(cx: Context, server: String, json: bool) -> Exit {
     run_request(cx, ProxyRequest::ResourcesList { server }, json)
+}
+
+/// `mcpdeck read SERVER (REF | --template TEMPLATE [key=value ...])`.
+pub fn read_command(cx: Context, args: ReadArgs) -> Exit {
+    let printing = Printing::kept(args.json, args.keep);
+    match args.template {
+        // With --template, the first positional is a value too.
+        Some(template) => {
+            let values: Vec<String> = args.reference.into_iter().chain(args.values).collect();
+            super::client_cmd::read_template(cx, args.server, template, &values, printing)
+        }
+        None => read(
+            cx,
+            args.server,
+            args.reference.unwrap_or_default(),
+            printing,
+        ),
+    }
 }
 
 /// `mcpdeck read SERVER REF`: `REF` is a reference from `resources`, or — for the operator at
@@ -190,14 +211,16 @@ pub fn prompts(cx: Context, server: String, json: bool) -> Exit {
 }
 
 /// `mcpdeck prompt SERVER NAME [key=value ...]`.
-pub fn prompt(
-    cx: Context,
-    server: String,
-    prompt: String,
-    raw: &[String],
-    printing: Printing,
-) -> Exit {
-    match prompt_arguments(raw) {
+pub fn prompt(cx: Context, args: PromptArgs) -> Exit {
+    let PromptArgs {
+        server,
+        name: prompt,
+        args: raw,
+        json,
+        keep,
+    } = args;
+    let printing = Printing::kept(json, keep);
+    match prompt_arguments(&raw) {
         Ok(arguments) => run_request_with(
             cx,
             ProxyRequest::PromptsGet {

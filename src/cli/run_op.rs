@@ -48,6 +48,16 @@ impl Printing {
             ..Self::default()
         }
     }
+
+    /// `--json` with `--output DIR` and `--full` (`call`, `read`, `prompt`).
+    pub fn kept(json: bool, keep: super::KeepArgs) -> Self {
+        Self {
+            json,
+            full: keep.full,
+            output: keep.output,
+            ..Self::default()
+        }
+    }
 }
 
 /// Runs one request and prints its outcome.
@@ -106,32 +116,13 @@ pub fn run_plan_observed(
             return Exit::Usage;
         }
     };
-    let (auth_config, trust_state, login) =
-        (cx.config.clone(), cx.trust.state(&cx.config), cx.login);
-    let client: std::sync::Arc<dyn crate::mcp::client::ClientRequests> =
-        std::sync::Arc::new(super::client_tty::TtyClient::new(&cx.client));
-    let roots = (!cx.client.roots.is_empty()).then(|| cx.client.roots.clone());
-    let log_level = cx
-        .client
-        .log_level
-        .as_deref()
-        .and_then(crate::mcp::client::parse_level);
+    let sign_in = SignIn {
+        config: cx.config.clone(),
+        trust: cx.trust.state(&cx.config),
+        login: cx.login,
+    };
     runtime.block_on(async move {
-        let options = EngineOptions {
-            client: Some(client),
-            roots,
-            log_level,
-            approver: (policy.mode == Mode::Enforce)
-                .then(|| super::approve_tty::TtyApprover::open(policy_path))
-                .flatten()
-                .map(|a| {
-                    std::sync::Arc::new(a) as std::sync::Arc<dyn crate::mcp::policy::Approver>
-                }),
-            policy,
-            keep_data: true,
-            events,
-            ..EngineOptions::default()
-        };
+        let options = engine_options(&cx.client, policy, policy_path, events);
         let engine = match Engine::new(cx.config, cx.trust, options) {
             Ok(engine) => engine,
             Err(e) => {
@@ -146,32 +137,7 @@ pub fn run_plan_observed(
         // with its children still running.
         let signals = install_signals();
         tokio::spawn(watch_signals(signals, cancel.clone(), interrupted.clone()));
-        let mut outcome = plan(&engine, &cancel).await;
-        let mut signed_in = false;
-        let mut step_ups = 0;
-        while let Some((server, trigger)) =
-            auth_retry(&outcome, login, &mut signed_in, &mut step_ups)
-        {
-            if let Err(message) =
-                super::auth_cmd::sign_in_inline(&auth_config, trust_state, &server, trigger, false)
-                    .await
-            {
-                print_error(&message);
-                break;
-            }
-            // A fresh connection carries the new tokens. The refused request did not run (a
-            // 401 at connect, or a 403 before the operation), so sending it again is not a
-            // replay.
-            let reconnect = ProxyRequest::Reconnect {
-                server: server.clone(),
-            };
-            let reconnected = engine.execute(&reconnect, &cancel).await;
-            if reconnected.body.is_err() {
-                outcome = reconnected;
-                break;
-            }
-            outcome = plan(&engine, &cancel).await;
-        }
+        let outcome = run_signing_in(&engine, &plan, &cancel, &sign_in).await;
         // Files are kept and the whole text read before shutdown removes the spills.
         let extras = gather(&outcome, &printing);
         engine.shutdown().await;
@@ -192,6 +158,77 @@ pub fn run_plan_observed(
         print_outcome_with(&outcome, &printing, &extras);
         exit_for(&outcome)
     })
+}
+
+/// What an inline sign-in (`--login`) needs.
+struct SignIn {
+    config: crate::mcp::config::ConfigSet,
+    trust: crate::mcp::trust::TrustState,
+    login: bool,
+}
+
+/// The one-shot engine's options: the terminal's client side (roots, elicitation, sampling,
+/// log level) and, in enforce mode, the terminal approver.
+fn engine_options(
+    flags: &super::client_tty::ClientFlags,
+    policy: Policy,
+    policy_path: std::path::PathBuf,
+    events: Option<tokio::sync::mpsc::Sender<crate::mcp::connection::ServerEvent>>,
+) -> EngineOptions {
+    let client: std::sync::Arc<dyn crate::mcp::client::ClientRequests> =
+        std::sync::Arc::new(super::client_tty::TtyClient::new(flags));
+    let approver = (policy.mode == Mode::Enforce)
+        .then(|| super::approve_tty::TtyApprover::open(policy_path))
+        .flatten()
+        .map(|a| std::sync::Arc::new(a) as std::sync::Arc<dyn crate::mcp::policy::Approver>);
+    EngineOptions {
+        client: Some(client),
+        roots: (!flags.roots.is_empty()).then(|| flags.roots.clone()),
+        log_level: flags
+            .log_level
+            .as_deref()
+            .and_then(crate::mcp::client::parse_level),
+        approver,
+        policy,
+        keep_data: true,
+        events,
+        ..EngineOptions::default()
+    }
+}
+
+/// Runs `plan`, and again after each inline sign-in that a refusal asks for.
+async fn run_signing_in(
+    engine: &Engine,
+    plan: &Plan,
+    cancel: &CancellationToken,
+    sign_in: &SignIn,
+) -> Outcome {
+    let mut outcome = plan(engine, cancel).await;
+    let mut signed_in = false;
+    let mut step_ups = 0;
+    while let Some((server, trigger)) =
+        auth_retry(&outcome, sign_in.login, &mut signed_in, &mut step_ups)
+    {
+        if let Err(message) =
+            super::auth_cmd::sign_in_inline(&sign_in.config, sign_in.trust, &server, trigger, false)
+                .await
+        {
+            print_error(&message);
+            break;
+        }
+        // A fresh connection carries the new tokens. The refused request did not run (a
+        // 401 at connect, or a 403 before the operation), so sending it again is not a
+        // replay.
+        let reconnect = ProxyRequest::Reconnect {
+            server: server.clone(),
+        };
+        let reconnected = engine.execute(&reconnect, cancel).await;
+        if reconnected.body.is_err() {
+            return reconnected;
+        }
+        outcome = plan(engine, cancel).await;
+    }
+    outcome
 }
 
 /// After a refusal for authorization: which server to sign in to, and why. One sign-in per

@@ -100,94 +100,110 @@ fn write_text(
 /// `mcpdeck status --live`: connects to every server that can connect (in turn) and reports
 /// what each answered. Exit 0 when every one answered, 4 when any did not.
 pub fn live(cx: Context, json: bool) -> Exit {
+    let plan: super::run_op::Plan =
+        Box::new(move |engine, cancel| Box::pin(live_status(engine, cancel)));
+    super::run_op::run_plan_with(cx, plan, super::run_op::Printing::json(json))
+}
+
+/// Probes every server that is not connected or failing already; the outcome fails (exit 4)
+/// when any probe did.
+async fn live_status(
+    engine: &crate::mcp::engine::Engine,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> crate::mcp::engine::Outcome {
     use crate::mcp::api::{LiveServer, LiveStatus, OpResult};
     use crate::mcp::engine::{Failure, Outcome, Success};
     use crate::mcp::status::ServerState;
-    let plan: super::run_op::Plan = Box::new(move |engine, cancel| {
-        Box::pin(async move {
-            let status = engine.status();
-            let mut rows = Vec::new();
-            let mut text = String::new();
-            let mut failed = 0;
-            for server in &status.servers {
-                let name = server.name.clone();
-                if server.state != ServerState::Disconnected {
-                    let _ = writeln!(text, "{name}  {} (not connected)", server.state.label());
-                    rows.push(LiveServer {
-                        name,
-                        state: server.state.label().to_owned(),
-                        probe: None,
-                        error: None,
-                    });
-                    continue;
-                }
-                match engine.probe(&name, cancel).await {
-                    Ok(probe) => {
-                        let _ = writeln!(
-                            text,
-                            "{name}  ok  protocol {}  {} {}  ping {:.1} ms  connect {} ms\n    {}",
-                            probe.protocol_version,
-                            probe.server_name.as_deref().unwrap_or("(no name)"),
-                            probe.server_version.as_deref().unwrap_or(""),
-                            probe.ping_ms,
-                            probe.connect_ms,
-                            if probe.capabilities.is_empty() {
-                                "no capabilities declared".to_owned()
-                            } else {
-                                probe.capabilities.join(", ")
-                            }
-                        );
-                        rows.push(LiveServer {
-                            name,
-                            state: "connected".to_owned(),
-                            probe: Some(probe),
-                            error: None,
-                        });
-                    }
-                    Err(failure) => {
-                        failed += 1;
-                        let _ = writeln!(
-                            text,
-                            "{name}  failed  {}: {}",
-                            failure.class, failure.message
-                        );
-                        rows.push(LiveServer {
-                            name,
-                            state: "failed".to_owned(),
-                            probe: None,
-                            error: Some(serde_json::json!({
-                                "class": failure.class,
-                                "message": failure.message,
-                            })),
-                        });
-                    }
-                }
-            }
-            let result = LiveStatus { servers: rows };
-            let body = if failed == 0 {
-                Ok(Success {
-                    result: OpResult::Live(result),
-                    text,
-                    spills: Vec::new(),
-                })
-            } else {
-                let mut failure = Failure::new(
-                    "unreachable",
-                    format!("{failed} server(s) did not answer"),
-                    4,
-                );
-                failure.detail = serde_json::to_value(&result).ok();
-                failure.text = Some(text);
-                Err(failure)
-            };
-            Outcome {
-                server: None,
-                operation: "status.live".to_owned(),
-                body,
-            }
+    let status = engine.status();
+    let mut rows = Vec::new();
+    let mut text = String::new();
+    for server in &status.servers {
+        let name = server.name.clone();
+        if server.state != ServerState::Disconnected {
+            let _ = writeln!(text, "{name}  {} (not connected)", server.state.label());
+            rows.push(LiveServer {
+                name,
+                state: server.state.label().to_owned(),
+                probe: None,
+                error: None,
+            });
+            continue;
+        }
+        rows.push(probe_row(engine, name, cancel, &mut text).await);
+    }
+    let failed = rows.iter().filter(|row| row.error.is_some()).count();
+    let result = LiveStatus { servers: rows };
+    let body = if failed == 0 {
+        Ok(Success {
+            result: OpResult::Live(result),
+            text,
+            spills: Vec::new(),
         })
-    });
-    super::run_op::run_plan_with(cx, plan, super::run_op::Printing::json(json))
+    } else {
+        let mut failure = Failure::new(
+            "unreachable",
+            format!("{failed} server(s) did not answer"),
+            4,
+        );
+        failure.detail = serde_json::to_value(&result).ok();
+        failure.text = Some(text);
+        Err(failure)
+    };
+    Outcome {
+        server: None,
+        operation: "status.live".to_owned(),
+        body,
+    }
+}
+
+/// Probes one server: its row, and its line appended to `text`.
+async fn probe_row(
+    engine: &crate::mcp::engine::Engine,
+    name: String,
+    cancel: &tokio_util::sync::CancellationToken,
+    text: &mut String,
+) -> crate::mcp::api::LiveServer {
+    use crate::mcp::api::LiveServer;
+    match engine.probe(&name, cancel).await {
+        Ok(probe) => {
+            let _ = writeln!(
+                text,
+                "{name}  ok  protocol {}  {} {}  ping {:.1} ms  connect {} ms\n    {}",
+                probe.protocol_version,
+                probe.server_name.as_deref().unwrap_or("(no name)"),
+                probe.server_version.as_deref().unwrap_or(""),
+                probe.ping_ms,
+                probe.connect_ms,
+                if probe.capabilities.is_empty() {
+                    "no capabilities declared".to_owned()
+                } else {
+                    probe.capabilities.join(", ")
+                }
+            );
+            LiveServer {
+                name,
+                state: "connected".to_owned(),
+                probe: Some(probe),
+                error: None,
+            }
+        }
+        Err(failure) => {
+            let _ = writeln!(
+                text,
+                "{name}  failed  {}: {}",
+                failure.class, failure.message
+            );
+            LiveServer {
+                name,
+                state: "failed".to_owned(),
+                probe: None,
+                error: Some(serde_json::json!({
+                    "class": failure.class,
+                    "message": failure.message,
+                })),
+            }
+        }
+    }
 }
 
 /// `file:line` of a source.

@@ -1,7 +1,7 @@
 //! Carries out the app's [`Effect`]s. Engine requests run in spawned tasks and come back as
-//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Trust changes
-//! rebuild the engine from the same configuration (old connections are shut down) so inert
-//! project servers become usable without restarting the console.
+//! [`Msg::Done`] with their id; nothing here blocks the loop on network IO. Saves and trust
+//! changes rebuild the engine ([`Engines::rebuild`], off the loop thread; old connections are
+//! shut down) so inert project servers become usable without restarting the console.
 
 mod auth;
 mod hosts;
@@ -21,22 +21,20 @@ use super::clipboard::Clipboard;
 use crate::app::{Effect, Msg, PAGER_WINDOW, ReqId, info};
 use crate::mcp::config::ConfigSet;
 use crate::mcp::connection::ServerEvent;
-use crate::mcp::engine::{Engine, EngineOptions};
+use crate::mcp::engine::{Engine, EngineOptions, Engines};
 use crate::mcp::policy::{Approver, Policy};
 use crate::mcp::trust::TrustStore;
 
 /// The effect executor and what it needs.
 pub struct Executor {
-    /// The engine (replaced when trust changes).
-    pub engine: Arc<Engine>,
+    /// The engine in force and the ones it replaced (rebuilt when the configuration or trust
+    /// changes).
+    engines: Arc<Engines>,
     tx: mpsc::UnboundedSender<Msg>,
     tokens: HashMap<ReqId, CancellationToken>,
     /// Shared with the blocking task a copy runs on (the system clipboard can block).
     clipboard: Arc<std::sync::Mutex<Clipboard>>,
-    config: ConfigSet,
     trust_path: PathBuf,
-    events: mpsc::Sender<ServerEvent>,
-    spill_base: Option<PathBuf>,
     /// The policy engines are built with (read again after the console edits its file).
     policy: super::policy_io::SharedPolicy,
     /// Where saves keep the previous content of a file they replace.
@@ -48,15 +46,6 @@ pub struct Executor {
     asks: super::client::AskReplies,
     /// Reads the configuration again (after a save or before a trust change).
     reload: Option<super::rebuild::SharedReload>,
-    /// Where background tasks hand the loop their results (a rebuilt engine).
-    jobs: mpsc::UnboundedSender<super::rebuild::Job>,
-    /// The other end, until the runtime takes it.
-    jobs_rx: Option<mpsc::UnboundedReceiver<super::rebuild::Job>>,
-    /// Engines replaced this session: their connections are closed, their spills kept until
-    /// the console exits.
-    retired: Vec<Arc<Engine>>,
-    /// Servers whose definition changed since the console started.
-    changed: std::collections::BTreeSet<String>,
     /// Where other hosts' files are looked for instead of `$HOME` (tests).
     hosts_home: Option<PathBuf>,
     /// Sign-ins under way, by server (aborting one closes its loopback listener).
@@ -76,49 +65,34 @@ impl Executor {
     ) -> std::io::Result<Self> {
         let replies = super::approver::Replies::default();
         let asks = super::client::AskReplies::default();
-        let engine = build_engine(
-            &config,
-            &trust_path,
-            &policy,
-            (&tx, &replies, &asks),
-            &events,
-            spill_base.clone(),
-            &std::collections::BTreeSet::new(),
-        )?;
-        let (jobs, jobs_rx) = mpsc::unbounded_channel();
+        let policy = Arc::new(std::sync::Mutex::new(policy));
+        let options = engine_options(&policy, (&tx, &replies, &asks), events, spill_base);
+        let engines = Engines::new(config, trust_path.clone(), options)?;
         Ok(Self {
-            jobs,
-            jobs_rx: Some(jobs_rx),
-            policy: std::sync::Arc::new(std::sync::Mutex::new(policy)),
+            policy,
             backups: crate::mcp::backup::backup_dir(),
-            engine: Arc::new(engine),
+            engines: Arc::new(engines),
             agents: Agents::new(None, tx.clone(), replies.clone()),
             replies,
             asks,
             reload: None,
-            retired: Vec::new(),
-            changed: std::collections::BTreeSet::new(),
             hosts_home: None,
             sign_ins: HashMap::new(),
             tx,
             tokens: HashMap::new(),
             clipboard: Arc::default(),
-            config,
             trust_path,
-            events,
-            spill_base,
         })
+    }
+
+    /// The engine in force.
+    pub fn engine(&self) -> Arc<Engine> {
+        self.engines.current()
     }
 
     /// Reads the configuration again with `reload` after the editor saves a file.
     pub fn set_reload(&mut self, reload: super::Reload) {
         self.reload = Some(std::sync::Arc::from(reload));
-    }
-
-    /// The queue background tasks hand the loop their results on (taken once, by the
-    /// runtime).
-    pub fn take_jobs(&mut self) -> Option<mpsc::UnboundedReceiver<super::rebuild::Job>> {
-        self.jobs_rx.take()
     }
 
     /// Reads the configuration again and rebuilds the engine, off the loop thread (the new
@@ -131,40 +105,11 @@ impl Executor {
     /// What a rebuild on a blocking task needs.
     fn rebuild(&self) -> super::rebuild::Rebuild {
         super::rebuild::Rebuild {
-            config: self.config.clone(),
-            changed: self.changed.clone(),
+            engines: self.engines.clone(),
             trust_path: self.trust_path.clone(),
-            policy: self
-                .policy
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone(),
             tx: self.tx.clone(),
-            replies: self.replies.clone(),
-            asks: self.asks.clone(),
-            events: self.events.clone(),
-            spill_base: self.spill_base.clone(),
-            jobs: self.jobs.clone(),
             reload: self.reload.clone(),
         }
-    }
-
-    /// Takes over `config` and the `engine` built over it (on the loop, from a [`Job`]): the
-    /// old engine's connections close in the background and its spills stay until exit.
-    ///
-    /// [`Job`]: super::rebuild::Job
-    pub fn adopt(
-        &mut self,
-        config: ConfigSet,
-        changed: std::collections::BTreeSet<String>,
-        engine: Engine,
-    ) {
-        self.config = config;
-        self.changed = changed;
-        let old = std::mem::replace(&mut self.engine, Arc::new(engine));
-        let closing = old.clone();
-        tokio::spawn(async move { closing.close_connections().await });
-        self.retired.push(old);
     }
 
     /// Keeps backups of saved files in `dir` instead of `$XDG_STATE_HOME/mcpdeck/backups/`.
@@ -191,7 +136,10 @@ impl Executor {
 
     /// The configuration-derived views for the current trust store.
     pub fn info(&self) -> info::ConfigInfo {
-        info::build(&self.config, &TrustStore::load(self.trust_path.clone()))
+        info::build(
+            self.engine().config(),
+            &TrustStore::load(self.trust_path.clone()),
+        )
     }
 
     /// Bookkeeping before a message reaches the app: a finished request's token is dropped.
@@ -235,13 +183,13 @@ impl Executor {
             Effect::Auth(effect) => self.run_auth(effect),
             Effect::Session { id, server, op } => self.run_session(id, server, op),
             Effect::ReadStderr(server) => {
-                let text = self.engine.stderr(&server);
+                let text = self.engine().stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });
             }
             Effect::Execute { id, request } => {
                 let token = CancellationToken::new();
                 self.tokens.insert(id, token.clone());
-                let engine = self.engine.clone();
+                let engine = self.engine();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let outcome = engine.execute(&request, &token).await;
@@ -280,7 +228,7 @@ impl Executor {
                 }
             }
             Effect::RefreshStatus => {
-                let _ = self.tx.send(Msg::Status(Box::new(self.engine.status())));
+                let _ = self.tx.send(Msg::Status(Box::new(self.engine().status())));
             }
             Effect::DeleteSpill(_)
             | Effect::RefreshSpills
@@ -322,7 +270,7 @@ impl Executor {
     {
         let token = CancellationToken::new();
         self.tokens.insert(id, token.clone());
-        let (engine, tx) = (self.engine.clone(), self.tx.clone());
+        let (engine, tx) = (self.engine(), self.tx.clone());
         tokio::spawn(async move {
             let outcome = work(engine, token).await;
             let _ = tx.send(Msg::Done {
@@ -337,22 +285,15 @@ impl Executor {
     fn run_io(&mut self, effect: Effect) {
         match effect {
             Effect::DeleteSpill(basename) => {
-                let owner = std::iter::once(&self.engine)
-                    .chain(&self.retired)
-                    .find(|e| e.spills().iter().any(|s| s.basename == basename));
-                let result = owner
-                    .map_or_else(
-                        || Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
-                        |e| e.remove_spill(&basename),
-                    )
+                let result = self
+                    .engines
+                    .remove_spill(&basename)
                     .map(|()| format!("deleted spill {basename}"))
                     .map_err(|e| format!("cannot delete spill {basename}: {e}"));
                 let _ = self.tx.send(Msg::SpillDeleted(result));
             }
             Effect::RefreshSpills => {
-                let mut spills = self.engine.spills();
-                spills.extend(self.retired.iter().flat_map(|e| e.spills()));
-                let _ = self.tx.send(Msg::Spills(spills));
+                let _ = self.tx.send(Msg::Spills(self.engines.spills()));
             }
             Effect::ReadSpill { path, offset } => {
                 let tx = self.tx.clone();
@@ -407,7 +348,7 @@ impl Executor {
     ) {
         let trust = TrustStore::load(self.trust_path.clone());
         let found = crate::mcp::engine::test_connect::definition(
-            &self.config,
+            self.engine().config(),
             &trust,
             (path, layer, text),
             server,
@@ -432,44 +373,42 @@ impl Executor {
         for token in self.tokens.values() {
             token.cancel();
         }
-        self.engine.shutdown().await;
-        for engine in self.retired.drain(..) {
-            engine.shutdown().await;
-        }
+        self.engines.shutdown().await;
     }
 }
 
-pub(super) fn build_engine(
-    config: &ConfigSet,
-    trust_path: &Path,
-    policy: &Policy,
+/// The options of every engine the console builds: the console answers approvals and servers'
+/// requests (roots, sampling, elicitation, tasks), hears every connection's events and traffic,
+/// and applies the policy as it is when the engine is built.
+fn engine_options(
+    policy: &super::policy_io::SharedPolicy,
     (tx, replies, asks): (
         &mpsc::UnboundedSender<Msg>,
         &super::approver::Replies,
         &super::client::AskReplies,
     ),
-    events: &mpsc::Sender<ServerEvent>,
+    events: mpsc::Sender<ServerEvent>,
     spill_base: Option<PathBuf>,
-    changed: &std::collections::BTreeSet<String>,
-) -> std::io::Result<Engine> {
-    let approver: Arc<dyn Approver> = Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
-    // The console declares roots, sampling, elicitation and tasks: the operator answers.
-    let client: Arc<dyn crate::mcp::client::ClientRequests> =
-        Arc::new(super::client::ConsoleClient::new(tx.clone(), asks.clone()));
-    Engine::new(
-        config.clone(),
-        TrustStore::load(trust_path.to_path_buf()),
+) -> Box<crate::mcp::engine::OptionsFactory> {
+    let (policy, tx, replies, asks) = (policy.clone(), tx.clone(), replies.clone(), asks.clone());
+    Box::new(move || {
+        let approver: Arc<dyn Approver> =
+            Arc::new(ConsoleApprover::new(tx.clone(), replies.clone()));
+        let client: Arc<dyn crate::mcp::client::ClientRequests> =
+            Arc::new(super::client::ConsoleClient::new(tx.clone(), asks.clone()));
         EngineOptions {
-            policy: policy.clone(),
+            policy: policy
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
             approver: Some(approver),
-            spill_base,
+            spill_base: spill_base.clone(),
             events: Some(events.clone()),
             traffic: true,
-            changed_servers: changed.clone(),
             client: Some(client),
             ..EngineOptions::default()
-        },
-    )
+        }
+    })
 }
 
 /// Reads one pager window: the file's size and up to [`PAGER_WINDOW`] bytes from `offset`.

@@ -1,99 +1,63 @@
-//! Saving a configuration file, changing trust and rebuilding the engine — all off the loop
-//! thread. A blocking task writes the file (or the trust store), reads the configuration again,
-//! builds the new engine and derives the console's views; only then does it hand a [`Job`] to
-//! the loop, which swaps the engine in (a pointer swap) and tells the app. The old engine's
-//! connections close in the background; its spills stay until the console exits.
+//! Saving a configuration file and changing trust, then rebuilding the engine — all off the
+//! loop thread. A blocking task writes the file (or the trust store), reads the configuration
+//! again and has the engine rebuild itself over it ([`Engines::rebuild`]: the new engine is
+//! swapped in, the old one's connections close in the background and its spills stay until the
+//! console exits); then it sends the app the new views, the status and what to say.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::Executor;
-use super::approver::Replies;
 use crate::app::{Msg, info};
 use crate::mcp::config::ConfigSet;
-use crate::mcp::connection::ServerEvent;
-use crate::mcp::policy::Policy;
+use crate::mcp::engine::Engines;
 use crate::mcp::trust::TrustStore;
 
 /// What to tell the app when a rebuild is done: the words, and the message carrying them.
 type Answer = (String, fn(Result<String, String>) -> Msg);
-
-/// Work for the loop thread, handed over by a background task: it only swaps state in.
-pub type Job = Box<dyn FnOnce(&mut Executor) + Send>;
 
 /// Reads the configuration again (the same files, packaged servers on top).
 pub type SharedReload = Arc<dyn Fn() -> Result<ConfigSet, String> + Send + Sync>;
 
 /// What a rebuild needs, cloned from the executor so that it runs on a blocking task.
 pub struct Rebuild {
-    /// The configuration in force.
-    pub config: ConfigSet,
-    /// Servers whose definition changed since the console started.
-    pub changed: BTreeSet<String>,
+    /// The engine in force and the ones it replaced.
+    pub engines: Arc<Engines>,
     /// The trust store's file.
     pub trust_path: PathBuf,
-    /// The policy in force.
-    pub policy: Policy,
-    /// The app's channel and the approvals' senders (the new engine's approver uses them).
+    /// The app's channel.
     pub tx: mpsc::UnboundedSender<Msg>,
-    /// The approvals waiting for the operator.
-    pub replies: Replies,
-    /// The servers' requests (elicitation, sampling) waiting for the operator.
-    pub asks: super::client::AskReplies,
-    /// Where connection events go.
-    pub events: mpsc::Sender<ServerEvent>,
-    /// Where spills go.
-    pub spill_base: Option<PathBuf>,
-    /// The loop's job queue.
-    pub jobs: mpsc::UnboundedSender<Job>,
     /// Reads the configuration again, when this console can.
     pub reload: Option<SharedReload>,
 }
 
 impl Rebuild {
-    /// Builds an engine over `config` and hands it to the loop, which then sends the new views,
-    /// the status and `answer(said)`. A failed build answers with the error instead.
+    /// Rebuilds the engine over `config`, then sends the new views, the status and
+    /// `answer(said)`. A failed build answers with the error instead.
     fn finish(self, config: ConfigSet, said: String, answer: fn(Result<String, String>) -> Msg) {
         self.finish_then(config, Some((said, answer)));
     }
 
     /// [`Self::finish`], saying nothing more when `then` is `None`.
     fn finish_then(self, config: ConfigSet, then: Option<Answer>) {
-        let mut changed = self.changed;
-        changed.extend(crate::mcp::engine::changed_servers(&self.config, &config));
-        let engine = super::executor::build_engine(
-            &config,
-            &self.trust_path,
-            &self.policy,
-            (&self.tx, &self.replies, &self.asks),
-            &self.events,
-            self.spill_base,
-            &changed,
-        );
-        let engine = match engine {
-            Ok(engine) => engine,
+        let views = info::build(&config, &TrustStore::load(self.trust_path.clone()));
+        match self.engines.rebuild(config) {
+            Ok(engine) => {
+                let _ = self.tx.send(Msg::Info(Box::new(views)));
+                let _ = self.tx.send(Msg::Status(Box::new(engine.status())));
+                if let Some((said, answer)) = then {
+                    let _ = self.tx.send(answer(Ok(said)));
+                }
+            }
             Err(e) => {
                 let e = format!("restarting the engine failed: {e}");
                 let _ = self.tx.send(match then {
                     Some((_, answer)) => answer(Err(e)),
                     None => Msg::Saved(Err(e)),
                 });
-                return;
             }
-        };
-        let views = info::build(&config, &TrustStore::load(self.trust_path.clone()));
-        let tx = self.tx;
-        let _ = self.jobs.send(Box::new(move |exec: &mut Executor| {
-            exec.adopt(config, changed, engine);
-            let _ = tx.send(Msg::Info(Box::new(views)));
-            let _ = tx.send(Msg::Status(Box::new(exec.engine.status())));
-            if let Some((said, answer)) = then {
-                let _ = tx.send(answer(Ok(said)));
-            }
-        }));
+        }
     }
 }
 
@@ -165,7 +129,7 @@ pub fn change_trust(rebuild: Rebuild, grant: bool) {
 fn trust_on_disk(rebuild: &Rebuild, grant: bool) -> Result<(ConfigSet, String), String> {
     let config = match &rebuild.reload {
         Some(reload) => reload()?,
-        None => rebuild.config.clone(),
+        None => rebuild.engines.current().config().clone(),
     };
     let mut store = TrustStore::load(rebuild.trust_path.clone());
     let said = if grant {

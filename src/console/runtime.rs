@@ -30,8 +30,6 @@ pub struct Runtime {
     pub exec: Executor,
     rx: mpsc::UnboundedReceiver<Msg>,
     events: mpsc::Receiver<ServerEvent>,
-    /// Results of background work that only the loop may swap in (a rebuilt engine).
-    jobs: mpsc::UnboundedReceiver<super::rebuild::Job>,
 }
 
 impl Runtime {
@@ -48,10 +46,7 @@ impl Runtime {
         let (events_tx, events) = mpsc::channel(1024);
         let mode = policy.mode.label();
         let mut exec = Executor::new(config, trust_path, policy, tx, events_tx, spill_base)?;
-        let jobs = exec
-            .take_jobs()
-            .unwrap_or_else(|| mpsc::unbounded_channel().1);
-        let mut app = App::new(&exec.engine.status(), exec.info(), Instant::now());
+        let mut app = App::new(&exec.engine().status(), exec.info(), Instant::now());
         mode.clone_into(&mut app.policy);
         // The Auth lines: which OAuth servers are signed in.
         exec.run(Effect::Auth(crate::app::auth::AuthEffect::Refresh));
@@ -60,7 +55,6 @@ impl Runtime {
             exec,
             rx,
             events,
-            jobs,
         })
     }
 
@@ -78,12 +72,8 @@ impl Runtime {
         flow
     }
 
-    /// A message already waiting (from the executor or a connection), if any. Jobs waiting
-    /// are run first: their messages come after them.
+    /// A message already waiting (from the executor or a connection), if any.
     pub fn pending(&mut self) -> Option<Msg> {
-        while let Ok(job) = self.jobs.try_recv() {
-            job(&mut self.exec);
-        }
         self.rx
             .try_recv()
             .ok()
@@ -92,13 +82,10 @@ impl Runtime {
 
     /// The next message from the executor or a connection (`None` once both are closed).
     pub async fn recv(&mut self) -> Option<Msg> {
-        loop {
-            tokio::select! {
-                Some(job) = self.jobs.recv() => job(&mut self.exec),
-                Some(msg) = self.rx.recv() => return Some(msg),
-                Some(event) = self.events.recv() => return Some(Msg::Event(event)),
-                else => return None,
-            }
+        tokio::select! {
+            Some(msg) = self.rx.recv() => Some(msg),
+            Some(event) = self.events.recv() => Some(Msg::Event(event)),
+            else => None,
         }
     }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use sha2::Digest as _;
 
 /// Where backups go: `$XDG_STATE_HOME/mcpdeck/backups`, else `$HOME/.local/state/...`.
-pub fn backup_dir() -> Option<PathBuf> {
+pub(crate) fn backup_dir() -> Option<PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -35,14 +35,19 @@ fn backup_name(path: &Path) -> String {
 
 /// What a save did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Saved {
+pub(crate) struct Saved {
     /// The copy of the previous content, when there was a file.
     pub backup: Option<PathBuf>,
 }
 
 /// Writes `text` to `path` atomically. The previous content, if any, is first copied (0600) into
 /// `backups` (created 0700). A new file gets `new_mode`; an existing one keeps its mode.
-pub fn save(path: &Path, text: &str, backups: &Path, new_mode: u32) -> std::io::Result<Saved> {
+pub(crate) fn save(
+    path: &Path,
+    text: &str,
+    backups: &Path,
+    new_mode: u32,
+) -> std::io::Result<Saved> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("the file has no directory"))?;

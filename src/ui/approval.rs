@@ -194,7 +194,7 @@ fn modal_lines(
 
 /// Whether every argument of `pending` shows whole in the modal at the console's size.
 pub(super) fn arguments_fit(app: &App, pending: &Pending) -> bool {
-    let body = crate::app::layout::areas(app.size, app.side_panel).overlay;
+    let body = app.areas().overlay;
     let width = body.width.saturating_sub(8).clamp(40, 96).min(body.width);
     modal_lines(app, pending, body, width, true).1
 }

@@ -3,31 +3,18 @@
 
 use std::time::Duration;
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 
+use super::tests::{SIZES, draw};
 use crate::app::testkit::demo_app;
 use crate::app::{App, Msg};
 use crate::mcp::client::{ElicitKind, ElicitationAsk, Form, SamplingAsk};
 
-const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
-
-/// Snapshots the whole console at each of the three sizes.
+/// Snapshots the whole console at each of the three sizes (named for this module).
 pub(super) fn snapshot_all(name: &str, app: &mut App) {
     for (w, h) in SIZES {
         app.size = (w, h);
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-        terminal.draw(|f| super::render(app, f)).expect("draw");
-        let buffer = terminal.backend().buffer();
-        let mut out = String::new();
-        for y in 0..h {
-            for x in 0..w {
-                out.push_str(buffer.cell((x, y)).map_or(" ", |c| c.symbol()));
-            }
-            out.push('\n');
-        }
-        insta::assert_snapshot!(format!("{name}_{w}x{h}"), out);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), draw(app, w, h));
     }
 }
 

@@ -5,14 +5,13 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::theme::theme;
 use crate::app::completion::{CompletionList, VISIBLE};
 use crate::app::{App, Load, Screen};
-
-const DIM: Style = Style::new().fg(Color::DarkGray);
 
 /// Draws the open list over the bottom of `body` (the form's area), if a list is open for the
 /// form in front.
@@ -38,7 +37,7 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
     let title = format!(" {} — completions ", list.label);
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(Style::new().fg(Color::Cyan))
+        .border_style(Style::new().fg(theme().accent))
         .title(title);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
@@ -46,6 +45,7 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
 
 /// The list's rows: the suggestions around the highlight, then a count or a state line.
 fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'static>> {
+    let dim = Style::new().fg(theme().dim);
     let waiting = if list.due.is_some() {
         " (typing…)"
     } else {
@@ -53,14 +53,14 @@ fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'sta
     };
     match &list.load {
         Load::Idle | Load::Loading(_) => {
-            vec![Line::styled(format!("asking the server…{waiting}"), DIM)]
+            vec![Line::styled(format!("asking the server…{waiting}"), dim)]
         }
         Load::Failed(class, message) => vec![Line::styled(
             format!("✗ {class}: {message}"),
-            Style::new().fg(Color::Red),
+            Style::new().fg(theme().error),
         )],
         Load::Ready(s) if s.values.is_empty() => {
-            vec![Line::styled(format!("no suggestions{waiting}"), DIM)]
+            vec![Line::styled(format!("no suggestions{waiting}"), dim)]
         }
         Load::Ready(s) => {
             let start = list.sel.saturating_sub(rows - 1);
@@ -76,8 +76,8 @@ fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'sta
                         Line::styled(
                             format!("> {text}"),
                             Style::new()
-                                .fg(Color::Black)
-                                .bg(Color::Cyan)
+                                .fg(theme().on_accent)
+                                .bg(theme().accent)
                                 .add_modifier(Modifier::BOLD),
                         )
                     } else {
@@ -91,7 +91,7 @@ fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'sta
                 None if s.has_more => format!("{shown}, more exist"),
                 None => format!("{shown}"),
             };
-            lines.push(Line::styled(format!("{count}{waiting}"), DIM));
+            lines.push(Line::styled(format!("{count}{waiting}"), dim));
             lines
         }
     }

@@ -12,31 +12,7 @@ use unicode_width::UnicodeWidthStr as _;
 
 use super::theme::theme;
 use crate::app::App;
-use crate::app::viewer::wrap;
-
-/// `text` in rows of at most `width` columns, broken after spaces and `/` where possible (a
-/// word longer than a row is cut).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let mut rows: Vec<String> = Vec::new();
-    let mut row = String::new();
-    for word in text.split_inclusive([' ', '/']) {
-        if row.width() + word.trim_end().width() > width && !row.is_empty() {
-            rows.push(row.trim_end().to_owned());
-            row.clear();
-        }
-        row.push_str(word);
-        while row.width() > width {
-            let mut cut = wrap(&row, width);
-            let rest = cut.split_off(1);
-            rows.extend(cut);
-            row = rest.concat();
-        }
-    }
-    if !row.is_empty() || rows.is_empty() {
-        rows.push(row.trim_end().to_owned());
-    }
-    rows
-}
+use crate::app::viewer::wrap_words;
 
 /// The narrowest a help column gets before there is one column fewer.
 const MIN_COLUMN: u16 = 36;
@@ -108,7 +84,7 @@ pub fn render_help(app: &App, frame: &mut Frame, inner: Rect, scroll: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap_words;
+    use crate::app::viewer::wrap_words;
 
     #[test]
     fn words_wrap_at_spaces_and_slashes_and_long_words_are_cut() {

@@ -32,14 +32,13 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::keymap::{Action, Ctx};
-use crate::app::layout::areas;
 use theme::theme;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console.
 pub fn render(app: &App, frame: &mut Frame) {
     let size = frame.area();
-    let a = areas((size.width, size.height), app.side_panel);
+    let a = app.areas_for((size.width, size.height));
     server_list::server_list(app, frame, a.servers);
     main_pane::render(app, frame, &a);
     if app.side_panel {
@@ -63,23 +62,15 @@ fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
         .title(title)
 }
 
+/// The status line, wrapped onto the rows the layout gave it.
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
-    let mut parts = vec![
-        format!("mode {}", app.policy),
-        format!("{} spills", app.spills.len()),
-    ];
-    if !app.approvals.is_empty() {
-        parts.push(format!("{} approval(s) pending", app.approvals.len()));
-    }
-    if let Some(m) = &app.message {
-        parts.push(m.clone());
-    }
-    let text = format!(" {}", parts.join(" · "));
+    let rows: Vec<Line> =
+        crate::app::viewer::wrap_words(&app.status_text(), usize::from(area.width))
+            .into_iter()
+            .map(Line::from)
+            .collect();
     frame.render_widget(
-        Paragraph::new(Line::styled(
-            text,
-            Style::new().fg(theme().on_accent).bg(theme().muted),
-        )),
+        Paragraph::new(rows).style(Style::new().fg(theme().on_accent).bg(theme().muted)),
         area,
     );
 }
@@ -106,7 +97,7 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         Some(p) if p.viewer.is_none() => {
             approval::approval_hints(app, !approval::arguments_fit(app, p))
         }
-        _ => app.keymap.hints(&contexts),
+        _ => app.keymap.hints_where(&contexts, |a| app.offers(a)),
     };
     let help = contexts
         .contains(&Ctx::Global)
@@ -158,3 +149,5 @@ mod hosts_tests;
 mod session_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod views_tests;

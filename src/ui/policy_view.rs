@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::theme::theme;
 use crate::app::layout::window_start;
-use crate::app::policy_view::PolicyView;
+use crate::app::policy_view::{PolicyListing, PolicyView};
 
 /// Draws `view` into `area` (inside its box).
 pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
@@ -35,13 +35,31 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
         Constraint::Length(u16::from(view.confirming) * 2),
     ])
     .areas(area);
+    frame.render_widget(Paragraph::new(head_lines(listing)), head);
+    frame.render_widget(Paragraph::new(rule_lines(view, listing, list.height)), list);
+    if view.confirming
+        && let Some(rule) = view.selected_rule()
+    {
+        let line = Line::styled(
+            format!(
+                "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."
+            ),
+            Style::new().fg(theme().on_accent).bg(theme().warn),
+        );
+        frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
+    }
+}
+
+/// The file, its mode, and how rules combine.
+fn head_lines(listing: &PolicyListing) -> Vec<Line<'static>> {
+    let dim = Style::new().fg(theme().dim);
     let path = crate::mcp::sanitize::sanitize(&listing.path.display().to_string()).into_owned();
     let absent = if listing.exists {
         ""
     } else {
         " (absent: audit mode, no rules)"
     };
-    let head_lines = vec![
+    vec![
         Line::from(vec![
             Span::styled("file  ", dim),
             Span::raw(format!("{path}{absent}")),
@@ -54,8 +72,12 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
             "Deny wins over allow; an allow rule lets an operation run without asking.",
             dim,
         ),
-    ];
-    frame.render_widget(Paragraph::new(head_lines), head);
+    ]
+}
+
+/// The rules in the window of `height` rows around the selection (or why there are none).
+fn rule_lines(view: &PolicyView, listing: &PolicyListing, height: u16) -> Vec<Line<'static>> {
+    let dim = Style::new().fg(theme().dim);
     let mut lines = Vec::new();
     if listing.rules.is_empty() {
         lines.push(Line::styled(
@@ -63,7 +85,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
             dim,
         ));
     }
-    let height = usize::from(list.height);
+    let height = usize::from(height);
     let start = window_start(view.sel, height);
     for (i, (allow, rule)) in listing.rules.iter().enumerate().skip(start).take(height) {
         let (kind, color) = if *allow {
@@ -80,16 +102,5 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
         }
         lines.push(line);
     }
-    frame.render_widget(Paragraph::new(lines), list);
-    if view.confirming
-        && let Some(rule) = view.selected_rule()
-    {
-        let line = Line::styled(
-            format!(
-                "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."
-            ),
-            Style::new().fg(theme().on_accent).bg(theme().warn),
-        );
-        frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
-    }
+    lines
 }

@@ -4,10 +4,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::theme::theme;
 use crate::app::ResultView;
 
 /// Draws the open list of `view`'s links over the bottom of `body`.
@@ -29,8 +30,8 @@ pub fn render(view: &ResultView, frame: &mut Frame, body: Rect) {
                 (
                     "> ",
                     Style::new()
-                        .fg(Color::Black)
-                        .bg(Color::Cyan)
+                        .fg(theme().on_accent)
+                        .bg(theme().accent)
                         .add_modifier(Modifier::BOLD),
                 )
             } else {
@@ -38,7 +39,7 @@ pub fn render(view: &ResultView, frame: &mut Frame, body: Rect) {
             };
             Line::from(vec![
                 Span::styled(format!("{mark}{}", link.name), name),
-                Span::styled(format!("  {}", link.uri), Style::new().fg(Color::DarkGray)),
+                Span::styled(format!("  {}", link.uri), Style::new().fg(theme().dim)),
             ])
         })
         .collect();
@@ -56,7 +57,7 @@ pub fn render(view: &ResultView, frame: &mut Frame, body: Rect) {
     );
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(Style::new().fg(Color::Cyan))
+        .border_style(Style::new().fg(theme().accent))
         .title(title);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);

@@ -177,6 +177,36 @@ mod tests {
         assert!(problems[0].contains("bogus"));
     }
 
+    /// Every view asks the theme for a role: no drawing code outside this file names a colour
+    /// (test files may, to check what was drawn).
+    #[test]
+    fn views_take_their_colours_from_the_theme() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
+        let mut named = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("src/ui") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name == "theme.rs" || name == "tests.rs" || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read");
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            if code.contains("Color::") {
+                named.push(name);
+            }
+        }
+        assert!(
+            named.is_empty(),
+            "colours named outside the theme: {named:?}"
+        );
+    }
+
     #[test]
     fn no_color_wins() {
         let (theme, _) = Theme::load(Some("[dark]\naccent = \"red\"\n"), true);

@@ -62,10 +62,17 @@ fn render_text(
     (text_area, scrollbar): (Rect, Rect),
 ) {
     let mut viewer = viewer.clone();
+    // A viewer scrolled to its end stays there when the area it gets is smaller than the one it
+    // was laid out for (a status line that wrapped onto a second row): the last line stays shown.
+    let at_end = viewer.top > 0 && viewer.top >= viewer.max_top(lines);
     viewer.viewport = (text_area.width, text_area.height);
     let width = usize::from(text_area.width);
     let height = usize::from(text_area.height);
-    let top = viewer.top.min(viewer.max_top(lines));
+    let top = if at_end {
+        viewer.max_top(lines)
+    } else {
+        viewer.top.min(viewer.max_top(lines))
+    };
     let (first, skip) = viewer.line_at_row(lines, top);
     let search = viewer.search.as_ref();
     let current = search.and_then(|s| s.matches.get(s.current)).copied();

@@ -1,10 +1,10 @@
 //! The workspace server's stdio transport and its input frame bound.
 //!
 //! rmcp's stdio transport buffers a whole line before decoding it. This transport reads stdin
-//! itself, one line of at most [`MAX_FRAME_BYTES`] at a time. A longer line is never buffered:
-//! its bytes are only scanned, on the fly, for the request's top-level `id`, then dropped, and
-//! that one request is answered with a JSON-RPC error ([`OVERSIZE_CODE`]); the server keeps
-//! serving the next line. A line that is not a JSON-RPC message is skipped, as rmcp skips one.
+//! itself with the engine's bounded line reader, one line of at most [`MAX_FRAME_BYTES`] at a
+//! time. A longer line is never buffered: its bytes past the limit are only scanned, on the fly,
+//! for the request's top-level `id`, then dropped, and that one request is answered with a
+//! JSON-RPC error ([`OVERSIZE_CODE`]); the server keeps serving the next line. A line that is not a JSON-RPC message is skipped, as rmcp skips one.
 //! Writes (answers and refusals) share one lock, so lines never interleave.
 
 use std::sync::Arc;
@@ -12,8 +12,10 @@ use std::sync::Arc;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
-use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::{Mutex, mpsc};
+
+use crate::mcp::line_reader::{Line, LineReader};
 
 /// The largest accepted input frame, newline excluded.
 pub const MAX_FRAME_BYTES: usize = 65_536;
@@ -33,63 +35,33 @@ pub enum Frame {
     },
 }
 
-/// Reads bounded lines.
+/// Reads the input's frames: bounded lines (the one reader of `mcp::line_reader`), an over-long
+/// one reduced to its request id as the rest of it is skipped.
 #[derive(Debug)]
-pub struct LineReader<R> {
-    reader: BufReader<R>,
-    limit: usize,
+pub struct FrameReader<R> {
+    lines: LineReader<R>,
+    line: Vec<u8>,
 }
 
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    /// A reader of lines of at most `limit` bytes.
+impl<R: AsyncRead + Unpin> FrameReader<R> {
+    /// A reader of frames of at most `limit` bytes.
     pub fn new(inner: R, limit: usize) -> Self {
         Self {
-            reader: BufReader::with_capacity(16 * 1024, inner),
-            limit,
+            lines: LineReader::new(inner, limit, 16 * 1024),
+            line: Vec::new(),
         }
     }
 
-    /// The next line, or `None` at the end of input (or a read error).
+    /// The next frame, or `None` at the end of input (or a read error).
     pub async fn next(&mut self) -> Option<Frame> {
-        let mut line = Vec::new();
-        let mut over: Option<IdScanner> = None;
-        loop {
-            let (consumed, done) = {
-                let buf = self.reader.fill_buf().await.ok()?;
-                if buf.is_empty() {
-                    // EOF: a final unterminated line still counts.
-                    return match over {
-                        Some(scan) => Some(Frame::TooLong { id: scan.id() }),
-                        None if line.is_empty() => None,
-                        None => Some(Frame::Line(line)),
-                    };
-                }
-                let (part, done) = match memchr::memchr(b'\n', buf) {
-                    Some(pos) => (&buf[..pos], true),
-                    None => (buf, false),
-                };
-                if let Some(scan) = over.as_mut() {
-                    scan.feed(part);
-                } else if line.len() + part.len() > self.limit {
-                    let mut scan = IdScanner::default();
-                    scan.feed(&line);
-                    scan.feed(part);
-                    line = Vec::new();
-                    over = Some(scan);
-                } else {
-                    line.extend_from_slice(part);
-                }
-                (part.len() + usize::from(done), done)
-            };
-            self.reader.consume(consumed);
-            if done {
-                if let Some(scan) = over {
-                    return Some(Frame::TooLong { id: scan.id() });
-                }
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                return Some(Frame::Line(line));
+        match self.lines.read_line(&mut self.line).await.ok()?? {
+            Line::Complete => Some(Frame::Line(std::mem::take(&mut self.line))),
+            Line::TooLong => {
+                let mut scan = IdScanner::default();
+                scan.feed(&self.line);
+                self.line = Vec::new();
+                self.lines.skip_rest(|piece| scan.feed(piece)).await.ok()?;
+                Some(Frame::TooLong { id: scan.id() })
             }
         }
     }
@@ -216,7 +188,7 @@ where
     let writer = Arc::new(Mutex::new(Some(output)));
     let pump_writer = Arc::clone(&writer);
     let pump = async move {
-        let mut lines = LineReader::new(input, MAX_FRAME_BYTES);
+        let mut lines = FrameReader::new(input, MAX_FRAME_BYTES);
         while let Some(frame) = lines.next().await {
             match frame {
                 Frame::Line(line) => {
@@ -301,7 +273,7 @@ mod tests {
     use super::*;
 
     async fn frames(input: &[u8], limit: usize) -> Vec<Frame> {
-        let mut r = LineReader::new(input, limit);
+        let mut r = FrameReader::new(input, limit);
         let mut out = Vec::new();
         while let Some(f) = r.next().await {
             out.push(f);
@@ -341,6 +313,40 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert_eq!(got[0], Frame::Line(long.into_bytes()));
         assert_eq!(got[1], Frame::Line(b"last".to_vec()));
+    }
+
+    /// A request line `{"id":ID,"p":"xx…"}` of exactly `len` bytes.
+    fn request_of_len(id: &str, len: usize) -> String {
+        let head = format!("{{\"id\":{id},\"p\":\"");
+        format!("{head}{}\"}}", "x".repeat(len - head.len() - 2))
+    }
+
+    #[tokio::test]
+    async fn one_byte_over_a_huge_line_and_eof_mid_line_keep_their_ids() {
+        let exact = request_of_len("1", 32);
+        let over = request_of_len("2", 33);
+        // The id comes after a mebibyte: found while the rest of the line is skipped.
+        let huge = format!("{{\"p\":\"{}\",\"id\":\"late\"}}", "y".repeat(1 << 20));
+        // The input ends inside an over-long line.
+        let cut = &request_of_len("5", 100)[..60];
+        let input = format!("{exact}\n{over}\n{huge}\n{{\"id\":4}}\n{cut}");
+        let got = frames(input.as_bytes(), 32).await;
+        assert_eq!(
+            got,
+            [
+                Frame::Line(exact.into_bytes()),
+                Frame::TooLong {
+                    id: Some("2".into())
+                },
+                Frame::TooLong {
+                    id: Some("\"late\"".into())
+                },
+                Frame::Line(b"{\"id\":4}".to_vec()),
+                Frame::TooLong {
+                    id: Some("5".into())
+                },
+            ]
+        );
     }
 
     #[test]

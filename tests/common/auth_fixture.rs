@@ -52,6 +52,33 @@ impl AuthServer {
         });
     }
 
+    /// Where `url` (on this fixture; nothing else is fetched) redirects to, as a browser would
+    /// be sent on: the `Location` of its answer, not followed.
+    pub fn redirect_of(&self, url: &str) -> String {
+        let origin = format!("http://127.0.0.1:{}/", self.port);
+        assert!(url.starts_with(&origin), "{url} is not on the fixture");
+        let url = url.to_owned();
+        off_runtime(move || {
+            runtime().block_on(async move {
+                mcpdeck::mcp::connection::http::install_crypto_provider();
+                let answer = reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .expect("client")
+                    .get(url)
+                    .send()
+                    .await
+                    .expect("fixture answers");
+                answer
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .expect("a redirect")
+                    .to_owned()
+            })
+        })
+    }
+
     pub fn seen(&self) -> Value {
         let url = format!("http://127.0.0.1:{}/seen", self.port);
         off_runtime(move || {

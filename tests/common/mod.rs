@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 mod auth_fixture;
+pub mod console_kit;
 pub mod engine_kit;
 mod http_fixture;
+pub mod json_keys;
 #[allow(unused_imports)] // not every test binary starts the OAuth fixture
 pub use auth_fixture::AuthServer;
 #[allow(unused_imports)] // not every test binary starts the HTTP fixture

@@ -49,15 +49,15 @@ impl Executor {
     }
 
     fn trust_state(&self) -> crate::mcp::trust::TrustState {
-        TrustStore::load(self.trust_path.clone()).state(&self.config)
+        TrustStore::load(self.trust_path.clone()).state(self.engine().config())
     }
 
     fn refresh_auth(&self) {
         let trust = self.trust_state();
-        let targets: Vec<_> = oauth_servers(&self.config)
+        let targets: Vec<_> = oauth_servers(self.engine().config())
             .into_iter()
             .map(|name| {
-                let t = target(&self.config, trust, &name);
+                let t = target(self.engine().config(), trust, &name);
                 (name, t)
             })
             .collect();
@@ -98,7 +98,7 @@ impl Executor {
     }
 
     fn sign_in(&mut self, server: String) {
-        let found = target(&self.config, self.trust_state(), &server);
+        let found = target(self.engine().config(), self.trust_state(), &server);
         let tx = self.tx.clone();
         let Ok(target) = found else {
             let result = found.map(|_| String::new());
@@ -137,7 +137,7 @@ impl Executor {
     }
 
     fn sign_out(&self, server: String) {
-        let found = target(&self.config, self.trust_state(), &server);
+        let found = target(self.engine().config(), self.trust_state(), &server);
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = async {

@@ -26,7 +26,7 @@ impl Executor {
 
     /// Where other hosts' files are, for this project.
     fn host_env(&self) -> HostEnv {
-        let mut env = HostEnv::from_process(&self.config.project_root);
+        let mut env = HostEnv::from_process(&self.engine().config().project_root);
         if let Some(home) = &self.hosts_home {
             env.config_home = Some(home.join(".config"));
             env.home = Some(home.clone());
@@ -45,8 +45,9 @@ impl Executor {
                 answers,
             } => self.host_connect(host, &server, &answers),
             HostsEffect::Plan { host, server, to } => {
-                let planned = import_plan(&self.config, &self.host_env(), host, &server, to)
-                    .map(|plan| ImportPreview::of(&plan, &server, to));
+                let planned =
+                    import_plan(self.engine().config(), &self.host_env(), host, &server, to)
+                        .map(|plan| ImportPreview::of(&plan, &server, to));
                 self.send_hosts(HostsMsg::Planned(planned));
             }
             HostsEffect::Write { preview } => self.host_import(&preview),
@@ -58,7 +59,7 @@ impl Executor {
     }
 
     fn read_hosts(&self) {
-        let config = self.config.clone();
+        let config = self.engine().config().clone();
         let env = self.host_env();
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
@@ -76,7 +77,7 @@ impl Executor {
             self.send_hosts(HostsMsg::Connected(Err(why)));
             return;
         };
-        let trust = TrustStore::load(self.trust_path.clone()).state(&self.config);
+        let trust = TrustStore::load(self.trust_path.clone()).state(self.engine().config());
         let places = Places {
             project: &env.project,
             home: env.home.as_deref(),
@@ -114,7 +115,7 @@ impl Executor {
 
     fn host_import(&mut self, preview: &ImportPreview) {
         let result = import_plan(
-            &self.config,
+            self.engine().config(),
             &self.host_env(),
             preview.host,
             &preview.server,

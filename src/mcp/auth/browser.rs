@@ -6,7 +6,7 @@
 use std::process::{Command, Stdio};
 
 /// Tries to open `url` in a browser; true when a command was started.
-pub fn open(url: &str) -> bool {
+pub(crate) fn open(url: &str) -> bool {
     let configured = std::env::var("BROWSER")
         .ok()
         .filter(|b| !b.trim().is_empty());

@@ -1,6 +1,7 @@
 //! The token side of a connection: rmcp's `AuthClient` around the transport's reqwest client,
 //! with this server's stored tokens. It sends the access token (refreshed first when it is about
-//! to expire), and on a 401 refreshes once and retries the refused request once; a rotated
+//! to expire), and on a 401 retries the refused request once, after one refresh shared by every
+//! request refused with the same token ([`super::token_client`]); a rotated
 //! refresh token replaces the old one in the store; `invalid_grant` drops the tokens. Requests go
 //! only to the configured server URL (the transport follows same-origin redirects only), and
 //! token requests only to the authorization server its metadata names.
@@ -17,6 +18,7 @@ use rmcp::transport::auth::{
 use rmcp::transport::streamable_http_client::StreamableHttpClient;
 
 use super::store::CredentialStore;
+use super::token_client::TokenClient;
 use super::{AuthTarget, store_key};
 
 /// How long connect-time discovery (needed only to refresh) may take.
@@ -24,17 +26,17 @@ const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The HTTP client of a connection. `target` is `None` for a server that does not use OAuth (a
 /// configured `Authorization` header, or no store): then nothing is ever added to requests.
-pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
+pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     url: &str,
     inner: C,
     target: Option<(&AuthTarget, &CredentialStore)>,
-) -> Result<AuthClient<C>, String> {
+) -> Result<TokenClient<C>, String> {
     crate::mcp::connection::http::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|_| "the server URL is not usable for OAuth".to_owned())?;
     let Some((target, store)) = target else {
-        return Ok(AuthClient::new(inner, manager));
+        return Ok(TokenClient::new(AuthClient::new(inner, manager), None));
     };
     let key = store_key(url);
     let tokens = store.for_server(&key);
@@ -64,7 +66,10 @@ pub async fn auth_client<C: StreamableHttpClient + Send + Sync>(
             tokens.refreshes_follow();
         }
     }
-    Ok(AuthClient::new(inner, manager))
+    Ok(TokenClient::new(
+        AuthClient::new(inner, manager),
+        Some(tokens),
+    ))
 }
 
 /// Gives the OAuth client its secret (a pre-registered one from the definition, or a kept
@@ -100,7 +105,7 @@ fn configure_secret(
 
 /// Revokes the tokens at the authorization server's revocation endpoint (RFC 7009), when it
 /// has one. True when the server accepted the revocation.
-pub async fn revoke(
+pub(crate) async fn revoke(
     store: &CredentialStore,
     target: &AuthTarget,
     client_id: &str,

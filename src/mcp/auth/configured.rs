@@ -8,7 +8,11 @@ use crate::mcp::sanitize::sanitize;
 use crate::mcp::trust::TrustState;
 
 /// The sign-in target named `name`, or why it has none (in words to show).
-pub fn target(config: &ConfigSet, trust: TrustState, name: &str) -> Result<AuthTarget, String> {
+pub(crate) fn target(
+    config: &ConfigSet,
+    trust: TrustState,
+    name: &str,
+) -> Result<AuthTarget, String> {
     let Some(server) = config.server(name) else {
         return Err(format!(
             "no server named `{}` is configured",
@@ -34,7 +38,7 @@ pub fn target(config: &ConfigSet, trust: TrustState, name: &str) -> Result<AuthT
 }
 
 /// The names of every valid server that signs in with OAuth, in configuration order.
-pub fn oauth_servers(config: &ConfigSet) -> Vec<String> {
+pub(crate) fn oauth_servers(config: &ConfigSet) -> Vec<String> {
     config
         .servers
         .iter()

@@ -22,7 +22,7 @@ use super::{AuthFailure, AuthTarget, SignedIn, describe_auth_error};
 
 /// How the operator takes part in a sign-in.
 #[async_trait::async_trait]
-pub trait SignInFace: Send + Sync {
+pub(crate) trait SignInFace: Send + Sync {
     /// The authorization URL is ready: show it (and open it, where the face does that).
     fn authorize_url(&self, url: &str);
     /// With `--paste`: waits for the operator to paste the final redirect URL. `None` (the
@@ -34,7 +34,7 @@ pub trait SignInFace: Send + Sync {
 
 /// What asked for the sign-in.
 #[derive(Debug, Clone, Default)]
-pub struct Trigger {
+pub(crate) struct Trigger {
     /// The `WWW-Authenticate` challenge of the refusal, when there was one.
     pub challenge: Option<String>,
     /// Scopes a 403 `insufficient_scope` demanded (step-up): asked for together with the held
@@ -43,7 +43,7 @@ pub struct Trigger {
 }
 
 /// Runs one sign-in for `target` and keeps its tokens in `store`.
-pub async fn sign_in(
+pub(crate) async fn sign_in(
     target: &AuthTarget,
     store: &CredentialStore,
     trigger: Trigger,
@@ -250,7 +250,7 @@ fn require_s256(metadata: &AuthorizationMetadata) -> Result<(), AuthFailure> {
 }
 
 /// The key registrations are kept under: the issuer, else the authorization endpoint's origin.
-pub fn authorization_server_key(metadata: &AuthorizationMetadata) -> String {
+pub(crate) fn authorization_server_key(metadata: &AuthorizationMetadata) -> String {
     metadata.issuer.clone().unwrap_or_else(|| {
         url::Url::parse(&metadata.authorization_endpoint).map_or_else(
             |_| metadata.authorization_endpoint.clone(),

@@ -10,12 +10,12 @@
 //! against a real one (gnome-keyring). Errors name the keychain, never the document.
 
 /// The keychain item's service name.
-pub const SERVICE: &str = "mcpdeck";
+pub(crate) const SERVICE: &str = "mcpdeck";
 /// The keychain item's account name.
-pub const ACCOUNT: &str = "credentials";
+pub(crate) const ACCOUNT: &str = "credentials";
 
 /// Whether the operator asked for the file store (`MCPDECK_CREDENTIAL_STORE=file`).
-pub fn file_forced() -> bool {
+pub(crate) fn file_forced() -> bool {
     std::env::var("MCPDECK_CREDENTIAL_STORE").is_ok_and(|v| v.eq_ignore_ascii_case("file"))
 }
 
@@ -28,7 +28,7 @@ mod os {
     /// Whether a keychain answers: it can keep an item without asking anyone (on Linux: a
     /// Secret Service with an unlocked default collection), and the item can be looked up
     /// (found or not).
-    pub fn available() -> bool {
+    pub(crate) fn available() -> bool {
         if !ready() || keyring::Entry::store_status().is_err() {
             return false;
         }
@@ -68,7 +68,7 @@ mod os {
     }
 
     /// The document's text, `None` when there is no item yet.
-    pub fn read() -> Result<Option<String>, String> {
+    pub(crate) fn read() -> Result<Option<String>, String> {
         match entry()?.get_password() {
             Ok(text) => Ok(Some(text)),
             Err(keyring::Error::NoEntry) => Ok(None),
@@ -77,7 +77,7 @@ mod os {
     }
 
     /// Replaces the document's text (one item: the write is whole).
-    pub fn write(text: &str) -> Result<(), String> {
+    pub(crate) fn write(text: &str) -> Result<(), String> {
         entry()?.set_password(text).map_err(|e| e.to_string())
     }
 }
@@ -100,7 +100,7 @@ mod os {
     }
 }
 
-pub use os::{available, read, write};
+pub(crate) use os::{available, read, write};
 
 #[cfg(test)]
 mod tests {

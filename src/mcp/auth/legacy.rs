@@ -44,7 +44,7 @@ fn all_on(metadata: &AuthorizationMetadata, origin_: &str) -> bool {
 /// The metadata at the origin of `server_url`, under the 2025-03-26 rules: `None` when the
 /// server publishes protected-resource metadata (the current rules apply then), when there is
 /// no metadata at its origin, or when it names another origin.
-pub async fn origin_metadata(
+pub(crate) async fn origin_metadata(
     server_url: &str,
 ) -> Result<Option<AuthorizationMetadata>, AuthFailure> {
     let server =

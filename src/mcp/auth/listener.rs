@@ -10,17 +10,17 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
 /// How long the listener waits for the browser.
-pub const CALLBACK_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+pub(crate) const CALLBACK_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
 /// The path the authorization server redirects to.
-pub const CALLBACK_PATH: &str = "/callback";
+pub(crate) const CALLBACK_PATH: &str = "/callback";
 
 /// Largest request head read from the browser.
 const MAX_HEAD: usize = 16 * 1024;
 
 /// Why no usable callback arrived.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CallbackError {
+pub(crate) enum CallbackError {
     /// Nothing arrived in time.
     #[error("no sign-in callback arrived within {} minutes", CALLBACK_TIMEOUT.as_secs() / 60)]
     Timeout,
@@ -38,33 +38,34 @@ pub enum CallbackError {
 }
 
 /// A bound listener waiting for its one callback.
-pub struct RedirectListener {
+pub(crate) struct RedirectListener {
     listener: TcpListener,
     port: u16,
 }
 
 impl RedirectListener {
     /// Binds `127.0.0.1:port` (0: a free port).
-    pub async fn bind(port: u16) -> std::io::Result<Self> {
+    pub(crate) async fn bind(port: u16) -> std::io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", port)).await?;
         let port = listener.local_addr()?.port();
         Ok(Self { listener, port })
     }
 
     /// The redirect URI to register and send.
-    pub fn redirect_uri(&self) -> String {
+    pub(crate) fn redirect_uri(&self) -> String {
         format!("http://127.0.0.1:{}{CALLBACK_PATH}", self.port)
     }
 
     /// The bound port.
-    pub fn port(&self) -> u16 {
+    #[cfg(test)]
+    fn port(&self) -> u16 {
         self.port
     }
 
     /// Waits for the callback (other paths get a 404 and the wait goes on), checks `state`
     /// against `expected_state`, answers the browser and returns the full redirect URL.
     /// Consumes the listener: it closes whatever happens.
-    pub async fn wait(
+    pub(crate) async fn wait(
         self,
         expected_state: &str,
         timeout: Duration,
@@ -167,7 +168,7 @@ async fn respond(stream: &mut TcpStream, status: u16, text: &str) {
 
 /// Checks a pasted redirect URL: it must point at this sign-in's redirect URI (a URL that goes
 /// anywhere else was not produced for this sign-in), carry the expected `state` and no error.
-pub fn check_pasted(
+pub(crate) fn check_pasted(
     pasted: &str,
     redirect_uri: &str,
     expected_state: &str,

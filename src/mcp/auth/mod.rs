@@ -4,27 +4,29 @@
 //! Built on rmcp's `auth` feature (discovery, PKCE, `resource`, refresh, the 401 retry); this
 //! module adds what rmcp leaves to the host: the client identity order and kept registrations
 //! ([`flow`], [`register`]), the loopback listener ([`listener`]), the store ([`store`]), and the
-//! token-carrying HTTP client for connections ([`client`]). It never prints: faces show the
-//! authorization URL through [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
+//! token-carrying HTTP client for connections, with one refresh per refused token ([`client`],
+//! [`token_client`]). It never prints: faces show the authorization URL through
+//! [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
 //! output or anything this module returns.
 
-pub mod browser;
-pub mod client;
-pub mod configured;
-pub mod flow;
-pub mod keychain;
-pub mod legacy;
-pub mod listener;
-pub mod register;
-pub mod store;
+pub(crate) mod browser;
+pub(crate) mod client;
+pub(crate) mod configured;
+pub(crate) mod flow;
+pub(crate) mod keychain;
+pub(crate) mod legacy;
+pub(crate) mod listener;
+pub(crate) mod register;
+pub(crate) mod store;
+pub(crate) mod token_client;
 
 use oauth2::TokenResponse as _;
 use rmcp::transport::auth::AuthError;
 
 use crate::mcp::config::{OAuthDef, ServerDef, Transport};
 use crate::mcp::sanitize::sanitize_capped;
-pub use flow::{SignInFace, Trigger, sign_in};
-pub use store::{CredentialStore, StoreError};
+pub(crate) use flow::{SignInFace, Trigger, sign_in};
+pub(crate) use store::{CredentialStore, StoreError};
 
 /// A server that can sign in, with its OAuth settings resolved.
 #[derive(Clone)]
@@ -96,7 +98,7 @@ impl AuthTarget {
 }
 
 /// The store key of a server URL.
-pub fn store_key(url: &str) -> String {
+pub(crate) fn store_key(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut u) => {
             u.set_fragment(None);
@@ -124,7 +126,7 @@ impl AuthFailure {
 }
 
 /// rmcp's error in our words: its own text only where it carries no server body.
-pub fn describe_auth_error(e: &AuthError) -> AuthFailure {
+pub(crate) fn describe_auth_error(e: &AuthError) -> AuthFailure {
     let text = match e {
         AuthError::PkceUnsupported => {
             "the authorization server does not support PKCE S256; mcpdeck refuses to sign in without it".to_owned()
@@ -160,7 +162,8 @@ pub fn describe_auth_error(e: &AuthError) -> AuthFailure {
 
 /// What the store says about one server's sign-in. Never a token.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct SignedIn {
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SignedIn {
     /// Granted scopes.
     pub scopes: Vec<String>,
     /// When the access token expires (seconds since the epoch), when known.
@@ -172,7 +175,7 @@ pub struct SignedIn {
 }
 
 /// The sign-in stored for `target`, if any.
-pub fn status_of(
+pub(crate) fn status_of(
     store: &CredentialStore,
     target: &AuthTarget,
 ) -> Result<Option<SignedIn>, StoreError> {
@@ -196,7 +199,8 @@ pub fn status_of(
 
 /// What `logout` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct LoggedOut {
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LoggedOut {
     /// Whether tokens were stored.
     pub had_tokens: bool,
     /// Whether the authorization server accepted the revocation.
@@ -204,7 +208,7 @@ pub struct LoggedOut {
 }
 
 /// Revokes the stored tokens at the revocation endpoint when there is one, then forgets them.
-pub async fn logout(
+pub(crate) async fn logout(
     store: &CredentialStore,
     target: &AuthTarget,
 ) -> Result<LoggedOut, AuthFailure> {

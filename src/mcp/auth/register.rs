@@ -16,7 +16,7 @@ const METHODS: &[&str] = &["none", "client_secret_basic", "client_secret_post"];
 /// The method to register with, from the server's `token_endpoint_auth_methods_supported`
 /// (absent means the RFC 8414 default, `client_secret_basic`, plus public clients, which
 /// registration endpoints generally accept).
-pub fn choose_method(metadata: &AuthorizationMetadata) -> Result<&'static str, String> {
+pub(crate) fn choose_method(metadata: &AuthorizationMetadata) -> Result<&'static str, String> {
     let Some(listed) = metadata
         .additional_fields
         .get("token_endpoint_auth_methods_supported")
@@ -36,7 +36,7 @@ pub fn choose_method(metadata: &AuthorizationMetadata) -> Result<&'static str, S
 }
 
 /// Registers mcpdeck at `endpoint` for `redirect_uri`.
-pub async fn register(
+pub(crate) async fn register(
     endpoint: &str,
     metadata: &AuthorizationMetadata,
     redirect_uri: &str,

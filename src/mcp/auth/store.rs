@@ -96,7 +96,7 @@ pub struct CredentialStore {
 }
 
 /// `$XDG_STATE_HOME/mcpdeck` (else `~/.local/state/mcpdeck`).
-pub fn state_dir() -> Option<PathBuf> {
+pub(crate) fn state_dir() -> Option<PathBuf> {
     use etcetera::BaseStrategy as _;
     let xdg = etcetera::base_strategy::Xdg::new().ok()?;
     Some(xdg.state_dir()?.join("mcpdeck"))
@@ -347,6 +347,33 @@ impl ServerTokens {
     /// The connection's OAuth client is configured: an expiring load is followed by a refresh.
     pub fn refreshes_follow(&self) {
         self.can_refresh.store(true, Ordering::SeqCst);
+    }
+
+    /// After the server refused the access token `sent`: whether the stored token is another
+    /// one by now (a refresh happened meanwhile, or the sign-in was dropped), looked at under
+    /// the lock. When it is not, the lock is handed to the refresh that follows, so no other
+    /// refresh can start in between.
+    pub async fn replaced_since(&self, sent: &str) -> Result<bool, AuthError> {
+        use oauth2::TokenResponse as _;
+        drop(self.take_handed());
+        let (store, key) = (self.store.clone(), self.key.clone());
+        let (file, stored) = blocking(move || {
+            let file = store.lock()?;
+            let stored = store.tokens(&key)?;
+            Ok((file, stored))
+        })
+        .await?;
+        let current = stored
+            .as_ref()
+            .and_then(|c| c.token_response.as_ref())
+            .map(|t| t.access_token().secret().as_str() == sent);
+        if current != Some(true) {
+            return Ok(true);
+        }
+        if self.can_refresh.load(Ordering::SeqCst) {
+            self.hand_over(file);
+        }
+        Ok(false)
     }
 
     fn take_handed(&self) -> Option<std::fs::File> {

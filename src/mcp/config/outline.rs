@@ -13,7 +13,7 @@ use std::ops::Range;
 
 /// One object member: its key and where its value lies in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpanMember {
+pub(super) struct SpanMember {
     /// The key, unescaped.
     pub key: String,
     /// Byte offset of the key's opening quote.
@@ -24,7 +24,7 @@ pub struct SpanMember {
 
 /// The outline of a file whose top level is an object.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outline {
+pub(super) struct Outline {
     /// Every top-level member, in file order.
     pub top: Vec<SpanMember>,
     /// The members of `mcpServers` when it appears once and is an object.
@@ -36,7 +36,7 @@ const MAX_DEPTH: usize = 512;
 
 /// The outline of `text`, or `None` when it is not strict JSON with an object at the top, or
 /// names `mcpServers` more than once.
-pub fn outline(text: &str) -> Option<Outline> {
+pub(super) fn outline(text: &str) -> Option<Outline> {
     let mut scan = Scanner {
         text,
         bytes: text.as_bytes(),
@@ -243,7 +243,11 @@ impl Scanner<'_> {
 /// object's members are held as borrowed key and value spans one level at a time, so a
 /// definition of 100,000 `env` keys costs a few megabytes, not a tree of them. `None` when the
 /// span is not strict JSON (then `out` may hold part of the text).
-pub fn write_canonical_span(text: &str, range: Range<usize>, out: &mut String) -> Option<()> {
+pub(super) fn write_canonical_span(
+    text: &str,
+    range: Range<usize>,
+    out: &mut String,
+) -> Option<()> {
     let mut scan = Scanner {
         text,
         bytes: text.as_bytes(),

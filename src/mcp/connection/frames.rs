@@ -2,7 +2,7 @@
 //!
 //! rmcp silently drops a stdout line longer than 16 MiB or one it cannot decode, and the request
 //! waiting for it hangs until its deadline. So mcpdeck reads the child's stdout itself, one
-//! bounded line at a time, and decodes each line once: a line longer than [`MAX_FRAME_BYTES`]
+//! bounded line at a time (with [`crate::mcp::line_reader`]), and decodes each line once: a line longer than [`MAX_FRAME_BYTES`]
 //! ends the stream with a recorded `limit`; a line that cannot be a JSON object or array is
 //! counted and skipped; a line that is undecodable (invalid UTF-8, nested too deep, not a
 //! JSON-RPC message) fails the request it answers at once (see [`super::faults`]); every other
@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ServerJsonRpcMessage};
 use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, mpsc};
 
 use super::faults::{Faults, Listing, decode};
+use crate::mcp::line_reader::{Line, LineReader};
 
 /// The largest stdout line (one JSON-RPC frame) accepted from a stdio server.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
@@ -62,45 +63,19 @@ pub async fn pump<R>(
 ) where
     R: AsyncRead + Unpin,
 {
-    let mut reader = BufReader::with_capacity(64 * 1024, input);
+    let mut reader = LineReader::new(input, MAX_FRAME_BYTES, 64 * 1024);
     let mut line: Vec<u8> = Vec::new();
-    loop {
-        let (consumed, complete) = {
-            let Ok(buf) = reader.fill_buf().await else {
-                return;
-            };
-            if buf.is_empty() {
-                // EOF: a final unterminated line is still a frame.
-                if !line.is_empty() {
-                    let _ = forward(&output, &line, &stats, &faults).await;
-                }
-                return;
-            }
-            if let Some(pos) = memchr::memchr(b'\n', buf) {
-                if line.len() + pos > MAX_FRAME_BYTES {
-                    stats.oversized.store(true, Ordering::SeqCst);
-                    return;
-                }
-                line.extend_from_slice(&buf[..pos]);
-                (pos + 1, true)
-            } else {
-                if line.len() + buf.len() > MAX_FRAME_BYTES {
-                    stats.oversized.store(true, Ordering::SeqCst);
-                    return;
-                }
-                line.extend_from_slice(buf);
-                (buf.len(), false)
-            }
-        };
-        reader.consume(consumed);
-        if complete {
-            if forward(&output, &line, &stats, &faults).await.is_err() {
-                return;
-            }
-            line.clear();
-            if line.capacity() > 1024 * 1024 {
-                line.shrink_to(64 * 1024);
-            }
+    // A read error ends the stream like EOF does.
+    while let Ok(Some(read)) = reader.read_line(&mut line).await {
+        if read == Line::TooLong {
+            stats.oversized.store(true, Ordering::SeqCst);
+            return;
+        }
+        if forward(&output, &line, &stats, &faults).await.is_err() {
+            return;
+        }
+        if line.capacity() > 1024 * 1024 {
+            line = Vec::with_capacity(64 * 1024);
         }
     }
 }
@@ -111,7 +86,6 @@ async fn forward(
     stats: &FrameStats,
     faults: &Faults,
 ) -> Result<(), ()> {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.trim_ascii().is_empty() {
         return Ok(());
     }
@@ -227,6 +201,43 @@ mod tests {
         assert_eq!(stats.non_json_lines.load(Ordering::Relaxed), 2);
         // `[1]` is JSON but no message, and has no id: counted and skipped.
         assert_eq!(faults.skipped(), 1);
+        assert!(stats.oversized.load(Ordering::SeqCst));
+    }
+
+    /// A response line of exactly `len` bytes (padded inside its result).
+    fn response_of_len(id: u32, len: usize) -> Vec<u8> {
+        let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"pad\":\"");
+        let tail = "\"}}";
+        let mut line = head.into_bytes();
+        line.resize(len - tail.len(), b'x');
+        line.extend_from_slice(tail.as_bytes());
+        line
+    }
+
+    #[tokio::test]
+    async fn a_frame_of_exactly_the_limit_is_decoded_and_one_byte_more_ends_the_stream() {
+        let mut input = response_of_len(1, MAX_FRAME_BYTES);
+        input.push(b'\n');
+        input.extend(response_of_len(2, MAX_FRAME_BYTES + 1));
+        input.extend(b"\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n");
+        let (tx, mut rx) = channel();
+        let stats = Arc::new(FrameStats::default());
+        let faults = Arc::new(Faults::default());
+        let task = tokio::spawn(pump(
+            std::io::Cursor::new(input),
+            tx,
+            stats.clone(),
+            faults.clone(),
+        ));
+        let mut ids = Vec::new();
+        while let Some(m) = rx.recv().await {
+            let ServerJsonRpcMessage::Response(r) = m else {
+                panic!("a response was expected");
+            };
+            ids.push(r.id.to_string());
+        }
+        task.await.expect("joins");
+        assert_eq!(ids, ["1"]);
         assert!(stats.oversized.load(Ordering::SeqCst));
     }
 }

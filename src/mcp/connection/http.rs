@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::auth::AuthClient;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
@@ -24,6 +23,7 @@ use super::error::{ConnectError, ErrorClass};
 use super::faults::Faults;
 use super::http_guard::GuardedClient;
 use crate::mcp::auth::client::auth_client;
+use crate::mcp::auth::token_client::TokenClient;
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -49,9 +49,9 @@ const RESERVED_HEADERS: &[&str] = &[
 /// Resolved configured headers, as rmcp's config takes them.
 pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
-/// The rmcp transport type used for HTTP servers: rmcp's OAuth client (which adds nothing to
+/// The rmcp transport type used for HTTP servers: the OAuth token client (which adds nothing to
 /// the requests of a server without stored tokens) around the guarded reqwest client.
-pub type HttpTransport = StreamableHttpClientTransport<AuthClient<GuardedClient>>;
+pub type HttpTransport = StreamableHttpClientTransport<TokenClient<GuardedClient>>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {

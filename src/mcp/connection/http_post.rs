@@ -32,7 +32,7 @@ type HttpError = StreamableHttpError<reqwest::Error>;
 const PREVIEW_BYTES: usize = 256;
 
 /// What a listing POST needs besides the message.
-pub struct ListingPost<'a> {
+pub(super) struct ListingPost<'a> {
     /// The HTTP client (redirect rules and timeouts included).
     pub client: &'a reqwest::Client,
     /// The endpoint.
@@ -48,7 +48,7 @@ pub struct ListingPost<'a> {
 }
 
 /// Posts `message` and reads its answer within the bounds; see the module comment.
-pub async fn post_listing(
+pub(super) async fn post_listing(
     post: ListingPost<'_>,
     message: &ClientJsonRpcMessage,
     faults: &Faults,

@@ -6,7 +6,8 @@ use tokio::io::AsyncWriteExt as _;
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
-use super::protocol::{FromConsole, LineRead, MAX_LINE, SessionSnapshot, ToConsole, read_line};
+use super::protocol::{FromConsole, MAX_LINE, READ_CHUNK, SessionSnapshot, ToConsole};
+use crate::mcp::line_reader::{Line, LineReader};
 use crate::mcp::policy::Decision;
 
 /// The directory serve sessions publish their sockets in.
@@ -35,7 +36,7 @@ pub fn list_sockets(dir: &Path) -> Vec<PathBuf> {
 
 /// A connection to one serve session.
 pub struct ControlClient {
-    reader: tokio::io::BufReader<OwnedReadHalf>,
+    reader: LineReader<OwnedReadHalf>,
     line: Vec<u8>,
     write: OwnedWriteHalf,
 }
@@ -46,7 +47,7 @@ impl ControlClient {
         let stream = UnixStream::connect(path).await?;
         let (read, write) = stream.into_split();
         let mut client = Self {
-            reader: tokio::io::BufReader::new(read),
+            reader: LineReader::new(read, MAX_LINE, READ_CHUNK),
             line: Vec::new(),
             write,
         };
@@ -71,7 +72,7 @@ impl ControlClient {
         let stream = UnixStream::connect(path).await?;
         let (read, write) = stream.into_split();
         let mut client = Self {
-            reader: tokio::io::BufReader::new(read),
+            reader: LineReader::new(read, MAX_LINE, READ_CHUNK),
             line: Vec::new(),
             write,
         };
@@ -99,10 +100,10 @@ impl ControlClient {
     /// The next message from the session (None when it closed).
     pub async fn next(&mut self) -> std::io::Result<Option<ToConsole>> {
         loop {
-            match read_line(&mut self.reader, &mut self.line, MAX_LINE).await? {
-                LineRead::Line => {}
-                LineRead::End => return Ok(None),
-                LineRead::TooLong => {
+            match self.reader.read_line(&mut self.line).await? {
+                Some(Line::Complete) => {}
+                None => return Ok(None),
+                Some(Line::TooLong) => {
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
                         "control line too long",

@@ -18,7 +18,8 @@ use tokio::io::AsyncWriteExt as _;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromConsole, LineRead, MAX_LINE, SessionSnapshot, ToConsole, read_line};
+use super::protocol::{FromConsole, MAX_LINE, READ_CHUNK, SessionSnapshot, ToConsole};
+use crate::mcp::line_reader::{Line, LineReader};
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
 /// How long an approval waits for a console to re-attach once one was attached in this run.
@@ -243,10 +244,10 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
     });
     // A bounded reader: a same-user client that never sends a newline costs at most one line
     // limit, and its connection is closed.
-    let mut reader = tokio::io::BufReader::new(read);
+    let mut reader = LineReader::new(read, MAX_LINE, READ_CHUNK);
     let mut line = Vec::new();
     let mut attached = false;
-    while let Ok(LineRead::Line) = read_line(&mut reader, &mut line, MAX_LINE).await {
+    while let Ok(Some(Line::Complete)) = reader.read_line(&mut line).await {
         let Ok(message) = serde_json::from_slice::<FromConsole>(&line) else {
             eprintln!("mcpdeck serve: ignored a malformed control message");
             continue;

@@ -6,58 +6,12 @@ use std::path::PathBuf;
 
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
-/// Longest accepted line, in bytes.
+/// Longest accepted line, in bytes: a peer that never sends a newline costs at most this
+/// (plus [`READ_CHUNK`]), and its connection is closed.
 pub const MAX_LINE: usize = 64 * 1024;
 
-/// What [`read_line`] found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineRead {
-    /// A line (without its newline) is in the buffer; a last line without newline counts too.
-    Line,
-    /// The peer closed with nothing left to read.
-    End,
-    /// The line passed `max` bytes; the connection should be closed. What was read is dropped.
-    TooLong,
-}
-
-/// Reads one newline-terminated line into `line` (cleared first), never holding more than `max`
-/// bytes of it: a peer that never sends a newline costs at most `max` bytes plus the reader's
-/// buffer, not whatever it writes.
-pub async fn read_line<R>(
-    reader: &mut R,
-    line: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<LineRead>
-where
-    R: tokio::io::AsyncBufRead + Unpin,
-{
-    use tokio::io::AsyncBufReadExt as _;
-    line.clear();
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if line.is_empty() {
-                LineRead::End
-            } else {
-                LineRead::Line
-            });
-        }
-        let (chunk, used, done) = match memchr::memchr(b'\n', available) {
-            Some(at) => (&available[..at], at + 1, true),
-            None => (available, available.len(), false),
-        };
-        if line.len() + chunk.len() > max {
-            line.clear();
-            line.shrink_to(max);
-            return Ok(LineRead::TooLong);
-        }
-        line.extend_from_slice(chunk);
-        reader.consume(used);
-        if done {
-            return Ok(LineRead::Line);
-        }
-    }
-}
+/// How much of the socket is read at a time.
+pub const READ_CHUNK: usize = 8 * 1024;
 
 /// One server in a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -70,6 +24,7 @@ pub struct ServerSnapshot {
 
 /// What a serve session reports about itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SessionSnapshot {
     /// The serve process's pid.
     pub pid: u32,
@@ -85,7 +40,7 @@ pub struct SessionSnapshot {
     pub pending: Vec<ApprovalRequest>,
     /// Operations waiting for a console or watcher to attach (or re-attach) before they can
     /// be put to one; each fails closed when the grace ends with nobody attached.
-    #[serde(default, rename = "awaitingConsole")]
+    #[serde(default)]
     pub awaiting_console: usize,
 }
 
@@ -130,56 +85,18 @@ pub enum FromConsole {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::line_reader::{Line, LineReader};
 
     #[tokio::test]
     async fn an_endless_line_is_too_long_without_being_held() {
-        let mut endless = tokio::io::BufReader::new(tokio::io::repeat(b'a'));
+        let mut endless = LineReader::new(tokio::io::repeat(b'a'), MAX_LINE, READ_CHUNK);
         let mut line = Vec::new();
-        let read = read_line(&mut endless, &mut line, MAX_LINE)
-            .await
-            .expect("reads");
-        assert_eq!(read, LineRead::TooLong);
+        let read = endless.read_line(&mut line).await.expect("reads");
+        assert_eq!(read, Some(Line::TooLong));
         assert!(
             line.capacity() <= MAX_LINE,
             "{} bytes held",
             line.capacity()
-        );
-    }
-
-    #[tokio::test]
-    async fn lines_up_to_the_limit_are_read_and_the_last_needs_no_newline() {
-        let exact = "b".repeat(MAX_LINE);
-        let input = format!("{{}}\n{exact}\n{exact}b\nlast");
-        let mut reader = tokio::io::BufReader::with_capacity(1000, input.as_bytes());
-        let mut line = Vec::new();
-        let mut seen = Vec::new();
-        for _ in 0..3 {
-            let read = read_line(&mut reader, &mut line, MAX_LINE)
-                .await
-                .expect("reads");
-            seen.push((read, line.len()));
-        }
-        assert_eq!(
-            seen,
-            [
-                (LineRead::Line, 2),
-                (LineRead::Line, MAX_LINE),
-                (LineRead::TooLong, 0)
-            ]
-        );
-        let mut last = tokio::io::BufReader::new("last".as_bytes());
-        assert_eq!(
-            read_line(&mut last, &mut line, MAX_LINE)
-                .await
-                .expect("reads"),
-            LineRead::Line
-        );
-        assert_eq!(line, b"last");
-        assert_eq!(
-            read_line(&mut last, &mut line, MAX_LINE)
-                .await
-                .expect("reads"),
-            LineRead::End
         );
     }
 }

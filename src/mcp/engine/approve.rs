@@ -16,7 +16,7 @@ use crate::mcp::sanitize::sanitize_capped;
 pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024;
 
 /// The effects an operation may have, and whether they are the server's claim.
-pub fn effects(annotations: Option<&ToolAnnotations>) -> (Vec<Effect>, bool) {
+pub(super) fn effects(annotations: Option<&ToolAnnotations>) -> (Vec<Effect>, bool) {
     let Some(a) = annotations.filter(|a| {
         a.read_only_hint.is_some() || a.destructive_hint.is_some() || a.open_world_hint.is_some()
     }) else {
@@ -35,7 +35,7 @@ pub fn effects(annotations: Option<&ToolAnnotations>) -> (Vec<Effect>, bool) {
 
 /// The arguments as the operator reads them: pretty JSON, every resolved secret redacted,
 /// sanitised, at most [`MAX_ARGUMENT_BYTES`].
-pub fn shown_arguments(arguments: &Value, redactor: &Redactor) -> String {
+pub(super) fn shown_arguments(arguments: &Value, redactor: &Redactor) -> String {
     let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
     sanitize_capped(&redactor.redact(&pretty), MAX_ARGUMENT_BYTES)
 }

@@ -28,33 +28,35 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 
 /// A handle to the process-wide cleanup registry.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Cleanup;
+pub(crate) struct Cleanup;
 
+// A handle: the methods take it so that callers name the registry they register with.
+#[allow(clippy::unused_self)]
 impl Cleanup {
     /// Registers a directory (or a file, such as a socket) to remove on an abnormal exit.
-    pub fn add_dir(self, dir: PathBuf) {
+    pub(crate) fn add_dir(self, dir: PathBuf) {
         registry().dirs.insert(dir);
     }
 
     /// Forgets a directory (it was removed in order).
-    pub fn remove_dir(self, dir: &PathBuf) {
+    pub(crate) fn remove_dir(self, dir: &PathBuf) {
         registry().dirs.remove(dir);
     }
 
     /// Registers a process group to kill on an abnormal exit.
-    pub fn add_group(self, pgid: u32) {
+    pub(crate) fn add_group(self, pgid: u32) {
         registry().groups.insert(pgid);
     }
 
     /// Forgets a process group (it was shut down in order).
-    pub fn remove_group(self, pgid: u32) {
+    pub(crate) fn remove_group(self, pgid: u32) {
         registry().groups.remove(&pgid);
     }
 }
 
 /// Kills every registered process group and removes every registered directory. Safe to call
 /// more than once and from a panic hook or signal path.
-pub fn emergency() {
+pub(crate) fn emergency() {
     let (dirs, groups) = {
         let mut r = registry();
         (std::mem::take(&mut r.dirs), std::mem::take(&mut r.groups))
@@ -77,7 +79,7 @@ pub fn emergency() {
 }
 
 /// Installs a panic hook that runs [`emergency`] before the previous hook.
-pub fn install_panic_hook() {
+pub(crate) fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         emergency();

@@ -129,7 +129,7 @@ fn not_offered(ctx: &OpContext<'_>, what: &str) -> Failure {
 }
 
 /// `completion/complete`.
-pub async fn complete(
+pub(super) async fn complete(
     ctx: &OpContext<'_>,
     target: &CompletionTarget,
     argument: &str,
@@ -200,7 +200,7 @@ pub async fn complete(
 }
 
 /// The URI template named `template` (its name or its URI template) in the server's listing.
-pub async fn find_template(ctx: &OpContext<'_>, template: &str) -> Result<String, Failure> {
+pub(super) async fn find_template(ctx: &OpContext<'_>, template: &str) -> Result<String, Failure> {
     let listing = super::ops::resource_listing(ctx).await?;
     let found = listing
         .templates
@@ -229,7 +229,7 @@ pub async fn find_template(ctx: &OpContext<'_>, template: &str) -> Result<String
 }
 
 /// Expands the template named `template` with `values`: the URI to read.
-pub async fn expand_template(
+pub(super) async fn expand_template(
     ctx: &OpContext<'_>,
     template: &str,
     values: &BTreeMap<String, VarValue>,
@@ -240,7 +240,7 @@ pub async fn expand_template(
 
 /// `resources/subscribe` or `resources/unsubscribe` of a URI, or of a listed resource by its
 /// opaque reference (the result then names its URI).
-pub async fn subscription(
+pub(super) async fn subscription(
     ctx: &OpContext<'_>,
     uri: &str,
     subscribe: bool,
@@ -331,7 +331,7 @@ fn task_failure(ctx: &OpContext<'_>, e: &crate::mcp::connection::RequestError) -
 }
 
 /// `tasks/list`.
-pub async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+pub(super) async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
     let tasks = crate::mcp::client::tasks::list_tasks(&conn)
         .await
@@ -350,7 +350,11 @@ pub async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> {
 }
 
 /// `tasks/get` or `tasks/cancel`.
-pub async fn task(ctx: &OpContext<'_>, id: &str, cancel_it: bool) -> Result<Success, Failure> {
+pub(super) async fn task(
+    ctx: &OpContext<'_>,
+    id: &str,
+    cancel_it: bool,
+) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
     let state = if cancel_it {
         crate::mcp::client::tasks::cancel_task_by_id(&conn, id, ctx.cancel).await
@@ -368,7 +372,7 @@ pub async fn task(ctx: &OpContext<'_>, id: &str, cancel_it: bool) -> Result<Succ
 }
 
 /// `tasks/result`: the task's tool result, shaped like a call's.
-pub async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success, Failure> {
+pub(super) async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
     let result = crate::mcp::client::tasks::task_result(&conn, id, ctx.cancel)
         .await
@@ -383,7 +387,7 @@ pub async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success, Failu
 }
 
 /// `logging/setLevel`, refused before anything is sent when the server declared no logging.
-pub async fn set_log_level(ctx: &OpContext<'_>, level: &str) -> Result<Success, Failure> {
+pub(super) async fn set_log_level(ctx: &OpContext<'_>, level: &str) -> Result<Success, Failure> {
     let Some(level) = crate::mcp::client::parse_level(level) else {
         return Err(Failure::invalid(format!(
             "`{}` is not a log level (debug, info, notice, warning, error, critical, alert, emergency)",

@@ -9,14 +9,14 @@ use crate::mcp::results::SpillEntry;
 
 /// The closing hints of model-visible texts, in the agents' request shape. A face that speaks
 /// another language (the CLI names its own commands) replaces them whole.
-pub mod hints {
+pub(crate) mod hints {
     /// After a tools listing.
-    pub const DESCRIBE: &str =
+    pub(crate) const DESCRIBE: &str =
         "Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.";
     /// After a resources listing.
-    pub const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
+    pub(crate) const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
     /// After the status text.
-    pub const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
+    pub(crate) const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
 }
 
 /// A failed operation: a safe class, a safe message and the CLI exit code.
@@ -154,5 +154,14 @@ impl Outcome {
     /// The CLI exit code.
     pub fn exit_code(&self) -> u8 {
         self.body.as_ref().map_or_else(|f| f.exit, |_| 0)
+    }
+}
+
+impl Failure {
+    /// A failure from a connection error.
+    pub fn from_connect(e: &crate::mcp::connection::ConnectError) -> Self {
+        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
+        failure.detail = serde_json::to_value(&e.class).ok();
+        failure
     }
 }

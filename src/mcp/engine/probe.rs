@@ -9,8 +9,8 @@ use rmcp::model::{ClientRequest, PingRequest, ServerResult};
 use tokio_util::sync::CancellationToken;
 
 use super::Engine;
+use super::face::ConnectContext;
 use super::outcome::Failure;
-use super::slot::ConnectContext;
 use crate::mcp::connection::max_total_for;
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -77,7 +77,7 @@ impl Engine {
                 1,
             ));
         };
-        let cancel = super::combine(cancel, &self.shutdown);
+        let cancel = super::dispatch::combine(cancel, &self.shutdown);
         let connect = ConnectContext {
             lookup: &*self.lookup,
             events: self.events_tx.clone(),

@@ -9,48 +9,18 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
-use rmcp::model::{Prompt, Resource, ResourceTemplate};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::face::{ClientFace, ConnectContext};
+use super::live::{Catalog, Live, close_live};
 use super::outcome::Failure;
-use crate::mcp::catalog::{PinSet, ToolCatalog};
+use crate::mcp::catalog::PinSet;
 use crate::mcp::clock::now_rfc3339;
 use crate::mcp::config::{ServerDef, ServerEntry};
 use crate::mcp::connection::retry::connect_series_client;
-use crate::mcp::connection::{ConnectError, Connection, ServerEvent};
-use crate::mcp::results::{Redactor, RefKey, ResourceRefs};
+use crate::mcp::results::{Redactor, ResourceRefs};
 use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::{LastError, RuntimeStatus, ServerState};
-
-/// Resources and templates as listed on one generation.
-#[derive(Debug, Default)]
-pub struct ResourceListing {
-    /// The listed resources.
-    pub resources: Vec<Resource>,
-    /// The listed templates (empty when the server has none or does not support them).
-    pub templates: Vec<ResourceTemplate>,
-}
-
-/// One established connection and what was learned on it.
-pub struct Live {
-    /// The connection. Requests hold a read guard; closing takes the write guard.
-    pub conn: tokio::sync::RwLock<Connection>,
-    /// This connection's generation (1 for the first connection of the process).
-    pub generation: u64,
-    /// Redacts this connection's resolved secrets from everything it returns.
-    pub redactor: Redactor,
-    /// The tool catalog of this generation, once listed.
-    pub tools: tokio::sync::Mutex<Option<Arc<ToolCatalog>>>,
-    /// The resource listing of this generation, once listed.
-    pub resources: tokio::sync::Mutex<Option<Arc<ResourceListing>>>,
-    /// The prompts of this generation, once listed.
-    pub prompts: tokio::sync::Mutex<Option<Arc<Vec<Prompt>>>>,
-    /// The opaque references handed out for this server's resources.
-    pub refs: Mutex<ResourceRefs>,
-    /// The stdio process group, for emergency cleanup (None for HTTP).
-    pub pgid: Option<u32>,
-}
 
 /// Facts kept for status.
 #[derive(Debug, Default)]
@@ -62,7 +32,7 @@ struct Facts {
 }
 
 /// One configured server.
-pub struct Slot {
+pub(super) struct Slot {
     /// The configured name.
     pub name: String,
     /// The effective entry (its `def` is `None` when invalid).
@@ -94,7 +64,7 @@ struct Approvals {
 
 impl Slot {
     /// A slot for `entry` in `static_state`.
-    pub fn new(entry: Arc<ServerEntry>, static_state: ServerState) -> Self {
+    pub(super) fn new(entry: Arc<ServerEntry>, static_state: ServerState) -> Self {
         let file_dir = entry
             .source
             .file
@@ -115,7 +85,7 @@ impl Slot {
     }
 
     /// Remembers the log level the operator asked for, so a new connection asks it again.
-    pub fn remember_log_level(&self, level: &str) {
+    pub(super) fn remember_log_level(&self, level: &str) {
         *self
             .log_level
             .lock()
@@ -137,7 +107,7 @@ impl Slot {
 
     /// This session's roots: the face's choice for this definition at first, then whatever
     /// the operator made of them.
-    pub fn session_roots(&self, face: &ClientFace) -> crate::mcp::client::SharedRoots {
+    pub(super) fn session_roots(&self, face: &ClientFace) -> crate::mcp::client::SharedRoots {
         self.roots
             .get_or_init(|| {
                 let configured = self.def().ok().and_then(|d| d.roots.clone());
@@ -161,23 +131,23 @@ impl Slot {
     }
 
     /// Whether `operation` was allowed for the session.
-    pub fn session_approved(&self, operation: &str) -> bool {
+    pub(super) fn session_approved(&self, operation: &str) -> bool {
         self.approvals().session.contains(operation)
     }
 
     /// Allows `operation` for the rest of the session.
-    pub fn approve_session(&self, operation: String) {
+    pub(super) fn approve_session(&self, operation: String) {
         self.approvals().session.insert(operation);
     }
 
     /// Whether `tool`'s definition changed since it was first listed in this session.
-    pub fn tool_changed(&self, tool: &str) -> bool {
+    pub(super) fn tool_changed(&self, tool: &str) -> bool {
         self.approvals().changed.contains(tool)
     }
 
     /// Pins newly listed tools; a tool whose definition changed is flagged and its session
     /// approval dropped.
-    pub fn observe_tools(&self, tools: &[rmcp::model::Tool]) {
+    pub(super) fn observe_tools(&self, tools: &[rmcp::model::Tool]) {
         let mut approvals = self.approvals();
         for name in approvals.pins.observe(tools) {
             approvals.session.remove(&format!("tools.call {name}"));
@@ -186,7 +156,7 @@ impl Slot {
     }
 
     /// The current connection, if any.
-    pub fn live(&self) -> Option<Arc<Live>> {
+    pub(super) fn live(&self) -> Option<Arc<Live>> {
         self.live
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -202,12 +172,12 @@ impl Slot {
     }
 
     /// The state status shows now.
-    pub fn state(&self) -> ServerState {
+    pub(super) fn state(&self) -> ServerState {
         self.facts().state.unwrap_or(self.static_state)
     }
 
     /// The facts status shows now.
-    pub fn runtime(&self) -> RuntimeStatus {
+    pub(super) fn runtime(&self) -> RuntimeStatus {
         self.facts().runtime.clone()
     }
 
@@ -253,7 +223,7 @@ impl Slot {
     }
 
     /// Records a failure for status and returns it.
-    pub fn record_failure(&self, failure: Failure) -> Failure {
+    pub(super) fn record_failure(&self, failure: Failure) -> Failure {
         let mut facts = self.facts();
         facts.state = Some(ServerState::Failed);
         facts.runtime.last_error = Some(LastError {
@@ -266,7 +236,7 @@ impl Slot {
     }
 
     /// Records catalog sizes for status.
-    pub fn record_sizes(
+    pub(super) fn record_sizes(
         &self,
         tools: Option<usize>,
         resources: Option<usize>,
@@ -302,7 +272,7 @@ impl Slot {
     }
 
     /// The live connection, connecting first when needed.
-    pub async fn ensure(
+    pub(super) async fn ensure(
         &self,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
@@ -331,7 +301,7 @@ impl Slot {
 
     /// Closes the current connection (if any) and makes one fresh attempt series. Concurrent
     /// reconnects coalesce: a caller that waited for another's reconnect uses its result.
-    pub async fn reconnect(
+    pub(super) async fn reconnect(
         &self,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
@@ -407,7 +377,7 @@ impl Slot {
     }
 
     /// Drops the catalog a `list_changed` notification made stale.
-    pub fn invalidate(&self, which: Catalog) {
+    pub(super) fn invalidate(&self, which: Catalog) {
         let Some(live) = self.live() else { return };
         // A listing in progress holds the lock; its result is already stale, so clear after it.
         tokio::spawn(async move {
@@ -420,14 +390,14 @@ impl Slot {
     }
 
     /// Marks the connection dead after its process exited on its own.
-    pub fn on_exited(&self) {
+    pub(super) fn on_exited(&self) {
         if let Some(live) = self.live() {
             self.retire_dead(&live);
         }
     }
 
     /// Closes the connection, if any (shutdown).
-    pub async fn close(&self, cleanup: &super::cleanup::Cleanup) {
+    pub(super) async fn close(&self, cleanup: &super::cleanup::Cleanup) {
         let _gate = self.gate.lock().await;
         if let Some(live) = self.set_live(None) {
             close_live(&live, cleanup).await;
@@ -443,24 +413,6 @@ impl Slot {
     }
 }
 
-/// Which catalog a notification concerns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Catalog {
-    /// Tools.
-    Tools,
-    /// Resources and templates.
-    Resources,
-    /// Prompts.
-    Prompts,
-}
-
-async fn close_live(live: &Arc<Live>, cleanup: &super::cleanup::Cleanup) {
-    live.conn.write().await.close().await;
-    if let Some(pgid) = live.pgid {
-        cleanup.remove_group(pgid);
-    }
-}
-
 fn with_hint(mut failure: Failure) -> Failure {
     if !failure.message.contains("reconnect") {
         failure.message.push_str(
@@ -468,72 +420,6 @@ fn with_hint(mut failure: Failure) -> Failure {
         );
     }
     failure
-}
-
-/// What connecting needs from the engine.
-pub struct ConnectContext<'a> {
-    /// Looks up environment variables for references.
-    pub lookup: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
-    /// Where connections send notifications.
-    pub events: mpsc::Sender<ServerEvent>,
-    /// Whether connections also report their JSON-RPC traffic.
-    pub traffic: bool,
-    /// The key for resource references.
-    pub ref_key: &'a RefKey,
-    /// Emergency cleanup registry.
-    pub cleanup: &'a super::cleanup::Cleanup,
-    /// The face's client side (None: declare nothing, refuse server requests).
-    pub client: Option<&'a ClientFace>,
-}
-
-/// A face's answers to server requests and its roots choice, for every connection.
-#[derive(Clone)]
-pub struct ClientFace {
-    /// Who answers.
-    pub requests: std::sync::Arc<dyn crate::mcp::client::ClientRequests>,
-    /// Roots that replace every server's (the CLI's `--root`).
-    pub roots_override: Option<Vec<PathBuf>>,
-    /// The project directory (the default root).
-    pub project_root: PathBuf,
-    /// The log level to ask every server for (the CLI's `--log-level`).
-    pub log_level: Option<String>,
-}
-
-impl ClientFace {
-    /// The roots a server defined in `file_dir` (with `configured` roots) starts with.
-    pub fn roots_for(
-        &self,
-        file_dir: &std::path::Path,
-        configured: Option<&[String]>,
-    ) -> Vec<crate::mcp::client::RootEntry> {
-        crate::mcp::client::roots::roots_for(
-            self.roots_override.as_deref(),
-            configured,
-            file_dir,
-            &self.project_root,
-        )
-    }
-
-    /// The client side of one server's connection, answering `roots/list` from `roots`.
-    pub fn side_for(
-        &self,
-        roots: crate::mcp::client::SharedRoots,
-    ) -> crate::mcp::client::ClientSide {
-        crate::mcp::client::ClientSide {
-            requests: self.requests.clone(),
-            roots,
-            log_level: self.log_level.clone(),
-        }
-    }
-}
-
-impl Failure {
-    /// A failure from a connection error.
-    pub fn from_connect(e: &ConnectError) -> Self {
-        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
-        failure.detail = serde_json::to_value(&e.class).ok();
-        failure
-    }
 }
 
 #[cfg(test)]

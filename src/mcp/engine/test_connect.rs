@@ -16,7 +16,7 @@ use crate::mcp::trust::{TrustState, TrustStore};
 /// rules allow it. A project file's definition runs only when the project is trusted and the
 /// edited definition is exactly the trusted one: an unsaved change is, by definition, not
 /// trusted yet.
-pub fn definition(
+pub(crate) fn definition(
     config: &ConfigSet,
     trust: &TrustStore,
     (path, layer, text): (&Path, Layer, &str),
@@ -58,7 +58,7 @@ pub fn definition(
 }
 
 /// Connects `def` once, describes what answered, and closes the connection.
-pub async fn try_connect(def: ServerDef, file_dir: &Path) -> Result<String, String> {
+pub(crate) async fn try_connect(def: ServerDef, file_dir: &Path) -> Result<String, String> {
     let lookup = |name: &str| std::env::var(name).ok();
     let mut conn = connect(&def, file_dir, &lookup)
         .await

@@ -20,7 +20,7 @@ const RULES: Rules = Rules {
 };
 
 /// Reads the three scopes, lowest precedence first.
-pub fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
+pub(super) fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
     let config = env
         .overrides
         .get("CLAUDE_CONFIG_DIR")

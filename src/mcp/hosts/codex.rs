@@ -42,7 +42,7 @@ const COMMON: &[&str] = &[
 ];
 
 /// Reads the user and the project configuration.
-pub fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
+pub(super) fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
     let user = env
         .overrides
         .get("CODEX_HOME")

@@ -9,7 +9,7 @@ use crate::mcp::config::ConfigSet;
 
 /// One host's cell for one server name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cell {
+pub(crate) enum Cell {
     /// The host does not define the name.
     Absent,
     /// The host's definition is invalid under its own rules.
@@ -24,7 +24,7 @@ pub enum Cell {
 
 impl Cell {
     /// A short label for tables.
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
             Self::Absent => "-",
             Self::Invalid => "invalid",
@@ -37,7 +37,7 @@ impl Cell {
 
 /// One server name across everything.
 #[derive(Debug, Clone)]
-pub struct Row {
+pub(crate) struct Row {
     /// The server name.
     pub name: String,
     /// mcpdeck's state for it: `None` absent, `Some(valid)`.
@@ -47,7 +47,7 @@ pub struct Row {
 }
 
 /// Builds the matrix, rows sorted by name.
-pub fn matrix(config: &ConfigSet, reports: &[HostReport], places: &Places<'_>) -> Vec<Row> {
+pub(crate) fn matrix(config: &ConfigSet, reports: &[HostReport], places: &Places<'_>) -> Vec<Row> {
     let mut names: Vec<String> = config
         .servers
         .iter()
@@ -98,7 +98,7 @@ pub fn matrix(config: &ConfigSet, reports: &[HostReport], places: &Places<'_>) -
 }
 
 /// The matrix as JSON.
-pub fn matrix_view(rows: &[Row]) -> Value {
+pub(crate) fn matrix_view(rows: &[Row]) -> Value {
     Value::Array(
         rows.iter()
             .map(|r| {

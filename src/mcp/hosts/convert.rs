@@ -18,7 +18,7 @@ use crate::mcp::config::{
 
 /// What the host-defined variables stand for here.
 #[derive(Debug, Clone)]
-pub struct Places<'a> {
+pub(crate) struct Places<'a> {
     /// The project root (`${workspaceFolder}`).
     pub project: &'a Path,
     /// The home directory (`${userHome}`).
@@ -41,7 +41,7 @@ impl Places<'_> {
 }
 
 /// mcpdeck's definition in the neutral form (its references become environment variables).
-pub fn from_deck(def: &ServerDef) -> HostDef {
+pub(crate) fn from_deck(def: &ServerDef) -> HostDef {
     let text = |t: &Template| {
         Text(
             t.parts()
@@ -79,7 +79,7 @@ pub fn from_deck(def: &ServerDef) -> HostDef {
 
 /// The definition with host-defined variables (`${workspaceFolder}`, …) replaced by what they
 /// stand for here and every string normalised, so equal meanings compare equal.
-pub fn settled(def: &HostDef, places: &Places<'_>) -> HostDef {
+pub(crate) fn settled(def: &HostDef, places: &Places<'_>) -> HostDef {
     let fix = |t: &Text| {
         Text(
             t.0.iter()
@@ -116,7 +116,7 @@ pub fn settled(def: &HostDef, places: &Places<'_>) -> HostDef {
 }
 
 /// The fields that differ between two settled definitions (`transport`, `args[1]`, `env.X`).
-pub fn diff(a: &HostDef, b: &HostDef) -> Vec<String> {
+pub(crate) fn diff(a: &HostDef, b: &HostDef) -> Vec<String> {
     let mut out = Vec::new();
     if a.transport.kind() != b.transport.kind() {
         out.push("transport".to_owned());
@@ -222,7 +222,7 @@ fn template(text: &Text, field: &str, places: &Places<'_>) -> Result<String, Str
 
 /// Converts a host definition into mcpdeck's JSON for `name`, checked by mcpdeck's schema as a
 /// `layer` file at `target`. Every reason it cannot be imported is returned (never a value).
-pub fn to_deck(
+pub(crate) fn to_deck(
     def: &HostDef,
     name: &str,
     places: &Places<'_>,
@@ -302,7 +302,7 @@ pub fn to_deck(
 /// (`${input:…}` answers come from `answer`; environment variables stay references that the
 /// connection resolves through the returned extra lookup, so no value is kept in the definition
 /// text).
-pub fn connect_def(
+pub(crate) fn connect_def(
     def: &HostDef,
     name: &str,
     places: &Places<'_>,

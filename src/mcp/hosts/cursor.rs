@@ -19,7 +19,7 @@ const RULES: Rules = Rules {
 };
 
 /// Reads the global and the project file.
-pub fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
+pub(super) fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
     let mut files = Vec::new();
     if let Some(home) = &env.home {
         files.push(read_json(

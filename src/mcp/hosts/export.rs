@@ -12,7 +12,7 @@ use super::{HostDef, HostId, HostTransport};
 use crate::mcp::config::ServerDef;
 
 /// A snippet of `def` in `host`'s format, plus notes on what the host will treat differently.
-pub fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Vec<String>> {
+pub(crate) fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Vec<String>> {
     let neutral = from_deck(def);
     if host == HostId::Codex {
         return codex_snippet(&def.name, &neutral);

@@ -16,7 +16,7 @@ use crate::mcp::config::schema::{displayable, parse_file};
 
 /// Why an import cannot go ahead: a stable class and words to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportError {
+pub(crate) struct ImportError {
     /// `unknown_server`, `nothing_to_import`, `refused`, `target_invalid` or `conflict`.
     pub class: &'static str,
     /// What is wrong and what to do.
@@ -88,7 +88,7 @@ impl ImportPlan {
 /// file at `path`. Every server must convert (literal credentials are refused with the
 /// reference to use), a name already there must be defined the same, and the resulting file
 /// must pass mcpdeck's schema; otherwise nothing is planned.
-pub fn plan(
+pub(crate) fn plan(
     report: &HostReport,
     names: &[String],
     (path, layer): (&Path, Layer),

@@ -6,16 +6,16 @@
 
 mod claude_code;
 mod codex;
-pub mod compare;
-pub mod convert;
+pub(crate) mod compare;
+pub(crate) mod convert;
 mod cursor;
-pub mod export;
+pub(crate) mod export;
 mod gemini;
-pub mod import;
-pub mod probe;
+pub(crate) mod import;
+pub(crate) mod probe;
 mod reader;
-pub mod review;
-pub mod text;
+pub(crate) mod review;
+pub(crate) mod text;
 mod tree;
 mod values;
 mod view;
@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use crate::mcp::config::Diagnostic;
 
-pub use text::{Piece, Syntax, Text};
-pub use view::{entry_view, report_view};
+pub(crate) use text::{Piece, Syntax, Text};
+pub(crate) use view::report_view;
 
 /// The hosts mcpdeck reads, by their command-line names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -351,7 +351,7 @@ impl HostReport {
 }
 
 /// Reads what `host` would load for the project.
-pub fn read(host: HostId, env: &HostEnv) -> HostReport {
+pub(crate) fn read(host: HostId, env: &HostEnv) -> HostReport {
     let (files, mut traps) = match host {
         HostId::ClaudeCode => claude_code::read(env),
         HostId::Cursor => cursor::read(env),
@@ -382,7 +382,7 @@ pub fn read(host: HostId, env: &HostEnv) -> HostReport {
 }
 
 /// Reads every host.
-pub fn read_all(env: &HostEnv) -> Vec<HostReport> {
+pub(crate) fn read_all(env: &HostEnv) -> Vec<HostReport> {
     HostId::ALL.into_iter().map(|h| read(h, env)).collect()
 }
 
@@ -391,7 +391,7 @@ pub fn read_all(env: &HostEnv) -> Vec<HostReport> {
 /// then file order. This is project configuration too: project trust covers it. Claude Code's
 /// `.mcp.json` is not listed because it is mcpdeck's own project file as well. Only the project
 /// is read (no home directory is consulted).
-pub fn project_entries(project: &Path) -> Vec<(HostId, HostEntry)> {
+pub(crate) fn project_entries(project: &Path) -> Vec<(HostId, HostEntry)> {
     let env = HostEnv {
         home: None,
         config_home: None,

@@ -16,7 +16,7 @@ use crate::mcp::trust::TrustState;
 
 /// Why a test-connect does not start: a stable class and words to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// `invalid`, `untrusted`, `input_needed` or `unresolved`.
     pub class: &'static str,
     /// What is wrong and what to do.
@@ -24,7 +24,7 @@ pub struct Refusal {
 }
 
 /// A definition ready to connect.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// The definition in mcpdeck's terms.
     pub def: ServerDef,
     /// Values for references the definition's text keeps (answers, host variables); used for
@@ -38,7 +38,7 @@ pub struct Prepared {
 
 /// What answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// `serverInfo.name`, sanitised.
     pub name: String,
     /// `serverInfo.version`, sanitised.
@@ -51,7 +51,7 @@ pub struct Found {
 
 impl Found {
     /// One line: what answered, and that the connection was closed.
-    pub fn describe(&self, host: HostId, server: &str, source: &str) -> String {
+    pub(crate) fn describe(&self, host: HostId, server: &str, source: &str) -> String {
         format!(
             "{} `{server}` ({source}): connected to {} {} (protocol {}), {} tool(s); closed",
             host.id(),
@@ -65,7 +65,7 @@ impl Found {
 }
 
 /// The `${input:…}` ids a definition asks the operator for, in field order, once each.
-pub fn inputs(def: &HostDef) -> Vec<String> {
+pub(crate) fn inputs(def: &HostDef) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (_, text) in def.transport.fields() {
         for piece in text.variables() {
@@ -80,7 +80,7 @@ pub fn inputs(def: &HostDef) -> Vec<String> {
 }
 
 /// `scope file:line` of a host server.
-pub fn source_of(server: &HostEffective) -> String {
+pub(crate) fn source_of(server: &HostEffective) -> String {
     let o = &server.entry.origin;
     format!(
         "{} {}{}",
@@ -92,7 +92,7 @@ pub fn source_of(server: &HostEffective) -> String {
 
 /// Checks `server` of `host` against the trust rules and resolves it; `answer` gives the value of
 /// each `${input:…}` (`None`: not given). `trust` is this project's trust state in mcpdeck.
-pub fn prepare(
+pub(crate) fn prepare(
     host: HostId,
     server: &HostEffective,
     trust: TrustState,
@@ -146,7 +146,7 @@ pub fn prepare(
 }
 
 /// Connects once, lists the tools within the definition's request timeout, and closes.
-pub async fn try_connect(prepared: Prepared) -> Result<Found, String> {
+pub(crate) async fn try_connect(prepared: Prepared) -> Result<Found, String> {
     let Prepared {
         def,
         extra,

@@ -15,7 +15,7 @@ use crate::mcp::config::load::read_config_text;
 
 /// When a host insists on a `type` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypeRule {
+pub(super) enum TypeRule {
     /// `type` is optional; the host infers the transport.
     Optional,
     /// `type` is required for URL servers (stdio is the default).
@@ -26,7 +26,7 @@ pub enum TypeRule {
 
 /// One JSON host's rules.
 #[derive(Debug, Clone, Copy)]
-pub struct Rules {
+pub(super) struct Rules {
     /// The host.
     pub host: HostId,
     /// The key holding the servers object.
@@ -52,7 +52,7 @@ pub struct Rules {
 }
 
 /// Reads one file (or, with `section`, the object at that key path inside it).
-pub fn read_json(
+pub(super) fn read_json(
     rules: &Rules,
     scope: Scope,
     path: PathBuf,

@@ -7,7 +7,7 @@ use super::{HostEntry, HostId};
 
 /// What a review line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReviewKind {
+pub(crate) enum ReviewKind {
     /// The server's heading.
     Heading,
     /// A warning (the definition is invalid).
@@ -18,7 +18,7 @@ pub enum ReviewKind {
 
 /// The review lines of one other-host project definition, without indentation of the heading;
 /// body lines are indented by four spaces.
-pub fn host_entry_lines(host: HostId, entry: &HostEntry) -> Vec<(ReviewKind, String)> {
+pub(crate) fn host_entry_lines(host: HostId, entry: &HostEntry) -> Vec<(ReviewKind, String)> {
     let line = entry
         .origin
         .line

@@ -190,7 +190,7 @@ impl Text {
 }
 
 /// How a variable piece reads in messages.
-pub fn describe(piece: &Piece) -> String {
+pub(crate) fn describe(piece: &Piece) -> String {
     match piece {
         Piece::Lit(s) => format!("`{s}`"),
         Piece::Env(n) => format!("variable `{n}`"),

@@ -7,7 +7,7 @@ use toml::de::{DeTable, DeValue};
 use crate::mcp::config::json::{Json, Member, Spanned, SyntaxError};
 
 /// Parses a TOML document into a positioned tree; duplicate keys are syntax errors in TOML.
-pub fn parse_toml(text: &str) -> Result<Spanned, SyntaxError> {
+pub(super) fn parse_toml(text: &str) -> Result<Spanned, SyntaxError> {
     let table = DeTable::parse(text).map_err(|e| SyntaxError {
         offset: e.span().map_or(0, |s| s.start),
         message: e.message().to_owned(),

@@ -128,7 +128,7 @@ impl Here<'_> {
     }
 }
 /// Whether an env key or header name carries a credential.
-pub fn is_secret_key(key: &str, header: bool) -> bool {
+pub(super) fn is_secret_key(key: &str, header: bool) -> bool {
     let lower = key.to_ascii_lowercase();
     is_credential_name(key)
         || (header
@@ -139,7 +139,7 @@ pub fn is_secret_key(key: &str, header: bool) -> bool {
 }
 
 /// Warns about `npx PACKAGE` without a pinned version: each start may run different code.
-pub fn unpinned(cx: &mut Cx<'_>, path: &str, command: &str, args: &[String], offset: usize) {
+pub(super) fn unpinned(cx: &mut Cx<'_>, path: &str, command: &str, args: &[String], offset: usize) {
     let program = command.rsplit('/').next().unwrap_or(command);
     if program != "npx" {
         return;
@@ -165,7 +165,7 @@ pub fn unpinned(cx: &mut Cx<'_>, path: &str, command: &str, args: &[String], off
 }
 
 /// The value as written, with literal credentials hidden (for display).
-pub fn mask(value: &serde_json::Value) -> serde_json::Value {
+pub(super) fn mask(value: &serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => serde_json::Value::Object(
             map.iter()

@@ -8,7 +8,7 @@ use crate::mcp::config::Counts;
 use crate::mcp::status::var_is_set;
 
 /// Every variable a definition needs, with the field that uses it.
-pub fn variables(def: &HostDef) -> Vec<Value> {
+pub(super) fn variables(def: &HostDef) -> Vec<Value> {
     let mut out = Vec::new();
     for (field, text) in def.transport.fields() {
         for piece in text.variables() {
@@ -30,7 +30,7 @@ pub fn variables(def: &HostDef) -> Vec<Value> {
 }
 
 /// One effective server.
-pub fn entry_view(server: &HostEffective) -> Value {
+pub(crate) fn entry_view(server: &HostEffective) -> Value {
     let entry = &server.entry;
     json!({
         "name": entry.name,
@@ -49,7 +49,7 @@ pub fn entry_view(server: &HostEffective) -> Value {
 }
 
 /// A whole host report.
-pub fn report_view(report: &HostReport) -> Value {
+pub(crate) fn report_view(report: &HostReport) -> Value {
     let files: Vec<Value> = report
         .files
         .iter()

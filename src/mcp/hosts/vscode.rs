@@ -20,7 +20,7 @@ const RULES: Rules = Rules {
 };
 
 /// Reads the user profile's and the workspace's file.
-pub fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
+pub(super) fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
     let user_dir = if cfg!(target_os = "macos") {
         env.home
             .as_ref()

@@ -19,7 +19,7 @@ const RULES: Rules = Rules {
 };
 
 /// Reads the one user file.
-pub fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
+pub(super) fn read(env: &HostEnv) -> (Vec<HostFile>, Vec<Trap>) {
     let files = env
         .home
         .as_ref()

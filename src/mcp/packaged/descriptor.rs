@@ -15,7 +15,7 @@ use crate::mcp::config::{
 };
 
 /// The pseudo-path shown as the source file of every packaged server.
-pub const PACKAGED_SOURCE: &str = "<packaged>";
+pub(crate) const PACKAGED_SOURCE: &str = "<packaged>";
 
 /// An executable with immutable arguments and an explicit environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,7 +197,7 @@ impl ResolvedCommand {
 }
 
 /// Where every packaged entry comes from.
-pub fn packaged_source() -> Source {
+pub(super) fn packaged_source() -> Source {
     Source {
         layer: Layer::Packaged,
         file: Path::new(PACKAGED_SOURCE).into(),

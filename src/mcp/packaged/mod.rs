@@ -15,18 +15,19 @@ mod registry;
 #[cfg(test)]
 mod tests;
 
-pub use descriptor::{
-    PACKAGED_SOURCE, PackagedDescriptor, PackagedSelfServer, PackagedServer, Presence,
-    ResolvedCommand,
-};
-pub use facade::{FacadeCall, FacadeOperation, ToolFacade};
-pub use registry::{PackagedError, PackagedRegistry};
+#[cfg(test)]
+pub(crate) use descriptor::{PACKAGED_SOURCE, PackagedDescriptor, PackagedServer};
+pub(crate) use descriptor::{PackagedSelfServer, Presence};
+#[cfg(test)]
+pub(crate) use facade::FacadeCall;
+pub(crate) use facade::{FacadeOperation, ToolFacade};
+pub(crate) use registry::{PackagedError, PackagedRegistry};
 
 /// The name of the built-in demo server.
-pub const DEMO_SERVER: &str = "demo";
+pub(crate) const DEMO_SERVER: &str = "demo";
 
 /// The built-in demo server: `mcpdeck demo-server` (see [`crate::demo`]).
-pub fn demo_server() -> PackagedSelfServer {
+pub(crate) fn demo_server() -> PackagedSelfServer {
     PackagedSelfServer {
         name: DEMO_SERVER.to_owned(),
         subcommand_args: vec!["demo-server".to_owned()],

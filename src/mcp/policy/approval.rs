@@ -70,6 +70,7 @@ pub const ALL_EFFECTS: [EffectClass; 4] = [
 
 /// One pending question to the operator.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     /// Identifies the request among the pending ones (unique per process).
     pub ticket: u64,

@@ -10,6 +10,7 @@ pub const TRACE_CAPACITY: usize = 10_000;
 
 /// One operation, metadata only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TraceRecord {
     /// When it started (RFC 3339, UTC).
     pub at: String,

@@ -1,0 +1,400 @@
+//! The command line's definition: every subcommand, its arguments and their help text (clap).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use super::{client_tty, docs_cmd, hosts_cmd, policy_cmd};
+
+/// mcpdeck: operate Model Context Protocol servers from a terminal console, scripts and agents.
+#[derive(Debug, Parser)]
+#[command(name = "mcpdeck", version = docs_cmd::VERSION, about, long_about = None)]
+pub struct Cli {
+    /// The project directory (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// An extra configuration file, highest precedence; repeatable, later wins.
+    #[arg(long = "config", global = true, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// Add the built-in `demo` server (it is also present when no server is configured at all).
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// When a server asks for OAuth sign-in, sign in inline instead of exiting 3.
+    #[arg(long, global = true)]
+    pub login: bool,
+    /// Roots, elicitation and sampling answers for servers that ask.
+    #[command(flatten)]
+    pub client: client_tty::ClientFlags,
+    /// What to do; without one, a status overview is shown.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every server with its provenance, state and the project's trust (never connects).
+    Status {
+        /// Connect to each server and report what it answered: protocol version, name and
+        /// version, capabilities, round-trip time.
+        #[arg(long)]
+        live: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check or show configuration files.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Trust this project's server definitions (or revoke trust).
+    Trust {
+        /// Trust without asking (for scripts).
+        #[arg(long, conflicts_with = "revoke")]
+        yes: bool,
+        /// Remove this project's trust entry.
+        #[arg(long)]
+        revoke: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Other agent hosts' MCP configurations (Claude Code, Cursor, VS Code, Codex, Gemini,
+    /// Windsurf) side by side with mcpdeck's; without a subcommand, the matrix.
+    Hosts {
+        /// What to do; without one, the side-by-side matrix.
+        #[command(subcommand)]
+        command: Option<hosts_cmd::HostsCommand>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one `mcp` proxy request given as JSON, e.g. '{}'.
+    Proxy {
+        /// The request object.
+        request: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a server's tools (connects), or search them.
+    Tools {
+        /// The configured server.
+        server: String,
+        /// Only tools matching every term (at most 20).
+        #[arg(long)]
+        search: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One tool's full input and output schemas, annotations and `_meta`.
+    Describe {
+        /// The configured server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool once: arguments as one JSON object, or key=value / key:=JSON pairs.
+    Call(CallArgs),
+    /// List a server's resources (with opaque references) and resource templates.
+    Resources {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a resource by its reference, its name or its URI, or a resource template with
+    /// values (`--template NAME key=value ...`).
+    Read(ReadArgs),
+    /// List a server's resource templates with their URI templates and variables.
+    Templates {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask a server to complete a prompt argument or a template variable
+    /// (`completion/complete`); later `KEY=VALUE` pairs are the arguments already filled.
+    Complete(CompleteArgs),
+    /// Subscribe to a resource and print it each time the server says it changed, until
+    /// `--count` updates or Ctrl-C; then unsubscribe.
+    Watch {
+        /// The configured server.
+        server: String,
+        /// The resource URI.
+        uri: String,
+        /// Stop after this many updates.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// One JSON object per update on stdout, then the final envelope.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A server's tasks (`tasks/list`), or one task: its state, cancel it, or its result.
+    Tasks(TasksArgs),
+    /// Ping a server (connecting) and show the round-trip time.
+    Ping {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a server's prompts.
+    Prompts {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Get a prompt's messages: arguments as key=value pairs (strings).
+    Prompt(PromptArgs),
+    /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
+    DemoServer,
+    /// Run the read-only workspace tools server on stdin/stdout.
+    WorkspaceServer(WorkspaceServerArgs),
+    /// Serve the one `mcp` tool over stdio for an agent host (every configured server behind it).
+    Serve {
+        /// Override the policy file's mode.
+        #[arg(long, value_enum)]
+        policy: Option<PolicyMode>,
+    },
+    /// Sign in to remote servers that ask for OAuth, see the sign-ins, sign out.
+    #[command(subcommand)]
+    Auth(AuthCommand),
+    /// List live `mcpdeck serve` sessions and answer their pending approvals (on a terminal).
+    Approvals {
+        /// Keep running until Ctrl-C: find new sessions as they start and answer each request.
+        #[arg(long)]
+        watch: bool,
+        /// One JSON object on stdout (list only).
+        #[arg(long)]
+        json: bool,
+    },
+    /// The user's policy file: its mode and rules; add an allow rule or remove a rule.
+    Policy {
+        /// What to do; without one, list the mode and every rule.
+        #[command(subcommand)]
+        command: Option<policy_cmd::PolicyCommand>,
+        /// One JSON object on stdout.
+        #[arg(long, global = true)]
+        json: bool,
+    },
+    /// Print a shell completion script; load it at shell start, e.g. in ~/.bashrc:
+    /// `source <(mcpdeck completions bash)`. Completes configured server names too.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or write one page per command into a directory.
+    Man {
+        /// Write `mcpdeck.1`, `mcpdeck-call.1`, … into DIR (e.g. `~/.local/share/man/man1`).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+/// `--output DIR` and `--full` of `call`, `read` and `prompt`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeepArgs {
+    /// Keep the whole result in DIR (created 0700): `result.txt` and every image, audio or
+    /// resource file (0600, never overwritten); the printed text names the files.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the whole text result, not the 50 KiB / 2,000-line preview.
+    #[arg(long)]
+    pub full: bool,
+}
+
+/// `--policy` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum PolicyMode {
+    /// Run everything, record it.
+    Audit,
+    /// Ask for what no rule allows.
+    Enforce,
+}
+
+impl PolicyMode {
+    /// The policy mode this value selects.
+    pub fn mode(self) -> crate::mcp::policy::Mode {
+        match self {
+            Self::Audit => crate::mcp::policy::Mode::Audit,
+            Self::Enforce => crate::mcp::policy::Mode::Enforce,
+        }
+    }
+}
+
+/// `mcpdeck auth ...`.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Sign in to a server (authorization code with PKCE, in a browser).
+    Login {
+        /// The configured server.
+        server: String,
+        /// Paste the final redirect URL instead of waiting on the loopback listener (over SSH).
+        #[arg(long)]
+        paste: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Whether each server is signed in, until when, with which scopes, and the store in use.
+    Status {
+        /// Only this server.
+        server: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke (when the server offers it) and forget a server's tokens.
+    Logout {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `mcpdeck config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Every diagnostic of every configuration file; exit 1 when any is an error.
+    Check {
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The effective definitions with their provenance, as written.
+    Show {
+        /// Only this server.
+        server: Option<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the JSON Schema of `mcp.json` (for editors that validate as you type).
+    Schema,
+}
+
+/// The arguments of `mcpdeck call`.
+#[derive(Debug, clap::Args)]
+pub struct CallArgs {
+    /// The configured server.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+    /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
+    pub args: Vec<String>,
+    /// Run the call as a task (for tools whose task support is optional; a tool that
+    /// requires a task runs as one anyway).
+    #[arg(long)]
+    pub task: bool,
+    /// Send the arguments as given, without checking them against the tool's schema.
+    #[arg(long)]
+    pub no_validate: bool,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+}
+
+/// The arguments of `mcpdeck read`.
+#[derive(Debug, clap::Args)]
+pub struct ReadArgs {
+    /// The configured server.
+    pub server: String,
+    /// An `mcp-resource-…` reference, a resource name, or a URI (`scheme://…`).
+    #[arg(required_unless_present = "template")]
+    pub reference: Option<String>,
+    /// Read this resource template (its name or URI template) expanded with the
+    /// `key=value` / `key:=JSON` values that follow.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub template: Option<String>,
+    /// The template's values.
+    #[arg(requires = "template")]
+    pub values: Vec<String>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+}
+
+/// The arguments of `mcpdeck complete`.
+#[derive(Debug, clap::Args)]
+pub struct CompleteArgs {
+    /// The configured server.
+    pub server: String,
+    /// `ARG=PARTIAL`: the argument to complete and what is typed so far.
+    pub argument: String,
+    /// Arguments already filled (`KEY=VALUE`), sent as context.
+    pub context: Vec<String>,
+    /// Complete an argument of this prompt.
+    #[arg(long, value_name = "NAME", conflicts_with = "template")]
+    pub prompt: Option<String>,
+    /// Complete a variable of this resource template (its name or URI template).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub template: Option<String>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The arguments of `mcpdeck tasks`.
+#[derive(Debug, clap::Args)]
+pub struct TasksArgs {
+    /// The configured server.
+    pub server: String,
+    /// Show this task's state (`tasks/get`).
+    #[arg(long, value_name = "ID", group = "task_action")]
+    pub get: Option<String>,
+    /// Cancel this task (`tasks/cancel`).
+    #[arg(long, value_name = "ID", group = "task_action")]
+    pub cancel: Option<String>,
+    /// Wait for this task's result (`tasks/result`) and print it like a call's.
+    #[arg(long, value_name = "ID", group = "task_action")]
+    pub result: Option<String>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The arguments of `mcpdeck prompt`.
+#[derive(Debug, clap::Args)]
+pub struct PromptArgs {
+    /// The configured server.
+    pub server: String,
+    /// The prompt.
+    pub name: String,
+    /// `key=value` arguments.
+    pub args: Vec<String>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+}
+
+/// The arguments of `mcpdeck workspace-server`.
+#[derive(Debug, clap::Args)]
+pub struct WorkspaceServerArgs {
+    /// Bind a directory under an alias; repeatable (at most 16).
+    #[arg(long = "workspace", num_args = 2, value_names = ["ALIAS", "PATH"], required = true)]
+    pub workspace: Vec<std::ffi::OsString>,
+    /// Diagnostics on stderr: none, refusals/cancellations/timeouts, or every event as JSON.
+    #[arg(long, value_enum, default_value = "errors")]
+    pub observability: crate::workspace::Observability,
+    /// Index at most this many files per workspace (results say how many were left out).
+    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u32).range(1..=200_000))]
+    pub max_files: u32,
+}

@@ -1,0 +1,244 @@
+//! The HTTP client of a connection that signs in: rmcp's [`AuthClient`] (tokens from the store,
+//! refreshed before use when about to expire), with mcpdeck's answer to a refused token.
+//!
+//! rmcp's own answer refreshes once per refused request. Two requests refused with the same
+//! token (two operations in flight on one connection when the server stops accepting it) would
+//! then refresh twice: the second refresh spends the rotated refresh token the first one just
+//! stored. Here a refused request first looks at the store under its lock: when the token there
+//! is no longer the one that was refused, someone (another request on this connection, another
+//! connection, another mcpdeck process) has refreshed already, and the request is retried with
+//! that token; otherwise this request refreshes, holding the lock it looked under, so no other
+//! refresh can start in between. Either way a refused request is retried at most once.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_util::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use oauth2::TokenResponse as _;
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{AuthClient, AuthError};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::Sse;
+
+use super::store::ServerTokens;
+
+/// A connection's HTTP client: `tokens` is `None` for a server that does not use OAuth, whose
+/// requests then carry nothing added.
+#[derive(Clone)]
+pub struct TokenClient<C> {
+    inner: AuthClient<C>,
+    tokens: Option<ServerTokens>,
+}
+
+impl<C> TokenClient<C> {
+    /// Wraps rmcp's client; `tokens` is the same store handle its manager was given.
+    pub fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
+        Self { inner, tokens }
+    }
+}
+
+impl<C> std::fmt::Debug for TokenClient<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenClient")
+            .field("signs_in", &self.tokens.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+type HttpResult<T, C> = Result<T, StreamableHttpError<<C as StreamableHttpClient>::Error>>;
+
+impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
+    /// Runs `call` with the stored token (none when there is none: the server's challenge then
+    /// reaches the caller), and answers a refusal of that token with at most one retry.
+    async fn with_token<T, F, Fut>(&self, given: Option<String>, call: F) -> HttpResult<T, C>
+    where
+        F: Fn(Option<String>) -> Fut,
+        Fut: Future<Output = HttpResult<T, C>>,
+    {
+        let token = match given {
+            Some(token) => Some(token),
+            None => match self.inner.get_access_token().await {
+                Ok(token) => Some(token),
+                Err(AuthError::AuthorizationRequired) => None,
+                Err(error) => return Err(error.into()),
+            },
+        };
+        match call(token.clone()).await {
+            Err(StreamableHttpError::AuthRequired(challenge)) => {
+                let Some(sent) = token else {
+                    return Err(StreamableHttpError::AuthRequired(challenge));
+                };
+                match self.after_refusal(&sent).await {
+                    Ok(fresh) if fresh != sent => call(Some(fresh)).await,
+                    Ok(_) | Err(AuthError::AuthorizationRequired) => {
+                        Err(StreamableHttpError::AuthRequired(challenge))
+                    }
+                    Err(error) => Err(error.into()),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The token to retry with after the server refused `sent`: the stored one when it has been
+    /// replaced meanwhile, else a refreshed one. `AuthorizationRequired` when only a new
+    /// sign-in can help.
+    async fn after_refusal(&self, sent: &str) -> Result<String, AuthError> {
+        let manager = self.inner.auth_manager.lock().await;
+        if let Some(tokens) = &self.tokens
+            && tokens.replaced_since(sent).await?
+        {
+            return manager.get_access_token().await;
+        }
+        match manager.refresh_token().await {
+            Ok(fresh) => Ok(fresh.access_token().secret().clone()),
+            Err(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)) => {
+                Err(AuthError::AuthorizationRequired)
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
+
+impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient<C> {
+    type Error = C::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse, C> {
+        self.with_token(auth_header, |token| {
+            let (uri, message) = (uri.clone(), message.clone());
+            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
+            let http = &self.inner.http_client;
+            async move {
+                http.post_message(uri, message, session_id, token, headers)
+                    .await
+            }
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse, C> {
+        self.with_token(auth_header, |token| {
+            let (uri, message) = (uri.clone(), message.clone());
+            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
+            let http = &self.inner.http_client;
+            async move {
+                http.post_message_with_max_sse_event_size(
+                    uri,
+                    message,
+                    session_id,
+                    token,
+                    headers,
+                    max_sse_event_size,
+                )
+                .await
+            }
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> HttpResult<StreamableHttpPostResponse, C> {
+        self.with_token(auth_header, |token| {
+            let (uri, message) = (uri.clone(), message.clone());
+            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
+            let http = &self.inner.http_client;
+            async move {
+                http.post_message_with_response_limits(
+                    uri, message, session_id, token, headers, limits,
+                )
+                .await
+            }
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<(), C> {
+        self.with_token(auth_header, |token| {
+            let (uri, session_id) = (uri.clone(), session_id.clone());
+            let headers = custom_headers.clone();
+            let http = &self.inner.http_client;
+            async move { http.delete_session(uri, session_id, token, headers).await }
+        })
+        .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
+        self.with_token(auth_header, |token| {
+            let (uri, session_id) = (uri.clone(), session_id.clone());
+            let (last_event_id, headers) = (last_event_id.clone(), custom_headers.clone());
+            let http = &self.inner.http_client;
+            async move {
+                http.get_stream(uri, session_id, last_event_id, token, headers)
+                    .await
+            }
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
+        self.with_token(auth_header, |token| {
+            let (uri, session_id) = (uri.clone(), session_id.clone());
+            let (last_event_id, headers) = (last_event_id.clone(), custom_headers.clone());
+            let http = &self.inner.http_client;
+            async move {
+                http.get_stream_with_max_sse_event_size(
+                    uri,
+                    session_id,
+                    last_event_id,
+                    token,
+                    headers,
+                    max_sse_event_size,
+                )
+                .await
+            }
+        })
+        .await
+    }
+}

@@ -1,0 +1,286 @@
+//! Opening a connection: resolving the definition's references, spawning the child process or
+//! building the Streamable HTTP client, and running the handshake over it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ClientServiceExt;
+use tokio::sync::mpsc;
+
+use super::error::{ConnectError, ErrorClass, Redactor, classify_init};
+use super::events::{ClientEvents, EventSink, ServerEvent};
+use super::handshake::{
+    Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
+};
+use super::{Connection, EXIT_GRACE, declare, faults, http, stdio, traffic};
+use crate::mcp::auth::{AuthTarget, CredentialStore};
+use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
+
+/// Connects with no event channel (notifications are discarded).
+pub async fn connect(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Connection, ConnectError> {
+    connect_with_events(def, file_dir, lookup, None).await
+}
+
+/// Connects, sending the connection's notifications to `events` (bounded; never blocks).
+pub async fn connect_with_events(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    events: Option<mpsc::Sender<ServerEvent>>,
+) -> Result<Connection, ConnectError> {
+    connect_observed(def, file_dir, lookup, events, false).await
+}
+
+/// [`connect_with_events`], also reporting every JSON-RPC message as
+/// [`ConnectionEvent::Traffic`] when `traffic` is set.
+pub async fn connect_observed(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    events: Option<mpsc::Sender<ServerEvent>>,
+    traffic: bool,
+) -> Result<Connection, ConnectError> {
+    connect_client(def, file_dir, lookup, events, traffic, None).await
+}
+
+/// [`connect_observed`] with a face's client side: with `client`, mcpdeck declares roots,
+/// sampling, elicitation (and, over stdio, tasks) and answers through its broker; without,
+/// it declares none and refuses such requests (-32601).
+pub async fn connect_client(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    events: Option<mpsc::Sender<ServerEvent>>,
+    traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
+) -> Result<Connection, ConnectError> {
+    let sink = EventSink::new(Arc::from(def.name.as_str()), events);
+    let connected = match &def.transport {
+        Transport::Stdio(stdio_def) => {
+            connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic, client).await
+        }
+        Transport::Http(http_def) => {
+            connect_http(def, http_def, lookup, sink, traffic, client).await
+        }
+    };
+    connected.map_err(|mut e| {
+        // A legacy server refuses `server/discover`: say how to reach it.
+        if def.protocol == ProtocolChoice::Modern && e.class == ErrorClass::Protocol {
+            e.message.push_str(
+                "; the server may speak only the older protocol (initialize): set \
+                 \"protocolVersion\": \"auto\" to fall back to it",
+            );
+        }
+        e
+    })
+}
+
+async fn connect_stdio(
+    def: &ServerDef,
+    stdio_def: &StdioDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    sink: EventSink,
+    traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
+) -> Result<Connection, ConnectError> {
+    let timeout = def.request_timeout();
+    let (offered, lifecycle) = lifecycle_for(def.protocol);
+    let (env, secrets) = resolve_map(&stdio_def.env, lookup)?;
+    let redactor = Redactor::new(secrets.clone());
+    let spec = stdio::SpawnSpec {
+        command: stdio_def.command.clone(),
+        args: stdio_def.args.clone(),
+        cwd: def.resolved_cwd(file_dir),
+        env: env.into_iter().collect(),
+        redactor: redactor.clone(),
+    };
+    let faults = Arc::new(faults::Faults::default());
+    let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
+    let extra = extra_capabilities(client.as_ref());
+    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
+    let transport =
+        traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
+    let transport = declare::Declared::new(transport, extra);
+    let started =
+        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            // A closed stream is explained by the exit (or the frame limit); a protocol answer
+            // (a JSON-RPC error, no common version) is its own explanation, even though the
+            // server then exits on the EOF that follows.
+            let reason = if is_transport_failure(&e) {
+                process.closed_reason(EXIT_GRACE).await
+            } else {
+                process
+                    .frame_limit_hit()
+                    .then(stdio::frame_limit_error)
+                    .or_else(|| faults.take_any())
+            };
+            process.shutdown().await;
+            return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
+        }
+        Err(_) => {
+            let reason = process.closed_reason(Duration::ZERO).await;
+            process.shutdown().await;
+            return Err(reason.unwrap_or_else(|| handshake_timeout(timeout)));
+        }
+    };
+    finish(Started {
+        name: sink.server(),
+        transport_kind: "stdio",
+        service,
+        redactor,
+        secrets,
+        stdio: Some(process),
+        request_timeout: timeout,
+        sink,
+        faults,
+        oauth: false,
+        routes,
+        log_level,
+    })
+    .await
+}
+
+/// The capabilities added to `initialize` beyond rmcp's typed ones: `tasks` when a face answers
+/// the server's requests (serve mode declares nothing).
+fn extra_capabilities(
+    client: Option<&crate::mcp::client::ClientSide>,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    client.map(|_| {
+        let mut extra = serde_json::Map::new();
+        extra.insert("tasks".to_owned(), crate::mcp::client::tasks_capability());
+        extra
+    })
+}
+
+async fn connect_http(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    sink: EventSink,
+    traffic: bool,
+    client: Option<crate::mcp::client::ClientSide>,
+) -> Result<Connection, ConnectError> {
+    let timeout = def.request_timeout();
+    let (offered, lifecycle) = lifecycle_for(def.protocol);
+    let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
+    let redactor = Redactor::new(secrets.clone());
+    let headers = http::build_headers(&headers)?;
+    let oauth = oauth_target(def, http_def, lookup)?;
+    let uses_oauth = oauth.is_some();
+    let store = oauth
+        .as_ref()
+        .and_then(|_| CredentialStore::open_default().ok());
+    let faults = Arc::new(faults::Faults::default());
+    let refused = http::RefusedRedirect::default();
+    let headers_configured = !headers.is_empty();
+    let transport = http::transport(
+        &http_def.url,
+        headers,
+        timeout,
+        faults.clone(),
+        refused.clone(),
+        oauth.as_ref().zip(store.as_ref()),
+        extra_capabilities(client.as_ref()),
+    )
+    .await?;
+    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
+    let transport =
+        traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
+    let started =
+        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            if let Some(fault) = faults.take_any() {
+                return Err(fault);
+            }
+            let err = explain_http_failure(&e, headers_configured, &refused, &redactor);
+            return Err(sign_in_hint(err, &def.name, uses_oauth));
+        }
+        Err(_) => return Err(handshake_timeout(timeout)),
+    };
+    finish(Started {
+        name: sink.server(),
+        transport_kind: "http",
+        service,
+        redactor,
+        secrets,
+        stdio: None,
+        request_timeout: timeout,
+        sink,
+        faults,
+        oauth: uses_oauth,
+        routes,
+        log_level,
+    })
+    .await
+}
+
+/// A 401 from a server that signs in with OAuth says how to sign in.
+pub(super) fn sign_in_hint(mut err: ConnectError, name: &str, oauth: bool) -> ConnectError {
+    if oauth && matches!(err.class, ErrorClass::AuthRequired { code: 401, .. }) {
+        err.message = format!(
+            "the server asks for OAuth sign-in (HTTP 401): run `mcpdeck auth login {name}`"
+        );
+    }
+    err
+}
+
+/// The sign-in target of a server that uses OAuth (no `Authorization` header configured).
+fn oauth_target(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Option<AuthTarget>, ConnectError> {
+    if !http_def.uses_oauth() {
+        return Ok(None);
+    }
+    AuthTarget::from_def(def, lookup).map(Some).map_err(|e| {
+        let variable = http_def
+            .oauth
+            .as_ref()
+            .and_then(|o| o.client_secret.as_ref())
+            .and_then(|t| t.var_names().first().map(|v| (*v).to_owned()))
+            .unwrap_or_default();
+        ConnectError::new(ErrorClass::MissingEnv { variable }, e.message)
+    })
+}
+
+/// Resolves every template of a map; the first missing variable fails the whole connect.
+fn resolve_map(
+    map: &BTreeMap<String, Template>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<(BTreeMap<String, String>, Vec<String>), ConnectError> {
+    let mut values = BTreeMap::new();
+    let mut secrets = Vec::new();
+    for (key, template) in map {
+        let resolved = template.resolve(lookup).map_err(|missing| {
+            ConnectError::new(
+                ErrorClass::MissingEnv {
+                    variable: missing.name.clone(),
+                },
+                format!(
+                    "environment variable `{}` (used by `{key}`) is not set or is empty",
+                    missing.name
+                ),
+            )
+        })?;
+        secrets.extend(resolved.secrets);
+        values.insert(key.clone(), resolved.value);
+    }
+    Ok((values, secrets))
+}

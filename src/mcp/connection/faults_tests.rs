@@ -1,0 +1,134 @@
+//! Tests of `connection/faults.rs`.
+
+use super::*;
+
+fn nested(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+#[test]
+fn max_depth_is_serdes_limit() {
+    assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH)).is_ok());
+    let err =
+        serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH + 1)).expect_err("too deep");
+    assert!(reason(nested(MAX_DEPTH + 1).as_bytes(), &err).contains("nested deeper"));
+}
+
+#[test]
+fn finds_the_id_of_answers_only() {
+    let deep = nested(200);
+    let frame = format!(r#"{{"jsonrpc":"2.0","result":{{"x":{deep},"id":9}},"id":7}}"#);
+    assert_eq!(response_id(frame.as_bytes()), Some(RequestId::Number(7)));
+    assert_eq!(
+        response_id(br#"{"id" : "a-1", "result": "\xff"}"#),
+        Some(RequestId::String("a-1".into()))
+    );
+    assert_eq!(response_id(br#"{"id":3,"method":"ping"}"#), None);
+    assert_eq!(response_id(br#"{"id":null,"result":{}}"#), None);
+    assert_eq!(response_id(br#"{"result":{"id":4}}"#), None);
+    assert_eq!(response_id(br#"{"id":"a\"b","result":1}"#), None);
+    assert_eq!(
+        response_id(br#"{"key":"id","id":-2,"error":{}}"#),
+        Some(RequestId::Number(-2))
+    );
+}
+
+#[test]
+fn counts_the_listed_array_only() {
+    let f = br#"{"jsonrpc":"2.0","id":1,"result":{"x":{"tools":[1,2,3,4]},"tools":[{"a":[1,2]},{"b":"]"} , 3],"n":[1]}}"#;
+    assert_eq!(count_items(f, b"tools"), Some(3));
+    assert_eq!(
+        count_items(br#"{"result":{"tools":[]}}"#, b"tools"),
+        Some(0)
+    );
+    assert_eq!(
+        count_items(br#"{"result":{"tools":["a,b"]}}"#, b"tools"),
+        Some(1)
+    );
+    assert_eq!(
+        count_items(br#"{"result":{"prompts":[1]}}"#, b"tools"),
+        None
+    );
+}
+
+#[test]
+fn a_page_over_the_bound_is_refused_before_decoding() {
+    let faults = Faults::default();
+    faults.expect_listing(RequestId::Number(2), Listing::Tools, true);
+    let items = vec!["{}"; 10_001].join(",");
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":2,"result":{{"tools":[{items}]}}}}"#);
+    assert!(matches!(
+        decode(frame.as_bytes(), &faults),
+        Some(ServerJsonRpcMessage::Error(_))
+    ));
+    let fault = faults.take(&RequestId::Number(2)).expect("recorded");
+    assert_eq!(fault.class.name(), "limit");
+    faults.expect_listing(RequestId::Number(3), Listing::Tools, true);
+    let ok = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{}}]}}"#;
+    assert!(matches!(
+        decode(ok.as_bytes(), &faults),
+        Some(ServerJsonRpcMessage::Response(r)) if matches!(r.result, ServerResult::ListToolsResult(_))
+    ));
+}
+
+#[test]
+fn values_are_counted_outside_strings_and_bounded_per_listing() {
+    assert_eq!(count_values(br#"{"a":[1,2,"x,{["],"b":{}}"#), 6);
+    let faults = Faults::default();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"result":{{"tools":[{{"name":"a","inputSchema":{{"x":[{}]}}}}]}}}}"#,
+        vec!["1"; MAX_LISTING_VALUES / 2].join(",")
+    );
+    faults.expect_listing(RequestId::Number(4), Listing::Tools, true);
+    assert!(matches!(
+        decode(big.as_bytes(), &faults),
+        Some(ServerJsonRpcMessage::Response(_))
+    ));
+    // The second page of the same listing goes over the bound.
+    faults.expect_listing(RequestId::Number(5), Listing::Tools, false);
+    let second = big.replace(r#""id":4"#, r#""id":5"#);
+    assert!(matches!(
+        decode(second.as_bytes(), &faults),
+        Some(ServerJsonRpcMessage::Error(_))
+    ));
+    assert_eq!(
+        faults
+            .take(&RequestId::Number(5))
+            .expect("recorded")
+            .class
+            .name(),
+        "limit"
+    );
+}
+
+#[test]
+fn undecodable_answers_fail_their_request_and_others_are_counted() {
+    let faults = Faults::default();
+    let deep = nested(130);
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":5,"result":{{"content":{deep}}}}}"#);
+    let Some(ServerJsonRpcMessage::Error(e)) = decode(frame.as_bytes(), &faults) else {
+        panic!("expected a stand-in error");
+    };
+    assert_eq!(e.id, Some(RequestId::Number(5)));
+    let recorded = faults.take(&RequestId::Number(5)).expect("recorded");
+    assert_eq!(recorded.class, ErrorClass::Protocol);
+    assert!(
+        recorded.message.contains("nested deeper"),
+        "{}",
+        recorded.message
+    );
+    let bad_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"t\":\"\xff\"}}";
+    assert!(decode(bad_utf8, &faults).is_some());
+    assert!(
+        faults
+            .take(&RequestId::Number(6))
+            .expect("recorded")
+            .message
+            .contains("UTF-8")
+    );
+    assert!(decode(br#"{"jsonrpc":"2.0","method":"x","params":"#, &faults).is_none());
+    assert!(decode(br#"{"jsonrpc":"2.0"}"#, &faults).is_none());
+    assert_eq!(faults.skipped(), 2);
+    assert!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#, &faults).is_some());
+    assert_eq!(faults.skipped(), 2);
+}

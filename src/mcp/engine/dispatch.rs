@@ -1,0 +1,300 @@
+//! Running a request the policy let through: connecting its server, then the agents' operation
+//! or the operator's own that it names (the operations themselves are in `ops` and `operator`).
+
+use tokio_util::sync::CancellationToken;
+
+use super::face::ConnectContext;
+use super::gate::Gate;
+use super::ops::{self, OpContext};
+use super::outcome::{Failure, Success};
+use super::requests::RunMode;
+use super::slot::Slot;
+use super::{ArgsBuilder, Engine, OperatorOp, approve, operator};
+use crate::mcp::api::OpResult;
+use crate::mcp::proxy::{NormalizedOperation, ProxyRequest, check_server};
+use crate::mcp::status::StatusReport;
+
+impl Engine {
+    /// Runs a request the policy let through: connects (or reconnects) its server, then hands
+    /// it to the operation it names.
+    pub(super) async fn run(
+        &self,
+        request: &ProxyRequest,
+        cancel: &CancellationToken,
+        build: Option<&ArgsBuilder>,
+        gate: &mut Gate,
+        mode: RunMode<'_>,
+        progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
+    ) -> Result<Success, Failure> {
+        if let ProxyRequest::Status = request {
+            let status = self.status();
+            return Ok(Success {
+                text: status_text(&status),
+                result: OpResult::Status(Box::new(status)),
+                spills: Vec::new(),
+            });
+        }
+        check_server(request, self.slots.keys().map(String::as_str))
+            .map_err(|e| Failure::new("unknown_server", e.to_string(), 1))?;
+        let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
+            return Err(Failure::invalid("the request names no server".to_owned()));
+        };
+        let cancel = combine(cancel, &self.shutdown);
+        let connect = ConnectContext {
+            lookup: &*self.lookup,
+            events: self.events_tx.clone(),
+            traffic: self.traffic,
+            ref_key: &self.ref_key,
+            cleanup: &self.cleanup,
+            client: self.client.as_ref(),
+        };
+        let operation = request.operation();
+        if let ProxyRequest::Reconnect { .. } = request {
+            self.approve(gate, slot, &operation, None, None, &cancel)
+                .await?;
+            return reconnect(slot, &connect, &cancel).await;
+        }
+        let live = slot.ensure(&connect, &cancel).await?;
+        let note = |text: &str| {
+            if let Some(face) = &self.client {
+                face.requests.note(&slot.name, text);
+            }
+        };
+        let ctx = OpContext {
+            slot,
+            live: &live,
+            spills: &self.spills,
+            cancel: &cancel,
+            note: &note,
+            as_task: mode == RunMode::Task,
+            progress,
+            keep_data: self.keep_data,
+        };
+        match mode {
+            RunMode::Ping => ops::ping(&ctx).await,
+            RunMode::Operator(op) => self.run_operator(&ctx, gate, &operation, op).await,
+            RunMode::Plain | RunMode::Task | RunMode::Uri => {
+                self.dispatch(&ctx, request, build, gate, mode).await
+            }
+        }
+    }
+
+    /// Runs one of the agents' operations on its connected server, asking the approver (when
+    /// the gate says so) once the operation's details are known.
+    async fn dispatch(
+        &self,
+        ctx: &OpContext<'_>,
+        request: &ProxyRequest,
+        build: Option<&ArgsBuilder>,
+        gate: &mut Gate,
+        mode: RunMode<'_>,
+    ) -> Result<Success, Failure> {
+        let operation = request.operation();
+        let shown = |value: &serde_json::Value| approve::shown_arguments(value, &ctx.live.redactor);
+        match request {
+            ProxyRequest::ToolsList { .. } => ops::list_tools(ctx).await,
+            ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(ctx, query).await,
+            ProxyRequest::ToolsDescribe { tool, .. } => ops::describe_tool(ctx, tool).await,
+            ProxyRequest::ToolsCall { tool, args, .. } => {
+                self.call(ctx, gate, &operation, tool, args, build).await
+            }
+            ProxyRequest::ResourcesList { .. } => ops::list_resources(ctx).await,
+            ProxyRequest::ResourcesRead { reference, .. } => {
+                let arguments = shown(&serde_json::json!({"resource": reference}));
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    &operation,
+                    Some(arguments),
+                    None,
+                    ctx.cancel,
+                )
+                .await?;
+                if mode == RunMode::Uri {
+                    ops::read_uri(ctx, reference, reference).await
+                } else {
+                    ops::read_resource(ctx, reference).await
+                }
+            }
+            ProxyRequest::PromptsList { .. } => ops::list_prompts(ctx).await,
+            ProxyRequest::PromptsGet {
+                prompt, arguments, ..
+            } => {
+                let arguments_shown = shown(&serde_json::to_value(arguments).unwrap_or_default());
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    &operation,
+                    Some(arguments_shown),
+                    None,
+                    ctx.cancel,
+                )
+                .await?;
+                ops::get_prompt(ctx, prompt, arguments).await
+            }
+            ProxyRequest::Status | ProxyRequest::Reconnect { .. } => {
+                Err(Failure::invalid("handled above".to_owned()))
+            }
+        }
+    }
+
+    /// `tools.call`: the catalog (a read that never asks) gives the schema the arguments are
+    /// built and checked against, and the annotations the approval shows.
+    async fn call(
+        &self,
+        ctx: &OpContext<'_>,
+        gate: &mut Gate,
+        operation: &NormalizedOperation,
+        tool: &str,
+        args: &serde_json::Map<String, serde_json::Value>,
+        build: Option<&ArgsBuilder>,
+    ) -> Result<Success, Failure> {
+        let catalog = ops::tools(ctx).await.ok();
+        let listed = catalog.as_ref().and_then(|c| c.get(tool));
+        let args = match build {
+            None => args.clone(),
+            Some(build) => {
+                let schema = listed.map(|t| serde_json::Value::Object((*t.input_schema).clone()));
+                build(schema.as_ref()).map_err(Failure::invalid)?
+            }
+        };
+        let shown =
+            approve::shown_arguments(&serde_json::Value::Object(args.clone()), &ctx.live.redactor);
+        let annotations = listed.and_then(|t| t.annotations.clone());
+        self.approve(
+            gate,
+            ctx.slot,
+            operation,
+            Some(shown),
+            annotations.as_ref(),
+            ctx.cancel,
+        )
+        .await?;
+        ops::call_tool(ctx, tool, args).await
+    }
+
+    /// Runs one of the operator's own operations on its connected server.
+    async fn run_operator(
+        &self,
+        ctx: &OpContext<'_>,
+        gate: &mut Gate,
+        operation: &NormalizedOperation,
+        op: &OperatorOp,
+    ) -> Result<Success, Failure> {
+        let approve_uri = |uri: &str| {
+            approve::shown_arguments(&serde_json::json!({"resource": uri}), &ctx.live.redactor)
+        };
+        match op {
+            OperatorOp::Complete {
+                target,
+                argument,
+                value,
+                context,
+            } => operator::complete(ctx, target, argument, value, context).await,
+            OperatorOp::Templates => ops::list_templates(ctx).await,
+            OperatorOp::ReadTemplate { template, values } => {
+                let uri = operator::expand_template(ctx, template, values).await?;
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    operation,
+                    Some(approve_uri(&uri)),
+                    None,
+                    ctx.cancel,
+                )
+                .await?;
+                ops::read_uri(ctx, &uri, &uri).await
+            }
+            OperatorOp::Subscribe { uri } | OperatorOp::Unsubscribe { uri } => {
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    operation,
+                    Some(approve_uri(uri)),
+                    None,
+                    ctx.cancel,
+                )
+                .await?;
+                operator::subscription(ctx, uri, matches!(op, OperatorOp::Subscribe { .. })).await
+            }
+            OperatorOp::TasksList => operator::list_tasks(ctx).await,
+            OperatorOp::TaskGet { id } => operator::task(ctx, id, false).await,
+            OperatorOp::TaskCancel { id } => operator::task(ctx, id, true).await,
+            OperatorOp::TaskResult { id } => operator::task_result(ctx, id).await,
+            OperatorOp::SetLogLevel { level } => operator::set_log_level(ctx, level).await,
+        }
+    }
+}
+
+/// `reconnect`: closes the server's connection and makes one fresh attempt series.
+async fn reconnect(
+    slot: &Slot,
+    connect: &ConnectContext<'_>,
+    cancel: &CancellationToken,
+) -> Result<Success, Failure> {
+    let live = slot.reconnect(connect, cancel).await?;
+    let conn = live.conn.read().await;
+    let identity = conn.identity();
+    let text = format!(
+        "reconnected to {} (protocol {}, generation {})",
+        slot.name, identity.protocol_version, live.generation
+    );
+    Ok(Success {
+        result: OpResult::Reconnected(crate::mcp::api::Reconnected {
+            protocol_version: identity.protocol_version.clone(),
+            generation: live.generation,
+            server_name: identity
+                .name
+                .as_deref()
+                .map(|n| crate::mcp::sanitize::sanitize_capped(n, 128)),
+        }),
+        text,
+        spills: Vec::new(),
+    })
+}
+
+/// A token cancelled when either `a` or `b` is.
+pub(super) fn combine(a: &CancellationToken, b: &CancellationToken) -> CancellationToken {
+    let child = b.child_token();
+    let a = a.clone();
+    let out = child.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = a.cancelled() => out.cancel(),
+            () = out.cancelled() => {}
+        }
+    });
+    child
+}
+
+/// The model-visible status text.
+pub(super) fn status_text(status: &StatusReport) -> String {
+    use std::fmt::Write as _;
+    let mut text = format!(
+        "project trust: {}; {} servers\n",
+        status.project.trust.label(),
+        status.servers.len()
+    );
+    for s in &status.servers {
+        let _ = write!(
+            text,
+            "- {} [{}] {} ({})",
+            s.name,
+            s.state.label(),
+            s.transport.unwrap_or("?"),
+            s.source.layer.label()
+        );
+        if let Some(version) = &s.runtime.protocol_version {
+            let _ = write!(text, " protocol {version}");
+        }
+        if let Some(tools) = s.runtime.tools {
+            let _ = write!(text, " {tools} tools");
+        }
+        if let Some(e) = &s.runtime.last_error {
+            let _ = write!(text, " last error {}: {}", e.class, e.message);
+        }
+        text.push('\n');
+    }
+    text.push_str(super::outcome::hints::LIST);
+    text
+}

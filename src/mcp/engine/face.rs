@@ -1,0 +1,66 @@
+//! What connecting a server needs from the engine, and the face's client side (who answers
+//! servers' roots, sampling and elicitation requests) that every connection carries.
+
+use std::path::PathBuf;
+
+use tokio::sync::mpsc;
+
+use crate::mcp::connection::ServerEvent;
+use crate::mcp::results::RefKey;
+
+/// What connecting needs from the engine.
+pub(super) struct ConnectContext<'a> {
+    /// Looks up environment variables for references.
+    pub lookup: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
+    /// Where connections send notifications.
+    pub events: mpsc::Sender<ServerEvent>,
+    /// Whether connections also report their JSON-RPC traffic.
+    pub traffic: bool,
+    /// The key for resource references.
+    pub ref_key: &'a RefKey,
+    /// Emergency cleanup registry.
+    pub cleanup: &'a super::cleanup::Cleanup,
+    /// The face's client side (None: declare nothing, refuse server requests).
+    pub client: Option<&'a ClientFace>,
+}
+
+/// A face's answers to server requests and its roots choice, for every connection.
+#[derive(Clone)]
+pub struct ClientFace {
+    /// Who answers.
+    pub requests: std::sync::Arc<dyn crate::mcp::client::ClientRequests>,
+    /// Roots that replace every server's (the CLI's `--root`).
+    pub roots_override: Option<Vec<PathBuf>>,
+    /// The project directory (the default root).
+    pub project_root: PathBuf,
+    /// The log level to ask every server for (the CLI's `--log-level`).
+    pub log_level: Option<String>,
+}
+
+impl ClientFace {
+    /// The roots a server defined in `file_dir` (with `configured` roots) starts with.
+    pub fn roots_for(
+        &self,
+        file_dir: &std::path::Path,
+        configured: Option<&[String]>,
+    ) -> Vec<crate::mcp::client::RootEntry> {
+        crate::mcp::client::roots::roots_for(
+            self.roots_override.as_deref(),
+            configured,
+            file_dir,
+            &self.project_root,
+        )
+    }
+
+    /// The client side of one server's connection, answering `roots/list` from `roots`.
+    pub fn side_for(
+        &self,
+        roots: crate::mcp::client::SharedRoots,
+    ) -> crate::mcp::client::ClientSide {
+        crate::mcp::client::ClientSide {
+            requests: self.requests.clone(),
+            roots,
+            log_level: self.log_level.clone(),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The proxy operations against one live connection: bounded discovery,
+//! search, describe, calls, resources and prompts, each returning a [`Success`] whose
+//! model-visible text is bounded and whose every string is sanitised and redacted.
+//!
+//! This file holds what every operation shares (the [`OpContext`], failures, bounding); the
+//! cached catalogs are in `catalogs`, and the operations by kind in `tools`, `resources` and
+//! `prompts`.
+
+mod catalogs;
+mod prompts;
+mod resources;
+mod tools;
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use rmcp::model::{ClientRequest, ServerResult};
+use tokio_util::sync::CancellationToken;
+
+use super::live::Live;
+use super::outcome::{Failure, Success};
+use super::slot::Slot;
+use crate::mcp::api::OpResult;
+use crate::mcp::catalog::PageError;
+use crate::mcp::connection::{Connection, RequestError, max_total_for};
+use crate::mcp::results::{BoundedText, SpillDir};
+use crate::mcp::sanitize::sanitize_capped;
+
+pub(super) use catalogs::{resource_listing, tools};
+pub(super) use prompts::{get_prompt, list_prompts};
+pub(super) use resources::{list_resources, list_templates, read_resource, read_uri};
+pub(super) use tools::{call_tool, describe_tool, list_tools, ping, search_tools, shape_call};
+
+/// What an operation needs besides the connection.
+pub(super) struct OpContext<'a> {
+    /// The server's slot.
+    pub slot: &'a Slot,
+    /// The connection.
+    pub live: &'a Arc<Live>,
+    /// This process's spills.
+    pub spills: &'a SpillDir,
+    /// Cancels the operation.
+    pub cancel: &'a CancellationToken,
+    /// Tells the face what happens (a task's status); serve mode hears nothing.
+    pub note: &'a (dyn Fn(&str) + Send + Sync),
+    /// Run a tool call as a task (the operator's choice for `optional` task support).
+    pub as_task: bool,
+    /// Where a tool call's progress reports go (serve mode's forwarding), if anywhere.
+    pub progress: Option<&'a tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
+    /// Results keep the server's characters (see `ShapeContext::keep_data`).
+    pub keep_data: bool,
+}
+
+impl OpContext<'_> {
+    fn shape(&self, origin: &'_ str) -> (String, String) {
+        (self.slot.name.clone(), origin.to_owned())
+    }
+
+    pub(super) async fn request(
+        &self,
+        conn: &Connection,
+        request: ClientRequest,
+    ) -> Result<ServerResult, Failure> {
+        let timeout = conn.request_timeout();
+        conn.request_cancellable(request, timeout, max_total_for(timeout), self.cancel)
+            .await
+            .map_err(|e| self.request_failure(&e))
+    }
+
+    pub(super) fn request_failure(&self, e: &RequestError) -> Failure {
+        let failure = Failure::from_connect(e);
+        if matches!(failure.class.as_str(), "exited" | "limit") {
+            self.slot.on_exited();
+        }
+        failure
+    }
+}
+
+fn unexpected(what: &str) -> Failure {
+    Failure::new(
+        "protocol",
+        format!("the server answered {what} with an unexpected result type"),
+        4,
+    )
+}
+
+fn page_failure(e: PageError<Failure>) -> Failure {
+    match e {
+        PageError::Limit(limit) => Failure::limit(limit.to_string()),
+        PageError::Fetch(f) => f,
+    }
+}
+
+/// The answer to a listing of a capability the server did not declare: empty, and said so.
+fn undeclared(ctx: &OpContext<'_>, what: &str, result: OpResult) -> Success {
+    Success {
+        result,
+        text: format!(
+            "{} offers no {what} (it did not declare the capability; nothing was asked)\n",
+            sanitize_capped(&ctx.slot.name, 128)
+        ),
+        spills: Vec::new(),
+    }
+}
+
+/// Bounds a listing's text like any result: past 50 KiB / 2,000 lines the rest is spilled.
+fn bounded(
+    ctx: &OpContext<'_>,
+    origin: &str,
+    text: &str,
+) -> Result<(String, Vec<crate::mcp::results::SpillEntry>), Failure> {
+    let io = |e: std::io::Error| Failure::new("spill", format!("writing a spill failed: {e}"), 1);
+    let mut out = BoundedText::new(ctx.spills, origin);
+    out.push(text).map_err(io)?;
+    let bounded = out.finish().map_err(io)?;
+    let mut visible = bounded.text.clone();
+    if let Some(note) = bounded.note() {
+        let _ = write!(visible, "\n{note}");
+    }
+    let spills = bounded.overflow.map(|o| vec![o.spill]).unwrap_or_default();
+    Ok((visible, spills))
+}
+
+fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
+    match e {
+        crate::mcp::results::ShapeError::Limit(limit) => Failure::limit(limit.to_string()),
+        crate::mcp::results::ShapeError::Io(io) => {
+            Failure::new("spill", format!("writing a spill failed: {io}"), 1)
+        }
+    }
+}

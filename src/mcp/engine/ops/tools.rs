@@ -1,0 +1,248 @@
+//! The tool operations: `tools.list`, `tools.search`, `tools.describe`, `tools.call` (plain or
+//! as a task) and `ping`.
+
+use std::fmt::Write as _;
+
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use serde_json::Value;
+
+use super::{OpContext, bounded, tools, unexpected};
+use crate::mcp::api::{OpResult, SpillRef, ToolCall, ToolList, ToolMatch, ToolSearch};
+use crate::mcp::catalog::ToolCatalog;
+use crate::mcp::connection::{Connection, max_total_for};
+use crate::mcp::engine::outcome::{Failure, Success};
+use crate::mcp::results::{ShapeContext, shape_tool_result};
+use crate::mcp::sanitize::sanitize_capped;
+
+/// `tools.list`.
+pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let catalog = tools(ctx).await?;
+    let summaries = catalog.summaries();
+    let mut text = format!("{} tools on {}:\n", summaries.len(), ctx.slot.name);
+    for s in summaries {
+        let _ = write!(text, "- {}", s.name);
+        if let Some(title) = &s.title {
+            let _ = write!(text, " ({title})");
+        }
+        if !s.description.is_empty() {
+            let _ = write!(text, ": {}", s.description);
+        }
+        if !s.required.is_empty() {
+            let _ = write!(text, " [required: {}]", s.required.join(", "));
+        }
+        if !s.flags.is_empty() {
+            let flags: Vec<String> = s.flags.iter().map(ToString::to_string).collect();
+            let _ = write!(text, " [flagged: {}]", flags.join(", "));
+        }
+        text.push('\n');
+    }
+    text.push_str(crate::mcp::engine::outcome::hints::DESCRIBE);
+    let (text, spills) = bounded(ctx, "tools.list", &text)?;
+    Ok(Success {
+        result: OpResult::Tools(ToolList {
+            count: summaries.len(),
+            tools: summaries.to_vec(),
+        }),
+        text,
+        spills,
+    })
+}
+
+/// `tools.search`.
+pub(crate) async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, Failure> {
+    let catalog = tools(ctx).await?;
+    let hits = catalog.search(query);
+    let shown_query = sanitize_capped(query, 200);
+    let mut text = format!(
+        "{} matches for \"{shown_query}\" on {}:\n",
+        hits.len(),
+        ctx.slot.name
+    );
+    let mut items = Vec::new();
+    for (summary, rank) in &hits {
+        let _ = writeln!(text, "- {}: {}", summary.name, summary.description);
+        items.push(ToolMatch {
+            tool: (*summary).clone(),
+            rank: *rank,
+        });
+    }
+    Ok(Success {
+        result: OpResult::Search(ToolSearch {
+            query: shown_query,
+            matches: items,
+        }),
+        text,
+        spills: Vec::new(),
+    })
+}
+
+fn unknown_tool(catalog: &ToolCatalog, server: &str, tool: &str) -> Failure {
+    let similar: Vec<String> = catalog
+        .similar_names(tool)
+        .into_iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let hint = if similar.is_empty() {
+        String::new()
+    } else {
+        format!("; similar: {}", similar.join(", "))
+    };
+    Failure::new(
+        "unknown_tool",
+        format!(
+            "server `{server}` has no tool `{}`{hint}",
+            sanitize_capped(tool, 128)
+        ),
+        1,
+    )
+}
+
+/// `tools.describe`.
+pub(crate) async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Success, Failure> {
+    let catalog = tools(ctx).await?;
+    let Some(description) = catalog.describe(tool) else {
+        return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
+    };
+    let text = serde_json::to_string_pretty(&description).unwrap_or_default();
+    let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text)?;
+    Ok(Success {
+        result: OpResult::Describe(Box::new(description)),
+        text,
+        spills,
+    })
+}
+
+/// `tools.call`: called once; never retried.
+pub(crate) async fn call_tool(
+    ctx: &OpContext<'_>,
+    tool: &str,
+    args: serde_json::Map<String, Value>,
+) -> Result<Success, Failure> {
+    // The catalog gives the output schema and a clear error for unknown tools. A catalog that
+    // cannot be listed (a bound, an error) does not stop the call: it runs unvalidated.
+    let catalog = tools(ctx).await.ok();
+    if let Some(catalog) = &catalog
+        && catalog.get(tool).is_none()
+    {
+        return Err(unknown_tool(catalog, &ctx.slot.name, tool));
+    }
+    let schema = catalog
+        .as_ref()
+        .and_then(|c| c.output_schema(tool).cloned());
+    let conn = ctx.live.conn.read().await;
+    let result = if ctx.as_task {
+        call_as_task(ctx, &conn, tool, args).await?
+    } else {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(tool.to_owned()).with_arguments(args.clone()),
+        ));
+        let timeout = conn.request_timeout();
+        match conn
+            .request_routed(
+                request,
+                timeout,
+                max_total_for(timeout),
+                ctx.cancel,
+                ctx.progress,
+            )
+            .await
+        {
+            Ok(ServerResult::CallToolResult(result))
+                if crate::mcp::client::tasks::result_requires_task(&result) =>
+            {
+                (ctx.note)("the server runs this tool only as a task; running it as one");
+                call_as_task(ctx, &conn, tool, args).await?
+            }
+            Ok(ServerResult::CallToolResult(result)) => result,
+            Ok(_) => return Err(unexpected("tools/call")),
+            Err(e) if crate::mcp::client::tasks::requires_task(&e) => {
+                (ctx.note)("the server runs this tool only as a task; running it as one");
+                call_as_task(ctx, &conn, tool, args).await?
+            }
+            Err(e) => return Err(ctx.request_failure(&e)),
+        }
+    };
+    drop(conn);
+    shape_call(ctx, tool, &result, schema.as_ref())
+}
+
+/// Shapes a tool result (a call's, or a task's) into a success, or a `tool_error` failure.
+pub(crate) fn shape_call(
+    ctx: &OpContext<'_>,
+    tool: &str,
+    result: &rmcp::model::CallToolResult,
+    schema: Option<&serde_json::Map<String, Value>>,
+) -> Result<Success, Failure> {
+    let origin = format!("tools.call {tool}");
+    let (server, origin) = ctx.shape(&origin);
+    let shape_ctx = ShapeContext {
+        server: &server,
+        origin: &origin,
+        spills: ctx.spills,
+        redactor: &ctx.live.redactor,
+        keep_data: ctx.keep_data,
+    };
+    let shaped = shape_tool_result(&shape_ctx, result, schema)
+        .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
+    let result = ToolCall {
+        is_error: shaped.is_error,
+        text: shaped.text.clone(),
+        structured_content: shaped.structured.clone(),
+        output_schema_verdict: shaped.verdict.clone(),
+        spills: shaped
+            .spills
+            .iter()
+            .map(|s| SpillRef {
+                basename: s.basename.clone(),
+                size: s.size,
+                mime: s.mime.clone(),
+            })
+            .collect(),
+        links: crate::mcp::results::links::resource_links(&shape_ctx, result),
+    };
+    if shaped.is_error {
+        let mut failure = Failure::new(
+            "tool_error",
+            format!("tool `{}` reported an error", sanitize_capped(tool, 128)),
+            5,
+        );
+        failure.text = Some(shaped.text);
+        failure.call = Some(Box::new(result));
+        return Err(failure);
+    }
+    Ok(Success {
+        result: OpResult::Call(result),
+        text: shaped.text,
+        spills: shaped.spills,
+    })
+}
+
+async fn call_as_task(
+    ctx: &OpContext<'_>,
+    conn: &Connection,
+    tool: &str,
+    args: serde_json::Map<String, Value>,
+) -> Result<rmcp::model::CallToolResult, Failure> {
+    crate::mcp::client::tasks::call_as_task(conn, tool, args, ctx.cancel, ctx.note)
+        .await
+        .map_err(|e| ctx.request_failure(&e))
+}
+
+/// `ping`: the round trip on the live connection.
+pub(crate) async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
+    let conn = ctx.live.conn.read().await;
+    let started = std::time::Instant::now();
+    ctx.request(
+        &conn,
+        ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
+    )
+    .await?;
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    #[allow(clippy::cast_precision_loss)]
+    let ms = micros as f64 / 1000.0;
+    Ok(Success {
+        text: format!("{} answered ping in {ms:.1} ms", ctx.slot.name),
+        result: crate::mcp::api::OpResult::Ping(crate::mcp::api::PingResult { rtt_ms: ms }),
+        spills: Vec::new(),
+    })
+}
