@@ -51,13 +51,27 @@ fn load_line<T>(app: &App, load: Option<&Load<T>>, what: &str) -> Option<Line<'s
     }
 }
 
-/// The name column's width: the longest name, at most a third of the pane.
+/// The narrowest the name column's limit gets on a narrow pane, so short names stay whole.
+const MIN_NAME_LIMIT: usize = 12;
+
+/// The name column's width: the longest name, at most a third of the pane (but never less than
+/// [`MIN_NAME_LIMIT`] when a name is that long).
 fn name_column<'a>(names: impl Iterator<Item = &'a str>, width: u16) -> usize {
     names
         .map(|n| n.chars().count())
         .max()
         .unwrap_or(0)
-        .min(usize::from(width / 3))
+        .min(usize::from(width / 3).max(MIN_NAME_LIMIT))
+}
+
+/// `name` in a column `width` wide followed by the gap: padded when shorter, cut with `…` when
+/// longer, so the next column stays aligned.
+fn name_cell(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        return format!("{name:<width$}  ");
+    }
+    let cut: String = name.chars().take(width.saturating_sub(1)).collect();
+    format!("{cut}…  ")
 }
 
 /// Draws the current tab's list into `area`.
@@ -177,7 +191,7 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
             .map(|(i, t)| {
                 let spans = vec![
                     Span::styled(
-                        format!("{:<name_width$}  ", t.name),
+                        name_cell(&t.name, name_width),
                         Style::new().fg(theme().text),
                     ),
                     Span::styled(t.description.clone(), Style::new().fg(theme().muted)),
@@ -216,7 +230,7 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
                 };
                 let spans = vec![
                     Span::styled(kind, Style::new().fg(color)),
-                    Span::raw(format!("{:<name_width$}  ", r.name)),
+                    Span::raw(name_cell(&r.name, name_width)),
                     Span::styled(format!("{} ", r.meta), Style::new().fg(theme().dim)),
                     Span::styled(r.description.clone(), Style::new().fg(theme().muted)),
                 ];
@@ -247,7 +261,7 @@ fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
             .take(w.height)
             .map(|(i, p)| {
                 let spans = vec![
-                    Span::raw(format!("{:<name_width$}  ", p.name)),
+                    Span::raw(name_cell(&p.name, name_width)),
                     Span::styled(p.description.clone(), Style::new().fg(theme().muted)),
                 ];
                 row(i == w.sel, w.focused, spans)
@@ -280,4 +294,24 @@ fn config_tab(app: &App, w: &List) -> Vec<Line<'static>> {
         ));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{name_cell, name_column};
+
+    #[test]
+    fn names_align_in_a_column_of_the_longest_up_to_a_third() {
+        let names = ["add", "long_task", "a_name_far_longer_than_a_third"];
+        // A wide pane: a third is 40, the longest name (30) fits whole.
+        assert_eq!(name_column(names.iter().copied(), 120), 30);
+        // A narrow pane: a third is 8, but short names keep 12 columns.
+        let w = name_column(names.iter().copied(), 24);
+        assert_eq!(w, 12);
+        assert_eq!(name_cell("long_task", w), "long_task     ");
+        assert_eq!(name_cell("add", w), "add           ");
+        let cut = name_cell("a_name_far_longer_than_a_third", w);
+        assert_eq!(cut, "a_name_far_…  ");
+        assert_eq!(cut.chars().count(), w + 2, "every cell is as wide");
+    }
 }
