@@ -9,9 +9,8 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::console_kit::{Console, ConsoleDirs, demo, everything_or_skip, everything_stdio};
+use common::everything_http::EverythingHttp;
 use crossterm::event::KeyCode;
 use mcpdeck::app::{App, Load, Screen, Tab};
 use mcpdeck::mcp::status::ServerState;
@@ -284,57 +283,14 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
     });
 }
 
-/// server-everything over Streamable HTTP on a free loopback port, killed when dropped.
-struct HttpEverything {
-    child: std::process::Child,
-    port: u16,
-}
-
-impl Drop for HttpEverything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http_everything(script: &Path) -> HttpEverything {
-    use std::io::BufRead as _;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let preload = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/loopback.cjs");
-    let mut child = std::process::Command::new("node")
-        .arg("--require")
-        .arg(preload)
-        .arg(script)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("node starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let server = HttpEverything { child, port };
-    let mut lines = std::io::BufReader::new(stderr).lines();
-    let ready = lines
-        .by_ref()
-        .take(20)
-        .map_while(Result::ok)
-        .any(|l| l.contains("listening on port"));
-    assert!(ready, "server-everything did not start");
-    std::thread::spawn(move || lines.for_each(drop));
-    server
-}
-
 #[test]
 fn over_streamable_http_a_root_added_reaches_the_server() {
     let Some(script) = everything_or_skip() else {
         return;
     };
-    let server = http_everything(&script);
+    let server = EverythingHttp::start(&script);
     let servers = serde_json::json!({
-        "everything": {"url": format!("http://127.0.0.1:{}/mcp", server.port)}
+        "everything": {"url": server.url()}
     });
     with_servers(&servers, async |h: &mut Console| {
         let project = &h.project.clone();

@@ -4,10 +4,10 @@
 
 mod common;
 
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
 use common::Sandbox;
+use common::everything_http::EverythingHttp;
 use serde_json::{Value, json};
 
 fn package(name: &str) -> Option<PathBuf> {
@@ -100,45 +100,13 @@ fn server_everything_over_stdio() {
     exercise_everything(&sb, "everything");
 }
 
-struct NodeServer(std::process::Child);
-
-impl Drop for NodeServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn server_everything_over_streamable_http() {
     let Some(script) = package("server-everything") else {
         return;
     };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let preload = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/loopback.cjs");
-    let mut child = std::process::Command::new("node")
-        .arg("--require")
-        .arg(preload)
-        .arg(&script)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("node starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let server = NodeServer(child);
-    let mut lines = std::io::BufReader::new(stderr).lines();
-    let ready = lines
-        .by_ref()
-        .take(20)
-        .map_while(Result::ok)
-        .any(|l| l.contains("listening on port"));
-    assert!(ready, "server-everything did not start");
-    std::thread::spawn(move || lines.for_each(drop));
+    let server = EverythingHttp::start(&script);
+    let port = server.port;
     let sb = Sandbox::new();
     sb.write(
         "config/mcpdeck/mcp.json",

@@ -10,6 +10,7 @@ use assert_cmd::Command;
 mod auth_fixture;
 pub mod console_kit;
 pub mod engine_kit;
+pub mod everything_http;
 mod http_fixture;
 pub mod json_keys;
 #[allow(unused_imports)] // not every test binary starts the OAuth fixture
