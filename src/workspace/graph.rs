@@ -301,6 +301,46 @@ mod tests {
     }
 
     #[test]
+    fn includes_give_every_candidate_target_with_its_line() {
+        let targets = |kind: &str, text: &str| -> Vec<(u32, String)> {
+            includes(kind, text)
+                .into_iter()
+                .map(|r| (r.line, r.target))
+                .collect()
+        };
+        let owned = |v: &[(u32, &str)]| -> Vec<(u32, String)> {
+            v.iter().map(|(l, t)| (*l, (*t).to_owned())).collect()
+        };
+        assert_eq!(
+            targets(
+                "rust",
+                "pub mod a;\nconst T: &str = include_str!(\"t.txt\");\nmod b { }\n"
+            ),
+            owned(&[(1, "a.rs"), (1, "a/mod.rs"), (2, "t.txt")])
+        );
+        assert_eq!(
+            targets("python", "import os\nfrom ..pkg.m import x\n"),
+            owned(&[(2, "../pkg/m.py"), (2, "../pkg/m/__init__.py")])
+        );
+        assert_eq!(
+            targets("shell", "source ./lib.sh\n. \"$HOME/x.sh\"\n"),
+            owned(&[(1, "./lib.sh")])
+        );
+        assert_eq!(
+            targets("text", "#include <stdio.h>\n#include \"util.h\"\n"),
+            owned(&[(2, "util.h")])
+        );
+        let js = targets(
+            "javascript",
+            "const y = require('../y');\nimport z from 'z';\n",
+        );
+        assert_eq!(js.len(), 8, "{js:?}");
+        assert_eq!(js[0], (1, "../y".to_owned()));
+        assert_eq!(js[7], (1, "../y/index.js".to_owned()));
+        assert!(targets("markdown", "mod a;\n").is_empty());
+    }
+
+    #[test]
     fn includes_per_kind() {
         let nodes: BTreeSet<String> = [
             "src/a.rs",
