@@ -36,8 +36,7 @@ fn message(report: &HostReport, code: &str) -> String {
     report
         .all_diagnostics()
         .find(|d| d.code == code)
-        .map(|d| d.message.clone())
-        .unwrap_or_else(|| panic!("no `{code}` diagnostic"))
+        .map_or_else(|| panic!("no `{code}` diagnostic"), |d| d.message.clone())
 }
 
 fn def<'a>(report: &'a HostReport, name: &str) -> &'a HostDef {
