@@ -177,7 +177,12 @@ pub(super) async fn complete(
         .collect();
     let has_more = info.has_more.unwrap_or(false) || info.values.len() > values.len();
     let argument = sanitize_capped(argument, 128);
-    let mut text = format!("{} suggestions for {argument}", values.len());
+    let noun = if values.len() == 1 {
+        "suggestion"
+    } else {
+        "suggestions"
+    };
+    let mut text = format!("{} {noun} for {argument}", values.len());
     if let Some(total) = info.total {
         let _ = write!(text, " (of {total})");
     } else if has_more {
