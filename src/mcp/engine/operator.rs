@@ -343,7 +343,8 @@ pub(super) async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> 
         .map_err(|e| task_failure(ctx, &e))?;
     drop(conn);
     let tasks: Vec<TaskInfo> = tasks.iter().map(TaskInfo::from).collect();
-    let mut text = format!("{} tasks on {}:\n", tasks.len(), ctx.slot.name);
+    let noun = if tasks.len() == 1 { "task" } else { "tasks" };
+    let mut text = format!("{} {noun} on {}:\n", tasks.len(), ctx.slot.name);
     for task in &tasks {
         let _ = writeln!(text, "- {}", task_line(task));
     }
