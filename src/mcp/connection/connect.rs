@@ -17,6 +17,7 @@ use super::handshake::{
 use super::{Connection, EXIT_GRACE, declare, faults, http, stdio, traffic};
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
+use crate::mcp::results::redact::LiveSecrets;
 
 /// Connects with no event channel (notifications are discarded).
 pub async fn connect(
@@ -175,7 +176,9 @@ async fn connect_http(
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
-    let redactor = Redactor::new(secrets.clone());
+    // OAuth tokens join the configured secrets as each request carries one.
+    let live = LiveSecrets::default();
+    let redactor = Redactor::new(secrets.clone()).with_live(live.clone());
     let headers = http::build_headers(&headers)?;
     let oauth = oauth_target(def, http_def, lookup)?;
     let uses_oauth = oauth.is_some();
@@ -192,6 +195,7 @@ async fn connect_http(
         faults.clone(),
         refused.clone(),
         oauth.as_ref().zip(store.as_ref()),
+        live,
         extra_capabilities(client.as_ref()),
     )
     .await?;

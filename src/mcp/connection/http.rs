@@ -25,6 +25,7 @@ use super::http_guard::GuardedClient;
 use crate::mcp::auth::client::auth_client;
 use crate::mcp::auth::token_client::TokenClient;
 use crate::mcp::auth::{AuthTarget, CredentialStore};
+use crate::mcp::results::redact::LiveSecrets;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest JSON body or SSE event accepted from an HTTP server.
@@ -158,7 +159,7 @@ pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
 }
 
 /// Builds the transport for `url` with resolved `headers`; `oauth` carries the server's sign-in
-/// and the store when the server uses OAuth.
+/// and the store when the server uses OAuth, and every token sent is added to `live`.
 pub async fn transport(
     url: &str,
     headers: HeaderMapOwned,
@@ -166,12 +167,13 @@ pub async fn transport(
     faults: Arc<Faults>,
     refused: RefusedRedirect,
     oauth: Option<(&AuthTarget, &CredentialStore)>,
+    live: LiveSecrets,
     extra: Option<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<HttpTransport, ConnectError> {
     parse_url(url)?;
     let guarded =
         GuardedClient::new(http_client(connect_timeout, refused)?, faults).declaring(extra);
-    let client = auth_client(url, guarded, oauth)
+    let client = auth_client(url, guarded, oauth, live)
         .await
         .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;
     let mut backoff = ExponentialBackoff::default();
