@@ -20,7 +20,6 @@ use rmcp::transport::streamable_http_client::StreamableHttpClient;
 use super::store::CredentialStore;
 use super::token_client::TokenClient;
 use super::{AuthTarget, store_key};
-use crate::mcp::results::redact::LiveSecrets;
 
 /// How long connect-time discovery (needed only to refresh) may take.
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,18 +30,13 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     url: &str,
     inner: C,
     target: Option<(&AuthTarget, &CredentialStore)>,
-    live: LiveSecrets,
 ) -> Result<TokenClient<C>, String> {
     crate::mcp::connection::http::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|_| "the server URL is not usable for OAuth".to_owned())?;
     let Some((target, store)) = target else {
-        return Ok(TokenClient::new(
-            AuthClient::new(inner, manager),
-            None,
-            live,
-        ));
+        return Ok(TokenClient::new(AuthClient::new(inner, manager), None));
     };
     let key = store_key(url);
     let tokens = store.for_server(&key);
@@ -75,7 +69,6 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     Ok(TokenClient::new(
         AuthClient::new(inner, manager),
         Some(tokens),
-        live,
     ))
 }
 

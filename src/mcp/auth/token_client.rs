@@ -41,14 +41,18 @@ pub struct TokenClient<C> {
 }
 
 impl<C> TokenClient<C> {
-    /// Wraps rmcp's client; `tokens` is the same store handle its manager was given; every
-    /// token sent is added to `live`.
-    pub fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>, live: LiveSecrets) -> Self {
+    /// Wraps rmcp's client; `tokens` is the same store handle its manager was given.
+    pub fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
         Self {
             inner,
             tokens,
-            live,
+            live: LiveSecrets::default(),
         }
+    }
+
+    /// Every token this client has sent, for the connection's redactor.
+    pub fn live(&self) -> LiveSecrets {
+        self.live.clone()
     }
 }
 

@@ -17,7 +17,6 @@ use super::handshake::{
 use super::{Connection, EXIT_GRACE, declare, faults, http, stdio, traffic};
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
-use crate::mcp::results::redact::LiveSecrets;
 
 /// Connects with no event channel (notifications are discarded).
 pub async fn connect(
@@ -176,9 +175,7 @@ async fn connect_http(
     let timeout = def.request_timeout();
     let (offered, lifecycle) = lifecycle_for(def.protocol);
     let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
-    // OAuth tokens join the configured secrets as each request carries one.
-    let live = LiveSecrets::default();
-    let redactor = Redactor::new(secrets.clone()).with_live(live.clone());
+    let redactor = Redactor::new(secrets.clone());
     let headers = http::build_headers(&headers)?;
     let oauth = oauth_target(def, http_def, lookup)?;
     let uses_oauth = oauth.is_some();
@@ -188,17 +185,18 @@ async fn connect_http(
     let faults = Arc::new(faults::Faults::default());
     let refused = http::RefusedRedirect::default();
     let headers_configured = !headers.is_empty();
-    let transport = http::transport(
+    let (transport, tokens) = http::transport(
         &http_def.url,
         headers,
         timeout,
         faults.clone(),
         refused.clone(),
         oauth.as_ref().zip(store.as_ref()),
-        live,
         extra_capabilities(client.as_ref()),
     )
     .await?;
+    // The OAuth tokens its requests carry are secrets too, from the moment each is sent.
+    let redactor = redactor.with_live(tokens);
     let log_level = client.as_ref().and_then(|c| c.log_level.clone());
     let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
     let routes = handler.routes();
