@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ClientServiceExt;
+use rmcp::model::ProtocolVersion;
 use tokio::sync::mpsc;
 
 use super::error::{ConnectError, ErrorClass, Redactor, classify_init};
@@ -82,10 +83,12 @@ pub async fn connect_client(
 }
 
 /// What both transports open with, before their transport exists: the definition's timeout
-/// and lifecycle, its `env` or `headers` map with the references resolved, the redactor over
-/// the secrets those references produced, and the client handler that will serve the session.
+/// and lifecycle, its `env` or `headers` map with the references resolved, and the redactor
+/// over the secrets those references produced.
 struct Opening {
     timeout: Duration,
+    /// The protocol version offered in `initialize`.
+    offered: ProtocolVersion,
     lifecycle: rmcp::ClientLifecycleMode,
     /// The `env` (stdio) or `headers` (HTTP) map, resolved.
     resolved: BTreeMap<String, String>,
@@ -95,8 +98,6 @@ struct Opening {
     /// The capabilities declared beyond rmcp's typed ones (see [`extra_capabilities`]).
     extra: Option<serde_json::Map<String, serde_json::Value>>,
     log_level: Option<String>,
-    handler: ClientEvents,
-    routes: ProgressRoutes,
 }
 
 impl Opening {
@@ -105,30 +106,35 @@ impl Opening {
         def: &ServerDef,
         map: &BTreeMap<String, Template>,
         lookup: &(dyn Fn(&str) -> Option<String> + Sync),
-        sink: &EventSink,
-        client: Option<crate::mcp::client::ClientSide>,
+        client: Option<&crate::mcp::client::ClientSide>,
     ) -> Result<Self, ConnectError> {
         let (offered, lifecycle) = lifecycle_for(def.protocol);
         let (resolved, secrets) = resolve_map(map, lookup)?;
-        let redactor = Redactor::new(secrets.clone());
-        let extra = extra_capabilities(client.as_ref());
-        let log_level = client.as_ref().and_then(|c| c.log_level.clone());
-        let handler =
-            ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
-        let routes = handler.routes();
         Ok(Self {
             timeout: def.request_timeout(),
+            offered,
             lifecycle,
             resolved,
+            redactor: Redactor::new(secrets.clone()),
             secrets,
-            redactor,
             faults: Arc::new(faults::Faults::default()),
-            extra,
-            log_level,
-            handler,
-            routes,
+            extra: extra_capabilities(client),
+            log_level: client.and_then(|c| c.log_level.clone()),
         })
     }
+}
+
+/// The handler that serves the session, redacting with the connection's final `redactor`, and
+/// the progress routes it reports to.
+fn client_handler(
+    sink: &EventSink,
+    offered: ProtocolVersion,
+    client: Option<crate::mcp::client::ClientSide>,
+    redactor: &Redactor,
+) -> (ClientEvents, ProgressRoutes) {
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
+    (handler, routes)
 }
 
 async fn connect_stdio(
@@ -142,6 +148,7 @@ async fn connect_stdio(
 ) -> Result<Connection, ConnectError> {
     let Opening {
         timeout,
+        offered,
         lifecycle,
         resolved: env,
         secrets,
@@ -149,9 +156,7 @@ async fn connect_stdio(
         faults,
         extra,
         log_level,
-        handler,
-        routes,
-    } = Opening::new(def, &stdio_def.env, lookup, &sink, client)?;
+    } = Opening::new(def, &stdio_def.env, lookup, client.as_ref())?;
     let spec = stdio::SpawnSpec {
         command: stdio_def.command.clone(),
         args: stdio_def.args.clone(),
@@ -160,6 +165,7 @@ async fn connect_stdio(
         redactor: redactor.clone(),
     };
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
+    let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
     let transport = declare::Declared::new(transport, extra);
@@ -227,6 +233,7 @@ async fn connect_http(
 ) -> Result<Connection, ConnectError> {
     let Opening {
         timeout,
+        offered,
         lifecycle,
         resolved: headers,
         secrets,
@@ -234,9 +241,7 @@ async fn connect_http(
         faults,
         extra,
         log_level,
-        handler,
-        routes,
-    } = Opening::new(def, &http_def.headers, lookup, &sink, client)?;
+    } = Opening::new(def, &http_def.headers, lookup, client.as_ref())?;
     let headers = http::build_headers(&headers)?;
     let oauth = oauth_target(def, http_def, lookup)?;
     let uses_oauth = oauth.is_some();
@@ -245,7 +250,7 @@ async fn connect_http(
         .and_then(|_| CredentialStore::open_default().ok());
     let refused = http::RefusedRedirect::default();
     let headers_configured = !headers.is_empty();
-    let transport = http::transport(
+    let (transport, tokens) = http::transport(
         &http_def.url,
         headers,
         timeout,
@@ -255,6 +260,9 @@ async fn connect_http(
         extra,
     )
     .await?;
+    // The OAuth tokens its requests carry are secrets too, from the moment each is sent.
+    let redactor = redactor.with_live(tokens);
+    let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
     let started =
