@@ -74,6 +74,8 @@ fn sign_in_with_registration_then_every_command_uses_the_stored_tokens() {
     let status = mcpdeck(&sb, &["auth", "status", "--json"], "");
     assert_eq!(status.code, 0);
     let v: Value = serde_json::from_str(&status.stdout).expect("json");
+    assert_eq!(v["operation"], "auth.status");
+    let v = &v["result"];
     assert!(v["store"].as_str().expect("store").starts_with("file "));
     assert_eq!(v["servers"][0]["signedIn"], true);
     assert_eq!(v["servers"][0]["scopes"], json!(["read", "offline_access"]));
@@ -205,7 +207,7 @@ fn a_revoked_refresh_token_drops_the_sign_in_and_logout_revokes() {
     let status = mcpdeck(&sb, &["auth", "status", "web", "--json"], "");
     let v: Value = serde_json::from_str(&status.stdout).expect("json");
     assert_eq!(
-        v["servers"][0]["signedIn"], false,
+        v["result"]["servers"][0]["signedIn"], false,
         "invalid_grant dropped the tokens"
     );
 
@@ -213,11 +215,12 @@ fn a_revoked_refresh_token_drops_the_sign_in_and_logout_revokes() {
     let out = mcpdeck(&sb, &["auth", "logout", "web", "--json"], "");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: Value = serde_json::from_str(&out.stdout).expect("json");
-    assert_eq!(v["revoked"], true);
+    assert_eq!(v["operation"], "auth.logout");
+    assert_eq!(v["result"]["revoked"], true);
     assert!(server.seen()["revocations"].as_u64() >= Some(2));
     let status = mcpdeck(&sb, &["auth", "status", "web", "--json"], "");
     let v: Value = serde_json::from_str(&status.stdout).expect("json");
-    assert_eq!(v["servers"][0]["signedIn"], false);
+    assert_eq!(v["result"]["servers"][0]["signedIn"], false);
 }
 
 /// A pre-registered client comes first, even where metadata documents are supported (the
