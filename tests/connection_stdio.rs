@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use connection_support::*;
 use mcpdeck::mcp::config::ProtocolChoice;
-use mcpdeck::mcp::connection::stdio::MINIMAL_ENV;
+use mcpdeck::mcp::connection::MINIMAL_ENV;
 use mcpdeck::mcp::connection::{
     ConnectionEvent, ErrorClass, connect, connect_with_events, max_total_for,
 };
@@ -251,7 +251,7 @@ async fn secrets_printed_to_stderr_are_redacted_in_exit_errors() {
     let text = format!("{err} {}", serde_json::to_string(&err).expect("json"));
     assert!(!text.contains(secret), "{text}");
     assert!(
-        text.contains(mcpdeck::mcp::connection::error::REDACTED),
+        text.contains(mcpdeck::mcp::connection::REDACTED),
         "{text}"
     );
 }

@@ -40,7 +40,7 @@ impl AuthServer {
         let body = body.to_owned();
         off_runtime(move || {
             runtime().block_on(async move {
-                mcpdeck::mcp::connection::http::install_crypto_provider();
+                mcpdeck::mcp::connection::install_crypto_provider();
                 reqwest::Client::new()
                     .post(url)
                     .header("content-type", "application/x-www-form-urlencoded")
@@ -60,7 +60,7 @@ impl AuthServer {
         let url = url.to_owned();
         off_runtime(move || {
             runtime().block_on(async move {
-                mcpdeck::mcp::connection::http::install_crypto_provider();
+                mcpdeck::mcp::connection::install_crypto_provider();
                 let answer = reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
@@ -83,7 +83,7 @@ impl AuthServer {
         let url = format!("http://127.0.0.1:{}/seen", self.port);
         off_runtime(move || {
             runtime().block_on(async move {
-                mcpdeck::mcp::connection::http::install_crypto_provider();
+                mcpdeck::mcp::connection::install_crypto_provider();
                 let text = reqwest::get(url)
                     .await
                     .expect("fixture answers")

@@ -3,13 +3,13 @@
 //! nothing here talks to a server (the paging driver awaits a fetch the caller supplies), and
 //! every server string is sanitised before it leaves.
 
-pub mod describe;
-pub mod paging;
-pub mod pin;
-pub mod search;
-pub mod summary;
-pub mod tools;
-pub mod uri_template;
+pub(crate) mod describe;
+pub(crate) mod paging;
+pub(crate) mod pin;
+pub(crate) mod search;
+pub(crate) mod summary;
+pub(crate) mod tools;
+pub(crate) mod uri_template;
 
 pub use describe::{ToolDescription, describe_tool, sanitize_json};
 pub use paging::{CatalogKind, LimitError, PageError, PageLimits, collect_pages};

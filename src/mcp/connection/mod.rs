@@ -8,23 +8,23 @@
 //! policy.
 
 mod connect;
-pub mod declare;
-pub mod discover;
-pub mod error;
-pub mod events;
-pub mod faults;
-pub mod frames;
+pub(crate) mod declare;
+pub(crate) mod discover;
+pub(crate) mod error;
+pub(crate) mod events;
+pub(crate) mod faults;
+pub(crate) mod frames;
 mod handshake;
-pub mod http;
-pub mod http_guard;
+pub(crate) mod http;
+pub(crate) mod http_guard;
 mod http_post;
-pub mod orphans;
+pub(crate) mod orphans;
 mod request;
-pub mod retry;
+pub(crate) mod retry;
 mod session_controls;
-pub mod stderr_ring;
-pub mod stdio;
-pub mod traffic;
+pub(crate) mod stderr_ring;
+pub(crate) mod stdio;
+pub(crate) mod traffic;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,9 +33,14 @@ use rmcp::model::ServerCapabilities;
 use rmcp::service::{Peer, RoleClient, RunningService};
 
 pub use connect::{connect, connect_client, connect_observed, connect_with_events};
-pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
+pub use error::{ConnectError, ErrorClass, REDACTED, Redactor, RequestError};
+pub use faults::Faults;
+pub use frames::{FrameStats, MAX_FRAME_BYTES, channel as frame_channel, pump as pump_frames};
+pub use http::install_crypto_provider;
+pub use retry::connect_series;
+pub use stderr_ring::STDERR_RING_BYTES;
 pub use events::{ConnectionEvent, EventSink, ProgressUpdate, ServerEvent};
-pub use stdio::{ExitInfo, StdioProcess};
+pub use stdio::{ExitInfo, MINIMAL_ENV, StdioProcess};
 
 use events::ClientEvents;
 

@@ -2,9 +2,9 @@
 //! `server:normalized-operation`, the metadata-only trace, and approval requests as data.
 //! UI-free: approvers are a trait the faces implement.
 
-pub mod approval;
-pub mod rules;
-pub mod trace;
+pub(crate) mod approval;
+pub(crate) mod rules;
+pub(crate) mod trace;
 
 pub use approval::{
     ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, EffectClass,

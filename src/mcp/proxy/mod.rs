@@ -3,10 +3,10 @@
 //! traces and the CLI share. This module only parses and names; it never connects, dispatches or
 //! decides policy.
 
-pub mod error;
-pub mod operation;
-pub mod request;
-pub mod schema;
+pub(crate) mod error;
+pub(crate) mod operation;
+pub(crate) mod request;
+pub(crate) mod schema;
 
 pub use error::UnknownField;
 pub use operation::{NormalizedOperation, ParseOperationError};

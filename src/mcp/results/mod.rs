@@ -3,16 +3,16 @@
 //! references and the secret redactor. Nothing here performs network IO or draws; the engine
 //! hands in what the server returned and gets back text plus spill entries.
 
-pub mod bounded;
-pub mod content;
-pub mod links;
-pub mod reads;
-pub mod redact;
-pub mod refs;
-pub mod shape;
-pub mod spill;
-pub mod structured;
-pub mod untrusted;
+pub(crate) mod bounded;
+pub(crate) mod content;
+pub(crate) mod links;
+pub(crate) mod reads;
+pub(crate) mod redact;
+pub(crate) mod refs;
+pub(crate) mod shape;
+pub(crate) mod spill;
+pub(crate) mod structured;
+pub(crate) mod untrusted;
 
 pub use bounded::{
     BoundedOutput, BoundedText, MAX_VISIBLE_BYTES, MAX_VISIBLE_LINES, Overflow, PREVIEW_BYTES,

@@ -353,8 +353,8 @@ fn fingerprint_of(definitions: &serde_json::Value) -> String {
 
 pub use crate::mcp::canonical::write_canonical;
 
-pub mod diff;
-pub mod risk;
+pub(crate) mod diff;
+pub(crate) mod risk;
 
 #[cfg(test)]
 mod tests {
