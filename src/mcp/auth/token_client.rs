@@ -29,14 +29,14 @@ use super::store::ServerTokens;
 /// A connection's HTTP client: `tokens` is `None` for a server that does not use OAuth, whose
 /// requests then carry nothing added.
 #[derive(Clone)]
-pub struct TokenClient<C> {
+pub(crate) struct TokenClient<C> {
     inner: AuthClient<C>,
     tokens: Option<ServerTokens>,
 }
 
 impl<C> TokenClient<C> {
     /// Wraps rmcp's client; `tokens` is the same store handle its manager was given.
-    pub fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
+    pub(crate) fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
         Self { inner, tokens }
     }
 }

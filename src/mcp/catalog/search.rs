@@ -12,7 +12,7 @@ use super::summary::tool_title;
 /// Most hits a search returns.
 pub const MAX_SEARCH_RESULTS: usize = 20;
 /// How much of a description is searched, in bytes; keeps one hostile tool from dominating.
-pub const INDEXED_DESCRIPTION_BYTES: usize = 8 * 1024;
+pub(crate) const INDEXED_DESCRIPTION_BYTES: usize = 8 * 1024;
 /// Separates fields in an entry's haystack; never part of a term.
 const SEP: u8 = 0;
 

@@ -100,14 +100,14 @@ pub struct ToolSummary {
 }
 
 /// A tool's title: its own, else the (server-claimed) annotation title.
-pub fn tool_title(tool: &Tool) -> Option<&str> {
+pub(crate) fn tool_title(tool: &Tool) -> Option<&str> {
     tool.title
         .as_deref()
         .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.as_deref()))
 }
 
 /// The `required` names of an input schema.
-pub fn required_arguments(tool: &Tool) -> Vec<String> {
+pub(crate) fn required_arguments(tool: &Tool) -> Vec<String> {
     tool.input_schema
         .get("required")
         .and_then(serde_json::Value::as_array)

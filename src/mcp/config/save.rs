@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Writes `text` to `path` atomically after backing up what was there; returns the backup's
 /// path when there was a previous file.
-pub fn save_with_backup(path: &Path, text: &str) -> Result<Option<PathBuf>, String> {
+pub(crate) fn save_with_backup(path: &Path, text: &str) -> Result<Option<PathBuf>, String> {
     let dir = path.parent().ok_or("the file has no directory")?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut backup = None;

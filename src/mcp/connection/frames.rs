@@ -103,7 +103,7 @@ async fn forward(
 }
 
 /// The rmcp transport of a stdio server: decoded messages from [`pump`], and the child's stdin.
-pub struct LineTransport<W> {
+pub(crate) struct LineTransport<W> {
     rx: mpsc::Receiver<ServerJsonRpcMessage>,
     writer: Arc<Mutex<Option<W>>>,
     faults: Arc<Faults>,
@@ -111,7 +111,7 @@ pub struct LineTransport<W> {
 
 impl<W> LineTransport<W> {
     /// A transport reading from `rx` (fed by [`pump`]) and writing lines to `writer`.
-    pub fn new(rx: mpsc::Receiver<ServerJsonRpcMessage>, writer: W, faults: Arc<Faults>) -> Self {
+    pub(crate) fn new(rx: mpsc::Receiver<ServerJsonRpcMessage>, writer: W, faults: Arc<Faults>) -> Self {
         Self {
             rx,
             writer: Arc::new(Mutex::new(Some(writer))),

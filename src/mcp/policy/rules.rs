@@ -40,7 +40,7 @@ struct PolicyFile {
 
 /// One `server:operation-glob` rule.
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     text: String,
     server: glob::Pattern,
     operation: glob::Pattern,
@@ -48,7 +48,7 @@ pub struct Rule {
 
 impl Rule {
     /// Parses `server-glob:operation-glob` (e.g. `github:tools.call search_*`).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let Some((server, operation)) = text.split_once(':') else {
             return Err(format!("rule `{text}` must be `server:operation-glob`"));
         };
@@ -62,12 +62,12 @@ impl Rule {
     }
 
     /// Whether the rule matches `server` and the normalized operation.
-    pub fn matches(&self, server: &str, operation: &str) -> bool {
+    pub(crate) fn matches(&self, server: &str, operation: &str) -> bool {
         self.server.matches(server) && self.operation.matches(operation)
     }
 
     /// The rule as written.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -288,7 +288,7 @@ pub fn exact_rule(server: &str, operation: &str) -> String {
 }
 
 /// List, search and describe: reads of what the server advertises to every client.
-pub fn is_catalog_read(operation: &NormalizedOperation) -> bool {
+pub(crate) fn is_catalog_read(operation: &NormalizedOperation) -> bool {
     matches!(
         operation,
         NormalizedOperation::ToolsList

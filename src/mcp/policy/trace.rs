@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 /// Most records kept.
-pub const TRACE_CAPACITY: usize = 10_000;
+pub(crate) const TRACE_CAPACITY: usize = 10_000;
 
 /// One operation, metadata only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

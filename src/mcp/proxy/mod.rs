@@ -8,7 +8,7 @@ pub(crate) mod operation;
 pub(crate) mod request;
 pub(crate) mod schema;
 
-pub use error::UnknownField;
+pub use error::{RequestError, UnknownField};
 pub use operation::{NormalizedOperation, ParseOperationError};
-pub use request::{ProxyRequest, RequestError, check_server, parse_request};
+pub use request::{ProxyRequest, check_server, parse_request};
 pub use schema::{TOOL_DESCRIPTION, request_schema};

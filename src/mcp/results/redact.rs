@@ -8,7 +8,7 @@ use std::fmt;
 /// The replacement text.
 pub const REDACTED: &str = "[redacted]";
 /// Shorter values are not redacted: they would match ordinary text everywhere.
-pub const MIN_SECRET_BYTES: usize = 4;
+pub(crate) const MIN_SECRET_BYTES: usize = 4;
 
 /// Replaces secret values in text. Linear in the text per secret; no quadratic rescans.
 #[derive(Clone, Default)]

@@ -9,7 +9,7 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 /// The prefix of every reference.
-pub const REFERENCE_PREFIX: &str = "mcp-resource-";
+pub(crate) const REFERENCE_PREFIX: &str = "mcp-resource-";
 
 /// Whether `text` has the shape of a reference (prefix + 32 lowercase hex characters).
 pub fn is_resource_reference(text: &str) -> bool {

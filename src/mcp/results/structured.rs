@@ -11,9 +11,9 @@ use serde_json::Value;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest output schema validated, in bytes of compact JSON.
-pub const MAX_SCHEMA_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_SCHEMA_BYTES: usize = 256 * 1024;
 /// Most validation errors reported.
-pub const MAX_REPORTED_ERRORS: usize = 5;
+pub(crate) const MAX_REPORTED_ERRORS: usize = 5;
 /// Longest single error message, in bytes.
 const ERROR_BYTES: usize = 300;
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The wrapper's element name.
-pub const MARKER: &str = "untrusted-mcp-data";
+pub(crate) const MARKER: &str = "untrusted-mcp-data";
 
 /// What the wrapped data is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
