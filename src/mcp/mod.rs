@@ -5,7 +5,7 @@
 //! benches) build on: the types re-exported here, and the modules declared `pub` below.
 //! Everything else is `pub(crate)`; `ARCHITECTURE.md` lists the API.
 
-#![warn(unreachable_pub)]
+#![warn(unreachable_pub, unnameable_types)]
 
 pub mod api;
 pub(crate) mod auth;
@@ -30,7 +30,7 @@ pub mod trust;
 
 pub use api::OpResult;
 pub use config::{ConfigSet, LoadOptions};
-pub use engine::{Engine, EngineOptions, Engines, Failure, OperatorOp, Outcome, Success};
+pub use engine::{Engine, EngineOptions, OperatorOp, Outcome, Success};
 pub use policy::Policy;
 pub use proxy::ProxyRequest;
 pub use trust::TrustStore;

@@ -180,7 +180,10 @@ impl CredentialStore {
 
     /// Reads, changes and writes the document under the lock. A corrupt document is never
     /// replaced.
-    pub(crate) fn update<T>(&self, change: impl FnOnce(&mut StoreDoc) -> T) -> Result<T, StoreError> {
+    pub(crate) fn update<T>(
+        &self,
+        change: impl FnOnce(&mut StoreDoc) -> T,
+    ) -> Result<T, StoreError> {
         let _lock = self.lock()?;
         self.update_locked(change)
     }
@@ -254,7 +257,11 @@ impl CredentialStore {
     }
 
     /// Keeps a registration for an authorization server.
-    pub(crate) fn keep_registration(&self, server: &str, reg: Registration) -> Result<(), StoreError> {
+    pub(crate) fn keep_registration(
+        &self,
+        server: &str,
+        reg: Registration,
+    ) -> Result<(), StoreError> {
         self.update(|doc| {
             doc.registrations.insert(server.to_owned(), reg);
         })

@@ -11,13 +11,9 @@ pub(crate) mod summary;
 pub(crate) mod tools;
 pub(crate) mod uri_template;
 
-pub use describe::{ToolDescription, describe_tool, sanitize_json};
-pub use paging::{CatalogKind, LimitError, PageError, PageLimits, collect_pages};
-pub use pin::{PinSet, ToolPin, canonical_json, pin_tool};
-pub use search::{MAX_SEARCH_RESULTS, MatchRank, SearchHit, ToolIndex, query_terms};
-pub use summary::{
-    NameFlag, PromptArgumentError, PromptArgumentSummary, PromptSummary, ResourceSummary,
-    SUMMARY_DESCRIPTION_CHARS, ToolSummary, check_prompt_arguments, first_line, is_valid_tool_name,
-    name_flags, summarize_prompt, summarize_resource, summarize_resources, summarize_tools,
-};
+pub(crate) use paging::PageError;
+pub use paging::{CatalogKind, LimitError, PageLimits, collect_pages};
+pub(crate) use pin::PinSet;
+pub use summary::first_line;
+pub(crate) use summary::{check_prompt_arguments, summarize_prompt, summarize_resources};
 pub use tools::ToolCatalog;

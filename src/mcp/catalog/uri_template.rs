@@ -73,7 +73,10 @@ pub(crate) fn variables(template: &str) -> Vec<String> {
 
 /// Expands `template` with `values`. A value for a variable the template does not have is an
 /// error (a typo would otherwise read the wrong resource silently).
-pub(crate) fn expand(template: &str, values: &BTreeMap<String, VarValue>) -> Result<String, String> {
+pub(crate) fn expand(
+    template: &str,
+    values: &BTreeMap<String, VarValue>,
+) -> Result<String, String> {
     let parsed = UriTemplateStr::new(template)
         .map_err(|e| format!("the URI template does not parse: {e}"))?;
     let known = variables(template);

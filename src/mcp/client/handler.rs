@@ -42,7 +42,10 @@ fn bounded_params<T: serde::Serialize>(method: &str, params: &T) -> Result<Value
 }
 
 /// `roots/list`.
-pub(crate) fn list_roots(side: Option<&ClientSide>, server: &str) -> Result<ListRootsResult, ErrorData> {
+pub(crate) fn list_roots(
+    side: Option<&ClientSide>,
+    server: &str,
+) -> Result<ListRootsResult, ErrorData> {
     let side = side.ok_or_else(|| not_declared("roots/list"))?;
     let now = side.roots.get();
     let roots: Vec<Root> = now

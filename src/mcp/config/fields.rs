@@ -199,7 +199,13 @@ impl<'a> Cx<'a> {
     }
 
     /// Reads an integer within `lo..=hi` or reports why not.
-    pub(crate) fn integer_in(&mut self, value: &Spanned, path: &str, lo: i64, hi: i64) -> Option<i64> {
+    pub(crate) fn integer_in(
+        &mut self,
+        value: &Spanned,
+        path: &str,
+        lo: i64,
+        hi: i64,
+    ) -> Option<i64> {
         let Json::Number(n) = &value.value else {
             self.mismatch(value, path, "an integer");
             return None;

@@ -96,7 +96,10 @@ pub(crate) fn parse(text: &str) -> Result<Spanned, SyntaxError> {
 }
 
 /// Parses `text[range]`, one strict-JSON value, with every offset counted in the whole `text`.
-pub(crate) fn parse_span(text: &str, range: std::ops::Range<usize>) -> Result<Spanned, SyntaxError> {
+pub(crate) fn parse_span(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Result<Spanned, SyntaxError> {
     let base = range.start;
     let slice = text.get(range).ok_or(SyntaxError {
         offset: base,

@@ -212,7 +212,7 @@ pub struct ServerEvent {
 
 /// Where a connection's events go. Cheap to clone; sending never blocks.
 #[derive(Debug, Clone)]
-pub struct EventSink {
+pub(crate) struct EventSink {
     server: Arc<str>,
     tx: Option<mpsc::Sender<ServerEvent>>,
     dropped: Arc<AtomicU64>,
@@ -220,7 +220,7 @@ pub struct EventSink {
 
 impl EventSink {
     /// A sink for `server` that sends into `tx` (or discards everything when `None`).
-    pub fn new(server: Arc<str>, tx: Option<mpsc::Sender<ServerEvent>>) -> Self {
+    pub(crate) fn new(server: Arc<str>, tx: Option<mpsc::Sender<ServerEvent>>) -> Self {
         Self {
             server,
             tx,
@@ -229,7 +229,7 @@ impl EventSink {
     }
 
     /// Sends an event, counting it as dropped when the channel is full or closed.
-    pub fn emit(&self, event: ConnectionEvent) {
+    pub(crate) fn emit(&self, event: ConnectionEvent) {
         let Some(tx) = &self.tx else {
             return;
         };
@@ -243,12 +243,12 @@ impl EventSink {
     }
 
     /// The configured server name events are tagged with.
-    pub fn server(&self) -> Arc<str> {
+    pub(crate) fn server(&self) -> Arc<str> {
         self.server.clone()
     }
 
     /// Events that could not be delivered.
-    pub fn dropped(&self) -> u64 {
+    pub(crate) fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
     }
 }

@@ -330,7 +330,11 @@ pub(crate) fn check_listing(frame: &[u8], faults: &Faults) -> Option<ServerJsonR
 }
 
 /// Fails the request that `frame` answers with `reason`, or counts the frame as skipped.
-pub(crate) fn fail_frame(frame: &[u8], reason: &str, faults: &Faults) -> Option<ServerJsonRpcMessage> {
+pub(crate) fn fail_frame(
+    frame: &[u8],
+    reason: &str,
+    faults: &Faults,
+) -> Option<ServerJsonRpcMessage> {
     let Some(id) = response_id(frame) else {
         faults.skip();
         return None;

@@ -63,7 +63,9 @@ pub fn install_crypto_provider() {
 }
 
 /// Converts resolved headers, refusing reserved and malformed ones (without echoing values).
-pub(crate) fn build_headers(resolved: &BTreeMap<String, String>) -> Result<HeaderMapOwned, ConnectError> {
+pub(crate) fn build_headers(
+    resolved: &BTreeMap<String, String>,
+) -> Result<HeaderMapOwned, ConnectError> {
     let mut out = HashMap::new();
     for (name, value) in resolved {
         let trimmed = name.trim();

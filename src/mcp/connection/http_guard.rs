@@ -60,7 +60,10 @@ impl GuardedClient {
     /// rmcp's HTTP worker, because the worker needs the typed request to manage the session;
     /// the body it posts is the only thing that changes.
     #[must_use]
-    pub(crate) fn declaring(mut self, extra: Option<serde_json::Map<String, serde_json::Value>>) -> Self {
+    pub(crate) fn declaring(
+        mut self,
+        extra: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> Self {
         self.extra = extra.map(Arc::new);
         self
     }

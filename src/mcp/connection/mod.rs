@@ -32,15 +32,18 @@ use std::time::Duration;
 use rmcp::model::ServerCapabilities;
 use rmcp::service::{Peer, RoleClient, RunningService};
 
-pub use connect::{connect, connect_client, connect_observed, connect_with_events};
+pub(crate) use connect::connect_client;
+pub use connect::{connect, connect_observed, connect_with_events};
 pub use error::{ConnectError, ErrorClass, REDACTED, Redactor, RequestError};
+pub use events::{ConnectionEvent, ServerEvent};
+pub(crate) use events::{EventSink, ProgressUpdate};
 pub use faults::Faults;
-pub use frames::{FrameStats, MAX_FRAME_BYTES, channel as frame_channel, pump as pump_frames};
+pub use frames::{FrameStats, channel as frame_channel, pump as pump_frames};
 pub use http::install_crypto_provider;
 pub use retry::connect_series;
 pub use stderr_ring::STDERR_RING_BYTES;
-pub use events::{ConnectionEvent, EventSink, ProgressUpdate, ServerEvent};
-pub use stdio::{ExitInfo, MINIMAL_ENV, StdioProcess};
+pub use stdio::MINIMAL_ENV;
+pub(crate) use stdio::{ExitInfo, StdioProcess};
 
 use events::ClientEvents;
 

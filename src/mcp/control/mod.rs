@@ -5,6 +5,8 @@ pub(crate) mod client;
 pub(crate) mod hub;
 pub(crate) mod protocol;
 
-pub use client::{ControlClient, list_sockets, socket_dir};
-pub use hub::ControlHub;
-pub use protocol::{FromConsole, ServerSnapshot, SessionSnapshot, ToConsole};
+pub(crate) use client::socket_dir;
+pub use client::{ControlClient, list_sockets};
+pub(crate) use hub::ControlHub;
+pub use protocol::{FromConsole, ToConsole};
+pub(crate) use protocol::{ServerSnapshot, SessionSnapshot};

@@ -37,14 +37,16 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use approve::MAX_ARGUMENT_BYTES;
+pub(crate) use approve::MAX_ARGUMENT_BYTES;
 pub use changed::changed_servers;
-pub use face::ClientFace;
+pub(crate) use face::ClientFace;
 use live::Catalog;
-pub use operator::{CompletionTarget, OperatorOp};
-pub use outcome::{Failure, Outcome, Success};
-pub use probe::Probe;
-pub use rebuild::{Engines, OptionsFactory};
+pub(crate) use operator::CompletionTarget;
+pub use operator::OperatorOp;
+pub(crate) use outcome::Failure;
+pub use outcome::{Outcome, Success};
+pub(crate) use probe::Probe;
+pub(crate) use rebuild::{Engines, OptionsFactory};
 use slot::Slot;
 
 use crate::mcp::config::ConfigSet;

@@ -6,10 +6,8 @@ pub(crate) mod approval;
 pub(crate) mod rules;
 pub(crate) mod trace;
 
-pub use approval::{
-    ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, EffectClass,
-};
-pub use rules::{
-    Mode, Policy, PolicyError, RuleKind, Verdict, add_allow_rule, exact_rule, remove_rule,
-};
-pub use trace::{Trace, TraceRecord};
+pub(crate) use approval::{ALL_EFFECTS, Approver, DEFAULT_APPROVAL_TIMEOUT};
+pub use approval::{ApprovalRequest, Decision, EffectClass};
+pub use rules::{Mode, Policy};
+pub(crate) use rules::{RuleKind, Verdict, add_allow_rule, exact_rule, remove_rule};
+pub(crate) use trace::{Trace, TraceRecord};

@@ -240,7 +240,7 @@ fn write_edited(
 /// approval outlives the session. `Ok(false)` when the rule was already there. The mode is
 /// left as it is (a new file is `audit`, as a missing one was). `backups` is where the previous
 /// file is copied (`crate::mcp::backup::backup_dir()`).
-pub fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
+pub(crate) fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
     Rule::parse(rule).map_err(|message| PolicyError {
         path: path.to_path_buf(),
         message,
@@ -264,7 +264,7 @@ pub fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, P
 }
 
 /// Removes `rule` from whichever list holds it; `Ok(false)` when no list did.
-pub fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
+pub(crate) fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
     let mut map = read_for_edit(path)?;
     let mut removed = false;
     for key in ["allow", "deny"] {
@@ -281,7 +281,7 @@ pub fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, Poli
 }
 
 /// The rule that allows exactly this server and normalized operation from now on.
-pub fn exact_rule(server: &str, operation: &str) -> String {
+pub(crate) fn exact_rule(server: &str, operation: &str) -> String {
     // Glob metacharacters in a name are escaped so the rule matches only that name.
     let escape = |s: &str| glob::Pattern::escape(s);
     format!("{}:{}", escape(server), escape(operation))

@@ -9,6 +9,7 @@ pub(crate) mod request;
 pub(crate) mod schema;
 
 pub use error::{RequestError, UnknownField};
-pub use operation::{NormalizedOperation, ParseOperationError};
-pub use request::{ProxyRequest, check_server, parse_request};
-pub use schema::{TOOL_DESCRIPTION, request_schema};
+pub(crate) use operation::NormalizedOperation;
+pub(crate) use request::check_server;
+pub use request::{ProxyRequest, parse_request};
+pub(crate) use schema::{TOOL_DESCRIPTION, request_schema};

@@ -238,7 +238,7 @@ fn nearest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Op
 }
 
 /// Checks that the request's server is one of `configured`; the error lists them (sanitised).
-pub fn check_server<'c>(
+pub(crate) fn check_server<'c>(
     request: &ProxyRequest,
     configured: impl IntoIterator<Item = &'c str>,
 ) -> Result<(), RequestError> {

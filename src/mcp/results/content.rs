@@ -75,7 +75,7 @@ impl ShapeContext<'_> {
 /// What kind of media a spilled block held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MediaKind {
+pub(crate) enum MediaKind {
     /// An image block.
     Image,
     /// An audio block.
@@ -95,7 +95,7 @@ impl MediaKind {
 }
 
 /// Whether content of this MIME type is shown as text rather than spilled.
-pub fn is_textual(mime: Option<&str>) -> bool {
+pub(crate) fn is_textual(mime: Option<&str>) -> bool {
     let Some(mime) = mime else {
         return true;
     };
@@ -124,7 +124,7 @@ pub fn is_textual(mime: Option<&str>) -> bool {
 }
 
 /// The origin of a URI: `scheme://host[:port]`, without credentials, path, query or fragment.
-pub fn uri_origin(uri: &str) -> String {
+pub(crate) fn uri_origin(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once(':') else {
         return "(no scheme)".to_owned();
     };

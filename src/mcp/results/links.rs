@@ -25,7 +25,10 @@ pub struct ResourceLinkRef {
 }
 
 /// The resource links among `result`'s content, in order (at most [`MAX_LINKS`]).
-pub(crate) fn resource_links(ctx: &ShapeContext<'_>, result: &CallToolResult) -> Vec<ResourceLinkRef> {
+pub(crate) fn resource_links(
+    ctx: &ShapeContext<'_>,
+    result: &CallToolResult,
+) -> Vec<ResourceLinkRef> {
     result
         .content
         .iter()

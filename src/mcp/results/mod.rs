@@ -14,18 +14,14 @@ pub(crate) mod spill;
 pub(crate) mod structured;
 pub(crate) mod untrusted;
 
-pub use bounded::{
-    BoundedOutput, BoundedText, MAX_VISIBLE_BYTES, MAX_VISIBLE_LINES, Overflow, PREVIEW_BYTES,
-    PREVIEW_LINES,
-};
-pub use content::{MediaKind, ShapeContext, is_textual, uri_origin};
-pub use reads::{
-    MAX_PROMPT_MESSAGES, MAX_RESPONSE_BYTES, ResultLimit, ShapeError, shape_prompt,
-    shape_resource_read,
-};
+pub(crate) use bounded::BoundedText;
+pub use bounded::MAX_VISIBLE_BYTES;
+pub use content::ShapeContext;
+pub use reads::{ResultLimit, ShapeError, shape_prompt, shape_resource_read};
 pub use redact::Redactor;
-pub use refs::{RefError, RefKey, ResourceRefs, is_resource_reference};
-pub use shape::{MAX_ERROR_TEXT_BYTES, ShapedResult, shape_tool_result};
-pub use spill::{SpillDir, SpillEntry, SpillWriter, SweepReport, default_base, sweep};
-pub use structured::{OutputVerdict, check_output};
-pub use untrusted::{DataKind, escape_markers, wrap_untrusted};
+pub use refs::RefError;
+pub(crate) use refs::{RefKey, ResourceRefs, is_resource_reference};
+pub use shape::{MAX_ERROR_TEXT_BYTES, shape_tool_result};
+pub use spill::{SpillDir, sweep};
+pub(crate) use spill::{SpillEntry, default_base};
+pub use structured::OutputVerdict;

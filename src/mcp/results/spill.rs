@@ -48,7 +48,7 @@ pub struct SweepReport {
 }
 
 /// The base directory spills go under: `$XDG_RUNTIME_DIR`, else the temp dir.
-pub fn default_base() -> PathBuf {
+pub(crate) fn default_base() -> PathBuf {
     std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())

@@ -49,7 +49,7 @@ impl fmt::Display for OutputVerdict {
 }
 
 /// Checks `structured` against `schema`. `None` when there is no schema to check against.
-pub fn check_output(
+pub(crate) fn check_output(
     schema: Option<&serde_json::Map<String, Value>>,
     structured: Option<&Value>,
 ) -> Option<OutputVerdict> {

@@ -351,7 +351,7 @@ fn fingerprint_of(definitions: &serde_json::Value) -> String {
     )
 }
 
-pub use crate::mcp::canonical::write_canonical;
+pub(crate) use crate::mcp::canonical::write_canonical;
 
 pub(crate) mod diff;
 pub(crate) mod risk;
@@ -361,8 +361,9 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::mcp::config::Layer;
+    use crate::mcp::config::load::ConfigFile;
     use crate::mcp::config::schema::parse_file;
-    use crate::mcp::config::{ConfigFile, Layer};
 
     fn config(text: &str) -> ConfigSet {
         let root = PathBuf::from("/p");
