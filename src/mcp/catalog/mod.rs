@@ -11,9 +11,13 @@ pub(crate) mod summary;
 pub(crate) mod tools;
 pub(crate) mod uri_template;
 
-pub(crate) use paging::PageError;
-pub use paging::{CatalogKind, LimitError, PageLimits, collect_pages};
+pub use describe::ToolDescription;
+pub use paging::{CatalogKind, LimitError, PageError, PageLimits, collect_pages};
 pub(crate) use pin::PinSet;
-pub use summary::first_line;
+pub use search::MatchRank;
+pub use summary::{
+    NameFlag, PromptArgumentSummary, PromptSummary, ResourceSummary, ToolSummary, first_line,
+};
 pub(crate) use summary::{check_prompt_arguments, summarize_prompt, summarize_resources};
 pub use tools::ToolCatalog;
+pub use uri_template::VarValue;

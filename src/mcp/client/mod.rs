@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-pub use elicit::Form;
-pub(crate) use elicit::{FieldKind, FormField};
-pub(crate) use roots::{RootEntry, SharedRoots};
+pub use elicit::{Choice, FieldKind, Form, FormField};
+pub use roots::{RootEntry, SharedRoots};
+pub use tasks::TaskState;
 
 /// The largest server-to-client request (its parameters as JSON) that is looked at; larger
 /// ones are refused.

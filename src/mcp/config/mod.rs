@@ -17,13 +17,12 @@ pub(crate) mod schema;
 mod server_def;
 mod server_options;
 
-pub(crate) use diagnostic::Counts;
-pub use diagnostic::{Diagnostic, Severity};
-pub(crate) use load::Effective;
-pub use load::{ConfigSet, LoadOptions, read_file};
-pub(crate) use model::Source;
-pub use model::{HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, StdioDef, Transport};
-pub(crate) use oauth::OAuthDef;
-pub use refs::{MissingEnv, Part, RefError, Template};
-pub(crate) use schema::ServerEntry;
-pub use schema::parse_file;
+pub use diagnostic::{Counts, Diagnostic, Severity};
+pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions, read_file};
+pub use model::{
+    HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
+};
+pub use oauth::OAuthDef;
+pub use raw::RawDef;
+pub use refs::{MissingEnv, Part, RefError, Resolved, Template};
+pub use schema::{FileParse, ServerEntry, parse_file};

@@ -35,15 +35,15 @@ use rmcp::service::{Peer, RoleClient, RunningService};
 pub(crate) use connect::connect_client;
 pub use connect::{connect, connect_observed, connect_with_events};
 pub use error::{ConnectError, ErrorClass, REDACTED, Redactor, RequestError};
-pub use events::{ConnectionEvent, ServerEvent};
-pub(crate) use events::{EventSink, ProgressUpdate};
-pub use faults::Faults;
+pub(crate) use events::EventSink;
+pub use events::{ConnectionEvent, ProgressUpdate, ServerEvent};
+pub use faults::{Faults, Listing};
 pub use frames::{FrameStats, channel as frame_channel, pump as pump_frames};
 pub use http::install_crypto_provider;
 pub use retry::connect_series;
 pub use stderr_ring::STDERR_RING_BYTES;
-pub use stdio::MINIMAL_ENV;
-pub(crate) use stdio::{ExitInfo, StdioProcess};
+pub use stdio::{ExitInfo, MINIMAL_ENV, StdioProcess};
+pub use traffic::Traffic;
 
 use events::ClientEvents;
 

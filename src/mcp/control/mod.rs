@@ -7,6 +7,5 @@ pub(crate) mod protocol;
 
 pub(crate) use client::socket_dir;
 pub use client::{ControlClient, list_sockets};
-pub(crate) use hub::ControlHub;
-pub use protocol::{FromConsole, ToConsole};
-pub(crate) use protocol::{ServerSnapshot, SessionSnapshot};
+pub use hub::ControlHub;
+pub use protocol::{FromConsole, ServerSnapshot, SessionSnapshot, ToConsole};

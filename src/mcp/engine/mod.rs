@@ -41,12 +41,11 @@ pub(crate) use approve::MAX_ARGUMENT_BYTES;
 pub use changed::changed_servers;
 pub(crate) use face::ClientFace;
 use live::Catalog;
-pub(crate) use operator::CompletionTarget;
-pub use operator::OperatorOp;
-pub(crate) use outcome::Failure;
-pub use outcome::{Outcome, Success};
-pub(crate) use probe::Probe;
-pub(crate) use rebuild::{Engines, OptionsFactory};
+pub use operator::{CompletionTarget, OperatorOp};
+pub use outcome::{Failure, Outcome, Success};
+pub use probe::Probe;
+pub use rebuild::Engines;
+pub(crate) use rebuild::OptionsFactory;
 use slot::Slot;
 
 use crate::mcp::config::ConfigSet;

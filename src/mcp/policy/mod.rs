@@ -6,8 +6,9 @@ pub(crate) mod approval;
 pub(crate) mod rules;
 pub(crate) mod trace;
 
-pub(crate) use approval::{ALL_EFFECTS, Approver, DEFAULT_APPROVAL_TIMEOUT};
-pub use approval::{ApprovalRequest, Decision, EffectClass};
-pub use rules::{Mode, Policy};
-pub(crate) use rules::{RuleKind, Verdict, add_allow_rule, exact_rule, remove_rule};
-pub(crate) use trace::{Trace, TraceRecord};
+pub(crate) use approval::{ALL_EFFECTS, DEFAULT_APPROVAL_TIMEOUT};
+pub use approval::{ApprovalRequest, Approver, Decision, EffectClass};
+pub use rules::{Mode, Policy, PolicyError, RuleKind, Verdict};
+pub(crate) use rules::{add_allow_rule, exact_rule, remove_rule};
+pub(crate) use trace::Trace;
+pub use trace::TraceRecord;

@@ -9,7 +9,7 @@ pub(crate) mod request;
 pub(crate) mod schema;
 
 pub use error::{RequestError, UnknownField};
-pub(crate) use operation::NormalizedOperation;
+pub use operation::{NormalizedOperation, ParseOperationError};
 pub(crate) use request::check_server;
 pub use request::{ProxyRequest, parse_request};
 pub(crate) use schema::{TOOL_DESCRIPTION, request_schema};

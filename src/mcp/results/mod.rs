@@ -15,13 +15,14 @@ pub(crate) mod structured;
 pub(crate) mod untrusted;
 
 pub(crate) use bounded::BoundedText;
-pub use bounded::MAX_VISIBLE_BYTES;
+pub use bounded::{MAX_VISIBLE_BYTES, Overflow};
 pub use content::ShapeContext;
+pub use links::ResourceLinkRef;
 pub use reads::{ResultLimit, ShapeError, shape_prompt, shape_resource_read};
 pub use redact::Redactor;
 pub use refs::RefError;
 pub(crate) use refs::{RefKey, ResourceRefs, is_resource_reference};
-pub use shape::{MAX_ERROR_TEXT_BYTES, shape_tool_result};
-pub use spill::{SpillDir, sweep};
-pub(crate) use spill::{SpillEntry, default_base};
+pub use shape::{MAX_ERROR_TEXT_BYTES, ShapedResult, shape_tool_result};
+pub(crate) use spill::default_base;
+pub use spill::{SpillDir, SpillEntry, SpillWriter, SweepReport, sweep};
 pub use structured::OutputVerdict;
