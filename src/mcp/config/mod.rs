@@ -12,7 +12,6 @@ pub(crate) mod oauth;
 mod outline;
 pub(crate) mod raw;
 pub(crate) mod refs;
-pub(crate) mod save;
 pub(crate) mod schema;
 mod server_def;
 mod server_options;

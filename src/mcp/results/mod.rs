@@ -19,7 +19,7 @@ pub use bounded::{MAX_VISIBLE_BYTES, Overflow};
 pub use content::ShapeContext;
 pub use links::ResourceLinkRef;
 pub use reads::{ResultLimit, ShapeError, shape_prompt, shape_resource_read};
-pub use redact::Redactor;
+pub use redact::{LiveSecrets, Redactor};
 pub use refs::RefError;
 pub(crate) use refs::{RefKey, ResourceRefs, is_resource_reference};
 pub use shape::{MAX_ERROR_TEXT_BYTES, ShapedResult, shape_tool_result};
