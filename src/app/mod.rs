@@ -483,3 +483,5 @@ pub mod testkit;
 mod tests;
 #[cfg(test)]
 mod view_tests;
+#[cfg(test)]
+mod walk_tests;

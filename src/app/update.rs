@@ -244,6 +244,8 @@ impl App {
         effects
     }
 
+    /// A key typed into the tools search: typing asks the engine's ranked search, arrows move,
+    /// Enter opens the highlighted match (the search stays), Esc clears it.
     pub(super) fn on_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
@@ -256,6 +258,10 @@ impl App {
         if !effects.is_empty() {
             let registered = self.id(super::Waiter::Search(server));
             debug_assert_eq!(registered, id);
+        }
+        // Enter ends the search and opens the highlighted match, as in every list's filter.
+        if key.code == KeyCode::Enter {
+            return self.on_open();
         }
         effects
     }
