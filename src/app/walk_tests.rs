@@ -1,11 +1,13 @@
 //! What a newcomer's walk through the console found, each pinned by a test: the tools search
-//! behaves like every other list's filter.
+//! behaves like every other list's filter; a Log line that is not traffic (a connection failure)
+//! opens its whole text.
 
 use crossterm::event::KeyCode;
 use serde_json::json;
 
-use super::testkit::{ch, key, ok};
+use super::testkit::{ch, demo_app, key, ok};
 use super::tests::{executes, with_tools};
+use super::{LogLine, Screen, Tab};
 use crate::mcp::proxy::ProxyRequest;
 
 #[test]
@@ -26,4 +28,33 @@ fn enter_in_the_tools_search_opens_the_highlighted_match() {
         panic!("Enter asks for the highlighted tool's detail: {fx:?}");
     };
     assert_eq!(tool, "long_task");
+}
+
+#[test]
+fn enter_on_a_failure_in_the_log_shows_its_whole_text() {
+    let (mut app, _d) = demo_app();
+    app.update(key(KeyCode::Enter));
+    while app.tab != Tab::Log {
+        app.update(ch('l'));
+    }
+    let text = format!(
+        "spawn_failed: could not start `/{}/server`",
+        "deep".repeat(30)
+    );
+    app.panes
+        .get_mut("demo")
+        .expect("the demo pane")
+        .log
+        .lines
+        .push_back(LogLine {
+            kind: "failed",
+            text: text.clone(),
+            body: None,
+            logger: None,
+        });
+    app.update(key(KeyCode::Enter));
+    let Screen::Result(result) = &app.screen else {
+        panic!("Enter opens the line: {:?}", app.screen);
+    };
+    assert_eq!(result.view.lines, vec![text]);
 }
