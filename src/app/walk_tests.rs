@@ -1,6 +1,6 @@
 //! What a newcomer's walk through the console found, each pinned by a test: the tools search
 //! behaves like every other list's filter; a Log line that is not traffic (a connection failure)
-//! opens its whole text.
+//! opens its whole text; the status line counts in words (`1 spill`).
 
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -57,4 +57,35 @@ fn enter_on_a_failure_in_the_log_shows_its_whole_text() {
         panic!("Enter opens the line: {:?}", app.screen);
     };
     assert_eq!(result.view.lines, vec![text]);
+}
+
+#[test]
+fn the_status_line_says_one_spill_and_two_spills() {
+    let (mut app, _d) = demo_app();
+    let spill = |name: &str| super::SpillRow {
+        basename: name.to_owned(),
+        path: std::path::PathBuf::from(name),
+        shown: name.to_owned(),
+        size: 1,
+        mime: "text/plain".to_owned(),
+        origin: "tools.call echo".to_owned(),
+    };
+    assert!(
+        app.status_text().contains(" 0 spills"),
+        "{}",
+        app.status_text()
+    );
+    app.spills.push(spill("a.txt"));
+    assert!(app.status_text().contains(" 1 spill ") || app.status_text().ends_with(" 1 spill"));
+    assert!(
+        !app.status_text().contains("1 spills"),
+        "{}",
+        app.status_text()
+    );
+    app.spills.push(spill("b.txt"));
+    assert!(
+        app.status_text().contains(" 2 spills"),
+        "{}",
+        app.status_text()
+    );
 }
