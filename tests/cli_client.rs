@@ -127,6 +127,19 @@ fn completion_uses_the_context_of_earlier_arguments() {
     );
     assert_eq!(code, 0, "{v}");
     assert_eq!(values(&v), ["7"]);
+    let text = sb
+        .cmd()
+        .args([
+            "complete",
+            "everything",
+            "--template",
+            "Dynamic Text Resource",
+        ])
+        .arg("resourceId=7")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.starts_with("1 suggestion for resourceId"), "{text}");
     let (code, v, _) = run(&sb, &["complete", "everything", "name=x"]);
     assert_eq!(code, 1, "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("--prompt"));
@@ -259,6 +272,17 @@ fn watch_prints_each_update_then_unsubscribes() {
     assert_eq!(last["result"]["subscribed"], false);
     assert!(stderr.contains("subscribed to mem://doc/1"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "mem://doc/1");
+    // Without --json the summary counts in words.
+    let out = sb
+        .cmd()
+        .args(["watch", "fx", "mem://doc/1", "--count", "1"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1 update of mem://doc/1; unsubscribed"),
+        "{text}"
+    );
     // The fixture offers no completions: refused before anything is sent.
     let (code, v, _) = run(&sb, &["complete", "fx", "--prompt", "greet", "name=a"]);
     assert_eq!(code, 1, "{v}");

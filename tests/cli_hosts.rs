@@ -338,9 +338,11 @@ fn export_refuses_what_the_host_cannot_express() {
 
 #[test]
 fn import_previews_writes_atomically_with_a_backup_and_refuses_literals() {
+    use std::os::unix::fs::PermissionsExt as _;
     let sb = sandbox("valid");
     let target = sb.home.join("mcpdeck/mcp.json");
     let before = std::fs::read_to_string(&target).expect("deck file");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).expect("chmod");
     // Without a terminal and without --yes nothing is written.
     let (code, _, text) = run(
         &sb,
@@ -366,6 +368,24 @@ fn import_previews_writes_atomically_with_a_backup_and_refuses_literals() {
     assert_eq!(code, 0, "{text}");
     let backup = v["result"]["backup"].as_str().expect("backup path");
     assert_eq!(std::fs::read_to_string(backup).expect("backup"), before);
+    // The backup is kept out of the configuration's directory (where git and the workspace
+    // search would see it), in the state directory, as every other save does.
+    let backups = sb.dir.path().join(".local/state/mcpdeck/backups");
+    assert!(
+        Path::new(backup).starts_with(&backups),
+        "{backup} is not under {}",
+        backups.display()
+    );
+    let beside: Vec<_> = std::fs::read_dir(sb.home.join("mcpdeck"))
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mcp.json") && n != "mcp.json")
+        .collect();
+    assert!(beside.is_empty(), "left beside the file: {beside:?}");
+    let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode(&target), 0o640, "the file keeps its permissions");
+    assert_eq!(mode(Path::new(backup)), 0o600);
     let (_, shown, _) = run(&sb, &["config", "show", "fs", "--json"]);
     assert_eq!(
         shown["result"]["servers"][0]["definition"]["args"][2], ".",

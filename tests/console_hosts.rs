@@ -39,6 +39,8 @@ async fn outcome(h: &mut Console, what: &str) -> Result<String, String> {
 fn hosts_view_test_connects_under_trust_and_imports() {
     let dirs = ConsoleDirs::new();
     let (root, home) = (dirs.root.clone(), dirs.home.clone());
+    // Where the console kit has the executor keep every save's backup.
+    let backup_dir = root.join("state/mcpdeck/backups");
     dirs.user_servers(&serde_json::json!({"mine": {"command": "true"}}));
     dirs.write(
         "proj/.mcp.json",
@@ -111,10 +113,17 @@ fn hosts_view_test_connects_under_trust_and_imports() {
             after.contains("cursor-demo") && after.contains("\"mine\""),
             "{after}"
         );
-        let backups: Vec<_> = std::fs::read_dir(home.join("mcpdeck"))
+        // The backup goes where the console keeps every save's backup, never beside the file.
+        let beside: Vec<_> = std::fs::read_dir(home.join("mcpdeck"))
             .expect("dir")
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().starts_with("mcp.json.bak-"))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("mcp.json") && n != "mcp.json")
+            .collect();
+        assert!(beside.is_empty(), "{beside:?}");
+        let backups: Vec<_> = std::fs::read_dir(&backup_dir)
+            .expect("backups dir")
+            .filter_map(Result::ok)
             .collect();
         assert_eq!(backups.len(), 1);
         assert_eq!(

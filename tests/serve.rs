@@ -178,7 +178,7 @@ async fn one_tool_reaches_every_operation() {
     assert_eq!(structured["status"], "ok");
 
     let found = mcp(&session, json!({"server": "fx", "search": "echo"})).await;
-    assert!(text(&found).contains("1 matches"), "{}", text(&found));
+    assert!(text(&found).contains("1 match for"), "{}", text(&found));
     let described = mcp(&session, json!({"server": "fx", "describe": "add"})).await;
     assert!(text(&described).contains("inputSchema"));
     let echoed = mcp(

@@ -257,7 +257,8 @@ async fn unsubscribe(engine: &Engine, server: &str, uri: &str, updates: u64) -> 
         operation: "resources.subscribe".to_owned(),
         body: Ok(Success {
             text: format!(
-                "{updates} updates of {shown}; {}\n",
+                "{updates} {} of {shown}; {}\n",
+                if updates == 1 { "update" } else { "updates" },
                 if still {
                     "unsubscribing did not complete"
                 } else {

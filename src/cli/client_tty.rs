@@ -31,17 +31,23 @@ pub enum ElicitMode {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClientFlags {
     /// A root to offer servers instead of the project directory; repeatable.
-    #[arg(long = "root", global = true, value_name = "PATH")]
+    #[arg(long = "root", global = true, value_name = "PATH", help_heading = super::commands::GLOBAL)]
     pub roots: Vec<std::path::PathBuf>,
     /// How to answer a server's elicitation (default: ask on a terminal, else decline).
-    #[arg(long, global = true, value_enum, value_name = "MODE")]
+    #[arg(long, global = true, value_enum, value_name = "MODE", help_heading = super::commands::GLOBAL)]
     pub elicit: Option<ElicitMode>,
     /// Answer every sampling request with this text (model `mcpdeck-operator`).
-    #[arg(long, global = true, value_name = "TEXT")]
+    #[arg(long, global = true, value_name = "TEXT", help_heading = super::commands::GLOBAL)]
     pub sampling_reply: Option<String>,
     /// Ask servers that declare logging for this level (debug, info, notice, warning, error,
     /// critical, alert, emergency) and print their log lines on stderr.
-    #[arg(long, global = true, value_name = "LEVEL", value_parser = parse_log_level)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "LEVEL",
+        value_parser = parse_log_level,
+        help_heading = super::commands::GLOBAL
+    )]
     pub log_level: Option<String>,
 }
 

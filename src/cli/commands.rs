@@ -6,26 +6,45 @@ use clap::{Parser, Subcommand};
 
 use super::{client_tty, docs_cmd, hosts_cmd, policy_cmd};
 
+/// The heading of the options every command takes, so a command's `--help` lists its own
+/// options first.
+pub(crate) const GLOBAL: &str = "Global options";
+
+/// What `mcpdeck --help` says after the lists: the command-less console and the exit codes.
+const AFTER_HELP: &str = "\
+Without a command, mcpdeck opens the terminal console on this project's servers (with no \
+configuration at all, on the built-in demo server).
+
+Exit codes: 0 ok; 1 usage or configuration error; 2 refused (trust, disabled, policy, \
+approval); 3 auth required; 4 connection failed; 5 the server reported an error; 6 timeout or \
+cancelled; 7 a bound was hit.";
+
 /// mcpdeck: operate Model Context Protocol servers from a terminal console, scripts and agents.
 #[derive(Debug, Parser)]
-#[command(name = "mcpdeck", version = docs_cmd::VERSION, about, long_about = None)]
+#[command(
+    name = "mcpdeck",
+    version = docs_cmd::VERSION,
+    about,
+    long_about = None,
+    after_help = AFTER_HELP
+)]
 pub struct Cli {
     /// The project directory (default: the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub cwd: Option<PathBuf>,
     /// An extra configuration file, highest precedence; repeatable, later wins.
-    #[arg(long = "config", global = true, value_name = "FILE")]
+    #[arg(long = "config", global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub config: Vec<PathBuf>,
     /// Add the built-in `demo` server (it is also present when no server is configured at all).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub demo: bool,
     /// When a server asks for OAuth sign-in, sign in inline instead of exiting 3.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub login: bool,
     /// Roots, elicitation and sampling answers for servers that ask.
     #[command(flatten)]
     pub client: client_tty::ClientFlags,
-    /// What to do; without one, a status overview is shown.
+    /// What to do; without one, the console opens.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -195,7 +214,7 @@ pub enum Command {
     },
     /// Print the man page, or write one page per command into a directory.
     Man {
-        /// Write `mcpdeck.1`, `mcpdeck-call.1`, … into DIR (e.g. `~/.local/share/man/man1`).
+        /// Write `mcpdeck.1`, `mcpdeck-call.1`, … into DIR (e.g. `~/.cargo/share/man/man1`, which `man` searches when `~/.cargo/bin` is on PATH).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },

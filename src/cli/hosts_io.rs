@@ -80,7 +80,11 @@ pub fn import(
             return fail(OP, json, "refused", "nothing written", Exit::Refused);
         }
     }
-    match plan.write() {
+    let Some(backups) = crate::mcp::backup::backup_dir() else {
+        let message = "no place for a backup: set HOME or XDG_STATE_HOME";
+        return fail(OP, json, "write_failed", message, Exit::Usage);
+    };
+    match plan.write(&backups) {
         Ok(backup) => {
             if json {
                 print_json(&done(backup));

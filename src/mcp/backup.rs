@@ -2,7 +2,7 @@
 //! to `$XDG_STATE_HOME/mcpdeck/backups/` (default `~/.local/state/mcpdeck/backups/`), not next to
 //! the file — where git, editors and the workspace search would see it — and the new content
 //! replaces the file by rename, keeping its permission bits. Used for the policy file ("always
-//! allow") and the console's configuration editor.
+//! allow"), the console's configuration editor and host imports (`mcpdeck hosts import`).
 
 use std::io::Write as _;
 use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};

@@ -128,7 +128,7 @@ impl Executor {
                             .to_owned(),
                     );
                 }
-                plan.write()
+                plan.write(&self.backups()?)
             })
             .map(|backup| {
                 let mut done = format!("imported `{}` into {}", preview.server, preview.path);

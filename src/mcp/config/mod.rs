@@ -12,7 +12,6 @@ pub mod oauth;
 mod outline;
 pub mod raw;
 pub mod refs;
-pub mod save;
 pub mod schema;
 mod server_def;
 mod server_options;

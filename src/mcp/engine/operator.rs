@@ -177,7 +177,12 @@ pub(super) async fn complete(
         .collect();
     let has_more = info.has_more.unwrap_or(false) || info.values.len() > values.len();
     let argument = sanitize_capped(argument, 128);
-    let mut text = format!("{} suggestions for {argument}", values.len());
+    let noun = if values.len() == 1 {
+        "suggestion"
+    } else {
+        "suggestions"
+    };
+    let mut text = format!("{} {noun} for {argument}", values.len());
     if let Some(total) = info.total {
         let _ = write!(text, " (of {total})");
     } else if has_more {
@@ -338,7 +343,8 @@ pub(super) async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> 
         .map_err(|e| task_failure(ctx, &e))?;
     drop(conn);
     let tasks: Vec<TaskInfo> = tasks.iter().map(TaskInfo::from).collect();
-    let mut text = format!("{} tasks on {}:\n", tasks.len(), ctx.slot.name);
+    let noun = if tasks.len() == 1 { "task" } else { "tasks" };
+    let mut text = format!("{} {noun} on {}:\n", tasks.len(), ctx.slot.name);
     for task in &tasks {
         let _ = writeln!(text, "- {}", task_line(task));
     }

@@ -1,8 +1,8 @@
 //! Importing a host's servers into one of mcpdeck's own files, shared by `mcpdeck hosts import`
 //! and the console's Hosts view: [`plan`] converts and checks everything and builds the preview
 //! and the new file text without writing; [`ImportPlan::write`] then writes atomically with a
-//! backup. Another host's files are only read. Nothing here prints or asks: the faces show the
-//! preview and get the confirmation.
+//! backup kept under `$XDG_STATE_HOME/mcpdeck/backups/`. Another host's files are only read.
+//! Nothing here prints or asks: the faces show the preview and get the confirmation.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,6 @@ use serde_json::{Map, Value};
 use super::convert::{Places, to_deck};
 use super::{HostId, HostReport};
 use crate::mcp::config::Layer;
-use crate::mcp::config::save::save_with_backup;
 use crate::mcp::config::schema::{displayable, parse_file};
 
 /// Why an import cannot go ahead: a stable class and words to show.
@@ -74,13 +73,17 @@ impl ImportPlan {
         out
     }
 
-    /// Writes the new text atomically, keeping a timestamped backup of the old file; the backup's
-    /// path when there was a file. Writing a plan with nothing to write is an error.
-    pub fn write(&self) -> Result<Option<PathBuf>, String> {
+    /// Writes the new text atomically (an existing file keeps its permissions, a new one is
+    /// 0600), first copying the old file into `backups` — out of the project, where git and the
+    /// workspace search would see it; the backup's path when there was a file. Writing a plan
+    /// with nothing to write is an error.
+    pub fn write(&self, backups: &Path) -> Result<Option<PathBuf>, String> {
         let Some(text) = &self.text else {
             return Err("nothing to write".to_owned());
         };
-        save_with_backup(&self.path, text)
+        crate::mcp::backup::save(&self.path, text, backups, 0o600)
+            .map(|saved| saved.backup)
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
     }
 }
 

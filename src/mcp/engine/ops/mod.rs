@@ -129,3 +129,24 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
         }
     }
 }
+
+/// `n` with its noun in the right number: `1 tool`, `5 tools`, `0 tools`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+#[cfg(test)]
+mod counted_tests {
+    use super::counted;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_is_plural() {
+        assert_eq!(counted(1, "tool", "tools"), "1 tool");
+        assert_eq!(counted(0, "tool", "tools"), "0 tools");
+        assert_eq!(counted(5, "match", "matches"), "5 matches");
+    }
+}

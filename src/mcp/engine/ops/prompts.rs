@@ -24,7 +24,11 @@ pub(crate) async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure
     }
     let prompts = prompts(ctx).await?;
     let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
-    let mut text = format!("{} prompts on {}:\n", summaries.len(), ctx.slot.name);
+    let mut text = format!(
+        "{} on {}:\n",
+        super::counted(summaries.len(), "prompt", "prompts"),
+        ctx.slot.name
+    );
     for s in &summaries {
         let _ = write!(text, "- {}", s.name);
         if !s.description.is_empty() {

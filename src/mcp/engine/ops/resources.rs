@@ -32,7 +32,11 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         summarize_resources(&listing.resources, &mut refs, ctx.live.generation)
     };
-    let mut text = format!("{} resources on {}:\n", summaries.len(), ctx.slot.name);
+    let mut text = format!(
+        "{} on {}:\n",
+        super::counted(summaries.len(), "resource", "resources"),
+        ctx.slot.name
+    );
     for s in &summaries {
         let _ = write!(text, "- {} {}", s.reference, s.name);
         if let Some(mime) = &s.mime_type {
@@ -64,10 +68,13 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
         })
         .collect();
     if !templates.is_empty() {
+        // Named only, as agents see them (no URI template): they read by reference.
+        let names: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
         let _ = writeln!(
             text,
-            "{} resource templates (listed for reference; read resources by reference).",
-            templates.len()
+            "{} (listed for reference; read resources by reference): {}.",
+            super::counted(templates.len(), "resource template", "resource templates"),
+            names.join(", ")
         );
     }
     text.push_str(crate::mcp::engine::outcome::hints::READ);
@@ -111,8 +118,8 @@ pub(crate) async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failu
         })
         .collect();
     let mut text = format!(
-        "{} resource templates on {}:\n",
-        templates.len(),
+        "{} on {}:\n",
+        super::counted(templates.len(), "resource template", "resource templates"),
         ctx.slot.name
     );
     for t in &templates {

@@ -18,7 +18,11 @@ use crate::mcp::sanitize::sanitize_capped;
 pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
     let summaries = catalog.summaries();
-    let mut text = format!("{} tools on {}:\n", summaries.len(), ctx.slot.name);
+    let mut text = format!(
+        "{} on {}:\n",
+        super::counted(summaries.len(), "tool", "tools"),
+        ctx.slot.name
+    );
     for s in summaries {
         let _ = write!(text, "- {}", s.name);
         if let Some(title) = &s.title {
@@ -54,8 +58,8 @@ pub(crate) async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Suc
     let hits = catalog.search(query);
     let shown_query = sanitize_capped(query, 200);
     let mut text = format!(
-        "{} matches for \"{shown_query}\" on {}:\n",
-        hits.len(),
+        "{} for \"{shown_query}\" on {}:\n",
+        super::counted(hits.len(), "match", "matches"),
         ctx.slot.name
     );
     let mut items = Vec::new();
