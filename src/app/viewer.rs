@@ -112,19 +112,15 @@ fn for_each_row(line: &str, width: usize, mut row: impl FnMut(usize, usize)) {
                 (start, used, brk, text) = (i + 1, 0, None, false);
                 continue;
             }
-            match brk {
-                Some((b, bw)) => {
-                    // The space before `b` is where the row breaks: not drawn.
-                    row(start, b - 1);
-                    (start, used) = (b, used - bw);
-                    text = b < i;
-                }
-                None => {
-                    row(start, i);
-                    (start, used, text) = (i, 0, false);
-                }
+            if let Some((b, bw)) = brk.take() {
+                // The space before `b` is where the row breaks: not drawn.
+                row(start, b - 1);
+                (start, used) = (b, used - bw);
+                text = b < i;
+            } else {
+                row(start, i);
+                (start, used, text) = (i, 0, false);
             }
-            brk = None;
         }
         used += w;
         if c == ' ' {
