@@ -4,67 +4,9 @@
 
 mod common;
 
+use common::auth_fixture::{Run, mcpdeck, paste_login, sandbox, store_path, stored, stored_token};
 use common::{AuthServer, Sandbox, fixture};
 use serde_json::{Value, json};
-
-fn sandbox(server: &AuthServer, oauth: Option<Value>) -> Sandbox {
-    let sb = Sandbox::new();
-    let mut def = json!({"url": server.url()});
-    if let Some(oauth) = oauth {
-        def["oauth"] = oauth;
-    }
-    sb.write(
-        "config/mcpdeck/mcp.json",
-        &json!({"mcpServers": {"web": def}}).to_string(),
-    );
-    sb
-}
-
-/// The credentials file of the sandbox (`$HOME/.local/state/mcpdeck`).
-fn store_path(sb: &Sandbox) -> std::path::PathBuf {
-    sb.dir.path().join(".local/state/mcpdeck/credentials.json")
-}
-
-fn stored(sb: &Sandbox) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(store_path(sb)).expect("store")).expect("json")
-}
-
-fn stored_token(sb: &Sandbox, field: &str) -> String {
-    let doc = stored(sb);
-    let server = doc["servers"]
-        .as_object()
-        .and_then(|m| m.values().next())
-        .cloned()
-        .expect("one server");
-    server["token_response"][field]
-        .as_str()
-        .expect("token")
-        .to_owned()
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn mcpdeck(sb: &Sandbox, args: &[&str], stdin: &str) -> Run {
-    let browser = format!("{} browse", fixture());
-    let out = sb
-        .cmd()
-        .env("BROWSER", browser)
-        .env("MCPDECK_CREDENTIAL_STORE", "file")
-        .env("CLIENT_SECRET", "s3cret-value")
-        .args(args)
-        .write_stdin(stdin)
-        .output()
-        .expect("runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// Nothing a command printed may carry a token.
 fn assert_no_tokens(run: &Run, sb: &Sandbox) {
@@ -132,6 +74,8 @@ fn sign_in_with_registration_then_every_command_uses_the_stored_tokens() {
     let status = mcpdeck(&sb, &["auth", "status", "--json"], "");
     assert_eq!(status.code, 0);
     let v: Value = serde_json::from_str(&status.stdout).expect("json");
+    assert_eq!(v["operation"], "auth.status");
+    let v = &v["result"];
     assert!(v["store"].as_str().expect("store").starts_with("file "));
     assert_eq!(v["servers"][0]["signedIn"], true);
     assert_eq!(v["servers"][0]["scopes"], json!(["read", "offline_access"]));
@@ -263,7 +207,7 @@ fn a_revoked_refresh_token_drops_the_sign_in_and_logout_revokes() {
     let status = mcpdeck(&sb, &["auth", "status", "web", "--json"], "");
     let v: Value = serde_json::from_str(&status.stdout).expect("json");
     assert_eq!(
-        v["servers"][0]["signedIn"], false,
+        v["result"]["servers"][0]["signedIn"], false,
         "invalid_grant dropped the tokens"
     );
 
@@ -271,30 +215,33 @@ fn a_revoked_refresh_token_drops_the_sign_in_and_logout_revokes() {
     let out = mcpdeck(&sb, &["auth", "logout", "web", "--json"], "");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: Value = serde_json::from_str(&out.stdout).expect("json");
-    assert_eq!(v["revoked"], true);
+    assert_eq!(v["operation"], "auth.logout");
+    assert_eq!(v["result"]["revoked"], true);
     assert!(server.seen()["revocations"].as_u64() >= Some(2));
     let status = mcpdeck(&sb, &["auth", "status", "web", "--json"], "");
     let v: Value = serde_json::from_str(&status.stdout).expect("json");
-    assert_eq!(v["servers"][0]["signedIn"], false);
+    assert_eq!(v["result"]["servers"][0]["signedIn"], false);
 }
 
+/// A pre-registered client comes first, even where metadata documents are supported (the
+/// metadata-document identity is in `tests/cli_auth_request.rs`).
 #[test]
-fn client_identity_pre_registered_then_metadata_document() {
+fn client_identity_pre_registered_comes_first() {
     let server = AuthServer::start(&["--cimd"]);
     let sb = sandbox(
         &server,
-        Some(json!({"clientId": "pre-client", "clientSecret": "${CLIENT_SECRET}"})),
+        Some(
+            json!({"clientId": "pre-client", "clientSecret": "${CLIENT_SECRET}",
+            "clientMetadataUrl": server.document_url()}),
+        ),
     );
     let login = mcpdeck(&sb, &["auth", "login", "web"], "");
     assert_eq!(login.code, 0, "{}", login.stderr);
     assert!(!login.stderr.contains("s3cret-value"));
-    let cimd_url = "https://client.example/mcpdeck.json";
-    let sb2 = sandbox(&server, Some(json!({"clientMetadataUrl": cimd_url})));
-    let login = mcpdeck(&sb2, &["auth", "login", "web"], "");
-    assert_eq!(login.code, 0, "{}", login.stderr);
     let seen = server.seen();
     assert_eq!(seen["registrations"], 0);
-    assert_eq!(seen["client_ids"], json!(["pre-client", cimd_url]));
+    assert_eq!(seen["cimd_fetches"], 0);
+    assert_eq!(seen["client_ids"], json!(["pre-client"]));
 }
 
 #[test]
@@ -455,34 +402,10 @@ fn a_server_known_by_its_origin_metadata_refreshes_its_token() {
 /// authorization server sent the browser to, and the sign-in completes from it.
 #[test]
 fn a_pasted_redirect_completes_the_sign_in() {
-    use std::io::{BufRead as _, Write as _};
+    use std::io::Write as _;
     let server = AuthServer::start(&[]);
     let sb = sandbox(&server, None);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", sb.dir.path())
-        .env("XDG_CONFIG_HOME", &sb.home)
-        .env("MCPDECK_CREDENTIAL_STORE", "file")
-        .args(["--cwd", sb.project.to_str().expect("utf8")])
-        .args(["auth", "login", "web", "--paste"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("runs");
-    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
-    let authorize = loop {
-        let mut line = String::new();
-        assert_ne!(
-            stderr.read_line(&mut line).expect("reads"),
-            0,
-            "no URL printed"
-        );
-        if line.trim().starts_with("http://127.0.0.1") && line.contains("/authorize") {
-            break line.trim().to_owned();
-        }
-    };
+    let (mut child, authorize) = paste_login(&sb);
     let landed = server.redirect_of(&authorize);
     assert!(landed.starts_with("http://127.0.0.1"), "{landed}");
     writeln!(child.stdin.take().expect("stdin"), "{landed}").expect("pasted");

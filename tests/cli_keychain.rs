@@ -128,8 +128,11 @@ fn ok(out: &Output) -> String {
     stdout
 }
 
+/// What `auth status --json` reports (its envelope's `result`).
 fn status(home: &Home, bus: Bus) -> Value {
-    serde_json::from_str(&ok(&home.mcpdeck(bus, &["auth", "status", "--json"]))).expect("json")
+    let v: Value =
+        serde_json::from_str(&ok(&home.mcpdeck(bus, &["auth", "status", "--json"]))).expect("json");
+    v["result"].clone()
 }
 
 fn signed_in(status: &Value) -> bool {
@@ -171,10 +174,7 @@ fn with_a_secret_service_tokens_go_to_the_keychain_and_survive_a_restart() {
     assert!(!home.credentials_file().exists());
 
     // The file store of the same home has nothing: the sign-in lives only in the keychain.
-    let file = serde_json::from_str::<Value>(&ok(
-        &home.mcpdeck(Bus::Absent, &["auth", "status", "--json"])
-    ))
-    .expect("json");
+    let file = status(&home, Bus::Absent);
     assert!(
         file["store"]
             .as_str()

@@ -274,7 +274,8 @@ fn status_live_reports_what_each_server_answered() {
     assert!(stdout.contains("gone  failed  spawn_failed"), "{stdout}");
 }
 
-/// Every key of mcpdeck's own JSON is camelCase (server data aside).
+/// Every key of mcpdeck's own JSON is camelCase (server data aside), and every `--json` output
+/// is the one envelope the README documents: `ok`, `operation`, then `result` or `error`.
 #[test]
 fn json_keys_are_camel_case() {
     let sb = Sandbox::new();
@@ -298,6 +299,14 @@ fn json_keys_are_camel_case() {
         let v = sb.json(args);
         let found = not_camel_case(&v);
         assert!(found.is_empty(), "{args:?}: {found:?}");
+        assert!(
+            v["ok"].is_boolean() && v["operation"].is_string(),
+            "{args:?}: {v}"
+        );
+        assert!(
+            v.get("result").is_some() || v.get("error").is_some(),
+            "{args:?}: {v}"
+        );
     }
 }
 

@@ -140,9 +140,12 @@ pub fn login(cx: &Context, name: &str, paste: bool, json: bool) -> Exit {
         Ok(signed) => {
             if json {
                 print_json(&serde_json::json!({
-                    "ok": true, "server": name, "signedIn": true,
-                    "expiresAt": signed.expires_at.map(rfc3339),
-                    "scopes": signed.scopes,
+                    "ok": true, "server": name, "operation": "auth.login",
+                    "result": {
+                        "signedIn": true,
+                        "expiresAt": signed.expires_at.map(rfc3339),
+                        "scopes": signed.scopes,
+                    },
                 }));
             } else {
                 print_text(&format!(
@@ -246,7 +249,8 @@ pub fn status(cx: &Context, only: Option<&str>, json: bool) -> Exit {
     }
     if json {
         print_json(&serde_json::json!({
-            "ok": true, "store": store.describe(), "servers": rows,
+            "ok": true, "server": only, "operation": "auth.status",
+            "result": {"store": store.describe(), "servers": rows},
         }));
     } else {
         print_text(&lines.join("\n"));
@@ -270,7 +274,8 @@ pub fn logout(cx: &Context, name: &str, json: bool) -> Exit {
         Ok(done) => {
             if json {
                 print_json(&serde_json::json!({
-                    "ok": true, "server": name, "hadTokens": done.had_tokens, "revoked": done.revoked,
+                    "ok": true, "server": name, "operation": "auth.logout",
+                    "result": {"hadTokens": done.had_tokens, "revoked": done.revoked},
                 }));
             } else if !done.had_tokens {
                 print_text(&format!("`{}` was not signed in", sanitize(name)));

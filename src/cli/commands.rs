@@ -52,7 +52,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Every server with its provenance, state and the project's trust (never connects).
+    /// Every server with its provenance, state and the project's trust (never connects without
+    /// `--live`).
     Status {
         /// Connect to each server and report what it answered: protocol version, name and
         /// version, capabilities, round-trip time.

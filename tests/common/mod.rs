@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-mod auth_fixture;
+pub mod auth_fixture;
 pub mod console_kit;
 pub mod engine_kit;
 pub mod everything_http;

@@ -9,6 +9,10 @@
 //! connection, another mcpdeck process) has refreshed already, and the request is retried with
 //! that token; otherwise this request refreshes, holding the lock it looked under, so no other
 //! refresh can start in between. Either way a refused request is retried at most once.
+//!
+//! Every token a request carries is added to the connection's [`LiveSecrets`] before it is
+//! sent, so a server that writes it back (a tool that shows its request headers) has it
+//! redacted like any configured secret.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,6 +29,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 
 use super::store::ServerTokens;
+use crate::mcp::results::redact::LiveSecrets;
 
 /// A connection's HTTP client: `tokens` is `None` for a server that does not use OAuth, whose
 /// requests then carry nothing added.
@@ -32,12 +37,22 @@ use super::store::ServerTokens;
 pub struct TokenClient<C> {
     inner: AuthClient<C>,
     tokens: Option<ServerTokens>,
+    live: LiveSecrets,
 }
 
 impl<C> TokenClient<C> {
     /// Wraps rmcp's client; `tokens` is the same store handle its manager was given.
     pub fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
-        Self { inner, tokens }
+        Self {
+            inner,
+            tokens,
+            live: LiveSecrets::default(),
+        }
+    }
+
+    /// Every token this client has sent, for the connection's redactor.
+    pub fn live(&self) -> LiveSecrets {
+        self.live.clone()
     }
 }
 
@@ -59,6 +74,12 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
         F: Fn(Option<String>) -> Fut,
         Fut: Future<Output = HttpResult<T, C>>,
     {
+        let call = |token: Option<String>| {
+            if let Some(token) = &token {
+                self.live.add(token);
+            }
+            call(token)
+        };
         let token = match given {
             Some(token) => Some(token),
             None => match self.inner.get_access_token().await {

@@ -185,7 +185,7 @@ async fn connect_http(
     let faults = Arc::new(faults::Faults::default());
     let refused = http::RefusedRedirect::default();
     let headers_configured = !headers.is_empty();
-    let transport = http::transport(
+    let (transport, tokens) = http::transport(
         &http_def.url,
         headers,
         timeout,
@@ -195,6 +195,8 @@ async fn connect_http(
         extra_capabilities(client.as_ref()),
     )
     .await?;
+    // The OAuth tokens its requests carry are secrets too, from the moment each is sent.
+    let redactor = redactor.with_live(tokens);
     let log_level = client.as_ref().and_then(|c| c.log_level.clone());
     let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
     let routes = handler.routes();

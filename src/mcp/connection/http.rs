@@ -25,6 +25,7 @@ use super::http_guard::GuardedClient;
 use crate::mcp::auth::client::auth_client;
 use crate::mcp::auth::token_client::TokenClient;
 use crate::mcp::auth::{AuthTarget, CredentialStore};
+use crate::mcp::results::redact::LiveSecrets;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest JSON body or SSE event accepted from an HTTP server.
@@ -158,7 +159,8 @@ pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
 }
 
 /// Builds the transport for `url` with resolved `headers`; `oauth` carries the server's sign-in
-/// and the store when the server uses OAuth.
+/// and the store when the server uses OAuth. Also returns the tokens its requests carry (for
+/// the connection's redactor).
 pub async fn transport(
     url: &str,
     headers: HeaderMapOwned,
@@ -167,13 +169,14 @@ pub async fn transport(
     refused: RefusedRedirect,
     oauth: Option<(&AuthTarget, &CredentialStore)>,
     extra: Option<serde_json::Map<String, serde_json::Value>>,
-) -> Result<HttpTransport, ConnectError> {
+) -> Result<(HttpTransport, LiveSecrets), ConnectError> {
     parse_url(url)?;
     let guarded =
         GuardedClient::new(http_client(connect_timeout, refused)?, faults).declaring(extra);
     let client = auth_client(url, guarded, oauth)
         .await
         .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;
+    let live = client.live();
     let mut backoff = ExponentialBackoff::default();
     backoff.max_times = Some(MAX_SSE_RECONNECTS);
     backoff.base_duration = Duration::from_millis(500);
@@ -187,7 +190,10 @@ pub async fn transport(
         // that is a replay: a request with side effects must never be sent twice.
         .reinit_on_expired_session(false);
     config.retry_config = Arc::new(backoff);
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok((
+        StreamableHttpClientTransport::with_client(client, config),
+        live,
+    ))
 }
 
 /// The `http_status` error for a redirect that was not followed, naming its target's origin.

@@ -18,7 +18,7 @@ use crate::mcp::catalog::PinSet;
 use crate::mcp::clock::now_rfc3339;
 use crate::mcp::config::{ServerDef, ServerEntry};
 use crate::mcp::connection::retry::connect_series_client;
-use crate::mcp::results::{Redactor, ResourceRefs};
+use crate::mcp::results::ResourceRefs;
 use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::{LastError, RuntimeStatus, ServerState};
 
@@ -362,7 +362,7 @@ impl Slot {
         rt.resources = None;
         rt.prompts = None;
         let live = Arc::new(Live {
-            redactor: Redactor::new(conn.secrets().iter().cloned()),
+            redactor: conn.redactor().clone(),
             conn: tokio::sync::RwLock::new(conn),
             generation: facts.generation,
             tools: tokio::sync::Mutex::new(None),

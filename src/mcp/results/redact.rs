@@ -1,19 +1,73 @@
 //! The value-based redactor: every occurrence of a resolved secret value in text
 //! a server sent back is replaced by `[redacted]` before it is shown anywhere. It knows only the
 //! values it is given; it never resolves references and never logs what it replaces.
+//!
+//! Besides the values it is built with, a redactor may share [`LiveSecrets`]: values learnt
+//! while the connection runs (the OAuth access tokens its requests carry, which change on every
+//! refresh), redacted by every clone from the moment they are added.
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// The replacement text.
 pub const REDACTED: &str = "[redacted]";
 /// Shorter values are not redacted: they would match ordinary text everywhere.
 pub const MIN_SECRET_BYTES: usize = 4;
 
+/// How many live secrets are kept; the oldest is forgotten first (an access token is replaced
+/// at most once per refresh, so this covers every token a connection used for hours).
+const LIVE_SECRETS: usize = 32;
+
+/// Secret values learnt while a connection runs, shared by every redactor built with them.
+#[derive(Clone, Default)]
+pub struct LiveSecrets {
+    /// Per secret, its spellings; oldest first.
+    values: Arc<RwLock<Vec<Vec<String>>>>,
+}
+
+impl LiveSecrets {
+    /// Redacts `secret` from now on (values shorter than [`MIN_SECRET_BYTES`] are ignored).
+    pub fn add(&self, secret: &str) {
+        if secret.len() < MIN_SECRET_BYTES {
+            return;
+        }
+        let mut values = self.values.write().unwrap_or_else(PoisonError::into_inner);
+        if values
+            .iter()
+            .any(|v| v.first().is_some_and(|s| s == secret))
+        {
+            return;
+        }
+        if values.len() == LIVE_SECRETS {
+            values.remove(0);
+        }
+        values.push(spellings(secret));
+    }
+
+    /// Every spelling of every live secret.
+    fn spellings(&self) -> Vec<String> {
+        let values = self.values.read().unwrap_or_else(PoisonError::into_inner);
+        values.iter().flatten().cloned().collect()
+    }
+}
+
+impl fmt::Debug for LiveSecrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self
+            .values
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        write!(f, "LiveSecrets({count})")
+    }
+}
+
 /// Replaces secret values in text. Linear in the text per secret; no quadratic rescans.
 #[derive(Clone, Default)]
 pub struct Redactor {
     secrets: Vec<String>,
+    live: LiveSecrets,
 }
 
 impl Redactor {
@@ -31,17 +85,32 @@ impl Redactor {
             .collect();
         secrets.sort();
         secrets.dedup();
-        Self { secrets }
+        Self {
+            secrets,
+            live: LiveSecrets::default(),
+        }
     }
 
-    /// Whether there is nothing to redact.
+    /// This redactor, also redacting whatever `live` holds now or later.
+    #[must_use]
+    pub fn with_live(mut self, live: LiveSecrets) -> Self {
+        self.live = live;
+        self
+    }
+
+    /// Whether there is nothing to redact (now).
     pub fn is_empty(&self) -> bool {
-        self.secrets.is_empty()
+        self.secrets.is_empty() && self.live.spellings().is_empty()
     }
 
     /// The longest secret's length in bytes (0 when empty).
     pub fn max_len(&self) -> usize {
-        self.secrets.iter().map(String::len).max().unwrap_or(0)
+        self.secrets
+            .iter()
+            .chain(&self.live.spellings())
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
     }
 
     /// `text` with every occurrence of every secret replaced; borrowed when none occurs.
@@ -49,7 +118,8 @@ impl Redactor {
         // Collect every matched byte range against the original text, merge overlaps, then
         // build the output once: a secret inside another, or overlapping it, is covered whole.
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for secret in &self.secrets {
+        let live = self.live.spellings();
+        for secret in self.secrets.iter().chain(&live) {
             ranges.extend(
                 text.match_indices(secret.as_str())
                     .map(|(at, m)| (at, at + m.len())),
@@ -218,6 +288,37 @@ mod tests {
             let text = format!("<{spelling}>");
             assert_eq!(r.redact(&text), "<[redacted]>", "{spelling}");
         }
+    }
+
+    #[test]
+    fn live_secrets_added_later_are_redacted_by_every_clone() {
+        let live = LiveSecrets::default();
+        let r = Redactor::new(["configured"]).with_live(live.clone());
+        let clone = r.clone();
+        assert_eq!(clone.redact("at-1234 configured"), "at-1234 [redacted]");
+        live.add("at-1234");
+        assert_eq!(clone.redact("at-1234 configured"), "[redacted] [redacted]");
+        assert_eq!(r.redact("\"at-1234\""), "\"[redacted]\"");
+        assert_eq!(r.max_len(), "configured".len());
+        live.add("ab");
+        assert_eq!(clone.redact("ab"), "ab", "short values are not secrets");
+        assert!(!format!("{live:?}").contains("at-1234"));
+    }
+
+    #[test]
+    fn live_secrets_keep_the_newest() {
+        let live = LiveSecrets::default();
+        let r = Redactor::default().with_live(live.clone());
+        for i in 0..=LIVE_SECRETS {
+            live.add(&format!("token-{i:03}"));
+        }
+        assert_eq!(
+            r.redact("token-000"),
+            "token-000",
+            "the oldest is forgotten"
+        );
+        assert_eq!(r.redact("token-001"), REDACTED);
+        assert_eq!(r.redact(&format!("token-{LIVE_SECRETS:03}")), REDACTED);
     }
 
     #[test]
