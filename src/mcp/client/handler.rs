@@ -18,7 +18,7 @@ use super::{
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The refusal of a request the client did not declare.
-pub fn not_declared(method: &'static str) -> ErrorData {
+pub(crate) fn not_declared(method: &'static str) -> ErrorData {
     ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None)
 }
 
@@ -42,7 +42,10 @@ fn bounded_params<T: serde::Serialize>(method: &str, params: &T) -> Result<Value
 }
 
 /// `roots/list`.
-pub fn list_roots(side: Option<&ClientSide>, server: &str) -> Result<ListRootsResult, ErrorData> {
+pub(crate) fn list_roots(
+    side: Option<&ClientSide>,
+    server: &str,
+) -> Result<ListRootsResult, ErrorData> {
     let side = side.ok_or_else(|| not_declared("roots/list"))?;
     let now = side.roots.get();
     let roots: Vec<Root> = now
@@ -65,7 +68,7 @@ pub fn list_roots(side: Option<&ClientSide>, server: &str) -> Result<ListRootsRe
 }
 
 /// `sampling/createMessage`: a person answers, or the request is rejected.
-pub async fn create_message(
+pub(crate) async fn create_message(
     side: Option<&ClientSide>,
     server: &str,
     params: &CreateMessageRequestParams,
@@ -107,7 +110,7 @@ pub async fn create_message(
 }
 
 /// `elicitation/create`, form or URL mode.
-pub async fn create_elicitation(
+pub(crate) async fn create_elicitation(
     side: Option<&ClientSide>,
     server: &str,
     params: &ElicitRequestParams,
@@ -119,32 +122,7 @@ pub async fn create_elicitation(
         .and_then(Value::as_str)
         .map(|m| sanitize_capped(m, 4096))
         .unwrap_or_default();
-    let (kind, form) = match params {
-        ElicitRequestParams::FormElicitationParams { .. } => {
-            let form = Form::from_schema(raw.get("requestedSchema").unwrap_or(&Value::Null));
-            (ElicitKind::Form(form.clone()), Some(form))
-        }
-        ElicitRequestParams::UrlElicitationParams {
-            url,
-            elicitation_id,
-            ..
-        } => {
-            let origin = url::Url::parse(url)
-                .map(|u| u.origin().ascii_serialization())
-                .ok()
-                .filter(|o| o != "null")
-                .unwrap_or_default();
-            (
-                ElicitKind::Url {
-                    url: sanitize_capped(url, 2048),
-                    origin: sanitize_capped(&origin, 256),
-                    id: sanitize_capped(elicitation_id, 256),
-                },
-                None,
-            )
-        }
-        _ => return Err(not_declared("elicitation/create")),
-    };
+    let (kind, form) = elicit_kind(params, &raw)?;
     let mode = if form.is_some() {
         "input"
     } else {
@@ -179,15 +157,54 @@ pub async fn create_elicitation(
             sanitize_capped(&message, 200)
         ),
     );
-    Ok(match answer {
+    Ok(elicit_result(answer, form.is_some()))
+}
+
+/// What the operator is asked: a form built from the requested schema (also returned, to check
+/// the answer against), or a URL to visit, shown with its origin.
+fn elicit_kind(
+    params: &ElicitRequestParams,
+    raw: &Value,
+) -> Result<(ElicitKind, Option<Form>), ErrorData> {
+    match params {
+        ElicitRequestParams::FormElicitationParams { .. } => {
+            let form = Form::from_schema(raw.get("requestedSchema").unwrap_or(&Value::Null));
+            Ok((ElicitKind::Form(form.clone()), Some(form)))
+        }
+        ElicitRequestParams::UrlElicitationParams {
+            url,
+            elicitation_id,
+            ..
+        } => {
+            let origin = url::Url::parse(url)
+                .map(|u| u.origin().ascii_serialization())
+                .ok()
+                .filter(|o| o != "null")
+                .unwrap_or_default();
+            Ok((
+                ElicitKind::Url {
+                    url: sanitize_capped(url, 2048),
+                    origin: sanitize_capped(&origin, 256),
+                    id: sanitize_capped(elicitation_id, 256),
+                },
+                None,
+            ))
+        }
+        _ => Err(not_declared("elicitation/create")),
+    }
+}
+
+/// The answer sent back; accepted content goes with it only for a form.
+fn elicit_result(answer: ElicitAnswer, with_content: bool) -> ElicitResult {
+    match answer {
         ElicitAnswer::Accept(content) => {
             let mut result = ElicitResult::new(ElicitationAction::Accept);
-            if form.is_some() {
+            if with_content {
                 result = result.with_content(Value::Object(content));
             }
             result
         }
         ElicitAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
         ElicitAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-    })
+    }
 }

@@ -19,13 +19,13 @@ use crate::mcp::connection::{
 use crate::mcp::sanitize::sanitize_capped;
 
 /// How long a created task is asked to be kept.
-pub const TASK_TTL_MS: u64 = 10 * 60 * 1000;
+pub(crate) const TASK_TTL_MS: u64 = 10 * 60 * 1000;
 /// The poll interval when the server names none.
-pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// The fastest mcpdeck polls, whatever the server asks.
-pub const MIN_POLL: Duration = Duration::from_millis(250);
+pub(crate) const MIN_POLL: Duration = Duration::from_millis(250);
 /// The slowest mcpdeck polls, whatever the server asks.
-pub const MAX_POLL: Duration = Duration::from_secs(5);
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(5);
 
 /// One task as `tasks/get` describes it (text sanitised).
 #[derive(Debug, Clone, PartialEq)]
@@ -77,14 +77,14 @@ impl TaskState {
 /// Whether a `tools/call` error says the tool must run as a task (the server refused the call
 /// before running it). rmcp 3.11 drops `execution.taskSupport` from listings, so this refusal
 /// is how mcpdeck learns it.
-pub fn requires_task(error: &ConnectError) -> bool {
+pub(crate) fn requires_task(error: &ConnectError) -> bool {
     matches!(error.class, ErrorClass::ServerError { code } if code == ErrorCode::METHOD_NOT_FOUND.0)
         && error.message.contains("task augmentation")
 }
 
 /// The same refusal as a tool result (servers that report every tools/call error as
 /// `isError`): one short text block naming task augmentation.
-pub fn result_requires_task(result: &CallToolResult) -> bool {
+pub(crate) fn result_requires_task(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
         && result.content.len() == 1
         && result.content[0]
@@ -105,7 +105,7 @@ fn as_value(result: &ServerResult) -> Value {
 }
 
 /// Runs `tool` as a task and returns its final result. `note` hears every status change.
-pub async fn call_as_task(
+pub(crate) async fn call_as_task(
     conn: &Connection,
     tool: &str,
     args: Map<String, Value>,
@@ -126,7 +126,7 @@ pub async fn call_as_task(
         // The server ran it at once; that is its right.
         return Ok(result);
     }
-    let Some(mut state) = TaskState::from_value(&as_value(&created)) else {
+    let Some(state) = TaskState::from_value(&as_value(&created)) else {
         return Err(protocol(
             "the server answered a task-augmented tools/call without a task",
         ));
@@ -136,53 +136,7 @@ pub async fn call_as_task(
         sanitize_capped(&state.id, 64),
         describe(&state)
     ));
-    let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
-    let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
-    while !state.is_terminal() && state.status != "input_required" {
-        poll = state.poll.unwrap_or(poll).clamp(MIN_POLL, MAX_POLL);
-        tokio::select! {
-            () = tokio::time::sleep(poll) => {}
-            () = cancel.cancelled() => return Err(cancel_task(conn, &state.id, note).await),
-        }
-        if tokio::time::Instant::now() > deadline {
-            let _ = cancel_task(conn, &state.id, note).await;
-            return Err(ConnectError::new(
-                ErrorClass::Timeout {
-                    after_ms: u64::try_from(MAX_TOTAL_CAP.as_millis()).unwrap_or(u64::MAX),
-                },
-                "the task did not finish within 30 minutes; tasks/cancel was sent",
-            ));
-        }
-        let got = conn
-            .request_cancellable(
-                custom("tasks/get", json!({"taskId": state.id})),
-                timeout,
-                max_total_for(timeout),
-                cancel,
-            )
-            .await;
-        let got = match got {
-            Ok(got) => got,
-            Err(e) if e.class == ErrorClass::Cancelled => {
-                return Err(cancel_task(conn, &state.id, note).await);
-            }
-            Err(e) => return Err(e),
-        };
-        let Some(next) = TaskState::from_value(&as_value(&got)) else {
-            return Err(protocol("tasks/get answered without a task"));
-        };
-        if next.status != state.status || next.message != state.message {
-            note(&format!(
-                "task {} {}",
-                sanitize_capped(&next.id, 64),
-                describe(&next)
-            ));
-        }
-        state = TaskState {
-            poll: next.poll.or(state.poll),
-            ..next
-        };
-    }
+    let state = follow(conn, state, cancel, note).await?;
     if state.status == "cancelled" {
         return Err(ConnectError::new(
             ErrorClass::Cancelled,
@@ -204,6 +158,75 @@ pub async fn call_as_task(
         Err(e) if e.class == ErrorClass::Cancelled => Err(cancel_task(conn, &state.id, note).await),
         Err(e) => Err(e),
     }
+}
+
+/// Polls the task until it ends or asks for input, at the interval the server suggests
+/// (clamped); `note` hears each change. Cancelling, or passing the 30-minute cap, sends
+/// `tasks/cancel`.
+async fn follow(
+    conn: &Connection,
+    mut state: TaskState,
+    cancel: &CancellationToken,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> Result<TaskState, RequestError> {
+    let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
+    let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
+    while !state.is_terminal() && state.status != "input_required" {
+        poll = state.poll.unwrap_or(poll).clamp(MIN_POLL, MAX_POLL);
+        tokio::select! {
+            () = tokio::time::sleep(poll) => {}
+            () = cancel.cancelled() => return Err(cancel_task(conn, &state.id, note).await),
+        }
+        if tokio::time::Instant::now() > deadline {
+            let _ = cancel_task(conn, &state.id, note).await;
+            return Err(ConnectError::new(
+                ErrorClass::Timeout {
+                    after_ms: u64::try_from(MAX_TOTAL_CAP.as_millis()).unwrap_or(u64::MAX),
+                },
+                "the task did not finish within 30 minutes; tasks/cancel was sent",
+            ));
+        }
+        let next = poll_task(conn, &state.id, cancel, note).await?;
+        if next.status != state.status || next.message != state.message {
+            note(&format!(
+                "task {} {}",
+                sanitize_capped(&next.id, 64),
+                describe(&next)
+            ));
+        }
+        state = TaskState {
+            poll: next.poll.or(state.poll),
+            ..next
+        };
+    }
+    Ok(state)
+}
+
+/// One `tasks/get`; cancelling it cancels the task.
+async fn poll_task(
+    conn: &Connection,
+    id: &str,
+    cancel: &CancellationToken,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> Result<TaskState, RequestError> {
+    let timeout = conn.request_timeout();
+    let got = conn
+        .request_cancellable(
+            custom("tasks/get", json!({"taskId": id})),
+            timeout,
+            max_total_for(timeout),
+            cancel,
+        )
+        .await;
+    let got = match got {
+        Ok(got) => got,
+        Err(e) if e.class == ErrorClass::Cancelled => {
+            return Err(cancel_task(conn, id, note).await);
+        }
+        Err(e) => return Err(e),
+    };
+    TaskState::from_value(&as_value(&got))
+        .ok_or_else(|| protocol("tasks/get answered without a task"))
 }
 
 fn describe(state: &TaskState) -> String {
@@ -243,7 +266,7 @@ async fn cancel_task(
 }
 
 /// `tasks/list`: the server's tasks (one page at most 64 pages deep).
-pub async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestError> {
+pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestError> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..64 {
@@ -285,7 +308,7 @@ async fn task_request(
 }
 
 /// `tasks/get` for one task, sent by the operator.
-pub async fn get_task(
+pub(crate) async fn get_task(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,
@@ -295,7 +318,7 @@ pub async fn get_task(
 }
 
 /// `tasks/cancel` for one task, sent by the operator: the task as the server then describes it.
-pub async fn cancel_task_by_id(
+pub(crate) async fn cancel_task_by_id(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,
@@ -314,7 +337,7 @@ pub async fn cancel_task_by_id(
 
 /// `tasks/result` for one task: blocks until the task is done (the server's rule), then its
 /// tool result.
-pub async fn task_result(
+pub(crate) async fn task_result(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,
