@@ -42,10 +42,11 @@ wait_for "Tools(5)"
 $T send-keys -t e2e /
 wait_for "/ "
 $T send-keys -t e2e -l echo
-wait_for "match(es)"
+# The whole query's matches (the cursor still in the query).
+wait_for "/ echo▏  1 match(es)"
 $T send-keys -t e2e Enter
-# The search has stopped taking keys and shows the whole query's match.
-wait_for "/ echo  1 match(es)"
+# Enter opens the highlighted match's detail, as in every list's filter.
+wait_for "text* : string"
 $T send-keys -t e2e c
 wait_for "call echo on demo"
 $T send-keys -t e2e -l "hi from tmux"

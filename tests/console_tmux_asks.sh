@@ -36,9 +36,10 @@ call() {
     $T send-keys -t e2e /
     wait_for "/ "
     $T send-keys -t e2e -l "$1"
-    wait_for "match(es)"
+    # The whole query's matches (the cursor still in the query); Enter opens the first's detail.
+    wait_for "/ $1▏  "
     $T send-keys -t e2e Enter
-    wait_for "/ $1"
+    wait_for "Input"
     $T send-keys -t e2e c
     wait_for "call $1 on everything"
 }

@@ -303,7 +303,8 @@ impl App {
         }
     }
 
-    /// Enter on a Log line: a traffic line's body, pretty-printed, as a result view.
+    /// Enter on a Log line, as a result view: a traffic line's body, pretty-printed; any other
+    /// line's whole text.
     fn open_log_line(&mut self, server: &str, sel: usize) -> Vec<Effect> {
         let Some(pane) = self.panes.get(server) else {
             return Vec::new();
@@ -316,18 +317,15 @@ impl App {
         else {
             return Vec::new();
         };
-        let Some(body) = &line.body else {
-            return Vec::new();
-        };
-        let title = format!("{} {}", line.kind, line.text);
-        let view = match serde_json::from_str::<serde_json::Value>(body) {
-            Ok(v) => super::ResultView::new(title, Vec::new(), Some(v), Vec::new()),
-            Err(_) => super::ResultView::new(
-                title,
-                body.lines().map(str::to_owned).collect(),
+        let view = match &line.body {
+            // An event line (a failure, a server's log message): its whole text, wrapped.
+            None => super::ResultView::new(
+                line.kind.to_owned(),
+                line.text.lines().map(str::to_owned).collect(),
                 None,
                 Vec::new(),
             ),
+            Some(body) => log_body_view(format!("{} {}", line.kind, line.text), body),
         };
         let mut view = Box::new(view);
         view.model.clone_from(&view.plain);
@@ -419,5 +417,18 @@ impl App {
             return Vec::new();
         }
         vec![Effect::Copy(sanitize(&text).into_owned())]
+    }
+}
+
+/// A traffic line's body as a result view: foldable JSON when it parses, else its lines.
+fn log_body_view(title: String, body: &str) -> super::ResultView {
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(v) => super::ResultView::new(title, Vec::new(), Some(v), Vec::new()),
+        Err(_) => super::ResultView::new(
+            title,
+            body.lines().map(str::to_owned).collect(),
+            None,
+            Vec::new(),
+        ),
     }
 }

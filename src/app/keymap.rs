@@ -73,6 +73,8 @@ pub enum Ctx {
     ResultLinks,
     /// The spill pager (a window of a spill file in the text viewer).
     Pager,
+    /// The box with the keys of the component in front (`F1` in the editor and the form).
+    KeyHelp,
 }
 
 /// Something the operator can ask for; keymaps point here.
@@ -479,7 +481,7 @@ impl Keymap {
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 31] = [
+pub const ALL_CTX: [Ctx; 32] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -511,6 +513,7 @@ pub const ALL_CTX: [Ctx; 31] = [
     Ctx::HostsView,
     Ctx::TasksView,
     Ctx::RootsView,
+    Ctx::KeyHelp,
 ];
 
 /// A context's name in a keymap file.
@@ -547,6 +550,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::ResultLinks => "result_links",
         Ctx::RootsView => "roots_view",
         Ctx::Pager => "pager",
+        Ctx::KeyHelp => "key_help",
     }
 }
 
@@ -584,6 +588,7 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::ResultLinks => "resource links",
         Ctx::RootsView => "roots view",
         Ctx::Pager => "spill pager",
+        Ctx::KeyHelp => "keys of a view",
     }
 }
 

@@ -25,6 +25,7 @@ pub mod hosts;
 pub mod hosts_data;
 mod incoming;
 pub mod info;
+pub mod key_help;
 mod key_spec;
 pub mod keymap;
 pub mod layout;
@@ -325,6 +326,8 @@ pub struct App {
     pub early_completions: elicit_complete::EarlyCompletions,
     /// Session controls: log levels, subscriptions, the Roots view.
     pub session: session::SessionState,
+    /// The box with the keys of the component in front (its help key where `?` types).
+    pub key_help: Option<key_help::KeyHelp>,
 }
 
 /// How many log lines a server keeps.
@@ -372,6 +375,7 @@ impl App {
             message_kept: None,
             early_completions: elicit_complete::EarlyCompletions::default(),
             session: session::SessionState::default(),
+            key_help: None,
         }
     }
 
@@ -411,6 +415,9 @@ impl App {
         use keymap::Ctx;
         if let Some(ask) = self.asks.front() {
             return vec![ask.ctx()];
+        }
+        if self.key_help.is_some() {
+            return vec![Ctx::KeyHelp];
         }
         if self.tasks_view.is_some() {
             return vec![Ctx::TasksView, Ctx::View];
@@ -476,3 +483,5 @@ pub mod testkit;
 mod tests;
 #[cfg(test)]
 mod view_tests;
+#[cfg(test)]
+mod walk_tests;

@@ -411,6 +411,7 @@ impl App {
                     server: editor.server.clone(),
                 }];
             }
+            Some(Action::Help) => return self.open_key_help(),
             Some(Action::Back) => {
                 if editor.dirty {
                     self.message = Some("closed the editor; unsaved changes discarded".to_owned());

@@ -10,10 +10,11 @@ impl App {
     pub fn status_text(&self) -> String {
         let mut parts = vec![
             format!("mode {}", self.policy),
-            format!("{} spills", self.spills.len()),
+            count(self.spills.len(), "spill", "spills"),
         ];
         if !self.approvals.is_empty() {
-            parts.push(format!("{} approval(s) pending", self.approvals.len()));
+            let approvals = count(self.approvals.len(), "approval", "approvals");
+            parts.push(format!("{approvals} pending"));
         }
         if let Some(m) = &self.message {
             parts.push(m.clone());
@@ -31,4 +32,9 @@ impl App {
     pub fn areas(&self) -> Areas {
         self.areas_for(self.size)
     }
+}
+
+/// `n` with the word for one or for many: `1 spill`, `2 spills`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

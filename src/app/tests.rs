@@ -15,7 +15,7 @@ use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision, EffectClass as Fx};
 use crate::mcp::proxy::ProxyRequest;
 
-fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
+pub(super) fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
     effects
         .iter()
         .filter_map(|e| match e {
@@ -26,7 +26,7 @@ fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
 }
 
 /// Opens the demo server's tools and answers the list.
-fn with_tools() -> (App, tempfile::TempDir) {
+pub(super) fn with_tools() -> (App, tempfile::TempDir) {
     let (mut app, dir) = demo_app();
     let fx = app.update(key(KeyCode::Enter));
     let ex = executes(&fx);

@@ -133,6 +133,9 @@ impl App {
         if !self.asks.is_empty() {
             return self.on_ask_key(key);
         }
+        if self.key_help.is_some() {
+            return self.on_key_help_key(key);
+        }
         if self.tasks_view.is_some() {
             let scroll = [Action::Up, Action::Down, Action::Quit];
             let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
@@ -173,6 +176,10 @@ impl App {
     }
 
     pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        // The form's help key leaves an open suggestion list open under the box.
+        if self.keymap.lookup(&[Ctx::Form], &key) == Some(Action::Help) {
+            return self.open_key_help();
+        }
         if let Some(effects) = self.on_completion_key(&key) {
             return effects;
         }
@@ -187,9 +194,13 @@ impl App {
 
     pub(super) fn on_raw_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if (key.code == KeyCode::Esc || is_ctrl)
+        // Characters type; Esc, control keys and function keys are the form's.
+        if (matches!(key.code, KeyCode::Esc | KeyCode::F(_)) || is_ctrl)
             && let Some(action) = self.keymap.lookup(&[Ctx::Form], &key)
         {
+            if action == Action::Help {
+                return self.open_key_help();
+            }
             return self.on_action(action);
         }
         match &mut self.screen {
@@ -233,6 +244,8 @@ impl App {
         effects
     }
 
+    /// A key typed into the tools search: typing asks the engine's ranked search, arrows move,
+    /// Enter opens the highlighted match (the search stays), Esc clears it.
     pub(super) fn on_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let Some(server) = self.server().map(|s| s.name.clone()) else {
             return Vec::new();
@@ -246,6 +259,10 @@ impl App {
             let registered = self.id(super::Waiter::Search(server));
             debug_assert_eq!(registered, id);
         }
+        // Enter ends the search and opens the highlighted match, as in every list's filter.
+        if key.code == KeyCode::Enter {
+            return self.on_open();
+        }
         effects
     }
 
@@ -258,6 +275,10 @@ impl App {
         }
         if self.session.roots.is_some() {
             self.on_roots_paste(text);
+            return Vec::new();
+        }
+        // The key box hides what a paste would type into.
+        if self.key_help.is_some() {
             return Vec::new();
         }
         if let Some(Overlay::Editor(editor)) = &mut self.overlay {
@@ -282,7 +303,7 @@ impl App {
     }
 
     pub(super) fn on_mouse(&mut self, mouse: crossterm::event::MouseEvent) -> Vec<Effect> {
-        if !self.approvals.is_empty() || self.overlay.is_some() {
+        if !self.approvals.is_empty() || self.overlay.is_some() || self.key_help.is_some() {
             return Vec::new();
         }
         let areas = self.areas();

@@ -36,9 +36,16 @@ pub struct Viewer {
     pub search: Option<ViewerSearch>,
 }
 
-/// `line` cut into rows of at most `width` columns (by display width). An empty line is one
-/// empty row.
+/// `line` cut into rows of at most `width` columns (by display width), between words where a
+/// row has room to (the space a row breaks at is not drawn); a word longer than a row is cut.
+/// An empty line is one empty row.
 pub fn wrap(line: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    for_each_row(line, width, |from, to| rows.push(line[from..to].to_owned()));
+    rows
+}
+/// `line` cut into rows of exactly `width` columns (the last shorter), wherever that falls.
+fn cut_chars(line: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut row = String::new();
@@ -68,7 +75,7 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
         }
         row.push_str(word);
         while row.width() > width {
-            let mut cut = wrap(&row, width);
+            let mut cut = cut_chars(&row, width);
             let rest = cut.split_off(1);
             rows.extend(cut);
             row = rest.concat();
@@ -80,20 +87,51 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
     rows
 }
 
-/// How many rows `line` takes at `width`.
+/// How many rows `line` takes at `width` (as many as [`wrap`] makes).
 pub fn rows_of(line: &str, width: usize) -> usize {
+    let mut rows = 0;
+    for_each_row(line, width, |_, _| rows += 1);
+    rows
+}
+
+/// Calls `row` with the byte range of each row of `line` at `width`. A row that would
+/// overflow ends at its last space that follows text (leading indentation is never a break); the
+/// space a row ends at belongs to no row; with no such space the row is cut where it is full.
+fn for_each_row(line: &str, width: usize, mut row: impl FnMut(usize, usize)) {
     let width = width.max(1);
-    let mut rows = 1;
-    let mut used = 0;
-    for c in line.chars() {
+    let (mut start, mut used) = (0, 0);
+    // Where the row can end: the byte after its last space that follows text, and the width
+    // up to there.
+    let mut brk: Option<(usize, usize)> = None;
+    let mut text = false;
+    for (i, c) in line.char_indices() {
         let w = c.width().unwrap_or(0);
-        if used + w > width && used > 0 {
-            rows += 1;
-            used = 0;
+        if used + w > width && i > start {
+            if c == ' ' {
+                row(start, i);
+                (start, used, brk, text) = (i + 1, 0, None, false);
+                continue;
+            }
+            if let Some((b, bw)) = brk.take() {
+                // The space before `b` is where the row breaks: not drawn.
+                row(start, b - 1);
+                (start, used) = (b, used - bw);
+                text = b < i;
+            } else {
+                row(start, i);
+                (start, used, text) = (i, 0, false);
+            }
         }
         used += w;
+        if c == ' ' {
+            if text {
+                brk = Some((i + 1, used));
+            }
+        } else {
+            text = true;
+        }
     }
-    rows
+    row(start, line.len());
 }
 
 impl Viewer {
@@ -294,6 +332,29 @@ mod tests {
         assert_eq!(wrap("日本語", 4), vec!["日本", "語"]);
         assert_eq!(rows_of("日本語", 4), 2);
         assert_eq!(rows_of("abcdefgh", 4), 2);
+    }
+
+    #[test]
+    fn wrap_breaks_between_words_and_counts_the_rows_it_makes() {
+        assert_eq!(
+            wrap("require client elicitation capability", 16),
+            vec!["require client", "elicitation", "capability"]
+        );
+        // Indentation is kept and never a break; a word longer than a row is cut.
+        assert_eq!(wrap("    abcdefgh ij", 6), vec!["    ab", "cdefgh", "ij"]);
+        assert_eq!(wrap("ab cdefghijk", 4), vec!["ab", "cdef", "ghij", "k"]);
+        for (line, width) in [
+            ("require client elicitation capability", 16),
+            ("    abcdefgh ij", 6),
+            ("a  b   c    d", 2),
+            ("日本 語の テキスト", 5),
+            ("", 3),
+            ("   ", 2),
+        ] {
+            let rows = wrap(line, width);
+            assert_eq!(rows.len(), rows_of(line, width), "{line:?} at {width}");
+            assert!(rows.iter().all(|r| r.width() <= width), "{rows:?}");
+        }
     }
 
     #[test]

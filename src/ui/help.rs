@@ -8,11 +8,10 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_width::UnicodeWidthStr as _;
 
 use super::theme::theme;
 use crate::app::App;
-use crate::app::viewer::wrap_words;
+use crate::app::key_help::{HelpLine, help_layout};
 
 /// The narrowest a help column gets before there is one column fewer.
 const MIN_COLUMN: u16 = 36;
@@ -22,46 +21,24 @@ fn columns(width: u16) -> u16 {
     (width / MIN_COLUMN).clamp(1, 3)
 }
 
-/// The help's lines for columns `width` wide: context headings, then `keys  description`
-/// rows with the description wrapped under itself.
+/// Styled help lines for columns `width` wide, laid out by [`help_layout`]: context headings,
+/// then `keys  description` rows with the description wrapped under itself.
 pub(crate) fn help_lines(app: &App, width: u16) -> Vec<Line<'static>> {
-    let width = usize::from(width).max(8);
-    let rows = app.keymap.help_rows();
-    // The key column fits the longest keys, up to a quarter of the column.
-    let key_w = rows
-        .iter()
-        .map(|(_, keys, _)| keys.width())
-        .max()
-        .unwrap_or(1)
-        .min(width / 4)
-        .max(1);
-    let desc_w = width.saturating_sub(key_w + 3).max(4);
-    let mut lines = Vec::new();
-    let mut last = "";
-    for (ctx, keys, desc) in &rows {
-        if *ctx != last {
-            lines.push(Line::styled(
-                (*ctx).to_owned(),
-                Style::new().fg(theme().warn),
-            ));
-            last = ctx;
-        }
-        let key_rows = wrap_words(keys, key_w);
-        let desc_rows = wrap_words(desc, desc_w);
-        for i in 0..key_rows.len().max(desc_rows.len()) {
-            let k = key_rows.get(i).map_or("", String::as_str);
-            let d = desc_rows.get(i).map_or("", String::as_str);
-            let pad = key_w.saturating_sub(k.width());
-            lines.push(Line::from(vec![
-                Span::styled(
-                    format!(" {k}{} ", " ".repeat(pad)),
-                    Style::new().fg(theme().accent),
-                ),
-                Span::raw(format!(" {d}")),
-            ]));
-        }
-    }
+    styled(help_layout(&app.keymap.help_rows(), width))
+}
+
+/// The laid-out lines with the help's colours.
+pub(crate) fn styled(lines: Vec<HelpLine>) -> Vec<Line<'static>> {
     lines
+        .into_iter()
+        .map(|line| match line {
+            HelpLine::Heading(name) => Line::styled(name.to_owned(), Style::new().fg(theme().warn)),
+            HelpLine::Row { keys, desc } => Line::from(vec![
+                Span::styled(format!(" {keys} "), Style::new().fg(theme().accent)),
+                Span::raw(format!(" {desc}")),
+            ]),
+        })
+        .collect()
 }
 
 /// Draws the help into `inner`, scrolled by `scroll` lines; the lines flow down the first

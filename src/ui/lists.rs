@@ -27,8 +27,14 @@ fn row(selected: bool, focused: bool, spans: Vec<Span<'static>>) -> Line<'static
     line
 }
 
-/// The line shown while a catalog is not there yet (or failed), if any.
-fn load_line<T>(app: &App, load: Option<&Load<T>>, what: &str) -> Option<Line<'static>> {
+/// The lines shown while a catalog is not there yet (or failed): a failure wraps at `width`
+/// instead of being cut at the pane's edge.
+fn load_lines<T>(
+    app: &App,
+    load: Option<&Load<T>>,
+    what: &str,
+    width: usize,
+) -> Vec<Line<'static>> {
     match load {
         None | Some(Load::Idle) => Some(Line::styled(
             format!(
@@ -43,12 +49,16 @@ fn load_line<T>(app: &App, load: Option<&Load<T>>, what: &str) -> Option<Line<'s
             format!("Loading {what}…"),
             Style::new().fg(theme().warn),
         )),
-        Some(Load::Failed(class, message)) => Some(Line::styled(
-            format!("✗ {class}: {message}"),
-            Style::new().fg(theme().error),
-        )),
+        Some(Load::Failed(class, message)) => {
+            return crate::app::viewer::wrap_words(&format!("✗ {class}: {message}"), width)
+                .into_iter()
+                .map(|row| Line::styled(row, Style::new().fg(theme().error)))
+                .collect();
+        }
         Some(Load::Ready(_)) => None,
     }
+    .into_iter()
+    .collect()
 }
 
 /// The narrowest the name column's limit gets on a narrow pane, so short names stay whole.
@@ -172,9 +182,7 @@ fn none_line() -> Line<'static> {
 
 /// The Tools tab component ([`ToolsTab`]): the catalog or the search's matches.
 fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = load_line(app, tab.catalog.as_ref(), "tools")
-        .into_iter()
-        .collect();
+    let mut lines = load_lines(app, tab.catalog.as_ref(), "tools", usize::from(w.width));
     let Some(tools) = tab.visible() else {
         return lines;
     };
@@ -204,9 +212,7 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
 
 /// The Resources tab component ([`ResourcesTab`]): resources, then templates.
 fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = load_line(app, tab.catalog.as_ref(), "resources")
-        .into_iter()
-        .collect();
+    let mut lines = load_lines(app, tab.catalog.as_ref(), "resources", usize::from(w.width));
     if !matches!(&tab.catalog, Some(Load::Ready(_))) {
         return lines;
     }
@@ -242,9 +248,7 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
 
 /// The Prompts tab component ([`PromptsTab`]).
 fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = load_line(app, tab.catalog.as_ref(), "prompts")
-        .into_iter()
-        .collect();
+    let mut lines = load_lines(app, tab.catalog.as_ref(), "prompts", usize::from(w.width));
     if !matches!(&tab.catalog, Some(Load::Ready(_))) {
         return lines;
     }

@@ -10,6 +10,7 @@ mod completion;
 mod elicitation;
 mod help;
 mod hosts;
+mod key_help;
 mod lists;
 mod log_tab;
 mod main_pane;
@@ -47,6 +48,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_status(app, frame, a.status);
     render_footer(app, frame, a.footer);
     overlays::render(app, frame, &a);
+    key_help::render(app, frame, a.big);
 }
 
 /// The border style of a pane with or without the focus.
@@ -99,10 +101,11 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         }
         _ => app.keymap.hints_where(&contexts, |a| app.offers(a)),
     };
+    // The help key of the contexts in force: `?` where keys do not type, the component's own
+    // (`F1`) in the editor and the form.
     let help = contexts
-        .contains(&Ctx::Global)
-        .then(|| app.keymap.key_for(Ctx::Global, Action::Help))
-        .flatten();
+        .iter()
+        .find_map(|ctx| app.keymap.key_for(*ctx, Action::Help));
     let more = help.as_ref().map(|k| format!(" {k} more"));
     let width = usize::from(area.width);
     let cost = |key: &str, desc: &str| key.width() + desc.width() + 3;
@@ -145,6 +148,8 @@ mod client_tests;
 mod completion_tests;
 #[cfg(test)]
 mod hosts_tests;
+#[cfg(test)]
+mod key_help_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]

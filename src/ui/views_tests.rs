@@ -48,7 +48,7 @@ fn approvals_list_empty() {
 }
 
 /// The editor as `e` on the Config tab opens it, on a fixed path.
-fn editor_app(text: &str) -> (App, tempfile::TempDir) {
+pub(super) fn editor_app(text: &str) -> (App, tempfile::TempDir) {
     let (mut app, dir) = demo_app();
     app.update(Msg::EditorText {
         path: PathBuf::from("/home/ada/.config/mcpdeck/mcp.json"),
