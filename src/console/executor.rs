@@ -151,10 +151,6 @@ impl Executor {
 
     /// Carries out one effect; `true` when the console should quit. [`Effect::Suspend`] is
     /// the loop's (it owns the terminal) and is ignored here.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "a dispatcher with one short arm per effect; to be split in the console's own pass"
-    )]
     pub fn run(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return true,
@@ -165,16 +161,7 @@ impl Executor {
             } => self.replies.answer(agent, ticket, decision),
             Effect::AnswerElicit { ticket, answer } => self.asks.elicit(ticket, answer),
             Effect::AnswerSample { ticket, answer } => self.asks.sample(ticket, answer),
-            Effect::OpenUrl { server, url } => {
-                let tx = self.tx.clone();
-                tokio::task::spawn_blocking(move || {
-                    let text = match super::browser::open(&url) {
-                        Ok(how) => format!("the URL was opened with {how}"),
-                        Err(e) => format!("the URL could not be opened: {e}"),
-                    };
-                    let _ = tx.send(Msg::ClientNote { server, text });
-                });
-            }
+            Effect::OpenUrl { server, url } => self.open_url(server, url),
             Effect::Suspend => {}
             Effect::ScanAgents => self.agents.scan(),
             Effect::TestConnect {
@@ -190,17 +177,37 @@ impl Executor {
                 let text = self.engine().stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });
             }
+            Effect::Execute { .. }
+            | Effect::CallTask { .. }
+            | Effect::ReadUri { .. }
+            | Effect::Operate { .. }
+            | Effect::Cancel(_) => self.run_engine(effect),
+            Effect::RefreshStatus => {
+                let _ = self.tx.send(Msg::Status(Box::new(self.engine().status())));
+            }
+            Effect::DeleteSpill(_)
+            | Effect::RefreshSpills
+            | Effect::ReadSpill { .. }
+            | Effect::OpenEditor { .. }
+            | Effect::SaveConfig { .. }
+            | Effect::Copy(_) => self.run_io(effect),
+            Effect::AllowAlways { .. } | Effect::ReadPolicy(_) | Effect::RemoveRule { .. } => {
+                self.run_policy(effect);
+            }
+            Effect::GrantTrust | Effect::RevokeTrust => {
+                let grant = matches!(effect, Effect::GrantTrust);
+                super::rebuild::change_trust(self.rebuild(), grant);
+            }
+        }
+        false
+    }
+
+    /// The engine's work: each request runs in a spawned task, cancellable by its id.
+    fn run_engine(&mut self, effect: Effect) {
+        match effect {
             Effect::Execute { id, request } => {
-                let token = CancellationToken::new();
-                self.tokens.insert(id, token.clone());
-                let engine = self.engine();
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let outcome = engine.execute(&request, &token).await;
-                    let _ = tx.send(Msg::Done {
-                        id,
-                        outcome: Box::new(outcome),
-                    });
+                self.spawn(id, move |engine, token| async move {
+                    engine.execute(&request, &token).await
                 });
             }
             Effect::CallTask {
@@ -231,15 +238,14 @@ impl Executor {
                     token.cancel();
                 }
             }
-            Effect::RefreshStatus => {
-                let _ = self.tx.send(Msg::Status(Box::new(self.engine().status())));
-            }
-            Effect::DeleteSpill(_)
-            | Effect::RefreshSpills
-            | Effect::ReadSpill { .. }
-            | Effect::OpenEditor { .. }
-            | Effect::SaveConfig { .. }
-            | Effect::Copy(_) => self.run_io(effect),
+            _ => {}
+        }
+    }
+
+    /// The policy file's effects: an "allow always" rule, a read, a removal; each runs off the
+    /// loop thread and answers with a message.
+    fn run_policy(&mut self, effect: Effect) {
+        match effect {
             Effect::AllowAlways {
                 agent,
                 ticket,
@@ -257,12 +263,21 @@ impl Executor {
                 rule,
                 (policy, self.backups()),
             ),
-            Effect::GrantTrust | Effect::RevokeTrust => {
-                let grant = matches!(effect, Effect::GrantTrust);
-                super::rebuild::change_trust(self.rebuild(), grant);
-            }
+            _ => {}
         }
-        false
+    }
+
+    /// Opens `url` in the operator's browser on a blocking task; the outcome reaches the
+    /// server's log as a note.
+    fn open_url(&self, server: String, url: String) {
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let text = match super::browser::open(&url) {
+                Ok(how) => format!("the URL was opened with {how}"),
+                Err(e) => format!("the URL could not be opened: {e}"),
+            };
+            let _ = tx.send(Msg::ClientNote { server, text });
+        });
     }
 
     /// Runs `work` on the engine in a spawned task, cancellable as `id`; answers with
