@@ -7,11 +7,9 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::AuthServer;
 use common::auth_fixture::{Run, mcpdeck, post_to, sandbox, seen_at, store_path};
 use common::console_kit::{Console, ConsoleDirs};
+use common::{AuthServer, files_under};
 use crossterm::event::KeyCode;
 use mcpdeck::app::{App, Screen};
 use serde_json::{Value, json};
@@ -36,20 +34,6 @@ fn assert_unseen(tokens: &[String], what: &str, text: &str) {
             "a token reached {what}:\n{text}"
         );
     }
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::json_keys::not_camel_case;
-use common::{AuthServer, Sandbox, fixture};
+use common::{AuthServer, Sandbox, files_under, fixture};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
     ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
@@ -124,19 +124,6 @@ fn text(r: &CallToolResult) -> String {
 
 fn calls(counter: &Path) -> usize {
     std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[tokio::test]

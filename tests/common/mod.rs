@@ -124,3 +124,17 @@ pub fn gone_within(pid: u32, deadline: std::time::Duration) -> bool {
     }
     !alive(pid)
 }
+
+/// Every file under `dir`, recursively (none when it does not exist).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
