@@ -205,6 +205,20 @@ fn offline_access_is_asked_for_only_when_the_authorization_server_lists_it() {
                 with(expected),
                 "listed: {listed}, {flags:?} {oauth:?}"
             );
+            // The registration covers what is asked for (the fixture refuses other scopes to a
+            // client registered for some); it names scopes only when mcpdeck chose them.
+            let registered = server.seen()["registered_scopes"][0]
+                .as_str()
+                .expect("registered")
+                .to_owned();
+            let mut registered: Vec<String> =
+                registered.split_whitespace().map(str::to_owned).collect();
+            registered.sort();
+            if oauth.is_some() {
+                assert_eq!(registered, with(expected), "listed: {listed}");
+            } else {
+                assert!(registered.is_empty(), "{registered:?}");
+            }
         }
 
         // A step-up asks for the held scopes and the demanded ones.

@@ -35,6 +35,21 @@ pub(crate) fn choose_method(metadata: &AuthorizationMetadata) -> Result<&'static
         })
 }
 
+/// The scopes to register for: those the sign-in asks for, plus `offline_access` when the
+/// authorization server lists it, as the authorization request adds it (rmcp's rule) — a client
+/// may ask only for scopes it registered. None when the sign-in names none.
+fn registered_scopes(metadata: &AuthorizationMetadata, scopes: &[String]) -> Vec<String> {
+    let mut out = scopes.to_vec();
+    let listed = metadata
+        .scopes_supported
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+    if listed && !out.is_empty() && !out.iter().any(|s| s == "offline_access") {
+        out.push("offline_access".to_owned());
+    }
+    out
+}
+
 /// Registers mcpdeck at `endpoint` for `redirect_uri`.
 pub(crate) async fn register(
     endpoint: &str,
@@ -51,6 +66,7 @@ pub(crate) async fn register(
         "token_endpoint_auth_method": method,
         "application_type": "native",
     });
+    let scopes = registered_scopes(metadata, scopes);
     if !scopes.is_empty() {
         body["scope"] = serde_json::Value::String(scopes.join(" "));
     }
@@ -120,6 +136,29 @@ mod tests {
             );
         }
         m
+    }
+
+    #[test]
+    fn offline_access_is_registered_when_listed_and_scopes_are_asked_for() {
+        let scopes = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let mut listed = AuthorizationMetadata::default();
+        listed.scopes_supported = Some(scopes(&["write", "offline_access"]));
+        let mut unlisted = AuthorizationMetadata::default();
+        unlisted.scopes_supported = Some(scopes(&["write"]));
+        assert_eq!(
+            registered_scopes(&listed, &scopes(&["write"])),
+            scopes(&["write", "offline_access"])
+        );
+        assert_eq!(
+            registered_scopes(&listed, &scopes(&["offline_access", "write"])),
+            scopes(&["offline_access", "write"])
+        );
+        assert_eq!(
+            registered_scopes(&unlisted, &scopes(&["write"])),
+            scopes(&["write"])
+        );
+        assert!(registered_scopes(&listed, &[]).is_empty());
+        assert!(registered_scopes(&AuthorizationMetadata::default(), &[]).is_empty());
     }
 
     #[test]
