@@ -92,95 +92,98 @@ pub fn check_file(snap: &Snapshot, file: &FileRecord, strict: bool) -> Vec<Findi
     let text = file.content();
     let mut out = Vec::new();
     match file.kind {
-        "mcp-config" => {
-            let parsed = parse_file(text, Path::new(rel), layer_of(rel));
-            out.extend(
-                parsed
-                    .diagnostics
-                    .iter()
-                    .map(|d| Finding::from_diagnostic(rel, d)),
-            );
-            for e in &parsed.entries {
-                out.extend(
-                    e.diagnostics
-                        .iter()
-                        .map(|d| Finding::from_diagnostic(rel, d)),
-                );
-            }
-            if strict && let Ok(root) = cjson::parse(text.strip_prefix('\u{feff}').unwrap_or(text))
-            {
-                let index = LineIndex::new(text);
-                unpinned_npx(rel, text, &index, &root, &mut out);
-                literal_credentials_json(rel, text, &index, &root, "", &mut out);
-            }
-        }
+        "mcp-config" => mcp_config(rel, text, strict, &mut out),
         "json" => json_syntax(rel, text, strict, &mut out),
-        "toml" => {
-            if let Err(e) = text.parse::<toml::Table>() {
-                let offset = e.span().map_or(0, |s| s.start);
-                let (line, column) = LineIndex::new(text).locate(text, offset);
-                let message = e
-                    .message()
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid TOML")
-                    .to_owned();
-                out.push(Finding::new(
-                    rel,
-                    Severity::Error,
-                    "syntax",
-                    line,
-                    column,
-                    format!("TOML: {message}"),
-                ));
-            } else if strict {
-                literal_credentials_lines(rel, text, '=', &mut out);
-            }
-        }
-        "yaml" => {
-            let mut failed = false;
-            for event in saphyr_parser::Parser::new_from_str(text) {
-                if let Err(e) = event {
-                    let m = e.marker();
-                    let line = u32::try_from(m.line()).unwrap_or(u32::MAX);
-                    let column = u32::try_from(m.col() + 1).unwrap_or(u32::MAX);
-                    out.push(Finding::new(
-                        rel,
-                        Severity::Error,
-                        "syntax",
-                        line,
-                        column,
-                        format!("YAML: {}", e.info()),
-                    ));
-                    failed = true;
-                    break;
-                }
-            }
-            if strict && !failed {
-                literal_credentials_lines(rel, text, ':', &mut out);
-            }
-        }
-        "markdown" => {
-            for r in graph::markdown_links(text) {
-                let ok = graph::resolve(rel, &r.target)
-                    .is_some_and(|t| snap.has_file(&t) || snap.has_dir(&t));
-                if !ok {
-                    let mut f = Finding::new(
-                        rel,
-                        Severity::Warning,
-                        "broken_link",
-                        r.line,
-                        r.column,
-                        "relative link to a file or directory that is not an admitted file of this workspace (missing, ignored or private)".into(),
-                    );
-                    f.json_path = String::new();
-                    out.push(f);
-                }
-            }
-        }
+        "toml" => toml_syntax(rel, text, strict, &mut out),
+        "yaml" => yaml_syntax(rel, text, strict, &mut out),
+        "markdown" => broken_links(snap, rel, text, &mut out),
         _ => {}
     }
     out
+}
+
+/// An MCP config: the diagnostics of `mcpdeck config check`, and with `strict` unpinned `npx`
+/// packages and literal credentials.
+fn mcp_config(rel: &str, text: &str, strict: bool, out: &mut Vec<Finding>) {
+    let parsed = parse_file(text, Path::new(rel), layer_of(rel));
+    let entries = parsed.entries.iter().flat_map(|e| &e.diagnostics);
+    out.extend(
+        parsed
+            .diagnostics
+            .iter()
+            .chain(entries)
+            .map(|d| Finding::from_diagnostic(rel, d)),
+    );
+    if strict && let Ok(root) = cjson::parse(text.strip_prefix('\u{feff}').unwrap_or(text)) {
+        let index = LineIndex::new(text);
+        unpinned_npx(rel, text, &index, &root, out);
+        literal_credentials_json(rel, text, &index, &root, "", out);
+    }
+}
+
+fn toml_syntax(rel: &str, text: &str, strict: bool, out: &mut Vec<Finding>) {
+    let Err(e) = text.parse::<toml::Table>() else {
+        if strict {
+            literal_credentials_lines(rel, text, '=', out);
+        }
+        return;
+    };
+    let offset = e.span().map_or(0, |s| s.start);
+    let (line, column) = LineIndex::new(text).locate(text, offset);
+    let message = e
+        .message()
+        .lines()
+        .next()
+        .unwrap_or("invalid TOML")
+        .to_owned();
+    out.push(Finding::new(
+        rel,
+        Severity::Error,
+        "syntax",
+        line,
+        column,
+        format!("TOML: {message}"),
+    ));
+}
+
+/// The first YAML syntax error, if any; else, with `strict`, literal credentials.
+fn yaml_syntax(rel: &str, text: &str, strict: bool, out: &mut Vec<Finding>) {
+    let first_error = saphyr_parser::Parser::new_from_str(text).find_map(Result::err);
+    let Some(e) = first_error else {
+        if strict {
+            literal_credentials_lines(rel, text, ':', out);
+        }
+        return;
+    };
+    let m = e.marker();
+    let line = u32::try_from(m.line()).unwrap_or(u32::MAX);
+    let column = u32::try_from(m.col() + 1).unwrap_or(u32::MAX);
+    out.push(Finding::new(
+        rel,
+        Severity::Error,
+        "syntax",
+        line,
+        column,
+        format!("YAML: {}", e.info()),
+    ));
+}
+
+/// Relative Markdown links whose target is not an admitted file or directory.
+fn broken_links(snap: &Snapshot, rel: &str, text: &str, out: &mut Vec<Finding>) {
+    for r in graph::markdown_links(text) {
+        let ok =
+            graph::resolve(rel, &r.target).is_some_and(|t| snap.has_file(&t) || snap.has_dir(&t));
+        if !ok {
+            out.push(Finding::new(
+                rel,
+                Severity::Warning,
+                "broken_link",
+                r.line,
+                r.column,
+                "relative link to a file or directory that is not an admitted file of this workspace (missing, ignored or private)".into(),
+            ));
+        }
+    }
 }
 
 /// Files whose JSON allows comments and trailing commas by convention.

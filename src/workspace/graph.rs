@@ -119,93 +119,112 @@ fn has_scheme(target: &str) -> bool {
 
 /// Relative `include`/`import` targets of source files, per kind.
 pub fn includes(kind: &str, text: &str) -> Vec<Reference> {
+    let scan: fn(&mut Vec<Reference>, u32, &str, &str) = match kind {
+        "rust" => rust_includes,
+        "typescript" | "javascript" => script_imports,
+        "python" => python_imports,
+        "shell" => shell_sources,
+        "text" => c_includes,
+        _ => return Vec::new(),
+    };
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let t = line.trim();
-        match kind {
-            "rust" => {
-                for mac in ["include_str!(", "include_bytes!(", "include!("] {
-                    if let Some(p) = t.find(mac)
-                        && let Some(s) = quoted(&t[p + mac.len()..])
-                    {
-                        push_relative(&mut out, line_no, line, 0, s);
-                    }
-                }
-                if let Some(name) = t
-                    .strip_prefix("mod ")
-                    .or_else(|| t.strip_prefix("pub mod "))
-                    .or_else(|| t.strip_prefix("pub(crate) mod "))
-                    .and_then(|r| r.strip_suffix(';'))
-                {
-                    out.push(Reference {
-                        line: line_no,
-                        column: 1,
-                        target: format!("{}.rs", name.trim()),
-                    });
-                    out.push(Reference {
-                        line: line_no,
-                        column: 1,
-                        target: format!("{}/mod.rs", name.trim()),
-                    });
-                }
-            }
-            "typescript" | "javascript" => {
-                for key in [" from ", "require(", "import("] {
-                    if let Some(p) = t.find(key)
-                        && let Some(s) = quoted(&t[p + key.len()..])
-                        && (s.starts_with("./") || s.starts_with("../"))
-                    {
-                        for ext in [
-                            "",
-                            ".ts",
-                            ".tsx",
-                            ".js",
-                            ".mjs",
-                            ".jsx",
-                            "/index.ts",
-                            "/index.js",
-                        ] {
-                            push_relative(&mut out, line_no, line, 0, &format!("{s}{ext}"));
-                        }
-                    }
-                }
-            }
-            "python" => {
-                if let Some(r) = t.strip_prefix("from .") {
-                    let dots = 1 + r.bytes().take_while(|b| *b == b'.').count();
-                    let module = r[dots - 1..].split_whitespace().next().unwrap_or("");
-                    let up = "../".repeat(dots - 1);
-                    let base = format!("{up}{}", module.replace('.', "/"));
-                    if !module.is_empty() {
-                        push_relative(&mut out, line_no, line, 0, &format!("{base}.py"));
-                        push_relative(&mut out, line_no, line, 0, &format!("{base}/__init__.py"));
-                    }
-                }
-            }
-            "shell" => {
-                if let Some(r) = t.strip_prefix("source ").or_else(|| t.strip_prefix(". ")) {
-                    let target = r
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .trim_matches(['"', '\'']);
-                    if !target.contains('$') {
-                        push_relative(&mut out, line_no, line, 0, target);
-                    }
-                }
-            }
-            "text" => {
-                if let Some(r) = t.strip_prefix("#include")
-                    && let Some(s) = quoted(r.trim_start())
-                {
-                    push_relative(&mut out, line_no, line, 0, s);
-                }
-            }
-            _ => {}
-        }
+        scan(&mut out, line_no, line, line.trim());
     }
     out
+}
+
+/// `include_str!`/`include_bytes!`/`include!` of a string, and `mod name;` (either file layout).
+/// `t` is `line` trimmed.
+fn rust_includes(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
+    for mac in ["include_str!(", "include_bytes!(", "include!("] {
+        if let Some(p) = t.find(mac)
+            && let Some(s) = quoted(&t[p + mac.len()..])
+        {
+            push_relative(out, line_no, line, 0, s);
+        }
+    }
+    if let Some(name) = t
+        .strip_prefix("mod ")
+        .or_else(|| t.strip_prefix("pub mod "))
+        .or_else(|| t.strip_prefix("pub(crate) mod "))
+        .and_then(|r| r.strip_suffix(';'))
+    {
+        for target in [
+            format!("{}.rs", name.trim()),
+            format!("{}/mod.rs", name.trim()),
+        ] {
+            out.push(Reference {
+                line: line_no,
+                column: 1,
+                target,
+            });
+        }
+    }
+}
+
+/// `from "./x"`, `require("./x")`, `import("./x")`, with each extension a resolver tries.
+fn script_imports(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
+    for key in [" from ", "require(", "import("] {
+        if let Some(p) = t.find(key)
+            && let Some(s) = quoted(&t[p + key.len()..])
+            && (s.starts_with("./") || s.starts_with("../"))
+        {
+            for ext in [
+                "",
+                ".ts",
+                ".tsx",
+                ".js",
+                ".mjs",
+                ".jsx",
+                "/index.ts",
+                "/index.js",
+            ] {
+                push_relative(out, line_no, line, 0, &format!("{s}{ext}"));
+            }
+        }
+    }
+}
+
+/// `from .module import …` (one `../` per extra dot), as a module file or a package.
+fn python_imports(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
+    let Some(r) = t.strip_prefix("from .") else {
+        return;
+    };
+    let dots = 1 + r.bytes().take_while(|b| *b == b'.').count();
+    let module = r[dots - 1..].split_whitespace().next().unwrap_or("");
+    if module.is_empty() {
+        return;
+    }
+    let up = "../".repeat(dots - 1);
+    let base = format!("{up}{}", module.replace('.', "/"));
+    push_relative(out, line_no, line, 0, &format!("{base}.py"));
+    push_relative(out, line_no, line, 0, &format!("{base}/__init__.py"));
+}
+
+/// `source file` and `. file`, unless the path uses a variable.
+fn shell_sources(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
+    let Some(r) = t.strip_prefix("source ").or_else(|| t.strip_prefix(". ")) else {
+        return;
+    };
+    let target = r
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(['"', '\'']);
+    if !target.contains('$') {
+        push_relative(out, line_no, line, 0, target);
+    }
+}
+
+/// `#include "file"` (C-like sources, which the index calls text).
+fn c_includes(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
+    if let Some(r) = t.strip_prefix("#include")
+        && let Some(s) = quoted(r.trim_start())
+    {
+        push_relative(out, line_no, line, 0, s);
+    }
 }
 
 /// The content of a leading `"…"` or `'…'` string.
@@ -279,6 +298,46 @@ mod tests {
         );
         assert_eq!(resolve("docs/x.md", "./y.md").as_deref(), Some("docs/y.md"));
         assert_eq!(resolve("x.md", "../out.md"), None);
+    }
+
+    #[test]
+    fn includes_give_every_candidate_target_with_its_line() {
+        let targets = |kind: &str, text: &str| -> Vec<(u32, String)> {
+            includes(kind, text)
+                .into_iter()
+                .map(|r| (r.line, r.target))
+                .collect()
+        };
+        let owned = |v: &[(u32, &str)]| -> Vec<(u32, String)> {
+            v.iter().map(|(l, t)| (*l, (*t).to_owned())).collect()
+        };
+        assert_eq!(
+            targets(
+                "rust",
+                "pub mod a;\nconst T: &str = include_str!(\"t.txt\");\nmod b { }\n"
+            ),
+            owned(&[(1, "a.rs"), (1, "a/mod.rs"), (2, "t.txt")])
+        );
+        assert_eq!(
+            targets("python", "import os\nfrom ..pkg.m import x\n"),
+            owned(&[(2, "../pkg/m.py"), (2, "../pkg/m/__init__.py")])
+        );
+        assert_eq!(
+            targets("shell", "source ./lib.sh\n. \"$HOME/x.sh\"\n"),
+            owned(&[(1, "./lib.sh")])
+        );
+        assert_eq!(
+            targets("text", "#include <stdio.h>\n#include \"util.h\"\n"),
+            owned(&[(2, "util.h")])
+        );
+        let js = targets(
+            "javascript",
+            "const y = require('../y');\nimport z from 'z';\n",
+        );
+        assert_eq!(js.len(), 8, "{js:?}");
+        assert_eq!(js[0], (1, "../y".to_owned()));
+        assert_eq!(js[7], (1, "../y/index.js".to_owned()));
+        assert!(targets("markdown", "mod a;\n").is_empty());
     }
 
     #[test]

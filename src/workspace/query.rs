@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::envelope::Reason;
-use super::index::Snapshot;
+use super::index::{FileRecord, Snapshot};
 use super::text;
 
 /// The validated arguments of one query.
@@ -129,83 +129,121 @@ fn render(
     out
 }
 
-/// Runs the query.
-pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> {
-    let wildcard = args.text.trim() == "*";
-    let terms = terms_of(&args.text);
-    let path_filters: Vec<PathFilter> = args.paths.iter().map(|p| PathFilter::new(p)).collect();
-    let mut edge_filters = Vec::new();
-    for e in &args.edges {
-        let (kind, target) = e.split_once(':').unwrap_or(("", e));
-        edge_filters.push((
-            kind == "links_to",
-            target.trim_start_matches("./").to_owned(),
-        ));
+/// The type, path and edge filters of one query.
+struct Filters<'a> {
+    /// Kinds to keep (empty: all).
+    types: &'a [String],
+    /// Any of these (empty: all).
+    paths: Vec<PathFilter>,
+    /// Every one of these: (`links_to` rather than `linked_from`, the other end's path).
+    edges: Vec<(bool, String)>,
+}
+
+impl<'a> Filters<'a> {
+    fn new(args: &'a QueryArgs) -> Self {
+        let edges = args
+            .edges
+            .iter()
+            .map(|e| {
+                let (kind, target) = e.split_once(':').unwrap_or(("", e));
+                (
+                    kind == "links_to",
+                    target.trim_start_matches("./").to_owned(),
+                )
+            })
+            .collect();
+        Self {
+            types: &args.types,
+            paths: args.paths.iter().map(|p| PathFilter::new(p)).collect(),
+            edges,
+        }
     }
-    let mut matches = Vec::new();
-    for (fi, file) in snap.files.iter().enumerate() {
+
+    /// Whether file `fi` passes every filter.
+    fn admit(&self, snap: &Snapshot, fi: usize, file: &FileRecord) -> bool {
         let rel = file.rel.as_str();
-        if !args.types.is_empty() && !args.types.iter().any(|t| t == file.kind) {
-            continue;
+        if !self.types.is_empty() && !self.types.iter().any(|t| t == file.kind) {
+            return false;
         }
-        if !path_filters.is_empty() && !path_filters.iter().any(|p| p.matches(rel)) {
-            continue;
+        if !self.paths.is_empty() && !self.paths.iter().any(|p| p.matches(rel)) {
+            return false;
         }
-        let edges_ok = edge_filters.iter().all(|(links_to, target)| {
+        self.edges.iter().all(|(links_to, target)| {
             if *links_to {
                 snap.links_to(fi, target)
             } else {
                 snap.file(target)
                     .is_some_and(|(ti, _)| snap.links_to(ti, rel))
             }
-        });
-        if !edges_ok {
-            continue;
-        }
-        let rel_lower = rel.to_lowercase();
-        let in_path: Vec<usize> = (0..terms.len())
-            .filter(|t| !wildcard && rel_lower.contains(terms[*t].as_str()))
-            .collect();
-        let mut best: Option<(usize, Vec<usize>)> = None; // (line index, terms found there)
-        let mut matching_lines = 0usize;
-        let in_text = !wildcard && terms.iter().any(|t| text::contains_folded(&file.text, t));
-        if in_text {
-            for (li, line) in file.text.lines().enumerate() {
-                let found: Vec<usize> = (0..terms.len())
-                    .filter(|t| text::contains_folded(line, &terms[*t]))
-                    .collect();
-                if found.is_empty() {
-                    continue;
-                }
-                matching_lines += 1;
-                if best.as_ref().is_none_or(|b| found.len() > b.1.len()) {
-                    best = Some((li, found));
-                }
+        })
+    }
+
+    /// Which kinds of filter the query used (for `explain`).
+    fn used(&self) -> Value {
+        json!({"type": !self.types.is_empty(), "path": !self.paths.is_empty(), "edge": !self.edges.is_empty()})
+    }
+}
+
+/// How file `fi` matches the terms: found in its path, and in its best line (the one with the
+/// most terms, the first of equals). `None` when no term is found (a wildcard matches all).
+fn match_file(terms: &[String], wildcard: bool, fi: usize, file: &FileRecord) -> Option<Match> {
+    let rel_lower = file.rel.to_lowercase();
+    let in_path: Vec<usize> = (0..terms.len())
+        .filter(|t| !wildcard && rel_lower.contains(terms[*t].as_str()))
+        .collect();
+    let mut best: Option<(usize, Vec<usize>)> = None; // (line index, terms found there)
+    let mut matching_lines = 0usize;
+    let in_text = !wildcard && terms.iter().any(|t| text::contains_folded(&file.text, t));
+    if in_text {
+        for (li, line) in file.text.lines().enumerate() {
+            let found: Vec<usize> = (0..terms.len())
+                .filter(|t| text::contains_folded(line, &terms[*t]))
+                .collect();
+            if found.is_empty() {
+                continue;
+            }
+            matching_lines += 1;
+            if best.as_ref().is_none_or(|b| found.len() > b.1.len()) {
+                best = Some((li, found));
             }
         }
-        let (line_index, in_line) = best.unwrap_or_default();
-        if !wildcard && in_path.is_empty() && in_line.is_empty() {
-            continue;
-        }
-        let distinct: BTreeSet<usize> = in_path.iter().chain(&in_line).copied().collect();
-        let score = distinct.len() * 4 + in_path.len() * 2 + in_line.len();
-        // Only what ranks a match is kept; the JSON is built for the few that are returned.
-        matches.push(Match {
-            score,
-            file: fi,
-            line_index,
-            in_path,
-            in_line,
-            matching_lines,
-        });
     }
+    let (line_index, in_line) = best.unwrap_or_default();
+    if !wildcard && in_path.is_empty() && in_line.is_empty() {
+        return None;
+    }
+    let distinct: BTreeSet<usize> = in_path.iter().chain(&in_line).copied().collect();
+    let score = distinct.len() * 4 + in_path.len() * 2 + in_line.len();
+    Some(Match {
+        score,
+        file: fi,
+        line_index,
+        in_path,
+        in_line,
+        matching_lines,
+    })
+}
+
+/// Runs the query.
+pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> {
+    let wildcard = args.text.trim() == "*";
+    let terms = terms_of(&args.text);
+    let filters = Filters::new(args);
+    // Only what ranks a match is kept; the JSON is built for the few that are returned.
+    let mut matches: Vec<Match> = snap
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(fi, file)| filters.admit(snap, *fi, file))
+        .filter_map(|(fi, file)| match_file(&terms, wildcard, fi, file))
+        .collect();
     let total = matches.len();
     matches.sort_by(|a, b| b.score.cmp(&a.score).then(a.file.cmp(&b.file)));
     matches.truncate(args.limit);
-    let filters = json!({"type": !args.types.is_empty(), "path": !path_filters.is_empty(), "edge": !edge_filters.is_empty()});
+    let used = filters.used();
     let matches: Vec<Value> = matches
         .into_iter()
-        .map(|m| render(snap, args, &terms, wildcard, &filters, &m))
+        .map(|m| render(snap, args, &terms, wildcard, &used, &m))
         .collect();
     let result = json!({
         "matches": matches,

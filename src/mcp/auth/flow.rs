@@ -53,22 +53,64 @@ pub(crate) async fn sign_in(
         Some(c) => Some(c),
         None => probe_challenge(&target.url).await?,
     };
+    let (manager, metadata) = discover(target, store, challenge.as_deref()).await?;
+    let as_key = authorization_server_key(&metadata);
+
+    let identity = Identity::choose(target, store, &metadata, &as_key)?;
+    let listener = bind_listener(target, &identity).await?;
+    let redirect_uri = listener.redirect_uri();
+
+    let scopes = requested_scopes(
+        target,
+        store,
+        trigger.step_up.as_ref(),
+        challenge.as_deref(),
+    )?;
+    let mut request = AuthorizationRequest::new(redirect_uri.clone()).with_client_name("mcpdeck");
+    if !scopes.is_empty() {
+        request = request.with_scopes(scopes.clone());
+    }
+    let registrar = Registrar {
+        store,
+        metadata: &metadata,
+        as_key: &as_key,
+        redirect_uri: &redirect_uri,
+        scopes: &scopes,
+    };
+    let request = registrar.identify(request, identity).await?;
+
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| describe_auth_error(&e))?;
+    let callback = authorize(&session, face, listener, &redirect_uri).await?;
+    session
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| describe_auth_error(&e))?;
+    super::status_of(store, target)
+        .map_err(|e| AuthFailure::new(e.to_string()))?
+        .ok_or_else(|| AuthFailure::new("the tokens were not kept"))
+}
+
+/// Discovery from `challenge`: the authorization server's metadata, checked for PKCE S256
+/// (unless it came from the 2025-03-26 endpoint fallback, which has no metadata to check), and a
+/// manager that knows it and keeps tokens in `store`.
+async fn discover(
+    target: &AuthTarget,
+    store: &CredentialStore,
+    challenge: Option<&str>,
+) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthFailure> {
     crate::mcp::connection::http::install_crypto_provider();
     let mut manager = AuthorizationManager::new(target.url.as_str())
         .await
         .map_err(|e| describe_auth_error(&e))?;
     manager.set_credential_store(store.for_server(&target.key()));
-    let (metadata, source) = match manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
-        .await
-    {
+    let (metadata, source) = match manager.resolve_metadata_from_challenge(challenge).await {
         Ok(resolution) => (resolution.metadata, resolution.source),
         // Origin metadata whose issuer is not the origin itself: allowed by the 2025-03-26
         // rules when the server has no protected-resource metadata (see `legacy`).
         Err(e @ rmcp::transport::auth::AuthError::AuthorizationServerMismatch { .. })
-            if !challenge
-                .as_deref()
-                .is_some_and(|c| c.contains("resource_metadata")) =>
+            if !challenge.is_some_and(|c| c.contains("resource_metadata")) =>
         {
             match super::legacy::origin_metadata(&target.url).await? {
                 Some(metadata) => (
@@ -84,71 +126,93 @@ pub(crate) async fn sign_in(
         require_s256(&metadata)?;
     }
     manager.set_metadata(metadata.clone());
-    let as_key = authorization_server_key(&metadata);
+    Ok((manager, metadata))
+}
 
-    let identity = Identity::choose(target, store, &metadata, &as_key)?;
-    let port = match (&identity, target.oauth.redirect_port) {
+/// The loopback redirect listener: on `oauth.redirectPort` when set, else on the port of the
+/// kept registration's redirect URI (so the registration stays valid), else on any free port.
+async fn bind_listener(
+    target: &AuthTarget,
+    identity: &Identity,
+) -> Result<RedirectListener, AuthFailure> {
+    let port = match (identity, target.oauth.redirect_port) {
         (_, Some(port)) if port != 0 => port,
         (Identity::Register(Some(reg)), _) => redirect_port_of(&reg.redirect_uri).unwrap_or(0),
         _ => 0,
     };
-    let listener = match RedirectListener::bind(port).await {
-        Ok(l) => l,
+    match RedirectListener::bind(port).await {
+        Ok(l) => Ok(l),
         // The remembered port is taken: a fresh port (and registration) instead.
         Err(_) if target.oauth.redirect_port.unwrap_or(0) == 0 && port != 0 => {
             RedirectListener::bind(0)
                 .await
-                .map_err(|e| listener_failed(&e))?
+                .map_err(|e| listener_failed(&e))
         }
-        Err(e) => return Err(listener_failed(&e)),
-    };
-    let redirect_uri = listener.redirect_uri();
-
-    let scopes = requested_scopes(
-        target,
-        store,
-        trigger.step_up.as_ref(),
-        challenge.as_deref(),
-    )?;
-    let mut request = AuthorizationRequest::new(redirect_uri.clone()).with_client_name("mcpdeck");
-    if !scopes.is_empty() {
-        request = request.with_scopes(scopes.clone());
+        Err(e) => Err(listener_failed(&e)),
     }
-    request = match identity {
-        Identity::PreRegistered { id, secret } => {
-            let r = request.with_preregistered_client(id);
-            match secret {
-                Some(s) => r.with_client_secret(s),
-                None => r,
-            }
-        }
-        Identity::MetadataDocument(url) => request.with_client_metadata_url(url),
-        Identity::Register(kept) => {
-            let reg = if let Some(reg) = kept.filter(|r| r.redirect_uri == redirect_uri) {
-                reg
-            } else {
-                let Some(endpoint) = metadata.registration_endpoint.as_deref() else {
-                    return Err(no_identity());
-                };
-                let reg = register(endpoint, &metadata, &redirect_uri, &scopes)
-                    .await
-                    .map_err(AuthFailure::new)?;
-                store
-                    .keep_registration(&as_key, reg.clone())
-                    .map_err(|e| AuthFailure::new(e.to_string()))?;
-                reg
-            };
-            let r = request.with_preregistered_client(reg.client_id);
-            match reg.client_secret {
-                Some(s) => r.with_client_secret(s),
-                None => r,
-            }
-        }
-    };
+}
 
-    let session = AuthorizationSession::new(manager, request)
-        .await
-        .map_err(|(_, e)| describe_auth_error(&e))?;
+/// What setting the client identity needs to know about this sign-in: where to register (a
+/// dynamic registration is made for this redirect URI and these scopes) and where to keep it.
+struct Registrar<'a> {
+    store: &'a CredentialStore,
+    metadata: &'a AuthorizationMetadata,
+    /// The key the registration is kept under ([`authorization_server_key`]).
+    as_key: &'a str,
+    redirect_uri: &'a str,
+    scopes: &'a [String],
+}
+
+impl Registrar<'_> {
+    /// `request` with the client identity set. A kept registration is reused only when its
+    /// redirect URI is this sign-in's; otherwise mcpdeck registers again and keeps the result.
+    async fn identify(
+        &self,
+        request: AuthorizationRequest,
+        identity: Identity,
+    ) -> Result<AuthorizationRequest, AuthFailure> {
+        let (id, secret) = match identity {
+            Identity::PreRegistered { id, secret } => (id, secret),
+            Identity::MetadataDocument(url) => return Ok(request.with_client_metadata_url(url)),
+            Identity::Register(kept) => {
+                let reg = match kept.filter(|r| r.redirect_uri == self.redirect_uri) {
+                    Some(reg) => reg,
+                    None => self.register().await?,
+                };
+                (reg.client_id, reg.client_secret)
+            }
+        };
+        let request = request.with_preregistered_client(id);
+        Ok(match secret {
+            Some(s) => request.with_client_secret(s),
+            None => request,
+        })
+    }
+
+    /// A dynamic registration for this sign-in's redirect URI, kept in the store.
+    async fn register(&self) -> Result<Registration, AuthFailure> {
+        let Some(endpoint) = self.metadata.registration_endpoint.as_deref() else {
+            return Err(no_identity());
+        };
+        let reg = register(endpoint, self.metadata, self.redirect_uri, self.scopes)
+            .await
+            .map_err(AuthFailure::new)?;
+        self.store
+            .keep_registration(self.as_key, reg.clone())
+            .map_err(|e| AuthFailure::new(e.to_string()))?;
+        Ok(reg)
+    }
+}
+
+/// Tells the face the authorization URL and waits for the redirect that answers it: pasted by
+/// the operator, or caught by the loopback listener. The redirect must carry the request's
+/// `state`.
+async fn authorize(
+    session: &AuthorizationSession,
+    face: &dyn SignInFace,
+    listener: RedirectListener,
+    redirect_uri: &str,
+) -> Result<String, AuthFailure> {
     let auth_url = session.get_authorization_url().to_owned();
     let Some(state) = url::Url::parse(&auth_url).ok().and_then(|u| {
         u.query_pairs()
@@ -158,21 +222,14 @@ pub(crate) async fn sign_in(
         return Err(AuthFailure::new("the authorization URL has no state"));
     };
     face.authorize_url(&auth_url);
-    let callback = match face.pasted().await {
+    match face.pasted().await {
         Some(pasted) => {
             drop(listener);
-            check_pasted(&pasted, &redirect_uri, &state)
+            check_pasted(&pasted, redirect_uri, &state)
         }
         None => listener.wait(&state, CALLBACK_TIMEOUT).await,
     }
-    .map_err(|e| AuthFailure::new(e.to_string()))?;
-    session
-        .handle_callback_url(&callback)
-        .await
-        .map_err(|e| describe_auth_error(&e))?;
-    super::status_of(store, target)
-        .map_err(|e| AuthFailure::new(e.to_string()))?
-        .ok_or_else(|| AuthFailure::new("the tokens were not kept"))
+    .map_err(|e| AuthFailure::new(e.to_string()))
 }
 
 /// The client identity, in the specification's order.

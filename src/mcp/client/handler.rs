@@ -119,32 +119,7 @@ pub async fn create_elicitation(
         .and_then(Value::as_str)
         .map(|m| sanitize_capped(m, 4096))
         .unwrap_or_default();
-    let (kind, form) = match params {
-        ElicitRequestParams::FormElicitationParams { .. } => {
-            let form = Form::from_schema(raw.get("requestedSchema").unwrap_or(&Value::Null));
-            (ElicitKind::Form(form.clone()), Some(form))
-        }
-        ElicitRequestParams::UrlElicitationParams {
-            url,
-            elicitation_id,
-            ..
-        } => {
-            let origin = url::Url::parse(url)
-                .map(|u| u.origin().ascii_serialization())
-                .ok()
-                .filter(|o| o != "null")
-                .unwrap_or_default();
-            (
-                ElicitKind::Url {
-                    url: sanitize_capped(url, 2048),
-                    origin: sanitize_capped(&origin, 256),
-                    id: sanitize_capped(elicitation_id, 256),
-                },
-                None,
-            )
-        }
-        _ => return Err(not_declared("elicitation/create")),
-    };
+    let (kind, form) = elicit_kind(params, &raw)?;
     let mode = if form.is_some() {
         "input"
     } else {
@@ -179,15 +154,54 @@ pub async fn create_elicitation(
             sanitize_capped(&message, 200)
         ),
     );
-    Ok(match answer {
+    Ok(elicit_result(answer, form.is_some()))
+}
+
+/// What the operator is asked: a form built from the requested schema (also returned, to check
+/// the answer against), or a URL to visit, shown with its origin.
+fn elicit_kind(
+    params: &ElicitRequestParams,
+    raw: &Value,
+) -> Result<(ElicitKind, Option<Form>), ErrorData> {
+    match params {
+        ElicitRequestParams::FormElicitationParams { .. } => {
+            let form = Form::from_schema(raw.get("requestedSchema").unwrap_or(&Value::Null));
+            Ok((ElicitKind::Form(form.clone()), Some(form)))
+        }
+        ElicitRequestParams::UrlElicitationParams {
+            url,
+            elicitation_id,
+            ..
+        } => {
+            let origin = url::Url::parse(url)
+                .map(|u| u.origin().ascii_serialization())
+                .ok()
+                .filter(|o| o != "null")
+                .unwrap_or_default();
+            Ok((
+                ElicitKind::Url {
+                    url: sanitize_capped(url, 2048),
+                    origin: sanitize_capped(&origin, 256),
+                    id: sanitize_capped(elicitation_id, 256),
+                },
+                None,
+            ))
+        }
+        _ => Err(not_declared("elicitation/create")),
+    }
+}
+
+/// The answer sent back; accepted content goes with it only for a form.
+fn elicit_result(answer: ElicitAnswer, with_content: bool) -> ElicitResult {
+    match answer {
         ElicitAnswer::Accept(content) => {
             let mut result = ElicitResult::new(ElicitationAction::Accept);
-            if form.is_some() {
+            if with_content {
                 result = result.with_content(Value::Object(content));
             }
             result
         }
         ElicitAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
         ElicitAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-    })
+    }
 }

@@ -126,7 +126,7 @@ pub async fn call_as_task(
         // The server ran it at once; that is its right.
         return Ok(result);
     }
-    let Some(mut state) = TaskState::from_value(&as_value(&created)) else {
+    let Some(state) = TaskState::from_value(&as_value(&created)) else {
         return Err(protocol(
             "the server answered a task-augmented tools/call without a task",
         ));
@@ -136,53 +136,7 @@ pub async fn call_as_task(
         sanitize_capped(&state.id, 64),
         describe(&state)
     ));
-    let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
-    let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
-    while !state.is_terminal() && state.status != "input_required" {
-        poll = state.poll.unwrap_or(poll).clamp(MIN_POLL, MAX_POLL);
-        tokio::select! {
-            () = tokio::time::sleep(poll) => {}
-            () = cancel.cancelled() => return Err(cancel_task(conn, &state.id, note).await),
-        }
-        if tokio::time::Instant::now() > deadline {
-            let _ = cancel_task(conn, &state.id, note).await;
-            return Err(ConnectError::new(
-                ErrorClass::Timeout {
-                    after_ms: u64::try_from(MAX_TOTAL_CAP.as_millis()).unwrap_or(u64::MAX),
-                },
-                "the task did not finish within 30 minutes; tasks/cancel was sent",
-            ));
-        }
-        let got = conn
-            .request_cancellable(
-                custom("tasks/get", json!({"taskId": state.id})),
-                timeout,
-                max_total_for(timeout),
-                cancel,
-            )
-            .await;
-        let got = match got {
-            Ok(got) => got,
-            Err(e) if e.class == ErrorClass::Cancelled => {
-                return Err(cancel_task(conn, &state.id, note).await);
-            }
-            Err(e) => return Err(e),
-        };
-        let Some(next) = TaskState::from_value(&as_value(&got)) else {
-            return Err(protocol("tasks/get answered without a task"));
-        };
-        if next.status != state.status || next.message != state.message {
-            note(&format!(
-                "task {} {}",
-                sanitize_capped(&next.id, 64),
-                describe(&next)
-            ));
-        }
-        state = TaskState {
-            poll: next.poll.or(state.poll),
-            ..next
-        };
-    }
+    let state = follow(conn, state, cancel, note).await?;
     if state.status == "cancelled" {
         return Err(ConnectError::new(
             ErrorClass::Cancelled,
@@ -204,6 +158,75 @@ pub async fn call_as_task(
         Err(e) if e.class == ErrorClass::Cancelled => Err(cancel_task(conn, &state.id, note).await),
         Err(e) => Err(e),
     }
+}
+
+/// Polls the task until it ends or asks for input, at the interval the server suggests
+/// (clamped); `note` hears each change. Cancelling, or passing the 30-minute cap, sends
+/// `tasks/cancel`.
+async fn follow(
+    conn: &Connection,
+    mut state: TaskState,
+    cancel: &CancellationToken,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> Result<TaskState, RequestError> {
+    let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
+    let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
+    while !state.is_terminal() && state.status != "input_required" {
+        poll = state.poll.unwrap_or(poll).clamp(MIN_POLL, MAX_POLL);
+        tokio::select! {
+            () = tokio::time::sleep(poll) => {}
+            () = cancel.cancelled() => return Err(cancel_task(conn, &state.id, note).await),
+        }
+        if tokio::time::Instant::now() > deadline {
+            let _ = cancel_task(conn, &state.id, note).await;
+            return Err(ConnectError::new(
+                ErrorClass::Timeout {
+                    after_ms: u64::try_from(MAX_TOTAL_CAP.as_millis()).unwrap_or(u64::MAX),
+                },
+                "the task did not finish within 30 minutes; tasks/cancel was sent",
+            ));
+        }
+        let next = poll_task(conn, &state.id, cancel, note).await?;
+        if next.status != state.status || next.message != state.message {
+            note(&format!(
+                "task {} {}",
+                sanitize_capped(&next.id, 64),
+                describe(&next)
+            ));
+        }
+        state = TaskState {
+            poll: next.poll.or(state.poll),
+            ..next
+        };
+    }
+    Ok(state)
+}
+
+/// One `tasks/get`; cancelling it cancels the task.
+async fn poll_task(
+    conn: &Connection,
+    id: &str,
+    cancel: &CancellationToken,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> Result<TaskState, RequestError> {
+    let timeout = conn.request_timeout();
+    let got = conn
+        .request_cancellable(
+            custom("tasks/get", json!({"taskId": id})),
+            timeout,
+            max_total_for(timeout),
+            cancel,
+        )
+        .await;
+    let got = match got {
+        Ok(got) => got,
+        Err(e) if e.class == ErrorClass::Cancelled => {
+            return Err(cancel_task(conn, id, note).await);
+        }
+        Err(e) => return Err(e),
+    };
+    TaskState::from_value(&as_value(&got))
+        .ok_or_else(|| protocol("tasks/get answered without a task"))
 }
 
 fn describe(state: &TaskState) -> String {

@@ -108,74 +108,7 @@ pub(super) fn check_server(
         return None;
     };
     let f = collect_fields(cx, path, members);
-    let command = f
-        .command
-        .and_then(|v| cx.non_empty_string(v, &format!("{path}.command")));
-    let url = f
-        .url
-        .and_then(|v| cx.non_empty_string(v, &format!("{path}.url")));
-    let declared = check_type(cx, path, f.kind);
-    let transport = match (command, url) {
-        (Some(_), Some(_)) => {
-            let at = f.url.map_or(value.start, |v| v.start);
-            cx.error(
-                "transport_conflict",
-                path,
-                at,
-                "`command` and `url` are mutually exclusive".into(),
-                Some(
-                    "keep `command` for a stdio server or `url` for a Streamable HTTP server"
-                        .into(),
-                ),
-            );
-            None
-        }
-        (Some(command), None) => {
-            check_declared(cx, path, f.kind, declared, "stdio");
-            stdio_fields_only(cx, path, &f);
-            Some(Transport::Stdio(StdioDef {
-                command,
-                args: check_args(cx, path, f.args),
-                cwd: f
-                    .cwd
-                    .and_then(|v| cx.non_empty_string(v, &format!("{path}.cwd"))),
-                env: f.env.map(|v| check_env(cx, path, v)).unwrap_or_default(),
-            }))
-        }
-        (None, Some(url)) => {
-            check_declared(cx, path, f.kind, declared, "http");
-            http_fields_only(cx, path, &f);
-            check_url(
-                cx,
-                &format!("{path}.url"),
-                f.url.map_or(0, |v| v.start),
-                &url,
-            );
-            Some(Transport::Http(HttpDef {
-                url,
-                headers: f
-                    .headers
-                    .map(|v| check_headers(cx, path, v))
-                    .unwrap_or_default(),
-                oauth: f.oauth.map(|v| Box::new(check_oauth(cx, path, v))),
-            }))
-        }
-        (None, None) => {
-            if f.command.is_none() && f.url.is_none() {
-                cx.error(
-                    "missing_transport",
-                    path,
-                    value.start,
-                    "the server has neither `command` nor `url`".into(),
-                    Some(
-                        "add `command` (a stdio server) or `url` (a Streamable HTTP endpoint)"
-                            .into(),
-                    ),
-                );
-            }
-            None
-        }
-    };
+    let transport = check_transport(cx, path, value.start, &f);
     check_lifecycle(cx, path, f.lifecycle);
     let request_timeout_ms = check_timeout(cx, path, f.timeout);
     let reconnect = f
@@ -197,6 +130,80 @@ pub(super) fn check_server(
         protocol,
         roots,
     })
+}
+
+/// The server's transport: exactly one of `command` (stdio) and `url` (Streamable HTTP), the
+/// fields of that transport only, and a `type` that agrees. `start` is where the server object
+/// begins (for errors about the object as a whole).
+fn check_transport(cx: &mut Cx<'_>, path: &str, start: usize, f: &Fields<'_>) -> Option<Transport> {
+    let command = f
+        .command
+        .and_then(|v| cx.non_empty_string(v, &format!("{path}.command")));
+    let url = f
+        .url
+        .and_then(|v| cx.non_empty_string(v, &format!("{path}.url")));
+    let declared = check_type(cx, path, f.kind);
+    match (command, url) {
+        (Some(_), Some(_)) => {
+            let at = f.url.map_or(start, |v| v.start);
+            cx.error(
+                "transport_conflict",
+                path,
+                at,
+                "`command` and `url` are mutually exclusive".into(),
+                Some(
+                    "keep `command` for a stdio server or `url` for a Streamable HTTP server"
+                        .into(),
+                ),
+            );
+            None
+        }
+        (Some(command), None) => {
+            check_declared(cx, path, f.kind, declared, "stdio");
+            stdio_fields_only(cx, path, f);
+            Some(Transport::Stdio(StdioDef {
+                command,
+                args: check_args(cx, path, f.args),
+                cwd: f
+                    .cwd
+                    .and_then(|v| cx.non_empty_string(v, &format!("{path}.cwd"))),
+                env: f.env.map(|v| check_env(cx, path, v)).unwrap_or_default(),
+            }))
+        }
+        (None, Some(url)) => {
+            check_declared(cx, path, f.kind, declared, "http");
+            http_fields_only(cx, path, f);
+            check_url(
+                cx,
+                &format!("{path}.url"),
+                f.url.map_or(0, |v| v.start),
+                &url,
+            );
+            Some(Transport::Http(HttpDef {
+                url,
+                headers: f
+                    .headers
+                    .map(|v| check_headers(cx, path, v))
+                    .unwrap_or_default(),
+                oauth: f.oauth.map(|v| Box::new(check_oauth(cx, path, v))),
+            }))
+        }
+        (None, None) => {
+            if f.command.is_none() && f.url.is_none() {
+                cx.error(
+                    "missing_transport",
+                    path,
+                    start,
+                    "the server has neither `command` nor `url`".into(),
+                    Some(
+                        "add `command` (a stdio server) or `url` (a Streamable HTTP endpoint)"
+                            .into(),
+                    ),
+                );
+            }
+            None
+        }
+    }
 }
 
 fn check_type(cx: &mut Cx<'_>, path: &str, kind: Option<&Spanned>) -> Option<&'static str> {

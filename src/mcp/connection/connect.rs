@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ClientServiceExt;
+use rmcp::model::ProtocolVersion;
 use tokio::sync::mpsc;
 
 use super::error::{ConnectError, ErrorClass, Redactor, classify_init};
-use super::events::{ClientEvents, EventSink, ServerEvent};
+use super::events::{ClientEvents, EventSink, ProgressRoutes, ServerEvent};
 use super::handshake::{
     Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
 };
@@ -81,6 +82,61 @@ pub async fn connect_client(
     })
 }
 
+/// What both transports open with, before their transport exists: the definition's timeout
+/// and lifecycle, its `env` or `headers` map with the references resolved, and the redactor
+/// over the secrets those references produced.
+struct Opening {
+    timeout: Duration,
+    /// The protocol version offered in `initialize`.
+    offered: ProtocolVersion,
+    lifecycle: rmcp::ClientLifecycleMode,
+    /// The `env` (stdio) or `headers` (HTTP) map, resolved.
+    resolved: BTreeMap<String, String>,
+    secrets: Vec<String>,
+    redactor: Redactor,
+    faults: Arc<faults::Faults>,
+    /// The capabilities declared beyond rmcp's typed ones (see [`extra_capabilities`]).
+    extra: Option<serde_json::Map<String, serde_json::Value>>,
+    log_level: Option<String>,
+}
+
+impl Opening {
+    /// Resolves `map`; the first missing variable fails the connect before anything starts.
+    fn new(
+        def: &ServerDef,
+        map: &BTreeMap<String, Template>,
+        lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+        client: Option<&crate::mcp::client::ClientSide>,
+    ) -> Result<Self, ConnectError> {
+        let (offered, lifecycle) = lifecycle_for(def.protocol);
+        let (resolved, secrets) = resolve_map(map, lookup)?;
+        Ok(Self {
+            timeout: def.request_timeout(),
+            offered,
+            lifecycle,
+            resolved,
+            redactor: Redactor::new(secrets.clone()),
+            secrets,
+            faults: Arc::new(faults::Faults::default()),
+            extra: extra_capabilities(client),
+            log_level: client.and_then(|c| c.log_level.clone()),
+        })
+    }
+}
+
+/// The handler that serves the session, redacting with the connection's final `redactor`, and
+/// the progress routes it reports to.
+fn client_handler(
+    sink: &EventSink,
+    offered: ProtocolVersion,
+    client: Option<crate::mcp::client::ClientSide>,
+    redactor: &Redactor,
+) -> (ClientEvents, ProgressRoutes) {
+    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
+    let routes = handler.routes();
+    (handler, routes)
+}
+
 async fn connect_stdio(
     def: &ServerDef,
     stdio_def: &StdioDef,
@@ -90,10 +146,17 @@ async fn connect_stdio(
     traffic: bool,
     client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
-    let timeout = def.request_timeout();
-    let (offered, lifecycle) = lifecycle_for(def.protocol);
-    let (env, secrets) = resolve_map(&stdio_def.env, lookup)?;
-    let redactor = Redactor::new(secrets.clone());
+    let Opening {
+        timeout,
+        offered,
+        lifecycle,
+        resolved: env,
+        secrets,
+        redactor,
+        faults,
+        extra,
+        log_level,
+    } = Opening::new(def, &stdio_def.env, lookup, client.as_ref())?;
     let spec = stdio::SpawnSpec {
         command: stdio_def.command.clone(),
         args: stdio_def.args.clone(),
@@ -101,12 +164,8 @@ async fn connect_stdio(
         env: env.into_iter().collect(),
         redactor: redactor.clone(),
     };
-    let faults = Arc::new(faults::Faults::default());
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
-    let extra = extra_capabilities(client.as_ref());
-    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
-    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
-    let routes = handler.routes();
+    let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
     let transport = declare::Declared::new(transport, extra);
@@ -172,17 +231,23 @@ async fn connect_http(
     traffic: bool,
     client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
-    let timeout = def.request_timeout();
-    let (offered, lifecycle) = lifecycle_for(def.protocol);
-    let (headers, secrets) = resolve_map(&http_def.headers, lookup)?;
-    let redactor = Redactor::new(secrets.clone());
+    let Opening {
+        timeout,
+        offered,
+        lifecycle,
+        resolved: headers,
+        secrets,
+        redactor,
+        faults,
+        extra,
+        log_level,
+    } = Opening::new(def, &http_def.headers, lookup, client.as_ref())?;
     let headers = http::build_headers(&headers)?;
     let oauth = oauth_target(def, http_def, lookup)?;
     let uses_oauth = oauth.is_some();
     let store = oauth
         .as_ref()
         .and_then(|_| CredentialStore::open_default().ok());
-    let faults = Arc::new(faults::Faults::default());
     let refused = http::RefusedRedirect::default();
     let headers_configured = !headers.is_empty();
     let (transport, tokens) = http::transport(
@@ -192,14 +257,12 @@ async fn connect_http(
         faults.clone(),
         refused.clone(),
         oauth.as_ref().zip(store.as_ref()),
-        extra_capabilities(client.as_ref()),
+        extra,
     )
     .await?;
     // The OAuth tokens its requests carry are secrets too, from the moment each is sent.
     let redactor = redactor.with_live(tokens);
-    let log_level = client.as_ref().and_then(|c| c.log_level.clone());
-    let handler = ClientEvents::new(sink.clone(), offered, client).with_redactor(redactor.clone());
-    let routes = handler.routes();
+    let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
     let started =

@@ -54,22 +54,10 @@ pub(super) async fn post_listing(
     faults: &Faults,
 ) -> Result<StreamableHttpPostResponse, HttpError> {
     let body = serde_json::to_vec(message)?;
-    let mut request = post
-        .client
-        .post(post.uri)
-        .header(header::ACCEPT, "text/event-stream, application/json")
-        .header(header::CONTENT_TYPE, "application/json");
-    if let Some(token) = post.auth_header {
-        request = request.bearer_auth(token);
-    }
-    for (name, value) in post.custom_headers {
-        request = request.header(name, value);
-    }
     let had_session = post.session_id.is_some();
-    if let Some(session) = &post.session_id {
-        request = request.header("mcp-session-id", session.as_ref());
-    }
-    let response = request
+    let limits = post.limits;
+    let response = post
+        .request()
         .body(body)
         .send()
         .await
@@ -82,26 +70,8 @@ pub(super) async fn post_listing(
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned)
     };
-    let challenge = text_of(header::WWW_AUTHENTICATE);
-    match (status, challenge) {
-        (StatusCode::UNAUTHORIZED, Some(challenge)) => {
-            return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(
-                challenge,
-            )));
-        }
-        (StatusCode::FORBIDDEN, Some(challenge)) => {
-            let scope = scope_of(&challenge);
-            return Err(StreamableHttpError::InsufficientScope(
-                InsufficientScopeError::new(challenge, scope),
-            ));
-        }
-        _ => {}
-    }
-    if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
-        return Ok(StreamableHttpPostResponse::Accepted);
-    }
-    if status == StatusCode::NOT_FOUND && had_session {
-        return Err(StreamableHttpError::SessionExpired);
+    if let Some(early) = no_body(status, text_of(header::WWW_AUTHENTICATE), had_session) {
+        return early;
     }
     let content_type = text_of(header::CONTENT_TYPE);
     let session = text_of(HeaderName::from_static("mcp-session-id"));
@@ -114,28 +84,89 @@ pub(super) async fn post_listing(
     };
     let (json, sse) = (is("application/json"), is("text/event-stream"));
     if !status.is_success() {
-        return http_failure(response, status, json, retry_after, &post.limits).await;
+        return http_failure(response, status, json, retry_after, &limits).await;
     }
     if sse {
-        let events = bounded_events(response, post.limits.max_sse_event_size);
+        let events = bounded_events(response, limits.max_sse_event_size);
         return Ok(StreamableHttpPostResponse::Sse(events, session));
     }
     if !json {
         return Err(StreamableHttpError::UnexpectedContentType(content_type));
     }
-    let body = read_bounded(response, post.limits.max_json_response_size).await?;
-    // Counted before it is decoded: a page over its bounds never becomes a model.
-    if let Some(refusal) = check_listing(&body, faults) {
+    let body = read_bounded(response, limits.max_json_response_size).await?;
+    decode_listing(&body, session, faults)
+}
+
+impl ListingPost<'_> {
+    /// The POST with its headers: JSON in, JSON or SSE out, the bearer token, the configured
+    /// headers and the session.
+    fn request(self) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .post(self.uri)
+            .header(header::ACCEPT, "text/event-stream, application/json")
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some(token) = self.auth_header {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in self.custom_headers {
+            request = request.header(name, value);
+        }
+        if let Some(session) = &self.session_id {
+            request = request.header("mcp-session-id", session.as_ref());
+        }
+        request
+    }
+}
+
+/// The outcomes decided by the status alone (and a challenge), before any body is read: a
+/// sign-in or step-up challenge, an accepted notification, an expired session.
+fn no_body(
+    status: StatusCode,
+    challenge: Option<String>,
+    had_session: bool,
+) -> Option<Result<StreamableHttpPostResponse, HttpError>> {
+    match (status, challenge) {
+        (StatusCode::UNAUTHORIZED, Some(challenge)) => {
+            return Some(Err(StreamableHttpError::AuthRequired(
+                AuthRequiredError::new(challenge),
+            )));
+        }
+        (StatusCode::FORBIDDEN, Some(challenge)) => {
+            let scope = scope_of(&challenge);
+            return Some(Err(StreamableHttpError::InsufficientScope(
+                InsufficientScopeError::new(challenge, scope),
+            )));
+        }
+        _ => {}
+    }
+    if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+        return Some(Ok(StreamableHttpPostResponse::Accepted));
+    }
+    if status == StatusCode::NOT_FOUND && had_session {
+        return Some(Err(StreamableHttpError::SessionExpired));
+    }
+    None
+}
+
+/// A JSON answer, counted before it is decoded: a page over its bounds never becomes a model.
+/// A body that does not decode becomes the frame failure a stdio frame would (or rmcp's error).
+fn decode_listing(
+    body: &[u8],
+    session: Option<String>,
+    faults: &Faults,
+) -> Result<StreamableHttpPostResponse, HttpError> {
+    if let Some(refusal) = check_listing(body, faults) {
         return Ok(StreamableHttpPostResponse::Json(refusal, session));
     }
-    match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
+    match serde_json::from_slice::<ServerJsonRpcMessage>(body) {
         Ok(message) => Ok(StreamableHttpPostResponse::Json(message, session)),
         Err(err) => {
-            let why = reason(&body, &err);
-            match fail_frame(&body, &why, faults) {
+            let why = reason(body, &err);
+            match fail_frame(body, &why, faults) {
                 Some(stand_in) => Ok(StreamableHttpPostResponse::Json(stand_in, session)),
                 None => Err(StreamableHttpError::UnexpectedServerResponse(
-                    format!("could not parse JSON response: {err}: {}", preview(&body)).into(),
+                    format!("could not parse JSON response: {err}: {}", preview(body)).into(),
                 )),
             }
         }

@@ -5,7 +5,7 @@
 //! disables the whole file.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::text::{Piece, Text};
 use super::tree::parse_toml;
@@ -120,28 +120,34 @@ fn read_file(scope: Scope, path: PathBuf) -> HostFile {
         return file;
     };
     for m in members {
-        let (line, _) = index.locate(text, m.key_start);
-        let mut cx = Cx::new(&file.path, text, &index);
-        let path = format!("mcp_servers.{}", m.key);
-        let def = server(&mut cx, &path, &m.value);
-        let diagnostics = cx.take();
-        let valid = !diagnostics.iter().any(Diagnostic::is_error);
-        file.entries.push(HostEntry {
-            name: m.key.clone(),
-            origin: Origin {
-                scope,
-                file: file.path.clone(),
-                line: Some(line),
-            },
-            raw: mask(&m.value.value.to_value()),
-            def: def.filter(|_| valid),
-            diagnostics,
-        });
+        file.entries.push(entry(scope, &file.path, text, &index, m));
     }
     if file.entries.iter().any(|e| e.def.is_none()) {
         file.unusable = true;
     }
     file
+}
+
+/// One `[mcp_servers.NAME]` table, with its own diagnostics; its definition only when it has no
+/// error.
+fn entry(scope: Scope, file: &Path, text: &str, index: &LineIndex, m: &Member) -> HostEntry {
+    let (line, _) = index.locate(text, m.key_start);
+    let mut cx = Cx::new(file, text, index);
+    let path = format!("mcp_servers.{}", m.key);
+    let def = server(&mut cx, &path, &m.value);
+    let diagnostics = cx.take();
+    let valid = !diagnostics.iter().any(Diagnostic::is_error);
+    HostEntry {
+        name: m.key.clone(),
+        origin: Origin {
+            scope,
+            file: file.to_path_buf(),
+            line: Some(line),
+        },
+        raw: mask(&m.value.value.to_value()),
+        def: def.filter(|_| valid),
+        diagnostics,
+    }
 }
 
 fn find<'a>(members: &'a [Member], key: &str) -> Option<&'a Member> {
@@ -159,6 +165,26 @@ fn server(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<HostDef> {
         );
         return None;
     };
+    check_keys(cx, path, members);
+    let command = find(members, "command");
+    let url = find(members, "url");
+    let stdio = transport_choice(cx, path, value.start, members)?;
+    let disabled = find(members, "enabled")
+        .and_then(|m| cx.boolean(&m.value, &format!("{path}.enabled")))
+        .is_some_and(|enabled| !enabled);
+    let transport = if stdio {
+        stdio_transport(cx, path, command?, members)?
+    } else {
+        http_transport(cx, path, url?, members)?
+    };
+    Some(HostDef {
+        transport,
+        disabled,
+    })
+}
+
+/// Refuses an inline `bearer_token` and warns about keys Codex does not know.
+fn check_keys(cx: &mut Cx<'_>, path: &str, members: &[Member]) {
     for m in members {
         let key = m.key.as_str();
         if key == "bearer_token" {
@@ -186,9 +212,12 @@ fn server(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<HostDef> {
             );
         }
     }
-    let command = find(members, "command");
-    let url = find(members, "url");
-    let (stdio, wrong): (bool, Vec<&Member>) = match (command, url) {
+}
+
+/// Whether the server is stdio (`command`) or Streamable HTTP (`url`): exactly one of the two,
+/// and no key of the other transport. `None` after an error.
+fn transport_choice(cx: &mut Cx<'_>, path: &str, start: usize, members: &[Member]) -> Option<bool> {
+    let (stdio, other_keys) = match (find(members, "command"), find(members, "url")) {
         (Some(_), Some(u)) => {
             cx.error(
                 "transport_conflict",
@@ -203,95 +232,95 @@ fn server(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<HostDef> {
             cx.error(
                 "missing_transport",
                 path,
-                value.start,
+                start,
                 "no `command` and no `url`: Codex refuses the server (invalid transport)".into(),
                 None,
             );
             return None;
         }
-        (Some(_), None) => (
-            true,
-            members
-                .iter()
-                .filter(|m| HTTP_ONLY.contains(&m.key.as_str()))
-                .collect(),
-        ),
-        (None, Some(_)) => (
-            false,
-            members
-                .iter()
-                .filter(|m| STDIO_ONLY.contains(&m.key.as_str()))
-                .collect(),
-        ),
+        (Some(_), None) => (true, HTTP_ONLY),
+        (None, Some(_)) => (false, STDIO_ONLY),
     };
-    for m in wrong {
+    let kind = if stdio { "stdio" } else { "Streamable HTTP" };
+    for m in members
+        .iter()
+        .filter(|m| other_keys.contains(&m.key.as_str()))
+    {
         cx.error(
             "wrong_transport_field",
             &format!("{path}.{}", m.key),
             m.key_start,
             format!(
-                "`{}` does not apply to a {} server; Codex refuses the mix",
-                m.key,
-                if stdio { "stdio" } else { "Streamable HTTP" }
+                "`{}` does not apply to a {kind} server; Codex refuses the mix",
+                m.key
             ),
             None,
         );
     }
-    let disabled = find(members, "enabled")
-        .and_then(|m| cx.boolean(&m.value, &format!("{path}.enabled")))
-        .is_some_and(|enabled| !enabled);
-    let transport = if stdio {
-        let c = command?;
-        let text = cx.non_empty_string(&c.value, &format!("{path}.command"))?;
-        let args = strings(cx, &format!("{path}.args"), find(members, "args"));
-        unpinned(cx, path, &text, &args, c.value.start);
-        let mut env = literal_map(cx, &format!("{path}.env"), find(members, "env"), false);
-        for name in env_vars(cx, &format!("{path}.env_vars"), find(members, "env_vars")) {
-            env.insert(name.clone(), Text(vec![Piece::Env(name)]));
+    Some(stdio)
+}
+
+/// A stdio server: literal `command`, `args`, `cwd` and `env`, plus the variables `env_vars`
+/// passes through.
+fn stdio_transport(
+    cx: &mut Cx<'_>,
+    path: &str,
+    command: &Member,
+    members: &[Member],
+) -> Option<HostTransport> {
+    let text = cx.non_empty_string(&command.value, &format!("{path}.command"))?;
+    let args = strings(cx, &format!("{path}.args"), find(members, "args"));
+    unpinned(cx, path, &text, &args, command.value.start);
+    let mut env = literal_map(cx, &format!("{path}.env"), find(members, "env"), false);
+    for name in env_vars(cx, &format!("{path}.env_vars"), find(members, "env_vars")) {
+        env.insert(name.clone(), Text(vec![Piece::Env(name)]));
+    }
+    Some(HostTransport::Stdio {
+        command: Text::lit(&text),
+        args: args.iter().map(|a| Text::lit(a)).collect(),
+        cwd: find(members, "cwd")
+            .and_then(|m| cx.string(&m.value, &format!("{path}.cwd")))
+            .map(|c| Text::lit(&c)),
+        env,
+    })
+}
+
+/// A Streamable HTTP server: the `url`, literal `http_headers`, headers from variables
+/// (`env_http_headers`) and `Authorization: Bearer` from `bearer_token_env_var`.
+fn http_transport(
+    cx: &mut Cx<'_>,
+    path: &str,
+    url: &Member,
+    members: &[Member],
+) -> Option<HostTransport> {
+    let p = format!("{path}.url");
+    let text = cx.non_empty_string(&url.value, &p)?;
+    check_url(cx, &p, url.value.start, &text);
+    let mut headers = literal_map(
+        cx,
+        &format!("{path}.http_headers"),
+        find(members, "http_headers"),
+        true,
+    );
+    if let Some(m) = find(members, "env_http_headers") {
+        let p = format!("{path}.env_http_headers");
+        for (name, var) in var_map(cx, &p, &m.value) {
+            headers.insert(name, Text(vec![Piece::Env(var)]));
         }
-        HostTransport::Stdio {
-            command: Text::lit(&text),
-            args: args.iter().map(|a| Text::lit(a)).collect(),
-            cwd: find(members, "cwd")
-                .and_then(|m| cx.string(&m.value, &format!("{path}.cwd")))
-                .map(|c| Text::lit(&c)),
-            env,
+    }
+    if let Some(m) = find(members, "bearer_token_env_var") {
+        let p = format!("{path}.bearer_token_env_var");
+        if let Some(var) = cx.non_empty_string(&m.value, &p) {
+            headers.insert(
+                "Authorization".into(),
+                Text(vec![Piece::Lit("Bearer ".into()), Piece::Env(var)]),
+            );
         }
-    } else {
-        let u = url?;
-        let p = format!("{path}.url");
-        let text = cx.non_empty_string(&u.value, &p)?;
-        check_url(cx, &p, u.value.start, &text);
-        let mut headers = literal_map(
-            cx,
-            &format!("{path}.http_headers"),
-            find(members, "http_headers"),
-            true,
-        );
-        if let Some(m) = find(members, "env_http_headers") {
-            let p = format!("{path}.env_http_headers");
-            for (name, var) in var_map(cx, &p, &m.value) {
-                headers.insert(name, Text(vec![Piece::Env(var)]));
-            }
-        }
-        if let Some(m) = find(members, "bearer_token_env_var") {
-            let p = format!("{path}.bearer_token_env_var");
-            if let Some(var) = cx.non_empty_string(&m.value, &p) {
-                headers.insert(
-                    "Authorization".into(),
-                    Text(vec![Piece::Lit("Bearer ".into()), Piece::Env(var)]),
-                );
-            }
-        }
-        HostTransport::Http {
-            url: Text::lit(&text),
-            headers,
-            sse: false,
-        }
-    };
-    Some(HostDef {
-        transport,
-        disabled,
+    }
+    Some(HostTransport::Http {
+        url: Text::lit(&text),
+        headers,
+        sse: false,
     })
 }
 

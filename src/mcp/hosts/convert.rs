@@ -308,76 +308,13 @@ pub(crate) fn connect_def(
     places: &Places<'_>,
     answer: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Result<(ServerDef, BTreeMap<String, String>), String> {
+    let mut resolver = Resolver {
+        places,
+        answer,
+        answers: BTreeMap::new(),
+    };
     let mut extra: BTreeMap<String, String> = BTreeMap::new();
-    let mut answers: BTreeMap<String, String> = BTreeMap::new();
-    let mut ask = |id: &str| -> Result<String, String> {
-        if let Some(v) = answers.get(id) {
-            return Ok(v.clone());
-        }
-        let v = answer(id).ok_or_else(|| format!("no value given for input `{id}`"))?;
-        answers.insert(id.to_owned(), v.clone());
-        Ok(v)
-    };
-    let env = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
-    let mut flat = |t: &Text, field: &str| -> Result<String, String> {
-        let mut out = String::new();
-        for piece in &t.0 {
-            match piece {
-                Piece::Lit(s) => out.push_str(s),
-                Piece::Env(n) => out.push_str(
-                    &env(n).ok_or_else(|| format!("`{field}` needs `{n}`, which is not set"))?,
-                ),
-                Piece::EnvDefault(n, d) => out.push_str(&env(n).unwrap_or_else(|| d.clone())),
-                Piece::Input(id) => out.push_str(&ask(id)?),
-                Piece::Builtin(n) => out.push_str(
-                    &places
-                        .builtin(n)
-                        .ok_or_else(|| format!("`{field}`: `${{{n}}}` has no value here"))?,
-                ),
-                Piece::File(_) => {
-                    return Err(format!(
-                        "`{field}` reads a file (`${{file:…}}`); test-connect does not read it"
-                    ));
-                }
-            }
-        }
-        Ok(out)
-    };
-    let transport = match &def.transport {
-        HostTransport::Stdio {
-            command,
-            args,
-            cwd,
-            env: vars,
-        } => {
-            let command = flat(command, "command")?;
-            let args = args
-                .iter()
-                .enumerate()
-                .map(|(i, a)| flat(a, &format!("args[{i}]")))
-                .collect::<Result<Vec<_>, _>>()?;
-            let cwd = cwd.as_ref().map(|c| flat(c, "cwd")).transpose()?;
-            Transport::Stdio(StdioDef {
-                command,
-                args,
-                cwd,
-                env: templates(vars, "env", &mut flat, &mut extra)?,
-            })
-        }
-        HostTransport::Http { url, headers, sse } => {
-            if *sse {
-                return Err(
-                    "the host reaches this server over SSE; mcpdeck speaks Streamable HTTP only"
-                        .into(),
-                );
-            }
-            Transport::Http(HttpDef {
-                url: flat(url, "url")?,
-                headers: templates(headers, "headers", &mut flat, &mut extra)?,
-                oauth: None,
-            })
-        }
-    };
+    let transport = engine_transport(&def.transport, &mut resolver, &mut extra)?;
     Ok((
         ServerDef {
             name: name.to_owned(),
@@ -390,6 +327,100 @@ pub(crate) fn connect_def(
         },
         extra,
     ))
+}
+
+/// Resolves host text to its value the way the host would when it starts the server:
+/// environment variables from this process, built-ins from the places, and each `${input:…}`
+/// asked once.
+struct Resolver<'a, 'p> {
+    places: &'a Places<'p>,
+    answer: &'a mut dyn FnMut(&str) -> Option<String>,
+    /// The inputs answered so far, by id.
+    answers: BTreeMap<String, String>,
+}
+
+impl Resolver<'_, '_> {
+    fn ask(&mut self, id: &str) -> Result<String, String> {
+        if let Some(v) = self.answers.get(id) {
+            return Ok(v.clone());
+        }
+        let v = (self.answer)(id).ok_or_else(|| format!("no value given for input `{id}`"))?;
+        self.answers.insert(id.to_owned(), v.clone());
+        Ok(v)
+    }
+
+    /// `t` as one string; `field` names it in errors.
+    fn flat(&mut self, t: &Text, field: &str) -> Result<String, String> {
+        let env = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+        let mut out = String::new();
+        for piece in &t.0 {
+            match piece {
+                Piece::Lit(s) => out.push_str(s),
+                Piece::Env(n) => out.push_str(
+                    &env(n).ok_or_else(|| format!("`{field}` needs `{n}`, which is not set"))?,
+                ),
+                Piece::EnvDefault(n, d) => out.push_str(&env(n).unwrap_or_else(|| d.clone())),
+                Piece::Input(id) => out.push_str(&self.ask(id)?),
+                Piece::Builtin(n) => out.push_str(
+                    &self
+                        .places
+                        .builtin(n)
+                        .ok_or_else(|| format!("`{field}`: `${{{n}}}` has no value here"))?,
+                ),
+                Piece::File(_) => {
+                    return Err(format!(
+                        "`{field}` reads a file (`${{file:…}}`); test-connect does not read it"
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The engine's transport for a host transport: plain values resolved now, `env` and `headers`
+/// as templates (see [`templated`]).
+fn engine_transport(
+    transport: &HostTransport,
+    resolver: &mut Resolver<'_, '_>,
+    extra: &mut BTreeMap<String, String>,
+) -> Result<Transport, String> {
+    let mut flat = |t: &Text, field: &str| resolver.flat(t, field);
+    Ok(match transport {
+        HostTransport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => {
+            let command = flat(command, "command")?;
+            let args = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| flat(a, &format!("args[{i}]")))
+                .collect::<Result<Vec<_>, _>>()?;
+            let cwd = cwd.as_ref().map(|c| flat(c, "cwd")).transpose()?;
+            Transport::Stdio(StdioDef {
+                command,
+                args,
+                cwd,
+                env: templates(env, "env", &mut flat, extra)?,
+            })
+        }
+        HostTransport::Http { url, headers, sse } => {
+            if *sse {
+                return Err(
+                    "the host reaches this server over SSE; mcpdeck speaks Streamable HTTP only"
+                        .into(),
+                );
+            }
+            Transport::Http(HttpDef {
+                url: flat(url, "url")?,
+                headers: templates(headers, "headers", &mut flat, extra)?,
+                oauth: None,
+            })
+        }
+    })
 }
 
 /// Every value of `env` or `headers` as a template (see [`templated`]).

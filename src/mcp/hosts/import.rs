@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::convert::{Places, to_deck};
-use super::{HostId, HostReport};
+use super::{HostEffective, HostId, HostReport};
 use crate::mcp::config::Layer;
 use crate::mcp::config::schema::{displayable, parse_file};
 
@@ -97,6 +97,42 @@ pub(crate) fn plan(
     (path, layer): (&Path, Layer),
     places: &Places<'_>,
 ) -> Result<ImportPlan, ImportError> {
+    let chosen = choose(report, names)?;
+    let converted = convert(report.host, &chosen, places, (path, layer))?;
+    let existing = read_target(path)?;
+    let mut doc = existing.clone().unwrap_or_default();
+    let servers = doc
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(servers) = servers.as_object_mut() else {
+        return Err(ImportError::new(
+            "target_invalid",
+            format!("`mcpServers` in {} is not an object", path.display()),
+        ));
+    };
+    let (added, unchanged) = merge(servers, &converted, path)?;
+    let text = if added.is_empty() {
+        None
+    } else {
+        Some(checked_text(doc, path, layer)?)
+    };
+    Ok(ImportPlan {
+        host: report.host,
+        path: path.to_path_buf(),
+        layer,
+        existing: existing.is_some(),
+        converted,
+        added,
+        unchanged,
+        text,
+    })
+}
+
+/// The servers named (each must exist), or every valid one when `names` is empty; never none.
+fn choose<'a>(
+    report: &'a HostReport,
+    names: &[String],
+) -> Result<Vec<&'a HostEffective>, ImportError> {
     let host = report.host;
     let chosen: Vec<_> = if names.is_empty() {
         report
@@ -123,9 +159,20 @@ pub(crate) fn plan(
             format!("{} defines no valid server to import", host.name()),
         ));
     }
+    Ok(chosen)
+}
+
+/// Each chosen server in mcpdeck's form. One that is invalid under its host's rules or does not
+/// convert refuses the whole import, with every reason listed.
+fn convert(
+    host: HostId,
+    chosen: &[&HostEffective],
+    places: &Places<'_>,
+    (path, layer): (&Path, Layer),
+) -> Result<Vec<(String, Value)>, ImportError> {
     let mut converted: Vec<(String, Value)> = Vec::new();
     let mut problems = Vec::new();
-    for s in &chosen {
+    for s in chosen {
         let name = &s.entry.name;
         let Some(def) = &s.entry.def else {
             let first = s
@@ -152,20 +199,19 @@ pub(crate) fn plan(
             format!("not importing anything:\n  {}", problems.join("\n  ")),
         ));
     }
-    let existing = read_target(path)?;
-    let mut doc = existing.clone().unwrap_or_default();
-    let servers = doc
-        .entry("mcpServers")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(servers) = servers.as_object_mut() else {
-        return Err(ImportError::new(
-            "target_invalid",
-            format!("`mcpServers` in {} is not an object", path.display()),
-        ));
-    };
+    Ok(converted)
+}
+
+/// Adds the converted servers to the target's `mcpServers`: (added, already there the same).
+/// A name defined differently there is a conflict.
+fn merge(
+    servers: &mut Map<String, Value>,
+    converted: &[(String, Value)],
+    path: &Path,
+) -> Result<(Vec<String>, Vec<String>), ImportError> {
     let mut added = Vec::new();
     let mut unchanged = Vec::new();
-    for (name, value) in &converted {
+    for (name, value) in converted {
         match servers.get(name) {
             Some(current) if current == value => unchanged.push(name.clone()),
             Some(_) => {
@@ -183,34 +229,25 @@ pub(crate) fn plan(
             }
         }
     }
-    let text = if added.is_empty() {
-        None
-    } else {
-        let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default() + "\n";
-        let check = parse_file(&text, path, layer);
-        if let Some(d) = check
-            .diagnostics
-            .iter()
-            .chain(check.entries.iter().flat_map(|e| e.diagnostics.iter()))
-            .find(|d| d.is_error())
-        {
-            return Err(ImportError::new(
-                "refused",
-                format!("the result would not be valid, nothing written: {d}"),
-            ));
-        }
-        Some(text)
-    };
-    Ok(ImportPlan {
-        host,
-        path: path.to_path_buf(),
-        layer,
-        existing: existing.is_some(),
-        converted,
-        added,
-        unchanged,
-        text,
-    })
+    Ok((added, unchanged))
+}
+
+/// The new file's text, refused unless it passes mcpdeck's own check.
+fn checked_text(doc: Map<String, Value>, path: &Path, layer: Layer) -> Result<String, ImportError> {
+    let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default() + "\n";
+    let check = parse_file(&text, path, layer);
+    if let Some(d) = check
+        .diagnostics
+        .iter()
+        .chain(check.entries.iter().flat_map(|e| e.diagnostics.iter()))
+        .find(|d| d.is_error())
+    {
+        return Err(ImportError::new(
+            "refused",
+            format!("the result would not be valid, nothing written: {d}"),
+        ));
+    }
+    Ok(text)
 }
 
 /// The target file's object, `None` when it does not exist yet.

@@ -337,51 +337,28 @@ pub fn parse_request(value: &Value) -> Result<ProxyRequest, RequestError> {
         });
     };
     let fields = typed_fields(obj)?;
-
-    let selectors: Vec<&'static str> = [
-        ("operation", fields.operation.is_some()),
-        ("search", fields.search.is_some()),
-        ("describe", fields.describe.is_some()),
-        ("tool", fields.tool.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(name, present)| present.then_some(name))
-    .collect();
-    if selectors.len() > 1 {
-        return Err(RequestError::Conflict(selectors));
-    }
-
+    fields.one_selector()?;
     let operation = match fields.operation {
         None => None,
         Some(value) => Some(operation_value(value)?),
     };
     check_misplaced(&fields, operation)?;
 
-    let server = |op: &'static str| {
-        fields
-            .server
-            .map(str::to_owned)
-            .ok_or(RequestError::Missing {
-                field: "server",
-                operation: op,
-            })
-    };
-
     if let Some(query) = fields.search {
         return Ok(ProxyRequest::ToolsSearch {
-            server: server("tools.search")?,
+            server: fields.server("tools.search")?,
             query: query.to_owned(),
         });
     }
     if let Some(tool) = fields.describe {
         return Ok(ProxyRequest::ToolsDescribe {
-            server: server("tools.describe")?,
+            server: fields.server("tools.describe")?,
             tool: tool.to_owned(),
         });
     }
     if let Some(tool) = fields.tool {
         return Ok(ProxyRequest::ToolsCall {
-            server: server("tools.call")?,
+            server: fields.server("tools.call")?,
             tool: tool.to_owned(),
             args: fields.args.cloned().unwrap_or_default(),
         });
@@ -394,55 +371,87 @@ pub fn parse_request(value: &Value) -> Result<ProxyRequest, RequestError> {
             None => ProxyRequest::Status,
         });
     };
-    match operation {
-        "status" => {
-            if fields.server.is_some() {
-                return Err(RequestError::Conflict(vec!["operation", "server"]));
+    fields.operation_request(operation)
+}
+
+impl Fields<'_> {
+    /// At most one of `operation`, `search`, `describe` and `tool` says what to do.
+    fn one_selector(&self) -> Result<(), RequestError> {
+        let selectors: Vec<&'static str> = [
+            ("operation", self.operation.is_some()),
+            ("search", self.search.is_some()),
+            ("describe", self.describe.is_some()),
+            ("tool", self.tool.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, present)| present.then_some(name))
+        .collect();
+        if selectors.len() > 1 {
+            return Err(RequestError::Conflict(selectors));
+        }
+        Ok(())
+    }
+
+    /// The `server` that `operation` needs.
+    fn server(&self, operation: &'static str) -> Result<String, RequestError> {
+        self.server.map(str::to_owned).ok_or(RequestError::Missing {
+            field: "server",
+            operation,
+        })
+    }
+
+    /// The request for an `operation` value (one of [`OPERATION_VALUES`]).
+    fn operation_request(&self, operation: &'static str) -> Result<ProxyRequest, RequestError> {
+        match operation {
+            "status" => {
+                if self.server.is_some() {
+                    return Err(RequestError::Conflict(vec!["operation", "server"]));
+                }
+                Ok(ProxyRequest::Status)
             }
-            Ok(ProxyRequest::Status)
-        }
-        "tools.list" => Ok(ProxyRequest::ToolsList {
-            server: server(operation)?,
-        }),
-        "resources.list" => Ok(ProxyRequest::ResourcesList {
-            server: server(operation)?,
-        }),
-        "resources.read" => {
-            let server = server(operation)?;
-            let Some(reference) = fields.resource else {
-                return Err(RequestError::Missing {
-                    field: "resource",
-                    operation,
-                });
-            };
-            if !is_resource_reference(reference) {
-                return Err(RequestError::BadReference);
+            "tools.list" => Ok(ProxyRequest::ToolsList {
+                server: self.server(operation)?,
+            }),
+            "resources.list" => Ok(ProxyRequest::ResourcesList {
+                server: self.server(operation)?,
+            }),
+            "resources.read" => {
+                let server = self.server(operation)?;
+                let Some(reference) = self.resource else {
+                    return Err(RequestError::Missing {
+                        field: "resource",
+                        operation,
+                    });
+                };
+                if !is_resource_reference(reference) {
+                    return Err(RequestError::BadReference);
+                }
+                Ok(ProxyRequest::ResourcesRead {
+                    server,
+                    reference: reference.to_owned(),
+                })
             }
-            Ok(ProxyRequest::ResourcesRead {
-                server,
-                reference: reference.to_owned(),
-            })
+            "prompts.list" => Ok(ProxyRequest::PromptsList {
+                server: self.server(operation)?,
+            }),
+            "prompts.get" => {
+                let server = self.server(operation)?;
+                let Some(prompt) = self.prompt else {
+                    return Err(RequestError::Missing {
+                        field: "prompt",
+                        operation,
+                    });
+                };
+                Ok(ProxyRequest::PromptsGet {
+                    server,
+                    prompt: prompt.to_owned(),
+                    arguments: string_arguments(self.arguments)?,
+                })
+            }
+            _ => Ok(ProxyRequest::Reconnect {
+                server: self.server("reconnect")?,
+            }),
         }
-        "prompts.list" => Ok(ProxyRequest::PromptsList {
-            server: server(operation)?,
-        }),
-        "prompts.get" => {
-            let server = server(operation)?;
-            let Some(prompt) = fields.prompt else {
-                return Err(RequestError::Missing {
-                    field: "prompt",
-                    operation,
-                });
-            };
-            Ok(ProxyRequest::PromptsGet {
-                server,
-                prompt: prompt.to_owned(),
-                arguments: string_arguments(fields.arguments)?,
-            })
-        }
-        _ => Ok(ProxyRequest::Reconnect {
-            server: server("reconnect")?,
-        }),
     }
 }
 
