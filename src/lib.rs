@@ -6,6 +6,10 @@
 //! (`mcpdeck demo-server`); [`workspace`] is the read-only workspace tools server
 //! (`mcpdeck workspace-server`).
 
+// Functions stay readable in one screen: over 80 lines of code (`clippy.toml`) is a warning,
+// which CI's `-D warnings` makes an error. Tests and fixtures are exempt (Cargo.toml allows it).
+#![warn(clippy::too_many_lines)]
+
 pub mod app;
 pub mod cli;
 pub mod console;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcpdeck::mcp::config::schema::parse_file;
+use mcpdeck::mcp::config::parse_file;
 use mcpdeck::mcp::config::{Diagnostic, Layer, Severity};
 
 fn fixture(name: &str) -> (PathBuf, String) {

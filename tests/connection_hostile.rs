@@ -6,7 +6,7 @@ mod connection_support;
 use std::time::Duration;
 
 use connection_support::*;
-use mcpdeck::mcp::connection::stderr_ring::STDERR_RING_BYTES;
+use mcpdeck::mcp::connection::STDERR_RING_BYTES;
 use mcpdeck::mcp::connection::{ConnectionEvent, ErrorClass, connect, connect_with_events};
 use serde_json::json;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use connection_support::*;
 use mcpdeck::mcp::config::ProtocolChoice;
-use mcpdeck::mcp::connection::error::REDACTED;
+use mcpdeck::mcp::connection::REDACTED;
 use mcpdeck::mcp::connection::{ConnectionEvent, ErrorClass, connect, connect_with_events};
 use serde_json::json;
 
@@ -288,7 +288,7 @@ async fn unresolvable_host_is_dns() {
 #[tokio::test]
 async fn attempt_series_backs_off_and_stops_on_cancel() {
     use mcpdeck::mcp::config::ReconnectPolicy;
-    use mcpdeck::mcp::connection::retry::connect_series;
+    use mcpdeck::mcp::connection::connect_series;
     use tokio_util::sync::CancellationToken;
 
     let port = {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use connection_support::*;
 use mcpdeck::mcp::config::ProtocolChoice;
-use mcpdeck::mcp::connection::stdio::MINIMAL_ENV;
+use mcpdeck::mcp::connection::MINIMAL_ENV;
 use mcpdeck::mcp::connection::{
     ConnectionEvent, ErrorClass, connect, connect_with_events, max_total_for,
 };
@@ -250,10 +250,7 @@ async fn secrets_printed_to_stderr_are_redacted_in_exit_errors() {
         .expect_err("exits");
     let text = format!("{err} {}", serde_json::to_string(&err).expect("json"));
     assert!(!text.contains(secret), "{text}");
-    assert!(
-        text.contains(mcpdeck::mcp::connection::error::REDACTED),
-        "{text}"
-    );
+    assert!(text.contains(mcpdeck::mcp::connection::REDACTED), "{text}");
 }
 
 /// With traffic tapped, every JSON-RPC message is reported: requests with their method and id,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use common::fixture;
-use mcpdeck::mcp::config::load::read_file;
+use mcpdeck::mcp::config::read_file;
 use mcpdeck::mcp::config::{ConfigSet, Layer};
 use mcpdeck::mcp::engine::{Engine, EngineOptions};
 use mcpdeck::mcp::proxy::ProxyRequest;

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use mcpdeck::cli::args::call_arguments;
 use mcpdeck::mcp::config::Layer;
-use mcpdeck::mcp::config::load::read_file;
-use mcpdeck::mcp::connection::faults::Faults;
-use mcpdeck::mcp::connection::frames::{self, FrameStats};
-use mcpdeck::mcp::control::protocol::FromConsole;
+use mcpdeck::mcp::config::read_file;
+use mcpdeck::mcp::connection::Faults;
+use mcpdeck::mcp::connection::{FrameStats, frame_channel, pump_frames};
+use mcpdeck::mcp::control::FromConsole;
 use mcpdeck::mcp::line_reader::{Line, LineReader};
-use mcpdeck::mcp::proxy::request::parse_request;
+use mcpdeck::mcp::proxy::parse_request;
 use mcpdeck::mcp::sanitize::sanitize;
 use mcpdeck::workspace::frame::{Frame, FrameReader};
 use proptest::prelude::*;
@@ -216,10 +216,10 @@ proptest! {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let (count, frames_seen) = runtime.block_on(async {
             // The stdio client's reader: decodes, counts garbage, never panics.
-            let (tx, mut rx) = frames::channel();
+            let (tx, mut rx) = frame_channel();
             let stats = Arc::new(FrameStats::default());
             let faults = Arc::new(Faults::default());
-            let pump = tokio::spawn(frames::pump(std::io::Cursor::new(input.clone()), tx, stats, faults));
+            let pump = tokio::spawn(pump_frames(std::io::Cursor::new(input.clone()), tx, stats, faults));
             let mut count = 0usize;
             while rx.recv().await.is_some() {
                 count += 1;

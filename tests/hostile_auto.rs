@@ -68,7 +68,7 @@ async fn auto_still_speaks_2026_to_a_modern_server() {
 }
 
 async fn raw_posts(fx: &HttpFixture) -> u64 {
-    mcpdeck::mcp::connection::http::install_crypto_provider();
+    mcpdeck::mcp::connection::install_crypto_provider();
     reqwest::get(fx.url("/raw-posts"))
         .await
         .expect("reachable")

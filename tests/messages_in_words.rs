@@ -4,9 +4,9 @@
 //! exhaustive matches make a new variant fail to compile here until it is rendered too.
 
 use mcpdeck::mcp::catalog::{CatalogKind, LimitError};
-use mcpdeck::mcp::config::refs::RefError;
-use mcpdeck::mcp::connection::error::{ConnectError, ErrorClass};
-use mcpdeck::mcp::proxy::error::{RequestError, UnknownField};
+use mcpdeck::mcp::config::RefError;
+use mcpdeck::mcp::connection::{ConnectError, ErrorClass};
+use mcpdeck::mcp::proxy::{RequestError, UnknownField};
 use mcpdeck::workspace::BindError;
 
 /// Words that are names, not Debug renderings.

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use mcpdeck::mcp::config::Layer;
-use mcpdeck::mcp::config::refs::{Part, Template};
-use mcpdeck::mcp::config::schema::parse_file;
+use mcpdeck::mcp::config::parse_file;
+use mcpdeck::mcp::config::{Part, Template};
 use mcpdeck::mcp::sanitize::sanitize;
 use proptest::prelude::*;
 

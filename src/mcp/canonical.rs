@@ -4,14 +4,14 @@
 //! `serde_json/preserve_order`.
 
 /// The canonical text of `value`.
-pub fn canonical_json(value: &serde_json::Value) -> String {
+pub(crate) fn canonical_json(value: &serde_json::Value) -> String {
     let mut out = String::new();
     write_canonical(value, &mut out);
     out
 }
 
 /// Appends the canonical text of `value` to `out`.
-pub fn write_canonical(value: &serde_json::Value, out: &mut String) {
+pub(crate) fn write_canonical(value: &serde_json::Value, out: &mut String) {
     match value {
         serde_json::Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();

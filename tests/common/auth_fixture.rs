@@ -75,7 +75,7 @@ impl AuthServer {
         let url = url.to_owned();
         off_runtime(move || {
             runtime().block_on(async move {
-                mcpdeck::mcp::connection::http::install_crypto_provider();
+                mcpdeck::mcp::connection::install_crypto_provider();
                 let answer = reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
@@ -105,7 +105,7 @@ pub fn post_to(port: u16, path: &str, body: &str) {
     let body = body.to_owned();
     off_runtime(move || {
         runtime().block_on(async move {
-            mcpdeck::mcp::connection::http::install_crypto_provider();
+            mcpdeck::mcp::connection::install_crypto_provider();
             reqwest::Client::new()
                 .post(url)
                 .header("content-type", "application/x-www-form-urlencoded")
@@ -122,7 +122,7 @@ pub fn seen_at(port: u16) -> Value {
     let url = format!("http://127.0.0.1:{port}/seen");
     off_runtime(move || {
         runtime().block_on(async move {
-            mcpdeck::mcp::connection::http::install_crypto_provider();
+            mcpdeck::mcp::connection::install_crypto_provider();
             let text = reqwest::get(url)
                 .await
                 .expect("fixture answers")

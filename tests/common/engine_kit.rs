@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use mcpdeck::mcp::client::ClientRequests;
-use mcpdeck::mcp::config::load::read_file;
+use mcpdeck::mcp::config::read_file;
 use mcpdeck::mcp::config::{ConfigSet, Layer};
 use mcpdeck::mcp::connection::ServerEvent;
 use mcpdeck::mcp::engine::{Engine, EngineOptions};

@@ -49,7 +49,7 @@ impl HttpFixture {
 
     /// `{"requests":n,"with_auth":m}` from the capture port.
     pub async fn seen(&self) -> serde_json::Value {
-        mcpdeck::mcp::connection::http::install_crypto_provider();
+        mcpdeck::mcp::connection::install_crypto_provider();
         let body = reqwest::get(format!("http://127.0.0.1:{}/seen", self.capture_port))
             .await
             .expect("capture answers")

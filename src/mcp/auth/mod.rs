@@ -30,7 +30,7 @@ pub(crate) use store::{CredentialStore, StoreError};
 
 /// A server that can sign in, with its OAuth settings resolved.
 #[derive(Clone)]
-pub struct AuthTarget {
+pub(crate) struct AuthTarget {
     /// The configured server name.
     pub name: String,
     /// The server URL.
@@ -52,7 +52,7 @@ impl std::fmt::Debug for AuthTarget {
 
 impl AuthTarget {
     /// The target for a definition: an HTTP server without a configured `Authorization` header.
-    pub fn from_def(
+    pub(crate) fn from_def(
         def: &ServerDef,
         lookup: &(dyn Fn(&str) -> Option<String> + Sync),
     ) -> Result<Self, AuthFailure> {
@@ -92,7 +92,7 @@ impl AuthTarget {
     }
 
     /// The store key: the server URL in canonical form (no fragment).
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         store_key(&self.url)
     }
 }
@@ -111,14 +111,14 @@ pub(crate) fn store_key(url: &str) -> String {
 /// A failed sign-in, sign-out or status, in words safe to show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
-pub struct AuthFailure {
+pub(crate) struct AuthFailure {
     /// What went wrong.
     pub message: String,
 }
 
 impl AuthFailure {
     /// A failure with this message.
-    pub fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }

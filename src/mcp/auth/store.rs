@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 /// A client registration mcpdeck obtained (dynamic registration) for one authorization server.
 #[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Registration {
+pub(crate) struct Registration {
     /// The client ID the authorization server issued.
     pub client_id: String,
     /// Its secret, when the server issued one.
@@ -49,7 +49,7 @@ impl std::fmt::Debug for Registration {
 
 /// The whole stored document.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct StoreDoc {
+pub(crate) struct StoreDoc {
     /// Format version (1).
     #[serde(default)]
     pub version: u32,
@@ -63,7 +63,7 @@ pub struct StoreDoc {
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub(crate) enum StoreError {
     /// The document exists but does not parse; it is left as it is.
     #[error(
         "the credential store {where_} is corrupt ({problem}); it was not changed — move it aside to start again"
@@ -86,7 +86,7 @@ pub enum StoreError {
 
 /// The credential store of this user.
 #[derive(Debug, Clone)]
-pub struct CredentialStore {
+pub(crate) struct CredentialStore {
     /// The 0600 file.
     path: PathBuf,
     /// The document lives in the OS keychain instead of `path`.
@@ -104,7 +104,7 @@ pub(crate) fn state_dir() -> Option<PathBuf> {
 
 impl CredentialStore {
     /// The user's store, under `state_dir`.
-    pub fn open_default() -> Result<Self, StoreError> {
+    pub(crate) fn open_default() -> Result<Self, StoreError> {
         let dir = state_dir().ok_or_else(|| StoreError::Io {
             where_: "$XDG_STATE_HOME/mcpdeck".into(),
             problem: "no home directory".into(),
@@ -116,7 +116,7 @@ impl CredentialStore {
     }
 
     /// The file store in `dir` (`credentials.json`).
-    pub fn file(dir: &Path) -> Self {
+    pub(crate) fn file(dir: &Path) -> Self {
         Self {
             path: dir.join("credentials.json"),
             keychain: false,
@@ -125,7 +125,7 @@ impl CredentialStore {
     }
 
     /// Which store is in use, for `mcpdeck auth status`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.keychain {
             format!(
                 "OS keychain (item {}/{})",
@@ -146,7 +146,7 @@ impl CredentialStore {
     }
 
     /// Reads the document (an absent one is empty).
-    pub fn read(&self) -> Result<StoreDoc, StoreError> {
+    pub(crate) fn read(&self) -> Result<StoreDoc, StoreError> {
         if self.keychain {
             let text = super::keychain::read().map_err(|problem| StoreError::Io {
                 where_: self.where_(),
@@ -180,7 +180,10 @@ impl CredentialStore {
 
     /// Reads, changes and writes the document under the lock. A corrupt document is never
     /// replaced.
-    pub fn update<T>(&self, change: impl FnOnce(&mut StoreDoc) -> T) -> Result<T, StoreError> {
+    pub(crate) fn update<T>(
+        &self,
+        change: impl FnOnce(&mut StoreDoc) -> T,
+    ) -> Result<T, StoreError> {
         let _lock = self.lock()?;
         self.update_locked(change)
     }
@@ -239,29 +242,33 @@ impl CredentialStore {
     }
 
     /// The tokens stored for `server_url`.
-    pub fn tokens(&self, server_url: &str) -> Result<Option<StoredCredentials>, StoreError> {
+    pub(crate) fn tokens(&self, server_url: &str) -> Result<Option<StoredCredentials>, StoreError> {
         Ok(self.read()?.servers.remove(server_url))
     }
 
     /// Forgets the tokens of `server_url`; true when there were some.
-    pub fn forget(&self, server_url: &str) -> Result<bool, StoreError> {
+    pub(crate) fn forget(&self, server_url: &str) -> Result<bool, StoreError> {
         self.update(|doc| doc.servers.remove(server_url).is_some())
     }
 
     /// The registration kept for an authorization server.
-    pub fn registration(&self, server: &str) -> Result<Option<Registration>, StoreError> {
+    pub(crate) fn registration(&self, server: &str) -> Result<Option<Registration>, StoreError> {
         Ok(self.read()?.registrations.remove(server))
     }
 
     /// Keeps a registration for an authorization server.
-    pub fn keep_registration(&self, server: &str, reg: Registration) -> Result<(), StoreError> {
+    pub(crate) fn keep_registration(
+        &self,
+        server: &str,
+        reg: Registration,
+    ) -> Result<(), StoreError> {
         self.update(|doc| {
             doc.registrations.insert(server.to_owned(), reg);
         })
     }
 
     /// rmcp's view of one server's tokens.
-    pub fn for_server(&self, server_url: &str) -> ServerTokens {
+    pub(crate) fn for_server(&self, server_url: &str) -> ServerTokens {
         ServerTokens {
             store: Arc::new(self.clone()),
             key: server_url.to_owned(),
@@ -301,7 +308,7 @@ fn set_mode(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
 /// refresh that follows (this instance's next guard); refreshed meanwhile, the new token is
 /// returned and no second refresh happens.
 #[derive(Clone)]
-pub struct ServerTokens {
+pub(crate) struct ServerTokens {
     store: Arc<CredentialStore>,
     key: String,
     /// Set while this instance holds the refresh guard.
@@ -345,7 +352,7 @@ fn now_epoch_secs() -> u64 {
 
 impl ServerTokens {
     /// The connection's OAuth client is configured: an expiring load is followed by a refresh.
-    pub fn refreshes_follow(&self) {
+    pub(crate) fn refreshes_follow(&self) {
         self.can_refresh.store(true, Ordering::SeqCst);
     }
 
@@ -353,7 +360,7 @@ impl ServerTokens {
     /// one by now (a refresh happened meanwhile, or the sign-in was dropped), looked at under
     /// the lock. When it is not, the lock is handed to the refresh that follows, so no other
     /// refresh can start in between.
-    pub async fn replaced_since(&self, sent: &str) -> Result<bool, AuthError> {
+    pub(crate) async fn replaced_since(&self, sent: &str) -> Result<bool, AuthError> {
         use oauth2::TokenResponse as _;
         drop(self.take_handed());
         let (store, key) = (self.store.clone(), self.key.clone());

@@ -34,7 +34,7 @@ use crate::mcp::results::redact::LiveSecrets;
 /// A connection's HTTP client: `tokens` is `None` for a server that does not use OAuth, whose
 /// requests then carry nothing added.
 #[derive(Clone)]
-pub struct TokenClient<C> {
+pub(crate) struct TokenClient<C> {
     inner: AuthClient<C>,
     tokens: Option<ServerTokens>,
     live: LiveSecrets,
@@ -42,7 +42,7 @@ pub struct TokenClient<C> {
 
 impl<C> TokenClient<C> {
     /// Wraps rmcp's client; `tokens` is the same store handle its manager was given.
-    pub fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
+    pub(crate) fn new(inner: AuthClient<C>, tokens: Option<ServerTokens>) -> Self {
         Self {
             inner,
             tokens,
@@ -51,7 +51,7 @@ impl<C> TokenClient<C> {
     }
 
     /// Every token this client has sent, for the connection's redactor.
-    pub fn live(&self) -> LiveSecrets {
+    pub(crate) fn live(&self) -> LiveSecrets {
         self.live.clone()
     }
 }

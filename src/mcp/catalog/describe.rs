@@ -39,7 +39,7 @@ pub struct ToolDescription {
 }
 
 /// Every string in `value`, keys included, passed through the sanitiser.
-pub fn sanitize_json(value: &Value) -> Value {
+pub(crate) fn sanitize_json(value: &Value) -> Value {
     match value {
         Value::String(s) => Value::String(sanitize(s).into_owned()),
         Value::Array(items) => Value::Array(items.iter().map(sanitize_json).collect()),
@@ -57,7 +57,7 @@ pub(super) fn to_value<T: Serialize>(value: &T) -> Value {
 }
 
 /// Describes one tool in full.
-pub fn describe_tool(tool: &Tool, flags: Vec<NameFlag>) -> ToolDescription {
+pub(crate) fn describe_tool(tool: &Tool, flags: Vec<NameFlag>) -> ToolDescription {
     ToolDescription {
         name: sanitize(&tool.name).into_owned(),
         title: tool_title(tool).map(|t| sanitize(t).into_owned()),

@@ -11,21 +11,22 @@ use sha2::{Digest, Sha256};
 
 use super::describe::to_value;
 
-pub use crate::mcp::canonical::canonical_json;
+pub(crate) use crate::mcp::canonical::canonical_json;
 
 /// SHA-256 of a tool's definition: name, description, input and output schemas, annotations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ToolPin(pub [u8; 32]);
+pub(crate) struct ToolPin(pub [u8; 32]);
 
 impl ToolPin {
     /// Lowercase hex.
-    pub fn to_hex(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn to_hex(self) -> String {
         hex::encode(self.0)
     }
 }
 
 /// Pins a tool's definition as first listed; a later different pin means the tool changed.
-pub fn pin_tool(tool: &Tool) -> ToolPin {
+pub(crate) fn pin_tool(tool: &Tool) -> ToolPin {
     let mut parts = Map::new();
     parts.insert("name".into(), Value::String(tool.name.to_string()));
     parts.insert(
@@ -54,20 +55,21 @@ pub fn pin_tool(tool: &Tool) -> ToolPin {
 
 /// The pins of every tool as first listed in this session, per server.
 #[derive(Debug, Clone, Default)]
-pub struct PinSet {
+pub(crate) struct PinSet {
     first: HashMap<String, ToolPin>,
 }
 
 impl PinSet {
     /// An empty set.
-    pub fn new() -> Self {
+    #[cfg(test)]
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Records tools not seen before and returns the names (raw) of those whose definition
     /// differs from the first one seen. The first pin is kept: a tool that changes and changes
     /// back is no longer reported.
-    pub fn observe(&mut self, tools: &[Tool]) -> Vec<String> {
+    pub(crate) fn observe(&mut self, tools: &[Tool]) -> Vec<String> {
         let mut changed = Vec::new();
         for tool in tools {
             let pin = pin_tool(tool);
@@ -80,7 +82,8 @@ impl PinSet {
     }
 
     /// Whether `tool` differs from its first-seen definition (false if never seen).
-    pub fn is_changed(&self, tool: &Tool) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_changed(&self, tool: &Tool) -> bool {
         self.first
             .get(tool.name.as_ref())
             .is_some_and(|first| *first != pin_tool(tool))

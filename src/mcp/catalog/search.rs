@@ -10,9 +10,9 @@ use serde::Serialize;
 use super::summary::tool_title;
 
 /// Most hits a search returns.
-pub const MAX_SEARCH_RESULTS: usize = 20;
+pub(crate) const MAX_SEARCH_RESULTS: usize = 20;
 /// How much of a description is searched, in bytes; keeps one hostile tool from dominating.
-pub const INDEXED_DESCRIPTION_BYTES: usize = 8 * 1024;
+pub(crate) const INDEXED_DESCRIPTION_BYTES: usize = 8 * 1024;
 /// Separates fields in an entry's haystack; never part of a term.
 const SEP: u8 = 0;
 
@@ -34,7 +34,7 @@ pub enum MatchRank {
 
 /// One search result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SearchHit {
+pub(crate) struct SearchHit {
     /// Index into the tool list the index was built from.
     pub index: usize,
     /// Why it matched.
@@ -62,7 +62,7 @@ struct Entry {
 /// next entry after a hit; the first hit inside an entry is also its best field, because
 /// fields are laid out name, title, description.
 #[derive(Debug, Clone, Default)]
-pub struct ToolIndex {
+pub(crate) struct ToolIndex {
     corpus: Vec<u8>,
     entries: Vec<Entry>,
 }
@@ -79,7 +79,7 @@ fn truncate_at_boundary(text: &str, max: usize) -> &str {
 }
 
 /// The lowercased terms of a query, split on whitespace and controls, deduplicated.
-pub fn query_terms(query: &str) -> Vec<String> {
+pub(crate) fn query_terms(query: &str) -> Vec<String> {
     let mut terms: Vec<String> = query
         .split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|t| !t.is_empty())
@@ -98,7 +98,7 @@ const NOWHERE: u8 = 3;
 
 impl ToolIndex {
     /// Indexes `tools` (name, title or annotation title, description).
-    pub fn new(tools: &[Tool]) -> Self {
+    pub(crate) fn new(tools: &[Tool]) -> Self {
         Self::from_fields(
             tools
                 .iter()
@@ -107,7 +107,7 @@ impl ToolIndex {
     }
 
     /// Indexes `(name, title, description)` triples; hit indices refer to their order.
-    pub fn from_fields<'a>(
+    pub(crate) fn from_fields<'a>(
         fields: impl IntoIterator<Item = (&'a str, Option<&'a str>, Option<&'a str>)>,
     ) -> Self {
         let mut items: Vec<(usize, &str, &str, &str)> = fields
@@ -148,13 +148,9 @@ impl ToolIndex {
     }
 
     /// How many tools are indexed.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Whether no tool is indexed.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     /// For each entry, the first field `term` occurs in ([`NOWHERE`] if none).
@@ -186,7 +182,7 @@ impl ToolIndex {
     }
 
     /// The best [`MAX_SEARCH_RESULTS`] matches of `query`, best first, ties by name.
-    pub fn search(&self, query: &str) -> Vec<SearchHit> {
+    pub(crate) fn search(&self, query: &str) -> Vec<SearchHit> {
         let terms = query_terms(query);
         if terms.is_empty() || self.entries.is_empty() {
             return Vec::new();

@@ -11,7 +11,7 @@ use crate::mcp::results::refs::ResourceRefs;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// Longest description line a summary shows, in characters.
-pub const SUMMARY_DESCRIPTION_CHARS: usize = 200;
+pub(crate) const SUMMARY_DESCRIPTION_CHARS: usize = 200;
 /// Longest name a summary shows, in bytes (longer names are flagged anyway).
 const NAME_BYTES: usize = 256;
 /// Longest title a summary shows, in bytes.
@@ -37,7 +37,7 @@ impl std::fmt::Display for NameFlag {
 }
 
 /// Whether a tool name is within `[A-Za-z0-9_.-]{1,128}`.
-pub fn is_valid_tool_name(name: &str) -> bool {
+pub(crate) fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name
             .bytes()
@@ -45,7 +45,7 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 }
 
 /// The flags of each tool, in the order given.
-pub fn name_flags<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Vec<NameFlag>> {
+pub(crate) fn name_flags<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Vec<NameFlag>> {
     let names: Vec<&str> = names.into_iter().collect();
     let mut counts: HashMap<&str, usize> = HashMap::with_capacity(names.len());
     for name in &names {
@@ -100,14 +100,14 @@ pub struct ToolSummary {
 }
 
 /// A tool's title: its own, else the (server-claimed) annotation title.
-pub fn tool_title(tool: &Tool) -> Option<&str> {
+pub(crate) fn tool_title(tool: &Tool) -> Option<&str> {
     tool.title
         .as_deref()
         .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.as_deref()))
 }
 
 /// The `required` names of an input schema.
-pub fn required_arguments(tool: &Tool) -> Vec<String> {
+pub(crate) fn required_arguments(tool: &Tool) -> Vec<String> {
     tool.input_schema
         .get("required")
         .and_then(serde_json::Value::as_array)
@@ -119,7 +119,7 @@ pub fn required_arguments(tool: &Tool) -> Vec<String> {
 }
 
 /// Summaries of a server's tools, in the server's order, with name flags.
-pub fn summarize_tools(tools: &[Tool]) -> Vec<ToolSummary> {
+pub(crate) fn summarize_tools(tools: &[Tool]) -> Vec<ToolSummary> {
     let flags = name_flags(tools.iter().map(|t| t.name.as_ref()));
     tools
         .iter()
@@ -159,7 +159,7 @@ pub struct ResourceSummary {
 }
 
 /// Summarizes one resource under the reference the engine derived for it.
-pub fn summarize_resource(resource: &Resource, reference: String) -> ResourceSummary {
+pub(crate) fn summarize_resource(resource: &Resource, reference: String) -> ResourceSummary {
     ResourceSummary {
         reference,
         name: sanitize_capped(&resource.name, NAME_BYTES),
@@ -181,7 +181,7 @@ pub fn summarize_resource(resource: &Resource, reference: String) -> ResourceSum
 
 /// Summaries of one `resources/list` listing: every URI is registered in `refs` for the
 /// connection's `generation` (replacing the previous listing) and only references come out.
-pub fn summarize_resources(
+pub(crate) fn summarize_resources(
     resources: &[Resource],
     refs: &mut ResourceRefs,
     generation: u64,
@@ -220,7 +220,7 @@ pub struct PromptSummary {
 }
 
 /// Summarizes one prompt.
-pub fn summarize_prompt(prompt: &Prompt) -> PromptSummary {
+pub(crate) fn summarize_prompt(prompt: &Prompt) -> PromptSummary {
     PromptSummary {
         name: sanitize_capped(&prompt.name, NAME_BYTES),
         title: prompt
@@ -249,7 +249,7 @@ pub fn summarize_prompt(prompt: &Prompt) -> PromptSummary {
 
 /// Why prompt arguments were refused before any request was sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PromptArgumentError {
+pub(crate) enum PromptArgumentError {
     /// A required argument is absent.
     #[error("prompt argument `{0}` is required")]
     Missing(String),
@@ -260,7 +260,7 @@ pub enum PromptArgumentError {
 
 /// Checks `arguments` against the prompt's declaration: required present, no unknown names.
 /// (String values are guaranteed by the request parser.)
-pub fn check_prompt_arguments(
+pub(crate) fn check_prompt_arguments(
     prompt: &Prompt,
     arguments: &BTreeMap<String, String>,
 ) -> Result<(), PromptArgumentError> {

@@ -58,7 +58,7 @@ impl VarValue {
 
 /// The distinct variable names of `template`, in order of first appearance (empty when the
 /// template does not parse).
-pub fn variables(template: &str) -> Vec<String> {
+pub(crate) fn variables(template: &str) -> Vec<String> {
     let Ok(parsed) = UriTemplateStr::new(template) else {
         return Vec::new();
     };
@@ -73,7 +73,10 @@ pub fn variables(template: &str) -> Vec<String> {
 
 /// Expands `template` with `values`. A value for a variable the template does not have is an
 /// error (a typo would otherwise read the wrong resource silently).
-pub fn expand(template: &str, values: &BTreeMap<String, VarValue>) -> Result<String, String> {
+pub(crate) fn expand(
+    template: &str,
+    values: &BTreeMap<String, VarValue>,
+) -> Result<String, String> {
     let parsed = UriTemplateStr::new(template)
         .map_err(|e| format!("the URI template does not parse: {e}"))?;
     let known = variables(template);

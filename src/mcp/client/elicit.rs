@@ -13,9 +13,9 @@ use crate::mcp::sanitize::sanitize_capped;
 /// Longest title, description or option label kept.
 const TEXT_CAP: usize = 512;
 /// Most properties a form may have.
-pub const MAX_FIELDS: usize = 64;
+pub(crate) const MAX_FIELDS: usize = 64;
 /// Most options an enum may offer.
-pub const MAX_OPTIONS: usize = 256;
+pub(crate) const MAX_OPTIONS: usize = 256;
 
 /// A form built from `requestedSchema`.
 #[derive(Debug, Clone, PartialEq)]

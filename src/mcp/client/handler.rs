@@ -18,7 +18,7 @@ use super::{
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The refusal of a request the client did not declare.
-pub fn not_declared(method: &'static str) -> ErrorData {
+pub(crate) fn not_declared(method: &'static str) -> ErrorData {
     ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None)
 }
 
@@ -42,7 +42,10 @@ fn bounded_params<T: serde::Serialize>(method: &str, params: &T) -> Result<Value
 }
 
 /// `roots/list`.
-pub fn list_roots(side: Option<&ClientSide>, server: &str) -> Result<ListRootsResult, ErrorData> {
+pub(crate) fn list_roots(
+    side: Option<&ClientSide>,
+    server: &str,
+) -> Result<ListRootsResult, ErrorData> {
     let side = side.ok_or_else(|| not_declared("roots/list"))?;
     let now = side.roots.get();
     let roots: Vec<Root> = now
@@ -65,7 +68,7 @@ pub fn list_roots(side: Option<&ClientSide>, server: &str) -> Result<ListRootsRe
 }
 
 /// `sampling/createMessage`: a person answers, or the request is rejected.
-pub async fn create_message(
+pub(crate) async fn create_message(
     side: Option<&ClientSide>,
     server: &str,
     params: &CreateMessageRequestParams,
@@ -107,7 +110,7 @@ pub async fn create_message(
 }
 
 /// `elicitation/create`, form or URL mode.
-pub async fn create_elicitation(
+pub(crate) async fn create_elicitation(
     side: Option<&ClientSide>,
     server: &str,
     params: &ElicitRequestParams,

@@ -7,11 +7,11 @@
 //! declares no client capability and refuses such requests with JSON-RPC -32601. Nothing here
 //! knows about terminals; nothing here decides for the operator.
 
-pub mod elicit;
-pub mod handler;
-pub mod roots;
-pub mod sampling;
-pub mod tasks;
+pub(crate) mod elicit;
+pub(crate) mod handler;
+pub(crate) mod roots;
+pub(crate) mod sampling;
+pub(crate) mod tasks;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,8 +19,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-pub use elicit::{FieldKind, Form, FormField};
+pub use elicit::{Choice, FieldKind, Form, FormField};
 pub use roots::{RootEntry, SharedRoots};
+pub use tasks::TaskState;
 
 /// The largest server-to-client request (its parameters as JSON) that is looked at; larger
 /// ones are refused.

@@ -87,7 +87,7 @@ fn normalize(path: &Path) -> PathBuf {
 
 /// The roots for one server: `overrides` (the CLI's `--root`) if any, else the definition's
 /// `configured` list (relative to `file_dir`), else the project directory.
-pub fn roots_for(
+pub(crate) fn roots_for(
     overrides: Option<&[PathBuf]>,
     configured: Option<&[String]>,
     file_dir: &Path,

@@ -16,7 +16,7 @@ const MESSAGE_CAP: usize = 16 * 1024;
 const MAX_MESSAGES: usize = 64;
 
 /// Builds the ask from `sampling/createMessage` parameters (raw JSON).
-pub fn ask_from_params(server: &str, params: &Value) -> SamplingAsk {
+pub(crate) fn ask_from_params(server: &str, params: &Value) -> SamplingAsk {
     let messages = params
         .get("messages")
         .and_then(Value::as_array)

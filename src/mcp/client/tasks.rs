@@ -19,13 +19,13 @@ use crate::mcp::connection::{
 use crate::mcp::sanitize::sanitize_capped;
 
 /// How long a created task is asked to be kept.
-pub const TASK_TTL_MS: u64 = 10 * 60 * 1000;
+pub(crate) const TASK_TTL_MS: u64 = 10 * 60 * 1000;
 /// The poll interval when the server names none.
-pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// The fastest mcpdeck polls, whatever the server asks.
-pub const MIN_POLL: Duration = Duration::from_millis(250);
+pub(crate) const MIN_POLL: Duration = Duration::from_millis(250);
 /// The slowest mcpdeck polls, whatever the server asks.
-pub const MAX_POLL: Duration = Duration::from_secs(5);
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(5);
 
 /// One task as `tasks/get` describes it (text sanitised).
 #[derive(Debug, Clone, PartialEq)]
@@ -77,14 +77,14 @@ impl TaskState {
 /// Whether a `tools/call` error says the tool must run as a task (the server refused the call
 /// before running it). rmcp 3.11 drops `execution.taskSupport` from listings, so this refusal
 /// is how mcpdeck learns it.
-pub fn requires_task(error: &ConnectError) -> bool {
+pub(crate) fn requires_task(error: &ConnectError) -> bool {
     matches!(error.class, ErrorClass::ServerError { code } if code == ErrorCode::METHOD_NOT_FOUND.0)
         && error.message.contains("task augmentation")
 }
 
 /// The same refusal as a tool result (servers that report every tools/call error as
 /// `isError`): one short text block naming task augmentation.
-pub fn result_requires_task(result: &CallToolResult) -> bool {
+pub(crate) fn result_requires_task(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
         && result.content.len() == 1
         && result.content[0]
@@ -105,7 +105,7 @@ fn as_value(result: &ServerResult) -> Value {
 }
 
 /// Runs `tool` as a task and returns its final result. `note` hears every status change.
-pub async fn call_as_task(
+pub(crate) async fn call_as_task(
     conn: &Connection,
     tool: &str,
     args: Map<String, Value>,
@@ -266,7 +266,7 @@ async fn cancel_task(
 }
 
 /// `tasks/list`: the server's tasks (one page at most 64 pages deep).
-pub async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestError> {
+pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestError> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..64 {
@@ -308,7 +308,7 @@ async fn task_request(
 }
 
 /// `tasks/get` for one task, sent by the operator.
-pub async fn get_task(
+pub(crate) async fn get_task(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,
@@ -318,7 +318,7 @@ pub async fn get_task(
 }
 
 /// `tasks/cancel` for one task, sent by the operator: the task as the server then describes it.
-pub async fn cancel_task_by_id(
+pub(crate) async fn cancel_task_by_id(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,
@@ -337,7 +337,7 @@ pub async fn cancel_task_by_id(
 
 /// `tasks/result` for one task: blocks until the task is done (the server's rule), then its
 /// tool result.
-pub async fn task_result(
+pub(crate) async fn task_result(
     conn: &Connection,
     id: &str,
     cancel: &CancellationToken,

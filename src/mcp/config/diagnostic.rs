@@ -74,7 +74,7 @@ impl fmt::Display for Diagnostic {
 }
 
 /// The nearest candidate to `word` by edit distance, when it is close enough to be a typo.
-pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     // A word much longer than every candidate is no typo of one; the edit distance would cost
     // time and memory in proportion to its length.
     let longest = candidates.iter().map(|c| c.len()).max().unwrap_or(0);

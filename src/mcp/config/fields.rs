@@ -20,7 +20,7 @@ const RESERVED_HEADERS: &[&str] = &[
 ];
 
 /// Collects diagnostics for one file with positions resolved to line and column.
-pub struct Cx<'a> {
+pub(crate) struct Cx<'a> {
     file: &'a Path,
     text: &'a str,
     index: &'a LineIndex,
@@ -29,7 +29,7 @@ pub struct Cx<'a> {
 
 impl<'a> Cx<'a> {
     /// A collector for `file`.
-    pub fn new(file: &'a Path, text: &'a str, index: &'a LineIndex) -> Self {
+    pub(crate) fn new(file: &'a Path, text: &'a str, index: &'a LineIndex) -> Self {
         Self {
             file,
             text,
@@ -39,7 +39,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Takes what was collected.
-    pub fn take(&mut self) -> Vec<Diagnostic> {
+    pub(crate) fn take(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.diagnostics)
     }
 
@@ -66,7 +66,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Records an error at `offset`.
-    pub fn error(
+    pub(crate) fn error(
         &mut self,
         code: &'static str,
         path: &str,
@@ -78,7 +78,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Records a warning at `offset`.
-    pub fn warning(
+    pub(crate) fn warning(
         &mut self,
         code: &'static str,
         path: &str,
@@ -90,7 +90,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Reports every key that appears more than once in `members`.
-    pub fn duplicates(&mut self, members: &[Member], path: &str) {
+    pub(crate) fn duplicates(&mut self, members: &[Member], path: &str) {
         let mut seen: HashSet<&str> = HashSet::with_capacity(members.len());
         for m in members {
             if !seen.insert(m.key.as_str()) {
@@ -121,7 +121,7 @@ impl<'a> Cx<'a> {
     }
 
     /// The items of an array, or `None` with "`field` must be {expected}" reported.
-    pub fn array<'v>(
+    pub(crate) fn array<'v>(
         &mut self,
         value: &'v Spanned,
         path: &str,
@@ -136,7 +136,7 @@ impl<'a> Cx<'a> {
     }
 
     /// The members of an object, or `None` with "`field` must be an object" reported.
-    pub fn object<'v>(&mut self, value: &'v Spanned, path: &str) -> Option<&'v [Member]> {
+    pub(crate) fn object<'v>(&mut self, value: &'v Spanned, path: &str) -> Option<&'v [Member]> {
         if let Json::Object(members) = &value.value {
             Some(members)
         } else {
@@ -147,7 +147,7 @@ impl<'a> Cx<'a> {
 
     /// The strings of an array of strings, each with its path (`args[2]`) and offset; a value
     /// that is not an array, and each item that is not a string, is reported and skipped.
-    pub fn strings(&mut self, value: &Spanned, path: &str) -> Vec<(String, String, usize)> {
+    pub(crate) fn strings(&mut self, value: &Spanned, path: &str) -> Vec<(String, String, usize)> {
         let Some(items) = self.array(value, path, "an array of strings") else {
             return Vec::new();
         };
@@ -162,7 +162,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Reads a string or reports a type mismatch.
-    pub fn string(&mut self, value: &Spanned, path: &str) -> Option<String> {
+    pub(crate) fn string(&mut self, value: &Spanned, path: &str) -> Option<String> {
         if let Json::String(s) = &value.value {
             Some(s.clone())
         } else {
@@ -172,7 +172,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Reads a non-empty string or reports why not.
-    pub fn non_empty_string(&mut self, value: &Spanned, path: &str) -> Option<String> {
+    pub(crate) fn non_empty_string(&mut self, value: &Spanned, path: &str) -> Option<String> {
         let s = self.string(value, path)?;
         if s.trim().is_empty() {
             let field = path.rsplit('.').next().unwrap_or(path);
@@ -189,7 +189,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Reads a boolean or reports a type mismatch.
-    pub fn boolean(&mut self, value: &Spanned, path: &str) -> Option<bool> {
+    pub(crate) fn boolean(&mut self, value: &Spanned, path: &str) -> Option<bool> {
         if let Json::Bool(b) = value.value {
             Some(b)
         } else {
@@ -199,7 +199,13 @@ impl<'a> Cx<'a> {
     }
 
     /// Reads an integer within `lo..=hi` or reports why not.
-    pub fn integer_in(&mut self, value: &Spanned, path: &str, lo: i64, hi: i64) -> Option<i64> {
+    pub(crate) fn integer_in(
+        &mut self,
+        value: &Spanned,
+        path: &str,
+        lo: i64,
+        hi: i64,
+    ) -> Option<i64> {
         let Json::Number(n) = &value.value else {
             self.mismatch(value, path, "an integer");
             return None;
@@ -249,12 +255,12 @@ impl<'a> Cx<'a> {
 }
 
 /// The most characters of any one value a diagnostic quotes.
-pub const MAX_QUOTED_CHARS: usize = 200;
+pub(crate) const MAX_QUOTED_CHARS: usize = 200;
 
 /// `text` with every run between two `separator`s cut to [`MAX_QUOTED_CHARS`] characters and an
 /// ellipsis: a 3 MiB key or value is named by its start, never printed whole. Messages quote
 /// values between backticks and paths join keys with dots, so no quoted value escapes the cut.
-pub fn clip_runs(text: String, separator: char) -> String {
+pub(crate) fn clip_runs(text: String, separator: char) -> String {
     if text.len() <= MAX_QUOTED_CHARS {
         return text;
     }
@@ -283,7 +289,7 @@ fn join(path: &str, key: &str) -> String {
 }
 
 /// Checks `env`: keys usable as variable names, credential-shaped keys only by reference.
-pub fn check_env(
+pub(crate) fn check_env(
     cx: &mut Cx<'_>,
     server_path: &str,
     value: &Spanned,
@@ -328,7 +334,7 @@ fn is_token(name: &str) -> bool {
 }
 
 /// Checks `headers`: token names, no reserved names, credentials only by reference.
-pub fn check_headers(
+pub(crate) fn check_headers(
     cx: &mut Cx<'_>,
     server_path: &str,
     value: &Spanned,
@@ -405,7 +411,7 @@ pub fn check_headers(
 }
 
 /// Checks a server URL: http(s), a host, no credentials in user info or query.
-pub fn check_url(cx: &mut Cx<'_>, path: &str, offset: usize, text: &str) {
+pub(crate) fn check_url(cx: &mut Cx<'_>, path: &str, offset: usize, text: &str) {
     let parsed = match url::Url::parse(text) {
         Ok(u) => u,
         Err(e) => {

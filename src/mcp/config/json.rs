@@ -10,7 +10,7 @@ use jsonc_parser::common::Ranged;
 
 /// A JSON value with the byte offset where it starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Spanned {
+pub(crate) struct Spanned {
     /// The value.
     pub value: Json,
     /// Byte offset of the value's first character.
@@ -21,7 +21,7 @@ pub struct Spanned {
 
 /// One object member, in file order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Member {
+pub(crate) struct Member {
     /// The key, unescaped.
     pub key: String,
     /// Byte offset of the key's opening quote.
@@ -32,7 +32,7 @@ pub struct Member {
 
 /// A JSON value whose objects keep every member in order, duplicates included.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub(crate) enum Json {
     /// An object.
     Object(Vec<Member>),
     /// An array.
@@ -49,7 +49,7 @@ pub enum Json {
 
 impl Json {
     /// The JSON type's name, for messages ("expected a string, found an array").
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self {
             Self::Object(_) => "an object",
             Self::Array(_) => "an array",
@@ -62,7 +62,7 @@ impl Json {
 
     /// Converts to a `serde_json::Value` (sorted keys; the last duplicate wins, which only
     /// matters for files that already carry a duplicate-key error).
-    pub fn to_value(&self) -> serde_json::Value {
+    pub(crate) fn to_value(&self) -> serde_json::Value {
         match self {
             Self::Object(members) => serde_json::Value::Object(
                 members
@@ -83,7 +83,7 @@ impl Json {
 
 /// A syntax error with the byte offset where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
+pub(crate) struct SyntaxError {
     /// Byte offset of the problem.
     pub offset: usize,
     /// What is wrong.
@@ -91,12 +91,15 @@ pub struct SyntaxError {
 }
 
 /// Parses strict JSON text.
-pub fn parse(text: &str) -> Result<Spanned, SyntaxError> {
+pub(crate) fn parse(text: &str) -> Result<Spanned, SyntaxError> {
     parse_with(text, false)
 }
 
 /// Parses `text[range]`, one strict-JSON value, with every offset counted in the whole `text`.
-pub fn parse_span(text: &str, range: std::ops::Range<usize>) -> Result<Spanned, SyntaxError> {
+pub(crate) fn parse_span(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Result<Spanned, SyntaxError> {
     let base = range.start;
     let slice = text.get(range).ok_or(SyntaxError {
         offset: base,
@@ -133,7 +136,7 @@ impl Spanned {
 }
 
 /// Parses JSON with comments and trailing commas (what VS Code and some hosts accept).
-pub fn parse_jsonc(text: &str) -> Result<Spanned, SyntaxError> {
+pub(crate) fn parse_jsonc(text: &str) -> Result<Spanned, SyntaxError> {
     parse_with(text, true)
 }
 
@@ -205,7 +208,7 @@ fn convert(value: &ast::Value<'_>) -> Result<Spanned, SyntaxError> {
 /// keeps how many characters precede every [`CHAR_BLOCK`]-byte mark, so a column is counted over
 /// at most two partial blocks, never over the whole line.
 #[derive(Debug, Clone)]
-pub struct LineIndex {
+pub(crate) struct LineIndex {
     line_starts: Vec<usize>,
     /// `chars_before[k]`: characters starting in `text[..k * CHAR_BLOCK]`.
     chars_before: Vec<usize>,
@@ -216,7 +219,7 @@ const CHAR_BLOCK: usize = 4096;
 
 impl LineIndex {
     /// Indexes `text`.
-    pub fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         let mut chars_before = vec![0];
@@ -239,7 +242,7 @@ impl LineIndex {
     }
 
     /// The 1-based (line, column) of `offset` in `text`.
-    pub fn locate(&self, text: &str, offset: usize) -> (u32, u32) {
+    pub(crate) fn locate(&self, text: &str, offset: usize) -> (u32, u32) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let line_start = self.line_starts[line - 1];
         let end = offset.min(text.len());

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 /// The schema (JSON Schema draft 2020-12).
-pub fn mcp_json_schema() -> Value {
+pub(crate) fn mcp_json_schema() -> Value {
     let strings = json!({"type": "object", "additionalProperties": {"type": "string"}});
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

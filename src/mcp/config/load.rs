@@ -13,7 +13,7 @@ use super::model::{Layer, Source};
 use super::schema::{ServerEntry, parse_shared};
 
 /// Files larger than this are rejected without parsing.
-pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Where to look for configuration.
 #[derive(Debug, Clone)]
@@ -44,7 +44,7 @@ impl LoadOptions {
 }
 
 /// `$XDG_CONFIG_HOME` when set to an absolute path, else `$HOME/.config`.
-pub fn config_home() -> Option<PathBuf> {
+pub(crate) fn config_home() -> Option<PathBuf> {
     use etcetera::BaseStrategy as _;
     etcetera::base_strategy::Xdg::new()
         .ok()
@@ -263,7 +263,7 @@ pub fn read_file(layer: Layer, path: PathBuf, required: bool) -> ConfigFile {
 
 /// Reads a configuration file's text with the same limits as mcpdeck's own files: `Ok(None)`
 /// when it does not exist, a file-level diagnostic when it cannot be used.
-pub fn read_config_text(path: &Path) -> Result<Option<String>, Box<Diagnostic>> {
+pub(crate) fn read_config_text(path: &Path) -> Result<Option<String>, Box<Diagnostic>> {
     read_text(path).map_err(|problem| Box::new(problem.into_diagnostic(path)))
 }
 

@@ -2,26 +2,26 @@
 //! and diagnostics. Loading never writes a file, never resolves a reference and never
 //! spawns anything.
 
-pub mod diagnostic;
-pub mod fields;
-pub mod json;
-pub mod json_schema;
-pub mod load;
-pub mod model;
-pub mod oauth;
+pub(crate) mod diagnostic;
+pub(crate) mod fields;
+pub(crate) mod json;
+pub(crate) mod json_schema;
+pub(crate) mod load;
+pub(crate) mod model;
+pub(crate) mod oauth;
 mod outline;
-pub mod raw;
-pub mod refs;
-pub mod schema;
+pub(crate) mod raw;
+pub(crate) mod refs;
+pub(crate) mod schema;
 mod server_def;
 mod server_options;
 
 pub use diagnostic::{Counts, Diagnostic, Severity};
-pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions};
+pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions, read_file};
 pub use model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
 pub use oauth::OAuthDef;
 pub use raw::RawDef;
-pub use refs::{MissingEnv, Template};
-pub use schema::ServerEntry;
+pub use refs::{MissingEnv, Part, RefError, Resolved, Template};
+pub use schema::{FileParse, ServerEntry, parse_file};

@@ -13,7 +13,7 @@ use super::oauth::OAuthDef;
 use super::refs::Template;
 
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Which configuration layer a definition came from, lowest precedence first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

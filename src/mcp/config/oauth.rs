@@ -10,7 +10,7 @@ use super::json::Spanned;
 use super::refs::Template;
 
 /// The fields the `oauth` block may have.
-pub const OAUTH_FIELDS: &[&str] = &[
+pub(crate) const OAUTH_FIELDS: &[&str] = &[
     "clientId",
     "clientSecret",
     "clientMetadataUrl",
@@ -34,7 +34,7 @@ pub struct OAuthDef {
 }
 
 /// Checks the `oauth` object of the server at `server_path`.
-pub fn check_oauth(cx: &mut Cx<'_>, server_path: &str, value: &Spanned) -> OAuthDef {
+pub(crate) fn check_oauth(cx: &mut Cx<'_>, server_path: &str, value: &Spanned) -> OAuthDef {
     let path = format!("{server_path}.oauth");
     let mut def = OAuthDef::default();
     let Some(members) = cx.object(value, &path) else {

@@ -62,7 +62,7 @@ pub struct MissingEnv {
 }
 
 /// Whether `name` matches `[A-Za-z_][A-Za-z0-9_]*`.
-pub fn is_var_name(name: &str) -> bool {
+pub(crate) fn is_var_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -275,7 +275,7 @@ fn bad_name_hint(name: &str) -> &'static str {
 /// The name is split on `_` and `-`; it is credential-shaped when a word is one of the listed
 /// credential words, when two neighbouring words spell `API KEY` or `PRIVATE KEY`, or when a word
 /// ends in `TOKEN`, `SECRET` or `PASSWORD` (so `ACCESSTOKEN` counts too).
-pub fn is_credential_name(name: &str) -> bool {
+pub(crate) fn is_credential_name(name: &str) -> bool {
     const WORDS: &[&str] = &[
         "TOKEN",
         "SECRET",

@@ -18,7 +18,7 @@ use super::raw::RawDef;
 use super::server_def::check_server;
 
 /// The fields a server definition may have.
-pub const SERVER_FIELDS: &[&str] = &[
+pub(crate) const SERVER_FIELDS: &[&str] = &[
     "command",
     "args",
     "cwd",
@@ -66,7 +66,7 @@ pub fn parse_file(text: &str, file: &Path, layer: Layer) -> FileParse {
 
 /// Parses and validates one file's text, already held where every entry's definition can
 /// share it (a file read for loading is never copied).
-pub fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FileParse {
+pub(crate) fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FileParse {
     let shared = match text.strip_prefix('\u{feff}') {
         Some(stripped) => Arc::from(stripped),
         None => text,
@@ -342,7 +342,7 @@ fn repeated_keys(members: &[SpanMember]) -> Vec<bool> {
 }
 
 /// Whether `name` is a valid server name: `[A-Za-z0-9][A-Za-z0-9._-]*`, 1–64 characters.
-pub fn is_valid_server_name(name: &str) -> bool {
+pub(crate) fn is_valid_server_name(name: &str) -> bool {
     let mut chars = name.chars();
     name.len() <= 64
         && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
@@ -377,11 +377,11 @@ impl Diagnostic {
 }
 
 /// Shown instead of a literal secret found where only a reference is allowed.
-pub const REDACTED_LITERAL: &str = "«literal secret hidden»";
+pub(crate) const REDACTED_LITERAL: &str = "«literal secret hidden»";
 
 /// Whether a value under `key` (in `env`, `headers` or anywhere in a config file) is a
 /// credential: a credential-shaped name, or a header that carries one.
-pub fn is_secret_key(key: &str) -> bool {
+pub(crate) fn is_secret_key(key: &str) -> bool {
     super::refs::is_credential_name(key)
         || matches!(
             key.to_ascii_lowercase().as_str(),
@@ -390,13 +390,13 @@ pub fn is_secret_key(key: &str) -> bool {
 }
 
 /// Whether a string is written literally (holds no `${…}` reference).
-pub fn is_literal_value(value: &str) -> bool {
+pub(crate) fn is_literal_value(value: &str) -> bool {
     super::refs::Template::parse(value).map_or(true, |t| !t.has_reference())
 }
 
 /// `text` with its URL password and credential-shaped query values replaced by `hidden`, or
 /// `None` when it is not a URL or holds neither.
-pub fn displayable_url(text: &str) -> Option<String> {
+pub(crate) fn displayable_url(text: &str) -> Option<String> {
     use super::refs::is_credential_name;
     let mut url = url::Url::parse(text).ok()?;
     let mut changed = false;
@@ -426,7 +426,7 @@ pub fn displayable_url(text: &str) -> Option<String> {
 
 /// Something that reads as a server definition as written: a parsed value or an entry's
 /// [`RawDef`].
-pub trait Definition {
+pub(crate) trait Definition {
     /// The definition as a JSON value.
     fn definition(&self) -> serde_json::Value;
 }
@@ -446,7 +446,7 @@ impl Definition for RawDef {
 /// A server definition as written, safe to display: literal values of credential-shaped `env`
 /// keys and credential headers, URL passwords and credential-shaped query values are hidden.
 /// References (`${NAME}`) are kept, since they are names, not values.
-pub fn displayable(raw: &(impl Definition + ?Sized)) -> serde_json::Value {
+pub(crate) fn displayable(raw: &(impl Definition + ?Sized)) -> serde_json::Value {
     let mut value = raw.definition();
     let Some(object) = value.as_object_mut() else {
         return value;

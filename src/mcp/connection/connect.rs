@@ -53,7 +53,7 @@ pub async fn connect_observed(
 /// [`connect_observed`] with a face's client side: with `client`, mcpdeck declares roots,
 /// sampling, elicitation (and, over stdio, tasks) and answers through its broker; without,
 /// it declares none and refuses such requests (-32601).
-pub async fn connect_client(
+pub(crate) async fn connect_client(
     def: &ServerDef,
     file_dir: &Path,
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),

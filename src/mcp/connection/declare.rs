@@ -12,20 +12,20 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 
 /// A transport that adds `extra` capabilities to the `initialize` request it sends.
-pub struct Declared<T> {
+pub(crate) struct Declared<T> {
     inner: T,
     extra: Option<serde_json::Map<String, Value>>,
 }
 
 impl<T> Declared<T> {
     /// Wraps `inner`; `extra` maps capability names to their values (`None`: pass through).
-    pub fn new(inner: T, extra: Option<serde_json::Map<String, Value>>) -> Self {
+    pub(crate) fn new(inner: T, extra: Option<serde_json::Map<String, Value>>) -> Self {
         Self { inner, extra }
     }
 }
 
 /// The initialize request with `extra` merged into its capabilities (other messages unchanged).
-pub fn with_capabilities(
+pub(crate) fn with_capabilities(
     message: ClientJsonRpcMessage,
     extra: &serde_json::Map<String, Value>,
 ) -> ClientJsonRpcMessage {

@@ -11,7 +11,7 @@ use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion, ServerJsonRpcMessage, S
 
 /// `message` when it is a discover result naming a version mcpdeck speaks; otherwise a
 /// "method not found" error for the same id (other messages pass unchanged).
-pub fn usable_answer(message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+pub(crate) fn usable_answer(message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
     let id = match &message {
         ServerJsonRpcMessage::Response(r) => {
             if let ServerResult::DiscoverResult(d) = &r.result

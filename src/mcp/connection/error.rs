@@ -15,7 +15,7 @@ pub use crate::mcp::results::redact::{REDACTED, Redactor};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Redacts, sanitises and caps untrusted text for a message.
-pub fn clean(redactor: &Redactor, text: &str) -> String {
+pub(crate) fn clean(redactor: &Redactor, text: &str) -> String {
     sanitize_capped(&redactor.redact(text), MAX_SERVER_TEXT)
 }
 
@@ -163,7 +163,7 @@ impl ConnectError {
 }
 
 /// Classifies a failed handshake. `timeout` is the deadline that bounded it.
-pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> ConnectError {
+pub(crate) fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> ConnectError {
     match err {
         ClientInitializeError::Cancelled => {
             ConnectError::new(ErrorClass::Cancelled, "the handshake was cancelled")
@@ -227,7 +227,7 @@ pub fn classify_init(err: &ClientInitializeError, redactor: &Redactor) -> Connec
 }
 
 /// Classifies a failed request.
-pub fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError {
+pub(crate) fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError {
     match err {
         ServiceError::McpError(data) => ConnectError::new(
             ErrorClass::ServerError { code: data.code.0 },
@@ -278,7 +278,7 @@ pub fn classify_service(err: &ServiceError, redactor: &Redactor) -> ConnectError
 }
 
 /// Converts a duration to whole milliseconds, saturating.
-pub fn millis(d: std::time::Duration) -> u64 {
+pub(crate) fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
@@ -439,7 +439,7 @@ fn classify_http(err: &HttpError, redactor: &Redactor) -> Option<ConnectError> {
 }
 
 /// `auth_required` for 401/403, `http_status` otherwise.
-pub fn status_error(code: u16) -> ConnectError {
+pub(crate) fn status_error(code: u16) -> ConnectError {
     if code == 401 || code == 403 {
         return auth_error(code);
     }
@@ -478,7 +478,7 @@ fn auth_error(code: u16) -> ConnectError {
 }
 
 /// The `WWW-Authenticate` challenge of a 401/403 somewhere in a handshake failure.
-pub fn auth_challenge(err: &ClientInitializeError) -> Option<String> {
+pub(crate) fn auth_challenge(err: &ClientInitializeError) -> Option<String> {
     let mut current: Option<&(dyn StdError + 'static)> = match err {
         ClientInitializeError::TransportError { error, .. } => Some(error.error.as_ref()),
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
@@ -502,14 +502,14 @@ pub fn auth_challenge(err: &ClientInitializeError) -> Option<String> {
 }
 
 /// Whether a `WWW-Authenticate` challenge asks for an OAuth bearer token.
-pub fn asks_for_oauth(challenge: &str) -> bool {
+pub(crate) fn asks_for_oauth(challenge: &str) -> bool {
     let lower = challenge.to_ascii_lowercase();
     lower.contains("resource_metadata") || lower.trim_start().starts_with("bearer")
 }
 
 /// `auth_required` for a server that asks for OAuth sign-in while no headers are configured
 /// (the connection adds the `mcpdeck auth login NAME` to run).
-pub fn oauth_required(code: u16) -> ConnectError {
+pub(crate) fn oauth_required(code: u16) -> ConnectError {
     ConnectError::new(
         ErrorClass::AuthRequired { code, scope: None },
         format!("the server asks for OAuth sign-in (HTTP {code})"),
@@ -517,7 +517,7 @@ pub fn oauth_required(code: u16) -> ConnectError {
 }
 
 /// `not_mcp` naming what the endpoint answered with.
-pub fn not_mcp(content_type: Option<&str>) -> ConnectError {
+pub(crate) fn not_mcp(content_type: Option<&str>) -> ConnectError {
     let shown = content_type.map(|c| sanitize_capped(c, 100));
     let what = match shown.as_deref() {
         Some(c) if c.to_ascii_lowercase().contains("html") => {

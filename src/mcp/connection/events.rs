@@ -88,7 +88,7 @@ pub struct ProgressUpdate {
 }
 
 /// How many progress reports may wait for their caller before new ones are dropped.
-pub const PROGRESS_QUEUE: usize = 64;
+pub(crate) const PROGRESS_QUEUE: usize = 64;
 
 /// Progress tokens of in-flight requests → where their reports go, and the progress reports
 /// received but not yet handled.
@@ -106,7 +106,7 @@ pub const PROGRESS_QUEUE: usize = 64;
 /// routed, so an answered request can wait until every report that came before its answer
 /// has been routed ([`ProgressRoutes::drained`]) before it drops its route.
 #[derive(Clone, Default)]
-pub struct ProgressRoutes(Arc<RoutesShared>);
+pub(crate) struct ProgressRoutes(Arc<RoutesShared>);
 
 #[derive(Default)]
 struct RoutesShared {
@@ -116,7 +116,7 @@ struct RoutesShared {
 
 /// Where a request's progress reports go, carried in the request until the transport sends it.
 #[derive(Clone)]
-pub struct PendingRoute {
+pub(crate) struct PendingRoute {
     tx: mpsc::Sender<ProgressUpdate>,
     /// Set once the request has ended: a route the transport had not opened yet stays closed.
     ended: Arc<std::sync::atomic::AtomicBool>,
@@ -124,7 +124,7 @@ pub struct PendingRoute {
 
 impl PendingRoute {
     /// A route to `tx`.
-    pub fn new(tx: mpsc::Sender<ProgressUpdate>) -> Self {
+    pub(crate) fn new(tx: mpsc::Sender<ProgressUpdate>) -> Self {
         Self {
             tx,
             ended: Arc::default(),
@@ -149,7 +149,7 @@ impl ProgressRoutes {
 
     /// Sends the reports of `token` along `route` from now on, unless its request has ended
     /// (called by the transport as it sends the request).
-    pub fn open(&self, token: ProgressToken, route: &PendingRoute) {
+    pub(crate) fn open(&self, token: ProgressToken, route: &PendingRoute) {
         let mut state = self.state();
         if !route.ended.load(Ordering::Relaxed) {
             state.routes.insert(token, route.tx.clone());
@@ -157,24 +157,24 @@ impl ProgressRoutes {
     }
 
     /// Stops routing the reports of `token` for good (its request has ended).
-    pub fn close(&self, token: &ProgressToken, route: &PendingRoute) {
+    pub(crate) fn close(&self, token: &ProgressToken, route: &PendingRoute) {
         let mut state = self.state();
         route.ended.store(true, Ordering::Relaxed);
         state.routes.remove(token);
     }
 
     /// Where the reports of `token` go, if anywhere.
-    pub fn route(&self, token: &ProgressToken) -> Option<mpsc::Sender<ProgressUpdate>> {
+    pub(crate) fn route(&self, token: &ProgressToken) -> Option<mpsc::Sender<ProgressUpdate>> {
         self.state().routes.get(token).cloned()
     }
 
     /// A report for `token` arrived from the server (called in arrival order).
-    pub fn received(&self, token: &ProgressToken) {
+    pub(crate) fn received(&self, token: &ProgressToken) {
         *self.state().pending.entry(token.clone()).or_default() += 1;
     }
 
     /// A report for `token` was handled (routed or dropped).
-    pub fn handled(&self, token: &ProgressToken) {
+    pub(crate) fn handled(&self, token: &ProgressToken) {
         {
             let mut state = self.state();
             if let Some(count) = state.pending.get_mut(token) {
@@ -188,7 +188,7 @@ impl ProgressRoutes {
     }
 
     /// Waits until every report received so far for `token` has been handled.
-    pub async fn drained(&self, token: &ProgressToken) {
+    pub(crate) async fn drained(&self, token: &ProgressToken) {
         loop {
             let notified = self.0.handled.notified();
             tokio::pin!(notified);
@@ -212,7 +212,7 @@ pub struct ServerEvent {
 
 /// Where a connection's events go. Cheap to clone; sending never blocks.
 #[derive(Debug, Clone)]
-pub struct EventSink {
+pub(crate) struct EventSink {
     server: Arc<str>,
     tx: Option<mpsc::Sender<ServerEvent>>,
     dropped: Arc<AtomicU64>,
@@ -220,7 +220,7 @@ pub struct EventSink {
 
 impl EventSink {
     /// A sink for `server` that sends into `tx` (or discards everything when `None`).
-    pub fn new(server: Arc<str>, tx: Option<mpsc::Sender<ServerEvent>>) -> Self {
+    pub(crate) fn new(server: Arc<str>, tx: Option<mpsc::Sender<ServerEvent>>) -> Self {
         Self {
             server,
             tx,
@@ -229,7 +229,7 @@ impl EventSink {
     }
 
     /// Sends an event, counting it as dropped when the channel is full or closed.
-    pub fn emit(&self, event: ConnectionEvent) {
+    pub(crate) fn emit(&self, event: ConnectionEvent) {
         let Some(tx) = &self.tx else {
             return;
         };
@@ -243,12 +243,12 @@ impl EventSink {
     }
 
     /// The configured server name events are tagged with.
-    pub fn server(&self) -> Arc<str> {
+    pub(crate) fn server(&self) -> Arc<str> {
         self.server.clone()
     }
 
     /// Events that could not be delivered.
-    pub fn dropped(&self) -> u64 {
+    pub(crate) fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
     }
 }
@@ -256,7 +256,7 @@ impl EventSink {
 /// mcpdeck's rmcp client handler: announces mcpdeck (never "rmcp"), forwards notifications,
 /// and answers the server's requests through the face's broker — or refuses them with -32601
 /// when the face declared none (serve mode).
-pub struct ClientEvents {
+pub(crate) struct ClientEvents {
     sink: EventSink,
     protocol_version: ProtocolVersion,
     client: Option<ClientSide>,
@@ -267,7 +267,7 @@ pub struct ClientEvents {
 impl ClientEvents {
     /// A handler offering `protocol_version` in `initialize`, declaring roots, sampling and
     /// elicitation only when `client` is given.
-    pub fn new(
+    pub(crate) fn new(
         sink: EventSink,
         protocol_version: ProtocolVersion,
         client: Option<ClientSide>,
@@ -283,19 +283,19 @@ impl ClientEvents {
 
     /// Redacts routed progress messages with the connection's secrets.
     #[must_use]
-    pub fn with_redactor(mut self, redactor: super::Redactor) -> Self {
+    pub(crate) fn with_redactor(mut self, redactor: super::Redactor) -> Self {
         self.redactor = Some(redactor);
         self
     }
 
     /// The progress routes this handler reports to (shared with the connection).
-    pub fn routes(&self) -> ProgressRoutes {
+    pub(crate) fn routes(&self) -> ProgressRoutes {
         self.routes.clone()
     }
 }
 
 /// The capabilities mcpdeck declares: everything with a broker, nothing without one.
-pub fn declared_capabilities(with_client: bool) -> ClientCapabilities {
+pub(crate) fn declared_capabilities(with_client: bool) -> ClientCapabilities {
     let mut caps = ClientCapabilities::default();
     if with_client {
         let mut roots = RootsCapabilities::default();
@@ -311,7 +311,7 @@ pub fn declared_capabilities(with_client: bool) -> ClientCapabilities {
 }
 
 /// mcpdeck's own client identity.
-pub fn client_implementation() -> Implementation {
+pub(crate) fn client_implementation() -> Implementation {
     Implementation::new("mcpdeck", env!("CARGO_PKG_VERSION"))
 }
 

@@ -23,13 +23,13 @@ use crate::mcp::catalog::{CatalogKind, PageLimits};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Deepest nesting `serde_json` accepts (its recursion limit is 128 and the 128th level fails).
-pub const MAX_DEPTH: usize = 127;
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// The most JSON values (objects, arrays and the items and members in them, as counted by
 /// [`count_values`]) one listing may hold across its pages. Decoded, a JSON value costs about
 /// 140 bytes, so this keeps a listing's model near 70 MiB however its bytes are shaped; real
 /// catalogs of the maximum 10,000 tools with ordinary schemas stay well under it.
-pub const MAX_LISTING_VALUES: usize = 500_000;
+pub(crate) const MAX_LISTING_VALUES: usize = 500_000;
 
 /// Failures remembered at once; older ones are forgotten (their requests are long gone).
 const MAX_REMEMBERED: usize = 1024;
@@ -225,7 +225,7 @@ impl Faults {
 }
 
 /// The `protocol` error for an answer that could not be decoded.
-pub fn undecodable(reason: &str) -> ConnectError {
+pub(crate) fn undecodable(reason: &str) -> ConnectError {
     ConnectError::new(
         ErrorClass::Protocol,
         format!("the server's answer could not be decoded: {reason}; the request failed at once"),
@@ -233,7 +233,7 @@ pub fn undecodable(reason: &str) -> ConnectError {
 }
 
 /// Says in plain words why `frame` failed to parse with `err`.
-pub fn reason(frame: &[u8], err: &serde_json::Error) -> String {
+pub(crate) fn reason(frame: &[u8], err: &serde_json::Error) -> String {
     if let Err(bad) = std::str::from_utf8(frame) {
         return format!("it is not valid UTF-8 (at byte {})", bad.valid_up_to());
     }
@@ -256,7 +256,7 @@ pub fn reason(frame: &[u8], err: &serde_json::Error) -> String {
 /// Decodes one frame from a server. An undecodable frame that answers a request becomes a
 /// JSON-RPC error for that request (recorded in `faults`); any other undecodable frame is
 /// counted and skipped (`None`).
-pub fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
+pub(crate) fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
     let frame = frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame);
     if let Some((id, listing)) = faults.listing_answered(frame) {
         if let Some(refusal) = over_bounds(frame, id, listing, faults) {
@@ -323,14 +323,18 @@ fn over_bounds(
 /// For a frame that answers a pending listing request (see [`Faults::expect_listing`]): the
 /// stand-in error when the page is over its bounds, checked before it is decoded. The HTTP
 /// event path uses it; stdio frames get it through [`decode`].
-pub fn check_listing(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
+pub(crate) fn check_listing(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
     let frame = frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame);
     let (id, listing) = faults.listing_answered(frame)?;
     over_bounds(frame, id, listing, faults)
 }
 
 /// Fails the request that `frame` answers with `reason`, or counts the frame as skipped.
-pub fn fail_frame(frame: &[u8], reason: &str, faults: &Faults) -> Option<ServerJsonRpcMessage> {
+pub(crate) fn fail_frame(
+    frame: &[u8],
+    reason: &str,
+    faults: &Faults,
+) -> Option<ServerJsonRpcMessage> {
     let Some(id) = response_id(frame) else {
         faults.skip();
         return None;
@@ -340,7 +344,7 @@ pub fn fail_frame(frame: &[u8], reason: &str, faults: &Faults) -> Option<ServerJ
 
 /// Roughly how many JSON values a frame holds: its objects, arrays and separators outside
 /// strings (each `,` starts another item or member). One cheap pass over the bytes.
-pub fn count_values(frame: &[u8]) -> usize {
+pub(crate) fn count_values(frame: &[u8]) -> usize {
     let mut count = 0usize;
     let mut in_string = false;
     let mut escaped = false;
@@ -365,7 +369,7 @@ pub fn count_values(frame: &[u8]) -> usize {
 }
 
 /// How many elements the array `result.<key>` of a frame holds, counted without decoding it.
-pub fn count_items(frame: &[u8], key: &[u8]) -> Option<usize> {
+pub(crate) fn count_items(frame: &[u8], key: &[u8]) -> Option<usize> {
     let mut scan = Scanner {
         bytes: frame,
         pos: 0,
@@ -444,7 +448,7 @@ pub fn count_items(frame: &[u8], key: &[u8]) -> Option<usize> {
 /// The top-level `id` of a frame that looks like an answer (has no top-level `method`), read
 /// without parsing the frame: it works on invalid UTF-8 and on any depth. `None` when the frame
 /// is a request or notification, or its id is missing, null or not a plain number or string.
-pub fn response_id(frame: &[u8]) -> Option<RequestId> {
+pub(crate) fn response_id(frame: &[u8]) -> Option<RequestId> {
     let mut scan = Scanner {
         bytes: frame,
         pos: 0,

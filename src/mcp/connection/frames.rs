@@ -22,7 +22,7 @@ use super::faults::{Faults, Listing, decode};
 use crate::mcp::line_reader::{Line, LineReader};
 
 /// The largest stdout line (one JSON-RPC frame) accepted from a stdio server.
-pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 
 /// Decoded messages waiting for rmcp. Small: each may stand for a 16 MiB frame.
 const QUEUED_MESSAGES: usize = 2;
@@ -103,7 +103,7 @@ async fn forward(
 }
 
 /// The rmcp transport of a stdio server: decoded messages from [`pump`], and the child's stdin.
-pub struct LineTransport<W> {
+pub(crate) struct LineTransport<W> {
     rx: mpsc::Receiver<ServerJsonRpcMessage>,
     writer: Arc<Mutex<Option<W>>>,
     faults: Arc<Faults>,
@@ -111,7 +111,11 @@ pub struct LineTransport<W> {
 
 impl<W> LineTransport<W> {
     /// A transport reading from `rx` (fed by [`pump`]) and writing lines to `writer`.
-    pub fn new(rx: mpsc::Receiver<ServerJsonRpcMessage>, writer: W, faults: Arc<Faults>) -> Self {
+    pub(crate) fn new(
+        rx: mpsc::Receiver<ServerJsonRpcMessage>,
+        writer: W,
+        faults: Arc<Faults>,
+    ) -> Self {
         Self {
             rx,
             writer: Arc::new(Mutex::new(Some(writer))),

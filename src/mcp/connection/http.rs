@@ -29,10 +29,10 @@ use crate::mcp::results::redact::LiveSecrets;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest JSON body or SSE event accepted from an HTTP server.
-pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
 /// SSE stream reconnects allowed before the stream is given up.
-pub const MAX_SSE_RECONNECTS: usize = 3;
+pub(crate) const MAX_SSE_RECONNECTS: usize = 3;
 
 /// Header names the transport owns; a configuration may not set them.
 const RESERVED_HEADERS: &[&str] = &[
@@ -48,11 +48,11 @@ const RESERVED_HEADERS: &[&str] = &[
 ];
 
 /// Resolved configured headers, as rmcp's config takes them.
-pub type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
+pub(crate) type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
 /// The rmcp transport type used for HTTP servers: the OAuth token client (which adds nothing to
 /// the requests of a server without stored tokens) around the guarded reqwest client.
-pub type HttpTransport = StreamableHttpClientTransport<TokenClient<GuardedClient>>;
+pub(crate) type HttpTransport = StreamableHttpClientTransport<TokenClient<GuardedClient>>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {
@@ -64,7 +64,9 @@ pub fn install_crypto_provider() {
 }
 
 /// Converts resolved headers, refusing reserved and malformed ones (without echoing values).
-pub fn build_headers(resolved: &BTreeMap<String, String>) -> Result<HeaderMapOwned, ConnectError> {
+pub(crate) fn build_headers(
+    resolved: &BTreeMap<String, String>,
+) -> Result<HeaderMapOwned, ConnectError> {
     let mut out = HashMap::new();
     for (name, value) in resolved {
         let trimmed = name.trim();
@@ -97,7 +99,7 @@ pub fn build_headers(resolved: &BTreeMap<String, String>) -> Result<HeaderMapOwn
 const MAX_REDIRECTS: usize = 5;
 
 /// The last redirect the client refused to follow: its status and the target's origin.
-pub type RefusedRedirect = Arc<Mutex<Option<(u16, String)>>>;
+pub(crate) type RefusedRedirect = Arc<Mutex<Option<(u16, String)>>>;
 
 /// Follows only 307/308 redirects to the same origin (method, body and credentials stay on the
 /// server they were configured for); anything else is returned as the redirect response, and
@@ -123,7 +125,7 @@ fn same_origin_redirects(refused: RefusedRedirect) -> reqwest::redirect::Policy 
 
 /// The reqwest client: same-origin 307/308 redirects only (a refused one is noted in
 /// `refused`), no idle pooling (rmcp's reason: delayed-ACK stalls).
-pub fn http_client(
+pub(crate) fn http_client(
     connect_timeout: Duration,
     refused: RefusedRedirect,
 ) -> Result<reqwest::Client, ConnectError> {
@@ -142,7 +144,7 @@ pub fn http_client(
 }
 
 /// Checks the URL's scheme and returns it parsed.
-pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
+pub(crate) fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
     let parsed = url::Url::parse(url).map_err(|_| {
         ConnectError::new(
             ErrorClass::Protocol,
@@ -161,7 +163,7 @@ pub fn parse_url(url: &str) -> Result<url::Url, ConnectError> {
 /// Builds the transport for `url` with resolved `headers`; `oauth` carries the server's sign-in
 /// and the store when the server uses OAuth. Also returns the tokens its requests carry (for
 /// the connection's redactor).
-pub async fn transport(
+pub(crate) async fn transport(
     url: &str,
     headers: HeaderMapOwned,
     connect_timeout: Duration,
@@ -197,7 +199,7 @@ pub async fn transport(
 }
 
 /// The `http_status` error for a redirect that was not followed, naming its target's origin.
-pub fn redirect_error(code: u16, target: &str) -> ConnectError {
+pub(crate) fn redirect_error(code: u16, target: &str) -> ConnectError {
     ConnectError::new(
         ErrorClass::HttpStatus { code },
         format!(

@@ -39,7 +39,7 @@ type SseStream = BoxStream<'static, Result<Sse, SseError>>;
 
 /// rmcp's reqwest client plus the checks above.
 #[derive(Clone)]
-pub struct GuardedClient {
+pub(crate) struct GuardedClient {
     inner: reqwest::Client,
     faults: Arc<Faults>,
     /// Client capabilities rmcp's typed `initialize` cannot carry (see `declare`).
@@ -48,7 +48,7 @@ pub struct GuardedClient {
 
 impl GuardedClient {
     /// Wraps `inner`; failures are recorded in `faults`.
-    pub fn new(inner: reqwest::Client, faults: Arc<Faults>) -> Self {
+    pub(crate) fn new(inner: reqwest::Client, faults: Arc<Faults>) -> Self {
         Self {
             inner,
             faults,
@@ -60,7 +60,10 @@ impl GuardedClient {
     /// rmcp's HTTP worker, because the worker needs the typed request to manage the session;
     /// the body it posts is the only thing that changes.
     #[must_use]
-    pub fn declaring(mut self, extra: Option<serde_json::Map<String, serde_json::Value>>) -> Self {
+    pub(crate) fn declaring(
+        mut self,
+        extra: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> Self {
         self.extra = extra.map(Arc::new);
         self
     }

@@ -8,23 +8,23 @@
 //! policy.
 
 mod connect;
-pub mod declare;
-pub mod discover;
-pub mod error;
-pub mod events;
-pub mod faults;
-pub mod frames;
+pub(crate) mod declare;
+pub(crate) mod discover;
+pub(crate) mod error;
+pub(crate) mod events;
+pub(crate) mod faults;
+pub(crate) mod frames;
 mod handshake;
-pub mod http;
-pub mod http_guard;
+pub(crate) mod http;
+pub(crate) mod http_guard;
 mod http_post;
-pub mod orphans;
+pub(crate) mod orphans;
 mod request;
-pub mod retry;
+pub(crate) mod retry;
 mod session_controls;
-pub mod stderr_ring;
-pub mod stdio;
-pub mod traffic;
+pub(crate) mod stderr_ring;
+pub(crate) mod stdio;
+pub(crate) mod traffic;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,10 +32,18 @@ use std::time::Duration;
 use rmcp::model::ServerCapabilities;
 use rmcp::service::{Peer, RoleClient, RunningService};
 
-pub use connect::{connect, connect_client, connect_observed, connect_with_events};
-pub use error::{ConnectError, ErrorClass, Redactor, RequestError};
-pub use events::{ConnectionEvent, EventSink, ProgressUpdate, ServerEvent};
-pub use stdio::{ExitInfo, StdioProcess};
+pub(crate) use connect::connect_client;
+pub use connect::{connect, connect_observed, connect_with_events};
+pub use error::{ConnectError, ErrorClass, REDACTED, Redactor, RequestError};
+pub(crate) use events::EventSink;
+pub use events::{ConnectionEvent, ProgressUpdate, ServerEvent};
+pub use faults::{Faults, Listing};
+pub use frames::{FrameStats, channel as frame_channel, pump as pump_frames};
+pub use http::install_crypto_provider;
+pub use retry::connect_series;
+pub use stderr_ring::STDERR_RING_BYTES;
+pub use stdio::{ExitInfo, MINIMAL_ENV, StdioProcess};
+pub use traffic::Traffic;
 
 use events::ClientEvents;
 

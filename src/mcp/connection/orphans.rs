@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, WaitOptions, getpid, kill_process, waitpid};
 
 /// Makes this process the subreaper of its descendants (once; Linux only, else a no-op).
-pub fn adopt() {
+pub(crate) fn adopt() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         #[cfg(target_os = "linux")]
@@ -32,7 +32,7 @@ fn stat(pid: &str) -> Option<(i32, i32, i32)> {
 }
 
 /// This process's children that escaped their server's process group or session.
-pub fn find() -> Vec<Pid> {
+pub(crate) fn find() -> Vec<Pid> {
     let me = getpid().as_raw_nonzero().get();
     let Some((_, my_group, my_session)) = stat("self") else {
         return Vec::new();
@@ -56,7 +56,7 @@ pub fn find() -> Vec<Pid> {
 }
 
 /// SIGKILLs and reaps every orphan found; returns how many. Waits at most ~2 s in total.
-pub fn reap() -> usize {
+pub(crate) fn reap() -> usize {
     let orphans = find();
     for pid in &orphans {
         let _ = kill_process(*pid, Signal::KILL);

@@ -19,7 +19,7 @@ use crate::mcp::config::{ReconnectPolicy, ServerDef};
 const MAX_DELAY: Duration = Duration::from_secs(10);
 
 /// Whether another attempt could succeed where this one failed.
-pub fn is_transient(class: &ErrorClass) -> bool {
+pub(crate) fn is_transient(class: &ErrorClass) -> bool {
     match class {
         ErrorClass::Refused | ErrorClass::Timeout { .. } | ErrorClass::Exited { .. } => true,
         ErrorClass::HttpStatus { code } => *code == 429 || *code >= 500,
@@ -29,7 +29,7 @@ pub fn is_transient(class: &ErrorClass) -> bool {
 
 /// The delay before attempt `attempt + 1` (0-based `attempt` that just failed):
 /// `base × 2^attempt`, plus up to 25 % jitter, at most 10 s.
-pub fn backoff_delay(base: Duration, attempt: u32, jitter_seed: u32) -> Duration {
+pub(crate) fn backoff_delay(base: Duration, attempt: u32, jitter_seed: u32) -> Duration {
     let exp = base.saturating_mul(1u32 << attempt.min(16));
     let jitter = exp.mul_f64(f64::from(jitter_seed % 1000) / 4000.0);
     (exp + jitter).min(MAX_DELAY)
@@ -66,7 +66,7 @@ pub async fn connect_series(
 }
 
 /// [`connect_series`] with a face's client side (see [`super::connect_client`]).
-pub async fn connect_series_client(
+pub(crate) async fn connect_series_client(
     def: &ServerDef,
     file_dir: &Path,
     lookup: &(dyn Fn(&str) -> Option<String> + Sync),

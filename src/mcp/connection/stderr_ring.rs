@@ -16,7 +16,7 @@ pub const STDERR_RING_BYTES: usize = 64 * 1024;
 
 /// The last bytes of a server's stderr.
 #[derive(Debug, Default)]
-pub struct StderrRing {
+pub(crate) struct StderrRing {
     /// At most [`STDERR_RING_BYTES`] bytes, oldest first.
     bytes: VecDeque<u8>,
     /// Every byte ever written, including those dropped from the ring.
@@ -25,7 +25,7 @@ pub struct StderrRing {
 
 impl StderrRing {
     /// Appends bytes, dropping the oldest beyond the bound.
-    pub fn push(&mut self, chunk: &[u8]) {
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
         let chunk = if chunk.len() > STDERR_RING_BYTES {
             &chunk[chunk.len() - STDERR_RING_BYTES..]
@@ -38,22 +38,17 @@ impl StderrRing {
     }
 
     /// How many bytes the ring holds now (≤ [`STDERR_RING_BYTES`]).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.bytes.len()
     }
 
-    /// Whether nothing was kept.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
     /// Every byte the server wrote, including dropped ones.
-    pub fn total_bytes(&self) -> u64 {
+    pub(crate) fn total_bytes(&self) -> u64 {
         self.total
     }
 
     /// The kept text, lossily decoded and sanitised.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let (a, b) = self.bytes.as_slices();
         let mut raw = Vec::with_capacity(a.len() + b.len());
         raw.extend_from_slice(a);
@@ -62,7 +57,7 @@ impl StderrRing {
     }
 
     /// The last `n` non-empty lines, sanitised.
-    pub fn tail_lines(&self, n: usize) -> Vec<String> {
+    pub(crate) fn tail_lines(&self, n: usize) -> Vec<String> {
         let text = self.text();
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         lines[lines.len().saturating_sub(n)..]
@@ -73,10 +68,10 @@ impl StderrRing {
 }
 
 /// A ring shared between the draining task and readers.
-pub type SharedRing = Arc<Mutex<StderrRing>>;
+pub(crate) type SharedRing = Arc<Mutex<StderrRing>>;
 
 /// Reads `stderr` to EOF into `ring`. Returns when the pipe closes.
-pub async fn drain<R: AsyncRead + Unpin>(mut stderr: R, ring: SharedRing) {
+pub(crate) async fn drain<R: AsyncRead + Unpin>(mut stderr: R, ring: SharedRing) {
     let mut buf = vec![0u8; 8192];
     loop {
         match stderr.read(&mut buf).await {

@@ -40,13 +40,13 @@ pub const MINIMAL_ENV: &[&str] = &[
 ];
 
 /// How long each shutdown step waits for the child to exit.
-pub const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
+pub(crate) const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 
 /// Lines of stderr kept in an `exited` error.
-pub const STDERR_TAIL_LINES: usize = 20;
+pub(crate) const STDERR_TAIL_LINES: usize = 20;
 
 /// The rmcp transport over the decoded stdout and the child's stdin.
-pub type StdioTransport = LineTransport<ChildStdin>;
+pub(crate) type StdioTransport = LineTransport<ChildStdin>;
 
 /// How the child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl ExitInfo {
 }
 
 /// What a stdio spawn needs, already resolved. Its `Debug` shows env keys, never values.
-pub struct SpawnSpec {
+pub(crate) struct SpawnSpec {
     /// The program.
     pub command: String,
     /// Its arguments.
@@ -123,7 +123,7 @@ pub struct StdioProcess {
 }
 
 /// Starts the server. Returns the process handle and the transport to hand to rmcp.
-pub fn spawn(
+pub(crate) fn spawn(
     spec: &SpawnSpec,
     sink: EventSink,
     faults: Arc<Faults>,
@@ -302,7 +302,7 @@ impl Drop for StdioProcess {
 }
 
 /// The `limit` error for an oversized stdout frame.
-pub fn frame_limit_error() -> ConnectError {
+pub(crate) fn frame_limit_error() -> ConnectError {
     ConnectError::new(
         ErrorClass::Limit {
             bound: "stdout frame 16 MiB".into(),

@@ -20,7 +20,7 @@ use super::error::Redactor;
 use super::events::{ConnectionEvent, EventSink, PendingRoute};
 
 /// The longest body kept per message, in bytes (the size field is always the full size).
-pub const BODY_CAP: usize = 16 * 1024;
+pub(crate) const BODY_CAP: usize = 16 * 1024;
 
 /// One message on the wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,7 +115,7 @@ impl Tap {
 }
 
 /// A transport that reports its traffic to the connection's event sink when `tap` is on.
-pub struct Tapped<T> {
+pub(crate) struct Tapped<T> {
     inner: T,
     tap: Option<Tap>,
     /// Progress reports are counted here as they arrive (see `events::ProgressRoutes`).
@@ -124,7 +124,7 @@ pub struct Tapped<T> {
 
 impl<T> Tapped<T> {
     /// Wraps `inner`; reports to `sink` (redacting with `redactor`) only when `on`.
-    pub fn new(inner: T, sink: &EventSink, redactor: &Redactor, on: bool) -> Self {
+    pub(crate) fn new(inner: T, sink: &EventSink, redactor: &Redactor, on: bool) -> Self {
         Self {
             inner,
             tap: on.then(|| Tap {
@@ -138,7 +138,7 @@ impl<T> Tapped<T> {
 
     /// Counts every progress report in `routes` as it arrives, before rmcp handles it.
     #[must_use]
-    pub fn counting(mut self, routes: super::events::ProgressRoutes) -> Self {
+    pub(crate) fn counting(mut self, routes: super::events::ProgressRoutes) -> Self {
         self.progress = Some(routes);
         self
     }

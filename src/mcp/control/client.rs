@@ -11,7 +11,7 @@ use crate::mcp::line_reader::{Line, LineReader};
 use crate::mcp::policy::Decision;
 
 /// The directory serve sessions publish their sockets in.
-pub fn socket_dir() -> std::io::Result<PathBuf> {
+pub(crate) fn socket_dir() -> std::io::Result<PathBuf> {
     crate::mcp::results::spill::parent_dir(&crate::mcp::results::default_base())
 }
 

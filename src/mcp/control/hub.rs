@@ -23,9 +23,9 @@ use crate::mcp::line_reader::{Line, LineReader};
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
 /// How long an approval waits for a console to re-attach once one was attached in this run.
-pub const REATTACH_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const REATTACH_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 /// How long after a session starts an approval waits for the first console to find it.
-pub const DISCOVERY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+pub(crate) const DISCOVERY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 type SnapshotFn = Box<dyn Fn(Vec<ApprovalRequest>) -> SessionSnapshot + Send + Sync>;
 
@@ -48,7 +48,7 @@ pub struct ControlHub {
 /// Until when an approval waits for a console: [`REATTACH_GRACE`] from `now` once one was
 /// attached in this run (it may be restarting), else until [`DISCOVERY_GRACE`] after the session
 /// `started` (consoles look for new sessions every second) — possibly already past.
-pub fn grace_deadline(
+pub(crate) fn grace_deadline(
     ever_attached: bool,
     started: tokio::time::Instant,
     now: tokio::time::Instant,

@@ -1,10 +1,11 @@
 //! The control socket between `mcpdeck serve` sessions and consoles: status
 //! snapshots and approval requests/decisions only, never tool arguments or results.
 
-pub mod client;
-pub mod hub;
-pub mod protocol;
+pub(crate) mod client;
+pub(crate) mod hub;
+pub(crate) mod protocol;
 
-pub use client::{ControlClient, list_sockets, socket_dir};
+pub(crate) use client::socket_dir;
+pub use client::{ControlClient, list_sockets};
 pub use hub::ControlHub;
 pub use protocol::{FromConsole, ServerSnapshot, SessionSnapshot, ToConsole};

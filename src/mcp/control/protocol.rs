@@ -8,10 +8,10 @@ use crate::mcp::policy::{ApprovalRequest, Decision};
 
 /// Longest accepted line, in bytes: a peer that never sends a newline costs at most this
 /// (plus [`READ_CHUNK`]), and its connection is closed.
-pub const MAX_LINE: usize = 64 * 1024;
+pub(crate) const MAX_LINE: usize = 64 * 1024;
 
 /// How much of the socket is read at a time.
-pub const READ_CHUNK: usize = 8 * 1024;
+pub(crate) const READ_CHUNK: usize = 8 * 1024;
 
 /// One server in a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -13,7 +13,7 @@ use crate::mcp::sanitize::sanitize_capped;
 /// Most bytes of arguments an approval request carries. The console's modal and
 /// `mcpdeck approvals` show the first 4 KiB and offer the rest in a scrollable view; the control
 /// socket's line bound is well above this.
-pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_ARGUMENT_BYTES: usize = 16 * 1024;
 
 /// The effects an operation may have, and whether they are the server's claim.
 pub(super) fn effects(annotations: Option<&ToolAnnotations>) -> (Vec<Effect>, bool) {

@@ -26,7 +26,7 @@ pub(super) struct ConnectContext<'a> {
 
 /// A face's answers to server requests and its roots choice, for every connection.
 #[derive(Clone)]
-pub struct ClientFace {
+pub(crate) struct ClientFace {
     /// Who answers.
     pub requests: std::sync::Arc<dyn crate::mcp::client::ClientRequests>,
     /// Roots that replace every server's (the CLI's `--root`).
@@ -39,7 +39,7 @@ pub struct ClientFace {
 
 impl ClientFace {
     /// The roots a server defined in `file_dir` (with `configured` roots) starts with.
-    pub fn roots_for(
+    pub(crate) fn roots_for(
         &self,
         file_dir: &std::path::Path,
         configured: Option<&[String]>,
@@ -53,7 +53,7 @@ impl ClientFace {
     }
 
     /// The client side of one server's connection, answering `roots/list` from `roots`.
-    pub fn side_for(
+    pub(crate) fn side_for(
         &self,
         roots: crate::mcp::client::SharedRoots,
     ) -> crate::mcp::client::ClientSide {

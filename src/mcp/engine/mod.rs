@@ -37,14 +37,15 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use approve::MAX_ARGUMENT_BYTES;
+pub(crate) use approve::MAX_ARGUMENT_BYTES;
 pub use changed::changed_servers;
-pub use face::ClientFace;
+pub(crate) use face::ClientFace;
 use live::Catalog;
 pub use operator::{CompletionTarget, OperatorOp};
 pub use outcome::{Failure, Outcome, Success};
 pub use probe::Probe;
-pub use rebuild::{Engines, OptionsFactory};
+pub use rebuild::Engines;
+pub(crate) use rebuild::OptionsFactory;
 use slot::Slot;
 
 use crate::mcp::config::ConfigSet;

@@ -16,7 +16,7 @@ use crate::mcp::trust::TrustStore;
 
 /// Makes the options of each new engine (the face's approver and client, its event channel,
 /// the policy as it is now). [`Engines`] fills in which servers changed.
-pub type OptionsFactory = dyn Fn() -> EngineOptions + Send + Sync;
+pub(crate) type OptionsFactory = dyn Fn() -> EngineOptions + Send + Sync;
 
 /// The engine in force and the ones it replaced. Every method takes `&self`; share it behind
 /// an `Arc`.

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::*;
+use crate::mcp::config::load::ConfigFile;
 use crate::mcp::config::schema::parse_file;
-use crate::mcp::config::{ConfigFile, ConfigSet, Layer, Transport};
+use crate::mcp::config::{ConfigSet, Layer, Transport};
 use crate::mcp::trust::fingerprint;
 
 const EXE: &str = "/opt/mcpdeck/bin/mcpdeck";

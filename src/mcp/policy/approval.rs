@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 /// How long a pending approval waits before it counts as a denial.
-pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What an operation may do; the `mcp` tool declares all four because a remote operation cannot
 /// be proven local.
@@ -61,7 +61,7 @@ mod effect_words {
 }
 
 /// The effects every proxied operation declares.
-pub const ALL_EFFECTS: [EffectClass; 4] = [
+pub(crate) const ALL_EFFECTS: [EffectClass; 4] = [
     EffectClass::Read,
     EffectClass::Write,
     EffectClass::Execute,

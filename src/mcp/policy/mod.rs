@@ -2,14 +2,13 @@
 //! `server:normalized-operation`, the metadata-only trace, and approval requests as data.
 //! UI-free: approvers are a trait the faces implement.
 
-pub mod approval;
-pub mod rules;
-pub mod trace;
+pub(crate) mod approval;
+pub(crate) mod rules;
+pub(crate) mod trace;
 
-pub use approval::{
-    ALL_EFFECTS, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision, EffectClass,
-};
-pub use rules::{
-    Mode, Policy, PolicyError, RuleKind, Verdict, add_allow_rule, exact_rule, remove_rule,
-};
-pub use trace::{Trace, TraceRecord};
+pub(crate) use approval::{ALL_EFFECTS, DEFAULT_APPROVAL_TIMEOUT};
+pub use approval::{ApprovalRequest, Approver, Decision, EffectClass};
+pub use rules::{Mode, Policy, PolicyError, RuleKind, Verdict};
+pub(crate) use rules::{add_allow_rule, exact_rule, remove_rule};
+pub(crate) use trace::Trace;
+pub use trace::TraceRecord;

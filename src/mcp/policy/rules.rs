@@ -40,7 +40,7 @@ struct PolicyFile {
 
 /// One `server:operation-glob` rule.
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     text: String,
     server: glob::Pattern,
     operation: glob::Pattern,
@@ -48,7 +48,7 @@ pub struct Rule {
 
 impl Rule {
     /// Parses `server-glob:operation-glob` (e.g. `github:tools.call search_*`).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let Some((server, operation)) = text.split_once(':') else {
             return Err(format!("rule `{text}` must be `server:operation-glob`"));
         };
@@ -62,12 +62,12 @@ impl Rule {
     }
 
     /// Whether the rule matches `server` and the normalized operation.
-    pub fn matches(&self, server: &str, operation: &str) -> bool {
+    pub(crate) fn matches(&self, server: &str, operation: &str) -> bool {
         self.server.matches(server) && self.operation.matches(operation)
     }
 
     /// The rule as written.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -240,7 +240,7 @@ fn write_edited(
 /// approval outlives the session. `Ok(false)` when the rule was already there. The mode is
 /// left as it is (a new file is `audit`, as a missing one was). `backups` is where the previous
 /// file is copied (`crate::mcp::backup::backup_dir()`).
-pub fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
+pub(crate) fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
     Rule::parse(rule).map_err(|message| PolicyError {
         path: path.to_path_buf(),
         message,
@@ -264,7 +264,7 @@ pub fn add_allow_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, P
 }
 
 /// Removes `rule` from whichever list holds it; `Ok(false)` when no list did.
-pub fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
+pub(crate) fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, PolicyError> {
     let mut map = read_for_edit(path)?;
     let mut removed = false;
     for key in ["allow", "deny"] {
@@ -281,14 +281,14 @@ pub fn remove_rule(path: &Path, rule: &str, backups: &Path) -> Result<bool, Poli
 }
 
 /// The rule that allows exactly this server and normalized operation from now on.
-pub fn exact_rule(server: &str, operation: &str) -> String {
+pub(crate) fn exact_rule(server: &str, operation: &str) -> String {
     // Glob metacharacters in a name are escaped so the rule matches only that name.
     let escape = |s: &str| glob::Pattern::escape(s);
     format!("{}:{}", escape(server), escape(operation))
 }
 
 /// List, search and describe: reads of what the server advertises to every client.
-pub fn is_catalog_read(operation: &NormalizedOperation) -> bool {
+pub(crate) fn is_catalog_read(operation: &NormalizedOperation) -> bool {
     matches!(
         operation,
         NormalizedOperation::ToolsList

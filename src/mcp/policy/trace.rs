@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 /// Most records kept.
-pub const TRACE_CAPACITY: usize = 10_000;
+pub(crate) const TRACE_CAPACITY: usize = 10_000;
 
 /// One operation, metadata only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -29,13 +29,13 @@ pub struct TraceRecord {
 
 /// The bounded trace of this process.
 #[derive(Debug, Default)]
-pub struct Trace {
+pub(crate) struct Trace {
     records: Mutex<VecDeque<TraceRecord>>,
 }
 
 impl Trace {
     /// Appends a record, dropping the oldest past the capacity.
-    pub fn push(&self, record: TraceRecord) {
+    pub(crate) fn push(&self, record: TraceRecord) {
         let mut records = self
             .records
             .lock()
@@ -47,7 +47,7 @@ impl Trace {
     }
 
     /// Every record, oldest first.
-    pub fn records(&self) -> Vec<TraceRecord> {
+    pub(crate) fn records(&self) -> Vec<TraceRecord> {
         self.records
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

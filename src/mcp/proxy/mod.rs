@@ -3,12 +3,13 @@
 //! traces and the CLI share. This module only parses and names; it never connects, dispatches or
 //! decides policy.
 
-pub mod error;
-pub mod operation;
-pub mod request;
-pub mod schema;
+pub(crate) mod error;
+pub(crate) mod operation;
+pub(crate) mod request;
+pub(crate) mod schema;
 
-pub use error::UnknownField;
+pub use error::{RequestError, UnknownField};
 pub use operation::{NormalizedOperation, ParseOperationError};
-pub use request::{ProxyRequest, RequestError, check_server, parse_request};
-pub use schema::{TOOL_DESCRIPTION, request_schema};
+pub(crate) use request::check_server;
+pub use request::{ProxyRequest, parse_request};
+pub(crate) use schema::{TOOL_DESCRIPTION, request_schema};

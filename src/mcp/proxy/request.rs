@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use super::error::{RequestError, UnknownField};
+pub(crate) use super::error::{RequestError, UnknownField};
 use super::operation::NormalizedOperation;
 use crate::mcp::results::refs::is_resource_reference;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Every field a request may carry.
-pub const KNOWN_FIELDS: [&str; 9] = [
+pub(crate) const KNOWN_FIELDS: [&str; 9] = [
     "server",
     "operation",
     "search",
@@ -29,7 +29,7 @@ pub const KNOWN_FIELDS: [&str; 9] = [
 ];
 
 /// Values `operation` accepts.
-pub const OPERATION_VALUES: [&str; 7] = [
+pub(crate) const OPERATION_VALUES: [&str; 7] = [
     "status",
     "tools.list",
     "resources.list",
@@ -40,9 +40,9 @@ pub const OPERATION_VALUES: [&str; 7] = [
 ];
 
 /// Longest accepted `server`, `describe`, `tool` or `prompt` value, in bytes.
-pub const MAX_NAME_BYTES: usize = 1024;
+pub(crate) const MAX_NAME_BYTES: usize = 1024;
 /// Longest accepted `search` query, in bytes.
-pub const MAX_QUERY_BYTES: usize = 1024;
+pub(crate) const MAX_QUERY_BYTES: usize = 1024;
 /// How much of an agent-supplied string an error message quotes.
 const QUOTE_BYTES: usize = 64;
 
@@ -202,7 +202,7 @@ impl ProxyRequest {
 }
 
 /// The JSON type name of a value, for error messages.
-pub fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -238,7 +238,7 @@ fn nearest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Op
 }
 
 /// Checks that the request's server is one of `configured`; the error lists them (sanitised).
-pub fn check_server<'c>(
+pub(crate) fn check_server<'c>(
     request: &ProxyRequest,
     configured: impl IntoIterator<Item = &'c str>,
 ) -> Result<(), RequestError> {

@@ -12,11 +12,11 @@ use super::spill::{SpillDir, SpillEntry, SpillWriter};
 /// Most model-visible bytes.
 pub const MAX_VISIBLE_BYTES: usize = 50 * 1024;
 /// Most model-visible lines.
-pub const MAX_VISIBLE_LINES: usize = 2_000;
+pub(crate) const MAX_VISIBLE_LINES: usize = 2_000;
 /// Most bytes of preview kept when the text overflows.
-pub const PREVIEW_BYTES: usize = 8 * 1024;
+pub(crate) const PREVIEW_BYTES: usize = 8 * 1024;
 /// Most lines of preview kept when the text overflows.
-pub const PREVIEW_LINES: usize = 100;
+pub(crate) const PREVIEW_LINES: usize = 100;
 
 /// Where text past the bound went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Overflow {
 
 /// The bounded text once finished.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoundedOutput {
+pub(crate) struct BoundedOutput {
     /// All the text, or a preview of it when it overflowed.
     pub text: String,
     /// Set when the text overflowed into a spill.
@@ -40,7 +40,7 @@ pub struct BoundedOutput {
 
 impl BoundedOutput {
     /// The note that follows a preview: sizes and the spill's basename only.
-    pub fn note(&self) -> Option<String> {
+    pub(crate) fn note(&self) -> Option<String> {
         self.overflow.as_ref().map(|o| {
             format!(
                 "[output truncated: {} bytes, {} lines in total; the full text is in spill file \
@@ -51,7 +51,7 @@ impl BoundedOutput {
     }
 
     /// The text followed by the note, when there is one.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = self.text.clone();
         if let Some(note) = self.note() {
             if !out.is_empty() && !out.ends_with('\n') {
@@ -82,7 +82,7 @@ fn prefix(text: &str, max_bytes: usize, max_lines: usize) -> &str {
 
 /// Accumulates model-visible text within the bounds, spilling the whole once it overflows.
 #[derive(Debug)]
-pub struct BoundedText<'a> {
+pub(crate) struct BoundedText<'a> {
     spills: &'a SpillDir,
     origin: String,
     /// The text so far, or the preview once overflowed.
@@ -98,7 +98,7 @@ pub struct BoundedText<'a> {
 
 impl<'a> BoundedText<'a> {
     /// Empty text whose overflow will spill into `spills`, labelled with `origin`.
-    pub fn new(spills: &'a SpillDir, origin: &str) -> Self {
+    pub(crate) fn new(spills: &'a SpillDir, origin: &str) -> Self {
         Self {
             spills,
             origin: origin.to_owned(),
@@ -112,17 +112,17 @@ impl<'a> BoundedText<'a> {
     }
 
     /// Whether anything has been pushed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.total_bytes == 0
     }
 
     /// Whether the last byte pushed was a newline (or nothing was pushed).
-    pub fn at_line_start(&self) -> bool {
+    pub(crate) fn at_line_start(&self) -> bool {
         self.overflow.is_some() || self.buf.is_empty() || self.buf.ends_with('\n')
     }
 
     /// Appends `text`. Linear in its length; the text is copied at most once more (to disk).
-    pub fn push(&mut self, text: &str) -> io::Result<()> {
+    pub(crate) fn push(&mut self, text: &str) -> io::Result<()> {
         if text.is_empty() {
             return Ok(());
         }
@@ -171,7 +171,7 @@ impl<'a> BoundedText<'a> {
     }
 
     /// Finishes the text, closing its spill if it overflowed.
-    pub fn finish(self) -> io::Result<BoundedOutput> {
+    pub(crate) fn finish(self) -> io::Result<BoundedOutput> {
         let overflow = match self.overflow {
             None => None,
             Some(spill) => Some(Overflow {

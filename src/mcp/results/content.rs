@@ -75,7 +75,7 @@ impl ShapeContext<'_> {
 /// What kind of media a spilled block held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MediaKind {
+pub(crate) enum MediaKind {
     /// An image block.
     Image,
     /// An audio block.
@@ -95,7 +95,7 @@ impl MediaKind {
 }
 
 /// Whether content of this MIME type is shown as text rather than spilled.
-pub fn is_textual(mime: Option<&str>) -> bool {
+pub(crate) fn is_textual(mime: Option<&str>) -> bool {
     let Some(mime) = mime else {
         return true;
     };
@@ -124,7 +124,7 @@ pub fn is_textual(mime: Option<&str>) -> bool {
 }
 
 /// The origin of a URI: `scheme://host[:port]`, without credentials, path, query or fragment.
-pub fn uri_origin(uri: &str) -> String {
+pub(crate) fn uri_origin(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once(':') else {
         return "(no scheme)".to_owned();
     };
@@ -176,7 +176,7 @@ fn media_line(kind: MediaKind, mime: &str, spilled: Option<&SpillEntry>) -> Stri
 }
 
 /// Starts a new line in `out` if it is mid-line.
-pub fn line_break(out: &mut BoundedText<'_>) -> io::Result<()> {
+pub(crate) fn line_break(out: &mut BoundedText<'_>) -> io::Result<()> {
     if out.at_line_start() {
         Ok(())
     } else {
@@ -185,7 +185,7 @@ pub fn line_break(out: &mut BoundedText<'_>) -> io::Result<()> {
 }
 
 /// Converts one block into `out`, recording any spill in `spills`.
-pub fn convert_block(
+pub(crate) fn convert_block(
     ctx: &ShapeContext<'_>,
     block: &ContentBlock,
     out: &mut BoundedText<'_>,
@@ -220,7 +220,7 @@ pub fn convert_block(
 }
 
 /// Converts resource contents (embedded in a result, or read directly) into `out`.
-pub fn convert_resource(
+pub(crate) fn convert_resource(
     ctx: &ShapeContext<'_>,
     contents: &ResourceContents,
     out: &mut BoundedText<'_>,
@@ -275,7 +275,7 @@ fn unknown_line<T: Serialize>(block: &T) -> String {
 }
 
 /// The size a block contributes to a response, in bytes, for response-size bounds.
-pub fn block_size(block: &ContentBlock) -> usize {
+pub(crate) fn block_size(block: &ContentBlock) -> usize {
     match block {
         ContentBlock::Text(t) => t.text.len(),
         ContentBlock::Image(i) => i.data.len(),
@@ -288,7 +288,7 @@ pub fn block_size(block: &ContentBlock) -> usize {
 }
 
 /// The size of resource contents, in bytes (base64 characters for blobs).
-pub fn resource_size(contents: &ResourceContents) -> usize {
+pub(crate) fn resource_size(contents: &ResourceContents) -> usize {
     match contents {
         ResourceContents::TextResourceContents { text, .. } => text.len(),
         ResourceContents::BlobResourceContents { blob, .. } => blob.len(),

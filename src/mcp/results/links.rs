@@ -13,7 +13,7 @@ use crate::mcp::sanitize::sanitize_capped;
 const URI_BYTES: usize = 2048;
 
 /// Links kept from one result at most.
-pub const MAX_LINKS: usize = 100;
+pub(crate) const MAX_LINKS: usize = 100;
 
 /// One resource link of a result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,7 +25,10 @@ pub struct ResourceLinkRef {
 }
 
 /// The resource links among `result`'s content, in order (at most [`MAX_LINKS`]).
-pub fn resource_links(ctx: &ShapeContext<'_>, result: &CallToolResult) -> Vec<ResourceLinkRef> {
+pub(crate) fn resource_links(
+    ctx: &ShapeContext<'_>,
+    result: &CallToolResult,
+) -> Vec<ResourceLinkRef> {
     result
         .content
         .iter()

@@ -14,9 +14,9 @@ use super::shape::ShapedResult;
 use super::untrusted::{DataKind, wrap_untrusted};
 
 /// Largest resource or prompt response accepted, in bytes of content.
-pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 /// Most prompt messages accepted.
-pub const MAX_PROMPT_MESSAGES: usize = 100;
+pub(crate) const MAX_PROMPT_MESSAGES: usize = 100;
 
 /// A bound on a read or get that was hit (error class `limit`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// The replacement text.
 pub const REDACTED: &str = "[redacted]";
 /// Shorter values are not redacted: they would match ordinary text everywhere.
-pub const MIN_SECRET_BYTES: usize = 4;
+pub(crate) const MIN_SECRET_BYTES: usize = 4;
 
 /// How many live secrets are kept; the oldest is forgotten first (an access token is replaced
 /// at most once per refresh, so this covers every token a connection used for hours).

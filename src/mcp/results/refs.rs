@@ -9,10 +9,10 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 /// The prefix of every reference.
-pub const REFERENCE_PREFIX: &str = "mcp-resource-";
+pub(crate) const REFERENCE_PREFIX: &str = "mcp-resource-";
 
 /// Whether `text` has the shape of a reference (prefix + 32 lowercase hex characters).
-pub fn is_resource_reference(text: &str) -> bool {
+pub(crate) fn is_resource_reference(text: &str) -> bool {
     text.strip_prefix(REFERENCE_PREFIX).is_some_and(|hex| {
         hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     })
@@ -20,23 +20,24 @@ pub fn is_resource_reference(text: &str) -> bool {
 
 /// The per-process key references are derived with. Never shown, never persisted.
 #[derive(Clone)]
-pub struct RefKey([u8; 32]);
+pub(crate) struct RefKey([u8; 32]);
 
 impl RefKey {
     /// A fresh random key from the operating system.
-    pub fn random() -> std::io::Result<Self> {
+    pub(crate) fn random() -> std::io::Result<Self> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).map_err(std::io::Error::other)?;
         Ok(Self(key))
     }
 
     /// A fixed key, for tests and reproducible fixtures.
-    pub fn from_bytes(key: [u8; 32]) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_bytes(key: [u8; 32]) -> Self {
         Self(key)
     }
 
     /// The reference for `uri` on `server`'s connection `generation`.
-    pub fn derive(&self, server: &str, generation: u64, uri: &str) -> String {
+    pub(crate) fn derive(&self, server: &str, generation: u64, uri: &str) -> String {
         // Key first, then length-prefixed fields: no two inputs share an encoding, and the
         // truncated output cannot be extended without the key.
         let mut hasher = Sha256::new();
@@ -71,7 +72,7 @@ pub enum RefError {
 
 /// One server's reference table for its current connection generation.
 #[derive(Debug)]
-pub struct ResourceRefs {
+pub(crate) struct ResourceRefs {
     key: RefKey,
     server: String,
     generation: u64,
@@ -84,7 +85,7 @@ const RETIRED_MAX: usize = 10_000;
 
 impl ResourceRefs {
     /// An empty table for `server`.
-    pub fn new(key: RefKey, server: impl Into<String>) -> Self {
+    pub(crate) fn new(key: RefKey, server: impl Into<String>) -> Self {
         Self {
             key,
             server: server.into(),
@@ -96,7 +97,7 @@ impl ResourceRefs {
 
     /// Replaces the table with the resources listed on `generation`; returns their references
     /// in the order of `uris`.
-    pub fn replace<'a>(
+    pub(crate) fn replace<'a>(
         &mut self,
         generation: u64,
         uris: impl IntoIterator<Item = &'a str>,
@@ -121,7 +122,11 @@ impl ResourceRefs {
     }
 
     /// The URI behind `reference`, only if it was listed on `current_generation`.
-    pub fn resolve(&self, current_generation: u64, reference: &str) -> Result<&str, RefError> {
+    pub(crate) fn resolve(
+        &self,
+        current_generation: u64,
+        reference: &str,
+    ) -> Result<&str, RefError> {
         if self.generation != current_generation {
             return Err(if self.uris.contains_key(reference) {
                 RefError::Stale

@@ -48,7 +48,7 @@ pub struct SweepReport {
 }
 
 /// The base directory spills go under: `$XDG_RUNTIME_DIR`, else the temp dir.
-pub fn default_base() -> PathBuf {
+pub(crate) fn default_base() -> PathBuf {
     std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -57,7 +57,7 @@ pub fn default_base() -> PathBuf {
 
 /// The `mcpdeck` parent directory under `base` (created 0700 if absent, owned by this user):
 /// spill directories and serve-mode control sockets live here.
-pub fn parent_dir(base: &Path) -> io::Result<PathBuf> {
+pub(crate) fn parent_dir(base: &Path) -> io::Result<PathBuf> {
     let name = if base == std::env::temp_dir() {
         format!("mcpdeck-{}", rustix::process::getuid().as_raw())
     } else {

@@ -11,9 +11,9 @@ use serde_json::Value;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Largest output schema validated, in bytes of compact JSON.
-pub const MAX_SCHEMA_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_SCHEMA_BYTES: usize = 256 * 1024;
 /// Most validation errors reported.
-pub const MAX_REPORTED_ERRORS: usize = 5;
+pub(crate) const MAX_REPORTED_ERRORS: usize = 5;
 /// Longest single error message, in bytes.
 const ERROR_BYTES: usize = 300;
 
@@ -49,7 +49,7 @@ impl fmt::Display for OutputVerdict {
 }
 
 /// Checks `structured` against `schema`. `None` when there is no schema to check against.
-pub fn check_output(
+pub(crate) fn check_output(
     schema: Option<&serde_json::Map<String, Value>>,
     structured: Option<&Value>,
 ) -> Option<OutputVerdict> {

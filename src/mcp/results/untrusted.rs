@@ -8,11 +8,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The wrapper's element name.
-pub const MARKER: &str = "untrusted-mcp-data";
+pub(crate) const MARKER: &str = "untrusted-mcp-data";
 
 /// What the wrapped data is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataKind {
+pub(crate) enum DataKind {
     /// A resource body.
     Resource,
     /// Prompt messages.
@@ -29,7 +29,7 @@ impl fmt::Display for DataKind {
 }
 
 /// Escapes every `<` that begins something a reader could take for the marker.
-pub fn escape_markers(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_markers(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let starts_marker = |lt: usize| {
         let mut i = lt + 1;
@@ -74,7 +74,7 @@ fn attribute(value: &str) -> String {
 }
 
 /// Wraps `body` (already sanitised) as untrusted data from `server`.
-pub fn wrap_untrusted(server: &str, kind: DataKind, body: &str) -> String {
+pub(crate) fn wrap_untrusted(server: &str, kind: DataKind, body: &str) -> String {
     let body = escape_markers(body);
     let newline = if body.ends_with('\n') || body.is_empty() {
         ""

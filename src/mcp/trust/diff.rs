@@ -9,7 +9,7 @@ use crate::mcp::config::schema::displayable;
 
 /// One line of a trust diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiffLine {
+pub(crate) struct DiffLine {
     /// The text, indented (`  + added   file name`, `      was: {…}`).
     pub text: String,
     /// Whether it is a detail (a changed server's old or new definition) under a change.
@@ -33,7 +33,7 @@ fn change(text: String) -> DiffLine {
 
 /// The changes from `old` to `new` (two `definitions` values): added and changed servers in
 /// `new`'s order, then removed ones.
-pub fn diff(old: &Value, new: &Value) -> Vec<DiffLine> {
+pub(crate) fn diff(old: &Value, new: &Value) -> Vec<DiffLine> {
     let empty = Vec::new();
     let old = old.as_array().unwrap_or(&empty);
     let new = new.as_array().unwrap_or(&empty);

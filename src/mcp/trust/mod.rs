@@ -351,18 +351,19 @@ fn fingerprint_of(definitions: &serde_json::Value) -> String {
     )
 }
 
-pub use crate::mcp::canonical::write_canonical;
+pub(crate) use crate::mcp::canonical::write_canonical;
 
-pub mod diff;
-pub mod risk;
+pub(crate) mod diff;
+pub(crate) mod risk;
 
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::mcp::config::Layer;
+    use crate::mcp::config::load::ConfigFile;
     use crate::mcp::config::schema::parse_file;
-    use crate::mcp::config::{ConfigFile, Layer};
 
     fn config(text: &str) -> ConfigSet {
         let root = PathBuf::from("/p");

@@ -9,7 +9,7 @@ use crate::mcp::config::{ServerDef, Transport};
 
 /// One risky thing found in a definition.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Risk {
+pub(crate) struct Risk {
     /// The field it was found in (`command`, `args[2]`, `env.LD_PRELOAD`).
     pub field: String,
     /// Why it deserves a second look.
@@ -30,7 +30,7 @@ const LOADER_ENV: &[&str] = &[
 ];
 
 /// Every risky pattern in `def`; `file_dir` resolves a relative `cwd`.
-pub fn risks(def: &ServerDef, project_root: &Path, file_dir: &Path) -> Vec<Risk> {
+pub(crate) fn risks(def: &ServerDef, project_root: &Path, file_dir: &Path) -> Vec<Risk> {
     let Transport::Stdio(stdio) = &def.transport else {
         return Vec::new();
     };
