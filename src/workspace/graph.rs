@@ -187,20 +187,27 @@ fn script_imports(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
     }
 }
 
-/// `from .module import …` (one `../` per extra dot), as a module file or a package.
+/// `from .module import …` (one `../` per extra dot), as a module file or a package; in
+/// `from . import a, b` the names are the modules.
 fn python_imports(out: &mut Vec<Reference>, line_no: u32, line: &str, t: &str) {
     let Some(r) = t.strip_prefix("from .") else {
         return;
     };
     let dots = 1 + r.bytes().take_while(|b| *b == b'.').count();
-    let module = r[dots - 1..].split_whitespace().next().unwrap_or("");
-    if module.is_empty() {
-        return;
-    }
     let up = "../".repeat(dots - 1);
-    let base = format!("{up}{}", module.replace('.', "/"));
-    push_relative(out, line_no, line, 0, &format!("{base}.py"));
-    push_relative(out, line_no, line, 0, &format!("{base}/__init__.py"));
+    let rest = &r[dots - 1..];
+    let modules: Vec<&str> = match rest.trim_start().strip_prefix("import ") {
+        Some(names) if rest.starts_with(char::is_whitespace) => names
+            .split(',')
+            .filter_map(|n| n.trim_matches([' ', '(', ')']).split_whitespace().next())
+            .collect(),
+        _ => rest.split_whitespace().next().into_iter().collect(),
+    };
+    for module in modules {
+        let base = format!("{up}{}", module.replace('.', "/"));
+        push_relative(out, line_no, line, 0, &format!("{base}.py"));
+        push_relative(out, line_no, line, 0, &format!("{base}/__init__.py"));
+    }
 }
 
 /// `source file` and `. file`, unless the path uses a variable.
@@ -321,6 +328,18 @@ mod tests {
         assert_eq!(
             targets("python", "import os\nfrom ..pkg.m import x\n"),
             owned(&[(2, "../pkg/m.py"), (2, "../pkg/m/__init__.py")])
+        );
+        // The names of `from . import` are the modules (not a module called `import`).
+        assert_eq!(
+            targets("python", "from . import a, b as c\nfrom .. import (d)\n"),
+            owned(&[
+                (1, "a.py"),
+                (1, "a/__init__.py"),
+                (1, "b.py"),
+                (1, "b/__init__.py"),
+                (2, "../d.py"),
+                (2, "../d/__init__.py"),
+            ])
         );
         assert_eq!(
             targets("shell", "source ./lib.sh\n. \"$HOME/x.sh\"\n"),
