@@ -1,6 +1,7 @@
 //! What a newcomer reads first, through the real binary: `--help` puts a command's own options
 //! before the options every command takes and says what mcpdeck does without a command, and the
-//! listings count in words (`1 prompt`, `5 tools`) and name a server's resource templates.
+//! listings count in words (`1 prompt`, `5 tools`) and name a server's resource templates, and
+//! asking for the demo server once servers of one's own are configured says how to get it.
 
 mod common;
 
@@ -96,4 +97,24 @@ fn listings_count_in_words_and_name_the_resource_templates() {
         templates.starts_with("1 resource template on demo:\n- note demo://notes/{id}"),
         "{templates}"
     );
+}
+
+#[test]
+fn the_demo_server_missing_says_that_demo_adds_it() {
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        r#"{"mcpServers": {"mine": {"command": "true"}}}"#,
+    );
+    let out = sb.cmd().args(["tools", "demo"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no configured server is named `demo`")
+            && stderr.contains("`--demo` adds it"),
+        "{stderr}"
+    );
+    // With --demo it is there.
+    let listed = stdout(&sb, &["--demo", "tools", "demo"]);
+    assert!(listed.starts_with("5 tools on demo:"), "{listed}");
 }

@@ -455,6 +455,12 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
                 print_text(text);
             }
             print_error(&format!("{}: {}", failure.class, failure.message));
+            if failure.class == "unknown_server" && outcome.server.as_deref() == Some("demo") {
+                print_error(
+                    "the built-in `demo` server is there by itself only while no configuration \
+                     file defines a server; `--demo` adds it",
+                );
+            }
         }
     }
 }
