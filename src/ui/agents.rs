@@ -34,11 +34,8 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
     let scroll = view.scroll;
     if app.agents.is_empty() {
         lines.push(Line::styled(
-            "No live `mcpdeck serve` sessions. Agents that run `mcpdeck serve` appear here;",
-            dim,
-        ));
-        lines.push(Line::styled(
-            "their approval requests open in front of the console. r looks again.",
+            "No live `mcpdeck serve` sessions. Agents that run `mcpdeck serve` appear here; \
+             their approval requests open in front of the console. r looks again.",
             dim,
         ));
     }
@@ -63,7 +60,15 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
             head.push(Span::styled("  ended", Style::new().fg(theme().error)));
         } else if a.pending > 0 {
             head.push(Span::styled(
-                format!("  {} approval(s) pending", a.pending),
+                format!(
+                    "  {} {} pending",
+                    a.pending,
+                    if a.pending == 1 {
+                        "approval"
+                    } else {
+                        "approvals"
+                    }
+                ),
                 Style::new().fg(theme().warn),
             ));
         }

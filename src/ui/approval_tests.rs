@@ -90,3 +90,21 @@ fn policy_view_and_doctor_selection() {
     app.update(ch('x'));
     snapshot_all("policy_view_confirm", &mut app);
 }
+
+#[test]
+fn an_absent_policy_file_is_explained_in_full_at_80_columns() {
+    use crate::app::policy_view::PolicyListing;
+    let (mut app, _d) = tools_app();
+    let path = "/home/operator-with-a-long-name/.config/mcpdeck/policy.json";
+    app.policy_path = Some(path.into());
+    app.update(ch('P'));
+    app.update(Msg::PolicyRead(Ok(PolicyListing {
+        path: path.into(),
+        exists: false,
+        mode: "audit".to_owned(),
+        rules: Vec::new(),
+    })));
+    let screen = draw(&app, 80, 24);
+    assert!(screen.contains("no rules)"), "{screen}");
+    assert!(screen.contains("without asking."), "{screen}");
+}

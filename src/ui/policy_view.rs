@@ -10,6 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::theme::theme;
 use crate::app::layout::window_start;
 use crate::app::policy_view::{PolicyListing, PolicyView};
+use crate::app::viewer::wrap_words;
 
 /// Draws `view` into `area` (inside its box).
 pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
@@ -29,13 +30,15 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
         }
         Some(Ok(listing)) => listing,
     };
+    let head_rows = head_lines(listing, usize::from(area.width));
+    let head_height = u16::try_from(head_rows.len()).unwrap_or(u16::MAX);
     let [head, list, prompt] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(head_height),
         Constraint::Min(1),
         Constraint::Length(u16::from(view.confirming) * 2),
     ])
     .areas(area);
-    frame.render_widget(Paragraph::new(head_lines(listing)), head);
+    frame.render_widget(Paragraph::new(head_rows), head);
     frame.render_widget(Paragraph::new(rule_lines(view, listing, list.height)), list);
     if view.confirming
         && let Some(rule) = view.selected_rule()
@@ -50,8 +53,8 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
     }
 }
 
-/// The file, its mode, and how rules combine.
-fn head_lines(listing: &PolicyListing) -> Vec<Line<'static>> {
+/// The file, its mode, and how rules combine, wrapped between words at `width` columns.
+fn head_lines(listing: &PolicyListing, width: usize) -> Vec<Line<'static>> {
     let dim = Style::new().fg(theme().dim);
     let path = crate::mcp::sanitize::sanitize(&listing.path.display().to_string()).into_owned();
     let absent = if listing.exists {
@@ -59,20 +62,32 @@ fn head_lines(listing: &PolicyListing) -> Vec<Line<'static>> {
     } else {
         " (absent: audit mode, no rules)"
     };
-    vec![
-        Line::from(vec![
-            Span::styled("file  ", dim),
-            Span::raw(format!("{path}{absent}")),
-        ]),
-        Line::from(vec![
-            Span::styled("mode  ", dim),
-            Span::raw(listing.mode.clone()),
-        ]),
-        Line::styled(
+    let mut lines = labelled("file  ", &format!("{path}{absent}"), width);
+    lines.extend(labelled("mode  ", &listing.mode, width));
+    lines.extend(
+        wrap_words(
             "Deny wins over allow; an allow rule lets an operation run without asking.",
-            dim,
-        ),
-    ]
+            width,
+        )
+        .into_iter()
+        .map(|row| Line::styled(row, dim)),
+    );
+    lines
+}
+
+/// `label` (dimmed) then `text`, in rows of at most `width` columns.
+fn labelled(label: &'static str, text: &str, width: usize) -> Vec<Line<'static>> {
+    let dim = Style::new().fg(theme().dim);
+    wrap_words(&format!("{label}{text}"), width)
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| match row.strip_prefix(label) {
+            Some(rest) if i == 0 => {
+                Line::from(vec![Span::styled(label, dim), Span::raw(rest.to_owned())])
+            }
+            _ => Line::raw(row),
+        })
+        .collect()
 }
 
 /// The rules in the window of `height` rows around the selection (or why there are none).
