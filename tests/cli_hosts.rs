@@ -596,3 +596,56 @@ fn connect_and_import_work_for_every_host() {
         );
     }
 }
+
+#[test]
+fn export_names_each_field_left_out_of_the_snippet() {
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        r#"{"mcpServers": {
+            "r": {"url": "https://example.com/mcp", "oauth": {"scopes": ["read"]},
+                  "requestTimeoutMs": 30000, "reconnect": {"automatic": true, "maxAttempts": 2},
+                  "protocolVersion": "auto", "roots": ["docs"]},
+            "plain": {"command": "node", "args": ["s.js"]}}}"#,
+    );
+    let fields = [
+        "requestTimeoutMs",
+        "reconnect",
+        "protocolVersion",
+        "roots",
+        "oauth",
+    ];
+    let out = sb
+        .cmd()
+        .args(["hosts", "export", "r", "--for", "cursor"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for field in fields {
+        assert!(
+            stderr.contains(&format!(
+                "note: `{field}` is not carried: Cursor's format has no field for it"
+            )),
+            "{field}: {stderr}"
+        );
+    }
+    let (code, v, _) = run(&sb, &["hosts", "export", "r", "--for", "codex", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["result"]["droppedFields"], serde_json::json!(fields));
+    let notes = v["result"]["notes"].as_array().expect("notes");
+    for field in fields {
+        let prefix = format!("`{field}` is not carried: Codex");
+        let n = notes
+            .iter()
+            .filter(|n| n.as_str().is_some_and(|n| n.starts_with(&prefix)))
+            .count();
+        assert_eq!(n, 1, "{field}: {v:#}");
+    }
+    let (code, v, _) = run(
+        &sb,
+        &["hosts", "export", "plain", "--for", "vscode", "--json"],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(v["result"]["droppedFields"], serde_json::json!([]));
+}

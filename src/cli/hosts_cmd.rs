@@ -13,7 +13,7 @@ use super::output::{error_envelope, print_error, print_json, print_text};
 use crate::mcp::config::Counts;
 use crate::mcp::hosts::compare::{Cell, Row, matrix, matrix_view};
 use crate::mcp::hosts::convert::Places;
-use crate::mcp::hosts::export::export as export_snippet;
+use crate::mcp::hosts::export::{dropped_fields, export as export_snippet};
 use crate::mcp::hosts::{
     HostEffective, HostEnv, HostId, HostReport, Piece, read, read_all, report_view,
 };
@@ -404,7 +404,13 @@ fn export(cx: &Context, name: &str, host: HostId, json: bool) -> Exit {
                 print_json(&serde_json::json!({
                     "ok": true,
                     "operation": "hosts.export",
-                    "result": {"host": host, "server": name, "snippet": snippet, "notes": notes},
+                    "result": {
+                        "host": host,
+                        "server": name,
+                        "snippet": snippet,
+                        "notes": notes,
+                        "droppedFields": dropped_fields(def),
+                    },
                 }));
             } else {
                 print_text(&snippet);

@@ -11,19 +11,57 @@ use serde_json::{Map, Value, json};
 use super::convert::{array_of, from_deck, object_of};
 use super::text::{Piece, Syntax, Text};
 use super::{HostDef, HostId, HostTransport};
-use crate::mcp::config::ServerDef;
+use crate::mcp::config::{ProtocolChoice, ReconnectPolicy, ServerDef, Transport};
+
+/// The mcpdeck-only fields `def` sets that no host's format carries, by their name in
+/// mcpdeck's file. Fields left at their default lose nothing and are not listed.
+pub(crate) fn dropped_fields(def: &ServerDef) -> Vec<&'static str> {
+    let mut dropped = Vec::new();
+    if def.request_timeout_ms.is_some() {
+        dropped.push("requestTimeoutMs");
+    }
+    if def.reconnect != ReconnectPolicy::default() {
+        dropped.push("reconnect");
+    }
+    if def.protocol != ProtocolChoice::default() {
+        dropped.push("protocolVersion");
+    }
+    if def.roots.is_some() {
+        dropped.push("roots");
+    }
+    if matches!(&def.transport, Transport::Http(h) if h.oauth.is_some()) {
+        dropped.push("oauth");
+    }
+    dropped
+}
+
+/// One note per field of `def` that the snippet for `host` leaves out.
+fn dropped_notes(def: &ServerDef, host: HostId) -> Vec<String> {
+    dropped_fields(def)
+        .into_iter()
+        .map(|field| {
+            format!(
+                "`{field}` is not carried: {}'s format has no field for it",
+                host.name()
+            )
+        })
+        .collect()
+}
 
 /// A snippet of `def` in `host`'s format, plus notes on what the host will treat differently.
 pub(crate) fn export(def: &ServerDef, host: HostId) -> Result<(String, Vec<String>), Vec<String>> {
     let neutral = from_deck(def);
     if host == HostId::Codex {
-        return codex_snippet(&def.name, &neutral);
+        return codex_snippet(&def.name, &neutral).map(|(snippet, mut notes)| {
+            notes.extend(dropped_notes(def, host));
+            (snippet, notes)
+        });
     }
     let json = JsonServer {
         host,
         problems: RefCell::new(Vec::new()),
     };
-    let mut notes = Vec::new();
+    let mut notes = dropped_notes(def, host);
     let mut server = match &neutral.transport {
         HostTransport::Stdio {
             command,

@@ -315,3 +315,73 @@ enabled = false
     // One invalid table stops Codex from starting, so nothing in the file loads.
     assert!(report.servers.iter().all(|s| !s.loaded));
 }
+
+/// A definition setting every mcpdeck-only field no host's format carries.
+fn deck_only_fields_def() -> crate::mcp::config::ServerDef {
+    use crate::mcp::config::{
+        HttpDef, OAuthDef, ProtocolChoice, ReconnectPolicy, ServerDef, Transport,
+    };
+    ServerDef {
+        name: "r".into(),
+        transport: Transport::Http(HttpDef {
+            url: "https://example.com/mcp".into(),
+            headers: BTreeMap::new(),
+            oauth: Some(Box::new(OAuthDef::default())),
+        }),
+        request_timeout_ms: Some(5000),
+        reconnect: ReconnectPolicy {
+            automatic: true,
+            max_attempts: 2,
+            base_delay_ms: 200,
+        },
+        disabled: false,
+        protocol: ProtocolChoice::Auto,
+        roots: Some(vec!["docs".into()]),
+    }
+}
+
+#[test]
+fn export_names_every_field_the_host_cannot_carry_one_note_each() {
+    let def = deck_only_fields_def();
+    let fields = [
+        "requestTimeoutMs",
+        "reconnect",
+        "protocolVersion",
+        "roots",
+        "oauth",
+    ];
+    for host in HostId::ALL {
+        let (snippet, notes) = super::export::export(&def, host).expect("exports");
+        for field in fields {
+            let hits: Vec<&String> = notes
+                .iter()
+                .filter(|n| n.starts_with(&format!("`{field}` is not carried: ")))
+                .collect();
+            assert_eq!(hits.len(), 1, "{host:?} {field}: {notes:?}");
+            assert!(hits[0].contains(host.name()), "{host:?}: {}", hits[0]);
+            assert!(
+                !snippet.contains(field),
+                "{host:?} carries {field}:\n{snippet}"
+            );
+        }
+    }
+}
+
+#[test]
+fn export_notes_nothing_for_fields_left_at_their_default() {
+    let mut def = deck_only_fields_def();
+    def.request_timeout_ms = None;
+    def.reconnect = Default::default();
+    def.protocol = Default::default();
+    def.roots = None;
+    if let crate::mcp::config::Transport::Http(h) = &mut def.transport {
+        h.oauth = None;
+    }
+    for host in HostId::ALL {
+        let (_, notes) = super::export::export(&def, host).expect("exports");
+        assert!(
+            !notes.iter().any(|n| n.contains("is not carried")),
+            "{host:?}: {notes:?}"
+        );
+    }
+}
