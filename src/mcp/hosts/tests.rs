@@ -371,8 +371,8 @@ fn export_names_every_field_the_host_cannot_carry_one_note_each() {
 fn export_notes_nothing_for_fields_left_at_their_default() {
     let mut def = deck_only_fields_def();
     def.request_timeout_ms = None;
-    def.reconnect = Default::default();
-    def.protocol = Default::default();
+    def.reconnect = crate::mcp::config::ReconnectPolicy::default();
+    def.protocol = crate::mcp::config::ProtocolChoice::default();
     def.roots = None;
     if let crate::mcp::config::Transport::Http(h) = &mut def.transport {
         h.oauth = None;
