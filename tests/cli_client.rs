@@ -232,6 +232,15 @@ fn tasks_are_listed_and_unknown_ids_are_the_servers_error() {
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["operation"], "tasks.list");
     assert_eq!(v["result"]["tasks"], json!([]));
+    // In words, an empty list ends its sentence instead of announcing a list that never comes.
+    let out = sb
+        .cmd()
+        .args(["tasks", "everything"])
+        .write_stdin("")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("0 tasks on everything.\n"), "{text}");
     for action in ["--get", "--cancel", "--result"] {
         let (code, v, _) = run(&sb, &["tasks", "everything", action, "no-such-task"]);
         assert_eq!(code, 5, "{action}: {v}");

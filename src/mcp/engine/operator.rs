@@ -343,8 +343,11 @@ pub(super) async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> 
         .map_err(|e| task_failure(ctx, &e))?;
     drop(conn);
     let tasks: Vec<TaskInfo> = tasks.iter().map(TaskInfo::from).collect();
-    let noun = if tasks.len() == 1 { "task" } else { "tasks" };
-    let mut text = format!("{} {noun} on {}:\n", tasks.len(), ctx.slot.name);
+    let mut text = super::ops::heading(
+        tasks.len(),
+        ("task", "tasks"),
+        &format!("on {}", ctx.slot.name),
+    );
     for task in &tasks {
         let _ = writeln!(text, "- {}", task_line(task));
     }

@@ -130,6 +130,13 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
     }
 }
 
+/// The first line of a listing: `3 tools on fx:` before the list, or `0 tools on fx.` when
+/// there is nothing after it.
+pub(crate) fn heading(n: usize, (one, many): (&str, &str), rest: &str) -> String {
+    let end = if n == 0 { '.' } else { ':' };
+    format!("{} {rest}{end}\n", counted(n, one, many))
+}
+
 /// `n` with its noun in the right number: `1 tool`, `5 tools`, `0 tools`.
 fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
@@ -141,12 +148,14 @@ fn counted(n: usize, one: &str, many: &str) -> String {
 
 #[cfg(test)]
 mod counted_tests {
-    use super::counted;
+    use super::{counted, heading};
 
     #[test]
     fn one_is_singular_and_every_other_count_is_plural() {
         assert_eq!(counted(1, "tool", "tools"), "1 tool");
         assert_eq!(counted(0, "tool", "tools"), "0 tools");
         assert_eq!(counted(5, "match", "matches"), "5 matches");
+        assert_eq!(heading(2, ("tool", "tools"), "on fx"), "2 tools on fx:\n");
+        assert_eq!(heading(0, ("task", "tasks"), "on fx"), "0 tasks on fx.\n");
     }
 }

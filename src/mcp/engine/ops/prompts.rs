@@ -24,10 +24,10 @@ pub(crate) async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure
     }
     let prompts = prompts(ctx).await?;
     let summaries: Vec<_> = prompts.iter().map(summarize_prompt).collect();
-    let mut text = format!(
-        "{} on {}:\n",
-        super::counted(summaries.len(), "prompt", "prompts"),
-        ctx.slot.name
+    let mut text = super::heading(
+        summaries.len(),
+        ("prompt", "prompts"),
+        &format!("on {}", ctx.slot.name),
     );
     for s in &summaries {
         let _ = write!(text, "- {}", s.name);

@@ -32,10 +32,10 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         summarize_resources(&listing.resources, &mut refs, ctx.live.generation)
     };
-    let mut text = format!(
-        "{} on {}:\n",
-        super::counted(summaries.len(), "resource", "resources"),
-        ctx.slot.name
+    let mut text = super::heading(
+        summaries.len(),
+        ("resource", "resources"),
+        &format!("on {}", ctx.slot.name),
     );
     for s in &summaries {
         let _ = write!(text, "- {} {}", s.reference, s.name);
@@ -117,10 +117,10 @@ pub(crate) async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failu
             mime_type: t.mime_type.as_deref().map(|m| sanitize_capped(m, 128)),
         })
         .collect();
-    let mut text = format!(
-        "{} on {}:\n",
-        super::counted(templates.len(), "resource template", "resource templates"),
-        ctx.slot.name
+    let mut text = super::heading(
+        templates.len(),
+        ("resource template", "resource templates"),
+        &format!("on {}", ctx.slot.name),
     );
     for t in &templates {
         let _ = write!(text, "- {} {}", t.name, t.uri_template);

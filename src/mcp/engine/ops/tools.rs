@@ -18,10 +18,10 @@ use crate::mcp::sanitize::sanitize_capped;
 pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
     let summaries = catalog.summaries();
-    let mut text = format!(
-        "{} on {}:\n",
-        super::counted(summaries.len(), "tool", "tools"),
-        ctx.slot.name
+    let mut text = super::heading(
+        summaries.len(),
+        ("tool", "tools"),
+        &format!("on {}", ctx.slot.name),
     );
     for s in summaries {
         let _ = write!(text, "- {}", s.name);
@@ -57,10 +57,10 @@ pub(crate) async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Suc
     let catalog = tools(ctx).await?;
     let hits = catalog.search(query);
     let shown_query = sanitize_capped(query, 200);
-    let mut text = format!(
-        "{} for \"{shown_query}\" on {}:\n",
-        super::counted(hits.len(), "match", "matches"),
-        ctx.slot.name
+    let mut text = super::heading(
+        hits.len(),
+        ("match", "matches"),
+        &format!("for \"{shown_query}\" on {}", ctx.slot.name),
     );
     let mut items = Vec::new();
     for (summary, rank) in &hits {
