@@ -64,8 +64,46 @@ pub struct TtyClient {
     elicit: ElicitMode,
     sampling_reply: Option<String>,
     terminal: bool,
-    /// One conversation on the terminal at a time.
-    tty: Arc<Mutex<()>>,
+    /// One conversation on the terminal at a time; notes wait until it ends.
+    tty: Arc<Conversation>,
+}
+
+/// The terminal's one conversation at a time, and the notes that arrive during one: printed
+/// when it ends, so that a notice never lands in the middle of a question.
+#[derive(Debug, Default)]
+struct Conversation {
+    turn: Mutex<()>,
+    /// `Some` while a conversation is on: the notes held back, in order.
+    held: Mutex<Option<Vec<String>>>,
+}
+
+impl Conversation {
+    fn held(&self) -> std::sync::MutexGuard<'_, Option<Vec<String>>> {
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A conversation starts: notes are held from now on.
+    fn begin(&self) {
+        *self.held() = Some(Vec::new());
+    }
+
+    /// `text` to print now, or `None` when it is held for the end of the conversation.
+    fn note(&self, text: String) -> Option<String> {
+        match self.held().as_mut() {
+            Some(queue) => {
+                queue.push(text);
+                None
+            }
+            None => Some(text),
+        }
+    }
+
+    /// The conversation ended: the notes held meanwhile, to print now.
+    fn end(&self) -> Vec<String> {
+        self.held().take().unwrap_or_default()
+    }
 }
 
 impl TtyClient {
@@ -96,17 +134,22 @@ fn open_tty() -> std::io::Result<std::fs::File> {
 
 /// Runs `f` on a thread with the terminal (one at a time) and returns its answer.
 fn on_tty<T: Send + 'static>(
-    lock: &Arc<Mutex<()>>,
+    conversation: &Arc<Conversation>,
     fallback: T,
     f: impl FnOnce(&mut Tty) -> std::io::Result<T> + Send + 'static,
 ) -> Answer<T> {
     let (tx, rx) = oneshot::channel();
-    let lock = lock.clone();
+    let conversation = conversation.clone();
     std::thread::spawn(move || {
-        let _guard = lock
+        let _turn = conversation
+            .turn
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        conversation.begin();
         let answer = Tty::open().and_then(|mut tty| f(&mut tty));
+        for text in conversation.end() {
+            crate::cli::output::print_error(&text);
+        }
         let _ = tx.send(answer.ok());
     });
     Box::pin(async move { rx.await.ok().flatten().unwrap_or(fallback) })
@@ -179,7 +222,9 @@ impl ClientRequests for TtyClient {
     }
 
     fn note(&self, server: &str, text: &str) {
-        crate::cli::output::print_error(&format!("server `{server}`: {text}"));
+        if let Some(text) = self.tty.note(format!("server `{server}`: {text}")) {
+            crate::cli::output::print_error(&text);
+        }
     }
 }
 
@@ -303,4 +348,21 @@ fn ask_sampling(tty: &mut Tty, ask: &SamplingAsk) -> std::io::Result<SamplingAns
             stop_reason: "endTurn".to_owned(),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Conversation;
+
+    #[test]
+    fn notes_during_a_conversation_wait_for_its_end_in_order() {
+        let c = Conversation::default();
+        assert_eq!(c.note("before".into()), Some("before".to_owned()));
+        c.begin();
+        assert_eq!(c.note("first".into()), None);
+        assert_eq!(c.note("second".into()), None);
+        assert_eq!(c.end(), vec!["first".to_owned(), "second".to_owned()]);
+        assert_eq!(c.note("after".into()), Some("after".to_owned()));
+        assert!(c.end().is_empty());
+    }
 }
