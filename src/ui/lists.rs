@@ -74,14 +74,20 @@ fn name_column<'a>(names: impl Iterator<Item = &'a str>, width: u16) -> usize {
         .min(usize::from(width / 3).max(MIN_NAME_LIMIT))
 }
 
-/// `name` in a column `width` wide followed by the gap: padded when shorter, cut with `…` when
-/// longer, so the next column stays aligned.
+/// `name` in a column `width` wide followed by the gap: padded when shorter, so the next column
+/// stays aligned; when longer, its middle gives way to `…` and both ends stay, so names that
+/// share a long prefix (`trigger-sampling-request`, `trigger-sampling-request-async`) still
+/// differ on screen.
 fn name_cell(name: &str, width: usize) -> String {
-    if name.chars().count() <= width {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= width {
         return format!("{name:<width$}  ");
     }
-    let cut: String = name.chars().take(width.saturating_sub(1)).collect();
-    format!("{cut}…  ")
+    let kept = width.saturating_sub(1);
+    let tail = kept / 3;
+    let head: String = chars[..kept - tail].iter().collect();
+    let end: String = chars[chars.len() - tail..].iter().collect();
+    format!("{head}…{end}  ")
 }
 
 /// Draws the current tab's list into `area`.
@@ -315,7 +321,12 @@ mod tests {
         assert_eq!(name_cell("long_task", w), "long_task     ");
         assert_eq!(name_cell("add", w), "add           ");
         let cut = name_cell("a_name_far_longer_than_a_third", w);
-        assert_eq!(cut, "a_name_far_…  ");
+        assert_eq!(cut, "a_name_f…ird  ");
         assert_eq!(cut.chars().count(), w + 2, "every cell is as wide");
+        // Names that differ only after the cut stay apart.
+        let sync = name_cell("trigger-sampling-request", 18);
+        let asynch = name_cell("trigger-sampling-request-async", 18);
+        assert_ne!(sync, asynch);
+        assert_eq!(asynch, "trigger-samp…async  ");
     }
 }
