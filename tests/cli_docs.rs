@@ -7,17 +7,6 @@ use std::path::Path;
 
 use common::Sandbox;
 
-fn stdout(sb: &Sandbox, args: &[&str]) -> String {
-    let out = sb.cmd().args(args).output().expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
 /// What the binary answers when a shell asks (the fish protocol: the words so far, the last one
 /// being completed), from `dir` with the sandbox's configuration.
 fn complete(sb: &Sandbox, dir: &Path, words: &[&str]) -> Vec<String> {
@@ -58,7 +47,7 @@ fn completion_scripts_call_back_into_the_binary_for_each_shell() {
             "Register-ArgumentCompleter -Native -CommandName mcpdeck",
         ),
     ] {
-        let script = stdout(&sb, &["completions", shell]);
+        let script = sb.stdout(&["completions", shell]);
         assert!(script.contains(marker), "{shell}: {script}");
         assert!(script.contains("MCPDECK_COMPLETE"), "{shell}: {script}");
     }
@@ -152,14 +141,14 @@ printf '%s\n' "${COMPREPLY[@]}""#;
 fn completions_and_man_need_no_usable_configuration() {
     let sb = Sandbox::new();
     sb.write("config/mcpdeck/mcp.json", "{ not json");
-    assert!(stdout(&sb, &["completions", "bash"]).contains("_mcpdeck"));
-    assert!(stdout(&sb, &["man"]).contains(".TH mcpdeck"));
+    assert!(sb.stdout(&["completions", "bash"]).contains("_mcpdeck"));
+    assert!(sb.stdout(&["man"]).contains(".TH mcpdeck"));
 }
 
 #[test]
 fn man_prints_one_page_or_writes_one_per_command() {
     let sb = Sandbox::new();
-    let page = stdout(&sb, &["man"]);
+    let page = sb.stdout(&["man"]);
     assert!(page.contains(".TH mcpdeck 1"), "{page}");
     // The page lists every command with a pointer to its own page.
     for command in ["hosts", "approvals", "policy", "completions", "man"] {
@@ -193,7 +182,7 @@ fn man_prints_one_page_or_writes_one_per_command() {
 #[test]
 fn version_names_the_commit_it_was_built_from() {
     let sb = Sandbox::new();
-    let text = stdout(&sb, &["--version"]);
+    let text = sb.stdout(&["--version"]);
     let rest = text
         .trim_end()
         .strip_prefix(concat!("mcpdeck ", env!("CARGO_PKG_VERSION"), " (commit "))

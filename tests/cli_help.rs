@@ -7,17 +7,6 @@ mod common;
 
 use common::Sandbox;
 
-fn stdout(sb: &Sandbox, args: &[&str]) -> String {
-    let out = sb.cmd().args(args).output().expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
 /// Where `needle` starts in `text`, or a failure that shows the text.
 fn at(text: &str, needle: &str) -> usize {
     text.find(needle)
@@ -27,7 +16,7 @@ fn at(text: &str, needle: &str) -> usize {
 #[test]
 fn a_commands_help_lists_its_own_options_before_the_global_ones() {
     let sb = Sandbox::new();
-    let help = stdout(&sb, &["call", "--help"]);
+    let help = sb.stdout(&["call", "--help"]);
     let own = at(&help, "\nOptions:");
     let global = at(&help, "\nGlobal options:");
     for flag in [
@@ -60,7 +49,7 @@ fn a_commands_help_lists_its_own_options_before_the_global_ones() {
 #[test]
 fn top_level_help_says_what_no_command_does_and_names_the_exit_codes() {
     let sb = Sandbox::new();
-    let help = stdout(&sb, &["--help"]);
+    let help = sb.stdout(&["--help"]);
     assert!(
         help.contains("Without a command, mcpdeck opens the terminal console"),
         "{help}"
@@ -71,16 +60,16 @@ fn top_level_help_says_what_no_command_does_and_names_the_exit_codes() {
 #[test]
 fn listings_count_in_words_and_name_the_resource_templates() {
     let sb = Sandbox::new();
-    let prompts = stdout(&sb, &["--demo", "prompts", "demo"]);
+    let prompts = sb.stdout(&["--demo", "prompts", "demo"]);
     assert!(prompts.starts_with("1 prompt on demo:\n"), "{prompts}");
-    let tools = stdout(&sb, &["--demo", "tools", "demo"]);
+    let tools = sb.stdout(&["--demo", "tools", "demo"]);
     assert!(tools.starts_with("5 tools on demo:\n"), "{tools}");
-    let matches = stdout(&sb, &["--demo", "tools", "demo", "--search", "number"]);
+    let matches = sb.stdout(&["--demo", "tools", "demo", "--search", "number"]);
     assert!(
         matches.starts_with("1 match for \"number\" on demo:\n"),
         "{matches}"
     );
-    let resources = stdout(&sb, &["--demo", "resources", "demo"]);
+    let resources = sb.stdout(&["--demo", "resources", "demo"]);
     assert!(
         resources.starts_with("2 resources on demo:\n"),
         "{resources}"
@@ -92,7 +81,7 @@ fn listings_count_in_words_and_name_the_resource_templates() {
         "the template is named, never its URI: {resources}"
     );
     assert!(!resources.contains("demo://notes"), "{resources}");
-    let templates = stdout(&sb, &["--demo", "templates", "demo"]);
+    let templates = sb.stdout(&["--demo", "templates", "demo"]);
     assert!(
         templates.starts_with("1 resource template on demo:\n- note demo://notes/{id}"),
         "{templates}"
@@ -115,6 +104,6 @@ fn the_demo_server_missing_says_that_demo_adds_it() {
         "{stderr}"
     );
     // With --demo it is there.
-    let listed = stdout(&sb, &["--demo", "tools", "demo"]);
+    let listed = sb.stdout(&["--demo", "tools", "demo"]);
     assert!(listed.starts_with("5 tools on demo:"), "{listed}");
 }

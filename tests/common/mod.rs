@@ -67,6 +67,18 @@ impl Sandbox {
         cmd
     }
 
+    /// Runs `args`, which must succeed, and returns stdout.
+    pub fn stdout(&self, args: &[&str]) -> String {
+        let out = self.cmd().args(args).output().expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
     /// Runs `args` and parses stdout as one JSON document.
     pub fn json(&self, args: &[&str]) -> serde_json::Value {
         let out = self.cmd().args(args).output().expect("runs");
