@@ -23,7 +23,7 @@ use super::slot::Slot;
 use crate::mcp::api::OpResult;
 use crate::mcp::catalog::PageError;
 use crate::mcp::connection::{Connection, RequestError, max_total_for};
-use crate::mcp::results::{BoundedText, SpillDir};
+use crate::mcp::results::{BoundedText, ShapeContext, SpillDir};
 use crate::mcp::sanitize::sanitize_capped;
 
 pub(super) use catalogs::{resource_listing, tools};
@@ -52,8 +52,15 @@ pub(super) struct OpContext<'a> {
 }
 
 impl OpContext<'_> {
-    fn shape(&self, origin: &'_ str) -> (String, String) {
-        (self.slot.name.clone(), origin.to_owned())
+    /// What shaping a result of `origin` (`tools.call x`) on this server needs.
+    fn shape_context<'s>(&'s self, origin: &'s str) -> ShapeContext<'s> {
+        ShapeContext {
+            server: &self.slot.name,
+            origin,
+            spills: self.spills,
+            redactor: &self.live.redactor,
+            keep_data: self.keep_data,
+        }
     }
 
     pub(super) async fn request(

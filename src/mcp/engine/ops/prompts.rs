@@ -10,7 +10,7 @@ use super::{OpContext, bounded, shape_failure, undeclared, unexpected};
 use crate::mcp::api::{OpResult, PromptGet, PromptList};
 use crate::mcp::catalog::{check_prompt_arguments, summarize_prompt};
 use crate::mcp::engine::outcome::{Failure, Success};
-use crate::mcp::results::{ShapeContext, shape_prompt};
+use crate::mcp::results::shape_prompt;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// `prompts.list`.
@@ -93,14 +93,7 @@ pub(crate) async fn get_prompt(
     };
     drop(conn);
     let origin = format!("prompts.get {name}");
-    let (server, origin) = ctx.shape(&origin);
-    let shape_ctx = ShapeContext {
-        server: &server,
-        origin: &origin,
-        spills: ctx.spills,
-        redactor: &ctx.live.redactor,
-        keep_data: ctx.keep_data,
-    };
+    let shape_ctx = ctx.shape_context(&origin);
     let shaped = shape_prompt(&shape_ctx, result.description.as_deref(), &result.messages)
         .map_err(shape_failure)?;
     Ok(Success {

@@ -10,7 +10,7 @@ use super::{OpContext, bounded, resource_listing, shape_failure, undeclared, une
 use crate::mcp::api::{OpResult, ResourceList, ResourceRead, TemplateList, TemplateSummary};
 use crate::mcp::catalog::summarize_resources;
 use crate::mcp::engine::outcome::{Failure, Success};
-use crate::mcp::results::{ShapeContext, shape_resource_read};
+use crate::mcp::results::shape_resource_read;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// `resources.list`: opaque references only, never raw URIs.
@@ -172,14 +172,7 @@ pub(crate) async fn read_uri(
         _ => return Err(unexpected("resources/read")),
     };
     drop(conn);
-    let (server, origin) = ctx.shape("resources.read");
-    let shape_ctx = ShapeContext {
-        server: &server,
-        origin: &origin,
-        spills: ctx.spills,
-        redactor: &ctx.live.redactor,
-        keep_data: ctx.keep_data,
-    };
+    let shape_ctx = ctx.shape_context("resources.read");
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
         result: OpResult::Read(ResourceRead {

@@ -11,7 +11,7 @@ use crate::mcp::api::{OpResult, SpillRef, ToolCall, ToolList, ToolMatch, ToolSea
 use crate::mcp::catalog::ToolCatalog;
 use crate::mcp::connection::{Connection, max_total_for};
 use crate::mcp::engine::outcome::{Failure, Success};
-use crate::mcp::results::{ShapeContext, shape_tool_result};
+use crate::mcp::results::shape_tool_result;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// `tools.list`.
@@ -178,14 +178,7 @@ pub(crate) fn shape_call(
     schema: Option<&serde_json::Map<String, Value>>,
 ) -> Result<Success, Failure> {
     let origin = format!("tools.call {tool}");
-    let (server, origin) = ctx.shape(&origin);
-    let shape_ctx = ShapeContext {
-        server: &server,
-        origin: &origin,
-        spills: ctx.spills,
-        redactor: &ctx.live.redactor,
-        keep_data: ctx.keep_data,
-    };
+    let shape_ctx = ctx.shape_context(&origin);
     let shaped = shape_tool_result(&shape_ctx, result, schema)
         .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
     let result = ToolCall {
