@@ -184,8 +184,13 @@ async fn cancellation_token_cancels_the_request() {
             max_total_for(t),
             &cancel
         ),
-        async move {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+        async {
+            // Cancelled once the server is running the call (its own report), not after a delay.
+            let started = wait_until(Duration::from_secs(5), || {
+                std::fs::read_to_string(&events).is_ok_and(|s| s.contains("started hang"))
+            })
+            .await;
+            assert!(started, "the fixture never started the hang call");
             trigger.cancel();
         }
     );
