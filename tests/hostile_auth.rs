@@ -1,0 +1,135 @@
+//! Hostile sign-in: what an authorization server or a server's metadata can make mcpdeck open,
+//! send or print. The real binary against the fixture's OAuth mode (127.0.0.1 only; a
+//! "non-loopback" host is reached through the fixture as the client's HTTP proxy).
+
+mod common;
+
+use common::auth_fixture::{Run, sandbox};
+use common::{AuthServer, Sandbox, fixture};
+
+/// Runs `mcpdeck ARGS` in the sandbox with `browser` as `$BROWSER` and `extra` environment.
+fn run_with(sb: &Sandbox, args: &[&str], browser: &str, extra: &[(&str, String)]) -> Run {
+    let mut cmd = sb.cmd();
+    cmd.env("BROWSER", browser).args(args);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The one opener: `https`, or `http` on loopback; anything else is refused naming its scheme,
+/// and the `$BROWSER` command never starts.
+#[test]
+fn the_opener_hands_over_only_https_or_loopback_http() {
+    let dir = tempfile::tempdir().expect("dir");
+    let log = dir.path().join("opened");
+    let recorder = format!("{} record {}", fixture(), log.display());
+    for (url, scheme) in [
+        ("file:///etc/passwd", "`file`"),
+        ("javascript:alert(1)", "`javascript`"),
+        ("vscode://ms-vscode.remote/open?x=1", "`vscode`"),
+        ("http://evil.test/collect", "`http`"),
+        ("data:text/html,<script>", "`data`"),
+    ] {
+        let refused = mcpdeck::mcp::opener::open_with(url, Some(&recorder));
+        assert!(
+            refused.as_ref().is_err_and(|e| e.contains(scheme)),
+            "{url}: {refused:?}"
+        );
+    }
+    assert!(!log.exists(), "a refused URL reached $BROWSER");
+
+    // `$BROWSER` is a `:` list (the first that starts wins) and `%s` places the URL.
+    for (i, url) in ["https://example.test/a", "http://127.0.0.1:9/cb"]
+        .into_iter()
+        .enumerate()
+    {
+        let log = dir.path().join(format!("opened-{i}"));
+        let recorder = format!("{} record {}", fixture(), log.display());
+        let listed = format!("/nonexistent/browser:{recorder} --new-tab %s --after");
+        mcpdeck::mcp::opener::open_with(url, Some(&listed)).expect("opened");
+        assert_eq!(recorded(&log), ["--new-tab", url, "--after"]);
+    }
+}
+
+/// The lines the recorder wrote to `log`, once it has written (it is reaped in the background).
+fn recorded(log: &std::path::Path) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.ends_with('\n') || std::time::Instant::now() > deadline {
+            return text.lines().map(str::to_owned).collect();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// An authorization endpoint that is not a web URL never reaches the browser: sign-in is
+/// refused with the scheme named, before anything is registered or opened.
+#[test]
+fn sign_in_refuses_an_authorization_endpoint_that_is_not_https() {
+    for endpoint in [
+        "file:///etc/passwd",
+        "javascript:alert(document.cookie)",
+        "vscode://evil/authorize",
+    ] {
+        let server = AuthServer::start(&["--authorize-endpoint", endpoint]);
+        let sb = sandbox(&server, None);
+        let log = sb.dir.path().join("opened");
+        let recorder = format!("{} record {}", fixture(), log.display());
+        let login = run_with(&sb, &["auth", "login", "web"], &recorder, &[]);
+        assert_eq!(login.code, 3, "{endpoint}: {}", login.stderr);
+        let scheme = endpoint.split(':').next().expect("scheme");
+        assert!(
+            login.stderr.contains(&format!("`{scheme}`")) && login.stderr.contains("https"),
+            "{endpoint}: {}",
+            login.stderr
+        );
+        assert!(!log.exists(), "{endpoint} reached $BROWSER");
+        assert_eq!(server.seen()["registrations"], 0, "{endpoint}");
+    }
+}
+
+/// Protected-resource metadata naming a plain-http authorization server off loopback: refused
+/// before a registration, an authorization or a code exchange is sent to it.
+#[test]
+fn a_plain_http_authorization_server_gets_no_code_verifier_or_secret() {
+    let server = AuthServer::start(&["--plain-as"]);
+    let sb = sandbox(
+        &server,
+        Some(serde_json::json!({"clientId": "pre-client", "clientSecret": "${CLIENT_SECRET}"})),
+    );
+    let browser = format!("{} browse", fixture());
+    let proxy = format!("http://127.0.0.1:{}", server.port);
+    let env = [
+        ("HTTP_PROXY", proxy.clone()),
+        ("http_proxy", proxy),
+        ("NO_PROXY", "127.0.0.1,localhost".to_owned()),
+        ("CLIENT_SECRET", "s3cret-value".to_owned()),
+    ];
+    let login = run_with(&sb, &["auth", "login", "web"], &browser, &env);
+    assert_eq!(login.code, 3, "{}\n{}", login.stdout, login.stderr);
+    assert!(
+        login.stderr.contains("`http`") && login.stderr.contains("https"),
+        "the rule is stated: {}",
+        login.stderr
+    );
+    let seen = server.seen();
+    assert_eq!(seen["authorizations"], 0, "{seen}");
+    assert_eq!(seen["code_exchanges"], 0, "{seen}");
+    let plain: Vec<&str> = seen["plain_requests"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(
+        plain.iter().all(|r| r.starts_with("GET /.well-known/")),
+        "only public metadata was fetched from the plain-http host: {plain:?}"
+    );
+}
