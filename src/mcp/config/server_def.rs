@@ -109,6 +109,16 @@ pub(super) fn check_server(
     };
     let f = collect_fields(cx, path, members);
     let transport = check_transport(cx, path, value.start, &f);
+    super::secret_shape::check_server_values(
+        cx,
+        path,
+        [
+            ("args", f.args),
+            ("env", f.env),
+            ("headers", f.headers),
+            ("url", f.url),
+        ],
+    );
     check_lifecycle(cx, path, f.lifecycle);
     let request_timeout_ms = check_timeout(cx, path, f.timeout);
     let reconnect = f
