@@ -133,3 +133,56 @@ fn a_plain_http_authorization_server_gets_no_code_verifier_or_secret() {
         "only public metadata was fetched from the plain-http host: {plain:?}"
     );
 }
+
+/// A server that shows the bearer token re-encoded (base64, base64url, inside a base64
+/// `Bearer …` or `user:…`, hex, reversed): every spelling is redacted.
+#[test]
+fn a_re_encoded_bearer_token_is_redacted() {
+    use base64::Engine as _;
+    let server = AuthServer::start(&["--echo-encoded"]);
+    let sb = sandbox(&server, None);
+    let login = common::auth_fixture::mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    for json in [false, true] {
+        let mut args = vec!["call", "web", "echo", "text=hi"];
+        if json {
+            args.push("--json");
+        }
+        let call = common::auth_fixture::mcpdeck(&sb, &args, "");
+        assert_eq!(call.code, 0, "{}", call.stderr);
+        assert!(
+            call.stdout.contains("b64="),
+            "the server echoed: {}",
+            call.stdout
+        );
+        let token = common::auth_fixture::stored_token(&sb, "access_token");
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let url = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let spellings = [
+            b64.encode(&token).trim_end_matches('=').to_owned(),
+            url.encode(&token),
+            hex::encode(&token),
+            hex::encode_upper(&token),
+            token.chars().rev().collect::<String>(),
+        ];
+        for spelling in &spellings {
+            assert!(
+                !call.stdout.contains(spelling.as_str())
+                    && !call.stderr.contains(spelling.as_str()),
+                "{spelling} printed: {}",
+                call.stdout
+            );
+        }
+        // Inside a longer base64 value, the token's own part of it is gone: at most the two
+        // characters at each edge, shared with its neighbours, remain.
+        for whole in [format!("Bearer {token}"), format!("user:{token}")] {
+            let encoded = b64.encode(whole);
+            let middle = &encoded[encoded.len() / 2 - 8..encoded.len() / 2 + 8];
+            assert!(
+                !call.stdout.contains(middle),
+                "{middle} printed: {}",
+                call.stdout
+            );
+        }
+    }
+}
