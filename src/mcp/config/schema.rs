@@ -29,6 +29,7 @@ pub(crate) const SERVER_FIELDS: &[&str] = &[
     "type",
     "lifecycle",
     "requestTimeoutMs",
+    "taskTimeoutMs",
     "reconnect",
     "disabled",
     "protocolVersion",

@@ -26,6 +26,7 @@ struct Fields<'a> {
     kind: Option<&'a Spanned>,
     lifecycle: Option<&'a Spanned>,
     timeout: Option<&'a Spanned>,
+    task_timeout: Option<&'a Spanned>,
     reconnect: Option<&'a Spanned>,
     disabled: Option<&'a Spanned>,
     protocol: Option<&'a Spanned>,
@@ -47,6 +48,7 @@ fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fie
             "type" => &mut f.kind,
             "lifecycle" => &mut f.lifecycle,
             "requestTimeoutMs" => &mut f.timeout,
+            "taskTimeoutMs" => &mut f.task_timeout,
             "reconnect" => &mut f.reconnect,
             "disabled" => &mut f.disabled,
             "protocolVersion" => &mut f.protocol,
@@ -121,6 +123,8 @@ pub(super) fn check_server(
     );
     check_lifecycle(cx, path, f.lifecycle);
     let request_timeout_ms = check_timeout(cx, path, f.timeout);
+    let task_timeout_ms =
+        super::server_options::check_millis(cx, path, "taskTimeoutMs", f.task_timeout);
     let reconnect = f
         .reconnect
         .map(|v| check_reconnect(cx, path, v))
@@ -135,6 +139,7 @@ pub(super) fn check_server(
         name: name.to_owned(),
         transport: transport?,
         request_timeout_ms,
+        task_timeout_ms,
         reconnect,
         disabled,
         protocol,
