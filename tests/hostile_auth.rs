@@ -186,3 +186,27 @@ fn a_re_encoded_bearer_token_is_redacted() {
         }
     }
 }
+
+/// `expires_in: 0`: the token is used for its burst of requests, refreshed at most once per
+/// command, never in a loop.
+#[test]
+fn a_token_that_expires_at_once_is_refreshed_at_most_once_per_burst() {
+    let server = AuthServer::start(&["--ttl", "0"]);
+    let sb = sandbox(&server, None);
+    let login = common::auth_fixture::mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let commands: [&[&str]; 3] = [
+        &["tools", "web", "--json"],
+        &["call", "web", "echo", "text=hi", "--json"],
+        &["call", "web", "echo", "text=again", "--json"],
+    ];
+    for args in commands {
+        let before = server.seen()["refreshes"].as_u64().unwrap_or(0);
+        let run = common::auth_fixture::mcpdeck(&sb, args, "");
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let refreshes = server.seen()["refreshes"].as_u64().unwrap_or(0) - before;
+        assert!(refreshes <= 1, "{args:?} refreshed {refreshes} times");
+    }
+    let seen = server.seen();
+    assert!(seen["bearer_requests"].as_u64() > Some(6), "{seen}");
+}
