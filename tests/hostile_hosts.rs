@@ -144,3 +144,39 @@ fn import_refuses_a_credential_by_its_shape_and_config_check_finds_it() {
         "{text}"
     );
 }
+
+/// Codex takes `env` literally by design: a literal credential there is a warning (Codex still
+/// loads the server), and `bearer_token_env_var` names a variable, which is shown.
+#[test]
+fn codex_env_is_literal_and_its_variable_names_are_shown() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".codex/config.toml",
+        &format!(
+            "[mcp_servers.gh]\ncommand = \"gh-mcp\"\nenv = {{ GITHUB_TOKEN = \"{GHP}\" }}\n\n\
+             [mcp_servers.web]\nurl = \"https://mcp.example.test/mcp\"\n\
+             bearer_token_env_var = \"MY_WEB_TOKEN\"\n"
+        ),
+    );
+    let (_, text) = run(&sb, &["hosts", "check", "--json"]);
+    assert_no_secret("hosts check", &text);
+    let v: Value = serde_json::from_str(&text).expect("json");
+    let codex = v["result"]["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .find(|h| h["name"] == "Codex" || h["host"] == "codex")
+        .cloned()
+        .expect("codex");
+    assert_eq!(codex["counts"]["errors"], 0, "{codex:#}");
+    let servers = codex["servers"].as_array().expect("servers");
+    for s in servers {
+        assert_eq!(s["valid"], true, "{s:#}");
+    }
+    let (_, text) = run(&sb, &["hosts", "show", "codex"]);
+    assert!(
+        text.contains("MY_WEB_TOKEN"),
+        "the variable's name is shown: {text}"
+    );
+    assert_no_secret("hosts show codex", &text);
+}

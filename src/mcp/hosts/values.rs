@@ -174,6 +174,14 @@ pub(super) fn mask(value: &serde_json::Value) -> serde_json::Value {
         serde_json::Value::Object(map) => serde_json::Value::Object(
             map.iter()
                 .map(|(k, v)| {
+                    // Codex's variable *names* (`bearer_token_env_var = "VAR"`, `env_vars`,
+                    // `env_http_headers = { "X-Key" = "VAR" }`): names, not secrets.
+                    if matches!(
+                        k.as_str(),
+                        "bearer_token_env_var" | "env_vars" | "env_http_headers"
+                    ) {
+                        return (k.clone(), shapes_hidden(v));
+                    }
                     let hide = (is_secret_key(k, true) || k == "bearer_token")
                         && v.as_str().is_some_and(|s| !s.contains('$'));
                     let shown = if hide {
@@ -194,6 +202,25 @@ pub(super) fn mask(value: &serde_json::Value) -> serde_json::Value {
             let shown = secret_shape::hide(text, REDACTED_LITERAL).or(url);
             serde_json::Value::String(shown.unwrap_or_else(|| s.clone()))
         }
+        other => other.clone(),
+    }
+}
+
+/// `value` with only the credentials found by their shape hidden (for names, which a hostile
+/// file may still fill with a token).
+fn shapes_hidden(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shapes_hidden(v)))
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(shapes_hidden).collect())
+        }
+        serde_json::Value::String(s) => serde_json::Value::String(
+            secret_shape::hide(s, REDACTED_LITERAL).unwrap_or_else(|| s.clone()),
+        ),
         other => other.clone(),
     }
 }
