@@ -54,7 +54,7 @@ pub(crate) async fn sign_in(
         Some(c) => Some(c),
         None => probe_challenge(&target.url).await?,
     };
-    super::secure::require_secure_challenge(challenge.as_deref())?;
+    let challenge = super::secure::secure_challenge(challenge);
     let (manager, metadata) = discover(target, store, challenge.as_deref()).await?;
     super::secure::require_secure_metadata(&metadata)?;
     let as_key = authorization_server_key(&metadata);

@@ -1,9 +1,11 @@
 //! The transport rule for everything OAuth talks to: the server URL (its protected-resource
-//! metadata lives there), the challenge's `resource_metadata` URL, the authorization server's
-//! issuer and its authorization, token, registration and revocation endpoints must be `https`
-//! unless they are on a loopback host ([`opener::check_web_url`]). rmcp allows plain `http` on
-//! purpose; over it a code, the PKCE verifier, a client secret or a refresh token would travel
-//! in clear text, so mcpdeck refuses before it sends any of them.
+//! metadata lives there), the authorization server's issuer and its authorization, token,
+//! registration and revocation endpoints must be `https` unless they are on a loopback host
+//! ([`opener::check_web_url`]). rmcp allows plain `http` on purpose; over it a code, the PKCE
+//! verifier, a client secret or a refresh token would travel in clear text, so mcpdeck refuses
+//! before it sends any of them. A challenge's `resource_metadata` URL that breaks the rule is
+//! ignored (never fetched) rather than refused, as rmcp ignores one on a disallowed address:
+//! discovery then uses the server's own well-known location.
 
 use rmcp::transport::auth::AuthorizationMetadata;
 
@@ -20,15 +22,33 @@ pub(crate) fn require_secure(url: &str, what: &str) -> Result<(), AuthFailure> {
     })
 }
 
-/// The challenge's `resource_metadata` URL, when it names one, follows the rule.
-pub(crate) fn require_secure_challenge(challenge: Option<&str>) -> Result<(), AuthFailure> {
-    let Some(url) = challenge.and_then(resource_metadata_url) else {
-        return Ok(());
+/// The challenge as discovery may use it: a `resource_metadata` URL that breaks the rule is
+/// taken out (discovery then looks at the server's own well-known location, which the server
+/// URL's check covers); the rest of the challenge (its `scope`) is kept.
+pub(crate) fn secure_challenge(challenge: Option<String>) -> Option<String> {
+    let challenge = challenge?;
+    let Some((start, end, url)) = resource_metadata_param(&challenge) else {
+        return Some(challenge);
     };
-    require_secure(
-        &url,
-        "the protected-resource metadata URL the server's challenge names",
-    )
+    if opener::check_web_url(&url).is_ok() {
+        return Some(challenge);
+    }
+    let mut kept = challenge[..start]
+        .trim_end()
+        .trim_end_matches(',')
+        .to_owned();
+    let rest = challenge[end..]
+        .trim_start()
+        .trim_start_matches(',')
+        .trim_start();
+    if !rest.is_empty() {
+        if !kept.trim().eq_ignore_ascii_case("bearer") {
+            kept.push(',');
+        }
+        kept.push(' ');
+        kept.push_str(rest);
+    }
+    Some(kept)
 }
 
 /// Every URL of the authorization server's metadata follows the rule.
@@ -54,17 +74,25 @@ pub(crate) fn require_secure_metadata(metadata: &AuthorizationMetadata) -> Resul
     Ok(())
 }
 
-/// The `resource_metadata` parameter of a `Bearer` challenge.
-fn resource_metadata_url(challenge: &str) -> Option<String> {
+/// The `resource_metadata` parameter of a `Bearer` challenge: where it starts and ends in the
+/// challenge, and its URL.
+fn resource_metadata_param(challenge: &str) -> Option<(usize, usize, String)> {
     let lower = challenge.to_ascii_lowercase();
     let at = lower.find("resource_metadata")?;
     let rest = challenge[at + "resource_metadata".len()..].trim_start();
     let rest = rest.strip_prefix('=')?.trim_start();
-    let value = match rest.strip_prefix('"') {
-        Some(quoted) => quoted.split('"').next()?,
-        None => rest.split([',', ' ']).next()?,
+    let value_at = challenge.len() - rest.len();
+    let (value, end) = match rest.strip_prefix('"') {
+        Some(quoted) => {
+            let value = quoted.split('"').next()?;
+            (value, value_at + value.len() + 2)
+        }
+        None => {
+            let value = rest.split([',', ' ']).next()?;
+            (value, value_at + value.len())
+        }
     };
-    Some(value.to_owned())
+    Some((at, end.min(challenge.len()), value.to_owned()))
 }
 
 #[cfg(test)]
@@ -72,19 +100,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_challenge_url_is_found_quoted_or_bare() {
+    fn an_insecure_challenge_url_is_taken_out_and_the_rest_kept() {
         let c = r#"Bearer realm="x", resource_metadata="http://evil.test/prm", scope="a""#;
         assert_eq!(
-            resource_metadata_url(c).as_deref(),
-            Some("http://evil.test/prm")
+            secure_challenge(Some(c.to_owned())).as_deref(),
+            Some(r#"Bearer realm="x", scope="a""#)
         );
-        assert!(require_secure_challenge(Some(c)).is_err());
+        let first = r#"Bearer resource_metadata="http://0.0.0.0:9/x", scope="read""#;
+        assert_eq!(
+            secure_challenge(Some(first.to_owned())).as_deref(),
+            Some(r#"Bearer scope="read""#)
+        );
         let bare = "Bearer resource_metadata=https://ok.test/prm, scope=a";
         assert_eq!(
-            resource_metadata_url(bare).as_deref(),
-            Some("https://ok.test/prm")
+            secure_challenge(Some(bare.to_owned())).as_deref(),
+            Some(bare)
         );
-        assert!(require_secure_challenge(Some(bare)).is_ok());
-        assert!(require_secure_challenge(Some("Bearer")).is_ok());
+        let loopback = r#"Bearer resource_metadata="http://127.0.0.1:8/prm""#;
+        assert_eq!(
+            secure_challenge(Some(loopback.to_owned())).as_deref(),
+            Some(loopback)
+        );
+        assert_eq!(
+            secure_challenge(Some("Bearer".to_owned())).as_deref(),
+            Some("Bearer")
+        );
     }
 }
