@@ -82,15 +82,12 @@ fn resource_metadata_param(challenge: &str) -> Option<(usize, usize, String)> {
     let rest = challenge[at + "resource_metadata".len()..].trim_start();
     let rest = rest.strip_prefix('=')?.trim_start();
     let value_at = challenge.len() - rest.len();
-    let (value, end) = match rest.strip_prefix('"') {
-        Some(quoted) => {
-            let value = quoted.split('"').next()?;
-            (value, value_at + value.len() + 2)
-        }
-        None => {
-            let value = rest.split([',', ' ']).next()?;
-            (value, value_at + value.len())
-        }
+    let (value, end) = if let Some(quoted) = rest.strip_prefix('"') {
+        let value = quoted.split('"').next()?;
+        (value, value_at + value.len() + 2)
+    } else {
+        let value = rest.split([',', ' ']).next()?;
+        (value, value_at + value.len())
     };
     Some((at, end.min(challenge.len()), value.to_owned()))
 }

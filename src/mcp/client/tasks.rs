@@ -326,7 +326,7 @@ pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, Requ
         if out.len() + tasks.len() > limits.max_entries {
             return Err(task_limit(
                 format!("{} tasks", limits.max_entries),
-                format!(
+                &format!(
                     "the server lists more than {} tasks (page {page_number})",
                     limits.max_entries
                 ),
@@ -339,7 +339,7 @@ pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, Requ
         if !seen.insert(next.to_owned()) {
             return Err(task_limit(
                 "repeated cursor".to_owned(),
-                format!(
+                &format!(
                     "the server repeated cursor `{}` on page {page_number}",
                     sanitize_capped(next, 64)
                 ),
@@ -349,14 +349,14 @@ pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, Requ
     }
     Err(task_limit(
         format!("{} pages", limits.max_pages),
-        format!(
+        &format!(
             "the server had more pages after {} (the listing is incomplete)",
             limits.max_pages
         ),
     ))
 }
 
-fn task_limit(bound: String, why: String) -> RequestError {
+fn task_limit(bound: String, why: &str) -> RequestError {
     ConnectError::new(
         ErrorClass::Limit { bound },
         format!("tasks listing stopped: {why}"),
