@@ -1,4 +1,4 @@
-//! A runnable scoped-key MCP server (SPEC.md §13) to try mcpdeck against: stateless Streamable
+//! A runnable scoped-key MCP server to try mcpdeck against: stateless Streamable
 //! HTTP answering plain JSON (no session id), a Bearer API key whose scopes decide which tools a
 //! caller sees (a key with no scopes sees an empty `tools/list`), and rich tool entries — output
 //! schemas, standard annotations, and `_meta` with capability identity, owner, risk policy,

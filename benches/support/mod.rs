@@ -57,6 +57,7 @@ pub fn fixture_def(args: &[&str]) -> ServerDef {
             env: BTreeMap::new(),
         }),
         request_timeout_ms: Some(10_000),
+        task_timeout_ms: None,
         reconnect: ReconnectPolicy::default(),
         disabled: false,
         protocol: ProtocolChoice::Legacy,

@@ -216,6 +216,9 @@ fn server_detail(s: &HostEffective, state: &str, cell: &Cell) -> Vec<InfoLine> {
             .lines()
             .map(|l| line(format!("    {l}"), Tone::Plain)),
     );
+    if let Some(note) = crate::mcp::hosts::hidden_note(&e.raw) {
+        detail.push(line(format!("    {note}"), Tone::Dim));
+    }
     if let Some(def) = &e.def {
         detail.extend(variable_notes(def));
     }

@@ -35,10 +35,18 @@ impl SignInFace for CliFace {
                 "Then paste the address the browser was sent to at the end (it starts with \
                  http://127.0.0.1) and press Enter:"
             );
-        } else if auth::browser::open(url) {
-            let _ = writeln!(err, "(opened in the browser; waiting up to 5 minutes)");
         } else {
-            let _ = writeln!(err, "(waiting up to 5 minutes for the browser)");
+            match crate::mcp::opener::open(url) {
+                Ok(_) => {
+                    let _ = writeln!(err, "(opened in the browser; waiting up to 5 minutes)");
+                }
+                Err(why) => {
+                    let _ = writeln!(
+                        err,
+                        "(not opened: {why}; waiting up to 5 minutes for the browser)"
+                    );
+                }
+            }
         }
     }
 

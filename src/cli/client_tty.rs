@@ -49,6 +49,10 @@ pub struct ClientFlags {
         help_heading = super::commands::GLOBAL
     )]
     pub log_level: Option<String>,
+    /// How long a tool call run as a task is followed before it is cancelled, in milliseconds
+    /// (instead of each server's `taskTimeoutMs`, default 600000; a task's shorter `ttl` wins).
+    #[arg(long, global = true, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000), help_heading = super::commands::GLOBAL)]
+    pub task_timeout: Option<u64>,
 }
 
 fn parse_log_level(text: &str) -> Result<String, String> {

@@ -303,6 +303,9 @@ fn describe_server(out: &mut String, s: &HostEffective) {
     for l in pretty.lines() {
         let _ = writeln!(out, "      {l}");
     }
+    if let Some(note) = crate::mcp::hosts::hidden_note(&e.raw) {
+        let _ = writeln!(out, "      {note}");
+    }
     if let Some(def) = &e.def {
         for (field, text) in def.transport.fields() {
             for piece in text.variables() {

@@ -192,6 +192,7 @@ fn engine_options(
         policy,
         keep_data: true,
         events,
+        task_timeout: flags.task_timeout.map(std::time::Duration::from_millis),
         ..EngineOptions::default()
     }
 }

@@ -272,7 +272,7 @@ impl Executor {
     fn open_url(&self, server: String, url: String) {
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
-            let text = match super::browser::open(&url) {
+            let text = match crate::mcp::opener::open(&url) {
                 Ok(how) => format!("the URL was opened with {how}"),
                 Err(e) => format!("the URL could not be opened: {e}"),
             };

@@ -7,7 +7,6 @@
 pub mod agents;
 pub mod approver;
 pub mod binary;
-pub mod browser;
 pub mod client;
 pub mod clipboard;
 pub mod executor;

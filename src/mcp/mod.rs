@@ -26,6 +26,7 @@ pub mod engine;
 #[allow(unnameable_types)]
 pub(crate) mod hosts;
 pub mod line_reader;
+pub mod opener;
 #[allow(unnameable_types)]
 pub(crate) mod packaged;
 pub mod policy;

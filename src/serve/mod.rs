@@ -175,6 +175,10 @@ pub async fn serve(engine: Arc<Engine>, approver: Arc<ServeApprover>) -> anyhow:
                 () = shutdown => Ok(()),
             }
         }
+        // The host closed stdin before it started a session: it asked what it needed (a
+        // 2026-era host's `server/discover`, pings, requests answered without a session) or
+        // nothing at all. That is the end of its use of serve, not a failed handshake.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
         Err(e) => Err(anyhow::anyhow!(
             "the MCP handshake with the host failed: {e}"
         )),

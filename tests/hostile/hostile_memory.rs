@@ -42,6 +42,18 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>, i32)> {
             vec!["call", "fx", "echo", "--no-validate"],
             0,
         ),
+        (
+            "tasks/list pages of 40,000 tasks, each with a fresh cursor",
+            vec!["raw", "--case", "tasks-flood"],
+            vec!["tasks", "fx"],
+            7,
+        ),
+        (
+            "tasks/list pages of 10 tasks with fresh cursors forever",
+            vec!["raw", "--case", "tasks-endless"],
+            vec!["tasks", "fx"],
+            7,
+        ),
         // The same pages over Streamable HTTP, as a plain JSON body and as an SSE event.
         (
             "HTTP JSON body: one ~16 MiB page of 480,000 tiny tools",

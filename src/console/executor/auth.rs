@@ -25,7 +25,7 @@ impl SignInFace for ConsoleFace {
             server: self.server.clone(),
             url: url.to_owned(),
         }));
-        auth::browser::open(url);
+        let _ = crate::mcp::opener::open(url);
     }
 }
 

@@ -45,6 +45,18 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     if let Some(creds) = stored.filter(|c| c.token_response.is_some()) {
         // Discovery configures the token endpoint for refreshes. When it fails the stored
         // access token is still sent; a refresh then fails and asks for sign-in.
+        // The metadata is resolved here, not inside `initialize_from_store`, so that a token
+        // endpoint that is plain `http` off loopback never gets the refresh token.
+        let resolved = tokio::time::timeout(DISCOVERY_TIMEOUT, manager.resolve_metadata()).await;
+        if let Ok(Ok(resolution)) = resolved {
+            if super::secure::require_secure_metadata(&resolution.metadata).is_err() {
+                return Ok(TokenClient::new(
+                    AuthClient::new(inner, manager),
+                    Some(tokens),
+                ));
+            }
+            manager.set_metadata(resolution.metadata);
+        }
         let mut initialized =
             tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
         if matches!(
@@ -55,7 +67,9 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
             // issuer path: the same 2025-03-26 rule that let sign-in through (see `legacy`).
             let origin =
                 tokio::time::timeout(DISCOVERY_TIMEOUT, super::legacy::origin_metadata(url)).await;
-            if let Ok(Ok(Some(metadata))) = origin {
+            if let Ok(Ok(Some(metadata))) = origin
+                && super::secure::require_secure_metadata(&metadata).is_ok()
+            {
                 manager.set_metadata(metadata);
                 initialized =
                     tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
@@ -129,6 +143,9 @@ pub(crate) async fn revoke(
     else {
         return false;
     };
+    if super::secure::require_secure(&endpoint, "the revocation endpoint").is_err() {
+        return false;
+    }
     let secret = if target.oauth.client_id.as_deref() == Some(client_id) {
         target.client_secret.clone()
     } else {

@@ -49,11 +49,14 @@ pub(crate) async fn sign_in(
     trigger: Trigger,
     face: &dyn SignInFace,
 ) -> Result<SignedIn, AuthFailure> {
+    super::secure::require_secure(&target.url, "the server URL")?;
     let challenge = match trigger.challenge {
         Some(c) => Some(c),
         None => probe_challenge(&target.url).await?,
     };
+    let challenge = super::secure::secure_challenge(challenge);
     let (manager, metadata) = discover(target, store, challenge.as_deref()).await?;
+    super::secure::require_secure_metadata(&metadata)?;
     let as_key = authorization_server_key(&metadata);
 
     let identity = Identity::choose(target, store, &metadata, &as_key)?;

@@ -9,7 +9,6 @@
 //! [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
 //! output or anything this module returns.
 
-pub(crate) mod browser;
 pub(crate) mod client;
 pub(crate) mod configured;
 pub(crate) mod flow;
@@ -17,6 +16,7 @@ pub(crate) mod keychain;
 pub(crate) mod legacy;
 pub(crate) mod listener;
 pub(crate) mod register;
+pub(crate) mod secure;
 pub(crate) mod store;
 pub(crate) mod token_client;
 

@@ -10,6 +10,12 @@
 //! that token; otherwise this request refreshes, holding the lock it looked under, so no other
 //! refresh can start in between. Either way a refused request is retried at most once.
 //!
+//! A token the store hands out is reused for [`BURST`] by every request of this connection
+//! instead of being asked for again: rmcp refreshes a token before use when it is about to
+//! expire, so a token issued with `expires_in: 0` would otherwise be refreshed for every
+//! request. It is used for the requests of its burst; the server may still refuse it, and a
+//! refused request is retried at most once (above), so a refresh loop cannot happen.
+//!
 //! Every token a request carries is added to the connection's [`LiveSecrets`] before it is
 //! sent, so a server that writes it back (a tool that shows its request headers) has it
 //! redacted like any configured secret.
@@ -38,7 +44,12 @@ pub(crate) struct TokenClient<C> {
     inner: AuthClient<C>,
     tokens: Option<ServerTokens>,
     live: LiveSecrets,
+    /// The token last handed out by the store, and when.
+    recent: Arc<std::sync::Mutex<Option<(String, std::time::Instant)>>>,
 }
+
+/// How long a token the store handed out is used without asking again.
+const BURST: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl<C> TokenClient<C> {
     /// Wraps rmcp's client; `tokens` is the same store handle its manager was given.
@@ -47,6 +58,7 @@ impl<C> TokenClient<C> {
             inner,
             tokens,
             live: LiveSecrets::default(),
+            recent: Arc::default(),
         }
     }
 
@@ -82,7 +94,7 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
         };
         let token = match given {
             Some(token) => Some(token),
-            None => match self.inner.get_access_token().await {
+            None => match self.current_token().await {
                 Ok(token) => Some(token),
                 Err(AuthError::AuthorizationRequired) => None,
                 Err(error) => return Err(error.into()),
@@ -94,7 +106,10 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
                     return Err(StreamableHttpError::AuthRequired(challenge));
                 };
                 match self.after_refusal(&sent).await {
-                    Ok(fresh) if fresh != sent => call(Some(fresh)).await,
+                    Ok(fresh) if fresh != sent => {
+                        self.keep(&fresh);
+                        call(Some(fresh)).await
+                    }
                     Ok(_) | Err(AuthError::AuthorizationRequired) => {
                         Err(StreamableHttpError::AuthRequired(challenge))
                     }
@@ -103,6 +118,32 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
             }
             other => other,
         }
+    }
+
+    /// The token for the next request: the one handed out less than [`BURST`] ago, else the
+    /// store's (refreshed first by rmcp when it is about to expire).
+    async fn current_token(&self) -> Result<String, AuthError> {
+        let kept = self
+            .recent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if let Some((token, at)) = kept
+            && at.elapsed() < BURST
+        {
+            return Ok(token);
+        }
+        let token = self.inner.get_access_token().await?;
+        self.keep(&token);
+        Ok(token)
+    }
+
+    fn keep(&self, token: &str) {
+        *self
+            .recent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some((token.to_owned(), std::time::Instant::now()));
     }
 
     /// The token to retry with after the server refused `sent`: the stored one when it has been

@@ -58,6 +58,12 @@ impl PageLimits {
         max_entries: 5_000,
     };
 
+    /// Tasks (`tasks/list`): 100 pages, 10,000 tasks.
+    pub const TASKS: Self = Self {
+        max_pages: 100,
+        max_entries: 10_000,
+    };
+
     /// The documented limits for a catalog kind.
     pub fn for_kind(kind: CatalogKind) -> Self {
         match kind {

@@ -13,6 +13,7 @@ use rmcp::model::{CallToolResult, ClientRequest, CustomRequest, ErrorCode, Serve
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::catalog::PageLimits;
 use crate::mcp::connection::{
     ConnectError, Connection, ErrorClass, MAX_TOTAL_CAP, RequestError, max_total_for,
 };
@@ -104,14 +105,30 @@ fn as_value(result: &ServerResult) -> Value {
     serde_json::to_value(result).unwrap_or(Value::Null)
 }
 
-/// Runs `tool` as a task and returns its final result. `note` hears every status change.
+/// A tool call to run as a task.
+pub(crate) struct TaskCall<'a> {
+    /// The tool.
+    pub tool: &'a str,
+    /// Its arguments.
+    pub args: Map<String, Value>,
+    /// How long the task is followed (`taskTimeoutMs`, `--task-timeout`); the task's own
+    /// `ttl` ends it sooner when shorter.
+    pub deadline: Duration,
+}
+
+/// Runs a tool as a task and returns its final result. `note` hears every status change.
 pub(crate) async fn call_as_task(
     conn: &Connection,
-    tool: &str,
-    args: Map<String, Value>,
+    call: TaskCall<'_>,
     cancel: &CancellationToken,
     note: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<CallToolResult, RequestError> {
+    let TaskCall {
+        tool,
+        args,
+        deadline,
+    } = call;
+    let started = tokio::time::Instant::now();
     let timeout = conn.request_timeout();
     let params = json!({"name": tool, "arguments": args, "task": {"ttl": TASK_TTL_MS}});
     let created = conn
@@ -136,7 +153,7 @@ pub(crate) async fn call_as_task(
         sanitize_capped(&state.id, 64),
         describe(&state)
     ));
-    let state = follow(conn, state, cancel, note).await?;
+    let state = follow(conn, state, (started, deadline), cancel, note).await?;
     if state.status == "cancelled" {
         return Err(ConnectError::new(
             ErrorClass::Cancelled,
@@ -160,31 +177,52 @@ pub(crate) async fn call_as_task(
     }
 }
 
+/// When following a task stops: `deadline` after `started`, or the task's `ttl` when that is
+/// sooner; what it is, in words.
+fn follow_until(
+    (started, deadline): (tokio::time::Instant, Duration),
+    ttl_ms: Option<u64>,
+) -> (tokio::time::Instant, Duration, &'static str) {
+    let ttl = ttl_ms.map(Duration::from_millis);
+    match ttl {
+        Some(ttl) if ttl < deadline => (started + ttl, ttl, "the task's ttl"),
+        _ => (
+            started + deadline,
+            deadline,
+            "the task timeout (taskTimeoutMs)",
+        ),
+    }
+}
+
 /// Polls the task until it ends or asks for input, at the interval the server suggests
-/// (clamped); `note` hears each change. Cancelling, or passing the 30-minute cap, sends
-/// `tasks/cancel`.
+/// (clamped); `note` hears each change. Cancelling, or passing the task's deadline (its
+/// timeout or its `ttl`, whichever is sooner), sends `tasks/cancel`; the deadline is a
+/// `timeout`.
 async fn follow(
     conn: &Connection,
     mut state: TaskState,
+    bound: (tokio::time::Instant, Duration),
     cancel: &CancellationToken,
     note: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<TaskState, RequestError> {
-    let deadline = tokio::time::Instant::now() + MAX_TOTAL_CAP;
     let mut poll = state.poll.unwrap_or(DEFAULT_POLL);
     while !state.is_terminal() && state.status != "input_required" {
+        let (until, after, which) = follow_until(bound, state.ttl_ms);
         poll = state.poll.unwrap_or(poll).clamp(MIN_POLL, MAX_POLL);
         tokio::select! {
             () = tokio::time::sleep(poll) => {}
+            () = tokio::time::sleep_until(until) => {
+                let _ = cancel_task(conn, &state.id, note).await;
+                let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
+                return Err(ConnectError::new(
+                    ErrorClass::Timeout { after_ms },
+                    format!(
+                        "the task did not finish within {after_ms} ms ({which}); tasks/cancel \
+                         was sent"
+                    ),
+                ));
+            }
             () = cancel.cancelled() => return Err(cancel_task(conn, &state.id, note).await),
-        }
-        if tokio::time::Instant::now() > deadline {
-            let _ = cancel_task(conn, &state.id, note).await;
-            return Err(ConnectError::new(
-                ErrorClass::Timeout {
-                    after_ms: u64::try_from(MAX_TOTAL_CAP.as_millis()).unwrap_or(u64::MAX),
-                },
-                "the task did not finish within 30 minutes; tasks/cancel was sent",
-            ));
         }
         let next = poll_task(conn, &state.id, cancel, note).await?;
         if next.status != state.status || next.message != state.message {
@@ -265,11 +303,17 @@ async fn cancel_task(
     )
 }
 
-/// `tasks/list`: the server's tasks (one page at most 64 pages deep).
+/// `tasks/list`: the server's tasks, within the bounds of a tool catalog
+/// ([`PageLimits::TASKS`]: pages and entries; a page over the entry bound, or a listing over
+/// the JSON value budget, is refused before it is decoded). A repeated cursor, one page too
+/// many or one task too many ends the listing with `limit` naming the bound: a listing cut
+/// short is never returned as if it were complete.
 pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, RequestError> {
+    let limits = PageLimits::TASKS;
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut cursor: Option<String> = None;
-    for _ in 0..64 {
+    for page_number in 1..=limits.max_pages {
         let params = match &cursor {
             Some(c) => json!({"cursor": c}),
             None => json!({}),
@@ -279,13 +323,44 @@ pub(crate) async fn list_tasks(conn: &Connection) -> Result<Vec<TaskState>, Requ
             .get("tasks")
             .and_then(Value::as_array)
             .ok_or_else(|| protocol("tasks/list answered without tasks"))?;
-        out.extend(tasks.iter().filter_map(TaskState::from_value));
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
-            _ => break,
+        if out.len() + tasks.len() > limits.max_entries {
+            return Err(task_limit(
+                format!("{} tasks", limits.max_entries),
+                &format!(
+                    "the server lists more than {} tasks (page {page_number})",
+                    limits.max_entries
+                ),
+            ));
         }
+        out.extend(tasks.iter().filter_map(TaskState::from_value));
+        let Some(next) = page.get("nextCursor").and_then(Value::as_str) else {
+            return Ok(out);
+        };
+        if !seen.insert(next.to_owned()) {
+            return Err(task_limit(
+                "repeated cursor".to_owned(),
+                &format!(
+                    "the server repeated cursor `{}` on page {page_number}",
+                    sanitize_capped(next, 64)
+                ),
+            ));
+        }
+        cursor = Some(next.to_owned());
     }
-    Ok(out)
+    Err(task_limit(
+        format!("{} pages", limits.max_pages),
+        &format!(
+            "the server had more pages after {} (the listing is incomplete)",
+            limits.max_pages
+        ),
+    ))
+}
+
+fn task_limit(bound: String, why: &str) -> RequestError {
+    ConnectError::new(
+        ErrorClass::Limit { bound },
+        format!("tasks listing stopped: {why}"),
+    )
 }
 
 /// One operator request about a task (`tasks/get`, `tasks/cancel`), answered as JSON.

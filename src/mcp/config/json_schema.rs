@@ -37,6 +37,7 @@ pub(crate) fn mcp_json_schema() -> Value {
                     "type": {"enum": ["stdio", "http", "streamable-http"], "description": "Optional; must agree with command/url. Legacy SSE is not supported."},
                     "lifecycle": {"const": "lazy"},
                     "requestTimeoutMs": {"type": "integer", "maximum": 86_400_000, "description": "Per-request timeout; 0 or less means the default (60000)."},
+                    "taskTimeoutMs": {"type": "integer", "maximum": 86_400_000, "description": "How long a tool call run as a task is followed before it is cancelled (or the task's own ttl, when shorter); 0 or less means the default (600000)."},
                     "reconnect": {
                         "type": "object",
                         "additionalProperties": false,

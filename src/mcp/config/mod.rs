@@ -13,6 +13,7 @@ mod outline;
 pub(crate) mod raw;
 pub(crate) mod refs;
 pub(crate) mod schema;
+pub(crate) mod secret_shape;
 mod server_def;
 mod server_options;
 

@@ -14,6 +14,9 @@ use super::refs::Template;
 
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
 pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a task is followed when `taskTimeoutMs` is absent or ≤ 0 (and the CLI's
+/// `--task-timeout` is not given): ten minutes, the time to live mcpdeck asks tasks to be kept.
+pub(crate) const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// Which configuration layer a definition came from, lowest precedence first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -185,6 +188,8 @@ pub struct ServerDef {
     pub transport: Transport,
     /// `requestTimeoutMs` when positive.
     pub request_timeout_ms: Option<u64>,
+    /// `taskTimeoutMs` when positive: how long a task is followed.
+    pub task_timeout_ms: Option<u64>,
     /// Reconnect policy.
     pub reconnect: ReconnectPolicy,
     /// A disabled server is listed but never connects.
@@ -197,10 +202,19 @@ pub struct ServerDef {
 }
 
 impl ServerDef {
+    /// How long a task is followed when `taskTimeoutMs` is not set.
+    pub const DEFAULT_TASK_TIMEOUT: Duration = DEFAULT_TASK_TIMEOUT;
+
     /// The per-request timeout.
     pub fn request_timeout(&self) -> Duration {
         self.request_timeout_ms
             .map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis)
+    }
+
+    /// How long a tool call run as a task is followed before it is cancelled.
+    pub fn task_timeout(&self) -> Duration {
+        self.task_timeout_ms
+            .map_or(DEFAULT_TASK_TIMEOUT, Duration::from_millis)
     }
 
     /// The child's working directory, with a relative `cwd` resolved against `file_dir`.

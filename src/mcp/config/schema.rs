@@ -29,6 +29,7 @@ pub(crate) const SERVER_FIELDS: &[&str] = &[
     "type",
     "lifecycle",
     "requestTimeoutMs",
+    "taskTimeoutMs",
     "reconnect",
     "disabled",
     "protocolVersion",
@@ -397,11 +398,16 @@ pub(crate) fn is_literal_value(value: &str) -> bool {
 /// `text` with its URL password and credential-shaped query values replaced by `hidden`, or
 /// `None` when it is not a URL or holds neither.
 pub(crate) fn displayable_url(text: &str) -> Option<String> {
+    displayable_url_with(text, "hidden")
+}
+
+/// [`displayable_url`] with `hidden` (URL-safe) written for each hidden value.
+pub(crate) fn displayable_url_with(text: &str, hidden: &str) -> Option<String> {
     use super::refs::is_credential_name;
     let mut url = url::Url::parse(text).ok()?;
     let mut changed = false;
     if url.password().is_some() {
-        let _ = url.set_password(Some("hidden"));
+        let _ = url.set_password(Some(hidden));
         changed = true;
     }
     let pairs: Vec<(String, String)> = url
@@ -409,7 +415,7 @@ pub(crate) fn displayable_url(text: &str) -> Option<String> {
         .map(|(k, v)| {
             if is_credential_name(&k) || k.eq_ignore_ascii_case("key") {
                 changed = true;
-                (k.into_owned(), "hidden".to_owned())
+                (k.into_owned(), hidden.to_owned())
             } else {
                 (k.into_owned(), v.into_owned())
             }

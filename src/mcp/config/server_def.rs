@@ -26,6 +26,7 @@ struct Fields<'a> {
     kind: Option<&'a Spanned>,
     lifecycle: Option<&'a Spanned>,
     timeout: Option<&'a Spanned>,
+    task_timeout: Option<&'a Spanned>,
     reconnect: Option<&'a Spanned>,
     disabled: Option<&'a Spanned>,
     protocol: Option<&'a Spanned>,
@@ -47,6 +48,7 @@ fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fie
             "type" => &mut f.kind,
             "lifecycle" => &mut f.lifecycle,
             "requestTimeoutMs" => &mut f.timeout,
+            "taskTimeoutMs" => &mut f.task_timeout,
             "reconnect" => &mut f.reconnect,
             "disabled" => &mut f.disabled,
             "protocolVersion" => &mut f.protocol,
@@ -109,8 +111,20 @@ pub(super) fn check_server(
     };
     let f = collect_fields(cx, path, members);
     let transport = check_transport(cx, path, value.start, &f);
+    super::secret_shape::check_server_values(
+        cx,
+        path,
+        [
+            ("args", f.args),
+            ("env", f.env),
+            ("headers", f.headers),
+            ("url", f.url),
+        ],
+    );
     check_lifecycle(cx, path, f.lifecycle);
     let request_timeout_ms = check_timeout(cx, path, f.timeout);
+    let task_timeout_ms =
+        super::server_options::check_millis(cx, path, "taskTimeoutMs", f.task_timeout);
     let reconnect = f
         .reconnect
         .map(|v| check_reconnect(cx, path, v))
@@ -125,6 +139,7 @@ pub(super) fn check_server(
         name: name.to_owned(),
         transport: transport?,
         request_timeout_ms,
+        task_timeout_ms,
         reconnect,
         disabled,
         protocol,

@@ -72,15 +72,25 @@ pub(super) fn check_lifecycle(cx: &mut Cx<'_>, path: &str, lifecycle: Option<&Sp
 }
 
 pub(super) fn check_timeout(cx: &mut Cx<'_>, path: &str, timeout: Option<&Spanned>) -> Option<u64> {
+    check_millis(cx, path, "requestTimeoutMs", timeout)
+}
+
+/// A positive whole number of milliseconds up to one day in `field` (0 or less: the default).
+pub(super) fn check_millis(
+    cx: &mut Cx<'_>,
+    path: &str,
+    field: &str,
+    timeout: Option<&Spanned>,
+) -> Option<u64> {
     let value = timeout?;
-    let p = format!("{path}.requestTimeoutMs");
+    let p = format!("{path}.{field}");
     let Json::Number(n) = &value.value else {
         cx.error(
             "type_mismatch",
             &p,
             value.start,
             format!(
-                "`requestTimeoutMs` must be an integer, found {}",
+                "`{field}` must be an integer, found {}",
                 value.value.type_name()
             ),
             None,
@@ -92,7 +102,7 @@ pub(super) fn check_timeout(cx: &mut Cx<'_>, path: &str, timeout: Option<&Spanne
             "invalid_value",
             &p,
             value.start,
-            format!("`requestTimeoutMs` must be a whole number of milliseconds, not `{n}`"),
+            format!("`{field}` must be a whole number of milliseconds, not `{n}`"),
             None,
         );
         return None;
@@ -102,7 +112,7 @@ pub(super) fn check_timeout(cx: &mut Cx<'_>, path: &str, timeout: Option<&Spanne
             "out_of_range",
             &p,
             value.start,
-            format!("`requestTimeoutMs` {ms} is over one day ({MAX_TIMEOUT_MS})"),
+            format!("`{field}` {ms} is over one day ({MAX_TIMEOUT_MS})"),
             None,
         );
         return None;

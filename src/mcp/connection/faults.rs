@@ -58,6 +58,8 @@ pub enum Listing {
     Templates,
     /// `prompts/list`: `result.prompts`.
     Prompts,
+    /// `tasks/list`: `result.tasks`.
+    Tasks,
 }
 
 impl Listing {
@@ -68,6 +70,13 @@ impl Listing {
             ClientRequest::ListResourcesRequest(r) => (Self::Resources, &r.params),
             ClientRequest::ListResourceTemplatesRequest(r) => (Self::Templates, &r.params),
             ClientRequest::ListPromptsRequest(r) => (Self::Prompts, &r.params),
+            ClientRequest::CustomRequest(r) if r.method == "tasks/list" => {
+                let first = r
+                    .params
+                    .as_ref()
+                    .is_none_or(|p| p.get("cursor").is_none_or(serde_json::Value::is_null));
+                return Some((Self::Tasks, first));
+            }
             _ => return None,
         };
         let first = params.as_ref().is_none_or(|p| p.cursor.is_none());
@@ -80,6 +89,7 @@ impl Listing {
             Self::Resources => b"resources",
             Self::Templates => b"resourceTemplates",
             Self::Prompts => b"prompts",
+            Self::Tasks => b"tasks",
         }
     }
 
@@ -87,6 +97,7 @@ impl Listing {
     /// never be accepted, so it is refused before it is decoded).
     fn max_entries(self) -> usize {
         let kind = match self {
+            Self::Tasks => return PageLimits::TASKS.max_entries,
             Self::Tools => CatalogKind::Tools,
             Self::Resources => CatalogKind::Resources,
             Self::Templates => CatalogKind::ResourceTemplates,
@@ -101,6 +112,7 @@ impl Listing {
             Self::Resources => "resources",
             Self::Templates => "resource templates",
             Self::Prompts => "prompts",
+            Self::Tasks => "tasks",
         }
     }
 }

@@ -67,6 +67,14 @@ impl Engine {
             cancel: &cancel,
             note: &note,
             as_task: mode == RunMode::Task,
+            task_timeout: self.task_timeout.unwrap_or_else(|| {
+                slot.entry
+                    .def
+                    .as_ref()
+                    .map_or(crate::mcp::config::ServerDef::DEFAULT_TASK_TIMEOUT, |d| {
+                        d.task_timeout()
+                    })
+            }),
             progress,
             keep_data: self.keep_data,
         };

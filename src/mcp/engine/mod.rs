@@ -95,6 +95,9 @@ pub struct EngineOptions {
     /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
     /// exactly; the console and serve mode leave it off.
     pub keep_data: bool,
+    /// How long a task is followed, for every server (the CLI's `--task-timeout`); `None`: each
+    /// definition's `taskTimeoutMs`, else ten minutes.
+    pub task_timeout: Option<std::time::Duration>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -109,6 +112,7 @@ pub struct Engine {
     traffic: bool,
     changed_servers: std::collections::BTreeSet<String>,
     keep_data: bool,
+    task_timeout: Option<std::time::Duration>,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -172,6 +176,7 @@ impl Engine {
             traffic,
             changed_servers: options.changed_servers,
             keep_data: options.keep_data,
+            task_timeout: options.task_timeout,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,

@@ -397,7 +397,9 @@ fn env_vars(cx: &mut Cx<'_>, path: &str, member: Option<&Member>) -> Vec<String>
     out
 }
 
-/// Reads a table of literal strings (`env`, `http_headers`); credential keys are refused.
+/// Reads a table of literal strings (`env`, `http_headers`). Codex takes both literally by
+/// design (it expands no variables there), so a credential-shaped key is a warning — the value
+/// is a plain-text secret in the file — and the server still loads.
 fn literal_map(
     cx: &mut Cx<'_>,
     path: &str,
@@ -435,17 +437,17 @@ fn literal_map(
                     item.key
                 )
             };
-            cx.error(
+            cx.warning(
                 "literal_secret",
                 &p,
                 item.key_start,
                 format!(
-                    "literal credential in `{}`; Codex does not expand variables, so this is the secret itself",
+                    "literal credential in `{}`; Codex takes it as written (it expands no \
+                     variables here), so the secret itself sits in the file",
                     item.key
                 ),
                 Some(suggestion),
             );
-            continue;
         }
         out.insert(item.key.clone(), Text::lit(&value));
     }

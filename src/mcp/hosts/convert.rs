@@ -320,6 +320,7 @@ pub(crate) fn connect_def(
             name: name.to_owned(),
             transport,
             request_timeout_ms: None,
+            task_timeout_ms: None,
             reconnect: ReconnectPolicy::default(),
             disabled: false,
             protocol: ProtocolChoice::default(),

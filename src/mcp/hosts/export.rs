@@ -20,6 +20,9 @@ pub(crate) fn dropped_fields(def: &ServerDef) -> Vec<&'static str> {
     if def.request_timeout_ms.is_some() {
         dropped.push("requestTimeoutMs");
     }
+    if def.task_timeout_ms.is_some() {
+        dropped.push("taskTimeoutMs");
+    }
     if def.reconnect != ReconnectPolicy::default() {
         dropped.push("reconnect");
     }

@@ -189,7 +189,14 @@ fn convert(
             continue;
         };
         match to_deck(def, name, places, path, layer) {
-            Ok(v) => converted.push((name.clone(), v)),
+            Ok(v) => {
+                let shaped = shaped_credentials(&v);
+                if shaped.is_empty() {
+                    converted.push((name.clone(), v));
+                } else {
+                    problems.extend(shaped.into_iter().map(|r| format!("`{name}`: {r}")));
+                }
+            }
             Err(reasons) => problems.extend(reasons.into_iter().map(|r| format!("`{name}`: {r}"))),
         }
     }
@@ -200,6 +207,50 @@ fn convert(
         ));
     }
     Ok(converted)
+}
+
+/// The literal credentials a converted definition holds by the shape of their value (an
+/// `sk-ant-…` key in `args`, a `ghp_…` token under an innocent `env` name): each with where it
+/// is and the reference to write instead. Such an entry is not imported.
+fn shaped_credentials(def: &Value) -> Vec<String> {
+    use crate::mcp::config::schema::is_literal_value;
+    use crate::mcp::config::secret_shape::shape_of;
+    let mut out = Vec::new();
+    let mut check = |at: String, key: Option<&str>, s: &str| {
+        let Some(shape) = shape_of(s).filter(|_| is_literal_value(s)) else {
+            return;
+        };
+        let var = shape.variable;
+        let instead = match key {
+            Some(key) => format!("write `\"{key}\": \"${{{var}}}\"`"),
+            None => format!("pass it through `env` as `\"{var}\": \"${{{var}}}\"`"),
+        };
+        out.push(format!(
+            "`{at}` holds what looks like {} written out; {instead} in the host's file (or \
+             in mcpdeck's after importing without it) and export {var}",
+            shape.kind
+        ));
+    };
+    if let Some(args) = def.get("args").and_then(Value::as_array) {
+        for (i, a) in args.iter().enumerate() {
+            if let Some(s) = a.as_str() {
+                check(format!("args[{i}]"), None, s);
+            }
+        }
+    }
+    for field in ["env", "headers"] {
+        if let Some(map) = def.get(field).and_then(Value::as_object) {
+            for (k, v) in map {
+                if let Some(s) = v.as_str() {
+                    check(format!("{field}.{k}"), Some(k), s);
+                }
+            }
+        }
+    }
+    if let Some(url) = def.get("url").and_then(Value::as_str) {
+        check("url".to_owned(), None, url);
+    }
+    out
 }
 
 /// Adds the converted servers to the target's `mcpServers`: (added, already there the same).

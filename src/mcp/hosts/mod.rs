@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use crate::mcp::config::Diagnostic;
 
 pub(crate) use text::{Piece, Syntax, Text};
+pub(crate) use values::hidden_note;
 pub(crate) use view::report_view;
 
 /// The hosts mcpdeck reads, by their command-line names.

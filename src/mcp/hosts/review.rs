@@ -47,5 +47,8 @@ pub(crate) fn host_entry_lines(host: HostId, entry: &HostEntry) -> Vec<(ReviewKi
             .lines()
             .map(|l| (ReviewKind::Body, format!("    {l}"))),
     );
+    if let Some(note) = super::values::hidden_note(&entry.raw) {
+        out.push((ReviewKind::Body, format!("    {note}")));
+    }
     out
 }

@@ -329,6 +329,7 @@ fn deck_only_fields_def() -> crate::mcp::config::ServerDef {
             oauth: Some(Box::new(OAuthDef::default())),
         }),
         request_timeout_ms: Some(5000),
+        task_timeout_ms: None,
         reconnect: ReconnectPolicy {
             automatic: true,
             max_attempts: 2,

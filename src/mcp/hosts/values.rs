@@ -9,7 +9,8 @@ use super::text::{Piece, Syntax, Text};
 use crate::mcp::config::fields::Cx;
 use crate::mcp::config::json::{Json, Spanned};
 use crate::mcp::config::refs::is_credential_name;
-use crate::mcp::config::schema::REDACTED_LITERAL;
+use crate::mcp::config::schema::{REDACTED_LITERAL, displayable_url_with};
+use crate::mcp::config::secret_shape;
 
 impl Here<'_> {
     pub(super) fn args(&self, cx: &mut Cx<'_>, path: &str, args: Option<&Spanned>) -> Vec<Text> {
@@ -164,12 +165,23 @@ pub(super) fn unpinned(cx: &mut Cx<'_>, path: &str, command: &str, args: &[Strin
     }
 }
 
-/// The value as written, with literal credentials hidden (for display).
+/// The value as written, with literal credentials hidden (for display): the literal value of a
+/// credential-shaped key or credential header, a URL's password and credential-shaped query
+/// values, and anything that is a credential by its shape ([`secret_shape`]) wherever it is
+/// (an `args` item, an `env` value under any name). [`hidden_count`] says how many.
 pub(super) fn mask(value: &serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => serde_json::Value::Object(
             map.iter()
                 .map(|(k, v)| {
+                    // Codex's variable *names* (`bearer_token_env_var = "VAR"`, `env_vars`,
+                    // `env_http_headers = { "X-Key" = "VAR" }`): names, not secrets.
+                    if matches!(
+                        k.as_str(),
+                        "bearer_token_env_var" | "env_vars" | "env_http_headers"
+                    ) {
+                        return (k.clone(), shapes_hidden(v));
+                    }
                     let hide = (is_secret_key(k, true) || k == "bearer_token")
                         && v.as_str().is_some_and(|s| !s.contains('$'));
                     let shown = if hide {
@@ -184,6 +196,59 @@ pub(super) fn mask(value: &serde_json::Value) -> serde_json::Value {
         serde_json::Value::Array(items) => {
             serde_json::Value::Array(items.iter().map(mask).collect())
         }
+        serde_json::Value::String(s) => {
+            let url = displayable_url_with(s, URL_HIDDEN);
+            let text = url.as_deref().unwrap_or(s);
+            let shown = secret_shape::hide(text, REDACTED_LITERAL).or(url);
+            serde_json::Value::String(shown.unwrap_or_else(|| s.clone()))
+        }
         other => other.clone(),
+    }
+}
+
+/// `value` with only the credentials found by their shape hidden (for names, which a hostile
+/// file may still fill with a token).
+fn shapes_hidden(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shapes_hidden(v)))
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(shapes_hidden).collect())
+        }
+        serde_json::Value::String(s) => serde_json::Value::String(
+            secret_shape::hide(s, REDACTED_LITERAL).unwrap_or_else(|| s.clone()),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// What a URL's hidden password or query value reads as after [`mask`] (URL-safe).
+const URL_HIDDEN: &str = "HIDDEN-CREDENTIAL";
+
+/// How many literal credentials [`mask`] hid in `masked`.
+pub(crate) fn hidden_count(masked: &serde_json::Value) -> usize {
+    match masked {
+        serde_json::Value::Object(map) => map.values().map(hidden_count).sum(),
+        serde_json::Value::Array(items) => items.iter().map(hidden_count).sum(),
+        serde_json::Value::String(s) => {
+            s.matches(REDACTED_LITERAL).count() + s.matches(URL_HIDDEN).count()
+        }
+        _ => 0,
+    }
+}
+
+/// The line every face shows under a definition [`mask`] hid something in.
+pub(crate) fn hidden_note(masked: &serde_json::Value) -> Option<String> {
+    match hidden_count(masked) {
+        0 => None,
+        1 => Some(
+            "(1 literal credential hidden: found by its name or the shape of its value)".to_owned(),
+        ),
+        n => Some(format!(
+            "({n} literal credentials hidden: found by their names or the shape of their values)"
+        )),
     }
 }

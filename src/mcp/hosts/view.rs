@@ -42,6 +42,7 @@ pub(crate) fn entry_view(server: &HostEffective) -> Value {
         "transport": entry.def.as_ref().map(|d| d.transport.kind()),
         "disabled": entry.def.as_ref().is_some_and(|d| d.disabled),
         "definition": entry.raw,
+        "hiddenCredentials": super::values::hidden_count(&entry.raw),
         "variables": entry.def.as_ref().map(variables).unwrap_or_default(),
         "shadowed": server.shadowed,
         "diagnostics": entry.diagnostics,

@@ -186,6 +186,7 @@ impl ResolvedCommand {
                     env,
                 }),
                 request_timeout_ms: None,
+                task_timeout_ms: None,
                 reconnect: ReconnectPolicy::default(),
                 disabled: false,
                 protocol: ProtocolChoice::Legacy,

@@ -151,10 +151,12 @@ impl Redactor {
 
 /// Every way a server is likely to write `secret` back: as is, JSON-escaped (with or without
 /// `\/`, non-ASCII kept or as `\uXXXX`, hex in either case; `json.dumps` and `JSON.stringify`
-/// both land in this set), and percent-encoded (either hex case, `/` kept or encoded, space as
-/// `%20` or `+`).
+/// both land in this set), percent-encoded (either hex case, `/` kept or encoded, space as
+/// `%20` or `+`), re-encoded ([`re_encodings`]: base64, base64url, hex) and reversed.
 fn spellings(secret: &str) -> Vec<String> {
     let mut out = vec![secret.to_owned()];
+    out.extend(re_encodings(secret));
+    out.push(secret.chars().rev().collect());
     for escape_slash in [false, true] {
         for escape_non_ascii in [false, true] {
             for upper in [false, true] {
@@ -171,6 +173,33 @@ fn spellings(secret: &str) -> Vec<String> {
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// `secret` re-encoded: hex in either case, and base64 and base64url however it is aligned in
+/// the encoded text — alone, or inside a longer value (`Bearer TOKEN`, `user:TOKEN` for Basic).
+/// For each of the three alignments the part of the encoding that depends on the secret's bytes
+/// alone is kept; the one or two characters at its edges that it shares with its neighbours are
+/// not (so those stay visible around `[redacted]`).
+fn re_encodings(secret: &str) -> Vec<String> {
+    use base64::Engine as _;
+    let bytes = secret.as_bytes();
+    let mut out = vec![hex::encode(bytes), hex::encode_upper(bytes)];
+    for offset in 0..3usize {
+        let mut aligned = vec![0_u8; offset];
+        aligned.extend_from_slice(bytes);
+        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&aligned);
+        let start = (8 * offset).div_ceil(6);
+        let end = (8 * aligned.len()) / 6;
+        let Some(inner) = encoded
+            .get(start..end)
+            .filter(|i| i.len() >= MIN_SECRET_BYTES)
+        else {
+            continue;
+        };
+        out.push(inner.to_owned());
+        out.push(inner.replace('+', "-").replace('/', "_"));
+    }
     out
 }
 
@@ -299,7 +328,8 @@ mod tests {
         live.add("at-1234");
         assert_eq!(clone.redact("at-1234 configured"), "[redacted] [redacted]");
         assert_eq!(r.redact("\"at-1234\""), "\"[redacted]\"");
-        assert_eq!(r.max_len(), "configured".len());
+        // The longest spelling: hex, two characters a byte.
+        assert_eq!(r.max_len(), 2 * "configured".len());
         live.add("ab");
         assert_eq!(clone.redact("ab"), "ab", "short values are not secrets");
         assert!(!format!("{live:?}").contains("at-1234"));

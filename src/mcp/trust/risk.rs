@@ -161,6 +161,7 @@ mod tests {
                     .collect(),
             }),
             request_timeout_ms: None,
+            task_timeout_ms: None,
             reconnect: ReconnectPolicy::default(),
             disabled: false,
             protocol: ProtocolChoice::Legacy,

@@ -45,6 +45,8 @@ pub(super) struct OpContext<'a> {
     pub note: &'a (dyn Fn(&str) + Send + Sync),
     /// Run a tool call as a task (the operator's choice for `optional` task support).
     pub as_task: bool,
+    /// How long a tool call run as a task is followed before it is cancelled.
+    pub task_timeout: std::time::Duration,
     /// Where a tool call's progress reports go (serve mode's forwarding), if anywhere.
     pub progress: Option<&'a tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     /// Results keep the server's characters (see `ShapeContext::keep_data`).

@@ -220,7 +220,12 @@ async fn call_as_task(
     tool: &str,
     args: serde_json::Map<String, Value>,
 ) -> Result<rmcp::model::CallToolResult, Failure> {
-    crate::mcp::client::tasks::call_as_task(conn, tool, args, ctx.cancel, ctx.note)
+    let call = crate::mcp::client::tasks::TaskCall {
+        tool,
+        args,
+        deadline: ctx.task_timeout,
+    };
+    crate::mcp::client::tasks::call_as_task(conn, call, ctx.cancel, ctx.note)
         .await
         .map_err(|e| ctx.request_failure(&e))
 }
