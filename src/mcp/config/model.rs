@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::oauth::OAuthDef;
 use super::refs::Template;
+use crate::mcp::sandbox::SandboxDef;
 
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
 pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -104,6 +105,8 @@ pub struct StdioDef {
     pub cwd: Option<String>,
     /// Additions to the minimal child environment.
     pub env: BTreeMap<String, Template>,
+    /// The `sandbox` block: the server runs confined to these rules (see `mcp::sandbox`).
+    pub sandbox: Option<Box<SandboxDef>>,
 }
 
 /// A Streamable HTTP server definition.

@@ -33,6 +33,7 @@ pub(crate) const SERVER_FIELDS: &[&str] = &[
     "disabled",
     "protocolVersion",
     "roots",
+    "sandbox",
 ];
 
 /// One server key of one file, valid or not.
