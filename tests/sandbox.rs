@@ -138,3 +138,95 @@ fn net_none_refuses_udp_and_tcp_too() {
     let (tcp, _) = probe(&s, "boxed", "tcp", &port(&s.given));
     assert!(tcp.starts_with("blocked: Permission denied"), "{tcp}");
 }
+
+/// `mcpdeck` as an ordinary user: the process limit is a per-user resource limit, which the
+/// kernel does not apply to root, so as root the scene is handed to `nobody` (`setpriv`).
+fn as_ordinary_user(s: &Scene, args: &[&str]) -> (String, String) {
+    let root = rustix::process::getuid().is_root();
+    let bin = env!("CARGO_BIN_EXE_mcpdeck");
+    let mut cmd = if root {
+        chown_tree(s.sb.dir.path());
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+        c
+    } else {
+        std::process::Command::new(bin)
+    };
+    let out = cmd
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", s.sb.dir.path())
+        .env("XDG_CONFIG_HOME", &s.sb.home)
+        .env("MCPDECK_CREDENTIAL_STORE", "file")
+        .arg("--cwd")
+        .arg(&s.sb.project)
+        .args(args)
+        .arg("--json")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("setpriv (util-linux) runs mcpdeck as nobody");
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {all}"));
+    let text = v
+        .pointer("/result/text")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    (text.to_owned(), all)
+}
+
+fn chown_tree(dir: &Path) {
+    std::os::unix::fs::chown(dir, Some(65534), Some(65534)).unwrap();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            chown_tree(&path);
+        } else {
+            std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_process_limit_stops_the_probe_starting_more() {
+    let s = scene(&json!({"limits": {"processes": 40}}));
+    let call =
+        |server| as_ordinary_user(&s, &["call", server, "probe", "action=spawn", "target=60"]);
+    let (open, all) = call("open");
+    assert_eq!(open, "done: started 60 processes", "{all}");
+    let (boxed, all) = call("boxed");
+    let started: usize = boxed
+        .strip_prefix("blocked: after ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not blocked: {all}"));
+    assert!(started < 40, "{boxed}");
+}
+
+#[test]
+fn as_root_a_process_limit_refuses_to_start_the_server() {
+    if !rustix::process::getuid().is_root() {
+        eprintln!("SKIPPED: runs as root only (the limit is applied to ordinary users above)");
+        return;
+    }
+    let s = scene(&json!({"limits": {"processes": 40}}));
+    let out =
+        s.sb.cmd()
+            .args([
+                "call",
+                "boxed",
+                "probe",
+                "action=spawn",
+                "target=1",
+                "--json",
+            ])
+            .write_stdin("")
+            .output()
+            .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("does not apply to root"), "{text}");
+}

@@ -246,8 +246,7 @@ fn sandbox_profile(
         )
     })?;
     let abi = sandbox::abi();
-    if let Some(said) = sandbox::refusal(&profile, abi) {
-        let rule = sandbox::missing_rule(&profile, abi).map_or("setup", |(rule, _)| rule);
+    if let Some((rule, said)) = sandbox::refusal(&profile, abi) {
         return Err(ConnectError::new(
             ErrorClass::SandboxRefused {
                 rule: rule.to_owned(),

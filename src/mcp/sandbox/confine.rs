@@ -56,7 +56,7 @@ const SYSTEM_DEVICES: &[&str] = &[
 /// Applies `profile` to this process. `Err` says why it could not, in words.
 pub(crate) fn confine(profile: &Profile) -> Result<(), String> {
     let abi = kernel::abi();
-    if let Some(refusal) = kernel::refusal(profile, abi) {
+    if let Some((_, refusal)) = kernel::refusal(profile, abi) {
         return Err(refusal);
     }
     limits(profile)?;
@@ -85,14 +85,6 @@ fn limits(profile: &Profile) -> Result<(), String> {
         set(Resource::As, mb.saturating_mul(1 << 20), "memory")?;
     }
     if let Some(n) = profile.limits.processes {
-        if rustix::process::getuid().is_root() && !profile.best_effort {
-            return Err(
-                "the process limit is a per-user resource limit, which the kernel does \
-                        not apply to root; run mcpdeck as an ordinary user (or set \
-                        \"bestEffort\": true)"
-                    .into(),
-            );
-        }
         set(Resource::Nproc, n, "processes")?;
     }
     Ok(())

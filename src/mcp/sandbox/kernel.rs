@@ -22,11 +22,20 @@ pub fn missing_rule(profile: &Profile, abi: u8) -> Option<(&'static str, u8)> {
     needs.into_iter().find(|(_, need)| abi < *need)
 }
 
-/// The refusal when `profile` asks for more than ABI `abi` (0: no Landlock) gives, unless it
-/// opts into best effort.
-pub fn refusal(profile: &Profile, abi: u8) -> Option<String> {
+/// Why `profile` cannot be enforced here: the rule and the refusal in words. A rule the
+/// kernel's ABI `abi` (0: no Landlock) cannot enforce refuses unless the profile opts into best
+/// effort; so does a process limit for root, which the kernel does not apply to root.
+pub fn refusal(profile: &Profile, abi: u8) -> Option<(&'static str, String)> {
     if profile.best_effort {
         return None;
+    }
+    if profile.limits.processes.is_some() && rustix::process::getuid().is_root() {
+        return Some((
+            "limits.processes",
+            "the process limit is a per-user resource limit, which the kernel does not apply \
+             to root; run mcpdeck as an ordinary user, drop the limit, or set \"bestEffort\": true"
+                .to_owned(),
+        ));
     }
     let (rule, need) = missing_rule(profile, abi)?;
     let offers = if abi == 0 {
@@ -34,10 +43,13 @@ pub fn refusal(profile: &Profile, abi: u8) -> Option<String> {
     } else {
         format!("Landlock ABI {abi}")
     };
-    Some(format!(
-        "the server is sandboxed and the kernel offers {offers}; the rule `{rule}` needs ABI \
-         {need} or later. Refusing to start it unconfined; set \"bestEffort\": true in its \
-         `sandbox` to run it with what the kernel can enforce"
+    Some((
+        rule,
+        format!(
+            "the server is sandboxed and the kernel offers {offers}; the rule `{rule}` needs ABI \
+             {need} or later. Refusing to start it unconfined; set \"bestEffort\": true in its \
+             `sandbox` to run it with what the kernel can enforce"
+        ),
     ))
 }
 
