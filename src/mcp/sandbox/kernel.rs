@@ -127,16 +127,14 @@ mod tests {
             missing_rule(&profile(ports.clone(), false), 3),
             Some(("net: TCP ports", 4))
         );
-        let said = refusal(&profile(ports.clone(), false), 3).expect("refused");
+        let (rule, said) = refusal(&profile(ports.clone(), false), 3).expect("refused");
+        assert_eq!(rule, "net: TCP ports");
         assert!(
-            said.contains("Landlock ABI 3") && said.contains("net: TCP ports"),
+            said.contains("Landlock ABI 3") && said.contains("needs ABI 4"),
             "{said}"
         );
-        assert!(
-            refusal(&profile(NetRule::None, false), 0)
-                .expect("refused")
-                .contains("no Landlock")
-        );
+        let (_, said) = refusal(&profile(NetRule::None, false), 0).expect("refused");
+        assert!(said.contains("no Landlock"), "{said}");
         assert_eq!(refusal(&profile(ports, true), 0), None);
         assert_eq!(refusal(&profile(NetRule::None, false), 7), None);
     }
