@@ -230,3 +230,36 @@ fn as_root_a_process_limit_refuses_to_start_the_server() {
     assert_eq!(out.status.code(), Some(4), "{text}");
     assert!(text.contains("does not apply to root"), "{text}");
 }
+
+#[test]
+fn a_server_failing_in_its_sandbox_says_so_and_names_the_path() {
+    let s = scene(&json!({"net": "none"}));
+    let servers = json!({"cat": {
+        "command": "sh",
+        "args": ["-c", format!("cat {}; exit 3", s.canary_file)],
+        "sandbox": {"read": []},
+    }});
+    s.sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": servers}).to_string(),
+    );
+    let out =
+        s.sb.cmd()
+            .args(["tools", "cat", "--json"])
+            .write_stdin("")
+            .output()
+            .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("runs sandboxed (read none"), "{text}");
+    assert!(
+        text.contains(&format!("refused `{}`", s.canary_file)),
+        "{text}"
+    );
+    assert!(!text.contains(&s.canary));
+    let status = s.sb.server("cat");
+    assert_eq!(
+        status["sandbox"],
+        "read none · write none · exec command · net none"
+    );
+}

@@ -214,6 +214,20 @@ impl ServerDef {
         stdio.cwd.as_ref().map(|cwd| file_dir.join(cwd))
     }
 
+    /// The `sandbox` block of a stdio definition.
+    pub fn sandbox(&self) -> Option<&SandboxDef> {
+        match &self.transport {
+            Transport::Stdio(s) => s.sandbox.as_deref(),
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// The sandbox in one line, sanitised for any screen (`None`: the server runs unconfined).
+    pub fn sandbox_line(&self) -> Option<String> {
+        self.sandbox()
+            .map(|s| crate::mcp::sanitize::sanitize_capped(&s.summary(), 400))
+    }
+
     /// Every referenced variable with the field that references it (`env.TOKEN`,
     /// `headers.Authorization`), in field order.
     pub fn references(&self) -> Vec<(String, String)> {

@@ -167,6 +167,16 @@ async fn connect_stdio(
         sandbox,
     };
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
+    let sandboxed = |mut e: ConnectError| {
+        if let Some(def) = &stdio_def.sandbox {
+            let tail = match &e.class {
+                ErrorClass::Exited { stderr_tail, .. } => stderr_tail.clone(),
+                _ => Vec::new(),
+            };
+            e.message.push_str(&crate::mcp::sandbox::note(def, &tail));
+        }
+        e
+    };
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
@@ -188,12 +198,16 @@ async fn connect_stdio(
                     .or_else(|| faults.take_any())
             };
             process.shutdown().await;
-            return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
+            return Err(sandboxed(
+                reason.unwrap_or_else(|| classify_init(&e, &redactor)),
+            ));
         }
         Err(_) => {
             let reason = process.closed_reason(Duration::ZERO).await;
             process.shutdown().await;
-            return Err(reason.unwrap_or_else(|| handshake_timeout(timeout)));
+            return Err(sandboxed(
+                reason.unwrap_or_else(|| handshake_timeout(timeout)),
+            ));
         }
     };
     finish(Started {

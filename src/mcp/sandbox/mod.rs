@@ -7,11 +7,13 @@
 
 #[cfg(target_os = "linux")]
 mod confine;
+pub(crate) mod hint;
 pub(crate) mod kernel;
 pub(crate) mod launcher;
 pub(crate) mod profile;
 pub(crate) mod rules;
 
+pub use hint::note;
 pub use kernel::{abi, missing_rule, refusal};
 pub use launcher::{LAUNCHER_ARG, REFUSED_EXIT, launcher_main};
 pub use profile::{Profile, ResolveError};
