@@ -12,12 +12,14 @@ pub(crate) mod kernel;
 pub(crate) mod launcher;
 pub(crate) mod profile;
 pub(crate) mod rules;
+pub(crate) mod suggest;
 
 pub use hint::note;
 pub use kernel::{abi, missing_rule, refusal};
 pub use launcher::{LAUNCHER_ARG, REFUSED_EXIT, launcher_main};
 pub use profile::{Profile, ResolveError};
 pub use rules::{Limits, NetRule, Preset, SandboxDef};
+pub use suggest::{Suggestion, suggest};
 
 /// Confines this process to `profile`.
 #[cfg(target_os = "linux")]

@@ -94,7 +94,7 @@ fn home_unset() -> ResolveError {
 }
 
 /// `path` without `.` and with `..` applied (lexically; symlinks are the kernel's business).
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
