@@ -17,5 +17,6 @@ mod hostile_frames;
 mod hostile_memory;
 mod hostile_messages;
 mod hostile_processes;
+mod hostile_sandbox;
 mod hostile_secrets;
 mod hostile_streams;
