@@ -131,7 +131,6 @@ impl ErrorClass {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::MissingEnv { .. } => 1,
-            Self::SandboxRefused { .. } => 4,
             Self::AuthRequired { .. } => 3,
             Self::SpawnFailed { .. }
             | Self::Exited { .. }
@@ -140,7 +139,8 @@ impl ErrorClass {
             | Self::Protocol
             | Self::Tls
             | Self::Dns
-            | Self::Refused => 4,
+            | Self::Refused
+            | Self::SandboxRefused { .. } => 4,
             Self::ServerError { .. } => 5,
             Self::Timeout { .. } | Self::Cancelled => 6,
             Self::Limit { .. } => 7,

@@ -132,28 +132,7 @@ pub(crate) fn spawn(
     sink: EventSink,
     faults: Arc<Faults>,
 ) -> Result<(StdioProcess, StdioTransport), ConnectError> {
-    let mut cmd = match &spec.sandbox {
-        None => {
-            let mut cmd = Command::new(&spec.command);
-            cmd.args(&spec.args);
-            cmd
-        }
-        Some(profile) => {
-            let (launcher, args) = sandbox::launcher::wrap(profile, &spec.command, &spec.args)
-                .map_err(|e| {
-                    ConnectError::new(
-                        ErrorClass::SandboxRefused {
-                            rule: "setup".into(),
-                            kernel_abi: sandbox::abi(),
-                        },
-                        e,
-                    )
-                })?;
-            let mut cmd = Command::new(launcher);
-            cmd.args(args);
-            cmd
-        }
-    };
+    let mut cmd = program(spec)?;
     cmd.env_clear();
     for name in MINIMAL_ENV {
         if let Some(value) = std::env::var_os(name) {
@@ -222,6 +201,32 @@ pub(crate) fn spawn(
         },
         transport,
     ))
+}
+
+/// The program that starts the server: itself, or mcpdeck's launcher confining it first.
+fn program(spec: &SpawnSpec) -> Result<Command, ConnectError> {
+    Ok(match &spec.sandbox {
+        None => {
+            let mut cmd = Command::new(&spec.command);
+            cmd.args(&spec.args);
+            cmd
+        }
+        Some(profile) => {
+            let (launcher, args) = sandbox::launcher::wrap(profile, &spec.command, &spec.args)
+                .map_err(|e| {
+                    ConnectError::new(
+                        ErrorClass::SandboxRefused {
+                            rule: "setup".into(),
+                            kernel_abi: sandbox::abi(),
+                        },
+                        e,
+                    )
+                })?;
+            let mut cmd = Command::new(launcher);
+            cmd.args(args);
+            cmd
+        }
+    })
 }
 
 fn spawn_error(command: &str, e: &std::io::Error) -> ConnectError {

@@ -2,6 +2,8 @@
 //! in one line, and — when its stderr shows a permission error naming a path — which rule may
 //! be missing.
 
+use std::fmt::Write as _;
+
 use super::rules::SandboxDef;
 
 /// Words of a permission error in the stderr of common runtimes (libc, Node, Python).
@@ -24,10 +26,14 @@ pub fn note(def: &SandboxDef, stderr: &[String]) -> String {
         .find(|line| DENIED.iter().any(|w| line.to_ascii_lowercase().contains(w)));
     if let Some(line) = denied {
         match quoted_path(line) {
-            Some(path) => out.push_str(&format!(
-                ": it was refused `{path}`; a `read`, `write` or `exec` rule for it (or a \
-                 directory above it) may be missing (`mcpdeck sandbox suggest` prints a profile)"
-            )),
+            Some(path) => {
+                let _ = write!(
+                    out,
+                    ": it was refused `{path}`; a `read`, `write` or `exec` rule for it (or a \
+                     directory above it) may be missing (`mcpdeck sandbox suggest` prints a \
+                     profile)"
+                );
+            }
             None => out.push_str(
                 ": its stderr shows a permission error; a `read`, `write`, `exec` or `net` rule \
                  may be missing (`mcpdeck sandbox suggest` prints a profile)",

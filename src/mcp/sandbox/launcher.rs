@@ -60,26 +60,26 @@ pub fn launcher_main() -> Option<u8> {
     if let Err(said) = super::confine_self(&profile) {
         return fail(format!("refused to start the server: {said}"));
     }
-    exec(&command, args.collect())
+    Some(exec(&command, args.collect()))
 }
 
 #[cfg(unix)]
-fn exec(command: &OsString, args: Vec<OsString>) -> Option<u8> {
+fn exec(command: &OsString, args: Vec<OsString>) -> u8 {
     use std::os::unix::process::CommandExt as _;
     let err = std::process::Command::new(command).args(args).exec();
     eprintln!(
         "mcpdeck sandbox: could not start `{}` inside the sandbox: {err}",
         command.to_string_lossy()
     );
-    Some(if err.kind() == std::io::ErrorKind::NotFound {
+    if err.kind() == std::io::ErrorKind::NotFound {
         127
     } else {
         REFUSED_EXIT
-    })
+    }
 }
 
 #[cfg(not(unix))]
-fn exec(_: &OsString, _: Vec<OsString>) -> Option<u8> {
+fn exec(_: &OsString, _: Vec<OsString>) -> u8 {
     eprintln!("mcpdeck sandbox: sandboxed servers run on Linux only");
-    Some(REFUSED_EXIT)
+    REFUSED_EXIT
 }

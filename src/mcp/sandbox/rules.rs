@@ -113,6 +113,7 @@ pub struct SandboxDef {
 impl SandboxDef {
     /// The rules in force: the preset's expansion with the block's own fields added (lists
     /// append; `net` and each limit replace the preset's).
+    #[must_use]
     pub fn effective(&self) -> SandboxDef {
         let Some(preset) = self.preset else {
             return SandboxDef {
