@@ -4,6 +4,10 @@
 use clap::Parser as _;
 
 fn main() -> std::process::ExitCode {
+    // A sandboxed stdio server is started as `mcpdeck __sandbox-exec …`: confine, then exec.
+    if let Some(code) = mcpdeck::mcp::sandbox::launcher_main() {
+        return code.into();
+    }
     // A shell asking for completions (`MCPDECK_COMPLETE` set) is answered here, then exits.
     mcpdeck::cli::answer_completion_request();
     let cli = match mcpdeck::cli::Cli::try_parse() {

@@ -55,6 +55,7 @@ pub fn fixture_def(args: &[&str]) -> ServerDef {
                 .collect(),
             cwd: None,
             env: BTreeMap::new(),
+            sandbox: None,
         }),
         request_timeout_ms: Some(10_000),
         task_timeout_ms: None,

@@ -19,6 +19,7 @@ pub(crate) fn request_with(arguments: Option<String>) -> ApprovalRequest {
         timeout_ms: 120_000,
         arguments,
         effects_claimed: true,
+        sandbox: None,
     }
 }
 

@@ -240,6 +240,9 @@ fn trust(config: &ConfigSet, store: &TrustStore, state: TrustState) -> Vec<InfoL
             out.extend(pretty.lines().map(|l| line(format!("  {l}"), Tone::Plain)));
             if let Some(def) = &e.def {
                 let dir = file.path.parent().unwrap_or(&config.project_root);
+                if let Some(sandbox) = def.sandbox_line() {
+                    out.push(line(format!("  sandboxed: {sandbox}"), Tone::Dim));
+                }
                 for r in risks(def, &config.project_root, dir) {
                     out.push(line(format!("  ! {}: {}", r.field, r.reason), Tone::Warn));
                 }

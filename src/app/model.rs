@@ -34,6 +34,8 @@ pub struct ServerRow {
     pub error: Option<(String, String)>,
     /// Catalog sizes (tools, resources, prompts) once listed.
     pub counts: [Option<usize>; 3],
+    /// The sandbox's rules in one line (sanitised), when it runs in one.
+    pub sandbox: Option<String>,
 }
 
 /// The servers pane rows for a status report.
@@ -54,6 +56,9 @@ pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
             }
             if s.source.layer.is_project() && status.project.trust == TrustState::Changed {
                 badges.push("changed");
+            }
+            if s.sandbox.is_some() {
+                badges.push("sandboxed");
             }
             let r = &s.runtime;
             let info = r.protocol_version.as_ref().map(|p| {
@@ -80,6 +85,7 @@ pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
                     )
                 }),
                 counts: [r.tools, r.resources, r.prompts],
+                sandbox: s.sandbox.clone(),
             }
         })
         .collect()

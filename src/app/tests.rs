@@ -277,6 +277,7 @@ fn request(ticket: u64) -> ApprovalRequest {
         timeout_ms: 120_000,
         arguments: None,
         effects_claimed: false,
+        sandbox: None,
     }
 }
 

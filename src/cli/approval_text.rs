@@ -59,6 +59,9 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
             " (the proxy cannot prove less)"
         }
     );
+    if let Some(sandbox) = &request.sandbox {
+        let _ = write!(text, "\n  sandboxed: {sandbox}");
+    }
     if request.tool_changed {
         text.push_str("\n  the tool's definition changed since it was first listed");
     }
@@ -101,6 +104,7 @@ mod tests {
             timeout_ms: 120_000,
             arguments: Some("{\n  \"id\": \"b-42\"\n}".into()),
             effects_claimed: true,
+            sandbox: None,
         };
         let text = describe(&request, Some("serve 7"));
         assert_eq!(
@@ -125,6 +129,7 @@ mod tests {
             timeout_ms: 120_000,
             arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
             effects_claimed: false,
+            sandbox: None,
         };
         let text = describe(&request, None);
         let arguments = &text[text.find("arguments:").expect("arguments")..];

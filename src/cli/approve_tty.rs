@@ -155,6 +155,7 @@ mod tests {
             timeout_ms: 120_000,
             arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
             effects_claimed: false,
+            sandbox: None,
         };
         let mut input = std::io::Cursor::new(b"v\ny\n".to_vec());
         let mut out = Vec::new();

@@ -175,6 +175,10 @@ pub enum Command {
     },
     /// Get a prompt's messages: arguments as key=value pairs (strings).
     Prompt(PromptArgs),
+    /// Sandboxed stdio servers: `suggest SERVER` prints a `sandbox` profile derived from the
+    /// definition, to review and paste into it.
+    #[command(subcommand)]
+    Sandbox(SandboxCommand),
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
     /// Run the read-only workspace tools server on stdin/stdout.
@@ -276,6 +280,21 @@ pub enum AuthCommand {
     },
     /// Revoke (when the server offers it) and forget a server's tokens.
     Logout {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `mcpdeck sandbox ...`.
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// Print a `sandbox` block for a stdio server: its command's package, the npm or uv cache
+    /// for `npx`/`uvx`, the paths in its arguments, its `cwd` and roots (review it: it cannot
+    /// know what the server opens by names it computes).
+    Suggest {
         /// The configured server.
         server: String,
         /// One JSON object on stdout.

@@ -26,6 +26,7 @@ mod output;
 mod policy_cmd;
 mod proxy_cmd;
 mod run_op;
+mod sandbox_cmd;
 mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
@@ -33,7 +34,7 @@ mod validate;
 
 pub use commands::{
     AuthCommand, CallArgs, Cli, Command, CompleteArgs, ConfigCommand, KeepArgs, PolicyMode,
-    PromptArgs, ReadArgs, TasksArgs, WorkspaceServerArgs,
+    PromptArgs, ReadArgs, SandboxCommand, TasksArgs, WorkspaceServerArgs,
 };
 pub use context::{ConsoleSetup, Context, console_setup};
 pub use docs_cmd::answer_completion_request;
@@ -81,6 +82,9 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Status { live: true, json } => status_cmd::live(cx, json),
         Command::Status { live: false, json } => status_cmd::run(&cx, json),
         Command::Config(command) => config_cmd::run(&cx, command),
+        Command::Sandbox(SandboxCommand::Suggest { server, json }) => {
+            sandbox_cmd::suggest(&cx, &server, json)
+        }
         Command::Trust {
             revoke: true, json, ..
         } => trust_cmd::revoke(&mut cx, json),

@@ -268,6 +268,9 @@ fn render_row(s: &ServerStatus, width: usize) -> String {
             location(shadow)
         );
     }
+    if let Some(sandbox) = &s.sandbox {
+        let _ = writeln!(out, "{:<width$}    sandboxed: {sandbox}", "");
+    }
     for r in &s.references {
         let set = if r.set { "set" } else { "NOT SET" };
         let _ = writeln!(

@@ -180,6 +180,9 @@ fn describe_entry(out: &mut String, entry: &ServerEntry, root: &Path) {
     if def.disabled {
         let _ = writeln!(out, "  disabled");
     }
+    if let Some(sandbox) = def.sandbox_line() {
+        let _ = writeln!(out, "  sandbox  {sandbox}");
+    }
     for risk in risks(def, root, file_dir) {
         let _ = writeln!(out, "  ! {}: {}", risk.field, risk.reason);
     }

@@ -32,6 +32,7 @@ pub(crate) mod packaged;
 pub mod policy;
 pub mod proxy;
 pub mod results;
+pub mod sandbox;
 pub mod sanitize;
 pub mod status;
 pub mod trust;

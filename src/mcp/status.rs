@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, Source};
+use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, ServerDef, Source};
 use crate::mcp::trust::{TrustState, TrustStore, fingerprint};
 
 /// A server's state as status shows it.
@@ -94,6 +94,8 @@ pub struct ServerStatus {
     pub references: Vec<ReferenceView>,
     /// Diagnostics of the effective entry.
     pub diagnostics: Counts,
+    /// The sandbox it runs in, in one line (sanitised); `None`: unconfined.
+    pub sandbox: Option<String>,
     /// What this process knows from connecting (empty before any connection).
     pub runtime: RuntimeStatus,
 }
@@ -291,6 +293,7 @@ pub fn server_status(
         shadowed: server.shadowed.iter().map(SourceView::from).collect(),
         references,
         diagnostics: Counts::of(&entry.diagnostics),
+        sandbox: entry.def.as_ref().and_then(ServerDef::sandbox_line),
         runtime: RuntimeStatus::default(),
     }
 }

@@ -65,6 +65,12 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
         format!("{}{claim}", effects.join(", ")),
         Style::new(),
     ));
+    if let Some(sandbox) = &r.sandbox {
+        lines.push(Line::styled(
+            format!("sandboxed: {sandbox}"),
+            Style::new().fg(theme().dim),
+        ));
+    }
     if r.server_changed {
         lines.push(Line::styled(
             "⚠ the server's definition changed this session",

@@ -25,6 +25,7 @@ fn request(arguments: &str, claimed: bool) -> ApprovalRequest {
         timeout_ms: 120_000,
         arguments: Some(arguments.to_owned()),
         effects_claimed: claimed,
+        sandbox: None,
     }
 }
 
@@ -46,6 +47,20 @@ fn approval_modal_with_arguments() {
     );
     app.update(ch('a'));
     snapshot_all("approval_always_confirm", &mut app);
+}
+
+#[test]
+fn the_modal_says_the_server_runs_sandboxed() {
+    let (mut app, _d) = tools_app();
+    let mut ask = request("{}", true);
+    ask.sandbox = Some("read-only-project · read . · write none · exec command · net none".into());
+    app.update(Msg::Approval(ask));
+    app.now += Duration::from_millis(400);
+    let screen = draw(&app, 120, 40);
+    assert!(
+        screen.contains("sandboxed: read-only-project · read . · write none"),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -28,6 +28,10 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 t.push_str(" · ");
                 t.push_str(info);
             }
+            if let Some(sandbox) = &s.sandbox {
+                t.push_str(" · sandboxed: ");
+                t.push_str(sandbox);
+            }
             t.push(' ');
             t
         }

@@ -129,6 +129,7 @@ fn approval_modal() {
         timeout_ms: 120_000,
         arguments: None,
         effects_claimed: false,
+        sandbox: None,
     }));
     app.now += Duration::from_millis(400);
     snapshot_all("approval", &mut app);
@@ -444,6 +445,7 @@ fn agents_view_and_an_agents_approval() {
             timeout_ms: 120_000,
             arguments: None,
             effects_claimed: false,
+            sandbox: None,
         },
     });
     app.now += Duration::from_millis(400);

@@ -36,6 +36,7 @@ pub fn stdio_def(args: &[&str], env: &[(&str, &str)]) -> ServerDef {
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), template(v)))
                 .collect::<BTreeMap<_, _>>(),
+            sandbox: None,
         }),
         request_timeout_ms: Some(10_000),
         task_timeout_ms: None,

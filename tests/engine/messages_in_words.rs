@@ -81,6 +81,10 @@ fn classes() -> Vec<ErrorClass> {
             bound: "stdout frame 16 MiB".into(),
         },
         ErrorClass::ServerError { code: -32601 },
+        ErrorClass::SandboxRefused {
+            rule: "net: TCP ports".into(),
+            kernel_abi: 3,
+        },
     ];
     // Exhaustive: a new class must be added above.
     for class in &all {
@@ -98,7 +102,8 @@ fn classes() -> Vec<ErrorClass> {
             | ErrorClass::Refused
             | ErrorClass::Cancelled
             | ErrorClass::Limit { .. }
-            | ErrorClass::ServerError { .. } => {}
+            | ErrorClass::ServerError { .. }
+            | ErrorClass::SandboxRefused { .. } => {}
         }
     }
     all

@@ -19,6 +19,7 @@ mod hostile_hosts;
 mod hostile_memory;
 mod hostile_messages;
 mod hostile_processes;
+mod hostile_sandbox;
 mod hostile_secrets;
 mod hostile_serve;
 mod hostile_streams;

@@ -10,3 +10,4 @@ mod connection_support;
 mod connection_interop;
 mod interop_cli;
 mod interop_client;
+mod interop_sandbox;

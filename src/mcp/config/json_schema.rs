@@ -48,7 +48,8 @@ pub(crate) fn mcp_json_schema() -> Value {
                         }
                     },
                     "disabled": {"type": "boolean"},
-                    "protocolVersion": {"enum": ["legacy", "auto", "2026-07-28"]}
+                    "protocolVersion": {"enum": ["legacy", "auto", "2026-07-28"]},
+                    "sandbox": sandbox_schema()
                 },
                 "oneOf": [
                     {
@@ -57,12 +58,47 @@ pub(crate) fn mcp_json_schema() -> Value {
                     },
                     {
                         "required": ["url"],
-                        "properties": {"command": false, "args": false, "cwd": false, "env": false,
+                        "properties": {"command": false, "args": false, "cwd": false, "env": false, "sandbox": false,
                                         "type": {"enum": ["http", "streamable-http"]}}
                     }
                 ]
             }
         }
+    })
+}
+
+/// `sandbox`: a preset name, or rules (paths, `net`, `limits`, `bestEffort`).
+fn sandbox_schema() -> Value {
+    let presets: Vec<&str> = crate::mcp::sandbox::Preset::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect();
+    let paths = json!({"type": "array", "items": {"type": "string", "minLength": 1}});
+    let ports =
+        json!({"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}});
+    json!({
+        "description": "stdio: run the server confined (Landlock, Linux). Paths resolve against this file's directory; `~/` and ${NAME} are expanded.",
+        "oneOf": [
+            {"enum": presets},
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "preset": {"enum": presets},
+                    "read": paths, "write": paths, "exec": paths,
+                    "net": {"oneOf": [
+                        {"enum": ["none", "any"]},
+                        {"type": "object", "additionalProperties": false,
+                         "properties": {"connect": ports, "bind": ports}}
+                    ]},
+                    "limits": {"type": "object", "additionalProperties": false, "properties": {
+                        "memoryMb": {"type": "integer", "minimum": 16},
+                        "processes": {"type": "integer", "minimum": 1}
+                    }},
+                    "bestEffort": {"type": "boolean"}
+                }
+            }
+        ]
     })
 }
 
@@ -78,7 +114,10 @@ mod tests {
     #[test]
     fn the_schema_accepts_what_config_check_accepts() {
         assert!(valid(&json!({"mcpServers": {
-            "fs": {"command": "npx", "args": ["-y", "x@1"], "env": {"LOG": "info"}},
+            "fs": {"command": "npx", "args": ["-y", "x@1"], "env": {"LOG": "info"},
+                   "sandbox": {"preset": "read-only-project", "read": ["~/data"],
+                               "net": {"connect": [443]}, "limits": {"processes": 64}}},
+            "ro": {"command": "x", "sandbox": "no-network"},
             "gh": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${T}"},
                    "requestTimeoutMs": 30000, "reconnect": {"automatic": true, "maxAttempts": 2}}
         }})));
@@ -95,6 +134,8 @@ mod tests {
             json!({"mcpServers": {"-bad": {"command": "x"}}}),
             json!({"mcpServers": {"a": {"command": ""}}}),
             json!({"mcpServers": {"a": {"command": "x", "reconnect": {"maxAttempts": 9}}}}),
+            json!({"mcpServers": {"a": {"command": "x", "sandbox": {"net": "some"}}}}),
+            json!({"mcpServers": {"a": {"url": "http://h", "sandbox": "project"}}}),
         ] {
             assert!(!valid(&bad), "{bad}");
         }

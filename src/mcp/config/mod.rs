@@ -12,6 +12,7 @@ pub(crate) mod oauth;
 mod outline;
 pub(crate) mod raw;
 pub(crate) mod refs;
+mod sandbox_check;
 pub(crate) mod schema;
 pub(crate) mod secret_shape;
 mod server_def;

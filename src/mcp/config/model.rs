@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::oauth::OAuthDef;
 use super::refs::Template;
+use crate::mcp::sandbox::SandboxDef;
 
 /// The engine's default per-request timeout when `requestTimeoutMs` is absent or ≤ 0.
 pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -107,6 +108,8 @@ pub struct StdioDef {
     pub cwd: Option<String>,
     /// Additions to the minimal child environment.
     pub env: BTreeMap<String, Template>,
+    /// The `sandbox` block: the server runs confined to these rules (see `mcp::sandbox`).
+    pub sandbox: Option<Box<SandboxDef>>,
 }
 
 /// A Streamable HTTP server definition.
@@ -223,6 +226,20 @@ impl ServerDef {
             return None;
         };
         stdio.cwd.as_ref().map(|cwd| file_dir.join(cwd))
+    }
+
+    /// The `sandbox` block of a stdio definition.
+    pub fn sandbox(&self) -> Option<&SandboxDef> {
+        match &self.transport {
+            Transport::Stdio(s) => s.sandbox.as_deref(),
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// The sandbox in one line, sanitised for any screen (`None`: the server runs unconfined).
+    pub fn sandbox_line(&self) -> Option<String> {
+        self.sandbox()
+            .map(|s| crate::mcp::sanitize::sanitize_capped(&s.summary(), 400))
     }
 
     /// Every referenced variable with the field that references it (`env.TOKEN`,

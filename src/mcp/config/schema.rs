@@ -34,6 +34,7 @@ pub(crate) const SERVER_FIELDS: &[&str] = &[
     "disabled",
     "protocolVersion",
     "roots",
+    "sandbox",
 ];
 
 /// One server key of one file, valid or not.

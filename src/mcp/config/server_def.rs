@@ -8,6 +8,7 @@ use super::fields::{Cx, check_env, check_headers, check_url};
 use super::json::{Json, Member, Spanned};
 use super::model::{HttpDef, ServerDef, StdioDef, Transport};
 use super::oauth::check_oauth;
+use super::sandbox_check::check_sandbox;
 use super::schema::{SERVER_FIELDS, policy_key};
 use super::server_options::{
     check_lifecycle, check_protocol, check_reconnect, check_roots, check_timeout,
@@ -31,6 +32,7 @@ struct Fields<'a> {
     disabled: Option<&'a Spanned>,
     protocol: Option<&'a Spanned>,
     roots: Option<&'a Spanned>,
+    sandbox: Option<&'a Spanned>,
 }
 
 fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fields<'a> {
@@ -53,6 +55,7 @@ fn collect_fields<'a>(cx: &mut Cx<'_>, path: &str, members: &'a [Member]) -> Fie
             "disabled" => &mut f.disabled,
             "protocolVersion" => &mut f.protocol,
             "roots" => &mut f.roots,
+            "sandbox" => &mut f.sandbox,
             other => {
                 unknown_server_field(cx, path, m, other);
                 continue;
@@ -183,6 +186,7 @@ fn check_transport(cx: &mut Cx<'_>, path: &str, start: usize, f: &Fields<'_>) ->
                     .cwd
                     .and_then(|v| cx.non_empty_string(v, &format!("{path}.cwd"))),
                 env: f.env.map(|v| check_env(cx, path, v)).unwrap_or_default(),
+                sandbox: f.sandbox.map(|v| Box::new(check_sandbox(cx, path, v))),
             }))
         }
         (None, Some(url)) => {
@@ -295,15 +299,23 @@ fn stdio_fields_only(cx: &mut Cx<'_>, path: &str, f: &Fields<'_>) {
 }
 
 fn http_fields_only(cx: &mut Cx<'_>, path: &str, f: &Fields<'_>) {
-    for (name, field) in [("args", f.args), ("cwd", f.cwd), ("env", f.env)] {
+    for (name, field) in [
+        ("args", f.args),
+        ("cwd", f.cwd),
+        ("env", f.env),
+        ("sandbox", f.sandbox),
+    ] {
         if let Some(v) = field {
             cx.error(
                 "wrong_transport_field",
                 &format!("{path}.{name}"),
                 v.start,
                 format!("`{name}` applies to stdio servers, but this is an HTTP server (`url`)"),
-                (name == "env")
-                    .then(|| "send credentials to an HTTP server through `headers`".to_owned()),
+                match name {
+                    "env" => Some("send credentials to an HTTP server through `headers`".to_owned()),
+                    "sandbox" => Some("a sandbox confines a process mcpdeck starts; an HTTP server runs elsewhere".to_owned()),
+                    _ => None,
+                },
             );
         }
     }

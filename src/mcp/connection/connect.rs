@@ -157,14 +157,26 @@ async fn connect_stdio(
         extra,
         log_level,
     } = Opening::new(def, &stdio_def.env, lookup, client.as_ref())?;
+    let sandbox = sandbox_profile(stdio_def, file_dir, &env, lookup)?;
     let spec = stdio::SpawnSpec {
         command: stdio_def.command.clone(),
         args: stdio_def.args.clone(),
         cwd: def.resolved_cwd(file_dir),
         env: env.into_iter().collect(),
         redactor: redactor.clone(),
+        sandbox,
     };
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
+    let sandboxed = |mut e: ConnectError| {
+        if let Some(def) = &stdio_def.sandbox {
+            let tail = match &e.class {
+                ErrorClass::Exited { stderr_tail, .. } => stderr_tail.clone(),
+                _ => Vec::new(),
+            };
+            e.message.push_str(&crate::mcp::sandbox::note(def, &tail));
+        }
+        e
+    };
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
@@ -186,12 +198,16 @@ async fn connect_stdio(
                     .or_else(|| faults.take_any())
             };
             process.shutdown().await;
-            return Err(reason.unwrap_or_else(|| classify_init(&e, &redactor)));
+            return Err(sandboxed(
+                reason.unwrap_or_else(|| classify_init(&e, &redactor)),
+            ));
         }
         Err(_) => {
             let reason = process.closed_reason(Duration::ZERO).await;
             process.shutdown().await;
-            return Err(reason.unwrap_or_else(|| handshake_timeout(timeout)));
+            return Err(sandboxed(
+                reason.unwrap_or_else(|| handshake_timeout(timeout)),
+            ));
         }
     };
     finish(Started {
@@ -209,6 +225,51 @@ async fn connect_stdio(
         log_level,
     })
     .await
+}
+
+/// The resolved sandbox of a definition that has one, refused here (before anything starts)
+/// when the kernel cannot enforce a rule it asks for.
+fn sandbox_profile(
+    stdio_def: &StdioDef,
+    file_dir: &Path,
+    env: &BTreeMap<String, String>,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Option<crate::mcp::sandbox::Profile>, ConnectError> {
+    use crate::mcp::sandbox::{self, Profile};
+    let Some(def) = &stdio_def.sandbox else {
+        return Ok(None);
+    };
+    let child_env = |name: &str| env.get(name).cloned().or_else(|| lookup(name));
+    let path_var = child_env("PATH");
+    let profile = Profile::resolve(
+        def,
+        file_dir,
+        &stdio_def.command,
+        path_var.as_deref(),
+        &child_env,
+    )
+    .map_err(|e| {
+        ConnectError::new(
+            ErrorClass::MissingEnv {
+                variable: e.variable.clone(),
+            },
+            format!(
+                "the sandbox of this server names `${{{}}}`, which is unset or empty",
+                e.variable
+            ),
+        )
+    })?;
+    let abi = sandbox::abi();
+    if let Some((rule, said)) = sandbox::refusal(&profile, abi) {
+        return Err(ConnectError::new(
+            ErrorClass::SandboxRefused {
+                rule: rule.to_owned(),
+                kernel_abi: abi,
+            },
+            said,
+        ));
+    }
+    Ok(Some(profile))
 }
 
 /// The capabilities added to `initialize` beyond rmcp's typed ones: `tasks` when a face answers

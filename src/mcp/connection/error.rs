@@ -92,6 +92,14 @@ pub enum ErrorClass {
         /// The JSON-RPC error code.
         code: i32,
     },
+    /// A sandboxed server was not started: the kernel cannot enforce one of its rules (and the
+    /// definition does not opt into best effort), or the sandbox could not be set up.
+    SandboxRefused {
+        /// The rule the kernel cannot enforce (`net: TCP ports`), or `setup`.
+        rule: String,
+        /// The kernel's Landlock ABI version (0: none).
+        kernel_abi: u8,
+    },
 }
 
 impl ErrorClass {
@@ -112,6 +120,7 @@ impl ErrorClass {
             Self::Cancelled => "cancelled",
             Self::Limit { .. } => "limit",
             Self::ServerError { .. } => "server_error",
+            Self::SandboxRefused { .. } => "sandbox_refused",
         }
     }
 }
@@ -130,7 +139,8 @@ impl ErrorClass {
             | Self::Protocol
             | Self::Tls
             | Self::Dns
-            | Self::Refused => 4,
+            | Self::Refused
+            | Self::SandboxRefused { .. } => 4,
             Self::ServerError { .. } => 5,
             Self::Timeout { .. } | Self::Cancelled => 6,
             Self::Limit { .. } => 7,

@@ -24,6 +24,7 @@ use super::events::{ConnectionEvent, EventSink};
 use super::faults::Faults;
 use super::frames::{FrameStats, LineTransport, channel, pump};
 use super::stderr_ring::{SharedRing, StderrRing, drain};
+use crate::mcp::sandbox::{self, Profile};
 
 /// Variables passed through from mcpdeck's own environment.
 pub const MINIMAL_ENV: &[&str] = &[
@@ -91,6 +92,8 @@ pub(crate) struct SpawnSpec {
     pub env: Vec<(String, String)>,
     /// Removes those secrets from stderr text before it is shown (a server may print them).
     pub redactor: Redactor,
+    /// The sandbox it starts in, through mcpdeck's launcher mode; `None`: unconfined.
+    pub sandbox: Option<Profile>,
 }
 
 impl std::fmt::Debug for SpawnSpec {
@@ -99,6 +102,7 @@ impl std::fmt::Debug for SpawnSpec {
             .field("command", &self.command)
             .field("args", &self.args)
             .field("cwd", &self.cwd)
+            .field("sandbox", &self.sandbox)
             .field(
                 "env_keys",
                 &self.env.iter().map(|(k, _)| k).collect::<Vec<_>>(),
@@ -128,8 +132,8 @@ pub(crate) fn spawn(
     sink: EventSink,
     faults: Arc<Faults>,
 ) -> Result<(StdioProcess, StdioTransport), ConnectError> {
-    let mut cmd = Command::new(&spec.command);
-    cmd.args(&spec.args).env_clear();
+    let mut cmd = program(spec)?;
+    cmd.env_clear();
     for name in MINIMAL_ENV {
         if let Some(value) = std::env::var_os(name) {
             cmd.env(name, value);
@@ -197,6 +201,32 @@ pub(crate) fn spawn(
         },
         transport,
     ))
+}
+
+/// The program that starts the server: itself, or mcpdeck's launcher confining it first.
+fn program(spec: &SpawnSpec) -> Result<Command, ConnectError> {
+    Ok(match &spec.sandbox {
+        None => {
+            let mut cmd = Command::new(&spec.command);
+            cmd.args(&spec.args);
+            cmd
+        }
+        Some(profile) => {
+            let (launcher, args) = sandbox::launcher::wrap(profile, &spec.command, &spec.args)
+                .map_err(|e| {
+                    ConnectError::new(
+                        ErrorClass::SandboxRefused {
+                            rule: "setup".into(),
+                            kernel_abi: sandbox::abi(),
+                        },
+                        e,
+                    )
+                })?;
+            let mut cmd = Command::new(launcher);
+            cmd.args(args);
+            cmd
+        }
+    })
 }
 
 fn spawn_error(command: &str, e: &std::io::Error) -> ConnectError {

@@ -132,6 +132,11 @@ impl Engine {
             timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
             arguments,
             effects_claimed,
+            sandbox: slot
+                .entry
+                .def
+                .as_ref()
+                .and_then(crate::mcp::config::ServerDef::sandbox_line),
         };
         let answer = approver.ask(ask);
         let answer = tokio::select! {

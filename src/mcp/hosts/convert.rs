@@ -406,6 +406,7 @@ fn engine_transport(
                 args,
                 cwd,
                 env: templates(env, "env", &mut flat, extra)?,
+                sandbox: None,
             })
         }
         HostTransport::Http { url, headers, sse } => {

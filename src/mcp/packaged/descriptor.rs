@@ -184,6 +184,7 @@ impl ResolvedCommand {
                     args: self.args.clone(),
                     cwd: None,
                     env,
+                    sandbox: None,
                 }),
                 request_timeout_ms: None,
                 task_timeout_ms: None,

@@ -94,6 +94,9 @@ pub struct ApprovalRequest {
     /// when false they are all four, because the proxy cannot prove less.
     #[serde(default)]
     pub effects_claimed: bool,
+    /// The server's sandbox in one line (sanitised), when it runs in one.
+    #[serde(default)]
+    pub sandbox: Option<String>,
 }
 
 /// Most bytes of arguments a question shows at once (the console's modal, the terminal);

@@ -404,4 +404,27 @@ mod tests {
         let changed = super::tests::config(r#"{"mcpServers": {"a": {"command": "y"}}}"#);
         assert_ne!(fingerprint_with(&changed, &[]), built);
     }
+
+    /// Recorded before `sandbox` existed: a definition without one keeps its fingerprint, so
+    /// no trusted project turns `changed` on upgrade.
+    const RECORDED: &str =
+        "sha256:7d15a14f3e8a8e6ecfbf4ea66a6f6f5672dbd85cdcdb36f34ac94cdf1a68689f";
+
+    #[test]
+    fn a_sandbox_changes_the_fingerprint_and_its_absence_does_not() {
+        let plain =
+            r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "pkg@1"], "cwd": "."}}}"#;
+        assert_eq!(fingerprint(&config(plain)), RECORDED);
+        let with = |sandbox: &str| {
+            fingerprint(&config(&format!(
+                r#"{{"mcpServers": {{"fs": {{"command": "npx", "args": ["-y", "pkg@1"], "cwd": ".", "sandbox": {sandbox}}}}}}}"#
+            )))
+        };
+        let tight = with(r#""read-only-project""#);
+        let loose = with(r#""project""#);
+        let open_net = with(r#"{"preset": "read-only-project", "net": "any"}"#);
+        assert_ne!(tight, RECORDED);
+        assert_ne!(loose, tight);
+        assert_ne!(open_net, tight);
+    }
 }

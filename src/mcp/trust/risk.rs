@@ -159,6 +159,7 @@ mod tests {
                     .iter()
                     .map(|k| ((*k).to_owned(), Template::parse("x").expect("valid")))
                     .collect(),
+                sandbox: None,
             }),
             request_timeout_ms: None,
             task_timeout_ms: None,
