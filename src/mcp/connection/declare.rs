@@ -5,22 +5,45 @@
 //! `initialize` request, unchanged apart from `capabilities.tasks`, as a custom request with the
 //! same id; rmcp matches the answer by id and never notices. Over HTTP the same rewrite happens
 //! in `http_guard`, below rmcp's worker, which needs the typed request to manage the session.
+//! The same wrapper puts the client context on every request (`client_meta`).
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, CustomRequest, JsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, CustomRequest, JsonRpcMessage, ServerJsonRpcMessage,
+    ServerResult,
+};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 
-/// A transport that adds `extra` capabilities to the `initialize` request it sends.
+use super::client_meta::ClientMeta;
+
+/// A transport that adds `extra` capabilities to the `initialize` request it sends, and the
+/// client context to every request.
 pub(crate) struct Declared<T> {
     inner: T,
     extra: Option<serde_json::Map<String, Value>>,
+    meta: ClientMeta,
 }
 
 impl<T> Declared<T> {
-    /// Wraps `inner`; `extra` maps capability names to their values (`None`: pass through).
+    /// Wraps `inner`; `extra` maps capability names to their values (`None`: none added).
     pub(crate) fn new(inner: T, extra: Option<serde_json::Map<String, Value>>) -> Self {
-        Self { inner, extra }
+        Self {
+            inner,
+            extra,
+            meta: ClientMeta::default(),
+        }
+    }
+}
+
+/// The version a server chose, when `message` answers `initialize`.
+pub(crate) fn negotiated_version(message: &ServerJsonRpcMessage) -> Option<&str> {
+    match message {
+        JsonRpcMessage::Response(r) => match &r.result {
+            ServerResult::InitializeResult(init) => Some(init.protocol_version.as_str()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -65,11 +88,19 @@ where
             Some(extra) => with_capabilities(item, extra),
             None => item,
         };
-        self.inner.send(item)
+        self.inner.send(self.meta.stamp(item, None))
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.inner.receive()
+        let meta = self.meta.clone();
+        let next = self.inner.receive();
+        async move {
+            let message = next.await;
+            if let Some(version) = message.as_ref().and_then(negotiated_version) {
+                meta.negotiated(version);
+            }
+            message
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

@@ -168,30 +168,21 @@ pub(crate) fn classify_init(err: &ClientInitializeError, redactor: &Redactor) ->
         ClientInitializeError::Cancelled => {
             ConnectError::new(ErrorClass::Cancelled, "the handshake was cancelled")
         }
-        ClientInitializeError::JsonRpcError(data) => ConnectError::new(
-            ErrorClass::Protocol,
-            format!(
-                "the server rejected the handshake with JSON-RPC error {}: {}",
-                data.code.0,
-                clean(redactor, &data.message)
-            ),
-        ),
-        ClientInitializeError::NoCompatibleProtocolVersion {
-            server_supported, ..
-        } => ConnectError::new(
-            ErrorClass::Protocol,
-            format!(
-                "no protocol version in common; the server supports {}",
-                clean(
-                    redactor,
-                    &server_supported
-                        .iter()
-                        .map(|v| v.as_str().to_owned())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+        ClientInitializeError::JsonRpcError(data) => super::negotiation::explain(data, redactor)
+            .unwrap_or_else(|| {
+                ConnectError::new(
+                    ErrorClass::Protocol,
+                    format!(
+                        "the server rejected the handshake with JSON-RPC error {}: {}",
+                        data.code.0,
+                        clean(redactor, &data.message)
+                    ),
                 )
-            ),
-        ),
+            }),
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            client_supported,
+            server_supported,
+        } => super::negotiation::no_common_version(client_supported, server_supported, redactor),
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
             classify_init(fallback, redactor)
         }

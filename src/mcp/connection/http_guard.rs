@@ -13,6 +13,11 @@
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport. Authentication refusals keep their own path.
+//!
+//! Every POST also carries what the 2026-07-28 transport asks of each one, whatever the era:
+//! the client context in the request's `_meta` (`client_meta`), `MCP-Protocol-Version` equal to
+//! the version named there, `Mcp-Method`, and `Mcp-Name` for the calls that name their target.
+//! rmcp sends these itself in a 2026 session; they are added only where it left them out.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,6 +34,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
+use super::client_meta::{self, ClientMeta};
 use super::discover;
 use super::error::{ConnectError, ErrorClass};
 use super::faults::{Faults, Listing, check_listing, fail_frame, undecodable};
@@ -44,6 +50,7 @@ pub(crate) struct GuardedClient {
     faults: Arc<Faults>,
     /// Client capabilities rmcp's typed `initialize` cannot carry (see `declare`).
     extra: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
+    meta: ClientMeta,
 }
 
 impl GuardedClient {
@@ -53,6 +60,7 @@ impl GuardedClient {
             inner,
             faults,
             extra: None,
+            meta: ClientMeta::default(),
         }
     }
 
@@ -217,6 +225,79 @@ fn discover_fallback(err: &HttpError, id: &RequestId) -> Option<StreamableHttpPo
     })
 }
 
+impl GuardedClient {
+    /// Adds the client context to `message` and the standard headers it lacks.
+    fn with_context(
+        &self,
+        message: ClientJsonRpcMessage,
+        headers: &mut HashMap<HeaderName, HeaderValue>,
+    ) -> ClientJsonRpcMessage {
+        let version_header = HeaderName::from_static("mcp-protocol-version");
+        let sent = headers
+            .get(&version_header)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let message = self.meta.stamp(message, sent.as_deref());
+        if sent.is_none()
+            && let Some(version) = client_meta::version_of(&message)
+            && let Ok(value) = HeaderValue::from_str(&version)
+        {
+            headers.insert(version_header, value);
+        }
+        for (name, value) in standard_headers(&message) {
+            headers.entry(name).or_insert(value);
+        }
+        message
+    }
+}
+
+/// `Mcp-Method` for every message with a method, and `Mcp-Name` for `tools/call`, `prompts/get`
+/// (the name) and `resources/read` (the URI), Base64-wrapped when it cannot travel as it is.
+fn standard_headers(message: &ClientJsonRpcMessage) -> Vec<(HeaderName, HeaderValue)> {
+    let Ok(value) = serde_json::to_value(message) else {
+        return Vec::new();
+    };
+    let Some(method) = value.get("method").and_then(serde_json::Value::as_str) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Ok(v) = HeaderValue::from_str(method) {
+        out.push((HeaderName::from_static("mcp-method"), v));
+    }
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return out,
+    };
+    if let Some(name) = value
+        .get("params")
+        .and_then(|p| p.get(key))
+        .and_then(serde_json::Value::as_str)
+        && let Ok(v) = HeaderValue::from_str(&header_safe(name))
+    {
+        out.push((HeaderName::from_static("mcp-name"), v));
+    }
+    out
+}
+
+/// `value` as it may travel in a header: unchanged when it is visible ASCII with no space at
+/// either end (and not already in the wrapped form), otherwise `=?base64?…?=`.
+fn header_safe(value: &str) -> String {
+    use base64::Engine as _;
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !value.starts_with(' ')
+        && !value.ends_with(' ')
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
 impl StreamableHttpClient for GuardedClient {
     type Error = reqwest::Error;
 
@@ -282,6 +363,8 @@ impl StreamableHttpClient for GuardedClient {
             Some(extra) => super::declare::with_capabilities(message, extra),
             None => message,
         };
+        let mut custom_headers = custom_headers;
+        let message = self.with_context(message, &mut custom_headers);
         let answer = if listing {
             // Read and counted here, so a page over its bounds is never decoded.
             let post = ListingPost {

@@ -7,6 +7,7 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
+mod client_meta;
 mod connect;
 pub(crate) mod declare;
 pub(crate) mod discover;
@@ -18,6 +19,7 @@ mod handshake;
 pub(crate) mod http;
 pub(crate) mod http_guard;
 mod http_post;
+mod negotiation;
 pub(crate) mod orphans;
 mod request;
 pub(crate) mod retry;
