@@ -5,45 +5,26 @@
 //! `initialize` request, unchanged apart from `capabilities.tasks`, as a custom request with the
 //! same id; rmcp matches the answer by id and never notices. Over HTTP the same rewrite happens
 //! in `http_guard`, below rmcp's worker, which needs the typed request to manage the session.
-//! The same wrapper puts the client context on every request (`client_meta`).
+//! The same wrapper puts the client context on `initialize` (`client_meta`).
 
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, CustomRequest, JsonRpcMessage, ServerJsonRpcMessage,
-    ServerResult,
-};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, CustomRequest, JsonRpcMessage};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 
-use super::client_meta::ClientMeta;
+use super::client_meta::stamp_initialize;
 
-/// A transport that adds `extra` capabilities to the `initialize` request it sends, and the
-/// client context to every request.
+/// A transport that adds `extra` capabilities and the client context to the `initialize`
+/// request it sends.
 pub(crate) struct Declared<T> {
     inner: T,
     extra: Option<serde_json::Map<String, Value>>,
-    meta: ClientMeta,
 }
 
 impl<T> Declared<T> {
     /// Wraps `inner`; `extra` maps capability names to their values (`None`: none added).
     pub(crate) fn new(inner: T, extra: Option<serde_json::Map<String, Value>>) -> Self {
-        Self {
-            inner,
-            extra,
-            meta: ClientMeta::default(),
-        }
-    }
-}
-
-/// The version a server chose, when `message` answers `initialize`.
-pub(crate) fn negotiated_version(message: &ServerJsonRpcMessage) -> Option<&str> {
-    match message {
-        JsonRpcMessage::Response(r) => match &r.result {
-            ServerResult::InitializeResult(init) => Some(init.protocol_version.as_str()),
-            _ => None,
-        },
-        _ => None,
+        Self { inner, extra }
     }
 }
 
@@ -88,19 +69,11 @@ where
             Some(extra) => with_capabilities(item, extra),
             None => item,
         };
-        self.inner.send(self.meta.stamp(item, None))
+        self.inner.send(stamp_initialize(item))
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        let meta = self.meta.clone();
-        let next = self.inner.receive();
-        async move {
-            let message = next.await;
-            if let Some(version) = message.as_ref().and_then(negotiated_version) {
-                meta.negotiated(version);
-            }
-            message
-        }
+        self.inner.receive()
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

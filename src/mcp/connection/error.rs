@@ -87,6 +87,11 @@ pub enum ErrorClass {
         /// Which bound (`stdout frame 16 MiB`, `response body 16 MiB`, ...).
         bound: String,
     },
+    /// A 2026 server still asked for input after the most rounds one operation may take.
+    InputRounds {
+        /// The cap that was reached.
+        rounds: u32,
+    },
     /// The server answered the request with a JSON-RPC error (the connection itself is fine).
     ServerError {
         /// The JSON-RPC error code.
@@ -111,6 +116,7 @@ impl ErrorClass {
             Self::Refused => "refused",
             Self::Cancelled => "cancelled",
             Self::Limit { .. } => "limit",
+            Self::InputRounds { .. } => "input_rounds",
             Self::ServerError { .. } => "server_error",
         }
     }
@@ -133,7 +139,7 @@ impl ErrorClass {
             | Self::Refused => 4,
             Self::ServerError { .. } => 5,
             Self::Timeout { .. } | Self::Cancelled => 6,
-            Self::Limit { .. } => 7,
+            Self::Limit { .. } | Self::InputRounds { .. } => 7,
         }
     }
 }

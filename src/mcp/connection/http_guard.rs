@@ -14,10 +14,10 @@
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport. Authentication refusals keep their own path.
 //!
-//! Every POST also carries what the 2026-07-28 transport asks of each one, whatever the era:
-//! the client context in the request's `_meta` (`client_meta`), `MCP-Protocol-Version` equal to
-//! the version named there, `Mcp-Method`, and `Mcp-Name` for the calls that name their target.
-//! rmcp sends these itself in a 2026 session; they are added only where it left them out.
+//! Every POST also carries the headers the 2026-07-28 transport asks of each one, whatever the
+//! era: `MCP-Protocol-Version` (on `initialize` too, equal to the version its `_meta` names, see
+//! `client_meta`), `Mcp-Method`, and `Mcp-Name` for the calls that name their target. rmcp sends
+//! these itself in a 2026 session; they are added only where it left them out.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
-use super::client_meta::{self, ClientMeta};
+use super::client_meta;
 use super::discover;
 use super::error::{ConnectError, ErrorClass};
 use super::faults::{Faults, Listing, check_listing, fail_frame, undecodable};
@@ -50,7 +50,6 @@ pub(crate) struct GuardedClient {
     faults: Arc<Faults>,
     /// Client capabilities rmcp's typed `initialize` cannot carry (see `declare`).
     extra: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
-    meta: ClientMeta,
 }
 
 impl GuardedClient {
@@ -60,7 +59,6 @@ impl GuardedClient {
             inner,
             faults,
             extra: None,
-            meta: ClientMeta::default(),
         }
     }
 
@@ -225,55 +223,56 @@ fn discover_fallback(err: &HttpError, id: &RequestId) -> Option<StreamableHttpPo
     })
 }
 
-impl GuardedClient {
-    /// Adds the client context to `message` and the standard headers it lacks.
-    fn with_context(
-        &self,
-        message: ClientJsonRpcMessage,
-        headers: &mut HashMap<HeaderName, HeaderValue>,
-    ) -> ClientJsonRpcMessage {
-        let version_header = HeaderName::from_static("mcp-protocol-version");
-        let sent = headers
-            .get(&version_header)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let message = self.meta.stamp(message, sent.as_deref());
-        if sent.is_none()
-            && let Some(version) = client_meta::version_of(&message)
-            && let Ok(value) = HeaderValue::from_str(&version)
-        {
-            headers.insert(version_header, value);
-        }
-        for (name, value) in standard_headers(&message) {
-            headers.entry(name).or_insert(value);
-        }
-        message
+/// Adds the client context to `initialize` and the standard headers `message` lacks.
+fn with_context(
+    message: ClientJsonRpcMessage,
+    headers: &mut HashMap<HeaderName, HeaderValue>,
+) -> ClientJsonRpcMessage {
+    let version_header = HeaderName::from_static("mcp-protocol-version");
+    let message = client_meta::stamp_initialize(message);
+    if !headers.contains_key(&version_header)
+        && let Some(version) = client_meta::version_of(&message)
+        && let Ok(value) = HeaderValue::from_str(&version)
+    {
+        headers.insert(version_header, value);
     }
+    for (name, value) in standard_headers(&message) {
+        headers.entry(name).or_insert(value);
+    }
+    message
 }
 
-/// `Mcp-Method` for every message with a method, and `Mcp-Name` for `tools/call`, `prompts/get`
-/// (the name) and `resources/read` (the URI), Base64-wrapped when it cannot travel as it is.
+/// `Mcp-Method` for every request and notification, and `Mcp-Name` for `tools/call`,
+/// `prompts/get` (the name) and `resources/read` (the URI), Base64-wrapped when it cannot travel
+/// as it is.
 fn standard_headers(message: &ClientJsonRpcMessage) -> Vec<(HeaderName, HeaderValue)> {
-    let Ok(value) = serde_json::to_value(message) else {
-        return Vec::new();
-    };
-    let Some(method) = value.get("method").and_then(serde_json::Value::as_str) else {
-        return Vec::new();
+    let (method, name) = match message {
+        ClientJsonRpcMessage::Request(r) => {
+            let name = match &r.request {
+                ClientRequest::CallToolRequest(c) => Some(c.params.name.as_ref()),
+                ClientRequest::GetPromptRequest(p) => Some(p.params.name.as_str()),
+                ClientRequest::ReadResourceRequest(read) => Some(read.params.uri.as_str()),
+                _ => None,
+            };
+            (r.request.method().to_owned(), name.map(header_safe))
+        }
+        ClientJsonRpcMessage::Notification(n) => {
+            let Ok(value) = serde_json::to_value(&n.notification) else {
+                return Vec::new();
+            };
+            let Some(method) = value.get("method").and_then(serde_json::Value::as_str) else {
+                return Vec::new();
+            };
+            (method.to_owned(), None)
+        }
+        _ => return Vec::new(),
     };
     let mut out = Vec::new();
-    if let Ok(v) = HeaderValue::from_str(method) {
+    if let Ok(v) = HeaderValue::from_str(&method) {
         out.push((HeaderName::from_static("mcp-method"), v));
     }
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return out,
-    };
-    if let Some(name) = value
-        .get("params")
-        .and_then(|p| p.get(key))
-        .and_then(serde_json::Value::as_str)
-        && let Ok(v) = HeaderValue::from_str(&header_safe(name))
+    if let Some(name) = name
+        && let Ok(v) = HeaderValue::from_str(&name)
     {
         out.push((HeaderName::from_static("mcp-name"), v));
     }
@@ -364,7 +363,7 @@ impl StreamableHttpClient for GuardedClient {
             None => message,
         };
         let mut custom_headers = custom_headers;
-        let message = self.with_context(message, &mut custom_headers);
+        let message = with_context(message, &mut custom_headers);
         let answer = if listing {
             // Read and counted here, so a page over its bounds is never decoded.
             let post = ListingPost {

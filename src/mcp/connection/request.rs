@@ -1,6 +1,7 @@
 //! Requests on a live connection: a deadline on every request, progress routed to the caller,
 //! `notifications/cancelled` on timeout or cancellation, and failures explained. A request is
-//! never retried or replayed.
+//! never retried or replayed; a 2026 server's input-required rounds (`rounds`) are new
+//! requests that carry the answers it asked for.
 
 use std::time::Duration;
 
@@ -50,8 +51,22 @@ impl Connection {
     }
 
     /// Like [`Connection::request_cancellable`], also sending the request's progress reports
-    /// to `progress` (at most [`events::PROGRESS_QUEUE`] waiting; more are dropped).
+    /// to `progress` (at most [`events::PROGRESS_QUEUE`] waiting; more are dropped), and the
+    /// rounds of a server that asks for input (`rounds`) as reports too.
     pub async fn request_routed(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        max_total: Duration,
+        cancel: &CancellationToken,
+        progress: Option<&mpsc::Sender<ProgressUpdate>>,
+    ) -> Result<ServerResult, RequestError> {
+        self.request_rounds(request, timeout, max_total, cancel, progress)
+            .await
+    }
+
+    /// Sends one request once and waits for its answer.
+    pub(super) async fn send_once(
         &self,
         request: ClientRequest,
         timeout: Duration,
