@@ -16,7 +16,7 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientRequest, InputRequiredResult, InputResponses, ServerResult};
+use rmcp::model::{ClientRequest, InputRequiredResult, InputResponses, ResultType, ServerResult};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -158,13 +158,22 @@ fn check_result_type(
         ServerResult::CompleteResult(r) => r.result_type.as_ref(),
         _ => None,
     };
-    match kind {
-        Some(kind) if !kind.is_complete() && !kind.is_task() => Err(protocol(format!(
+    let custom = match &result {
+        // rmcp keeps a result of a shape it does not know as it came.
+        ServerResult::CustomResult(r) => r.0.get("resultType").and_then(|v| v.as_str()),
+        _ => None,
+    };
+    let unknown = kind
+        .map(ResultType::as_str)
+        .or(custom)
+        .filter(|k| !matches!(*k, "complete" | "task"));
+    match unknown {
+        Some(kind) => Err(protocol(format!(
             "the server answered {} with resultType `{}`, which mcpdeck does not know",
             request.method(),
-            crate::mcp::sanitize::sanitize_capped(kind.as_str(), 64)
+            crate::mcp::sanitize::sanitize_capped(kind, 64)
         ))),
-        _ => Ok(result),
+        None => Ok(result),
     }
 }
 
