@@ -185,3 +185,39 @@ const DRAIN_BOUND: Duration = Duration::from_secs(5);
 fn cancelled() -> RequestError {
     ConnectError::new(ErrorClass::Cancelled, "the request was cancelled")
 }
+
+impl Connection {
+    /// Whether the session speaks the stateless protocol (2026-07-28 on): no `initialize`, no
+    /// `ping`, per-request metadata.
+    pub fn is_modern(&self) -> bool {
+        self.identity.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+    }
+
+    /// The protocol era, as shown: `2026-07-28` (stateless) or `legacy` (initialize).
+    pub fn era(&self) -> &'static str {
+        if self.is_modern() {
+            "2026-07-28"
+        } else {
+            "legacy"
+        }
+    }
+
+    /// The request that checks the server is there: `ping`, which 2026-07-28 removed, or there
+    /// `server/discover`, which every 2026 server answers. Any answer that is not an error
+    /// means the server is alive (some answer `ping` with `{"resultType": "complete"}`).
+    pub fn liveness_request(&self) -> (ClientRequest, &'static str) {
+        if self.is_modern() {
+            (
+                ClientRequest::DiscoverRequest(rmcp::model::DiscoverRequest::new(
+                    rmcp::model::DiscoverRequestParams {},
+                )),
+                "server/discover",
+            )
+        } else {
+            (
+                ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
+                "ping",
+            )
+        }
+    }
+}
