@@ -168,7 +168,7 @@ async fn probe_row(
         Ok(probe) => {
             let _ = writeln!(
                 text,
-                "{name}  ok  protocol {} ({} era)  {} {}  {} {:.1} ms  connect {} ms\n    {}",
+                "{name}  ok  protocol {} ({})  {} {}  {} {:.1} ms  connect {} ms\n    {}",
                 probe.protocol_version,
                 probe.era,
                 probe.server_name.as_deref().unwrap_or("(no name)"),

@@ -193,10 +193,10 @@ impl Connection {
         self.identity.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
     }
 
-    /// The protocol era, as shown: `2026-07-28` (stateless) or `legacy` (initialize).
+    /// The protocol era, as shown: `stateless` (2026-07-28 on) or `legacy` (initialize).
     pub fn era(&self) -> &'static str {
         if self.is_modern() {
-            "2026-07-28"
+            "stateless"
         } else {
             "legacy"
         }

@@ -20,7 +20,7 @@ use crate::mcp::sanitize::sanitize_capped;
 pub struct Probe {
     /// The negotiated protocol version.
     pub protocol_version: String,
-    /// `2026-07-28` (stateless, per-request metadata) or `legacy` (the initialize handshake).
+    /// `stateless` (2026-07-28 on, per-request metadata) or `legacy` (the initialize handshake).
     pub era: &'static str,
     /// The request that checked the server answers: `ping` or `server/discover`.
     pub liveness: &'static str,
