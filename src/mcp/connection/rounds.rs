@@ -16,12 +16,15 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientRequest, InputRequiredResult, InputResponses, ResultType, ServerResult};
+use rmcp::model::{
+    ClientRequest, InputRequiredResult, InputResponses, NumberOrString, ProgressToken, ResultType,
+    ServerResult,
+};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::error::{ConnectError, ErrorClass, RequestError};
-use super::events::ProgressUpdate;
+use super::events::{ConnectionEvent, ProgressUpdate};
 use super::{Connection, MAX_TOTAL_CAP};
 
 /// The most input-required rounds one operation may take before it fails (`input_rounds`).
@@ -61,20 +64,32 @@ impl Connection {
             if left.is_zero() {
                 return Err(out_of_time(max_total));
             }
-            if let Some(tx) = progress {
-                let _ = tx.try_send(ProgressUpdate {
-                    progress: f64::from(done + 1),
-                    total: None,
-                    message: Some(format!(
-                        "waiting for input: round {} (at most {MAX_INPUT_ROUNDS})",
-                        done + 1
-                    )),
-                });
-            }
+            self.report_round(done + 1, progress);
             let responses = self.answer_inputs(&asked, cancel).await?;
             round = retry_of(&request, responses, asked.request_state);
         }
         Err(too_many_rounds())
+    }
+
+    /// Says that the operation waits for input, as a progress report: to the caller's route,
+    /// or as the server's event (what the console shows on the running call).
+    fn report_round(&self, round: u32, progress: Option<&mpsc::Sender<ProgressUpdate>>) {
+        let message = format!("waiting for input: round {round} (at most {MAX_INPUT_ROUNDS})");
+        match progress {
+            Some(tx) => {
+                let _ = tx.try_send(ProgressUpdate {
+                    progress: f64::from(round),
+                    total: None,
+                    message: Some(message),
+                });
+            }
+            None => self.sink.emit(ConnectionEvent::Progress {
+                token: ProgressToken(NumberOrString::String("mcpdeck-input-round".into())),
+                progress: f64::from(round),
+                total: None,
+                message: Some(message),
+            }),
+        }
     }
 
     /// Answers every input request of one round, in key order.

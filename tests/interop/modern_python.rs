@@ -5,14 +5,12 @@
 //! asks for input gets its answer — as an input-required round on 2026-07-28, as a
 //! server-initiated elicitation before. Fails under `CI=true` when the SDK is missing.
 
-mod common;
-
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Sandbox;
+use crate::common::Sandbox;
 use serde_json::{Value, json};
 
 fn sdk2() -> Option<PathBuf> {
