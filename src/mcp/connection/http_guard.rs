@@ -283,10 +283,10 @@ fn standard_headers(message: &ClientJsonRpcMessage) -> Vec<(HeaderName, HeaderVa
 /// either end (and not already in the wrapped form), otherwise `=?base64?…?=`.
 fn header_safe(value: &str) -> String {
     use base64::Engine as _;
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !value.starts_with(' ')
-        && !value.ends_with(' ')
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    let visible = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
+    let plain = visible && !padded && !wrapped;
     if plain {
         value.to_owned()
     } else {
@@ -488,6 +488,29 @@ impl StreamableHttpClient for GuardedClient {
 mod tests {
     use super::*;
     use crate::mcp::connection::faults::MAX_DEPTH;
+
+    #[test]
+    fn every_post_names_its_method_and_target() {
+        use rmcp::model::{CallToolRequest, CallToolRequestParams, NumberOrString};
+        let call = ClientJsonRpcMessage::request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
+                "héllo",
+            ))),
+            NumberOrString::Number(4),
+        );
+        let mut headers = HashMap::new();
+        let _ = with_context(call, &mut headers);
+        let get = |name: &str| {
+            headers
+                .get(&HeaderName::from_bytes(name.as_bytes()).expect("name"))
+                .map(|v| v.to_str().expect("ascii").to_owned())
+        };
+        assert_eq!(get("mcp-method").as_deref(), Some("tools/call"));
+        assert_eq!(get("mcp-name").as_deref(), Some("=?base64?aMOpbGxv?="));
+        assert_eq!(header_safe("echo"), "echo");
+        assert_eq!(header_safe(" padded"), "=?base64?IHBhZGRlZA==?=");
+        assert_eq!(header_safe("=?base64?x?="), "=?base64?PT9iYXNlNjQ/eD89?=");
+    }
 
     #[test]
     fn deep_and_invalid_events_fail_the_posted_request() {
