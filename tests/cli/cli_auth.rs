@@ -455,12 +455,7 @@ fn on_a_terminal(sb: &Sandbox, args: &str, answer: &str) -> (Option<i32>, String
 /// with the command to run, yes signs in inline and the command goes on.
 #[test]
 fn on_a_terminal_a_refusal_asks_once() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: `script` (util-linux) is needed to give the CLI a terminal");
+    if !common::peers::script() {
         return;
     }
     let server = AuthServer::start(&[]);

@@ -7,26 +7,11 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-
 use common::everything_http::EverythingHttp;
 use common::{Sandbox, fixture};
 use serde_json::{Value, json};
 
-fn everything() -> Option<PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if script.exists() && node {
-        Some(script)
-    } else {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node) for these tests");
-        None
-    }
-}
+use common::peers::everything;
 
 fn with_servers(sb: &Sandbox, servers: &Value) {
     sb.write(

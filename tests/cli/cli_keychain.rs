@@ -101,21 +101,7 @@ impl Home {
     }
 }
 
-fn keyring_present() -> bool {
-    let found = |tool: &str| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if found("dbus-run-session") && found("gnome-keyring-daemon") {
-        return true;
-    }
-    eprintln!(
-        "SKIPPED: the keychain test needs dbus-run-session and gnome-keyring-daemon (scripts/install-keyring installs them)"
-    );
-    false
-}
+use common::peers::keyring as keyring_present;
 
 fn ok(out: &Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -93,12 +93,7 @@ fn on_a_terminal(sb: &Sandbox, args: &str, answer: &str) -> (Option<i32>, String
 
 #[test]
 fn enforce_asks_on_the_terminal() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: `script` (util-linux) is needed to give the CLI a terminal");
+    if !common::peers::script() {
         return;
     }
     let sb = Sandbox::new();
@@ -123,16 +118,7 @@ fn enforce_asks_on_the_terminal() {
     assert_eq!(calls(&counter), 1, "a denial sends nothing");
 }
 
-fn has_script() -> bool {
-    let ok = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if !ok {
-        eprintln!("SKIPPED: `script` (util-linux) is needed to give the CLI a terminal");
-    }
-    ok
-}
+use common::peers::script as has_script;
 
 /// The backups of the policy file (under `$HOME/.local/state`, as the sandbox sets no
 /// `XDG_STATE_HOME`).

@@ -1,16 +1,11 @@
-//! Runs `tests/console_tmux.sh` against the built binary when `tmux` is installed; skips loudly
-//! otherwise.
+//! Runs `tests/console_tmux.sh` against the built binary when `tmux` is installed; skips otherwise
+//! (`common::peers`: fails under `CI=true`).
 
 use std::process::Command;
 
 #[test]
 fn console_in_tmux() {
-    let has_tmux = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_tmux {
-        eprintln!("SKIPPED: tmux is not installed; the console end-to-end test did not run");
+    if !crate::common::peers::tmux() {
         return;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/console_tmux.sh");
@@ -28,25 +23,16 @@ fn console_in_tmux() {
 }
 
 /// Runs `tests/console_tmux_resource.sh` (a 204-line resource of the pinned reference server
-/// reaches its last line with End) when tmux, node and the server are installed; skips loudly
+/// reaches its last line with End) when tmux, node and the server are installed; skips
 /// otherwise.
 #[test]
 fn console_reaches_a_long_resource_end_in_tmux() {
-    let has = |cmd: &str, arg: &str| {
-        Command::new(cmd)
-            .arg(arg)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if !has("tmux", "-V") || !has("node", "--version") || !server.exists() {
-        eprintln!(
-            "SKIPPED: tmux, node or server-everything (scripts/install-interop) is missing; \
-             the long-resource tmux test did not run"
-        );
+    if !crate::common::peers::tmux() {
         return;
     }
+    let Some(server) = crate::common::peers::everything() else {
+        return;
+    };
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/console_tmux_resource.sh"
@@ -67,24 +53,15 @@ fn console_reaches_a_long_resource_end_in_tmux() {
 
 /// Runs `tests/console_tmux_asks.sh` (an elicitation and a sampling request of the pinned
 /// reference server answered in the console) when tmux, node and the server are installed;
-/// skips loudly otherwise.
+/// skips otherwise.
 #[test]
 fn console_answers_an_elicitation_and_a_sampling_request_in_tmux() {
-    let has = |cmd: &str, arg: &str| {
-        Command::new(cmd)
-            .arg(arg)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if !has("tmux", "-V") || !has("node", "--version") || !server.exists() {
-        eprintln!(
-            "SKIPPED: tmux, node or server-everything (scripts/install-interop) is missing; \
-             the elicitation and sampling tmux test did not run"
-        );
+    if !crate::common::peers::tmux() {
         return;
     }
+    let Some(server) = crate::common::peers::everything() else {
+        return;
+    };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/console_tmux_asks.sh");
     let out = Command::new("bash")
         .arg(script)

@@ -146,24 +146,10 @@ pub fn demo() -> serde_json::Value {
     serde_json::json!({"command": env!("CARGO_BIN_EXE_mcpdeck"), "args": ["demo-server"]})
 }
 
-/// server-everything's script, when node and `scripts/install-interop` are there.
-pub fn everything() -> Option<PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    (script.exists() && node).then_some(script)
-}
-
-/// server-everything's script, or `None` after saying the test is skipped and why.
+/// server-everything's script, or `None` after saying the test is skipped and why (under
+/// `CI=true` the test fails instead; see `common::peers`).
 pub fn everything_or_skip() -> Option<PathBuf> {
-    let script = everything();
-    if script.is_none() {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
-    }
-    script
+    super::peers::everything()
 }
 
 /// server-everything over stdio as a server definition.

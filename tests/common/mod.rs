@@ -13,6 +13,7 @@ pub mod engine_kit;
 pub mod everything_http;
 mod http_fixture;
 pub mod json_keys;
+pub mod peers;
 #[allow(unused_imports)] // not every test binary starts the OAuth fixture
 pub use auth_fixture::AuthServer;
 #[allow(unused_imports)] // not every test binary starts the HTTP fixture

@@ -405,11 +405,9 @@ fn tab_completes_prompt_arguments_with_context_and_template_variables() {
 #[test]
 fn a_url_request_closes_when_the_server_says_it_is_complete() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    if !python.exists() {
-        eprintln!("SKIPPED: run scripts/install-python-sdk for the Python SDK console test");
+    let Some(python) = crate::common::peers::python_sdk() else {
         return;
-    }
+    };
     let servers = serde_json::json!({"probe": {
         "command": python, "args": [root.join("tests/python/client_probe_server.py")]
     }});

@@ -7,7 +7,6 @@
 
 use crate::common;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use common::fixture;
@@ -45,16 +44,9 @@ fn engine(
 
 #[tokio::test]
 async fn a_task_of_this_session_is_listed_read_and_its_result_fetched() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !script.exists() || !node {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node)");
+    let Some(script) = common::peers::everything() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let (engine, _rx) = engine(
         &dir,

@@ -4,28 +4,11 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-
 use common::Sandbox;
 use common::everything_http::EverythingHttp;
 use serde_json::{Value, json};
 
-fn package(name: &str) -> Option<PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol")
-        .join(name)
-        .join("dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if script.exists() && node {
-        Some(script)
-    } else {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node) for the interop tests");
-        None
-    }
-}
+use common::peers::npm_server as package;
 
 fn run(sb: &Sandbox, args: &[&str]) -> (i32, Value) {
     let out = sb.cmd().args(args).arg("--json").output().expect("runs");

@@ -20,30 +20,12 @@ use rmcp::transport::{ConfigureCommandExt as _, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Value, json};
 
-fn everything() -> Option<PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if script.exists() && node {
-        Some(script)
-    } else {
-        eprintln!("SKIPPED: run scripts/install-interop (needs node) for the interop tests");
-        None
-    }
-}
+use common::peers::everything;
 
 fn python() -> Option<(PathBuf, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    if python.exists() {
-        Some((python, root.join("tests/python/client_probe_server.py")))
-    } else {
-        eprintln!("SKIPPED: run scripts/install-python-sdk for the Python SDK interop test");
-        None
-    }
+    let python = common::peers::python_sdk()?;
+    Some((python, root.join("tests/python/client_probe_server.py")))
 }
 
 /// Runs the CLI with `--json` (stdin closed, so no terminal), returning exit code, the JSON

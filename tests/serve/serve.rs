@@ -537,14 +537,7 @@ async fn next_approval(
 async fn mcpdeck_approvals_answers_from_another_terminal() {
     use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
 
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!(
-            "SKIPPED: `script` (util-linux) is needed to give `mcpdeck approvals` a terminal"
-        );
+    if !common::peers::script() {
         return;
     }
     let sb = Sandbox::new();

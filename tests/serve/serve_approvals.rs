@@ -210,14 +210,7 @@ impl Screen {
 /// it with exit 0.
 #[tokio::test]
 async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!(
-            "SKIPPED: `script` (util-linux) is needed to give `mcpdeck approvals` a terminal"
-        );
+    if !common::peers::script() {
         return;
     }
     let (sb, counter) = sandbox();

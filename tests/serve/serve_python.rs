@@ -12,11 +12,9 @@ use serde_json::{Value, json};
 #[test]
 fn the_python_sdk_lists_and_calls_the_mcp_tool() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    if !python.exists() {
-        eprintln!("SKIPPED: run scripts/install-python-sdk for the Python SDK interop test");
+    let Some(python) = crate::common::peers::python_sdk() else {
         return;
-    }
+    };
     let sb = Sandbox::new();
     let config = sb.write(
         "extra/servers.json",
