@@ -62,9 +62,15 @@ pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
             }
             let r = &s.runtime;
             let info = r.protocol_version.as_ref().map(|p| {
+                // The era: 2026-07-28 on is stateless; anything before began with initialize.
+                let era = if p.as_str() >= "2026-07-28" {
+                    "stateless"
+                } else {
+                    "legacy"
+                };
                 sanitize_capped(
                     &format!(
-                        "{p} · {} {}",
+                        "{p} ({era}) · {} {}",
                         r.server_name.as_deref().unwrap_or("?"),
                         r.server_version.as_deref().unwrap_or("")
                     ),

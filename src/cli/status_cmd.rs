@@ -168,10 +168,12 @@ async fn probe_row(
         Ok(probe) => {
             let _ = writeln!(
                 text,
-                "{name}  ok  protocol {}  {} {}  ping {:.1} ms  connect {} ms\n    {}",
+                "{name}  ok  protocol {} ({})  {} {}  {} {:.1} ms  connect {} ms\n    {}",
                 probe.protocol_version,
+                probe.era,
                 probe.server_name.as_deref().unwrap_or("(no name)"),
                 probe.server_version.as_deref().unwrap_or(""),
+                probe.liveness,
                 probe.ping_ms,
                 probe.connect_ms,
                 if probe.capabilities.is_empty() {

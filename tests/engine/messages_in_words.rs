@@ -80,6 +80,7 @@ fn classes() -> Vec<ErrorClass> {
         ErrorClass::Limit {
             bound: "stdout frame 16 MiB".into(),
         },
+        ErrorClass::InputRounds { rounds: 8 },
         ErrorClass::ServerError { code: -32601 },
         ErrorClass::SandboxRefused {
             rule: "net: TCP ports".into(),
@@ -102,6 +103,7 @@ fn classes() -> Vec<ErrorClass> {
             | ErrorClass::Refused
             | ErrorClass::Cancelled
             | ErrorClass::Limit { .. }
+            | ErrorClass::InputRounds { .. }
             | ErrorClass::ServerError { .. }
             | ErrorClass::SandboxRefused { .. } => {}
         }

@@ -7,7 +7,9 @@ mod common;
 #[path = "../connection_support/mod.rs"]
 mod connection_support;
 
+mod conformance_harness;
 mod connection_interop;
 mod interop_cli;
 mod interop_client;
 mod interop_sandbox;
+mod modern_python;

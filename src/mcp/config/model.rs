@@ -137,8 +137,12 @@ impl HttpDef {
 /// Which protocol lifecycle to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub enum ProtocolChoice {
-    /// The initialize handshake offering 2025-11-25.
+    /// No `protocolVersion` written: the initialize handshake offering 2025-11-25, moving on to
+    /// 2026-07-28 when an HTTP server refuses `initialize` as a 2026-only server does.
     #[default]
+    #[serde(rename = "legacy")]
+    Unset,
+    /// `"legacy"`: the initialize handshake offering 2025-11-25, and nothing else.
     #[serde(rename = "legacy")]
     Legacy,
     /// Probe `server/discover`, fall back to initialize.
@@ -153,7 +157,7 @@ impl ProtocolChoice {
     /// The value as written in configuration.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Legacy => "legacy",
+            Self::Unset | Self::Legacy => "legacy",
             Self::Auto => "auto",
             Self::Modern => "2026-07-28",
         }

@@ -168,7 +168,8 @@ pub(super) fn check_protocol(
     };
     let p = format!("{path}.protocolVersion");
     match cx.string(value, &p).as_deref() {
-        Some("legacy") | None => ProtocolChoice::Legacy,
+        Some("legacy") => ProtocolChoice::Legacy,
+        None => ProtocolChoice::Unset,
         Some("auto") => ProtocolChoice::Auto,
         Some("2026-07-28") => ProtocolChoice::Modern,
         Some(other) => {

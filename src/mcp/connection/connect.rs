@@ -15,7 +15,7 @@ use super::events::{ClientEvents, EventSink, ProgressRoutes, ServerEvent};
 use super::handshake::{
     Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
 };
-use super::{Connection, EXIT_GRACE, declare, faults, http, stdio, traffic};
+use super::{Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, traffic};
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
 
@@ -67,7 +67,21 @@ pub(crate) async fn connect_client(
             connect_stdio(def, stdio_def, file_dir, lookup, sink, traffic, client).await
         }
         Transport::Http(http_def) => {
-            connect_http(def, http_def, lookup, sink, traffic, client).await
+            let first = connect_http(def, http_def, lookup, sink.clone(), traffic, client.clone());
+            match first.await {
+                Err(Attempt::Forward(refused)) => {
+                    // Nothing ran: a 2026-only server refused `initialize`. Ask it the 2026 way.
+                    let mut modern = def.clone();
+                    modern.protocol = ProtocolChoice::Modern;
+                    connect_http(&modern, http_def, lookup, sink, traffic, client)
+                        .await
+                        .map_err(|e| match e {
+                            Attempt::Failed(e) => e,
+                            Attempt::Forward(_) => refused,
+                        })
+                }
+                other => other.map_err(Attempt::into_error),
+            }
         }
     };
     connected.map_err(|mut e| {
@@ -284,6 +298,28 @@ fn extra_capabilities(
     })
 }
 
+/// How one HTTP connection attempt ended when it did not connect.
+enum Attempt {
+    Failed(ConnectError),
+    /// With no `protocolVersion` written, the server refused `initialize` as a 2026-only
+    /// server does; the error is what to report if the 2026 attempt cannot even start.
+    Forward(ConnectError),
+}
+
+impl Attempt {
+    fn into_error(self) -> ConnectError {
+        match self {
+            Self::Failed(e) | Self::Forward(e) => e,
+        }
+    }
+}
+
+impl From<ConnectError> for Attempt {
+    fn from(e: ConnectError) -> Self {
+        Self::Failed(e)
+    }
+}
+
 async fn connect_http(
     def: &ServerDef,
     http_def: &HttpDef,
@@ -291,7 +327,7 @@ async fn connect_http(
     sink: EventSink,
     traffic: bool,
     client: Option<crate::mcp::client::ClientSide>,
-) -> Result<Connection, ConnectError> {
+) -> Result<Connection, Attempt> {
     let Opening {
         timeout,
         offered,
@@ -332,14 +368,18 @@ async fn connect_http(
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
             if let Some(fault) = faults.take_any() {
-                return Err(fault);
+                return Err(fault.into());
             }
             let err = explain_http_failure(&e, headers_configured, &refused, &redactor);
-            return Err(sign_in_hint(err, &def.name, uses_oauth));
+            let err = sign_in_hint(err, &def.name, uses_oauth);
+            if def.protocol == ProtocolChoice::Unset && negotiation::refuses_initialize(&e) {
+                return Err(Attempt::Forward(err));
+            }
+            return Err(err.into());
         }
-        Err(_) => return Err(handshake_timeout(timeout)),
+        Err(_) => return Err(handshake_timeout(timeout).into()),
     };
-    finish(Started {
+    Ok(finish(Started {
         name: sink.server(),
         transport_kind: "http",
         service,
@@ -353,7 +393,7 @@ async fn connect_http(
         routes,
         log_level,
     })
-    .await
+    .await?)
 }
 
 /// A 401 from a server that signs in with OAuth says how to sign in.

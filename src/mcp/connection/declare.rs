@@ -5,20 +5,24 @@
 //! `initialize` request, unchanged apart from `capabilities.tasks`, as a custom request with the
 //! same id; rmcp matches the answer by id and never notices. Over HTTP the same rewrite happens
 //! in `http_guard`, below rmcp's worker, which needs the typed request to manage the session.
+//! The same wrapper puts the client context on `initialize` (`client_meta`).
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, CustomRequest, JsonRpcMessage};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 
-/// A transport that adds `extra` capabilities to the `initialize` request it sends.
+use super::client_meta::stamp_initialize;
+
+/// A transport that adds `extra` capabilities and the client context to the `initialize`
+/// request it sends.
 pub(crate) struct Declared<T> {
     inner: T,
     extra: Option<serde_json::Map<String, Value>>,
 }
 
 impl<T> Declared<T> {
-    /// Wraps `inner`; `extra` maps capability names to their values (`None`: pass through).
+    /// Wraps `inner`; `extra` maps capability names to their values (`None`: none added).
     pub(crate) fn new(inner: T, extra: Option<serde_json::Map<String, Value>>) -> Self {
         Self { inner, extra }
     }
@@ -65,7 +69,7 @@ where
             Some(extra) => with_capabilities(item, extra),
             None => item,
         };
-        self.inner.send(item)
+        self.inner.send(stamp_initialize(item))
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {

@@ -9,6 +9,10 @@
 
 use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion, ServerJsonRpcMessage, ServerResult};
 
+/// The JSON-RPC error codes that only a 2026-07-28 server sends: header mismatch, missing
+/// required client capability, unsupported protocol version.
+pub(crate) const MODERN_ERRORS: [i32; 3] = [-32020, -32021, -32022];
+
 /// `message` when it is a discover result naming a version mcpdeck speaks; otherwise a
 /// "method not found" error for the same id (other messages pass unchanged).
 pub(crate) fn usable_answer(message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
@@ -24,6 +28,7 @@ pub(crate) fn usable_answer(message: ServerJsonRpcMessage) -> ServerJsonRpcMessa
             r.id.clone()
         }
         ServerJsonRpcMessage::Error(e) => match &e.id {
+            Some(_) if MODERN_ERRORS.contains(&e.error.code.0) => return message,
             Some(id) => id.clone(),
             None => return message,
         },
@@ -57,8 +62,14 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":0,"result":{}}"#
         ))));
         assert!(is_not_found(&usable_answer(parse(
-            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32021,"message":"x"}}"#
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"x"}}"#
         ))));
+        for code in MODERN_ERRORS {
+            let modern = parse(&format!(
+                r#"{{"jsonrpc":"2.0","id":0,"error":{{"code":{code},"message":"x","data":{{"supported":["2026-07-28"]}}}}}}"#
+            ));
+            assert!(!is_not_found(&usable_answer(modern)), "{code}");
+        }
         assert!(is_not_found(&usable_answer(parse(
             r#"{"jsonrpc":"2.0","id":0,"result":{"tools":[]}}"#
         ))));

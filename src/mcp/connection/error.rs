@@ -87,6 +87,11 @@ pub enum ErrorClass {
         /// Which bound (`stdout frame 16 MiB`, `response body 16 MiB`, ...).
         bound: String,
     },
+    /// A 2026 server still asked for input after the most rounds one operation may take.
+    InputRounds {
+        /// The cap that was reached.
+        rounds: u32,
+    },
     /// The server answered the request with a JSON-RPC error (the connection itself is fine).
     ServerError {
         /// The JSON-RPC error code.
@@ -119,6 +124,7 @@ impl ErrorClass {
             Self::Refused => "refused",
             Self::Cancelled => "cancelled",
             Self::Limit { .. } => "limit",
+            Self::InputRounds { .. } => "input_rounds",
             Self::ServerError { .. } => "server_error",
             Self::SandboxRefused { .. } => "sandbox_refused",
         }
@@ -143,7 +149,7 @@ impl ErrorClass {
             | Self::SandboxRefused { .. } => 4,
             Self::ServerError { .. } => 5,
             Self::Timeout { .. } | Self::Cancelled => 6,
-            Self::Limit { .. } => 7,
+            Self::Limit { .. } | Self::InputRounds { .. } => 7,
         }
     }
 }
@@ -178,30 +184,21 @@ pub(crate) fn classify_init(err: &ClientInitializeError, redactor: &Redactor) ->
         ClientInitializeError::Cancelled => {
             ConnectError::new(ErrorClass::Cancelled, "the handshake was cancelled")
         }
-        ClientInitializeError::JsonRpcError(data) => ConnectError::new(
-            ErrorClass::Protocol,
-            format!(
-                "the server rejected the handshake with JSON-RPC error {}: {}",
-                data.code.0,
-                clean(redactor, &data.message)
-            ),
-        ),
-        ClientInitializeError::NoCompatibleProtocolVersion {
-            server_supported, ..
-        } => ConnectError::new(
-            ErrorClass::Protocol,
-            format!(
-                "no protocol version in common; the server supports {}",
-                clean(
-                    redactor,
-                    &server_supported
-                        .iter()
-                        .map(|v| v.as_str().to_owned())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+        ClientInitializeError::JsonRpcError(data) => super::negotiation::explain(data, redactor)
+            .unwrap_or_else(|| {
+                ConnectError::new(
+                    ErrorClass::Protocol,
+                    format!(
+                        "the server rejected the handshake with JSON-RPC error {}: {}",
+                        data.code.0,
+                        clean(redactor, &data.message)
+                    ),
                 )
-            ),
-        ),
+            }),
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            client_supported,
+            server_supported,
+        } => super::negotiation::no_common_version(client_supported, server_supported, redactor),
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
             classify_init(fallback, redactor)
         }

@@ -294,6 +294,32 @@ impl ClientEvents {
     }
 }
 
+impl ClientEvents {
+    /// Answers one input request of a 2026 server's input-required round through the same path
+    /// as the server-initiated request of the same method.
+    pub(crate) async fn answer_input(
+        &self,
+        input: &rmcp::model::InputRequest,
+    ) -> Result<serde_json::Value, ErrorData> {
+        use rmcp::model::InputRequest;
+        let server = self.sink.server();
+        let side = self.client.as_ref();
+        let answer = match input {
+            InputRequest::Elicitation(r) => {
+                serde_json::to_value(handler::create_elicitation(side, &server, &r.params).await?)
+            }
+            InputRequest::CreateMessage(r) => {
+                serde_json::to_value(handler::create_message(side, &server, &r.params).await?)
+            }
+            InputRequest::ListRoots(_) => serde_json::to_value(handler::list_roots(side, &server)?),
+            _ => return Err(handler::not_declared("an input request of an unknown kind")),
+        };
+        answer.map_err(|e| {
+            ErrorData::new(rmcp::model::ErrorCode::INTERNAL_ERROR, e.to_string(), None)
+        })
+    }
+}
+
 /// The capabilities mcpdeck declares: everything with a broker, nothing without one.
 pub(crate) fn declared_capabilities(with_client: bool) -> ClientCapabilities {
     let mut caps = ClientCapabilities::default();

@@ -16,7 +16,7 @@ use crate::mcp::config::ProtocolChoice;
 /// The version offered in `initialize` and the rmcp lifecycle for a protocol choice.
 pub(super) fn lifecycle_for(choice: ProtocolChoice) -> (ProtocolVersion, ClientLifecycleMode) {
     match choice {
-        ProtocolChoice::Legacy => (
+        ProtocolChoice::Unset | ProtocolChoice::Legacy => (
             ProtocolVersion::V_2025_11_25,
             ClientLifecycleMode::Initialize,
         ),

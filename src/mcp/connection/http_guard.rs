@@ -13,6 +13,11 @@
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport. Authentication refusals keep their own path.
+//!
+//! Every POST also carries the headers the 2026-07-28 transport asks of each one, whatever the
+//! era: `MCP-Protocol-Version` (on `initialize` too, equal to the version its `_meta` names, see
+//! `client_meta`), `Mcp-Method`, and `Mcp-Name` for the calls that name their target. rmcp sends
+//! these itself in a 2026 session; they are added only where it left them out.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,6 +34,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
+use super::client_meta;
 use super::discover;
 use super::error::{ConnectError, ErrorClass};
 use super::faults::{Faults, Listing, check_listing, fail_frame, undecodable};
@@ -217,6 +223,80 @@ fn discover_fallback(err: &HttpError, id: &RequestId) -> Option<StreamableHttpPo
     })
 }
 
+/// Adds the client context to `initialize` and the standard headers `message` lacks.
+fn with_context(
+    message: ClientJsonRpcMessage,
+    headers: &mut HashMap<HeaderName, HeaderValue>,
+) -> ClientJsonRpcMessage {
+    let version_header = HeaderName::from_static("mcp-protocol-version");
+    let message = client_meta::stamp_initialize(message);
+    if !headers.contains_key(&version_header)
+        && let Some(version) = client_meta::version_of(&message)
+        && let Ok(value) = HeaderValue::from_str(&version)
+    {
+        headers.insert(version_header, value);
+    }
+    for (name, value) in standard_headers(&message) {
+        headers.entry(name).or_insert(value);
+    }
+    message
+}
+
+/// `Mcp-Method` for every request and notification, and `Mcp-Name` for `tools/call`,
+/// `prompts/get` (the name) and `resources/read` (the URI), Base64-wrapped when it cannot travel
+/// as it is.
+fn standard_headers(message: &ClientJsonRpcMessage) -> Vec<(HeaderName, HeaderValue)> {
+    let (method, name) = match message {
+        ClientJsonRpcMessage::Request(r) => {
+            let name = match &r.request {
+                ClientRequest::CallToolRequest(c) => Some(c.params.name.as_ref()),
+                ClientRequest::GetPromptRequest(p) => Some(p.params.name.as_str()),
+                ClientRequest::ReadResourceRequest(read) => Some(read.params.uri.as_str()),
+                _ => None,
+            };
+            (r.request.method().to_owned(), name.map(header_safe))
+        }
+        ClientJsonRpcMessage::Notification(n) => {
+            let Ok(value) = serde_json::to_value(&n.notification) else {
+                return Vec::new();
+            };
+            let Some(method) = value.get("method").and_then(serde_json::Value::as_str) else {
+                return Vec::new();
+            };
+            (method.to_owned(), None)
+        }
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    if let Ok(v) = HeaderValue::from_str(&method) {
+        out.push((HeaderName::from_static("mcp-method"), v));
+    }
+    if let Some(name) = name
+        && let Ok(v) = HeaderValue::from_str(&name)
+    {
+        out.push((HeaderName::from_static("mcp-name"), v));
+    }
+    out
+}
+
+/// `value` as it may travel in a header: unchanged when it is visible ASCII with no space at
+/// either end (and not already in the wrapped form), otherwise `=?base64?…?=`.
+fn header_safe(value: &str) -> String {
+    use base64::Engine as _;
+    let visible = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
+    let plain = visible && !padded && !wrapped;
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
 impl StreamableHttpClient for GuardedClient {
     type Error = reqwest::Error;
 
@@ -282,6 +362,8 @@ impl StreamableHttpClient for GuardedClient {
             Some(extra) => super::declare::with_capabilities(message, extra),
             None => message,
         };
+        let mut custom_headers = custom_headers;
+        let message = with_context(message, &mut custom_headers);
         let answer = if listing {
             // Read and counted here, so a page over its bounds is never decoded.
             let post = ListingPost {
@@ -406,6 +488,29 @@ impl StreamableHttpClient for GuardedClient {
 mod tests {
     use super::*;
     use crate::mcp::connection::faults::MAX_DEPTH;
+
+    #[test]
+    fn every_post_names_its_method_and_target() {
+        use rmcp::model::{CallToolRequest, CallToolRequestParams, NumberOrString};
+        let call = ClientJsonRpcMessage::request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
+                "héllo",
+            ))),
+            NumberOrString::Number(4),
+        );
+        let mut headers = HashMap::new();
+        let _ = with_context(call, &mut headers);
+        let get = |name: &str| {
+            headers
+                .get(&HeaderName::from_bytes(name.as_bytes()).expect("name"))
+                .map(|v| v.to_str().expect("ascii").to_owned())
+        };
+        assert_eq!(get("mcp-method").as_deref(), Some("tools/call"));
+        assert_eq!(get("mcp-name").as_deref(), Some("=?base64?aMOpbGxv?="));
+        assert_eq!(header_safe("echo"), "echo");
+        assert_eq!(header_safe(" padded"), "=?base64?IHBhZGRlZA==?=");
+        assert_eq!(header_safe("=?base64?x?="), "=?base64?PT9iYXNlNjQ/eD89?=");
+    }
 
     #[test]
     fn deep_and_invalid_events_fail_the_posted_request() {

@@ -7,6 +7,7 @@
 //! here and only here, at connect time. This module knows nothing about terminals, catalogs or
 //! policy.
 
+mod client_meta;
 mod connect;
 pub(crate) mod declare;
 pub(crate) mod discover;
@@ -18,9 +19,11 @@ mod handshake;
 pub(crate) mod http;
 pub(crate) mod http_guard;
 mod http_post;
+mod negotiation;
 pub(crate) mod orphans;
 mod request;
 pub(crate) mod retry;
+mod rounds;
 mod session_controls;
 pub(crate) mod stderr_ring;
 pub(crate) mod stdio;
@@ -41,6 +44,7 @@ pub use faults::{Faults, Listing};
 pub use frames::{FrameStats, channel as frame_channel, pump as pump_frames};
 pub use http::install_crypto_provider;
 pub use retry::connect_series;
+pub use rounds::MAX_INPUT_ROUNDS;
 pub use stderr_ring::STDERR_RING_BYTES;
 pub use stdio::{ExitInfo, MINIMAL_ENV, StdioProcess};
 pub use traffic::Traffic;

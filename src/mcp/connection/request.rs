@@ -1,6 +1,7 @@
 //! Requests on a live connection: a deadline on every request, progress routed to the caller,
 //! `notifications/cancelled` on timeout or cancellation, and failures explained. A request is
-//! never retried or replayed.
+//! never retried or replayed; a 2026 server's input-required rounds (`rounds`) are new
+//! requests that carry the answers it asked for.
 
 use std::time::Duration;
 
@@ -50,8 +51,22 @@ impl Connection {
     }
 
     /// Like [`Connection::request_cancellable`], also sending the request's progress reports
-    /// to `progress` (at most [`events::PROGRESS_QUEUE`] waiting; more are dropped).
+    /// to `progress` (at most [`events::PROGRESS_QUEUE`] waiting; more are dropped), and the
+    /// rounds of a server that asks for input (`rounds`) as reports too.
     pub async fn request_routed(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        max_total: Duration,
+        cancel: &CancellationToken,
+        progress: Option<&mpsc::Sender<ProgressUpdate>>,
+    ) -> Result<ServerResult, RequestError> {
+        self.request_rounds(request, timeout, max_total, cancel, progress)
+            .await
+    }
+
+    /// Sends one request once and waits for its answer.
+    pub(super) async fn send_once(
         &self,
         request: ClientRequest,
         timeout: Duration,
@@ -169,4 +184,40 @@ const DRAIN_BOUND: Duration = Duration::from_secs(5);
 
 fn cancelled() -> RequestError {
     ConnectError::new(ErrorClass::Cancelled, "the request was cancelled")
+}
+
+impl Connection {
+    /// Whether the session speaks the stateless protocol (2026-07-28 on): no `initialize`, no
+    /// `ping`, per-request metadata.
+    pub fn is_modern(&self) -> bool {
+        self.identity.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+    }
+
+    /// The protocol era, as shown: `stateless` (2026-07-28 on) or `legacy` (initialize).
+    pub fn era(&self) -> &'static str {
+        if self.is_modern() {
+            "stateless"
+        } else {
+            "legacy"
+        }
+    }
+
+    /// The request that checks the server is there: `ping`, which 2026-07-28 removed, or there
+    /// `server/discover`, which every 2026 server answers. Any answer that is not an error
+    /// means the server is alive (some answer `ping` with `{"resultType": "complete"}`).
+    pub fn liveness_request(&self) -> (ClientRequest, &'static str) {
+        if self.is_modern() {
+            (
+                ClientRequest::DiscoverRequest(rmcp::model::DiscoverRequest::new(
+                    rmcp::model::DiscoverRequestParams {},
+                )),
+                "server/discover",
+            )
+        } else {
+            (
+                ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
+                "ping",
+            )
+        }
+    }
 }

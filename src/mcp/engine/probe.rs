@@ -1,11 +1,11 @@
 //! `status --live`: connect to a server and report what it answered — the negotiated protocol
-//! version, its name and version, a capability summary and the round-trip time of a `ping` —
-//! what the no-connect status cannot know. Connecting is not an operation on the server's data,
+//! version and era, its name and version, a capability summary and the round-trip time of a
+//! liveness check (`ping`, or `server/discover` on 2026-07-28, which has no ping) — what the
+//! no-connect status cannot know. Connecting is not an operation on the server's data,
 //! so the policy is not consulted; trust, `disabled` and invalid definitions still stop it.
 
 use std::time::Instant;
 
-use rmcp::model::{ClientRequest, PingRequest, ServerResult};
 use tokio_util::sync::CancellationToken;
 
 use super::Engine;
@@ -20,6 +20,10 @@ use crate::mcp::sanitize::sanitize_capped;
 pub struct Probe {
     /// The negotiated protocol version.
     pub protocol_version: String,
+    /// `stateless` (2026-07-28 on, per-request metadata) or `legacy` (the initialize handshake).
+    pub era: &'static str,
+    /// The request that checked the server answers: `ping` or `server/discover`.
+    pub liveness: &'static str,
     /// `serverInfo.name` (sanitised).
     pub server_name: Option<String>,
     /// `serverInfo.version` (sanitised).
@@ -29,7 +33,7 @@ pub struct Probe {
     pub capabilities: Vec<String>,
     /// How long connecting took (including a process start), in milliseconds.
     pub connect_ms: u64,
-    /// The round trip of one `ping`, in milliseconds (fractional).
+    /// The round trip of the liveness check, in milliseconds (fractional).
     pub ping_ms: f64,
 }
 
@@ -68,7 +72,7 @@ fn capability_summary(caps: &rmcp::model::ServerCapabilities) -> Vec<String> {
 }
 
 impl Engine {
-    /// Connects to `server` (or uses its live connection) and pings it.
+    /// Connects to `server` (or uses its live connection) and checks it answers.
     pub async fn probe(&self, server: &str, cancel: &CancellationToken) -> Result<Probe, Failure> {
         let Some(slot) = self.slots.get(server) else {
             return Err(Failure::new(
@@ -92,26 +96,16 @@ impl Engine {
         let conn = live.conn.read().await;
         let timeout = conn.request_timeout();
         let sent = Instant::now();
-        let answer = conn
-            .request_cancellable(
-                ClientRequest::PingRequest(PingRequest::default()),
-                timeout,
-                max_total_for(timeout),
-                &cancel,
-            )
+        let (check, liveness) = conn.liveness_request();
+        conn.request_cancellable(check, timeout, max_total_for(timeout), &cancel)
             .await
             .map_err(|e| Failure::from_connect(&e))?;
         let ping_ms = sent.elapsed().as_secs_f64() * 1000.0;
-        if !matches!(answer, ServerResult::EmptyResult(_)) {
-            return Err(Failure::new(
-                "protocol",
-                "the server answered ping with an unexpected result".to_owned(),
-                4,
-            ));
-        }
         let identity = conn.identity();
         Ok(Probe {
             protocol_version: identity.protocol_version.clone(),
+            era: conn.era(),
+            liveness,
             server_name: identity.name.as_deref().map(|n| sanitize_capped(n, 128)),
             server_version: identity.version.as_deref().map(|v| sanitize_capped(v, 64)),
             capabilities: capability_summary(&identity.capabilities),

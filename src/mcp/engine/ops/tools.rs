@@ -230,20 +230,18 @@ async fn call_as_task(
         .map_err(|e| ctx.request_failure(&e))
 }
 
-/// `ping`: the round trip on the live connection.
+/// `ping`: the round trip of the liveness check on the live connection (`ping`, or
+/// `server/discover` on 2026-07-28, which has no ping).
 pub(crate) async fn ping(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
     let started = std::time::Instant::now();
-    ctx.request(
-        &conn,
-        ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
-    )
-    .await?;
+    let (check, liveness) = conn.liveness_request();
+    ctx.request(&conn, check).await?;
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     #[allow(clippy::cast_precision_loss)]
     let ms = micros as f64 / 1000.0;
     Ok(Success {
-        text: format!("{} answered ping in {ms:.1} ms", ctx.slot.name),
+        text: format!("{} answered {liveness} in {ms:.1} ms", ctx.slot.name),
         result: crate::mcp::api::OpResult::Ping(crate::mcp::api::PingResult { rtt_ms: ms }),
         spills: Vec::new(),
     })

