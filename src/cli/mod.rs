@@ -89,8 +89,15 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Proxy { request, json } => proxy_cmd::run(cx, &request, json),
         Command::Tools {
             server,
+            cost: true,
+            json,
+            ..
+        } => ops_cmd::tool_costs(cx, server, json),
+        Command::Tools {
+            server,
             search,
             json,
+            ..
         } => ops_cmd::tools(cx, server, search, json),
         Command::Describe { server, tool, json } => ops_cmd::describe(cx, server, tool, json),
         Command::Call(args) => ops_cmd::call(cx, args),

@@ -60,6 +60,8 @@ pub enum OpResult {
     LogLevel(LogLevelSet),
     /// `disconnect` (the operator's): one server's connection closed.
     Disconnected(Disconnected),
+    /// `tools.cost` (the operator's): the tokens each tool definition costs an agent.
+    Costs(crate::mcp::cost::CatalogCost),
 }
 
 /// `ping`: the round trip.

@@ -20,6 +20,7 @@ pub(crate) mod clock;
 pub mod config;
 pub mod connection;
 pub mod control;
+pub mod cost;
 pub mod engine;
 // The hosts' and packaged servers' types appear in the console's, the CLI's and the workspace
 // server's own public items; they are named there, through `crate::mcp`, not by outside crates.
