@@ -200,7 +200,11 @@ mod tests {
             serde_json::json!({"name": "add", "description": "Add two numbers",
                 "inputSchema": {"type": "object"}})
         );
-        assert!(!counted_definition(&full).contains(' '), "compact");
+        let text = counted_definition(&full);
+        assert!(
+            !text.contains(": ") && !text.contains(", "),
+            "compact: {text}"
+        );
         let mut bare = full.clone();
         bare.description = None;
         assert!(tool_tokens(&full).unwrap() > tool_tokens(&bare).unwrap());
