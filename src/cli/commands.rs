@@ -179,6 +179,22 @@ pub enum Command {
     },
     /// Get a prompt's messages: arguments as key=value pairs (strings).
     Prompt(PromptArgs),
+    /// Check that a server is well made (for its authors): schemas, names, annotations,
+    /// capabilities, pagination, error codes, header annotations; exit 1 on errors.
+    Lint {
+        /// The configured server.
+        server: String,
+        /// Also call every tool marked read-only with sample arguments that satisfy its input
+        /// schema, and check its structuredContent against its outputSchema.
+        #[arg(long)]
+        call: bool,
+        /// One JSON object on stdout.
+        #[arg(long, conflicts_with = "sarif")]
+        json: bool,
+        /// SARIF 2.1.0 on stdout, for code scanning in CI.
+        #[arg(long)]
+        sarif: bool,
+    },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
     /// Run the read-only workspace tools server on stdin/stdout.

@@ -21,6 +21,7 @@ pub mod exit {
 mod hosts_cmd;
 mod hosts_io;
 mod keep;
+mod lint_cmd;
 mod ops_cmd;
 mod output;
 mod policy_cmd;
@@ -115,6 +116,12 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Ping { server, json } => ops_cmd::ping(cx, server, json),
         Command::Prompts { server, json } => ops_cmd::prompts(cx, server, json),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
+        Command::Lint {
+            server,
+            call,
+            json,
+            sarif,
+        } => lint_cmd::lint(cx, server, call, if sarif { None } else { Some(json) }),
         Command::Policy { command, json } => {
             policy_cmd::run(&Policy::default_path(&cx.config_home), command, json)
         }

@@ -62,6 +62,8 @@ pub enum OpResult {
     Disconnected(Disconnected),
     /// `tools.cost` (the operator's): the tokens each tool definition costs an agent.
     Costs(crate::mcp::cost::CatalogCost),
+    /// `lint` (the operator's): whether the server is well made.
+    Lint(Box<crate::mcp::lint::LintReport>),
 }
 
 /// `ping`: the round trip.

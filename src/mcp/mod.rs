@@ -27,6 +27,7 @@ pub mod engine;
 #[allow(unnameable_types)]
 pub(crate) mod hosts;
 pub mod line_reader;
+pub mod lint;
 #[allow(unnameable_types)]
 pub(crate) mod packaged;
 pub mod policy;
