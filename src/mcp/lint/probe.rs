@@ -95,7 +95,13 @@ pub async fn lint(
     if options.call {
         checked.called = probe.call_read_only(&tools).await;
     }
-    let mut findings = probe.findings;
+    // Listing twice (and duplicate tools) find the same fault twice: it is said once.
+    let mut said = HashSet::new();
+    let mut findings: Vec<Finding> = probe
+        .findings
+        .into_iter()
+        .filter(|f| said.insert((f.rule, f.subject.clone(), f.message.clone())))
+        .collect();
     findings.sort_by_key(|f| f.level);
     LintReport {
         server: crate::mcp::sanitize::sanitize_capped(server, 128),
@@ -221,7 +227,7 @@ async fn listing(probe: &mut Probe<'_>, kind: Kind, declared: bool) -> Vec<Item>
     };
     if !declared {
         let message = format!(
-            "{method} answers ({} items) but the server does not declare `{}`: clients never ask",
+            "{method} answers ({} listed) but the server does not declare `{}`: clients never ask",
             first.len(),
             kind.capability()
         );
@@ -260,10 +266,15 @@ async fn walk(probe: &mut Probe<'_>, kind: Kind) -> Result<Vec<Item>, RequestErr
             );
             return Ok(items);
         };
-        items.extend(page);
         let Some(next) = next else {
+            items.extend(page);
             return Ok(items);
         };
+        // A page whose cursor was handed out before is a page a client reads forever: its
+        // items are not taken again.
+        if seen.is_empty() || !seen.contains(&next) {
+            items.extend(page);
+        }
         if !seen.insert(next.clone()) {
             let message = format!(
                 "the cursor `{}` was handed out before: a client following it loops forever",
