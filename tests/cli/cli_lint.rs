@@ -4,11 +4,10 @@
 //! `.venv/` from `scripts/install-python-sdk`) that earns every finding. A missing peer skips,
 //! saying so, except under `CI=true`, where it fails.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::common;
 use common::Sandbox;
 use serde_json::{Value, json};
 
