@@ -7,6 +7,7 @@ mod approve_tty;
 pub mod args;
 mod ask;
 mod auth_cmd;
+mod bench_cmd;
 mod builtin_cmd;
 mod client_cmd;
 mod client_tty;
@@ -33,8 +34,8 @@ mod trust_cmd;
 mod validate;
 
 pub use commands::{
-    AuthCommand, CallArgs, Cli, Command, CompleteArgs, ConfigCommand, KeepArgs, PolicyMode,
-    PromptArgs, ReadArgs, TasksArgs, WorkspaceServerArgs,
+    AuthCommand, BenchArgs, CallArgs, Cli, Command, CompleteArgs, ConfigCommand, KeepArgs,
+    PolicyMode, PromptArgs, ReadArgs, TasksArgs, WorkspaceServerArgs,
 };
 pub use context::{ConsoleSetup, Context, console_setup};
 pub use docs_cmd::answer_completion_request;
@@ -116,6 +117,7 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Ping { server, json } => ops_cmd::ping(cx, server, json),
         Command::Prompts { server, json } => ops_cmd::prompts(cx, server, json),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
+        Command::Bench(args) => bench_cmd::bench(cx, args),
         Command::Lint {
             server,
             call,

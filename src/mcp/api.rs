@@ -64,6 +64,8 @@ pub enum OpResult {
     Costs(crate::mcp::cost::CatalogCost),
     /// `lint` (the operator's): whether the server is well made.
     Lint(Box<crate::mcp::lint::LintReport>),
+    /// `bench` (the operator's): a load test of one tool.
+    Bench(Box<crate::mcp::bench::BenchReport>),
 }
 
 /// `ping`: the round trip.

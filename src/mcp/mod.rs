@@ -13,6 +13,7 @@
 pub mod api;
 pub(crate) mod auth;
 pub(crate) mod backup;
+pub mod bench;
 pub(crate) mod canonical;
 pub mod catalog;
 pub mod client;

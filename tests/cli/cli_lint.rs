@@ -251,3 +251,109 @@ fn tool_costs_add_up_and_serve_costs_one_tool_whatever_stands_behind_it() {
     );
     assert!(cost["result"]["total"].as_u64() > Some(proxy), "{cost:#}");
 }
+
+fn bench_json(sb: &Sandbox, args: &[&str]) -> Value {
+    let (code, out, err) = run(sb, args);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let envelope: Value = serde_json::from_str(&out).expect("json");
+    envelope["result"].clone()
+}
+
+#[test]
+fn bench_counts_every_call_into_its_histogram_and_is_bounded_in_time() {
+    let sb = sandbox(&json!({"demo": common::console_kit::demo()}));
+    let r = bench_json(
+        &sb,
+        &[
+            "bench", "demo", "add", "a=2", "b=40", "-n", "120", "-c", "4", "--json",
+        ],
+    );
+    assert_eq!(
+        (r["planned"].as_u64(), r["made"].as_u64(), r["ok"].as_u64()),
+        (Some(120), Some(120), Some(120)),
+        "{r:#}"
+    );
+    let in_buckets: u64 = r["histogram"]
+        .as_array()
+        .expect("histogram")
+        .iter()
+        .map(|b| b["count"].as_u64().expect("count"))
+        .sum();
+    assert_eq!(in_buckets, 120, "{r:#}");
+    let (p50, p99, max) = (
+        r["p50Ms"].as_f64().expect("p50"),
+        r["p99Ms"].as_f64().expect("p99"),
+        r["maxMs"].as_f64().expect("max"),
+    );
+    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{r:#}");
+    assert!(r["throughput"].as_f64() > Some(0.0));
+    // No call starts after --max-seconds: 100 calls of about 0.6 s each cannot all run in 1 s.
+    let r = bench_json(
+        &sb,
+        &[
+            "bench",
+            "demo",
+            "long_task",
+            "steps=2",
+            "delay_ms=300",
+            "-n",
+            "100",
+            "--max-seconds",
+            "1",
+            "--json",
+        ],
+    );
+    let made = r["made"].as_u64().expect("made");
+    assert!((1..=3).contains(&made), "{r:#}");
+    let (_, text, _) = run(
+        &sb,
+        &["bench", "demo", "echo", "text=hi", "-n", "20", "-c", "2"],
+    );
+    assert!(
+        text.starts_with("bench demo echo: 20 calls made of 20 (20 ok)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("latency ms: p50 ") && text.contains('█') && text.contains("errors: none"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bench_refuses_a_tool_not_marked_read_only_and_uses_k_connections() {
+    let Some(script) = npm_server("server-everything") else {
+        return;
+    };
+    let sb = sandbox(&json!({"everything": {"command": "node", "args": [script, "stdio"]}}));
+    let (code, out, err) = run(
+        &sb,
+        &["bench", "everything", "toggle-simulated-logging", "-n", "3"],
+    );
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("not marked read-only") && err.contains("--yes"),
+        "{err}"
+    );
+    let r = bench_json(
+        &sb,
+        &[
+            "bench",
+            "everything",
+            "get-sum",
+            "a=1",
+            "b=2",
+            "-n",
+            "60",
+            "-c",
+            "3",
+            "--connections",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        (r["connections"].as_u64(), r["ok"].as_u64()),
+        (Some(2), Some(60)),
+        "{r:#}"
+    );
+}
