@@ -16,7 +16,7 @@ use crate::mcp::sanitize::sanitize_capped;
 /// What a load becomes when its reply arrives: the typed value `pick` finds in the result, or
 /// the failure. A successful reply of another shape is a contract error the engine never
 /// makes; it shows as one rather than as an empty list.
-fn settle<T>(outcome: &Outcome, pick: impl FnOnce(&OpResult) -> Option<T>) -> Load<T> {
+pub(super) fn settle<T>(outcome: &Outcome, pick: impl FnOnce(&OpResult) -> Option<T>) -> Load<T> {
     let success = match &outcome.body {
         Ok(success) => success,
         Err(f) => {
@@ -74,12 +74,14 @@ impl App {
             Waiter::SideForm | Waiter::SideRun => {
                 self.side_done(id, outcome);
             }
-            w @ (Waiter::Tools(_)
-            | Waiter::Resources(_)
-            | Waiter::Prompts(_)
-            | Waiter::Search(_)) => {
+            Waiter::Tools(server) => {
+                self.on_catalog(Waiter::Tools(server.clone()), id, outcome);
+                effects.extend(self.ask_costs(&server));
+            }
+            w @ (Waiter::Resources(_) | Waiter::Prompts(_) | Waiter::Search(_)) => {
                 self.on_catalog(w, id, outcome);
             }
+            Waiter::Costs(server) => self.on_costs(&server, id, outcome),
             Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
             Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),

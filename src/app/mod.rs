@@ -16,6 +16,7 @@ pub mod auth;
 mod call_form;
 mod calls;
 pub mod completion;
+pub mod costs;
 pub mod editor;
 pub mod elicit_complete;
 pub mod elicitation;
@@ -103,6 +104,8 @@ pub(crate) enum Waiter {
     Completion,
     /// A session control (ping, disconnect, roots, log level, subscription).
     Session,
+    /// A server's tool costs (`tools.cost`).
+    Costs(String),
 }
 
 /// Something loaded in the background.

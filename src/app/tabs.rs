@@ -140,6 +140,8 @@ pub struct ToolsTab {
     pub search: Option<Search>,
     /// Selection.
     pub list: ListState,
+    /// The catalog's token costs (asked for once the catalog is in).
+    pub costs: Option<Load<super::costs::ToolCosts>>,
 }
 
 impl ToolsTab {
@@ -153,6 +155,7 @@ impl ToolsTab {
             TabMsg::Forget => {
                 self.catalog = None;
                 self.search = None;
+                self.costs = None;
                 Vec::new()
             }
             msg => self.list.update(msg, false),

@@ -74,6 +74,7 @@ pub fn typed(operation: &str, result: Value) -> OpResult {
         "prompts.get" => from(result).map(OpResult::Prompt),
         "reconnect" => from(result).map(OpResult::Reconnected),
         "completion.complete" => from(result).map(OpResult::Completion),
+        "tools.cost" => from(result).map(OpResult::Costs),
         other => panic!("no typed result for operation `{other}`"),
     };
     parsed.unwrap_or_else(|e| panic!("`{operation}` result does not fit its type: {e}"))

@@ -103,6 +103,10 @@ pub enum Command {
         /// Only tools matching every term (at most 20).
         #[arg(long)]
         search: Option<String>,
+        /// The tokens each tool definition adds to an agent's context (o200k_base), their sum,
+        /// and what `mcpdeck serve`'s one `mcp` tool costs instead.
+        #[arg(long, conflicts_with = "search")]
+        cost: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -179,6 +183,25 @@ pub enum Command {
     /// definition, to review and paste into it.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
+    /// Load-test one tool: N calls with C in flight on each of K connections; a latency
+    /// histogram, throughput and errors by class. Only tools marked read-only, unless --yes.
+    Bench(BenchArgs),
+    /// Check that a server is well made (for its authors): schemas, names, annotations,
+    /// capabilities, pagination, error codes, header annotations; exit 1 on errors.
+    Lint {
+        /// The configured server.
+        server: String,
+        /// Also call every tool marked read-only with sample arguments that satisfy its input
+        /// schema, and check its structuredContent against its outputSchema.
+        #[arg(long)]
+        call: bool,
+        /// One JSON object on stdout.
+        #[arg(long, conflicts_with = "sarif")]
+        json: bool,
+        /// SARIF 2.1.0 on stdout, for code scanning in CI.
+        #[arg(long)]
+        sarif: bool,
+    },
     /// Run the built-in demo MCP server on stdin/stdout (what the packaged `demo` server runs).
     DemoServer,
     /// Run the read-only workspace tools server on stdin/stdout.
@@ -345,6 +368,35 @@ pub struct CallArgs {
     pub json: bool,
     #[command(flatten)]
     pub keep: KeepArgs,
+}
+
+/// The arguments of `mcpdeck bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// The configured server.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+    /// `{"k": ...}`, or `key=value` (typed by the tool's schema), or `key:=JSON`.
+    pub args: Vec<String>,
+    /// Calls in all (at most 100,000).
+    #[arg(short = 'n', long = "calls", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub calls: u32,
+    /// Calls in flight on each connection (at most 256).
+    #[arg(short = 'c', long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+    /// Independent connections (for stdio, that many server processes; at most 16).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub connections: u32,
+    /// Start no call after this many seconds (at most 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=600))]
+    pub max_seconds: u32,
+    /// Run a tool that is not marked read-only too (it is called N times).
+    #[arg(long)]
+    pub yes: bool,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The arguments of `mcpdeck read`.

@@ -7,6 +7,7 @@ mod approve_tty;
 pub mod args;
 mod ask;
 mod auth_cmd;
+mod bench_cmd;
 mod builtin_cmd;
 mod client_cmd;
 mod client_tty;
@@ -21,6 +22,7 @@ pub mod exit {
 mod hosts_cmd;
 mod hosts_io;
 mod keep;
+mod lint_cmd;
 mod ops_cmd;
 mod output;
 mod policy_cmd;
@@ -33,8 +35,8 @@ mod trust_cmd;
 mod validate;
 
 pub use commands::{
-    AuthCommand, CallArgs, Cli, Command, CompleteArgs, ConfigCommand, KeepArgs, PolicyMode,
-    PromptArgs, ReadArgs, SandboxCommand, TasksArgs, WorkspaceServerArgs,
+    AuthCommand, BenchArgs, CallArgs, Cli, Command, CompleteArgs, ConfigCommand, KeepArgs,
+    PolicyMode, PromptArgs, ReadArgs, SandboxCommand, TasksArgs, WorkspaceServerArgs,
 };
 pub use context::{ConsoleSetup, Context, console_setup};
 pub use docs_cmd::answer_completion_request;
@@ -93,8 +95,15 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Proxy { request, json } => proxy_cmd::run(cx, &request, json),
         Command::Tools {
             server,
+            cost: true,
+            json,
+            ..
+        } => ops_cmd::tool_costs(cx, server, json),
+        Command::Tools {
+            server,
             search,
             json,
+            ..
         } => ops_cmd::tools(cx, server, search, json),
         Command::Describe { server, tool, json } => ops_cmd::describe(cx, server, tool, json),
         Command::Call(args) => ops_cmd::call(cx, args),
@@ -112,6 +121,13 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Ping { server, json } => ops_cmd::ping(cx, server, json),
         Command::Prompts { server, json } => ops_cmd::prompts(cx, server, json),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
+        Command::Bench(args) => bench_cmd::bench(cx, args),
+        Command::Lint {
+            server,
+            call,
+            json,
+            sarif,
+        } => lint_cmd::lint(cx, server, call, if sarif { None } else { Some(json) }),
         Command::Policy { command, json } => {
             policy_cmd::run(&Policy::default_path(&cx.config_home), command, json)
         }

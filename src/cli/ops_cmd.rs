@@ -28,6 +28,22 @@ pub fn tools(cx: Context, server: String, search: Option<String>, json: bool) ->
     run_request(cx, request, json)
 }
 
+/// `mcpdeck tools SERVER --cost`.
+pub fn tool_costs(cx: Context, server: String, json: bool) -> Exit {
+    super::run_op::run_plan(
+        cx,
+        Box::new(move |engine, cancel| {
+            let server = server.clone();
+            Box::pin(async move {
+                engine
+                    .operate(&server, &crate::mcp::OperatorOp::ToolCosts, cancel)
+                    .await
+            })
+        }),
+        json,
+    )
+}
+
 /// `mcpdeck describe SERVER TOOL`.
 pub fn describe(cx: Context, server: String, tool: String, json: bool) -> Exit {
     run_request(cx, ProxyRequest::ToolsDescribe { server, tool }, json)

@@ -60,6 +60,12 @@ pub enum OpResult {
     LogLevel(LogLevelSet),
     /// `disconnect` (the operator's): one server's connection closed.
     Disconnected(Disconnected),
+    /// `tools.cost` (the operator's): the tokens each tool definition costs an agent.
+    Costs(crate::mcp::cost::CatalogCost),
+    /// `lint` (the operator's): whether the server is well made.
+    Lint(Box<crate::mcp::lint::LintReport>),
+    /// `bench` (the operator's): a load test of one tool.
+    Bench(Box<crate::mcp::bench::BenchReport>),
 }
 
 /// `ping`: the round trip.

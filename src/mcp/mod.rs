@@ -13,6 +13,7 @@
 pub mod api;
 pub(crate) mod auth;
 pub(crate) mod backup;
+pub mod bench;
 pub(crate) mod canonical;
 pub mod catalog;
 pub mod client;
@@ -20,12 +21,14 @@ pub(crate) mod clock;
 pub mod config;
 pub mod connection;
 pub mod control;
+pub mod cost;
 pub mod engine;
 // The hosts' and packaged servers' types appear in the console's, the CLI's and the workspace
 // server's own public items; they are named there, through `crate::mcp`, not by outside crates.
 #[allow(unnameable_types)]
 pub(crate) mod hosts;
 pub mod line_reader;
+pub mod lint;
 pub mod opener;
 #[allow(unnameable_types)]
 pub(crate) mod packaged;

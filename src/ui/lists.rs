@@ -196,6 +196,10 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
         lines.push(none_line());
     }
     let name_width = name_column(tools.iter().map(|t| t.name.as_str()), w.width);
+    let costs = match &tab.costs {
+        Some(Load::Ready(costs)) => Some(costs),
+        _ => None,
+    };
     lines.extend(
         tools
             .iter()
@@ -203,17 +207,29 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
             .skip(w.start)
             .take(w.height)
             .map(|(i, t)| {
-                let spans = vec![
-                    Span::styled(
-                        name_cell(&t.name, name_width),
-                        Style::new().fg(theme().text),
-                    ),
-                    Span::styled(t.description.clone(), Style::new().fg(theme().muted)),
-                ];
+                let mut spans = vec![Span::styled(
+                    name_cell(&t.name, name_width),
+                    Style::new().fg(theme().text),
+                )];
+                if let Some(costs) = costs {
+                    spans.push(Span::styled(
+                        token_cell(costs.by_name.get(&t.name).copied()),
+                        Style::new().fg(theme().dim),
+                    ));
+                }
+                spans.push(Span::styled(
+                    t.description.clone(),
+                    Style::new().fg(theme().muted),
+                ));
                 row(i == w.sel, w.focused, spans)
             }),
     );
     lines
+}
+
+/// The tokens column: `  92 tok  `, right-aligned, blank for a tool not in the costs.
+fn token_cell(tokens: Option<usize>) -> String {
+    tokens.map_or_else(|| " ".repeat(10), |n| format!("{n:>4} tok  "))
 }
 
 /// The Resources tab component ([`ResourcesTab`]): resources, then templates.

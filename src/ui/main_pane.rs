@@ -80,6 +80,18 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(format!(" {label} "), style)
         })
         .collect();
+    let mut spans = spans;
+    // The Tools tab's token costs, after the labels (clicks there select no tab).
+    if app.tab == crate::app::Tab::Tools
+        && let Some(crate::app::Load::Ready(costs)) =
+            app.pane().and_then(|p| p.tools.costs.as_ref())
+    {
+        let used: usize = spans.iter().map(Span::width).sum();
+        let note = format!("  {}", costs.summary());
+        if used + unicode_width::UnicodeWidthStr::width(note.as_str()) <= usize::from(area.width) {
+            spans.push(Span::styled(note, Style::new().fg(theme().dim)));
+        }
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 

@@ -153,6 +153,6 @@ mod key_help_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod views_tests;

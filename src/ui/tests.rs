@@ -19,7 +19,7 @@ const LOG_ERROR: rmcp::model::LoggingLevel = rmcp::model::LoggingLevel::Error;
 
 pub(super) const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (40, 15)];
 
-pub(super) fn draw(app: &App, w: u16, h: u16) -> String {
+pub(crate) fn draw(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     terminal.draw(|f| super::render(app, f)).expect("draw");
     let buffer = terminal.backend().buffer();

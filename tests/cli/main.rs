@@ -14,6 +14,7 @@ mod cli_client;
 mod cli_docs;
 mod cli_help;
 mod cli_keychain;
+mod cli_lint;
 mod cli_ops;
 mod cli_packaged;
 mod cli_policy;

@@ -16,6 +16,7 @@
 mod approve;
 mod changed;
 pub(crate) mod cleanup;
+mod direct;
 mod dispatch;
 mod face;
 mod gate;

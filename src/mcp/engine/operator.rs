@@ -88,6 +88,8 @@ pub enum OperatorOp {
         /// `debug` … `emergency`.
         level: String,
     },
+    /// The tokens each tool definition costs an agent's context (`tools --cost`).
+    ToolCosts,
 }
 
 impl OperatorOp {
@@ -104,6 +106,7 @@ impl OperatorOp {
             Self::TaskCancel { .. } => "tasks.cancel",
             Self::TaskResult { .. } => "tasks.result",
             Self::SetLogLevel { .. } => "logging.setLevel",
+            Self::ToolCosts => "tools.cost",
         }
     }
 }

@@ -7,6 +7,7 @@
 //! `prompts`.
 
 mod catalogs;
+mod cost;
 mod prompts;
 mod resources;
 mod tools;
@@ -27,6 +28,7 @@ use crate::mcp::results::{BoundedText, ShapeContext, SpillDir};
 use crate::mcp::sanitize::sanitize_capped;
 
 pub(super) use catalogs::{resource_listing, tools};
+pub(super) use cost::tool_costs;
 pub(super) use prompts::{get_prompt, list_prompts};
 pub(super) use resources::{list_resources, list_templates, read_resource, read_uri};
 pub(super) use tools::{call_tool, describe_tool, list_tools, ping, search_tools, shape_call};

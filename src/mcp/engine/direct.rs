@@ -1,0 +1,43 @@
+//! Lending a server's live connection to code that speaks the protocol itself: the lint
+//! (`mcp::lint`) sends requests no operation sends — listings without the capability, page by
+//! page, unknown names — and looks at the raw answers. Trust, `disabled` and invalid
+//! definitions stop it as they stop any operation; it never calls a tool (the lint checks a tool
+//! is marked read-only before it calls it).
+
+use tokio_util::sync::CancellationToken;
+
+use super::Engine;
+use super::face::ConnectContext;
+use super::outcome::Failure;
+use crate::mcp::connection::Connection;
+use crate::mcp::sanitize::sanitize_capped;
+
+impl Engine {
+    /// Connects to `server` (or uses its live connection) and runs `f` on the connection.
+    pub async fn with_connection<T>(
+        &self,
+        server: &str,
+        cancel: &CancellationToken,
+        f: impl AsyncFnOnce(&Connection, &CancellationToken) -> T,
+    ) -> Result<T, Failure> {
+        let Some(slot) = self.slots.get(server) else {
+            return Err(Failure::new(
+                "unknown_server",
+                format!("no server `{}`", sanitize_capped(server, 128)),
+                1,
+            ));
+        };
+        let cancel = super::dispatch::combine(cancel, &self.shutdown);
+        let connect = ConnectContext {
+            lookup: &*self.lookup,
+            events: self.events_tx.clone(),
+            traffic: self.traffic,
+            ref_key: &self.ref_key,
+            cleanup: &self.cleanup,
+            client: self.client.as_ref(),
+        };
+        let live = slot.ensure(&connect, &cancel).await?;
+        let conn = live.conn.read().await;
+        Ok(f(&conn, &cancel).await)
+    }
+}
