@@ -32,6 +32,7 @@ pub mod policy;
 pub mod proxy;
 pub mod results;
 pub mod sanitize;
+pub mod scan;
 pub mod status;
 pub mod trust;
 
