@@ -165,6 +165,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Scan a server's definitions for tool poisoning: invisible characters and text addressed
+    /// to the model (exit 1 when anything is found).
+    Scan {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// List a server's prompts.
     Prompts {
         /// The configured server.

@@ -107,6 +107,7 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Tasks(args) => client_cmd::tasks(cx, args),
         Command::Ping { server, json } => ops_cmd::ping(cx, server, json),
         Command::Prompts { server, json } => ops_cmd::prompts(cx, server, json),
+        Command::Scan { server, json } => client_cmd::scan(cx, server, json),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
         Command::Policy { command, json } => {
             policy_cmd::run(&Policy::default_path(&cx.config_home), command, json)

@@ -60,6 +60,26 @@ pub enum OpResult {
     LogLevel(LogLevelSet),
     /// `disconnect` (the operator's): one server's connection closed.
     Disconnected(Disconnected),
+    /// `scan` (the operator's): the poisoning scan of one server's definitions.
+    Scan(ScanReport),
+}
+
+/// `scan`: what the poisoning scan found in one server's definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanReport {
+    /// The configured server.
+    pub server: String,
+    /// How many tools were scanned.
+    pub tools: usize,
+    /// How many prompts.
+    pub prompts: usize,
+    /// How many resource templates.
+    pub resource_templates: usize,
+    /// No rule found anything.
+    pub clean: bool,
+    /// Every finding (its excerpt sanitised).
+    pub findings: Vec<crate::mcp::scan::Finding>,
 }
 
 /// `ping`: the round trip.

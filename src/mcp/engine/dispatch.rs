@@ -222,6 +222,7 @@ impl Engine {
             OperatorOp::TaskCancel { id } => operator::task(ctx, id, true).await,
             OperatorOp::TaskResult { id } => operator::task_result(ctx, id).await,
             OperatorOp::SetLogLevel { level } => operator::set_log_level(ctx, level).await,
+            OperatorOp::Scan => super::definitions::scan_server(ctx).await,
         }
     }
 }

@@ -16,6 +16,7 @@
 mod approve;
 mod changed;
 pub(crate) mod cleanup;
+mod definitions;
 mod dispatch;
 mod face;
 mod gate;

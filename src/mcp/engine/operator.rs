@@ -83,6 +83,8 @@ pub enum OperatorOp {
         /// The task id.
         id: String,
     },
+    /// Every definition through the poisoning scan (`mcpdeck scan`).
+    Scan,
     /// `logging/setLevel`.
     SetLogLevel {
         /// `debug` … `emergency`.
@@ -104,6 +106,7 @@ impl OperatorOp {
             Self::TaskCancel { .. } => "tasks.cancel",
             Self::TaskResult { .. } => "tasks.result",
             Self::SetLogLevel { .. } => "logging.setLevel",
+            Self::Scan => "scan",
         }
     }
 }

@@ -116,7 +116,8 @@ impl Engine {
             | OperatorOp::TaskGet { .. }
             | OperatorOp::TaskCancel { .. }
             | OperatorOp::TaskResult { .. }
-            | OperatorOp::SetLogLevel { .. } => ProxyRequest::ToolsList { server },
+            | OperatorOp::SetLogLevel { .. }
+            | OperatorOp::Scan => ProxyRequest::ToolsList { server },
         };
         self.execute_inner(&request, cancel, None, RunMode::Operator(op), None)
             .await

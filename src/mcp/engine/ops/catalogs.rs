@@ -69,7 +69,7 @@ pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failu
 }
 
 /// Which optional capabilities the server declared (nothing is listed from one it did not).
-pub(super) async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
+pub(crate) async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
     let conn = ctx.live.conn.read().await;
     let caps = &conn.identity().capabilities;
     (caps.resources.is_some(), caps.prompts.is_some())
@@ -141,7 +141,7 @@ pub(crate) async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<Resource
     Ok(listing)
 }
 
-pub(super) async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
+pub(crate) async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
     let mut cache = ctx.live.prompts.lock().await;
     if let Some(prompts) = cache.as_ref() {
         return Ok(prompts.clone());

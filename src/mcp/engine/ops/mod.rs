@@ -26,7 +26,7 @@ use crate::mcp::connection::{Connection, RequestError, max_total_for};
 use crate::mcp::results::{BoundedText, ShapeContext, SpillDir};
 use crate::mcp::sanitize::sanitize_capped;
 
-pub(super) use catalogs::{resource_listing, tools};
+pub(super) use catalogs::{declared, prompts, resource_listing, tools};
 pub(super) use prompts::{get_prompt, list_prompts};
 pub(super) use resources::{list_resources, list_templates, read_resource, read_uri};
 pub(super) use tools::{call_tool, describe_tool, list_tools, ping, search_tools, shape_call};
