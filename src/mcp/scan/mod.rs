@@ -104,7 +104,7 @@ pub struct Finding {
     pub excerpt: String,
 }
 
-/// Scans one definition with every rule.
+/// Scans one definition with every rule; findings by field, then position.
 pub fn scan_definition(definition: &Definition) -> Vec<Finding> {
     let mut findings = Vec::new();
     let name = crate::mcp::sanitize::sanitize_capped(&definition.name, 128);
@@ -127,6 +127,7 @@ pub fn scan_definition(definition: &Definition) -> Vec<Finding> {
             });
         }
     });
+    findings.sort_by(|a, b| (&a.field, a.offset).cmp(&(&b.field, b.offset)));
     findings
 }
 
