@@ -28,6 +28,7 @@ pub(crate) mod hosts;
 pub mod line_reader;
 #[allow(unnameable_types)]
 pub(crate) mod packaged;
+pub mod pins;
 pub mod policy;
 pub mod proxy;
 pub mod results;
