@@ -174,6 +174,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A server's definitions against their pins across restarts: what was added, removed,
+    /// changed or renamed (`--accept` makes the listing the pins); `export` / `check` a pin
+    /// file to commit.
+    Pins(super::pins_cmd::PinsArgs),
     /// List a server's prompts.
     Prompts {
         /// The configured server.

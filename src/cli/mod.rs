@@ -23,6 +23,7 @@ mod hosts_io;
 mod keep;
 mod ops_cmd;
 mod output;
+mod pins_cmd;
 mod policy_cmd;
 mod proxy_cmd;
 mod run_op;
@@ -108,6 +109,7 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Ping { server, json } => ops_cmd::ping(cx, server, json),
         Command::Prompts { server, json } => ops_cmd::prompts(cx, server, json),
         Command::Scan { server, json } => client_cmd::scan(cx, server, json),
+        Command::Pins(args) => pins_cmd::run(cx, args),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
         Command::Policy { command, json } => {
             policy_cmd::run(&Policy::default_path(&cx.config_home), command, json)

@@ -192,6 +192,7 @@ fn engine_options(
         policy,
         keep_data: true,
         events,
+        pins: crate::mcp::pins::PinStore::user(),
         ..EngineOptions::default()
     }
 }

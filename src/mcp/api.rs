@@ -62,6 +62,38 @@ pub enum OpResult {
     Disconnected(Disconnected),
     /// `scan` (the operator's): the poisoning scan of one server's definitions.
     Scan(ScanReport),
+    /// `pins` / `pins check` (the operator's): one server's drift from its pins.
+    Pins(PinReport),
+    /// `pins export` / `pins check` (the CLI's): several servers against a pin file.
+    PinSet(PinSet),
+}
+
+/// `pins export` / `pins check`: several servers and the pin file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinSet {
+    /// The pin file.
+    pub file: String,
+    /// No server drifted.
+    pub clean: bool,
+    /// Each server's drift.
+    pub servers: Vec<PinReport>,
+}
+
+/// `pins`: how one server's definitions drifted from its pins.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinReport {
+    /// The configured server.
+    pub server: String,
+    /// Where it is defined, for its pins (`user`, `project:<root>`, `file:<path>`).
+    pub scope: String,
+    /// Nothing drifted.
+    pub clean: bool,
+    /// The listing was accepted as the pins (the changes are what was accepted).
+    pub accepted: bool,
+    /// Every change (sanitised).
+    pub changes: Vec<crate::mcp::pins::Change>,
 }
 
 /// `scan`: what the poisoning scan found in one server's definitions.

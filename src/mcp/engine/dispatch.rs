@@ -69,6 +69,7 @@ impl Engine {
             as_task: mode == RunMode::Task,
             progress,
             keep_data: self.keep_data,
+            pins: self.pins.as_ref(),
         };
         match mode {
             RunMode::Ping => ops::ping(&ctx).await,
@@ -223,6 +224,8 @@ impl Engine {
             OperatorOp::TaskResult { id } => operator::task_result(ctx, id).await,
             OperatorOp::SetLogLevel { level } => operator::set_log_level(ctx, level).await,
             OperatorOp::Scan => super::definitions::scan_server(ctx).await,
+            OperatorOp::Pins { accept } => super::definitions::pins(ctx, *accept).await,
+            OperatorOp::CheckPins { pins } => super::definitions::check(ctx, pins).await,
         }
     }
 }

@@ -96,6 +96,9 @@ pub struct EngineOptions {
     /// sanitises when it prints. The CLI sets this so `--json` and `--output` carry the data
     /// exactly; the console and serve mode leave it off.
     pub keep_data: bool,
+    /// Where pins across restarts are kept (the console, the CLI and serve set the user's
+    /// store); None keeps only the in-session pins.
+    pub pins: Option<crate::mcp::pins::PinStore>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -110,6 +113,7 @@ pub struct Engine {
     traffic: bool,
     changed_servers: std::collections::BTreeSet<String>,
     keep_data: bool,
+    pins: Option<crate::mcp::pins::PinStore>,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -144,7 +148,11 @@ impl Engine {
             .servers
             .iter()
             .map(|server| {
-                let slot = Slot::new(server.entry.clone(), static_state(server, state));
+                let slot = Slot::new(
+                    server.entry.clone(),
+                    static_state(server, state),
+                    &config.project_root,
+                );
                 (server.entry.name.clone(), Arc::new(slot))
             })
             .collect();
@@ -173,6 +181,7 @@ impl Engine {
             traffic,
             changed_servers: options.changed_servers,
             keep_data: options.keep_data,
+            pins: options.pins,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,

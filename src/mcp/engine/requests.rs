@@ -117,7 +117,9 @@ impl Engine {
             | OperatorOp::TaskCancel { .. }
             | OperatorOp::TaskResult { .. }
             | OperatorOp::SetLogLevel { .. }
-            | OperatorOp::Scan => ProxyRequest::ToolsList { server },
+            | OperatorOp::Scan
+            | OperatorOp::Pins { .. }
+            | OperatorOp::CheckPins { .. } => ProxyRequest::ToolsList { server },
         };
         self.execute_inner(&request, cancel, None, RunMode::Operator(op), None)
             .await

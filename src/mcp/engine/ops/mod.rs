@@ -49,6 +49,8 @@ pub(super) struct OpContext<'a> {
     pub progress: Option<&'a tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     /// Results keep the server's characters (see `ShapeContext::keep_data`).
     pub keep_data: bool,
+    /// Where pins across restarts are kept, if anywhere.
+    pub pins: Option<&'a crate::mcp::pins::PinStore>,
 }
 
 impl OpContext<'_> {
