@@ -7,7 +7,7 @@
 //!
 //! Peak memory is not measured here; the README gives the `/usr/bin/time -v` figures of
 //! `mcpdeck status` and `mcpdeck config check` on the same files
-//! (`cargo test --release --test config_hostile -- --ignored --nocapture`).
+//! (`cargo test --release --test hostile config_hostile:: -- --ignored --nocapture`).
 
 use std::fmt::Write as _;
 use std::hint::black_box;

@@ -36,7 +36,7 @@ pub fn fixture_path() -> PathBuf {
     let fixture = profile_dir.join("mcpdeck-fixture");
     assert!(
         fixture.is_file(),
-        "{} is missing: build it first with `cargo build --release --bin mcpdeck-fixture` \
+        "{} is missing: build it first with `cargo build --release -p mcpdeck-fixture` \
          (or set MCPDECK_FIXTURE)",
         fixture.display()
     );

@@ -1,5 +1,5 @@
 //! A running `mcpdeck-fixture http --keys KEYS` (Streamable HTTP on 127.0.0.1), killed on drop.
-//! Shared by the CLI tests (`tests/common`) and the connection tests (`tests/connection_support`).
+//! Re-exported by `tests/connection_support` for the connection tests.
 
 use std::io::BufRead as _;
 
@@ -15,7 +15,7 @@ pub struct HttpFixture {
 impl HttpFixture {
     /// Starts the fixture and reads the `PORT CAPTURE_PORT` line it prints first.
     pub fn start(keys: &str) -> Self {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck-fixture"))
+        let mut child = std::process::Command::new(super::fixture())
             .args(["http", "--keys", keys])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())

@@ -60,7 +60,7 @@ impl Sandbox {
             .env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", &self.home)
             // Never the developer's keychain: a test's tokens stay in the sandbox's file store
-            // (`tests/cli_keychain.rs` runs the keychain on its own private bus).
+            // (`tests/cli/cli_keychain.rs` runs the keychain on its own private bus).
             .env("MCPDECK_CREDENTIAL_STORE", "file")
             .arg("--cwd")
             .arg(project);
@@ -112,9 +112,22 @@ impl Sandbox {
     }
 }
 
-/// The fixture server binary.
+/// The fixture server binary, `mcpdeck-fixture`. It is its own workspace package, so cargo gives
+/// these tests no `CARGO_BIN_EXE_` for it: it is found next to the `mcpdeck` binary under test (the
+/// same target directory and profile), where `./scripts/test` builds it first.
 pub fn fixture() -> &'static str {
-    env!("CARGO_BIN_EXE_mcpdeck-fixture")
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = Path::new(env!("CARGO_BIN_EXE_mcpdeck"))
+            .with_file_name(format!("mcpdeck-fixture{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            path.is_file(),
+            "{} is missing: the test fixture is its own package. Build it first with \
+             `cargo build -p mcpdeck-fixture` (`./scripts/test` does both), then run the tests again",
+            path.display()
+        );
+        path.to_string_lossy().into_owned()
+    })
 }
 
 /// Whether a process is still alive (zombies count as gone).

@@ -15,12 +15,8 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult,
 };
 
-#[path = "../common/http_fixture.rs"]
-mod http_fixture;
-#[allow(unused_imports)] // not every test binary starts the HTTP fixture
-pub use http_fixture::HttpFixture;
-
-pub const FIXTURE: &str = env!("CARGO_BIN_EXE_mcpdeck-fixture");
+#[allow(unused_imports)] // not every test module starts the HTTP fixture
+pub use crate::common::HttpFixture;
 
 pub fn template(s: &str) -> Template {
     Template::parse(s).expect("valid template")
@@ -30,7 +26,7 @@ pub fn stdio_def(args: &[&str], env: &[(&str, &str)]) -> ServerDef {
     ServerDef {
         name: "fx".into(),
         transport: Transport::Stdio(StdioDef {
-            command: FIXTURE.into(),
+            command: crate::common::fixture().into(),
             args: std::iter::once("stdio")
                 .chain(args.iter().copied())
                 .map(str::to_owned)

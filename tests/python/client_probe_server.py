@@ -1,7 +1,7 @@
 """A stdio MCP server (official Python SDK) whose tools send requests to the client: roots,
 sampling and elicitation, form and URL (one URL request completed by the server itself). Each
 tool returns what the client answered, or "refused <code>: <message>" when the client refused.
-Used by tests/interop_client.rs and tests/console_client.rs."""
+Used by tests/interop/interop_client.rs and tests/console/console_client.rs."""
 
 import json
 

@@ -1,6 +1,6 @@
 """Drives `mcpdeck serve` with the official MCP Python SDK: lists the one `mcp` tool and calls
 it for status, a tool listing and a tool call. Prints one JSON line with what it saw; the Rust
-test (tests/serve_python.rs) asserts on it."""
+test (tests/serve/serve_python.rs) asserts on it."""
 
 import asyncio
 import json

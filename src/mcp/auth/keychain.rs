@@ -6,7 +6,7 @@
 //! The `keychain` cargo feature (on by default) builds it; on Linux it is the pure-Rust zbus
 //! Secret Service client, nothing else of `keyring` (see `Cargo.toml`). The keychain is used when
 //! it answers and `MCPDECK_CREDENTIAL_STORE` is not `file`; otherwise the file store is (a
-//! machine with no session bus, or no Secret Service on it). `tests/cli_keychain.rs` runs it
+//! machine with no session bus, or no Secret Service on it). `tests/cli/cli_keychain.rs` runs it
 //! against a real one (gnome-keyring). Errors name the keychain, never the document.
 
 /// The keychain item's service name.

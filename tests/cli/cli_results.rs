@@ -1,0 +1,322 @@
+//! Results a script can keep, through the real binary against the fixture server: `--output`
+//! files that survive the process (0600 in a 0700 directory), `--full`, `--json` that carries the
+//! server's characters exactly (escaped, never rewritten), arguments checked against the input
+//! schema before sending, hints that name CLI commands, and clap's usage errors exiting 1.
+
+use crate::common;
+
+use common::json_keys::not_camel_case;
+use common::{Sandbox, fixture};
+use serde_json::{Value, json};
+
+fn with_fixture(sb: &Sandbox, extra: &[&str]) {
+    let args: Vec<&str> = std::iter::once("stdio")
+        .chain(extra.iter().copied())
+        .collect();
+    let counter = sb.dir.path().join("calls");
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"fx": {
+            "command": fixture(), "args": args,
+            "env": {"FIXTURE_COUNTER": counter.to_str().expect("utf8")}
+        }}})
+        .to_string(),
+    );
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).expect("meta").permissions().mode() & 0o777
+}
+
+#[test]
+fn output_keeps_text_and_media_after_exit() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let dir = sb.dir.path().join("kept/results");
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "image", "--output"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let image = dir.join("image-1.png");
+    let text = dir.join("result.txt");
+    // The process has exited and removed its spills; the kept files are still there.
+    let png = std::fs::read(&image).expect("image kept");
+    assert!(png.starts_with(b"\x89PNG"), "a real PNG");
+    assert_eq!(mode(&image), 0o600);
+    assert_eq!(mode(&text), 0o600);
+    assert_eq!(mode(&dir), 0o700);
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        stdout.contains(image.to_str().expect("utf8")),
+        "the printed text names the kept file: {stdout}"
+    );
+    assert!(!stdout.contains("spill-"), "{stdout}");
+
+    // A second run never overwrites: new names.
+    let v = sb.json(&[
+        "call",
+        "fx",
+        "image",
+        "--json",
+        "--output",
+        dir.to_str().expect("utf8"),
+    ]);
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["path"].as_str().expect("path"))
+        .collect();
+    assert!(
+        files.iter().any(|f| f.ends_with("result-2.txt")),
+        "{files:?}"
+    );
+    assert!(
+        files.iter().any(|f| f.ends_with("image-1-2.png")),
+        "{files:?}"
+    );
+    assert_eq!(v["files"][1]["mimeType"], "image/png");
+    assert_eq!(std::fs::read(&image).expect("unchanged"), png);
+}
+
+#[test]
+fn full_and_output_carry_the_whole_large_text() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "big_text", "size=300000", "--full"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert_eq!(
+        stdout.trim_end().len(),
+        300_000,
+        "the whole text, unbounded"
+    );
+
+    let dir = sb.dir.path().join("big");
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "big_text", "size=300000", "--output"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let kept = std::fs::read_to_string(dir.join("result.txt")).expect("kept");
+    assert_eq!(kept, "x".repeat(300_000));
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(stdout.len() < 51 * 1024, "stdout keeps the preview");
+
+    // Without either, stderr says how to keep it.
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "big_text", "size=300000"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8(out.stderr).expect("utf8");
+    assert!(stderr.contains("--output DIR keeps it"), "{stderr}");
+}
+
+#[test]
+fn json_keeps_every_character_and_stays_safe_to_print() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &["--hostile-text"]);
+    let sent = "tab\there\u{200b}";
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "echo", &format!("text={sent}"), "--json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for byte in [0x1b_u8, 0x07, b'\t'] {
+        assert!(!out.stdout.contains(&byte), "raw byte {byte:#x} printed");
+    }
+    let printed = String::from_utf8(out.stdout.clone()).expect("utf8");
+    for c in ['\u{202e}', '\u{200b}'] {
+        assert!(!printed.contains(c), "{c:?} printed raw");
+    }
+    assert!(
+        printed.contains("\\u202e") && printed.contains("\\u200b"),
+        "{printed}"
+    );
+    let v: Value = serde_json::from_str(&printed).expect("valid JSON");
+    assert_eq!(
+        v["result"]["text"].as_str(),
+        Some(format!("\u{1b}[2J\u{1b}]0;pwned\u{7}{sent}\u{202e}").as_str()),
+        "decoded data is exactly what the server sent"
+    );
+    assert_eq!(v["result"]["spills"], json!([]));
+
+    // Human output still shows markers.
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "echo", "text=a\tb"])
+        .output()
+        .expect("runs");
+    assert!(!out.stdout.contains(&0x1b));
+    assert!(String::from_utf8_lossy(&out.stdout).contains('␛'));
+}
+
+#[test]
+fn arguments_are_checked_against_the_schema_before_sending() {
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("calls");
+    with_fixture(&sb, &[]);
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "echo", "txt=hi"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).expect("utf8");
+    assert!(
+        stderr.contains("unknown argument `txt`; did you mean `text`?"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("missing required argument `text`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`mcpdeck describe fx echo` shows the schema"),
+        "the hint names the command to run: {stderr}"
+    );
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "add", r#"{"a": "one", "b": 2}"#])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`a`:"));
+    assert!(
+        std::fs::read_to_string(&counter)
+            .unwrap_or_default()
+            .is_empty(),
+        "nothing was sent"
+    );
+
+    // --no-validate sends as given (the fixture echoes an empty text).
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "echo", "txt=hi", "--no-validate"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        std::fs::read_to_string(&counter)
+            .expect("called")
+            .contains("echo")
+    );
+}
+
+#[test]
+fn human_hints_name_cli_commands() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let out = sb.cmd().args(["tools", "fx"]).output().expect("runs");
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(stdout.contains("`mcpdeck describe fx TOOL`"), "{stdout}");
+    assert!(!stdout.contains("{\"server\""), "{stdout}");
+}
+
+#[test]
+fn usage_errors_exit_1_and_help_exits_0() {
+    let sb = Sandbox::new();
+    sb.cmd().arg("--no-such-flag").assert().code(1);
+    sb.cmd().args(["call"]).assert().code(1);
+    sb.cmd().arg("--help").assert().code(0);
+}
+
+#[test]
+fn status_live_reports_what_each_server_answered() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let v = sb.json(&["status", "--live", "--json"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let fx = &v["result"]["servers"][0];
+    assert_eq!(fx["name"], "fx");
+    assert_eq!(fx["state"], "connected");
+    let probe = &fx["probe"];
+    assert!(
+        probe["protocolVersion"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("20")),
+        "{v}"
+    );
+    assert!(probe["serverName"].is_string(), "{v}");
+    assert!(probe["pingMs"].is_number(), "{v}");
+    assert!(
+        probe["capabilities"].as_array().is_some_and(|c| c
+            .iter()
+            .any(|x| x.as_str().is_some_and(|s| s.starts_with("tools")))),
+        "{v}"
+    );
+
+    // One server that cannot start: listed with its error, exit 4.
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {
+            "fx": {"command": fixture(), "args": ["stdio"]},
+            "gone": {"command": "/nonexistent/mcp-server"}
+        }})
+        .to_string(),
+    );
+    let out = sb.cmd().args(["status", "--live"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(4));
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(stdout.contains("fx  ok  protocol"), "{stdout}");
+    assert!(stdout.contains("gone  failed  spawn_failed"), "{stdout}");
+}
+
+/// Every key of mcpdeck's own JSON is camelCase (server data aside), and every `--json` output
+/// is the one envelope the README documents: `ok`, `operation`, then `result` or `error`.
+#[test]
+fn json_keys_are_camel_case() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    for args in [
+        &["status", "--json"][..],
+        &["status", "--live", "--json"],
+        &["resources", "fx", "--json"],
+        &["config", "check", "--json"],
+        &["tools", "fx", "--json"],
+        &["describe", "fx", "echo", "--json"],
+        &["call", "fx", "echo", "text=hi", "--json"],
+        &["templates", "fx", "--json"],
+        &["prompts", "fx", "--json"],
+        &["ping", "fx", "--json"],
+        &["policy", "--json"],
+        &["trust", "--json"],
+        &["auth", "status", "--json"],
+        &["approvals", "--json"],
+    ] {
+        let v = sb.json(args);
+        let found = not_camel_case(&v);
+        assert!(found.is_empty(), "{args:?}: {found:?}");
+        assert!(
+            v["ok"].is_boolean() && v["operation"].is_string(),
+            "{args:?}: {v}"
+        );
+        assert!(
+            v.get("result").is_some() || v.get("error").is_some(),
+            "{args:?}: {v}"
+        );
+    }
+}
+
+#[test]
+fn config_schema_validates_what_config_check_accepts() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["config", "schema"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let schema: Value = serde_json::from_slice(&out.stdout).expect("a JSON schema");
+    let validator = jsonschema::validator_for(&schema).expect("usable");
+    assert!(validator.is_valid(&json!({"mcpServers": {"a": {"command": "x"}}})));
+    assert!(!validator.is_valid(&json!({"mcpServers": {"a": {"command": "x", "serverUrl": "y"}}})));
+}

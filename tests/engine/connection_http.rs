@@ -1,0 +1,379 @@
+//! Integration tests of Streamable HTTP connections against `mcpdeck-fixture http`: scoped keys,
+//! versions, stateful sessions, and the error classes (auth, not MCP, refused, redirects) with
+//! no secret in any error text.
+
+use crate::connection_support;
+
+use std::time::Duration;
+
+use connection_support::*;
+use mcpdeck::mcp::config::ProtocolChoice;
+use mcpdeck::mcp::connection::REDACTED;
+use mcpdeck::mcp::connection::{ConnectionEvent, ErrorClass, connect, connect_with_events};
+use serde_json::json;
+
+const KEYS: &str =
+    "k-read=read,bookings:read;k-admin=read,admin,bookings:read,bookings:write;k-none=";
+
+fn bearer(key_var: &str) -> String {
+    format!("Bearer ${{{key_var}}}")
+}
+
+#[tokio::test]
+async fn stateless_json_endpoint_with_scoped_key() {
+    let fx = HttpFixture::start(KEYS);
+    let auth = bearer("FX_KEY");
+    let def = http_def(&fx.url("/mcp"), &[("Authorization", &auth)]);
+    let mut conn = connect(&def, here(), &vars(&[("FX_KEY", "k-read")]))
+        .await
+        .expect("connects");
+    assert_eq!(conn.protocol_version(), "2025-11-25");
+    assert_eq!(conn.identity().name.as_deref(), Some("mcpdeck-fixture"));
+    assert_eq!(conn.secrets(), ["k-read".to_owned()]);
+    let tools = conn.peer().list_tools(None).await.expect("lists");
+    let names: Vec<&str> = tools.tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(names.contains(&"search_bookings"));
+    assert!(
+        !names.contains(&"cancel_booking"),
+        "write tool hidden from a read key"
+    );
+    let search = tools
+        .tools
+        .iter()
+        .find(|t| t.name == "search_bookings")
+        .expect("listed");
+    assert!(search.output_schema.is_some());
+    let meta = search.meta.as_ref().expect("_meta");
+    assert_eq!(meta.0["owner"], "team-bookings");
+    assert_eq!(meta.0["deprecatedAliases"][0], "find_bookings");
+    let r = call(&conn, "search_bookings", json!({"q": "oslo"}))
+        .await
+        .expect("calls");
+    assert_eq!(
+        r.structured_content.expect("structured")["items"][0]["q"],
+        "oslo"
+    );
+    assert!(conn.close().await.is_none());
+}
+
+#[tokio::test]
+async fn key_without_scopes_sees_no_tools() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(&fx.url("/mcp"), &[("Authorization", "Bearer k-none")]);
+    let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
+    let tools = conn.peer().list_tools(None).await.expect("lists");
+    assert!(tools.tools.is_empty(), "{:?}", tools.tools);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn auto_and_modern_over_http() {
+    let fx = HttpFixture::start(KEYS);
+    for choice in [ProtocolChoice::Auto, ProtocolChoice::Modern] {
+        let mut def = http_def(&fx.url("/mcp"), &[("Authorization", "Bearer k-admin")]);
+        def.protocol = choice;
+        let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
+        assert_eq!(conn.protocol_version(), "2026-07-28", "{choice:?}");
+        let r = call(&conn, "echo", json!({"text": "v"}))
+            .await
+            .expect("echo");
+        assert_eq!(first_text(&r), "v");
+        conn.close().await;
+    }
+}
+
+#[tokio::test]
+async fn stateful_endpoint_delivers_progress() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(&fx.url("/stateful"), &[("Authorization", "Bearer k-admin")]);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let mut conn = connect_with_events(&def, here(), &no_vars, Some(tx))
+        .await
+        .expect("connects");
+    let r = call(&conn, "slow", json!({"steps": 3, "delay_ms": 20}))
+        .await
+        .expect("slow");
+    assert_eq!(first_text(&r), "done 3 steps");
+    let mut progress = 0;
+    while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_secs(2), rx.recv()).await {
+        if matches!(ev.event, ConnectionEvent::Progress { .. }) {
+            progress += 1;
+            if progress == 3 {
+                break;
+            }
+        }
+    }
+    assert_eq!(progress, 3);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn unknown_key_is_auth_required_and_not_echoed() {
+    let fx = HttpFixture::start(KEYS);
+    let auth = bearer("FX_KEY");
+    let def = http_def(&fx.url("/mcp"), &[("Authorization", &auth)]);
+    let err = connect(&def, here(), &vars(&[("FX_KEY", "wrong-secret-key")]))
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        err.class,
+        ErrorClass::AuthRequired {
+            code: 401,
+            scope: None
+        }
+    );
+    assert!(!err.to_string().contains("wrong-secret-key"));
+}
+
+#[tokio::test]
+async fn html_page_is_not_mcp() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(&fx.url("/html"), &[]);
+    let err = connect(&def, here(), &no_vars).await.expect_err("not mcp");
+    assert!(
+        matches!(&err.class, ErrorClass::NotMcp { content_type: Some(ct) } if ct.contains("text/html")),
+        "{err:?}"
+    );
+    assert!(err.message.contains("HTML"), "{}", err.message);
+}
+
+#[tokio::test]
+async fn closed_port_is_refused() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        l.local_addr().expect("addr").port()
+    };
+    let def = http_def(&format!("http://127.0.0.1:{port}/mcp"), &[]);
+    let err = connect(&def, here(), &no_vars).await.expect_err("refused");
+    assert_eq!(err.class, ErrorClass::Refused, "{err:?}");
+}
+
+#[tokio::test]
+async fn redirect_is_not_followed_with_credentials() {
+    let fx = HttpFixture::start(KEYS);
+    let auth = bearer("FX_KEY");
+    let def = http_def(&fx.url("/redirect"), &[("Authorization", &auth)]);
+    let err = connect(&def, here(), &vars(&[("FX_KEY", "k-admin")]))
+        .await
+        .expect_err("redirect refused");
+    assert_eq!(err.class, ErrorClass::HttpStatus { code: 307 }, "{err:?}");
+    assert!(
+        err.message
+            .contains(&format!("http://127.0.0.1:{}", fx.capture_port)),
+        "{}",
+        err.message
+    );
+    let seen = fx.seen().await;
+    assert_eq!(
+        seen["requests"], 0,
+        "the redirect target was contacted: {seen}"
+    );
+    assert_eq!(seen["with_auth"], 0);
+}
+
+#[tokio::test]
+async fn echoed_secret_never_appears_in_errors() {
+    let fx = HttpFixture::start(KEYS);
+    let auth = bearer("FX_KEY");
+    let secret = "s3cret-token-value-42";
+    for path in ["/echo", "/echo-json"] {
+        let def = http_def(&fx.url(path), &[("Authorization", &auth)]);
+        let err = connect(&def, here(), &vars(&[("FX_KEY", secret)]))
+            .await
+            .expect_err("fails");
+        let text = format!(
+            "{err} {err:?} {}",
+            serde_json::to_string(&err).expect("json")
+        );
+        assert!(!text.contains(secret), "{path}: {text}");
+        if path == "/echo" {
+            assert_eq!(err.class, ErrorClass::HttpStatus { code: 400 }, "{err:?}");
+        }
+        if path == "/echo-json" {
+            // The server's JSON-RPC message is shown, with the secret replaced.
+            assert_eq!(err.class, ErrorClass::Protocol, "{err:?}");
+            assert!(err.message.contains(REDACTED), "{}", err.message);
+        }
+    }
+}
+
+#[tokio::test]
+async fn reserved_header_is_refused() {
+    let def = http_def("http://127.0.0.1:9/mcp", &[("Mcp-Session-Id", "x")]);
+    let err = connect(&def, here(), &no_vars).await.expect_err("refused");
+    assert_eq!(err.class, ErrorClass::Protocol);
+    assert!(err.message.contains("Mcp-Session-Id"));
+}
+
+#[tokio::test]
+async fn oversized_http_body_is_a_limit_and_timeouts_are_classified() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(&fx.url("/mcp"), &[("Authorization", "Bearer k-admin")]);
+    let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
+    let err = call(&conn, "big_text", json!({"size": 17 * 1024 * 1024}))
+        .await
+        .expect_err("too large");
+    assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
+    let t = Duration::from_millis(300);
+    let err = conn
+        .request(
+            call_request("hang", json!({})),
+            t,
+            mcpdeck::mcp::connection::max_total_for(t),
+        )
+        .await
+        .expect_err("times out");
+    assert_eq!(err.class, ErrorClass::Timeout { after_ms: 300 });
+    // Still usable afterwards.
+    assert_eq!(
+        first_text(
+            &call(&conn, "echo", json!({"text": "k"}))
+                .await
+                .expect("echo")
+        ),
+        "k"
+    );
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn expired_session_fails_the_request_without_resending_it() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(
+        &fx.url("/stateful-expiring"),
+        &[("Authorization", "Bearer k-admin")],
+    );
+    let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
+    assert_eq!(
+        first_text(&call(&conn, "count", json!({})).await.expect("count")),
+        "1"
+    );
+    // The server drops a session after 300 ms without requests: this wait is the behaviour
+    // under test (idle expiry), not synchronisation with another task.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let err = call(&conn, "echo", json!({"text": "after expiry"}))
+        .await
+        .expect_err("the expired session fails the request");
+    assert_eq!(err.class, ErrorClass::Protocol, "{err:?}");
+    assert!(err.message.contains("expired"), "{}", err.message);
+    // Had the transport re-initialized and re-sent the echo, the server would have run three
+    // tools/call by now (count, echo, this count); without replay it ran two.
+    let mut fresh = connect(&def, here(), &no_vars).await.expect("reconnects");
+    let total = first_text(&call(&fresh, "count", json!({})).await.expect("count"));
+    assert_eq!(total, "2");
+    fresh.close().await;
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn https_to_a_plain_http_port_is_tls() {
+    let fx = HttpFixture::start(KEYS);
+    let url = fx.url("/mcp").replace("http://", "https://");
+    let err = connect(&http_def(&url, &[]), here(), &no_vars)
+        .await
+        .expect_err("no TLS there");
+    assert_eq!(err.class, ErrorClass::Tls, "{err:?}");
+}
+
+#[tokio::test]
+async fn unresolvable_host_is_dns() {
+    // `.invalid` never resolves (RFC 6761).
+    let def = http_def("http://mcpdeck-no-such-host.invalid/mcp", &[]);
+    let err = connect(&def, here(), &no_vars)
+        .await
+        .expect_err("no such host");
+    assert_eq!(err.class, ErrorClass::Dns, "{err:?}");
+}
+
+#[tokio::test]
+async fn attempt_series_backs_off_and_stops_on_cancel() {
+    use mcpdeck::mcp::config::ReconnectPolicy;
+    use mcpdeck::mcp::connection::connect_series;
+    use tokio_util::sync::CancellationToken;
+
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        l.local_addr().expect("addr").port()
+    };
+    let def = http_def(&format!("http://127.0.0.1:{port}/mcp"), &[]);
+    let policy = ReconnectPolicy {
+        automatic: true,
+        max_attempts: 3,
+        base_delay_ms: 100,
+    };
+    let started = std::time::Instant::now();
+    let err = connect_series(
+        &def,
+        here(),
+        &no_vars,
+        (None, false),
+        policy,
+        &CancellationToken::new(),
+    )
+    .await
+    .expect_err("nothing listens");
+    assert_eq!(err.class, ErrorClass::Refused);
+    // Two backoffs: ≥ 100 ms + 200 ms.
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // A backoff far longer than the test may take, so only cancellation can end it early.
+    let slow = ReconnectPolicy {
+        automatic: true,
+        max_attempts: 3,
+        base_delay_ms: 8_000,
+    };
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let started = std::time::Instant::now();
+    let (result, ()) = tokio::join!(
+        connect_series(&def, here(), &no_vars, (None, false), slow, &cancel),
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            trigger.cancel();
+        }
+    );
+    assert_eq!(result.expect_err("cancelled").class, ErrorClass::Cancelled);
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "cancel interrupts the backoff"
+    );
+
+    // Non-transient failures are not retried: a missing variable fails at once.
+    let auth = bearer("UNSET_KEY");
+    let def = http_def(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &[("Authorization", &auth)],
+    );
+    let err = connect_series(
+        &def,
+        here(),
+        &no_vars,
+        (None, false),
+        slow,
+        &CancellationToken::new(),
+    )
+    .await
+    .expect_err("missing env");
+    assert!(matches!(err.class, ErrorClass::MissingEnv { .. }));
+}
+
+#[tokio::test]
+async fn same_origin_307_is_followed() {
+    let fx = HttpFixture::start(KEYS);
+    let def = http_def(
+        &fx.url("/same-redirect"),
+        &[("Authorization", "Bearer k-read")],
+    );
+    let mut conn = connect(&def, here(), &no_vars)
+        .await
+        .expect("follows to /mcp");
+    let r = call(&conn, "echo", json!({"text": "moved"}))
+        .await
+        .expect("echo");
+    assert_eq!(first_text(&r), "moved");
+    conn.close().await;
+}

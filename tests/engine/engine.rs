@@ -1,0 +1,303 @@
+//! The engine façade in-process against the stdio fixture: reconnects coalesce, a dead
+//! connection stays failed unless automatic reconnects are configured, notifications reach the
+//! subscriber, and shutdown leaves no process and no spill.
+
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use common::fixture;
+use mcpdeck::mcp::config::read_file;
+use mcpdeck::mcp::config::{ConfigSet, Layer};
+use mcpdeck::mcp::engine::{Engine, EngineOptions};
+use mcpdeck::mcp::proxy::ProxyRequest;
+use mcpdeck::mcp::trust::TrustStore;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn engine(
+    dir: &tempfile::TempDir,
+    servers: &serde_json::Value,
+) -> (
+    Arc<Engine>,
+    tokio::sync::mpsc::Receiver<mcpdeck::mcp::connection::ServerEvent>,
+) {
+    common::engine_kit::engine(dir, servers, None)
+}
+
+fn stdio(extra: &serde_json::Value) -> serde_json::Value {
+    let mut server = json!({"command": fixture(), "args": ["stdio"]});
+    if let (Some(s), Some(e)) = (server.as_object_mut(), extra.as_object()) {
+        s.extend(e.clone());
+    }
+    server
+}
+
+fn call(tool: &str) -> ProxyRequest {
+    ProxyRequest::ToolsCall {
+        server: "fx".into(),
+        tool: tool.into(),
+        args: serde_json::Map::new(),
+    }
+}
+
+#[tokio::test]
+async fn concurrent_reconnects_share_one_attempt() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
+    let cancel = CancellationToken::new();
+    assert!(
+        engine
+            .execute(
+                &ProxyRequest::ToolsList {
+                    server: "fx".into()
+                },
+                &cancel
+            )
+            .await
+            .ok()
+    );
+    let reconnect = ProxyRequest::Reconnect {
+        server: "fx".into(),
+    };
+    let (a, b) = tokio::join!(
+        engine.execute(&reconnect, &cancel),
+        engine.execute(&reconnect, &cancel)
+    );
+    assert!(a.ok() && b.ok());
+    let status = engine.status();
+    assert_eq!(
+        status.servers[0].runtime.connect_count, 2,
+        "one initial connect + one coalesced reconnect"
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_dead_connection_stays_failed_until_reconnected() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
+    let cancel = CancellationToken::new();
+    let crashed = engine.execute(&call("crash"), &cancel).await;
+    assert_eq!(crashed.body.unwrap_err().class, "exited");
+    let next = engine.execute(&call("echo"), &cancel).await;
+    let failure = next.body.unwrap_err();
+    assert_eq!(failure.class, "exited");
+    assert!(failure.message.contains("reconnect"), "{}", failure.message);
+    assert_eq!(engine.status().servers[0].state.label(), "failed");
+    let reconnected = engine
+        .execute(
+            &ProxyRequest::Reconnect {
+                server: "fx".into(),
+            },
+            &cancel,
+        )
+        .await;
+    assert!(reconnected.ok());
+    assert!(
+        engine
+            .execute(
+                &ProxyRequest::ToolsList {
+                    server: "fx".into()
+                },
+                &cancel
+            )
+            .await
+            .ok()
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn automatic_reconnect_makes_a_fresh_connection_for_the_next_operation() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter: PathBuf = dir.path().join("counter");
+    let server = stdio(&json!({
+        "env": {"FIXTURE_COUNTER": counter.to_str().unwrap()},
+        "reconnect": {"automatic": true, "maxAttempts": 2, "baseDelayMs": 100}
+    }));
+    let (engine, _rx) = engine(&dir, &json!({"fx": server}));
+    let cancel = CancellationToken::new();
+    assert_eq!(
+        engine
+            .execute(&call("crash"), &cancel)
+            .await
+            .body
+            .unwrap_err()
+            .class,
+        "exited"
+    );
+    let mut args = serde_json::Map::new();
+    args.insert("text".into(), json!("again"));
+    let again = engine
+        .execute(
+            &ProxyRequest::ToolsCall {
+                server: "fx".into(),
+                tool: "echo".into(),
+                args,
+            },
+            &cancel,
+        )
+        .await;
+    assert_eq!(again.body.unwrap().text, "again");
+    let lines = std::fs::read_to_string(&counter).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        2,
+        "the crashed call was not replayed: {lines:?}"
+    );
+    assert_eq!(engine.status().servers[0].runtime.connect_count, 2);
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, mut rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
+    let cancel = CancellationToken::new();
+    assert!(engine.execute(&call("notify"), &cancel).await.ok());
+    let event = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            let e = rx.recv().await.unwrap();
+            if matches!(
+                e.event,
+                mcpdeck::mcp::connection::ConnectionEvent::ToolListChanged
+            ) {
+                return e;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(&*event.server, "fx");
+    let big = ProxyRequest::ToolsCall {
+        server: "fx".into(),
+        tool: "big_text".into(),
+        args: json!({"size": 100_000}).as_object().unwrap().clone(),
+    };
+    assert!(engine.execute(&big, &cancel).await.ok());
+    assert_eq!(engine.spills().len(), 1);
+    let spill = engine.spills()[0].path.clone();
+    assert!(spill.exists());
+    engine.shutdown().await;
+    assert!(!spill.exists(), "spills removed at shutdown");
+    let trace = engine.trace();
+    assert_eq!(trace.len(), 2);
+    assert_eq!(trace[0].operation, "tools.call notify");
+    assert_eq!(trace[0].decision, "allowed");
+    let text = serde_json::to_string(&trace).unwrap();
+    assert!(!text.contains("100000"), "the trace holds no arguments");
+}
+
+/// A server marked changed (a reloaded configuration) says so in its approval requests; the
+/// others do not.
+#[tokio::test]
+async fn approvals_carry_the_server_changed_flag() {
+    use mcpdeck::app::Msg;
+    use mcpdeck::console::approver::{ConsoleApprover, Replies};
+    use mcpdeck::mcp::policy::{Decision, Mode, Policy};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp.json");
+    let servers = json!({"fx": stdio(&json!({})), "other": stdio(&json!({}))});
+    std::fs::write(&file, json!({"mcpServers": servers}).to_string()).unwrap();
+    let config = ConfigSet::from_files(
+        dir.path().to_path_buf(),
+        vec![read_file(Layer::User, file, true)],
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let replies = Replies::default();
+    std::fs::create_dir_all(dir.path().join("run")).unwrap();
+    let mut policy = Policy::default();
+    policy.mode = Mode::Enforce;
+    let engine = Engine::new(
+        config,
+        TrustStore::load(dir.path().join("trust.json")),
+        EngineOptions {
+            policy,
+            approver: Some(Arc::new(ConsoleApprover::new(tx, replies.clone()))),
+            spill_base: Some(dir.path().join("run")),
+            changed_servers: ["fx".to_owned()].into_iter().collect(),
+            ..EngineOptions::default()
+        },
+    )
+    .unwrap();
+    let engine = Arc::new(engine);
+    for (server, changed) in [("fx", true), ("other", false)] {
+        let e = engine.clone();
+        let request = ProxyRequest::ToolsCall {
+            server: server.into(),
+            tool: "echo".into(),
+            args: serde_json::Map::new(),
+        };
+        let run = tokio::spawn(async move {
+            let token = CancellationToken::new();
+            e.execute(&request, &token).await
+        });
+        let Some(Msg::Approval(asked)) = rx.recv().await else {
+            panic!("an approval request")
+        };
+        assert_eq!(asked.server, server);
+        assert_eq!(asked.server_changed, changed, "{asked:?}");
+        replies.answer(None, asked.ticket, Decision::Deny);
+        let outcome = run.await.unwrap();
+        assert!(outcome.body.is_err(), "denied");
+    }
+    engine.shutdown().await;
+}
+
+/// A request nobody answers fails closed after the approval timeout, and says so: not as if
+/// the operator had refused.
+#[tokio::test]
+async fn an_unanswered_approval_says_nobody_answered() {
+    use mcpdeck::console::approver::{ConsoleApprover, Replies};
+    use mcpdeck::mcp::policy::{Mode, Policy};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {"fx": stdio(&json!({}))}}).to_string(),
+    )
+    .unwrap();
+    let config = ConfigSet::from_files(
+        dir.path().to_path_buf(),
+        vec![read_file(Layer::User, file, true)],
+    );
+    // The receiver stays alive and never answers.
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let replies = Replies::default();
+    std::fs::create_dir_all(dir.path().join("run")).unwrap();
+    let mut policy = Policy::default();
+    policy.mode = Mode::Enforce;
+    let engine = Engine::new(
+        config,
+        TrustStore::load(dir.path().join("trust.json")),
+        EngineOptions {
+            policy,
+            approver: Some(Arc::new(ConsoleApprover::new(tx, replies.clone()))),
+            approval_timeout: Some(std::time::Duration::from_millis(250)),
+            spill_base: Some(dir.path().join("run")),
+            ..EngineOptions::default()
+        },
+    )
+    .unwrap();
+    let request = ProxyRequest::ToolsCall {
+        server: "fx".into(),
+        tool: "echo".into(),
+        args: serde_json::Map::new(),
+    };
+    let outcome = engine.execute(&request, &CancellationToken::new()).await;
+    let failure = outcome.body.unwrap_err();
+    assert_eq!(failure.exit, 2);
+    assert!(
+        failure.message.starts_with("no answer within 0.25 s"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(engine.trace()[0].decision, "approval_timeout");
+    engine.shutdown().await;
+}

@@ -1,0 +1,340 @@
+//! Hostile stdio servers: crashes mid-call (no replay), exits, oversized frames, junk output,
+//! stderr floods, and process-group cleanup after close and after drop.
+
+use crate::connection_support;
+
+use std::time::Duration;
+
+use connection_support::*;
+use mcpdeck::mcp::connection::STDERR_RING_BYTES;
+use mcpdeck::mcp::connection::{ConnectionEvent, ErrorClass, connect, connect_with_events};
+use serde_json::json;
+
+#[tokio::test]
+async fn crash_mid_call_runs_once_and_fails_without_replay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let counter = temp_file(&dir, "counter");
+    let counter_s = counter.to_string_lossy().into_owned();
+    let mut conn = connect(
+        &stdio_def(&[], &[("FIXTURE_COUNTER", &counter_s)]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let err = call(&conn, "crash", json!({}))
+        .await
+        .expect_err("crash fails");
+    let ErrorClass::Exited {
+        status,
+        stderr_tail,
+    } = &err.class
+    else {
+        panic!("expected exited, got {err:?}");
+    };
+    assert!(status.contains('3'), "{status}");
+    assert!(
+        stderr_tail
+            .iter()
+            .any(|l| l.contains("crashing on purpose"))
+    );
+    assert!(!conn.is_alive());
+    // A later request fails too and is not sent anywhere.
+    assert!(call(&conn, "echo", json!({"text": "x"})).await.is_err());
+    let calls = std::fs::read_to_string(&counter).expect("counter written");
+    assert_eq!(calls.lines().collect::<Vec<_>>(), ["crash"]);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn no_leaked_processes_after_close() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = temp_file(&dir, "gc");
+    let pid_s = pidfile.to_string_lossy().into_owned();
+    let mut conn = connect(
+        &stdio_def(&["--grandchild"], &[("FIXTURE_GRANDCHILD_PID", &pid_s)]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid written")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(pid_alive(grandchild));
+    assert!(group_alive(pgid));
+    conn.close().await;
+    assert!(
+        wait_until(Duration::from_secs(5), || !group_alive(pgid)
+            && !pid_alive(grandchild))
+        .await,
+        "process group {pgid} survived close()"
+    );
+}
+
+#[tokio::test]
+async fn no_leaked_processes_after_drop() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = temp_file(&dir, "gc");
+    let pid_s = pidfile.to_string_lossy().into_owned();
+    let conn = connect(
+        &stdio_def(
+            &["--grandchild", "--ignore-eof"],
+            &[("FIXTURE_GRANDCHILD_PID", &pid_s)],
+        ),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid written")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(pid_alive(grandchild));
+    drop(conn);
+    assert!(
+        wait_until(Duration::from_secs(3), || !group_alive(pgid)
+            && !pid_alive(grandchild))
+        .await,
+        "process group {pgid} survived drop"
+    );
+}
+
+#[tokio::test]
+async fn server_ignoring_eof_is_terminated_by_the_group_signal() {
+    let mut conn = connect(&stdio_def(&["--ignore-eof"], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let started = std::time::Instant::now();
+    let exit = conn.close().await.expect("exit info");
+    assert!(
+        exit.status.contains("SIGTERM") || exit.status.contains("signal: 15"),
+        "{}",
+        exit.status
+    );
+    assert!(started.elapsed() >= Duration::from_millis(1900));
+    assert!(!group_alive(pgid));
+}
+
+#[tokio::test]
+async fn huge_line_at_start_is_a_limit() {
+    let err = connect(&stdio_def(&["--huge-line"], &[]), here(), &no_vars)
+        .await
+        .expect_err("fails");
+    assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn huge_result_closes_the_connection_with_limit() {
+    let mut conn = connect(&stdio_def(&[], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let pgid = conn.process().expect("stdio").pid();
+    let err = call(&conn, "big_text", json!({"size": 17 * 1024 * 1024}))
+        .await
+        .expect_err("too large");
+    assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
+    assert!(!conn.is_alive());
+    conn.close().await;
+    assert!(wait_until(Duration::from_secs(5), || !group_alive(pgid)).await);
+}
+
+#[tokio::test]
+async fn just_under_the_limit_is_fine() {
+    let mut conn = connect(&stdio_def(&[], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let r = call(&conn, "big_text", json!({"size": 8 * 1024 * 1024}))
+        .await
+        .expect("8 MiB ok");
+    assert_eq!(first_text(&r).len(), 8 * 1024 * 1024);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn garbage_lines_are_counted_and_skipped() {
+    let mut conn = connect(&stdio_def(&["--garbage", "5"], &[]), here(), &no_vars)
+        .await
+        .expect("connects despite garbage");
+    assert_eq!(conn.process().expect("stdio").non_json_lines(), 5);
+    assert_eq!(
+        first_text(
+            &call(&conn, "echo", json!({"text": "y"}))
+                .await
+                .expect("echo")
+        ),
+        "y"
+    );
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn stderr_flood_is_bounded() {
+    let flood: u64 = 8 * 1024 * 1024;
+    let mut conn = connect(
+        &stdio_def(&["--stderr-flood", &flood.to_string()], &[]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
+    let process = conn.process().expect("stdio");
+    assert!(
+        wait_until(Duration::from_secs(20), || process.stderr_sizes().1
+            >= flood)
+        .await,
+        "flood never drained: {:?}",
+        process.stderr_sizes()
+    );
+    let (kept, total) = process.stderr_sizes();
+    assert!(kept <= STDERR_RING_BYTES, "{kept}");
+    assert!(total >= flood);
+    assert_eq!(
+        first_text(
+            &call(&conn, "echo", json!({"text": "z"}))
+                .await
+                .expect("echo")
+        ),
+        "z"
+    );
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn hostile_text_arrives_raw_for_the_consumer_to_sanitise() {
+    let mut conn = connect(&stdio_def(&["--hostile-text"], &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let tools = conn.peer().list_tools(None).await.expect("lists");
+    let evil = tools
+        .tools
+        .iter()
+        .find(|t| t.name.starts_with("evil"))
+        .expect("evil tool");
+    let shown = mcpdeck::mcp::sanitize::sanitize(&evil.name);
+    assert!(!shown.contains('\u{1b}') && !shown.contains('\u{202e}'));
+    let instructions = conn.identity().instructions.clone().expect("instructions");
+    assert!(instructions.contains('\u{1b}'), "raw in the engine's data");
+    assert!(!mcpdeck::mcp::sanitize::sanitize(&instructions).contains('\u{1b}'));
+    let resources = conn.peer().list_resources(None).await.expect("lists");
+    assert!(
+        resources
+            .resources
+            .iter()
+            .any(|r| r.name.contains('\u{202e}'))
+    );
+    let r = call(&conn, "echo", json!({"text": "x"}))
+        .await
+        .expect("echo");
+    assert!(
+        first_text(&r).contains("\u{1b}]0;"),
+        "hostile results reach the engine raw"
+    );
+    conn.close().await;
+}
+
+async fn page_cursors(args: &[&str], pages: usize) -> (Vec<Option<String>>, usize) {
+    let mut conn = connect(&stdio_def(args, &[]), here(), &no_vars)
+        .await
+        .expect("connects");
+    let mut cursors = Vec::new();
+    let mut count = 0;
+    let mut cursor: Option<String> = None;
+    for _ in 0..pages {
+        let params = cursor
+            .clone()
+            .map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = conn.peer().list_tools(params).await.expect("page");
+        count += page.tools.len();
+        cursors.push(page.next_cursor.clone());
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    conn.close().await;
+    (cursors, count)
+}
+
+#[tokio::test]
+async fn fixture_cursor_modes_misbehave_as_configured() {
+    let (repeat, _) = page_cursors(
+        &["--tools", "100", "--page-size", "10", "--cursor", "repeat"],
+        3,
+    )
+    .await;
+    assert_eq!(repeat.len(), 3);
+    assert_eq!(repeat[1], repeat[2], "repeat mode repeats its cursor");
+    let (endless, _) = page_cursors(&["--page-size", "5", "--cursor", "endless"], 8).await;
+    assert_eq!(endless.len(), 8);
+    let unique: std::collections::HashSet<_> = endless.iter().collect();
+    assert_eq!(
+        unique.len(),
+        8,
+        "endless mode gives fresh cursors: {endless:?}"
+    );
+    let (normal, count) = page_cursors(&["--tools", "20000", "--page-size", "1000"], 100).await;
+    assert_eq!(normal.last(), Some(&None));
+    assert!(count > 20_000, "{count}");
+}
+
+#[tokio::test]
+async fn silent_server_times_out_the_handshake_and_is_cleaned_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = temp_file(&dir, "gc");
+    let pid_s = pidfile.to_string_lossy().into_owned();
+    let mut def = stdio_def(
+        &["--grandchild", "--silent"],
+        &[("FIXTURE_GRANDCHILD_PID", &pid_s)],
+    );
+    def.request_timeout_ms = Some(500);
+    let err = connect(&def, here(), &no_vars)
+        .await
+        .expect_err("times out");
+    assert_eq!(err.class, ErrorClass::Timeout { after_ms: 500 });
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid written")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(
+        wait_until(Duration::from_secs(8), || !pid_alive(grandchild)).await,
+        "grandchild of a timed-out server survived"
+    );
+}
+
+#[tokio::test]
+async fn unprompted_exit_is_reported_as_an_event() {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let mut conn = connect_with_events(&stdio_def(&[], &[]), here(), &no_vars, Some(tx))
+        .await
+        .expect("connects");
+    let _ = call(&conn, "crash", json!({})).await;
+    let exited = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(ev) = rx.recv().await {
+            if let ConnectionEvent::Exited { status } = ev.event {
+                return Some(status);
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten()
+    .expect("an exited event");
+    assert!(exited.contains('3'), "{exited}");
+    let info = conn
+        .process()
+        .expect("stdio")
+        .exit_info()
+        .expect("exit info");
+    assert!(info.on_its_own);
+    conn.close().await;
+}

@@ -1,0 +1,135 @@
+//! `protocolVersion: "auto"` never fails a server that works with `legacy`: whatever
+//! `server/discover` gets that is not a usable discover result (an empty result, a JSON-RPC
+//! error, HTTP 400/404/405, a body that is not JSON), mcpdeck falls back to `initialize`.
+
+use crate::connection_support;
+
+use connection_support::*;
+use mcpdeck::mcp::config::{ProtocolChoice, ServerDef, Transport};
+use mcpdeck::mcp::connection::connect;
+use serde_json::json;
+
+fn raw_def(case: &str) -> ServerDef {
+    let mut def = stdio_def(&[], &[]);
+    if let Transport::Stdio(s) = &mut def.transport {
+        s.args = vec!["raw".into(), "--case".into(), case.into()];
+    }
+    def.protocol = ProtocolChoice::Auto;
+    def
+}
+
+async fn works_with_auto(def: &ServerDef) {
+    let mut conn = connect(def, here(), &no_vars)
+        .await
+        .unwrap_or_else(|e| panic!("auto connects to {}: {e}", def.name));
+    assert_eq!(conn.protocol_version(), "2025-11-25");
+    let r = call(&conn, "echo", json!({})).await.expect("calls");
+    assert!(!r.content.is_empty());
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn stdio_legacy_server_answering_unknown_methods_with_empty_result() {
+    works_with_auto(&raw_def("discover-empty")).await;
+}
+
+#[tokio::test]
+async fn stdio_legacy_server_answering_with_an_error() {
+    works_with_auto(&raw_def("discover-error")).await;
+    works_with_auto(&raw_def("plain")).await;
+}
+
+#[tokio::test]
+async fn http_legacy_servers_of_every_kind() {
+    let fx = HttpFixture::start("");
+    for case in [
+        "discover-empty",
+        "discover-error",
+        "discover-404",
+        "discover-405",
+        "discover-400",
+        "discover-text",
+        "plain",
+    ] {
+        let mut def = http_def(&fx.url(&format!("/raw/{case}")), &[]);
+        def.name = case.to_owned();
+        def.protocol = ProtocolChoice::Auto;
+        works_with_auto(&def).await;
+    }
+}
+
+#[tokio::test]
+async fn auto_still_speaks_2026_to_a_modern_server() {
+    let mut def = stdio_def(&[], &[]);
+    def.protocol = ProtocolChoice::Auto;
+    let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
+    assert_eq!(conn.protocol_version(), "2026-07-28");
+    conn.close().await;
+}
+
+async fn raw_posts(fx: &HttpFixture) -> u64 {
+    mcpdeck::mcp::connection::install_crypto_provider();
+    reqwest::get(fx.url("/raw-posts"))
+        .await
+        .expect("reachable")
+        .text()
+        .await
+        .expect("text")
+        .parse()
+        .expect("a number")
+}
+
+#[tokio::test]
+async fn a_failed_connect_sends_nothing_extra() {
+    let fx = HttpFixture::start("");
+    let err = connect(&http_def(&fx.url("/raw/status-400"), &[]), here(), &no_vars)
+        .await
+        .expect_err("400");
+    assert_eq!(
+        err.class,
+        mcpdeck::mcp::connection::ErrorClass::HttpStatus { code: 400 }
+    );
+    assert_eq!(raw_posts(&fx).await, 1, "only the initialize POST was sent");
+}
+
+#[tokio::test]
+async fn oauth_challenge_without_headers_says_sign_in_is_needed() {
+    let fx = HttpFixture::start("");
+    let err = connect(&http_def(&fx.url("/raw/oauth"), &[]), here(), &no_vars)
+        .await
+        .expect_err("401");
+    assert_eq!(
+        err.class,
+        mcpdeck::mcp::connection::ErrorClass::AuthRequired {
+            code: 401,
+            scope: None
+        }
+    );
+    assert!(err.message.contains("OAuth sign-in"), "{}", err.message);
+    assert!(
+        err.message.contains("run `mcpdeck auth login web`"),
+        "{}",
+        err.message
+    );
+    assert!(!err.message.contains("check the configured headers"));
+    let with_headers = http_def(&fx.url("/raw/oauth"), &[("Authorization", "Bearer x")]);
+    let err = connect(&with_headers, here(), &no_vars)
+        .await
+        .expect_err("401");
+    assert!(
+        err.message.contains("check the configured headers"),
+        "{}",
+        err.message
+    );
+}
+
+#[tokio::test]
+async fn forcing_2026_on_a_legacy_server_suggests_auto() {
+    let mut def = raw_def("discover-empty");
+    def.protocol = ProtocolChoice::Modern;
+    let err = connect(&def, here(), &no_vars)
+        .await
+        .expect_err("legacy server");
+    assert!(err.message.contains("\"auto\""), "{}", err.message);
+    assert!(!err.message.contains("Some("), "{}", err.message);
+}

@@ -1,0 +1,284 @@
+//! Approvals in serve mode answered from outside the agent host, through the real binary: a
+//! watcher that attaches after the session started still gets the approval (the session waits
+//! for the first discovery), and `mcpdeck approvals --watch` waits for sessions to appear, answers
+//! them, outlives them, and stops on Ctrl-C.
+
+use crate::common;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Sandbox, fixture};
+use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
+use mcpdeck::mcp::policy::Decision;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt as _, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt as _};
+use serde_json::json;
+
+/// How long any one expected thing may take before the test gives up.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// An agent host without elicitation: approvals must come from a console or watcher.
+struct Host;
+
+impl ClientHandler for Host {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("serve-approvals-test", "0"),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+}
+
+type Agent = RunningService<RoleClient, Host>;
+
+/// The fixture's stdio server as `fx`, counting its tool calls in `counter`.
+fn sandbox() -> (Sandbox, PathBuf) {
+    let sb = Sandbox::new();
+    let counter = sb.dir.path().join("counter");
+    let env = json!({"FIXTURE_COUNTER": counter, "FIXTURE_EVENTS": sb.dir.path().join("events")});
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"fx": {"command": fixture(), "args": ["stdio"], "env": env}}})
+            .to_string(),
+    );
+    std::fs::create_dir_all(runtime_dir(&sb)).expect("runtime dir");
+    (sb, counter)
+}
+
+fn runtime_dir(sb: &Sandbox) -> PathBuf {
+    sb.dir.path().join("run")
+}
+
+/// `mcpdeck serve --policy enforce` with an agent attached over stdio.
+async fn serve(sb: &Sandbox) -> Agent {
+    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck")).configure(|c| {
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", sb.dir.path())
+            .env("XDG_CONFIG_HOME", &sb.home)
+            .env("XDG_RUNTIME_DIR", runtime_dir(sb))
+            .args(["--cwd", sb.project.to_str().expect("utf-8")])
+            .args(["serve", "--policy", "enforce"]);
+    });
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    tokio::time::timeout(WAIT, Host.serve(transport))
+        .await
+        .expect("in time")
+        .expect("initialised")
+}
+
+/// The agent calls `echo` on `fx` (an operation that needs approval in enforce mode).
+fn call_echo(agent: &Arc<Agent>) -> tokio::task::JoinHandle<CallToolResult> {
+    let agent = agent.clone();
+    tokio::spawn(async move {
+        let args = json!({"server": "fx", "tool": "echo", "args": {"text": "x"}});
+        let params = CallToolRequestParams::new("mcp")
+            .with_arguments(args.as_object().expect("object").clone());
+        tokio::time::timeout(WAIT, agent.call_tool(params))
+            .await
+            .expect("in time")
+            .expect("answered")
+    })
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn calls(counter: &Path) -> usize {
+    std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
+}
+
+/// Polls `cond` (an observable state, not a delay) until it holds or [`WAIT`] passes.
+async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < WAIT {
+        if cond().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+async fn the_socket(sb: &Sandbox) -> PathBuf {
+    let dir = runtime_dir(sb).join("mcpdeck");
+    assert!(until(async || !list_sockets(&dir).is_empty()).await);
+    list_sockets(&dir).remove(0)
+}
+
+/// A session nobody watched yet holds an approval for the first discovery: a watcher that
+/// attaches after the operation began still gets it, and its answer lets the call run.
+#[tokio::test]
+async fn a_watcher_attached_after_the_operation_began_still_gets_the_approval() {
+    let (sb, counter) = sandbox();
+    let agent = Arc::new(serve(&sb).await);
+    let socket = the_socket(&sb).await;
+    let call = call_echo(&agent);
+    // The operation is waiting for a console (seen without attaching, which would end the
+    // wait); only then does the watcher attach.
+    assert!(
+        until(async || ControlClient::peek(&socket)
+            .await
+            .is_ok_and(|s| s.awaiting_console == 1))
+        .await,
+        "the operation waits for a console instead of failing closed"
+    );
+    assert_eq!(calls(&counter), 0);
+    let (mut watcher, snapshot) = ControlClient::attach(&socket).await.expect("attach");
+    let request = match snapshot.pending.first() {
+        Some(request) => request.clone(),
+        None => loop {
+            match tokio::time::timeout(WAIT, watcher.next()).await {
+                Ok(Ok(Some(ToConsole::Approval { request }))) => break request,
+                Ok(Ok(Some(_))) => {}
+                other => panic!("no approval reached the watcher: {other:?}"),
+            }
+        },
+    };
+    assert_eq!(request.operation, "tools.call echo");
+    watcher
+        .decide(request.ticket, Decision::AllowOnce)
+        .await
+        .expect("decide");
+    let result = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("in time")
+        .expect("joined");
+    assert_ne!(result.is_error, Some(true), "{}", text(&result));
+    assert_eq!(calls(&counter), 1);
+}
+
+/// What a process wrote to its terminal so far, read on its own thread.
+#[derive(Clone, Default)]
+struct Screen(Arc<Mutex<String>>);
+
+impl Screen {
+    fn follow(&self, mut from: impl std::io::Read + Send + 'static) {
+        let text = self.0.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = from.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                text.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+    }
+
+    fn text(&self) -> String {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn count(&self, needle: &str) -> usize {
+        self.text().matches(needle).count()
+    }
+
+    async fn shows(&self, needle: &str, times: usize) {
+        assert!(
+            until(async || self.count(needle) >= times).await,
+            "waited for {times}× {needle:?}; the screen:\n{}",
+            self.text()
+        );
+    }
+}
+
+/// `approvals --watch` started before any session: it waits for one, answers its approval on
+/// the terminal, keeps running when the session ends and finds the next one, and Ctrl-C stops
+/// it with exit 0.
+#[tokio::test]
+async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED: `script` (util-linux) is needed to give `mcpdeck approvals` a terminal"
+        );
+        return;
+    }
+    let (sb, counter) = sandbox();
+    // `exec`: Ctrl-C reaches mcpdeck itself, not a shell around it.
+    let command = format!("exec {} approvals --watch", env!("CARGO_BIN_EXE_mcpdeck"));
+    let mut watcher = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("XDG_CONFIG_HOME", &sb.home)
+        .env("XDG_RUNTIME_DIR", runtime_dir(&sb))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script runs");
+    let mut keys = watcher.stdin.take().expect("stdin");
+    let screen = Screen::default();
+    screen.follow(watcher.stdout.take().expect("stdout"));
+    screen.shows("watching for approvals", 1).await;
+    assert!(
+        watcher.try_wait().expect("status").is_none(),
+        "no session is no reason to stop"
+    );
+
+    for round in 1..=2 {
+        let agent = Arc::new(serve(&sb).await);
+        screen.shows("serve pid", round).await;
+        let call = call_echo(&agent);
+        screen
+            .shows("approve `tools.call echo` on `fx`", round)
+            .await;
+        keys.write_all(b"y\n").expect("answer");
+        keys.flush().expect("flush");
+        let result = tokio::time::timeout(WAIT, call)
+            .await
+            .expect("in time")
+            .expect("joined");
+        assert_ne!(result.is_error, Some(true), "{}", text(&result));
+        assert_eq!(calls(&counter), round);
+        // The session ends; the watcher says so and keeps watching for the next one.
+        Arc::into_inner(agent)
+            .expect("the only handle")
+            .cancel()
+            .await
+            .expect("agent closes");
+        screen.shows("ended", round).await;
+        assert!(
+            watcher.try_wait().expect("status").is_none(),
+            "{}",
+            screen.text()
+        );
+    }
+
+    // Ctrl-C, typed on its terminal.
+    keys.write_all(&[0x03]).expect("ctrl-c");
+    keys.flush().expect("flush");
+    let status = tokio::task::spawn_blocking(move || watcher.wait())
+        .await
+        .expect("joined")
+        .expect("exits");
+    assert_eq!(status.code(), Some(0), "{}", screen.text());
+}
