@@ -62,6 +62,9 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     if request.tool_changed {
         text.push_str("\n  the tool's definition changed since it was first listed");
     }
+    for line in &request.drift {
+        let _ = write!(text, "\n    {line}");
+    }
     if request.server_changed {
         text.push_str("\n  the server's definition changed in this session");
     }
@@ -90,7 +93,7 @@ mod tests {
     use crate::mcp::policy::EffectClass as Effect;
 
     #[test]
-    fn arguments_and_claimed_effects_are_shown() {
+    fn arguments_claimed_effects_and_the_drift_are_shown() {
         let request = ApprovalRequest {
             ticket: 1,
             server: "scoped".into(),
@@ -98,7 +101,11 @@ mod tests {
             effects: vec![Effect::Read, Effect::Write],
             server_changed: false,
             tool_changed: true,
-            drift: Vec::new(),
+            drift: vec![
+                "changed since its pins: text".into(),
+                "- /description: Cancels a booking.".into(),
+                "+ /description: Cancels every booking.".into(),
+            ],
             timeout_ms: 120_000,
             arguments: Some("{\n  \"id\": \"b-42\"\n}".into()),
             effects_claimed: true,
@@ -106,7 +113,7 @@ mod tests {
         let text = describe(&request, Some("serve 7"));
         assert_eq!(
             text,
-            "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
+            "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n    changed since its pins: text\n    - /description: Cancels a booking.\n    + /description: Cancels every booking.\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
         );
         assert!(!arguments_cut(&request));
     }

@@ -4,7 +4,7 @@
 //! tool alone needs an approval, which shows the diff, and accepting the change
 //! (`mcpdeck pins SERVER --accept`) gives the rule back.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Stdio;
