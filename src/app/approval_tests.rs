@@ -16,6 +16,7 @@ pub(crate) fn request_with(arguments: Option<String>) -> ApprovalRequest {
         effects: vec![Fx::Read],
         server_changed: false,
         tool_changed: false,
+        drift: Vec::new(),
         timeout_ms: 120_000,
         arguments,
         effects_claimed: true,

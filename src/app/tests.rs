@@ -274,6 +274,7 @@ fn request(ticket: u64) -> ApprovalRequest {
         effects: vec![Fx::Read, Fx::Network],
         server_changed: false,
         tool_changed: true,
+        drift: Vec::new(),
         timeout_ms: 120_000,
         arguments: None,
         effects_claimed: false,

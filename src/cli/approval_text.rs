@@ -65,6 +65,9 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     if request.tool_changed {
         text.push_str("\n  the tool's definition changed since it was first listed");
     }
+    for line in &request.drift {
+        let _ = write!(text, "\n    {line}");
+    }
     if request.server_changed {
         text.push_str("\n  the server's definition changed in this session");
     }
@@ -93,7 +96,7 @@ mod tests {
     use crate::mcp::policy::EffectClass as Effect;
 
     #[test]
-    fn arguments_and_claimed_effects_are_shown() {
+    fn arguments_claimed_effects_and_the_drift_are_shown() {
         let request = ApprovalRequest {
             ticket: 1,
             server: "scoped".into(),
@@ -101,6 +104,11 @@ mod tests {
             effects: vec![Effect::Read, Effect::Write],
             server_changed: false,
             tool_changed: true,
+            drift: vec![
+                "changed since its pins: text".into(),
+                "- /description: Cancels a booking.".into(),
+                "+ /description: Cancels every booking.".into(),
+            ],
             timeout_ms: 120_000,
             arguments: Some("{\n  \"id\": \"b-42\"\n}".into()),
             effects_claimed: true,
@@ -109,7 +117,7 @@ mod tests {
         let text = describe(&request, Some("serve 7"));
         assert_eq!(
             text,
-            "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
+            "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n    changed since its pins: text\n    - /description: Cancels a booking.\n    + /description: Cancels every booking.\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
         );
         assert!(!arguments_cut(&request));
     }
@@ -126,6 +134,7 @@ mod tests {
             effects: vec![Effect::Read],
             server_changed: false,
             tool_changed: false,
+            drift: Vec::new(),
             timeout_ms: 120_000,
             arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
             effects_claimed: false,

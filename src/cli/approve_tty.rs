@@ -152,6 +152,7 @@ mod tests {
             effects: vec![EffectClass::Read],
             server_changed: false,
             tool_changed: false,
+            drift: Vec::new(),
             timeout_ms: 120_000,
             arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
             effects_claimed: false,

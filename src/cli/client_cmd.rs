@@ -43,6 +43,11 @@ pub fn templates(cx: Context, server: String, json: bool) -> Exit {
     run_op(cx, server, OperatorOp::Templates, Printing::json(json))
 }
 
+/// `mcpdeck scan SERVER`: exit 0 when clean, 1 when anything was found.
+pub fn scan(cx: Context, server: String, json: bool) -> Exit {
+    run_op(cx, server, OperatorOp::Scan, Printing::json(json))
+}
+
 /// `key=value` pairs as strings.
 fn string_pairs(raw: &[String]) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();

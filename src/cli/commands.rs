@@ -169,6 +169,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Scan a server's definitions for tool poisoning: invisible characters and text addressed
+    /// to the model (exit 1 when anything is found).
+    Scan {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A server's definitions against their pins across restarts: what was added, removed,
+    /// changed or renamed (`--accept` makes the listing the pins); `export` / `check` a pin
+    /// file to commit.
+    Pins(super::pins_cmd::PinsArgs),
     /// List a server's prompts.
     Prompts {
         /// The configured server.

@@ -25,6 +25,7 @@ mod keep;
 mod lint_cmd;
 mod ops_cmd;
 mod output;
+mod pins_cmd;
 mod policy_cmd;
 mod proxy_cmd;
 mod run_op;
@@ -120,6 +121,8 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Tasks(args) => client_cmd::tasks(cx, args),
         Command::Ping { server, json } => ops_cmd::ping(cx, server, json),
         Command::Prompts { server, json } => ops_cmd::prompts(cx, server, json),
+        Command::Scan { server, json } => client_cmd::scan(cx, server, json),
+        Command::Pins(args) => pins_cmd::run(cx, args),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
         Command::Bench(args) => bench_cmd::bench(cx, args),
         Command::Lint {

@@ -193,6 +193,7 @@ fn engine_options(
         keep_data: true,
         events,
         task_timeout: flags.task_timeout.map(std::time::Duration::from_millis),
+        pins: crate::mcp::pins::PinStore::user(),
         ..EngineOptions::default()
     }
 }

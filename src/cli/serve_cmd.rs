@@ -61,6 +61,7 @@ pub fn serve(cx: Context, mode: Option<Mode>) -> Exit {
         let options = EngineOptions {
             policy,
             approver: Some(approver.clone()),
+            pins: crate::mcp::pins::PinStore::user(),
             ..EngineOptions::default()
         };
         let engine = match Engine::new(cx.config, cx.trust, options) {

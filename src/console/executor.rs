@@ -425,6 +425,7 @@ fn engine_options(
             events: Some(events.clone()),
             traffic: true,
             client: Some(client),
+            pins: crate::mcp::pins::PinStore::user(),
             ..EngineOptions::default()
         }
     })

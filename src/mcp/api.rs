@@ -66,6 +66,58 @@ pub enum OpResult {
     Lint(Box<crate::mcp::lint::LintReport>),
     /// `bench` (the operator's): a load test of one tool.
     Bench(Box<crate::mcp::bench::BenchReport>),
+    /// `scan` (the operator's): the poisoning scan of one server's definitions.
+    Scan(ScanReport),
+    /// `pins` / `pins check` (the operator's): one server's drift from its pins.
+    Pins(PinReport),
+    /// `pins export` / `pins check` (the CLI's): several servers against a pin file.
+    PinSet(PinSet),
+}
+
+/// `pins export` / `pins check`: several servers and the pin file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinSet {
+    /// The pin file.
+    pub file: String,
+    /// No server drifted.
+    pub clean: bool,
+    /// Each server's drift.
+    pub servers: Vec<PinReport>,
+}
+
+/// `pins`: how one server's definitions drifted from its pins.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinReport {
+    /// The configured server.
+    pub server: String,
+    /// Where it is defined, for its pins (`user`, `project:<root>`, `file:<path>`).
+    pub scope: String,
+    /// Nothing drifted.
+    pub clean: bool,
+    /// The listing was accepted as the pins (the changes are what was accepted).
+    pub accepted: bool,
+    /// Every change (sanitised).
+    pub changes: Vec<crate::mcp::pins::Change>,
+}
+
+/// `scan`: what the poisoning scan found in one server's definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanReport {
+    /// The configured server.
+    pub server: String,
+    /// How many tools were scanned.
+    pub tools: usize,
+    /// How many prompts.
+    pub prompts: usize,
+    /// How many resource templates.
+    pub resource_templates: usize,
+    /// No rule found anything.
+    pub clean: bool,
+    /// Every finding (its excerpt sanitised).
+    pub findings: Vec<crate::mcp::scan::Finding>,
 }
 
 /// `ping`: the round trip.

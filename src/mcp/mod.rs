@@ -32,11 +32,13 @@ pub mod lint;
 pub mod opener;
 #[allow(unnameable_types)]
 pub(crate) mod packaged;
+pub mod pins;
 pub mod policy;
 pub mod proxy;
 pub mod results;
 pub mod sandbox;
 pub mod sanitize;
+pub mod scan;
 pub mod status;
 pub mod trust;
 

@@ -128,6 +128,10 @@ impl Approver for ServeApprover {
             if request.tool_changed {
                 message.push_str(" The tool's definition changed since first listed.");
             }
+            for line in &request.drift {
+                message.push('\n');
+                message.push_str(line);
+            }
             if let Some(arguments) = &request.arguments {
                 message.push_str("\nArguments:\n");
                 message.push_str(arguments);

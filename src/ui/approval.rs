@@ -83,6 +83,15 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
             Style::new().fg(theme().warn),
         ));
     }
+    // The drift from its pins across restarts: what changed, then the diff (sanitised).
+    for (i, line) in r.drift.iter().take(12).enumerate() {
+        let style = if i == 0 {
+            Style::new().fg(theme().warn)
+        } else {
+            Style::new().fg(theme().muted)
+        };
+        lines.push(Line::styled(format!("  {line}"), style));
+    }
     lines
 }
 

@@ -16,3 +16,4 @@ mod messages_in_words;
 mod props;
 mod results_shape;
 mod results_spill_sweep;
+mod scan_measure;

@@ -8,4 +8,5 @@ mod common;
 mod demo_server;
 mod serve;
 mod serve_approvals;
+mod serve_pins;
 mod serve_python;

@@ -77,6 +77,7 @@ impl Engine {
             }),
             progress,
             keep_data: self.keep_data,
+            pins: self.pins.as_ref(),
         };
         match mode {
             RunMode::Ping => ops::ping(&ctx).await,
@@ -231,6 +232,9 @@ impl Engine {
             OperatorOp::TaskResult { id } => operator::task_result(ctx, id).await,
             OperatorOp::SetLogLevel { level } => operator::set_log_level(ctx, level).await,
             OperatorOp::ToolCosts => ops::tool_costs(ctx).await,
+            OperatorOp::Scan => super::definitions::scan_server(ctx).await,
+            OperatorOp::Pins { accept } => super::definitions::pins(ctx, *accept).await,
+            OperatorOp::CheckPins { pins } => super::definitions::check(ctx, pins).await,
         }
     }
 }

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::outcome::Failure;
 use super::slot::Slot;
 use super::{Engine, approve};
-use crate::mcp::policy::{ApprovalRequest, Approver, Decision, Verdict};
+use crate::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Verdict};
 use crate::mcp::proxy::{NormalizedOperation, ProxyRequest};
 
 /// How the policy let an operation through.
@@ -18,6 +18,9 @@ pub(super) enum Gate {
     Pass(&'static str),
     /// An approver is asked once the operation's details (arguments, annotations) are known.
     Ask(Arc<dyn Approver>),
+    /// A standing allow rule matched a tool call in enforce mode: it runs, unless the tool
+    /// drifted from its pins — then the rule does not cover it and an approver is asked.
+    Rule,
 }
 
 impl Gate {
@@ -26,6 +29,7 @@ impl Gate {
         match self {
             Self::Pass(decision) => decision,
             Self::Ask(_) => "not_asked",
+            Self::Rule => "allowed",
         }
     }
 }
@@ -56,6 +60,12 @@ impl Engine {
         };
         let op = operation.to_string();
         match self.policy.decide(&slot.name, operation) {
+            Verdict::Allow
+                if self.policy.mode == Mode::Enforce
+                    && matches!(operation, NormalizedOperation::ToolsCall { .. }) =>
+            {
+                return Ok(Gate::Rule);
+            }
             Verdict::Allow => return Ok(Gate::Pass("allowed")),
             Verdict::Deny(rule) => {
                 return Err((
@@ -110,15 +120,21 @@ impl Engine {
         annotations: Option<&rmcp::model::ToolAnnotations>,
         cancel: &CancellationToken,
     ) -> Result<(), Failure> {
-        let Gate::Ask(approver) = gate else {
-            return Ok(());
+        let tool = match operation {
+            NormalizedOperation::ToolsCall { tool } => Some(tool.as_str()),
+            _ => None,
         };
-        let approver = approver.clone();
+        let tool_changed = tool.is_some_and(|t| slot.tool_changed(t));
+        let approver = match gate {
+            Gate::Ask(approver) => approver.clone(),
+            Gate::Rule if tool_changed => self.drifted_approver(slot, operation).await?,
+            Gate::Pass(_) | Gate::Rule => return Ok(()),
+        };
         let op = operation.to_string();
-        let tool_changed = match operation {
-            NormalizedOperation::ToolsCall { tool } => slot.tool_changed(tool),
-            _ => false,
-        };
+        let drift = tool
+            .and_then(|t| slot.tool_drift(t))
+            .map(|c| drift_lines(&c))
+            .unwrap_or_default();
         let (effects, effects_claimed) = approve::effects(annotations);
         let ask = ApprovalRequest {
             ticket: self
@@ -129,6 +145,7 @@ impl Engine {
             effects,
             server_changed: self.changed_servers.contains(&slot.name),
             tool_changed,
+            drift,
             timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
             arguments,
             effects_claimed,
@@ -148,6 +165,34 @@ impl Engine {
         let (decision, result) = self.settle(&answer, slot, op);
         *gate = Gate::Pass(decision);
         result
+    }
+
+    /// Who is asked about a tool call that a standing allow rule matched but that drifted from
+    /// its pins: the rule does not cover the changed tool until the operator accepts the change
+    /// (`mcpdeck pins SERVER --accept`), and without anyone to ask it fails closed.
+    async fn drifted_approver(
+        &self,
+        slot: &Slot,
+        operation: &NormalizedOperation,
+    ) -> Result<Arc<dyn Approver>, Failure> {
+        let available = match self.approver.as_ref() {
+            None => false,
+            Some(approver) => tokio::select! {
+                available = approver.wait_available() => available,
+                () = self.shutdown.cancelled() => false,
+            },
+        };
+        match self.approver.as_ref().filter(|_| available) {
+            Some(approver) => Ok(approver.clone()),
+            None => Err(Failure::new(
+                "approval_required",
+                format!(
+                    "enforce mode: `{operation}` on `{}` changed since its pins, so no allow rule covers it until the change is accepted (`mcpdeck pins {} --accept`), and no approver is attached",
+                    slot.name, slot.name
+                ),
+                2,
+            )),
+        }
     }
 
     /// What an approver's answer (or its absence) means: how the trace records it, and whether
@@ -206,4 +251,23 @@ fn seconds(d: std::time::Duration) -> String {
     } else {
         format!("{} s", d.as_secs_f64())
     }
+}
+
+/// A drift as an approval shows it: what changed with its ratings, then the diff.
+fn drift_lines(change: &crate::mcp::pins::Change) -> Vec<String> {
+    let ratings: Vec<String> = change
+        .ratings
+        .iter()
+        .filter_map(|r| serde_json::to_value(r).ok()?.as_str().map(str::to_owned))
+        .collect();
+    let mut head = format!("{:?} since its pins", change.change).to_lowercase();
+    if let Some(from) = &change.renamed_from {
+        head.push_str(&format!(" (renamed from {from})"));
+    }
+    if !ratings.is_empty() {
+        head.push_str(&format!(": {}", ratings.join(", ")));
+    }
+    let mut lines = vec![head];
+    lines.extend(change.diff.iter().take(40).cloned());
+    lines
 }

@@ -17,6 +17,7 @@ mod approve;
 mod changed;
 pub(crate) mod cleanup;
 mod direct;
+mod definitions;
 mod dispatch;
 mod face;
 mod gate;
@@ -99,6 +100,9 @@ pub struct EngineOptions {
     /// How long a task is followed, for every server (the CLI's `--task-timeout`); `None`: each
     /// definition's `taskTimeoutMs`, else ten minutes.
     pub task_timeout: Option<std::time::Duration>,
+    /// Where pins across restarts are kept (the console, the CLI and serve set the user's
+    /// store); None keeps only the in-session pins.
+    pub pins: Option<crate::mcp::pins::PinStore>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -114,6 +118,7 @@ pub struct Engine {
     changed_servers: std::collections::BTreeSet<String>,
     keep_data: bool,
     task_timeout: Option<std::time::Duration>,
+    pins: Option<crate::mcp::pins::PinStore>,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
     policy: Policy,
@@ -148,7 +153,11 @@ impl Engine {
             .servers
             .iter()
             .map(|server| {
-                let slot = Slot::new(server.entry.clone(), static_state(server, state));
+                let slot = Slot::new(
+                    server.entry.clone(),
+                    static_state(server, state),
+                    &config.project_root,
+                );
                 (server.entry.name.clone(), Arc::new(slot))
             })
             .collect();
@@ -178,6 +187,7 @@ impl Engine {
             changed_servers: options.changed_servers,
             keep_data: options.keep_data,
             task_timeout: options.task_timeout,
+            pins: options.pins,
             shutdown: CancellationToken::new(),
             cleanup,
             policy: options.policy,

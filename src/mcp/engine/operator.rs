@@ -83,6 +83,18 @@ pub enum OperatorOp {
         /// The task id.
         id: String,
     },
+    /// Every definition through the poisoning scan (`mcpdeck scan`).
+    Scan,
+    /// Every definition against its pins across restarts; `accept` makes them the pins.
+    Pins {
+        /// Accept the listing as the pins.
+        accept: bool,
+    },
+    /// Every definition against pins read from a file (`mcpdeck pins check`).
+    CheckPins {
+        /// The server's pins by entry key.
+        pins: std::collections::BTreeMap<String, crate::mcp::pins::Pin>,
+    },
     /// `logging/setLevel`.
     SetLogLevel {
         /// `debug` … `emergency`.
@@ -107,6 +119,9 @@ impl OperatorOp {
             Self::TaskResult { .. } => "tasks.result",
             Self::SetLogLevel { .. } => "logging.setLevel",
             Self::ToolCosts => "tools.cost",
+            Self::Scan => "scan",
+            Self::Pins { .. } => "pins",
+            Self::CheckPins { .. } => "pins.check",
         }
     }
 }

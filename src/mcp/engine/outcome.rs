@@ -152,8 +152,21 @@ impl Outcome {
     }
 
     /// The CLI exit code.
+    /// A scan that found something, and a pin check that found drift, exit 1, like a check
+    /// that failed.
     pub fn exit_code(&self) -> u8 {
-        self.body.as_ref().map_or_else(|f| f.exit, |_| 0)
+        match &self.body {
+            Err(f) => f.exit,
+            Ok(Success {
+                result: crate::mcp::api::OpResult::Scan(report),
+                ..
+            }) if !report.clean => 1,
+            Ok(Success {
+                result: crate::mcp::api::OpResult::PinSet(set),
+                ..
+            }) if !set.clean && self.operation == "pins.check" => 1,
+            Ok(_) => 0,
+        }
     }
 }
 

@@ -117,7 +117,10 @@ impl Engine {
             | OperatorOp::TaskCancel { .. }
             | OperatorOp::TaskResult { .. }
             | OperatorOp::SetLogLevel { .. }
-            | OperatorOp::ToolCosts => ProxyRequest::ToolsList { server },
+            | OperatorOp::ToolCosts
+            | OperatorOp::Scan
+            | OperatorOp::Pins { .. }
+            | OperatorOp::CheckPins { .. } => ProxyRequest::ToolsList { server },
         };
         self.execute_inner(&request, cancel, None, RunMode::Operator(op), None)
             .await

@@ -39,6 +39,8 @@ pub(super) struct Slot {
     pub entry: Arc<ServerEntry>,
     /// The state before any connection (`disconnected`, `disabled`, `invalid`, `inert`).
     pub static_state: ServerState,
+    /// Who the server is for its pins (name and defining layer or project).
+    pub pin_key: crate::mcp::pins::ServerKey,
     /// The directory a relative `cwd` resolves against.
     pub file_dir: PathBuf,
     gate: tokio::sync::Mutex<()>,
@@ -58,13 +60,20 @@ struct Approvals {
     session: std::collections::HashSet<String>,
     /// The first-seen definition of every tool listed in this session.
     pins: PinSet,
-    /// Tools whose definition changed since first listed.
+    /// Tools whose definition changed since first listed (in this session, or since their
+    /// pins across restarts).
     changed: std::collections::HashSet<String>,
+    /// The latest drift of the tools against their pins across restarts.
+    drift: crate::mcp::pins::Drift,
 }
 
 impl Slot {
     /// A slot for `entry` in `static_state`.
-    pub(super) fn new(entry: Arc<ServerEntry>, static_state: ServerState) -> Self {
+    pub(super) fn new(
+        entry: Arc<ServerEntry>,
+        static_state: ServerState,
+        project_root: &std::path::Path,
+    ) -> Self {
         let file_dir = entry
             .source
             .file
@@ -72,6 +81,7 @@ impl Slot {
             .map_or_else(|| PathBuf::from("."), PathBuf::from);
         Self {
             name: entry.name.clone(),
+            pin_key: crate::mcp::pins::ServerKey::of(&entry, project_root),
             entry,
             static_state,
             file_dir,
@@ -145,14 +155,34 @@ impl Slot {
         self.approvals().changed.contains(tool)
     }
 
-    /// Pins newly listed tools; a tool whose definition changed is flagged and its session
-    /// approval dropped.
-    pub(super) fn observe_tools(&self, tools: &[rmcp::model::Tool]) {
+    /// Pins newly listed tools; a tool whose definition changed — since it was first listed
+    /// in this session, or (`persisted`) since its pins across restarts — is flagged and its
+    /// session approval dropped.
+    pub(super) fn observe_tools(
+        &self,
+        tools: &[rmcp::model::Tool],
+        persisted: Option<crate::mcp::pins::Drift>,
+    ) {
         let mut approvals = self.approvals();
-        for name in approvals.pins.observe(tools) {
+        let mut changed = approvals.pins.observe(tools);
+        if let Some(drift) = persisted {
+            changed.extend(drift.tools());
+            approvals.drift = drift;
+        }
+        for name in changed {
             approvals.session.remove(&format!("tools.call {name}"));
             approvals.changed.insert(name);
         }
+    }
+
+    /// How `tool` drifted from its pins across restarts, if it did.
+    pub(super) fn tool_drift(&self, tool: &str) -> Option<crate::mcp::pins::Change> {
+        self.approvals()
+            .drift
+            .changes
+            .iter()
+            .find(|c| c.kind == crate::mcp::scan::Kind::Tool && c.name == tool)
+            .cloned()
     }
 
     /// The current connection, if any.
@@ -439,7 +469,11 @@ mod tests {
             def: None,
             diagnostics: Vec::new(),
         };
-        Slot::new(Arc::new(entry), ServerState::Disconnected)
+        Slot::new(
+            Arc::new(entry),
+            ServerState::Disconnected,
+            std::path::Path::new("/x"),
+        )
     }
 
     fn tool(description: &str) -> rmcp::model::Tool {
@@ -453,16 +487,16 @@ mod tests {
     #[test]
     fn a_changed_tool_definition_drops_its_session_approval() {
         let slot = slot();
-        slot.observe_tools(&[tool("Deploy the app")]);
+        slot.observe_tools(&[tool("Deploy the app")], None);
         slot.approve_session("tools.call deploy".into());
         slot.approve_session("tools.list".into());
-        slot.observe_tools(&[tool("Deploy the app")]);
+        slot.observe_tools(&[tool("Deploy the app")], None);
         assert!(
             slot.session_approved("tools.call deploy"),
             "unchanged: kept"
         );
         assert!(!slot.tool_changed("deploy"));
-        slot.observe_tools(&[tool("Deploy the app and delete the database")]);
+        slot.observe_tools(&[tool("Deploy the app and delete the database")], None);
         assert!(
             !slot.session_approved("tools.call deploy"),
             "changed: dropped"

@@ -82,8 +82,13 @@ pub struct ApprovalRequest {
     pub effects: Vec<EffectClass>,
     /// The server's definition changed since an earlier approval in this session.
     pub server_changed: bool,
-    /// The tool's definition changed since it was first listed in this session.
+    /// The tool's definition changed since it was first listed in this session, or since its
+    /// pins across restarts.
     pub tool_changed: bool,
+    /// How the tool drifted from its pins across restarts: a summary line (what changed and
+    /// its ratings), then the field-by-field diff (sanitised); empty when it did not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<String>,
     /// How long the request waits before it is denied, in milliseconds.
     pub timeout_ms: u64,
     /// The operation's arguments: pretty JSON, sanitised, secrets redacted, at most 16 KiB

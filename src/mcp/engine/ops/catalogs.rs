@@ -61,7 +61,8 @@ pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failu
     )
     .await
     .map_err(page_failure)?;
-    ctx.slot.observe_tools(&tools);
+    let persisted = crate::mcp::engine::definitions::observe_tools(ctx, &tools).await;
+    ctx.slot.observe_tools(&tools, persisted);
     let catalog = Arc::new(ToolCatalog::new(ctx.live.generation, tools));
     ctx.slot.record_sizes(Some(catalog.len()), None, None);
     *cache = Some(catalog.clone());
@@ -69,7 +70,7 @@ pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failu
 }
 
 /// Which optional capabilities the server declared (nothing is listed from one it did not).
-pub(super) async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
+pub(crate) async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
     let conn = ctx.live.conn.read().await;
     let caps = &conn.identity().capabilities;
     (caps.resources.is_some(), caps.prompts.is_some())
@@ -131,6 +132,14 @@ pub(crate) async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<Resource
         Err(PageError::Limit(limit)) => return Err(Failure::limit(limit.to_string())),
         Err(PageError::Fetch(_)) => Vec::new(),
     };
+    crate::mcp::engine::definitions::observe_listed(
+        ctx,
+        crate::mcp::scan::Kind::ResourceTemplate,
+        templates
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok()),
+    )
+    .await;
     let listing = Arc::new(ResourceListing {
         resources,
         templates,
@@ -141,7 +150,7 @@ pub(crate) async fn resource_listing(ctx: &OpContext<'_>) -> Result<Arc<Resource
     Ok(listing)
 }
 
-pub(super) async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
+pub(crate) async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Failure> {
     let mut cache = ctx.live.prompts.lock().await;
     if let Some(prompts) = cache.as_ref() {
         return Ok(prompts.clone());
@@ -169,6 +178,12 @@ pub(super) async fn prompts(ctx: &OpContext<'_>) -> Result<Arc<Vec<Prompt>>, Fai
     )
     .await
     .map_err(page_failure)?;
+    crate::mcp::engine::definitions::observe_listed(
+        ctx,
+        crate::mcp::scan::Kind::Prompt,
+        prompts.iter().filter_map(|p| serde_json::to_value(p).ok()),
+    )
+    .await;
     let prompts = Arc::new(prompts);
     ctx.slot.record_sizes(None, None, Some(prompts.len()));
     *cache = Some(prompts.clone());

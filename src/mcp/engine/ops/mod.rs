@@ -27,7 +27,7 @@ use crate::mcp::connection::{Connection, RequestError, max_total_for};
 use crate::mcp::results::{BoundedText, ShapeContext, SpillDir};
 use crate::mcp::sanitize::sanitize_capped;
 
-pub(super) use catalogs::{resource_listing, tools};
+pub(super) use catalogs::{declared, prompts, resource_listing, tools};
 pub(super) use cost::tool_costs;
 pub(super) use prompts::{get_prompt, list_prompts};
 pub(super) use resources::{list_resources, list_templates, read_resource, read_uri};
@@ -53,6 +53,8 @@ pub(super) struct OpContext<'a> {
     pub progress: Option<&'a tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     /// Results keep the server's characters (see `ShapeContext::keep_data`).
     pub keep_data: bool,
+    /// Where pins across restarts are kept, if anywhere.
+    pub pins: Option<&'a crate::mcp::pins::PinStore>,
 }
 
 impl OpContext<'_> {
