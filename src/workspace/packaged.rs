@@ -16,6 +16,7 @@ use super::{sanitize_alias, schema};
 use crate::mcp::packaged::{
     FacadeOperation, PackagedError, PackagedRegistry, PackagedSelfServer, Presence, ToolFacade,
 };
+use crate::mcp::sandbox::{NetRule, SandboxDef};
 
 /// The name of the built-in workspace server and of its facade.
 pub const WORKSPACE_SERVER: &str = "workspace";
@@ -45,6 +46,12 @@ pub fn workspace_server(project_root: &Path) -> Result<PackagedSelfServer, Strin
             "--observability".to_owned(),
             "errors".to_owned(),
         ],
+        // Confined by default to the root it is bound to: read-only, no network.
+        sandbox: Some(SandboxDef {
+            read: vec![root.to_owned()],
+            net: Some(NetRule::None),
+            ..SandboxDef::default()
+        }),
     })
 }
 

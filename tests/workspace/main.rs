@@ -9,4 +9,5 @@ mod workspace_bounds;
 mod workspace_busy;
 mod workspace_index_speed;
 mod workspace_python_sdk;
+mod workspace_sandbox;
 mod workspace_server;

@@ -4,6 +4,7 @@
 //! Descriptors are immutable data; resolving a self-server needs the running executable's path,
 //! which the caller supplies so that nothing here depends on process state.
 
+use crate::mcp::sandbox::SandboxDef;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -37,6 +38,8 @@ pub struct PackagedSelfServer {
     pub name: String,
     /// The subcommand and its fixed arguments, e.g. `["demo-server"]`.
     pub subcommand_args: Vec<String>,
+    /// The sandbox it runs in (`None`: unconfined).
+    pub sandbox: Option<SandboxDef>,
 }
 
 /// Any packaged server.
@@ -78,6 +81,8 @@ pub struct ResolvedCommand {
     pub args: Vec<String>,
     /// Its explicit environment additions.
     pub env: BTreeMap<String, String>,
+    /// The sandbox it runs in.
+    pub sandbox: Option<SandboxDef>,
 }
 
 impl PackagedDescriptor {
@@ -96,6 +101,7 @@ impl PackagedDescriptor {
                 command: s.command.clone(),
                 args: s.args.clone(),
                 env: s.env.clone(),
+                sandbox: None,
             }),
             Self::SelfServer(s) => {
                 let command = self_exe.to_str().ok_or_else(|| {
@@ -108,6 +114,7 @@ impl PackagedDescriptor {
                     command: command.to_owned(),
                     args: s.subcommand_args.clone(),
                     env: BTreeMap::new(),
+                    sandbox: s.sandbox.clone(),
                 })
             }
         }
@@ -184,7 +191,7 @@ impl ResolvedCommand {
                     args: self.args.clone(),
                     cwd: None,
                     env,
-                    sandbox: None,
+                    sandbox: self.sandbox.clone().map(Box::new),
                 }),
                 request_timeout_ms: None,
                 task_timeout_ms: None,

@@ -31,5 +31,6 @@ pub(crate) fn demo_server() -> PackagedSelfServer {
     PackagedSelfServer {
         name: DEMO_SERVER.to_owned(),
         subcommand_args: vec!["demo-server".to_owned()],
+        sandbox: None,
     }
 }

@@ -215,6 +215,7 @@ fn a_conflicting_duplicate_name_is_an_error() {
     let same_name = PackagedSelfServer {
         name: "tools".into(),
         subcommand_args: vec!["demo-server".into()],
+        sandbox: None,
     };
     assert!(matches!(
         registry.register_server(same_name, Presence::Always),
@@ -278,6 +279,7 @@ fn malformed_descriptors_and_facades_are_refused() {
     let no_subcommand = PackagedSelfServer {
         name: "me".into(),
         subcommand_args: vec![],
+        sandbox: None,
     };
     assert!(
         registry

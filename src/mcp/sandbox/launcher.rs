@@ -15,16 +15,24 @@ pub const LAUNCHER_ARG: &str = "__sandbox-exec";
 /// program that could not be executed).
 pub const REFUSED_EXIT: u8 = 126;
 
-/// The program and arguments that start `command` confined to `profile`: this very binary in
-/// launcher mode.
+/// The program and arguments that start `command` confined to `profile`: the running mcpdeck
+/// binary in launcher mode — or, when the server is itself an `mcpdeck` binary (the packaged
+/// workspace server), that binary, which has the same mode.
 pub(crate) fn wrap(
     profile: &Profile,
     command: &str,
     args: &[String],
 ) -> Result<(PathBuf, Vec<OsString>), String> {
-    let me = std::env::current_exe().map_err(|e| {
-        format!("could not find mcpdeck's own executable to launch the sandbox: {e}")
-    })?;
+    let me = if std::path::Path::new(command)
+        .file_stem()
+        .is_some_and(|n| n == env!("CARGO_PKG_NAME"))
+    {
+        PathBuf::from(command)
+    } else {
+        std::env::current_exe().map_err(|e| {
+            format!("could not find mcpdeck's own executable to launch the sandbox: {e}")
+        })?
+    };
     let json = serde_json::to_string(profile).map_err(|e| e.to_string())?;
     let mut out: Vec<OsString> = vec![
         LAUNCHER_ARG.into(),
