@@ -23,7 +23,7 @@ fn main() {
     vocabulary();
 }
 
-/// Writes the o200k_base vocabulary (from `tiktoken-rs`) as two raw DEFLATE streams in rank
+/// Writes the `o200k_base` vocabulary (from `tiktoken-rs`) as two raw DEFLATE streams in rank
 /// order: `o200k.lens` (one byte per token: its length) and `o200k.bytes` (the tokens' bytes,
 /// concatenated). Split that way it compresses to about 0.95 MiB, against 3.4 MiB of base64
 /// text in the crate; `src/mcp/cost.rs` inflates it on first use and rebuilds the encoder.

@@ -103,7 +103,7 @@ pub enum Command {
         /// Only tools matching every term (at most 20).
         #[arg(long)]
         search: Option<String>,
-        /// The tokens each tool definition adds to an agent's context (o200k_base), their sum,
+        /// The tokens each tool definition adds to an agent's context (`o200k_base`), their sum,
         /// and what `mcpdeck serve`'s one `mcp` tool costs instead.
         #[arg(long, conflicts_with = "search")]
         cost: bool,

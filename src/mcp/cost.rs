@@ -4,7 +4,7 @@
 //! `description` (when the server gave one) and `inputSchema`, serialised compactly
 //! (`serde_json::to_string`, no whitespace, the schema's keys as `serde_json` keeps them).
 //! Titles, annotations, `outputSchema` and `_meta` are not sent to the model by hosts, so they
-//! are not counted. The tokenizer is OpenAI's `o200k_base` (GPT-4o and later), run by
+//! are not counted. The tokenizer is `o200k_base` (the GPT-4o and later models' one), run by
 //! `tiktoken-rs`'s encoder; its vocabulary is compressed into the binary by `build.rs` and
 //! inflated once, on first use.
 

@@ -220,7 +220,7 @@ mod tests {
     fn a_well_made_tool_has_no_findings() {
         assert!(
             rules_of(json!([{"name": "add", "description": "Add",
-                "inputSchema": {"type": "object", "properties": {"a": {"type": "number",
+                "inputSchema": {"type": "object", "properties": {"a": {"type": "integer",
                     "x-mcp-header": "A"}}},
                 "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]))
             .is_empty()
