@@ -3,6 +3,7 @@
 //! of the live catalogs against it (`pins check`, exit 1 on drift) for a CI runner with no
 //! state of its own.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::Context;
@@ -181,12 +182,13 @@ fn write_export(file: &std::path::Path, out: &PinFile, reports: Vec<PinReport>) 
         file.display()
     );
     for r in reports.iter().filter(|r| !r.clean) {
-        text.push_str(&format!(
-            "note: {} has {} changes not accepted (`mcpdeck pins {}` shows them); the file has its accepted pins\n",
+        let _ = writeln!(
+            text,
+            "note: {} has {} changes not accepted (`mcpdeck pins {}` shows them); the file has its accepted pins",
             r.server,
             r.changes.len(),
             r.server
-        ));
+        );
     }
     succeeded(
         "pins.export",

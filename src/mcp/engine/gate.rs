@@ -255,6 +255,7 @@ fn seconds(d: std::time::Duration) -> String {
 
 /// A drift as an approval shows it: what changed with its ratings, then the diff.
 fn drift_lines(change: &crate::mcp::pins::Change) -> Vec<String> {
+    use std::fmt::Write as _;
     let ratings: Vec<String> = change
         .ratings
         .iter()
@@ -262,10 +263,10 @@ fn drift_lines(change: &crate::mcp::pins::Change) -> Vec<String> {
         .collect();
     let mut head = format!("{:?} since its pins", change.change).to_lowercase();
     if let Some(from) = &change.renamed_from {
-        head.push_str(&format!(" (renamed from {from})"));
+        let _ = write!(head, " (renamed from {from})");
     }
     if !ratings.is_empty() {
-        head.push_str(&format!(": {}", ratings.join(", ")));
+        let _ = write!(head, ": {}", ratings.join(", "));
     }
     let mut lines = vec![head];
     lines.extend(change.diff.iter().take(40).cloned());

@@ -118,15 +118,14 @@ impl PinStore {
     ) -> std::io::Result<T> {
         let _lock = self.lock()?;
         let mut file = self.read()?;
-        let index = match file.servers.iter().position(|s| &s.key == key) {
-            Some(i) => i,
-            None => {
-                file.servers.push(StoredServer {
-                    key: key.clone(),
-                    pins: BTreeMap::new(),
-                });
-                file.servers.len() - 1
-            }
+        let index = if let Some(i) = file.servers.iter().position(|s| &s.key == key) {
+            i
+        } else {
+            file.servers.push(StoredServer {
+                key: key.clone(),
+                pins: BTreeMap::new(),
+            });
+            file.servers.len() - 1
         };
         let server = &mut file.servers[index];
         let (out, dirty) = change(&mut server.pins);
@@ -161,8 +160,8 @@ impl PinStore {
             let mut dirty = false;
             for def in current.iter().filter(|d| kinds.contains(&d.kind)) {
                 let k = entry_key(def.kind, &def.name);
-                if !pins.contains_key(&k) {
-                    pins.insert(k, new_pin(def, !baseline));
+                if let std::collections::btree_map::Entry::Vacant(slot) = pins.entry(k) {
+                    slot.insert(new_pin(def, !baseline));
                     dirty = true;
                 }
             }

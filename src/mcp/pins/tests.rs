@@ -26,7 +26,7 @@ fn the_first_listing_is_the_baseline_and_later_additions_stay_added() {
     let b = tool(json!({"name": "b", "description": "B", "inputSchema": {}}));
     assert!(
         store
-            .observe(&key(), &[a.clone()], TOOLS)
+            .observe(&key(), std::slice::from_ref(&a), TOOLS)
             .unwrap()
             .is_empty()
     );

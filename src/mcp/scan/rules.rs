@@ -142,7 +142,8 @@ fn first_match(re: &Regex, text: &str) -> Option<(usize, usize)> {
 
 /// The character rules: the first offending character of each kind.
 fn characters(text: &str) -> Vec<Hit> {
-    let checks: [(&'static str, fn(char) -> bool); 4] = [
+    type Check = (&'static str, fn(char) -> bool);
+    let checks: [Check; 4] = [
         ("invisible-character", is_invisible),
         ("tag-character", is_tag),
         ("bidi-control", is_bidi),
