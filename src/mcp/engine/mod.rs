@@ -16,8 +16,8 @@
 mod approve;
 mod changed;
 pub(crate) mod cleanup;
-mod direct;
 mod definitions;
+mod direct;
 mod dispatch;
 mod face;
 mod gate;
