@@ -62,8 +62,13 @@ pub fn lint(cx: Context, server: String, call: bool, json: Option<bool>) -> Exit
 fn text_report(report: &LintReport) -> String {
     let c = &report.checked;
     let mut text = format!(
-        "lint {} (protocol {}): {} tools, {} resources, {} prompts listed; {} tools called\n",
-        report.server, report.protocol_version, c.tools, c.resources, c.prompts, c.called
+        "lint {} (protocol {}): {}, {}, {} listed; {} called\n",
+        report.server,
+        report.protocol_version,
+        counted(c.tools, "tool"),
+        counted(c.resources, "resource"),
+        counted(c.prompts, "prompt"),
+        counted(c.called, "tool"),
     );
     for f in &report.findings {
         let _ = writeln!(
@@ -77,10 +82,19 @@ fn text_report(report: &LintReport) -> String {
     }
     let _ = writeln!(
         text,
-        "{} errors, {} warnings, {} notes",
-        report.count(Level::Error),
-        report.count(Level::Warning),
-        report.count(Level::Note)
+        "{}, {}, {}",
+        counted(report.count(Level::Error), "error"),
+        counted(report.count(Level::Warning), "warning"),
+        counted(report.count(Level::Note), "note")
     );
     text
+}
+
+/// `1 tool`, `2 tools`, `0 tools`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
