@@ -1,8 +1,8 @@
-//! Lending a server's live connection to code that speaks the protocol itself: the lint
-//! (`mcp::lint`) sends requests no operation sends — listings without the capability, page by
-//! page, unknown names — and looks at the raw answers. Trust, `disabled` and invalid
-//! definitions stop it as they stop any operation; it never calls a tool (the lint checks a tool
-//! is marked read-only before it calls it).
+//! Lending a server's live connection to code that speaks the protocol itself: `status
+//! --live`'s probe (`probe.rs`), and the lint (`mcp::lint`), which sends requests no operation
+//! sends — listings without the capability, page by page, unknown names — and looks at the raw
+//! answers. Trust, `disabled` and invalid definitions stop it as they stop any operation; it
+//! never calls a tool (the lint checks a tool is marked read-only before it calls it).
 
 use tokio_util::sync::CancellationToken;
 

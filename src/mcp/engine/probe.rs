@@ -9,7 +9,6 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::Engine;
-use super::face::ConnectContext;
 use super::outcome::Failure;
 use crate::mcp::connection::max_total_for;
 use crate::mcp::sanitize::sanitize_capped;
@@ -74,43 +73,28 @@ fn capability_summary(caps: &rmcp::model::ServerCapabilities) -> Vec<String> {
 impl Engine {
     /// Connects to `server` (or uses its live connection) and checks it answers.
     pub async fn probe(&self, server: &str, cancel: &CancellationToken) -> Result<Probe, Failure> {
-        let Some(slot) = self.slots.get(server) else {
-            return Err(Failure::new(
-                "unknown_server",
-                format!("no server `{}`", sanitize_capped(server, 128)),
-                1,
-            ));
-        };
-        let cancel = super::dispatch::combine(cancel, &self.shutdown);
-        let connect = ConnectContext {
-            lookup: &*self.lookup,
-            events: self.events_tx.clone(),
-            traffic: self.traffic,
-            ref_key: &self.ref_key,
-            cleanup: &self.cleanup,
-            client: self.client.as_ref(),
-        };
         let started = Instant::now();
-        let live = slot.ensure(&connect, &cancel).await?;
-        let connect_ms = millis(started.elapsed());
-        let conn = live.conn.read().await;
-        let timeout = conn.request_timeout();
-        let sent = Instant::now();
-        let (check, liveness) = conn.liveness_request();
-        conn.request_cancellable(check, timeout, max_total_for(timeout), &cancel)
-            .await
-            .map_err(|e| Failure::from_connect(&e))?;
-        let ping_ms = sent.elapsed().as_secs_f64() * 1000.0;
-        let identity = conn.identity();
-        Ok(Probe {
-            protocol_version: identity.protocol_version.clone(),
-            era: conn.era(),
-            liveness,
-            server_name: identity.name.as_deref().map(|n| sanitize_capped(n, 128)),
-            server_version: identity.version.as_deref().map(|v| sanitize_capped(v, 64)),
-            capabilities: capability_summary(&identity.capabilities),
-            connect_ms,
-            ping_ms,
+        self.with_connection(server, cancel, async |conn, cancel| {
+            let connect_ms = millis(started.elapsed());
+            let timeout = conn.request_timeout();
+            let sent = Instant::now();
+            let (check, liveness) = conn.liveness_request();
+            conn.request_cancellable(check, timeout, max_total_for(timeout), cancel)
+                .await
+                .map_err(|e| Failure::from_connect(&e))?;
+            let ping_ms = sent.elapsed().as_secs_f64() * 1000.0;
+            let identity = conn.identity();
+            Ok(Probe {
+                protocol_version: identity.protocol_version.clone(),
+                era: conn.era(),
+                liveness,
+                server_name: identity.name.as_deref().map(|n| sanitize_capped(n, 128)),
+                server_version: identity.version.as_deref().map(|v| sanitize_capped(v, 64)),
+                capabilities: capability_summary(&identity.capabilities),
+                connect_ms,
+                ping_ms,
+            })
         })
+        .await?
     }
 }
