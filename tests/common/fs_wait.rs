@@ -13,17 +13,9 @@ use notify::{RecursiveMode, Watcher};
 /// bound catches anything missed.
 pub async fn until_changed(root: &Path, limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut watcher = notify::recommended_watcher(move |event| {
+    let _watcher = watch(root, move |event| {
         let _ = tx.send(event);
-    })
-    .expect("an inotify watcher");
-    let watched = root
-        .ancestors()
-        .find(|p| p.exists())
-        .expect("an existing ancestor");
-    watcher
-        .watch(watched, RecursiveMode::Recursive)
-        .expect("watches the directory");
+    });
     let deadline = tokio::time::Instant::now() + limit;
     loop {
         if cond() {
@@ -34,4 +26,37 @@ pub async fn until_changed(root: &Path, limit: Duration, mut cond: impl FnMut() 
             Ok(None) | Err(_) => return cond(),
         }
     }
+}
+
+/// [`until_changed`] for a test without a runtime: blocks the thread.
+pub fn until_changed_blocking(
+    root: &Path,
+    limit: Duration,
+    mut cond: impl FnMut() -> bool,
+) -> bool {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _watcher = watch(root, tx);
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if cond() {
+            return true;
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || rx.recv_timeout(left).is_err() {
+            return cond();
+        }
+    }
+}
+
+/// A recursive watch of `root`, or of its nearest existing ancestor, sending to `handler`.
+fn watch(root: &Path, handler: impl notify::EventHandler) -> notify::RecommendedWatcher {
+    let mut watcher = notify::recommended_watcher(handler).expect("an inotify watcher");
+    let watched = root
+        .ancestors()
+        .find(|p| p.exists())
+        .expect("an existing ancestor");
+    watcher
+        .watch(watched, RecursiveMode::Recursive)
+        .expect("watches the directory");
+    watcher
 }
