@@ -11,6 +11,7 @@ pub mod auth_fixture;
 pub mod console_kit;
 pub mod engine_kit;
 pub mod everything_http;
+pub mod fs_wait;
 mod http_fixture;
 pub mod json_keys;
 pub mod peers;

@@ -89,7 +89,10 @@ pub fn here() -> &'static Path {
     Path::new(".")
 }
 
-/// Polls `cond` until it holds or `limit` passes; returns whether it held.
+/// Polls `cond` until it holds or `limit` passes; returns whether it held. Only for conditions
+/// with no event to wait on: a process group emptying (nothing signals the last member of a
+/// group that is not our child leaving) or a pipe's byte count; a file changing uses
+/// `common::fs_wait::until_changed`.
 pub async fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + limit;
     loop {

@@ -285,6 +285,26 @@ async fn unresolvable_host_is_dns() {
     assert_eq!(err.class, ErrorClass::Dns, "{err:?}");
 }
 
+/// Accepts one connection, reads its request head and answers `503` with `Connection: close`.
+async fn answer_503_once(listener: &tokio::net::TcpListener) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (mut stream, _) = listener.accept().await.expect("accepts");
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut buf).await.expect("reads");
+        assert!(n > 0, "the request ended before its head");
+        head.extend_from_slice(&buf[..n]);
+    }
+    stream
+        .write_all(
+            b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        )
+        .await
+        .expect("writes");
+    stream.shutdown().await.expect("shuts down");
+}
+
 #[tokio::test]
 async fn attempt_series_backs_off_and_stops_on_cancel() {
     use mcpdeck::mcp::config::ReconnectPolicy;
@@ -326,13 +346,23 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
         max_attempts: 3,
         base_delay_ms: 8_000,
     };
+    // The cancel fires on an event, not after a guessed delay: a one-shot server answers the
+    // first attempt with 503 (transient, so an 8 s backoff follows) and only then cancels, so the
+    // cancel lands while that answer is read or in the backoff; either way it must end at once.
+    let unavailable = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let busy = http_def(
+        &format!("http://{}/mcp", unavailable.local_addr().expect("addr")),
+        &[],
+    );
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let started = std::time::Instant::now();
     let (result, ()) = tokio::join!(
-        connect_series(&def, here(), &no_vars, (None, false), slow, &cancel),
+        connect_series(&busy, here(), &no_vars, (None, false), slow, &cancel),
         async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            answer_503_once(&unavailable).await;
             trigger.cancel();
         }
     );

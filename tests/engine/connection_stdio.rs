@@ -1,6 +1,7 @@
 //! Integration tests of stdio connections against `mcpdeck-fixture`: handshake and versions,
 //! environment, requests, timeouts and cancellation, crashes, limits and process cleanup.
 
+use crate::common::fs_wait::until_changed;
 use crate::connection_support;
 
 use std::time::Duration;
@@ -145,7 +146,7 @@ async fn timeout_sends_cancellation_to_the_server() {
         .await
         .expect_err("times out");
     assert_eq!(err.class, ErrorClass::Timeout { after_ms: 300 });
-    let saw = wait_until(Duration::from_secs(5), || {
+    let saw = until_changed(dir.path(), Duration::from_secs(5), || {
         std::fs::read_to_string(&events).is_ok_and(|s| s.contains("cancelled hang"))
     })
     .await;
@@ -186,7 +187,7 @@ async fn cancellation_token_cancels_the_request() {
         ),
         async {
             // Cancelled once the server is running the call (its own report), not after a delay.
-            let started = wait_until(Duration::from_secs(5), || {
+            let started = until_changed(dir.path(), Duration::from_secs(5), || {
                 std::fs::read_to_string(&events).is_ok_and(|s| s.contains("started hang"))
             })
             .await;
@@ -196,7 +197,7 @@ async fn cancellation_token_cancels_the_request() {
     );
     assert_eq!(result.expect_err("cancelled").class, ErrorClass::Cancelled);
     assert!(
-        wait_until(Duration::from_secs(5), || {
+        until_changed(dir.path(), Duration::from_secs(5), || {
             std::fs::read_to_string(&events).is_ok_and(|s| s.contains("cancelled hang"))
         })
         .await

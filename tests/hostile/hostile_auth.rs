@@ -59,14 +59,12 @@ fn the_opener_hands_over_only_https_or_loopback_http() {
 
 /// The lines the recorder wrote to `log`, once it has written (it is reaped in the background).
 fn recorded(log: &std::path::Path) -> Vec<String> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        if text.ends_with('\n') || std::time::Instant::now() > deadline {
-            return text.lines().map(str::to_owned).collect();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let text = || std::fs::read_to_string(log).unwrap_or_default();
+    let parent = log.parent().expect("a directory");
+    common::fs_wait::until_changed_blocking(parent, std::time::Duration::from_secs(20), || {
+        text().ends_with('\n')
+    });
+    text().lines().map(str::to_owned).collect()
 }
 
 /// An authorization endpoint that is not a web URL never reaches the browser: sign-in is

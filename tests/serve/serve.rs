@@ -243,7 +243,7 @@ async fn one_tool_reaches_every_operation() {
     let runtime_dir = session.runtime_dir.clone();
     let mut client = session.client;
     client.close().await.unwrap();
-    let gone = common_wait(|| files_under(&runtime_dir).is_empty()).await;
+    let gone = common_wait(&runtime_dir, || files_under(&runtime_dir).is_empty()).await;
     assert!(
         gone,
         "spills and socket removed after the client left: {:?}",
@@ -251,15 +251,9 @@ async fn one_tool_reaches_every_operation() {
     );
 }
 
-async fn common_wait(mut cond: impl FnMut() -> bool) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < WAIT {
-        if cond() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    cond()
+/// Waits, at most [`WAIT`], for `cond` on files under `root`, woken by their changes.
+async fn common_wait(root: &std::path::Path, cond: impl FnMut() -> bool) -> bool {
+    common::fs_wait::until_changed(root, WAIT, cond).await
 }
 
 #[tokio::test]
@@ -283,10 +277,12 @@ async fn host_cancellation_reaches_the_downstream_call() {
         .await
         .unwrap();
     // The fixture records the call once it starts; then cancel from the host.
-    assert!(common_wait(|| calls(&sb.dir.path().join("counter")) == 1).await);
+    assert!(common_wait(sb.dir.path(), || calls(&sb.dir.path().join("counter")) == 1).await);
     handle.cancel(Some("host gave up".into())).await.unwrap();
     assert!(
-        common_wait(|| std::fs::read_to_string(&events).is_ok_and(|e| e.contains("cancel"))).await,
+        common_wait(sb.dir.path(), || std::fs::read_to_string(&events)
+            .is_ok_and(|e| e.contains("cancel")))
+        .await,
         "the fixture saw the cancellation"
     );
 }
@@ -415,7 +411,10 @@ async fn enforce_session_with_socket() -> (Sandbox, PathBuf, Arc<Session>, PathB
     let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
     let dir = session.runtime_dir.join("mcpdeck");
     assert!(
-        common_wait(|| !mcpdeck::mcp::control::list_sockets(&dir).is_empty()).await,
+        common_wait(&session.runtime_dir, || {
+            !mcpdeck::mcp::control::list_sockets(&dir).is_empty()
+        })
+        .await,
         "socket published"
     );
     (sb, counter, session, dir)
@@ -545,7 +544,7 @@ async fn mcpdeck_approvals_answers_from_another_terminal() {
     servers(&sb, &counter, &sb.dir.path().join("events"));
     let session = Arc::new(start(&sb, &["--policy", "enforce"], None).await);
     let dir = session.runtime_dir.join("mcpdeck");
-    assert!(common_wait(|| !list_sockets(&dir).is_empty()).await);
+    assert!(common_wait(&session.runtime_dir, || !list_sockets(&dir).is_empty()).await);
     let socket = list_sockets(&dir).remove(0);
     // A watcher console sees the request arrive, so the approvals command finds it pending.
     let (mut watcher, _) = ControlClient::attach(&socket).await.unwrap();

@@ -106,6 +106,8 @@ fn calls(counter: &Path) -> usize {
 }
 
 /// Polls `cond` (an observable state, not a delay) until it holds or [`WAIT`] passes.
+/// Polls `cond`, at most [`WAIT`]. Only for what has no event to wait on: the control socket's
+/// state (asked over the socket) and the text a pty reader accumulates in this process.
 async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
     let start = std::time::Instant::now();
     while start.elapsed() < WAIT {
@@ -119,7 +121,10 @@ async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
 
 async fn the_socket(sb: &Sandbox) -> PathBuf {
     let dir = runtime_dir(sb).join("mcpdeck");
-    assert!(until(async || !list_sockets(&dir).is_empty()).await);
+    assert!(
+        common::fs_wait::until_changed(sb.dir.path(), WAIT, || !list_sockets(&dir).is_empty())
+            .await
+    );
     list_sockets(&dir).remove(0)
 }
 
