@@ -10,6 +10,7 @@ impl App {
     pub(super) fn open_detail(&mut self, server: String, tool: String, call: bool) -> Vec<Effect> {
         let id = self.id(Waiter::Detail);
         self.call_when_described = call;
+        let drift = self.tool_drift(&server, &tool);
         self.screen = Screen::Detail(Detail {
             server: server.clone(),
             tool: tool.clone(),
@@ -17,6 +18,7 @@ impl App {
             scroll: 0,
             full_description: None,
             show_full: false,
+            drift,
         });
         vec![Effect::Execute {
             id,

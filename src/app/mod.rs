@@ -17,6 +17,7 @@ mod call_form;
 mod calls;
 pub mod completion;
 pub mod costs;
+pub mod drift;
 pub mod editor;
 pub mod elicit_complete;
 pub mod elicitation;
@@ -106,6 +107,8 @@ pub(crate) enum Waiter {
     Session,
     /// A server's tool costs (`tools.cost`).
     Costs(String),
+    /// A server's drift from its pins (`pins`).
+    Drift(String),
 }
 
 /// Something loaded in the background.
@@ -178,6 +181,8 @@ pub struct Detail {
     pub full_description: Option<String>,
     /// Show `full_description` instead of the capped one.
     pub show_full: bool,
+    /// How the tool drifted from its pins across restarts (sanitised), empty when it did not.
+    pub drift: Vec<String>,
 }
 
 /// A call in flight.

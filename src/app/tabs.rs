@@ -142,6 +142,8 @@ pub struct ToolsTab {
     pub list: ListState,
     /// The catalog's token costs (asked for once the catalog is in).
     pub costs: Option<Load<super::costs::ToolCosts>>,
+    /// How the catalog drifted from its pins across restarts (asked for once it is in).
+    pub drift: Option<Load<super::drift::ToolDrift>>,
 }
 
 impl ToolsTab {
@@ -156,6 +158,7 @@ impl ToolsTab {
                 self.catalog = None;
                 self.search = None;
                 self.costs = None;
+                self.drift = None;
                 Vec::new()
             }
             msg => self.list.update(msg, false),

@@ -19,6 +19,16 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
         d.tool.clone(),
         Style::new().add_modifier(Modifier::BOLD),
     )];
+    // How it drifted from its pins across restarts: the summary in the warning colour, the diff.
+    for (i, line) in d.drift.iter().enumerate() {
+        let colour = if i == 0 { theme().warn } else { theme().muted };
+        let text = if i == 0 {
+            format!("Δ {line}")
+        } else {
+            format!("  {line}")
+        };
+        lines.push(Line::styled(text, Style::new().fg(colour)));
+    }
     match &d.load {
         Load::Idle | Load::Loading(_) => {
             lines.push(Line::styled("Describing…", Style::new().fg(theme().warn)));

@@ -200,6 +200,11 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
         Some(Load::Ready(costs)) => Some(costs),
         _ => None,
     };
+    // The drift mark column, only while some tool drifted from its pins.
+    let drift = match &tab.drift {
+        Some(Load::Ready(drift)) if !drift.by_name.is_empty() => Some(drift),
+        _ => None,
+    };
     lines.extend(
         tools
             .iter()
@@ -207,10 +212,19 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
             .skip(w.start)
             .take(w.height)
             .map(|(i, t)| {
-                let mut spans = vec![Span::styled(
+                let mut spans = Vec::new();
+                if let Some(drift) = drift {
+                    let mark = if drift.by_name.contains_key(&t.name) {
+                        "Δ "
+                    } else {
+                        "  "
+                    };
+                    spans.push(Span::styled(mark, Style::new().fg(theme().warn)));
+                }
+                spans.push(Span::styled(
                     name_cell(&t.name, name_width),
                     Style::new().fg(theme().text),
-                )];
+                ));
                 if let Some(costs) = costs {
                     spans.push(Span::styled(
                         token_cell(costs.by_name.get(&t.name).copied()),

@@ -147,6 +147,8 @@ mod client_tests;
 #[cfg(test)]
 mod completion_tests;
 #[cfg(test)]
+mod drift_tests;
+#[cfg(test)]
 mod hosts_tests;
 #[cfg(test)]
 mod key_help_tests;

@@ -133,7 +133,7 @@ impl Engine {
         let op = operation.to_string();
         let drift = tool
             .and_then(|t| slot.tool_drift(t))
-            .map(|c| drift_lines(&c))
+            .map(|c| c.lines())
             .unwrap_or_default();
         let (effects, effects_claimed) = approve::effects(annotations);
         let ask = ApprovalRequest {
@@ -251,24 +251,4 @@ fn seconds(d: std::time::Duration) -> String {
     } else {
         format!("{} s", d.as_secs_f64())
     }
-}
-
-/// A drift as an approval shows it: what changed with its ratings, then the diff.
-fn drift_lines(change: &crate::mcp::pins::Change) -> Vec<String> {
-    use std::fmt::Write as _;
-    let ratings: Vec<String> = change
-        .ratings
-        .iter()
-        .filter_map(|r| serde_json::to_value(r).ok()?.as_str().map(str::to_owned))
-        .collect();
-    let mut head = format!("{:?} since its pins", change.change).to_lowercase();
-    if let Some(from) = &change.renamed_from {
-        let _ = write!(head, " (renamed from {from})");
-    }
-    if !ratings.is_empty() {
-        let _ = write!(head, ": {}", ratings.join(", "));
-    }
-    let mut lines = vec![head];
-    lines.extend(change.diff.iter().take(40).cloned());
-    lines
 }

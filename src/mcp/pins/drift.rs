@@ -70,6 +70,29 @@ pub struct Change {
     pub(crate) now: Value,
 }
 
+impl Change {
+    /// The change as approvals and the console show it: what changed with its ratings, then
+    /// at most 40 lines of the diff.
+    pub fn lines(&self) -> Vec<String> {
+        use std::fmt::Write as _;
+        let ratings: Vec<String> = self
+            .ratings
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok()?.as_str().map(str::to_owned))
+            .collect();
+        let mut head = format!("{:?} since its pins", self.change).to_lowercase();
+        if let Some(from) = &self.renamed_from {
+            let _ = write!(head, " (renamed from {from})");
+        }
+        if !ratings.is_empty() {
+            let _ = write!(head, ": {}", ratings.join(", "));
+        }
+        let mut lines = vec![head];
+        lines.extend(self.diff.iter().take(40).cloned());
+        lines
+    }
+}
+
 /// Every change of one server.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Drift {

@@ -1,0 +1,76 @@
+//! The Tools tab's drift from the pins across restarts: once a server's tool list has arrived,
+//! the app asks the engine how the server's definitions differ from their pins (`pins`, without
+//! accepting anything); the list then marks each drifted tool and its detail shows the change.
+
+use std::collections::HashMap;
+
+use super::incoming::settle;
+use super::{App, Effect, Load, ReqId, Waiter};
+use crate::mcp::api::OpResult;
+use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::scan::Kind;
+
+/// A server's drifted tools as the console shows them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolDrift {
+    /// The change's lines (summary with ratings, then the diff; sanitised) by tool name.
+    pub by_name: HashMap<String, Vec<String>>,
+}
+
+fn drift_of(result: &OpResult) -> Option<ToolDrift> {
+    let OpResult::Pins(report) = result else {
+        return None;
+    };
+    let by_name = report
+        .changes
+        .iter()
+        .filter(|c| c.kind == Kind::Tool)
+        .map(|c| {
+            let lines = c
+                .lines()
+                .iter()
+                .map(|l| crate::mcp::sanitize::sanitize_capped(l, 400))
+                .collect();
+            (crate::mcp::sanitize::sanitize_capped(&c.name, 256), lines)
+        })
+        .collect();
+    Some(ToolDrift { by_name })
+}
+
+impl App {
+    /// Asks for `server`'s drift once its tool list is in (and not already asked).
+    pub(crate) fn ask_drift(&mut self, server: &str) -> Vec<Effect> {
+        let ready = self.panes.get(server).is_some_and(|p| {
+            matches!(p.tools.catalog, Some(Load::Ready(_))) && p.tools.drift.is_none()
+        });
+        if !ready {
+            return Vec::new();
+        }
+        let id = self.id(Waiter::Drift(server.to_owned()));
+        if let Some(pane) = self.panes.get_mut(server) {
+            pane.tools.drift = Some(Load::Loading(id));
+        }
+        vec![Effect::Operate {
+            id,
+            server: server.to_owned(),
+            op: OperatorOp::Pins { accept: false },
+        }]
+    }
+
+    /// The drift arrived (dropped when the tab forgot its catalog meanwhile).
+    pub(super) fn on_drift(&mut self, server: &str, id: ReqId, outcome: &Outcome) {
+        if let Some(pane) = self.panes.get_mut(server)
+            && pane.tools.drift.as_ref().is_some_and(|l| l.waits_for(id))
+        {
+            pane.tools.drift = Some(settle(outcome, drift_of));
+        }
+    }
+
+    /// How `tool` of `server` drifted, as its detail shows it (empty when it did not).
+    pub(super) fn tool_drift(&self, server: &str, tool: &str) -> Vec<String> {
+        match self.panes.get(server).and_then(|p| p.tools.drift.as_ref()) {
+            Some(Load::Ready(drift)) => drift.by_name.get(tool).cloned().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+}
