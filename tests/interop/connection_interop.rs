@@ -6,24 +6,13 @@
 
 use crate::connection_support;
 
-use std::path::PathBuf;
-
 use connection_support::*;
 use mcpdeck::mcp::config::{ProtocolChoice, ServerDef, Transport};
 use mcpdeck::mcp::connection::{ErrorClass, connect};
 use serde_json::json;
 
 fn everything_def() -> Option<ServerDef> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node_ok = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !script.exists() || !node_ok {
-        eprintln!("skipped: run scripts/install-interop (needs node) for the interop tests");
-        return None;
-    }
+    let script = crate::common::peers::everything()?;
     let mut def = stdio_def(&[], &[]);
     if let Transport::Stdio(s) = &mut def.transport {
         s.command = "node".into();

@@ -3,32 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
 use crate::common::Sandbox;
 use serde_json::{Value, json};
-
-/// A pinned reference server's script (scripts/install-interop); under `CI=true` its absence
-/// fails the test.
-fn package(name: &str) -> Option<std::path::PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop/node_modules/@modelcontextprotocol")
-        .join(name)
-        .join("dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if script.exists() && node {
-        return Some(script);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI: {name} is missing; scripts/install-interop installs it (needs node)"
-    );
-    eprintln!("SKIPPED: run scripts/install-interop (needs node) for {name}");
-    None
-}
 
 /// Writes `servers`, then gives each the `sandbox` that `sandbox suggest` prints for it.
 fn with_suggested(sb: &Sandbox, mut servers: Value) -> Value {
@@ -75,7 +51,7 @@ fn tool_names(sb: &Sandbox, server: &str, extra: &[&str]) -> Vec<String> {
 
 #[test]
 fn server_everything_runs_every_tool_under_a_suggested_profile() {
-    let Some(script) = package("server-everything") else {
+    let Some(script) = crate::common::peers::npm_server("server-everything") else {
         return;
     };
     let sb = Sandbox::new();
@@ -142,7 +118,7 @@ fn server_everything_runs_every_tool_under_a_suggested_profile() {
 
 #[test]
 fn server_filesystem_runs_every_tool_under_a_suggested_profile() {
-    let Some(script) = package("server-filesystem") else {
+    let Some(script) = crate::common::peers::npm_server("server-filesystem") else {
         return;
     };
     let sb = Sandbox::new();
