@@ -15,8 +15,14 @@ pub struct HttpFixture {
 impl HttpFixture {
     /// Starts the fixture and reads the `PORT CAPTURE_PORT` line it prints first.
     pub fn start(keys: &str) -> Self {
+        Self::start_with(keys, &[])
+    }
+
+    /// [`HttpFixture::start`] with environment variables (`FIXTURE_EVENTS`, ...).
+    pub fn start_with(keys: &str, env: &[(&str, &std::path::Path)]) -> Self {
         let mut child = std::process::Command::new(super::fixture())
             .args(["http", "--keys", keys])
+            .envs(env.iter().copied())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -12,13 +12,17 @@ pub mod console_kit;
 pub mod engine_kit;
 pub mod everything_http;
 pub mod fs_wait;
+pub mod held_clock;
 mod http_fixture;
 pub mod json_keys;
 pub mod peers;
+pub mod pid_wait;
 #[allow(unused_imports)] // not every test binary starts the OAuth fixture
 pub use auth_fixture::AuthServer;
 #[allow(unused_imports)] // not every test binary starts the HTTP fixture
 pub use http_fixture::HttpFixture;
+#[allow(unused_imports)] // not every test binary waits for a process to end
+pub use pid_wait::gone_within;
 
 /// A temporary XDG config home and project directory.
 pub struct Sandbox {
@@ -138,18 +142,6 @@ pub fn alive(pid: u32) -> bool {
         let state = s.rsplit_once(')').map_or("", |(_, rest)| rest.trim_start());
         !state.starts_with('Z') && !state.starts_with('X')
     })
-}
-
-/// Waits (bounded) until `pid` is gone; returns whether it went.
-pub fn gone_within(pid: u32, deadline: std::time::Duration) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < deadline {
-        if !alive(pid) {
-            return true;
-        }
-        std::thread::yield_now();
-    }
-    !alive(pid)
 }
 
 /// Every file under `dir`, recursively (none when it does not exist).

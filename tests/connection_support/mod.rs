@@ -1,6 +1,7 @@
 //! Shared helpers for the connection integration tests: server definitions for the fixture,
 //! condition polling with a deadline (never a fixed sleep as synchronisation), process-group
-//! checks through `/proc`, and an HTTP fixture process that is killed on drop.
+//! checks through `/proc`, a request timed out in held time, and an HTTP fixture process that is
+//! killed on drop.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -10,13 +11,16 @@ use std::time::{Duration, Instant};
 use mcpdeck::mcp::config::{
     HttpDef, ProtocolChoice, ReconnectPolicy, ServerDef, StdioDef, Template, Transport,
 };
-use mcpdeck::mcp::connection::Connection;
+use mcpdeck::mcp::connection::{Connection, RequestError, max_total_for};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult,
 };
 
 #[allow(unused_imports)] // not every test module starts the HTTP fixture
 pub use crate::common::HttpFixture;
+use crate::common::fs_wait::until_changed;
+#[allow(unused_imports)] // not every test module holds the clock
+pub use crate::common::held_clock::Held;
 
 pub fn template(s: &str) -> Template {
     Template::parse(s).expect("valid template")
@@ -89,10 +93,11 @@ pub fn here() -> &'static Path {
     Path::new(".")
 }
 
-/// Polls `cond` until it holds or `limit` passes; returns whether it held. Only for conditions
-/// with no event to wait on: a process group emptying (nothing signals the last member of a
-/// group that is not our child leaving) or a pipe's byte count; a file changing uses
-/// `common::fs_wait::until_changed`.
+/// Polls `cond` until it holds or `limit` passes; returns whether it held. Only for a condition
+/// with no event to wait on: a pipe's byte count (the engine's stderr reader counts what it has
+/// read of a flood and tells no one). A process ending uses
+/// `common::pid_wait::ended_within` (its pidfd), a file changing `common::fs_wait::until_changed`.
+/// Not under a held clock (`common::held_clock`): its sleeps would not end.
 pub async fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + limit;
     loop {
@@ -104,6 +109,41 @@ pub async fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Sends the fixture's `hang` call with idle timeout `t` in held time and returns its failure.
+/// No time passes until the fixture reports the call running (one more `started hang` line in
+/// `events`); then the clock moves to `t`, at which (and not before) the request must fail.
+pub async fn hang_times_out(
+    held: &Held,
+    conn: &Connection,
+    events: &Path,
+    t: Duration,
+) -> RequestError {
+    let started = || {
+        std::fs::read_to_string(events)
+            .unwrap_or_default()
+            .matches("started hang")
+            .count()
+    };
+    let before = started();
+    let request = conn.request(
+        call_request("hang", serde_json::json!({})),
+        t,
+        max_total_for(t),
+    );
+    let mut request = std::pin::pin!(request);
+    let dir = events.parent().expect("the events file's directory");
+    tokio::select! {
+        biased;
+        r = &mut request => panic!("answered before the server ran the call: {r:?}"),
+        running = until_changed(dir, Duration::from_secs(10), || started() > before) => {
+            assert!(running, "the fixture never started the hang call");
+        }
+    }
+    held.finishes_at(request, t)
+        .await
+        .expect_err("the hang call times out")
 }
 
 /// Whether a live (non-zombie) process is in process group `pgid`.

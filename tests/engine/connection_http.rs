@@ -205,24 +205,20 @@ async fn reserved_header_is_refused() {
     assert!(err.message.contains("Mcp-Session-Id"));
 }
 
-#[tokio::test]
+// Paused and held time: the timeout fires when the test moves the clock to it, not before.
+#[tokio::test(start_paused = true)]
 async fn oversized_http_body_is_a_limit_and_timeouts_are_classified() {
-    let fx = HttpFixture::start(KEYS);
+    let held = Held::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = dir.path().join("events");
+    let fx = HttpFixture::start_with(KEYS, &[("FIXTURE_EVENTS", &events)]);
     let def = http_def(&fx.url("/mcp"), &[("Authorization", "Bearer k-admin")]);
     let mut conn = connect(&def, here(), &no_vars).await.expect("connects");
     let err = call(&conn, "big_text", json!({"size": 17 * 1024 * 1024}))
         .await
         .expect_err("too large");
     assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
-    let t = Duration::from_millis(300);
-    let err = conn
-        .request(
-            call_request("hang", json!({})),
-            t,
-            mcpdeck::mcp::connection::max_total_for(t),
-        )
-        .await
-        .expect_err("times out");
+    let err = hang_times_out(&held, &conn, &events, Duration::from_millis(300)).await;
     assert_eq!(err.class, ErrorClass::Timeout { after_ms: 300 });
     // Still usable afterwards.
     assert_eq!(
@@ -248,8 +244,10 @@ async fn expired_session_fails_the_request_without_resending_it() {
         first_text(&call(&conn, "count", json!({})).await.expect("count")),
         "1"
     );
-    // The server drops a session after 300 ms without requests: this wait is the behaviour
-    // under test (idle expiry), not synchronisation with another task.
+    // The server drops a session after 300 ms without requests, on its own clock: a real
+    // process, so paused time cannot reach it, and it reports nothing when the session goes (its
+    // server instance ends a moment before the session leaves rmcp's table, where 404 comes
+    // from). This wait is the behaviour under test (idle expiry), not synchronisation.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let err = call(&conn, "echo", json!({"text": "after expiry"}))
         .await
@@ -285,7 +283,9 @@ async fn unresolvable_host_is_dns() {
     assert_eq!(err.class, ErrorClass::Dns, "{err:?}");
 }
 
-/// Accepts one connection, reads its request head and answers `503` with `Connection: close`.
+/// Accepts one connection, reads its request head, answers `503` with `Connection: close`,
+/// and returns once the client has closed the connection: it has read the answer, so what it
+/// does next (a backoff) has begun.
 async fn answer_503_once(listener: &tokio::net::TcpListener) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let (mut stream, _) = listener.accept().await.expect("accepts");
@@ -303,52 +303,19 @@ async fn answer_503_once(listener: &tokio::net::TcpListener) {
         .await
         .expect("writes");
     stream.shutdown().await.expect("shuts down");
+    while stream.read(&mut buf).await.is_ok_and(|n| n > 0) {}
 }
 
-#[tokio::test]
+// Paused and held time: each attempt is an event (a loopback server answers it `503`, which is
+// transient), and between attempts the clock moves only as the test says, so each backoff is
+// seen to be no shorter than `base × 2^n` and no longer than its 25 % jitter.
+#[tokio::test(start_paused = true)]
 async fn attempt_series_backs_off_and_stops_on_cancel() {
     use mcpdeck::mcp::config::ReconnectPolicy;
     use mcpdeck::mcp::connection::connect_series;
     use tokio_util::sync::CancellationToken;
 
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
-        l.local_addr().expect("addr").port()
-    };
-    let def = http_def(&format!("http://127.0.0.1:{port}/mcp"), &[]);
-    let policy = ReconnectPolicy {
-        automatic: true,
-        max_attempts: 3,
-        base_delay_ms: 100,
-    };
-    let started = std::time::Instant::now();
-    let err = connect_series(
-        &def,
-        here(),
-        &no_vars,
-        (None, false),
-        policy,
-        &CancellationToken::new(),
-    )
-    .await
-    .expect_err("nothing listens");
-    assert_eq!(err.class, ErrorClass::Refused);
-    // Two backoffs: ≥ 100 ms + 200 ms.
-    assert!(
-        started.elapsed() >= Duration::from_millis(300),
-        "{:?}",
-        started.elapsed()
-    );
-
-    // A backoff far longer than the test may take, so only cancellation can end it early.
-    let slow = ReconnectPolicy {
-        automatic: true,
-        max_attempts: 3,
-        base_delay_ms: 8_000,
-    };
-    // The cancel fires on an event, not after a guessed delay: a one-shot server answers the
-    // first attempt with 503 (transient, so an 8 s backoff follows) and only then cancels, so the
-    // cancel lands while that answer is read or in the backoff; either way it must end at once.
+    let held = Held::new();
     let unavailable = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("binds");
@@ -356,38 +323,79 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
         &format!("http://{}/mcp", unavailable.local_addr().expect("addr")),
         &[],
     );
+    let policy = ReconnectPolicy {
+        automatic: true,
+        max_attempts: 3,
+        base_delay_ms: 100,
+    };
+    let never = CancellationToken::new();
+    let series = connect_series(&busy, here(), &no_vars, (None, false), policy, &never);
+    let mut series = std::pin::pin!(series);
+    for backoff in [None, Some(100), Some(200)] {
+        if let Some(ms) = backoff {
+            let base = Duration::from_millis(ms);
+            tokio::select! {
+                biased;
+                r = &mut series => panic!("the series ended in its backoff: {:?}", r.err()),
+                _ = unavailable.accept() => panic!("the next attempt came before {base:?}"),
+                () = held.advance(base - Duration::from_millis(1)) => {}
+            }
+            held.advance(base / 4 + Duration::from_millis(1)).await;
+        }
+        if backoff == Some(200) {
+            break;
+        }
+        tokio::select! {
+            biased;
+            r = &mut series => panic!("the series ended before its attempt: {:?}", r.err()),
+            () = answer_503_once(&unavailable) => held.check(),
+        }
+    }
+    // The third attempt is the last: the series ends with its answer.
+    let (result, ()) = tokio::join!(series, answer_503_once(&unavailable));
+    held.check();
+    let err = result.expect_err("every attempt was answered 503");
+    assert_eq!(err.class, ErrorClass::HttpStatus { code: 503 }, "{err:?}");
+
+    // A backoff far longer than the test may take, so only cancellation can end it: the cancel
+    // comes once the first attempt was answered 503 (the 8 s backoff has begun), and the series
+    // ends with no time passing.
+    let slow = ReconnectPolicy {
+        automatic: true,
+        max_attempts: 3,
+        base_delay_ms: 8_000,
+    };
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
-    let started = std::time::Instant::now();
+    let started = tokio::time::Instant::now();
     let (result, ()) = tokio::join!(
         connect_series(&busy, here(), &no_vars, (None, false), slow, &cancel),
-        async move {
+        async {
             answer_503_once(&unavailable).await;
             trigger.cancel();
         }
     );
     assert_eq!(result.expect_err("cancelled").class, ErrorClass::Cancelled);
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
+    assert_eq!(
+        started.elapsed(),
+        Duration::ZERO,
         "cancel interrupts the backoff"
     );
+    held.check();
 
     // Non-transient failures are not retried: a missing variable fails at once.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        l.local_addr().expect("addr").port()
+    };
     let auth = bearer("UNSET_KEY");
     let def = http_def(
         &format!("http://127.0.0.1:{port}/mcp"),
         &[("Authorization", &auth)],
     );
-    let err = connect_series(
-        &def,
-        here(),
-        &no_vars,
-        (None, false),
-        slow,
-        &CancellationToken::new(),
-    )
-    .await
-    .expect_err("missing env");
+    let err = connect_series(&def, here(), &no_vars, (None, false), slow, &never)
+        .await
+        .expect_err("missing env");
     assert!(matches!(err.class, ErrorClass::MissingEnv { .. }));
 }
 

@@ -128,8 +128,10 @@ async fn exit_at_start_is_exited_with_stderr_tail() {
     assert!(err.message.contains("configuration file missing"));
 }
 
-#[tokio::test]
+// Paused and held time: the timeout fires when the test moves the clock to it, not before.
+#[tokio::test(start_paused = true)]
 async fn timeout_sends_cancellation_to_the_server() {
+    let held = Held::new();
     let dir = tempfile::tempdir().expect("tempdir");
     let events = temp_file(&dir, "events");
     let events_s = events.to_string_lossy().into_owned();
@@ -140,11 +142,7 @@ async fn timeout_sends_cancellation_to_the_server() {
     )
     .await
     .expect("connects");
-    let t = Duration::from_millis(300);
-    let err = conn
-        .request(call_request("hang", json!({})), t, max_total_for(t))
-        .await
-        .expect_err("times out");
+    let err = hang_times_out(&held, &conn, &events, Duration::from_millis(300)).await;
     assert_eq!(err.class, ErrorClass::Timeout { after_ms: 300 });
     let saw = until_changed(dir.path(), Duration::from_secs(5), || {
         std::fs::read_to_string(&events).is_ok_and(|s| s.contains("cancelled hang"))
@@ -205,42 +203,69 @@ async fn cancellation_token_cancels_the_request() {
     conn.close().await;
 }
 
-#[tokio::test]
+// Paused and held time: the idle timeout is seen to restart at each progress report.
+#[tokio::test(start_paused = true)]
 async fn progress_and_notifications_reach_the_event_channel() {
+    let held = Held::new();
     let (tx, mut rx) = tokio::sync::mpsc::channel(64);
     let mut conn = connect_with_events(&stdio_def(&[], &[]), here(), &no_vars, Some(tx))
         .await
         .expect("connects");
-    // Progress resets the idle timeout: 5 steps × 200 ms finish under a 600 ms idle timeout.
+    // (progress reports, tool list changed, logged)
+    let mut seen = (0, false, false);
+    let note = |seen: &mut (u32, bool, bool), ev: mcpdeck::mcp::connection::ServerEvent| {
+        assert_eq!(&*ev.server, "fx");
+        match ev.event {
+            ConnectionEvent::Progress { .. } => seen.0 += 1,
+            ConnectionEvent::ToolListChanged => seen.1 = true,
+            ConnectionEvent::Log { .. } => seen.2 = true,
+            _ => {}
+        }
+    };
+    // Progress resets the idle timeout: after each of the 5 reports the clock moves on 500 ms,
+    // under the 600 ms idle timeout each time and 2.5 s in all, and the call still finishes.
     let t = Duration::from_millis(600);
-    conn.request(
-        call_request("slow", json!({"steps": 5, "delay_ms": 200})),
-        t,
-        Duration::from_secs(10),
-    )
-    .await
-    .expect("slow finishes");
+    let step = Duration::from_millis(500);
+    let mut moved = Duration::ZERO;
+    {
+        let request = conn.request(
+            call_request("slow", json!({"steps": 5, "delay_ms": 50})),
+            t,
+            Duration::from_secs(10),
+        );
+        let mut request = std::pin::pin!(request);
+        let answer = loop {
+            tokio::select! {
+                biased;
+                r = &mut request => break r,
+                ev = rx.recv() => {
+                    let ev = ev.expect("the event channel stays open");
+                    let report = matches!(ev.event, ConnectionEvent::Progress { .. });
+                    note(&mut seen, ev);
+                    if report {
+                        // The request restarts its timeout as the report reaches it: that runs
+                        // first, then the clock moves.
+                        if let Some(r) = held.advance_beside(&mut request, step).await {
+                            break r;
+                        }
+                        moved += step;
+                    }
+                }
+            }
+        };
+        answer.expect("slow finishes");
+    }
+    assert!(moved > t, "only {moved:?} passed during the call");
     call(&conn, "notify", json!({})).await.expect("notify");
-    let mut progress = 0;
-    let mut changed = false;
-    let mut logged = false;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !(progress >= 4 && changed && logged) {
+    while !(seen.0 >= 4 && seen.1 && seen.2) {
         let Ok(Some(ev)) = tokio::time::timeout_at(deadline, rx.recv()).await else {
             break;
         };
-        assert_eq!(&*ev.server, "fx");
-        match ev.event {
-            ConnectionEvent::Progress { .. } => progress += 1,
-            ConnectionEvent::ToolListChanged => changed = true,
-            ConnectionEvent::Log { .. } => logged = true,
-            _ => {}
-        }
+        note(&mut seen, ev);
     }
-    assert!(
-        progress >= 4 && changed && logged,
-        "{progress} {changed} {logged}"
-    );
+    assert!(seen.0 >= 4 && seen.1 && seen.2, "{seen:?}");
+    held.check();
     conn.close().await;
 }
 

@@ -250,12 +250,14 @@ async fn approvals_carry_the_server_changed_flag() {
 }
 
 /// A request nobody answers fails closed after the approval timeout, and says so: not as if
-/// the operator had refused.
-#[tokio::test]
+/// the operator had refused. In paused and held time: the wait ends when the test moves the
+/// clock to the approval timeout, and not before.
+#[tokio::test(start_paused = true)]
 async fn an_unanswered_approval_says_nobody_answered() {
     use mcpdeck::console::approver::{ConsoleApprover, Replies};
     use mcpdeck::mcp::policy::{Mode, Policy};
 
+    let held = common::held_clock::Held::new();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("mcp.json");
     std::fs::write(
@@ -268,7 +270,7 @@ async fn an_unanswered_approval_says_nobody_answered() {
         vec![read_file(Layer::User, file, true)],
     );
     // The receiver stays alive and never answers.
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, mut asked) = tokio::sync::mpsc::unbounded_channel();
     let replies = Replies::default();
     std::fs::create_dir_all(dir.path().join("run")).unwrap();
     let mut policy = Policy::default();
@@ -290,7 +292,18 @@ async fn an_unanswered_approval_says_nobody_answered() {
         tool: "echo".into(),
         args: serde_json::Map::new(),
     };
-    let outcome = engine.execute(&request, &CancellationToken::new()).await;
+    let cancel = CancellationToken::new();
+    let run = engine.execute(&request, &cancel);
+    let mut run = std::pin::pin!(run);
+    // No time passes until the approval has been asked (it reached the console's queue).
+    tokio::select! {
+        biased;
+        _ = &mut run => panic!("the call ended before its approval was asked"),
+        ask = asked.recv() => assert!(ask.is_some(), "the approver was dropped"),
+    }
+    let outcome = held
+        .finishes_at(run, std::time::Duration::from_millis(250))
+        .await;
     let failure = outcome.body.unwrap_err();
     assert_eq!(failure.exit, 2);
     assert!(

@@ -1,6 +1,8 @@
 //! Hostile stdio servers: crashes mid-call (no replay), exits, oversized frames, junk output,
 //! stderr floods, and process-group cleanup after close and after drop.
 
+use crate::common::fs_wait::until_changed;
+use crate::common::pid_wait::ended_within;
 use crate::connection_support;
 
 use std::time::Duration;
@@ -68,9 +70,9 @@ async fn no_leaked_processes_after_close() {
     assert!(group_alive(pgid));
     conn.close().await;
     assert!(
-        wait_until(Duration::from_secs(5), || !group_alive(pgid)
-            && !pid_alive(grandchild))
-        .await,
+        ended_within(pgid, Duration::from_secs(5)).await
+            && ended_within(grandchild, Duration::from_secs(5)).await
+            && !group_alive(pgid),
         "process group {pgid} survived close()"
     );
 }
@@ -99,27 +101,53 @@ async fn no_leaked_processes_after_drop() {
     assert!(pid_alive(grandchild));
     drop(conn);
     assert!(
-        wait_until(Duration::from_secs(3), || !group_alive(pgid)
-            && !pid_alive(grandchild))
-        .await,
+        ended_within(pgid, Duration::from_secs(3)).await
+            && ended_within(grandchild, Duration::from_secs(3)).await
+            && !group_alive(pgid),
         "process group {pgid} survived drop"
     );
 }
 
-#[tokio::test]
+/// The supervisor's grace after closing stdin, before it signals the group.
+const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
+
+// Paused and held time: the group is signalled when the test moves the clock to the end of the
+// grace, not before; and the next step (SIGKILL after another grace) cannot race the child's
+// death from SIGTERM, which takes real time while the clock stands still.
+#[tokio::test(start_paused = true)]
 async fn server_ignoring_eof_is_terminated_by_the_group_signal() {
-    let mut conn = connect(&stdio_def(&["--ignore-eof"], &[]), here(), &no_vars)
-        .await
-        .expect("connects");
+    let held = Held::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = temp_file(&dir, "events");
+    let events_s = events.to_string_lossy().into_owned();
+    let mut conn = connect(
+        &stdio_def(&["--ignore-eof"], &[("FIXTURE_EVENTS", &events_s)]),
+        here(),
+        &no_vars,
+    )
+    .await
+    .expect("connects");
     let pgid = conn.process().expect("stdio").pid();
-    let started = std::time::Instant::now();
-    let exit = conn.close().await.expect("exit info");
+    let close = conn.close();
+    let mut close = std::pin::pin!(close);
+    // The grace starts once stdin is closed: the fixture says it read EOF and carries on. From
+    // there to the grace's timer the close waits on nothing outside this process.
+    tokio::select! {
+        biased;
+        exit = &mut close => panic!("closed before the grace: {exit:?}"),
+        saw = until_changed(dir.path(), Duration::from_secs(10), || {
+            std::fs::read_to_string(&events).is_ok_and(|s| s.contains("ignoring eof"))
+        }) => assert!(saw, "the fixture never read EOF"),
+    }
+    let exit = held
+        .finishes_at(close, SHUTDOWN_STEP)
+        .await
+        .expect("exit info");
     assert!(
         exit.status.contains("SIGTERM") || exit.status.contains("signal: 15"),
         "{}",
         exit.status
     );
-    assert!(started.elapsed() >= Duration::from_millis(1900));
     assert!(!group_alive(pgid));
 }
 
@@ -143,7 +171,7 @@ async fn huge_result_closes_the_connection_with_limit() {
     assert!(matches!(err.class, ErrorClass::Limit { .. }), "{err:?}");
     assert!(!conn.is_alive());
     conn.close().await;
-    assert!(wait_until(Duration::from_secs(5), || !group_alive(pgid)).await);
+    assert!(ended_within(pgid, Duration::from_secs(5)).await && !group_alive(pgid));
 }
 
 #[tokio::test]
@@ -285,8 +313,11 @@ async fn fixture_cursor_modes_misbehave_as_configured() {
     assert!(count > 20_000, "{count}");
 }
 
-#[tokio::test]
+// Paused and held time: the handshake times out when the test moves the clock to 500 ms, and
+// the server (which never reads its stdin, so never sees it close) is signalled a grace later.
+#[tokio::test(start_paused = true)]
 async fn silent_server_times_out_the_handshake_and_is_cleaned_up() {
+    let held = Held::new();
     let dir = tempfile::tempdir().expect("tempdir");
     let pidfile = temp_file(&dir, "gc");
     let pid_s = pidfile.to_string_lossy().into_owned();
@@ -295,7 +326,28 @@ async fn silent_server_times_out_the_handshake_and_is_cleaned_up() {
         &[("FIXTURE_GRANDCHILD_PID", &pid_s)],
     );
     def.request_timeout_ms = Some(500);
-    let err = connect(&def, here(), &no_vars)
+    let connecting = connect(&def, here(), &no_vars);
+    let mut connecting = std::pin::pin!(connecting);
+    // The server is running (its grandchild's pid written); the handshake's timer started before.
+    tokio::select! {
+        biased;
+        r = &mut connecting => panic!("connect ended before the server ran: {:?}", r.err()),
+        ran = until_changed(dir.path(), Duration::from_secs(10), || {
+            std::fs::read_to_string(&pidfile).is_ok_and(|s| !s.is_empty())
+        }) => assert!(ran, "the server never started its grandchild"),
+    }
+    for (by, then) in [(499, "before 500 ms"), (1, "before the grace")] {
+        let ended = held
+            .advance_beside(&mut connecting, Duration::from_millis(by))
+            .await;
+        assert!(
+            ended.is_none(),
+            "connect ended {then}: {:?}",
+            ended.and_then(Result::err)
+        );
+    }
+    let err = held
+        .finishes_at(connecting, SHUTDOWN_STEP)
         .await
         .expect_err("times out");
     assert_eq!(err.class, ErrorClass::Timeout { after_ms: 500 });
@@ -305,7 +357,7 @@ async fn silent_server_times_out_the_handshake_and_is_cleaned_up() {
         .parse()
         .expect("pid");
     assert!(
-        wait_until(Duration::from_secs(8), || !pid_alive(grandchild)).await,
+        ended_within(grandchild, Duration::from_secs(8)).await,
         "grandchild of a timed-out server survived"
     );
 }

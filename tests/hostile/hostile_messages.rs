@@ -8,38 +8,43 @@ use std::time::Duration;
 
 use connection_support::*;
 use mcpdeck::mcp::config::{ProtocolChoice, Transport};
-use mcpdeck::mcp::connection::{ErrorClass, connect, max_total_for};
-use serde_json::json;
+use mcpdeck::mcp::connection::{ErrorClass, connect};
 
-async fn timeout_message(def: &mcpdeck::mcp::config::ServerDef) -> String {
+async fn timeout_message(
+    held: &Held,
+    def: &mcpdeck::mcp::config::ServerDef,
+    events: &std::path::Path,
+) -> String {
     let mut conn = connect(def, here(), &no_vars).await.expect("connects");
-    let t = Duration::from_millis(300);
-    let err = conn
-        .request(call_request("hang", json!({})), t, max_total_for(t))
-        .await
-        .expect_err("times out");
+    let err = hang_times_out(held, &conn, events, Duration::from_millis(300)).await;
     assert_eq!(err.class, ErrorClass::Timeout { after_ms: 300 });
     conn.close().await;
     err.message
 }
 
-#[tokio::test]
+// Paused and held time: each timeout fires when the test moves the clock to it, not before.
+#[tokio::test(start_paused = true)]
 async fn timeout_names_notifications_cancelled_only_when_it_was_sent() {
-    let fx = HttpFixture::start("k=read,admin");
+    let held = Held::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = dir.path().join("events");
+    let fx = HttpFixture::start_with("k=read,admin", &[("FIXTURE_EVENTS", &events)]);
     let mut legacy = http_def(&fx.url("/mcp"), &[("Authorization", "Bearer k")]);
-    let message = timeout_message(&legacy).await;
+    let message = timeout_message(&held, &legacy, &events).await;
     assert!(
         message.contains("notifications/cancelled sent"),
         "{message}"
     );
     legacy.protocol = ProtocolChoice::Modern;
-    let message = timeout_message(&legacy).await;
+    let message = timeout_message(&held, &legacy, &events).await;
     assert!(message.contains("closing its stream"), "{message}");
     assert!(
         !message.contains("notifications/cancelled sent"),
         "{message}"
     );
-    let message = timeout_message(&stdio_def(&[], &[])).await;
+    let events_s = events.to_string_lossy().into_owned();
+    let stdio = stdio_def(&[], &[("FIXTURE_EVENTS", &events_s)]);
+    let message = timeout_message(&held, &stdio, &events).await;
     assert!(
         message.contains("notifications/cancelled sent"),
         "{message}"

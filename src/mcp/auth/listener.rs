@@ -256,11 +256,14 @@ mod tests {
         );
     }
 
-    #[tokio::test]
+    // Paused time: nobody connects, so the wait ends exactly at its timeout.
+    #[tokio::test(start_paused = true)]
     async fn gives_up_after_its_timeout() {
         let listener = RedirectListener::bind(0).await.expect("bind");
-        let result = listener.wait("s", Duration::from_millis(50)).await;
+        let started = tokio::time::Instant::now();
+        let result = listener.wait("s", Duration::from_secs(300)).await;
         assert_eq!(result, Err(CallbackError::Timeout));
+        assert_eq!(started.elapsed(), Duration::from_secs(300));
     }
 
     #[test]
