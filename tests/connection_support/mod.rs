@@ -164,6 +164,20 @@ pub fn group_alive(pgid: u32) -> bool {
     })
 }
 
+/// Whether process `pid` has a SIGTERM waiting to be delivered (`SigPnd`/`ShdPnd` in
+/// `/proc/PID/status`): it is queued there as `kill` returns, before the process acts on it.
+pub fn term_pending(pid: u32) -> bool {
+    const SIGTERM_BIT: u64 = 1 << (15 - 1);
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+        status.lines().any(|line| {
+            line.strip_prefix("SigPnd:")
+                .or_else(|| line.strip_prefix("ShdPnd:"))
+                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+                .is_some_and(|mask| mask & SIGTERM_BIT != 0)
+        })
+    })
+}
+
 /// Whether process `pid` exists and is not a zombie.
 pub fn pid_alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {

@@ -139,8 +139,18 @@ async fn server_ignoring_eof_is_terminated_by_the_group_signal() {
             std::fs::read_to_string(&events).is_ok_and(|s| s.contains("ignoring eof"))
         }) => assert!(saw, "the fixture never read EOF"),
     }
+    // Just before the grace ends the group is untouched: alive, with no SIGTERM queued (a
+    // signal sent early would be queued, or would have ended the process, by now).
+    let early = held
+        .advance_beside(&mut close, SHUTDOWN_STEP - Duration::from_millis(1))
+        .await;
+    assert!(early.is_none(), "closed before the grace: {early:?}");
+    assert!(
+        group_alive(pgid) && !term_pending(pgid),
+        "the group was signalled before the grace ended"
+    );
     let exit = held
-        .finishes_at(close, SHUTDOWN_STEP)
+        .finishes_at(close, Duration::from_millis(1))
         .await
         .expect("exit info");
     assert!(
