@@ -447,10 +447,11 @@ fn ctrl_c_cancels_closes_and_cleans_up() {
             .ok()
             .and_then(|s| s.trim().parse::<u32>().ok())
     };
-    let start = std::time::Instant::now();
-    while read_pid().is_none() && start.elapsed() < std::time::Duration::from_secs(20) {
-        std::thread::yield_now();
-    }
+    common::fs_wait::until_changed_blocking(
+        sb.dir.path(),
+        std::time::Duration::from_secs(20),
+        || read_pid().is_some(),
+    );
     let grandchild: u32 = read_pid().expect("the server wrote its grandchild's pid");
     let pid = rustix::process::Pid::from_child(&child);
     rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT");

@@ -96,13 +96,14 @@ fn text(r: &CallToolResult) -> String {
         .collect()
 }
 
+/// The serve session's control socket, once it appears (woken by inotify, bounded).
 async fn the_socket(sb: &Sandbox) -> PathBuf {
     let dir = runtime_dir(sb).join("mcpdeck");
-    let start = std::time::Instant::now();
-    while list_sockets(&dir).is_empty() {
-        assert!(start.elapsed() < WAIT, "no serve socket");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert!(
+        common::fs_wait::until_changed(sb.dir.path(), WAIT, || !list_sockets(&dir).is_empty())
+            .await,
+        "no serve socket"
+    );
     list_sockets(&dir).remove(0)
 }
 
