@@ -338,7 +338,7 @@ async fn attempt_series_backs_off_and_stops_on_cancel() {
                 biased;
                 r = &mut series => panic!("the series ended in its backoff: {:?}", r.err()),
                 _ = unavailable.accept() => panic!("the next attempt came before {base:?}"),
-                () = held.advance(base - Duration::from_millis(1)) => {}
+                () = held.advance(base.saturating_sub(Duration::from_millis(1))) => {}
             }
             held.advance(base / 4 + Duration::from_millis(1)).await;
         }

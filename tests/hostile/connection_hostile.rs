@@ -142,7 +142,10 @@ async fn server_ignoring_eof_is_terminated_by_the_group_signal() {
     // Just before the grace ends the group is untouched: alive, with no SIGTERM queued (a
     // signal sent early would be queued, or would have ended the process, by now).
     let early = held
-        .advance_beside(&mut close, SHUTDOWN_STEP - Duration::from_millis(1))
+        .advance_beside(
+            &mut close,
+            SHUTDOWN_STEP.saturating_sub(Duration::from_millis(1)),
+        )
         .await;
     assert!(early.is_none(), "closed before the grace: {early:?}");
     assert!(
