@@ -681,13 +681,13 @@ fn check_reports_a_sandbox_other_hosts_ignore() {
     assert_eq!(code, 0, "warnings only:\n{text}");
     for expected in [
         format!(
-            "{project}/.mcp.json:2:58: warning[mcpdeck_sandbox] at mcpServers.fs.sandbox: `sandbox` is read by mcpdeck only; Claude Code ignores it and starts this server unconfined (mcpdeck would confine it to: read-only-project · read . · write none · exec command · net none)"
+            "{project}/.mcp.json:2:57: warning[mcpdeck_sandbox] at mcpServers.fs.sandbox: `sandbox` is read by mcpdeck only; Claude Code ignores it and starts this server unconfined (mcpdeck would confine it to: read-only-project · read . · write none · exec command · net none)"
         ),
         format!(
-            "{project}/.cursor/mcp.json:2:36: warning[mcpdeck_sandbox] at mcpServers.bad.sandbox: `sandbox` is read by mcpdeck only; Cursor ignores it and starts this server unconfined (mcpdeck would refuse this block"
+            "{project}/.cursor/mcp.json:2:27: warning[mcpdeck_sandbox] at mcpServers.bad.sandbox: `sandbox` is read by mcpdeck only; Cursor ignores it and starts this server unconfined (mcpdeck would refuse this block as written)"
         ),
         format!(
-            "{project}/.vscode/mcp.json:3:54: warning[mcpdeck_sandbox] at servers.ours.sandbox: this `sandbox` is mcpdeck's; VS Code's own `sandbox` field has another shape"
+            "{project}/.vscode/mcp.json:3:45: warning[mcpdeck_sandbox] at servers.ours.sandbox: this `sandbox` is mcpdeck's; VS Code's own `sandbox` field has another shape"
         ),
     ] {
         assert!(text.contains(&expected), "missing `{expected}` in:\n{text}");

@@ -37,7 +37,7 @@ pub(super) fn report(cx: &mut Cx<'_>, host: HostId, own_field: bool, path: &str,
             "mcpdeck would confine it to: {}",
             crate::mcp::sanitize::sanitize_capped(&rules, 300)
         ),
-        None => "mcpdeck would refuse this block (`mcpdeck config check` says why)".to_owned(),
+        None => "mcpdeck would refuse this block as written".to_owned(),
     };
     let message = if own_field {
         format!(
