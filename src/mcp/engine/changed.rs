@@ -10,13 +10,8 @@ pub fn changed_servers(old: &ConfigSet, new: &ConfigSet) -> Vec<String> {
     new.servers
         .iter()
         .filter(|n| {
-            old.server(&n.entry.name).is_none_or(|o| {
-                // A project definition's sandbox also changes with the user's `projectSandbox`.
-                let sandbox = |e: &crate::mcp::config::Effective| {
-                    e.entry.def.as_ref().and_then(|d| d.sandbox().cloned())
-                };
-                o.entry.raw != n.entry.raw || sandbox(o) != sandbox(n)
-            })
+            old.server(&n.entry.name)
+                .is_none_or(|o| o.entry.raw != n.entry.raw)
         })
         .map(|n| n.entry.name.clone())
         .collect()
