@@ -172,6 +172,15 @@ fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
             let pretty = serde_json::to_string_pretty(&displayable(&e.raw)).unwrap_or_default();
             out.extend(pretty.lines().map(|l| line(l, Tone::Plain)));
             if let Some(def) = &e.def {
+                // The rules whole, one to a line (the header shows as much as fits).
+                if let Some(sandbox) = def.sandbox_line() {
+                    out.push(line("sandboxed:", Tone::Dim));
+                    out.extend(
+                        sandbox
+                            .split(" · ")
+                            .map(|r| line(format!("  {r}"), Tone::Dim)),
+                    );
+                }
                 for (field, variable) in def.references() {
                     let set = std::env::var_os(&variable).is_some_and(|v| !v.is_empty());
                     let state = if set { "set" } else { "UNSET" };

@@ -24,13 +24,15 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 t.push_str(" · ");
                 t.push_str(&auth);
             }
-            if let Some(info) = &s.info {
-                t.push_str(" · ");
-                t.push_str(info);
-            }
+            // Before the server's own words: whether it is confined matters more, and the
+            // title is cut where the pane ends (the Config tab has the rules whole).
             if let Some(sandbox) = &s.sandbox {
                 t.push_str(" · sandboxed: ");
                 t.push_str(sandbox);
+            }
+            if let Some(info) = &s.info {
+                t.push_str(" · ");
+                t.push_str(info);
             }
             t.push(' ');
             t

@@ -649,3 +649,85 @@ fn export_names_each_field_left_out_of_the_snippet() {
     assert_eq!(code, 0);
     assert_eq!(v["result"]["droppedFields"], serde_json::json!([]));
 }
+
+/// A `sandbox` in another host's file confines nothing there: `hosts check` says so per host,
+/// with what mcpdeck would make of the block, in text and `--json`; VS Code's own `sandbox`
+/// (another shape) is left alone.
+#[test]
+fn check_reports_a_sandbox_other_hosts_ignore() {
+    let sb = Sandbox::new();
+    sb.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {
+  "fs": {"command": "npx", "args": ["-y", "pkg@1.0.0"], "sandbox": "read-only-project"}
+}}"#,
+    );
+    sb.write(
+        "project/.cursor/mcp.json",
+        r#"{"mcpServers": {
+  "bad": {"command": "x", "sandbox": {"net": "some"}}
+}}"#,
+    );
+    sb.write(
+        "project/.vscode/mcp.json",
+        r#"{"servers": {
+  "theirs": {"type": "stdio", "command": "x", "sandboxEnabled": true, "sandbox": {"filesystem": {"allowWrite": ["."]}}},
+  "ours": {"type": "stdio", "command": "x", "sandbox": {"read": ["."]}}
+}}"#,
+    );
+    let project = std::fs::canonicalize(&sb.project).expect("project");
+    let project = project.to_str().expect("utf8");
+    let (code, _, text) = run(&sb, &["hosts", "check"]);
+    assert_eq!(code, 0, "warnings only:\n{text}");
+    for expected in [
+        format!(
+            "{project}/.mcp.json:2:57: warning[mcpdeck_sandbox] at mcpServers.fs.sandbox: `sandbox` is read by mcpdeck only; Claude Code ignores it and starts this server unconfined (mcpdeck would confine it to: read-only-project · read . · write none · exec command · net none)"
+        ),
+        format!(
+            "{project}/.cursor/mcp.json:2:27: warning[mcpdeck_sandbox] at mcpServers.bad.sandbox: `sandbox` is read by mcpdeck only; Cursor ignores it and starts this server unconfined (mcpdeck would refuse this block as written)"
+        ),
+        format!(
+            "{project}/.vscode/mcp.json:3:45: warning[mcpdeck_sandbox] at servers.ours.sandbox: this `sandbox` is mcpdeck's; VS Code's own `sandbox` field has another shape"
+        ),
+    ] {
+        assert!(text.contains(&expected), "missing `{expected}` in:\n{text}");
+    }
+    assert!(!text.contains("servers.theirs.sandbox"), "{text}");
+    assert!(
+        !text.contains("at mcpServers.fs.sandbox: `sandbox` is not"),
+        "{text}"
+    );
+
+    let (code, v, out) = run(&sb, &["hosts", "check", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let reported: Vec<(String, String)> = v["result"]["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .flat_map(|h| {
+            let host = h["host"].as_str().unwrap_or_default().to_owned();
+            h["files"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|f| f["diagnostics"].as_array().into_iter().flatten())
+                .filter(|d| d["code"] == "mcpdeck_sandbox")
+                .map(move |d| {
+                    (
+                        host.clone(),
+                        d["path"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        reported,
+        [
+            ("claude-code".to_owned(), "mcpServers.fs.sandbox".to_owned()),
+            ("cursor".to_owned(), "mcpServers.bad.sandbox".to_owned()),
+            ("vscode".to_owned(), "servers.ours.sandbox".to_owned()),
+        ],
+        "{v:#}"
+    );
+}

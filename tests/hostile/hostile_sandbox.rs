@@ -261,3 +261,122 @@ fn a_server_failing_in_its_sandbox_says_so_and_names_the_path() {
         "read none · write none · exec command · net none"
     );
 }
+
+/// A sandboxed server that answers `initialize` and only then trips over its sandbox (reads a
+/// file it was not given, and exits) fails with the same explanation as one failing at start.
+#[test]
+fn a_server_failing_after_its_start_says_it_runs_sandboxed() {
+    let s = scene(&json!({"net": "none"}));
+    // Answers `initialize` with its id, reads `notifications/initialized` and `tools/list`,
+    // then tries the canary and exits.
+    let script = format!(
+        r#"read -r line; id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/'); printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"late","version":"1"}}}}}}\n' "$id"; read -r line; read -r line; cat {}; exit 3"#,
+        s.canary_file
+    );
+    let servers = json!({"late": {
+        "command": "sh",
+        "args": ["-c", script],
+        "sandbox": {"read": []},
+    }});
+    s.sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": servers}).to_string(),
+    );
+    let out =
+        s.sb.cmd()
+            .args(["tools", "late", "--json"])
+            .write_stdin("")
+            .output()
+            .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("\"exited\""), "{text}");
+    assert!(text.contains("runs sandboxed (read none"), "{text}");
+    assert!(
+        text.contains(&format!("refused `{}`", s.canary_file)),
+        "{text}"
+    );
+    assert!(!text.contains(&s.canary));
+}
+
+/// The user's `projectSandbox` confines a trusted project's stdio servers that have no sandbox
+/// of their own (`.` is the project); a definition's own sandbox wins; the default shows in
+/// `status` and the trust review, and changing it leaves the project trusted.
+#[test]
+fn the_user_default_confines_a_trusted_projects_servers() {
+    let sb = crate::common::Sandbox::new();
+    let canary = format!("canary-{}", std::process::id());
+    let canary_file = sb.write("secret/canary.txt", &canary);
+    let inside = sb.write("project/readme.txt", "project text");
+    let user = |default: &str| {
+        sb.write(
+            "config/mcpdeck/mcp.json",
+            &format!(r#"{{"projectSandbox": {default}, "mcpServers": {{}}}}"#),
+        );
+    };
+    user(r#""read-only-project""#);
+    let servers = json!({
+        "bare": {"command": fixture(), "args": ["probe"]},
+        "own": {"command": fixture(), "args": ["probe"], "sandbox": "no-network"},
+    });
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": servers}).to_string(),
+    );
+    let review = sb.stdout(&["trust", "--yes"]);
+    assert!(
+        review.contains("sandbox  read-only-project · read . · write none · exec command · net none · from your projectSandbox"),
+        "{review}"
+    );
+    let call = |server: &str, target: &Path| {
+        let out = sb
+            .cmd()
+            .args(["call", server, "probe", "action=read"])
+            .arg(format!("target={}", target.display()))
+            .arg("--json")
+            .write_stdin("")
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {all}"));
+        let text = v.pointer("/result/text").and_then(Value::as_str);
+        (
+            text.unwrap_or_else(|| panic!("no text: {all}")).to_owned(),
+            all,
+        )
+    };
+    assert_eq!(call("bare", &inside).0, "done: project text");
+    let (read, all) = call("bare", &canary_file);
+    assert!(read.starts_with("blocked: Permission denied"), "{read}");
+    assert!(!all.contains(&canary), "the canary leaked: {all}");
+    // Its own sandbox (which may read everything) replaces the default whole.
+    assert_eq!(call("own", &canary_file).0, format!("done: {canary}"));
+    let bare = sb.server("bare");
+    assert!(
+        bare["sandbox"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("· from your projectSandbox")),
+        "{bare:#}"
+    );
+    let own = sb.server("own");
+    assert!(
+        own["sandbox"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("no-network") && !s.contains("projectSandbox")),
+        "{own:#}"
+    );
+    // Loosening the default is the operator's business: the project stays trusted.
+    user(r#""project""#);
+    assert_eq!(sb.trust_state(), "trusted");
+    let bare = sb.server("bare");
+    assert!(
+        bare["sandbox"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("project · read . · write .")),
+        "{bare:#}"
+    );
+}

@@ -38,6 +38,21 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// A collector for the same file that starts empty (to check a value on the side).
+    pub(crate) fn scratch(&self) -> Cx<'a> {
+        Self::new(self.file, self.text, self.index)
+    }
+
+    /// Keeps a diagnostic collected elsewhere for the same file.
+    pub(crate) fn record(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Whether any error was collected.
+    pub(crate) fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
     /// Takes what was collected.
     pub(crate) fn take(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.diagnostics)

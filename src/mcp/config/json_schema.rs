@@ -21,6 +21,10 @@ pub(crate) fn mcp_json_schema() -> Value {
                 "description": "Server definitions by name. A higher-precedence file's definition replaces a lower one's whole.",
                 "propertyNames": {"pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},
                 "additionalProperties": {"$ref": "#/$defs/server"}
+            },
+            "projectSandbox": {
+                "allOf": [sandbox_schema()],
+                "description": "mcpdeck's user file only ($XDG_CONFIG_HOME/mcpdeck/mcp.json): the sandbox of every stdio server of a project file (.mcp.json, .mcpdeck/mcp.json) that has no `sandbox` of its own; `.` is the project."
             }
         },
         "$defs": {
@@ -113,6 +117,9 @@ mod tests {
 
     #[test]
     fn the_schema_accepts_what_config_check_accepts() {
+        assert!(valid(
+            &json!({"projectSandbox": "read-only-project", "mcpServers": {}})
+        ));
         assert!(valid(&json!({"mcpServers": {
             "fs": {"command": "npx", "args": ["-y", "x@1"], "env": {"LOG": "info"},
                    "sandbox": {"preset": "read-only-project", "read": ["~/data"],
@@ -136,6 +143,7 @@ mod tests {
             json!({"mcpServers": {"a": {"command": "x", "reconnect": {"maxAttempts": 9}}}}),
             json!({"mcpServers": {"a": {"command": "x", "sandbox": {"net": "some"}}}}),
             json!({"mcpServers": {"a": {"url": "http://h", "sandbox": "project"}}}),
+            json!({"projectSandbox": "anything", "mcpServers": {}}),
         ] {
             assert!(!valid(&bad), "{bad}");
         }

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::diagnostic::{Counts, Diagnostic};
+use super::model::Transport;
 use super::model::{Layer, Source};
 use super::schema::{ServerEntry, parse_shared};
+use crate::mcp::sandbox::SandboxDef;
 
 /// Files larger than this are rejected without parsing.
 pub(crate) const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -64,6 +66,9 @@ pub struct ConfigFile {
     pub diagnostics: Vec<Diagnostic>,
     /// Its server entries, in file order (shared with [`ConfigSet::servers`], never copied).
     pub entries: Vec<Arc<ServerEntry>>,
+    /// `projectSandbox` (mcpdeck's user file only): the sandbox of project stdio definitions
+    /// that have none of their own.
+    pub project_sandbox: Option<SandboxDef>,
 }
 
 impl ConfigFile {
@@ -138,8 +143,10 @@ impl ConfigSet {
         Ok(Self::from_files(project_root, files))
     }
 
-    /// Layers already-read files (lowest first) into the effective set.
-    pub fn from_files(project_root: PathBuf, files: Vec<ConfigFile>) -> Self {
+    /// Layers already-read files (lowest first) into the effective set. The user file's
+    /// `projectSandbox` becomes the sandbox of every project stdio definition without one.
+    pub fn from_files(project_root: PathBuf, mut files: Vec<ConfigFile>) -> Self {
+        apply_project_sandbox(&project_root, &mut files);
         let entries: Vec<Arc<ServerEntry>> = files
             .iter()
             .flat_map(|f| f.entries.iter().map(Arc::clone))
@@ -203,6 +210,35 @@ impl ConfigSet {
     }
 }
 
+/// Gives every valid stdio definition of a project file that has no `sandbox` the user's
+/// `projectSandbox`. A definition's own `sandbox` wins whole (blocks are never merged); the
+/// definitions as written (`raw`, which the trust fingerprint covers) are left as they are.
+fn apply_project_sandbox(project_root: &Path, files: &mut [ConfigFile]) {
+    let Some(default) = files
+        .iter()
+        .filter(|f| f.layer == Layer::User)
+        .find_map(|f| f.project_sandbox.clone())
+    else {
+        return;
+    };
+    let default = default.as_user_default(project_root);
+    for file in files.iter_mut().filter(|f| f.layer.is_project()) {
+        for entry in &mut file.entries {
+            let unconfined = entry.def.as_ref().is_some_and(
+                |d| matches!(&d.transport, Transport::Stdio(s) if s.sandbox.is_none()),
+            );
+            if !unconfined {
+                continue;
+            }
+            // Not yet shared: nothing is copied.
+            let entry = Arc::make_mut(entry);
+            if let Some(Transport::Stdio(s)) = entry.def.as_mut().map(|d| &mut d.transport) {
+                s.sandbox = Some(Box::new(default.clone()));
+            }
+        }
+    }
+}
+
 /// Puts `entries` (lowest first) over `servers`: a later definition of a name replaces the
 /// earlier one, which is recorded as shadowed. Returns the result sorted by name. A stable sort
 /// keeps each name's definitions in precedence order, and the definitions of one name are
@@ -235,6 +271,7 @@ pub fn read_file(layer: Layer, path: PathBuf, required: bool) -> ConfigFile {
         present: false,
         diagnostics: Vec::new(),
         entries: Vec::new(),
+        project_sandbox: None,
     };
     match read_text(&file.path) {
         Ok(Some(text)) => {
@@ -243,6 +280,7 @@ pub fn read_file(layer: Layer, path: PathBuf, required: bool) -> ConfigFile {
             let parsed = parse_shared(Arc::from(text), &file.path, layer);
             file.diagnostics = parsed.diagnostics;
             file.entries = parsed.entries;
+            file.project_sandbox = parsed.project_sandbox;
         }
         Ok(None) => {
             if required {
@@ -351,4 +389,122 @@ fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadProblem>
         return Err(ReadProblem::TooLarge(bytes.len() as u64));
     }
     Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::config::schema::parse_file;
+
+    fn file(layer: Layer, path: &str, text: &str) -> ConfigFile {
+        let path = PathBuf::from(path);
+        let parsed = parse_file(text, &path, layer);
+        ConfigFile {
+            layer,
+            path,
+            present: true,
+            diagnostics: parsed.diagnostics,
+            entries: parsed.entries,
+            project_sandbox: parsed.project_sandbox,
+        }
+    }
+
+    fn sandbox_of(config: &ConfigSet, name: &str) -> Option<String> {
+        config
+            .server(name)
+            .and_then(|s| s.entry.def.as_ref())
+            .and_then(super::super::ServerDef::sandbox_line)
+    }
+
+    fn set(user: &str) -> ConfigSet {
+        let project = r#"{"mcpServers": {
+            "bare": {"command": "x"},
+            "own": {"command": "x", "sandbox": "no-network"},
+            "api": {"url": "https://example.com/mcp"}
+        }}"#;
+        ConfigSet::from_files(
+            PathBuf::from("/p"),
+            vec![
+                file(Layer::User, "/c/mcpdeck/mcp.json", user),
+                file(Layer::Project, "/p/.mcp.json", project),
+                file(
+                    Layer::ProjectDeck,
+                    "/p/.mcpdeck/mcp.json",
+                    r#"{"mcpServers": {"deck": {"command": "x"}}}"#,
+                ),
+            ],
+        )
+    }
+
+    #[test]
+    fn the_user_default_confines_project_servers_without_a_sandbox_of_their_own() {
+        let config = set(r#"{"projectSandbox": "read-only-project", "mcpServers": {
+            "mine": {"command": "x"}
+        }}"#);
+        assert!(config.all_diagnostics().next().is_none());
+        let from_default = "read-only-project · read . · write none · exec command · net none · from your projectSandbox";
+        assert_eq!(sandbox_of(&config, "bare").as_deref(), Some(from_default));
+        assert_eq!(sandbox_of(&config, "deck").as_deref(), Some(from_default));
+        // A definition's own sandbox wins whole; the user's servers and HTTP servers are not
+        // project stdio servers.
+        assert_eq!(
+            sandbox_of(&config, "own").as_deref(),
+            Some("no-network · read / · write / · exec command, / · net none")
+        );
+        assert_eq!(sandbox_of(&config, "mine"), None);
+        assert_eq!(sandbox_of(&config, "api"), None);
+        // `.` is the project, also for `.mcpdeck/mcp.json`.
+        let deck = config.server("deck").and_then(|s| s.entry.def.clone());
+        let sandbox = deck.as_ref().and_then(|d| d.sandbox()).expect("sandboxed");
+        let profile = crate::mcp::sandbox::Profile::resolve(
+            sandbox,
+            Path::new("/p/.mcpdeck"),
+            "/bin/x",
+            None,
+            &|_| None,
+        )
+        .expect("resolves");
+        assert_eq!(profile.read, vec![PathBuf::from("/p")]);
+    }
+
+    #[test]
+    fn without_a_default_nothing_changes() {
+        let config = set(r#"{"mcpServers": {}}"#);
+        assert_eq!(sandbox_of(&config, "bare"), None);
+    }
+
+    #[test]
+    fn an_invalid_default_is_an_error_and_fails_closed() {
+        let config = set(
+            r#"{"projectSandbox": {"preset": "read-only-project", "limits": {"processes": 0}}, "mcpServers": {}}"#,
+        );
+        let codes: Vec<&str> = config.all_diagnostics().map(|d| d.code).collect();
+        assert_eq!(codes, ["out_of_range"]);
+        assert_eq!(
+            sandbox_of(&config, "bare").as_deref(),
+            Some("read none · write none · exec command · net none · from your projectSandbox")
+        );
+    }
+
+    #[test]
+    fn only_the_user_file_may_set_the_default() {
+        for layer in [Layer::SharedUser, Layer::Project, Layer::ProjectDeck] {
+            let parsed = parse_file(
+                r#"{"projectSandbox": "project", "mcpServers": {}}"#,
+                Path::new("/f/mcp.json"),
+                layer,
+            );
+            assert!(parsed.project_sandbox.is_none());
+            let d = parsed.diagnostics.first().expect("an error");
+            assert_eq!(
+                (d.code, d.path.as_str()),
+                ("unknown_field", "projectSandbox")
+            );
+            assert!(
+                d.message.contains("mcpdeck's user file only"),
+                "{}",
+                d.message
+            );
+        }
+    }
 }

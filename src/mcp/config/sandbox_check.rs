@@ -17,9 +17,34 @@ const FIELDS: &[&str] = &[
     "bestEffort",
 ];
 
-/// Checks `sandbox` at `path` (`mcpServers.x`); `None` when it has errors (already reported).
+/// Checks `sandbox` of the server at `path` (`mcpServers.x`); errors are reported to `cx`.
 pub(super) fn check_sandbox(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> SandboxDef {
-    let p = format!("{path}.sandbox");
+    check_block(cx, &format!("{path}.sandbox"), value)
+}
+
+/// Checks the user file's top-level `projectSandbox`, the default for project definitions
+/// without a `sandbox`. With an error (reported to `cx`) it fails closed: the tightest block.
+pub(super) fn check_project_sandbox(cx: &mut Cx<'_>, value: &Spanned) -> SandboxDef {
+    let mut own = cx.scratch();
+    let def = check_block(&mut own, "projectSandbox", value);
+    let failed = own.has_errors();
+    for d in own.take() {
+        cx.record(d);
+    }
+    if failed { SandboxDef::default() } else { def }
+}
+
+/// What mcpdeck would make of `value` as a server's `sandbox`, in one line; `None` when it
+/// would refuse it. Nothing is reported (another host's file is being read).
+pub(crate) fn sandbox_summary(cx: &Cx<'_>, value: &Spanned) -> Option<String> {
+    let mut own = cx.scratch();
+    let def = check_block(&mut own, "sandbox", value);
+    (!own.has_errors()).then(|| def.summary())
+}
+
+/// Checks a `sandbox` block at `p`, its full path.
+fn check_block(cx: &mut Cx<'_>, p: &str, value: &Spanned) -> SandboxDef {
+    let p = p.to_owned();
     let mut def = SandboxDef::default();
     if let Json::String(name) = &value.value {
         def.preset = check_preset(cx, &p, value, name);

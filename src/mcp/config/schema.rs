@@ -16,6 +16,10 @@ use super::model::{Layer, ServerDef, Source};
 use super::outline::{Outline, SpanMember, outline};
 use super::raw::RawDef;
 use super::server_def::check_server;
+use crate::mcp::sandbox::SandboxDef;
+
+/// The top-level field of mcpdeck's user file that sets the sandbox of project servers.
+pub(crate) const PROJECT_SANDBOX: &str = "projectSandbox";
 
 /// The fields a server definition may have.
 pub(crate) const SERVER_FIELDS: &[&str] = &[
@@ -59,6 +63,8 @@ pub struct FileParse {
     pub diagnostics: Vec<Diagnostic>,
     /// Its server entries, in file order (shared, never copied, once loaded).
     pub entries: Vec<Arc<ServerEntry>>,
+    /// The user file's `projectSandbox`: the sandbox of project definitions without one.
+    pub project_sandbox: Option<SandboxDef>,
 }
 
 /// Parses and validates one file's text.
@@ -106,7 +112,7 @@ pub(crate) fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FilePar
             }
             return FileParse {
                 diagnostics: cx.take(),
-                entries: Vec::new(),
+                ..FileParse::default()
             };
         }
     };
@@ -123,10 +129,11 @@ pub(crate) fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FilePar
         );
         return FileParse {
             diagnostics: cx.take(),
-            entries: Vec::new(),
+            ..FileParse::default()
         };
     };
-    let servers = check_top_level(&mut cx, members);
+    let mut project_sandbox = None;
+    let servers = check_top_level(&mut cx, members, layer, &mut project_sandbox);
     let file_diagnostics = cx.take();
     let entries = servers
         .and_then(|servers| {
@@ -144,6 +151,7 @@ pub(crate) fn parse_shared(text: Arc<str>, file: &Path, layer: Layer) -> FilePar
     FileParse {
         diagnostics: file_diagnostics,
         entries,
+        project_sandbox,
     }
 }
 
@@ -177,7 +185,8 @@ fn parse_outlined(
             value,
         });
     }
-    let servers = check_top_level(&mut cx, &top);
+    let mut project_sandbox = None;
+    let servers = check_top_level(&mut cx, &top, layer, &mut project_sandbox);
     let diagnostics = cx.take();
     let entries = match (servers, outline.servers) {
         (Some(_), Some(spans)) => servers_entries(spans, file, shared, index, layer)?,
@@ -186,6 +195,7 @@ fn parse_outlined(
     Some(FileParse {
         diagnostics,
         entries,
+        project_sandbox,
     })
 }
 
@@ -201,13 +211,35 @@ fn toml_table_offset(text: &str) -> Option<usize> {
     None
 }
 
-/// Checks the top level; returns the `mcpServers` members when they can be read.
-fn check_top_level<'a>(cx: &mut Cx<'_>, members: &'a [Member]) -> Option<&'a [Member]> {
+/// Checks the top level; returns the `mcpServers` members when they can be read. mcpdeck's
+/// user file may also hold `projectSandbox` (kept in `project_sandbox`); every other file has
+/// exactly `mcpServers`, since other hosts read them too or they belong to a project.
+fn check_top_level<'a>(
+    cx: &mut Cx<'_>,
+    members: &'a [Member],
+    layer: Layer,
+    project_sandbox: &mut Option<SandboxDef>,
+) -> Option<&'a [Member]> {
     cx.duplicates(members, "");
     let mut servers = None;
     for member in members {
         match member.key.as_str() {
             "mcpServers" => servers = Some(member),
+            PROJECT_SANDBOX if layer == Layer::User => {
+                *project_sandbox = Some(super::sandbox_check::check_project_sandbox(
+                    cx,
+                    &member.value,
+                ));
+            }
+            PROJECT_SANDBOX => cx.error(
+                "unknown_field",
+                PROJECT_SANDBOX,
+                member.key_start,
+                format!(
+                    "`{PROJECT_SANDBOX}` belongs in mcpdeck's user file only (here only `mcpServers` is a top-level field)"
+                ),
+                Some("move it to $XDG_CONFIG_HOME/mcpdeck/mcp.json; to confine one server, give it a `sandbox`".into()),
+            ),
             "servers" => cx.error(
                 "host_format",
                 "servers",
@@ -216,7 +248,12 @@ fn check_top_level<'a>(cx: &mut Cx<'_>, members: &'a [Member]) -> Option<&'a [Me
                 Some("rename `servers` to `mcpServers`; drop `inputs` and write `${NAME}` references for `${input:...}` values".into()),
             ),
             other => {
-                let suggestion = nearest(other, &["mcpServers"])
+                let known: &[&str] = if layer == Layer::User {
+                    &["mcpServers", PROJECT_SANDBOX]
+                } else {
+                    &["mcpServers"]
+                };
+                let suggestion = nearest(other, known)
                     .map(|n| format!("did you mean `{n}`?"))
                     .or_else(|| {
                         policy_key(other).then(|| {
@@ -227,7 +264,11 @@ fn check_top_level<'a>(cx: &mut Cx<'_>, members: &'a [Member]) -> Option<&'a [Me
                     "unknown_field",
                     other,
                     member.key_start,
-                    format!("`{other}` is not a top-level field (only `mcpServers` is)"),
+                    if layer == Layer::User {
+                        format!("`{other}` is not a top-level field (only `mcpServers` and `{PROJECT_SANDBOX}` are)")
+                    } else {
+                        format!("`{other}` is not a top-level field (only `mcpServers` is)")
+                    },
                     suggestion,
                 );
             }

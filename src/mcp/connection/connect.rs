@@ -181,16 +181,7 @@ async fn connect_stdio(
         sandbox,
     };
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
-    let sandboxed = |mut e: ConnectError| {
-        if let Some(def) = &stdio_def.sandbox {
-            let tail = match &e.class {
-                ErrorClass::Exited { stderr_tail, .. } => stderr_tail.clone(),
-                _ => Vec::new(),
-            };
-            e.message.push_str(&crate::mcp::sandbox::note(def, &tail));
-        }
-        e
-    };
+    let sandboxed = |e: ConnectError| explain_sandboxed(stdio_def.sandbox.as_deref(), e);
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
     let transport =
         traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
@@ -237,8 +228,25 @@ async fn connect_stdio(
         oauth: false,
         routes,
         log_level,
+        sandbox: stdio_def.sandbox.clone(),
     })
     .await
+}
+
+/// `e` with the sentence that the server runs sandboxed (its rules, and the rule its stderr
+/// suggests is missing), when it does.
+pub(super) fn explain_sandboxed(
+    sandbox: Option<&crate::mcp::sandbox::SandboxDef>,
+    mut e: ConnectError,
+) -> ConnectError {
+    if let Some(def) = sandbox {
+        let tail = match &e.class {
+            ErrorClass::Exited { stderr_tail, .. } => stderr_tail.clone(),
+            _ => Vec::new(),
+        };
+        e.message.push_str(&crate::mcp::sandbox::note(def, &tail));
+    }
+    e
 }
 
 /// The resolved sandbox of a definition that has one, refused here (before anything starts)
@@ -392,6 +400,7 @@ async fn connect_http(
         oauth: uses_oauth,
         routes,
         log_level,
+        sandbox: None,
     })
     .await?)
 }

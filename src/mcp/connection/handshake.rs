@@ -99,6 +99,8 @@ pub(super) struct Started {
     pub(super) faults: Arc<faults::Faults>,
     pub(super) routes: events::ProgressRoutes,
     pub(super) log_level: Option<String>,
+    /// The sandbox a stdio server runs in (its failures say so).
+    pub(super) sandbox: Option<Box<crate::mcp::sandbox::SandboxDef>>,
 }
 
 /// Checks the negotiated version, disables the response cache and builds the connection.
@@ -176,6 +178,7 @@ impl Started {
             oauth: self.oauth,
             faults: self.faults,
             routes: self.routes,
+            sandbox: self.sandbox,
         }
     }
 }

@@ -96,6 +96,8 @@ pub struct Connection {
     oauth: bool,
     faults: Arc<faults::Faults>,
     routes: events::ProgressRoutes,
+    /// The sandbox a stdio server runs in: a failure after the start says so too.
+    sandbox: Option<Box<crate::mcp::sandbox::SandboxDef>>,
 }
 
 impl std::fmt::Debug for Connection {

@@ -137,7 +137,7 @@ impl Connection {
         ) && let Some(process) = &self.stdio
             && let Some(reason) = process.closed_reason(EXIT_GRACE).await
         {
-            return reason;
+            return super::connect::explain_sandboxed(self.sandbox.as_deref(), reason);
         }
         let mut error = sign_in_hint(classify_service(e, &self.redactor), &self.name, self.oauth);
         if let ErrorClass::Timeout { after_ms } = error.class

@@ -15,6 +15,7 @@ pub(crate) mod import;
 pub(crate) mod probe;
 mod reader;
 pub(crate) mod review;
+mod sandbox_field;
 pub(crate) mod text;
 mod tree;
 mod values;

@@ -361,6 +361,10 @@ impl Here<'_> {
                     }
                 }
                 k if Some(k) == rules.disabled_key => f.disabled = Some(v),
+                "sandbox" => {
+                    let own = rules.extra_fields.contains(&"sandbox");
+                    super::sandbox_field::report(cx, rules.host, own, path, m);
+                }
                 k if rules.extra_fields.contains(&k) => {}
                 other => self.unknown_field(cx, path, other, m.key_start),
             }

@@ -26,6 +26,7 @@ fn file(layer: Layer, path: &str, text: &str) -> ConfigFile {
         present: true,
         diagnostics: Vec::new(),
         entries: parsed.entries,
+        project_sandbox: parsed.project_sandbox,
     }
 }
 

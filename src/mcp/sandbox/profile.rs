@@ -34,7 +34,7 @@ pub struct ResolveError {
 
 impl Profile {
     /// Resolves `def`'s rules: `~/` against `HOME`, `${NAME}` through `lookup`, relative
-    /// paths against `file_dir`; `command` is looked up on `path_var` and made executable with
+    /// paths against `file_dir` (the project root for the user's default); `command` is looked up on `path_var` and made executable with
     /// the interpreter of its `#!` line.
     pub fn resolve(
         def: &SandboxDef,
@@ -45,9 +45,12 @@ impl Profile {
     ) -> Result<Self, ResolveError> {
         let e = def.effective();
         let home = lookup("HOME");
+        // The user's `projectSandbox` means the project by `.`, whichever project file the
+        // definition is in.
+        let base = e.user_default.as_deref().unwrap_or(file_dir);
         let paths = |list: &[String]| -> Result<Vec<PathBuf>, ResolveError> {
             list.iter()
-                .map(|p| resolve_path(p, file_dir, home.as_deref(), lookup))
+                .map(|p| resolve_path(p, base, home.as_deref(), lookup))
                 .collect()
         };
         let mut exec = executables(command, path_var, file_dir);

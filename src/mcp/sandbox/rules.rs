@@ -3,6 +3,8 @@
 //! touches no file (paths stay as written until [`super::profile`] resolves them).
 
 use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
 
 /// A named preset: a starting set of rules that the block's own fields add to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -108,6 +110,10 @@ pub struct SandboxDef {
     pub limits: Limits,
     /// Start the server even when the kernel cannot enforce every rule (shown everywhere).
     pub best_effort: bool,
+    /// Set when this block is the user's `projectSandbox`, applied to a project definition
+    /// that has no `sandbox` of its own: the project root its relative paths resolve against
+    /// (instead of the definition's file's directory).
+    pub user_default: Option<Arc<Path>>,
 }
 
 impl SandboxDef {
@@ -131,7 +137,18 @@ impl SandboxDef {
         out.limits = self.limits;
         out.best_effort = self.best_effort;
         out.preset = Some(preset);
+        out.user_default.clone_from(&self.user_default);
         out
+    }
+
+    /// This block as the user's default for a project definition without one, its relative
+    /// paths resolving against `project_root`.
+    #[must_use]
+    pub fn as_user_default(&self, project_root: &Path) -> SandboxDef {
+        SandboxDef {
+            user_default: Some(Arc::from(project_root)),
+            ..self.clone()
+        }
     }
 
     /// The rules in one line, e.g. `read ., ~/data · write none · net none · 64 processes`
@@ -169,6 +186,9 @@ impl SandboxDef {
         }
         if e.best_effort {
             out.push_str(" · best effort");
+        }
+        if e.user_default.is_some() {
+            out.push_str(" · from your projectSandbox");
         }
         out
     }

@@ -375,6 +375,7 @@ mod tests {
             present: true,
             diagnostics: parsed.diagnostics,
             entries: parsed.entries,
+            project_sandbox: None,
         };
         ConfigSet::from_files(root, vec![file])
     }
@@ -426,5 +427,43 @@ mod tests {
         assert_ne!(tight, RECORDED);
         assert_ne!(loose, tight);
         assert_ne!(open_net, tight);
+    }
+
+    /// The user's `projectSandbox` is the operator's own setting, not the project's: setting or
+    /// loosening it never asks for trust again, and a project that replaces it with a sandbox
+    /// of its own (which wins) changes its fingerprint like any other sandbox it adds.
+    #[test]
+    fn the_user_default_is_not_part_of_the_project_fingerprint() {
+        let plain =
+            r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "pkg@1"], "cwd": "."}}}"#;
+        let with_default = |default: &str, project: &str| {
+            let user = std::path::Path::new("/c/mcpdeck/mcp.json");
+            let parsed = parse_file(
+                &format!(r#"{{"projectSandbox": {default}, "mcpServers": {{}}}}"#),
+                user,
+                Layer::User,
+            );
+            assert!(parsed.project_sandbox.is_some());
+            let mut files = config(project).files;
+            files.insert(
+                0,
+                ConfigFile {
+                    layer: Layer::User,
+                    path: user.to_path_buf(),
+                    present: true,
+                    diagnostics: parsed.diagnostics,
+                    entries: parsed.entries,
+                    project_sandbox: parsed.project_sandbox,
+                },
+            );
+            let set = ConfigSet::from_files(PathBuf::from("/p"), files);
+            let sandboxed = set.server("fs").and_then(|s| s.entry.def.as_ref());
+            assert!(sandboxed.and_then(|d| d.sandbox()).is_some());
+            fingerprint(&set)
+        };
+        assert_eq!(with_default(r#""read-only-project""#, plain), RECORDED);
+        assert_eq!(with_default(r#""no-network""#, plain), RECORDED);
+        let own = r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "pkg@1"], "cwd": ".", "sandbox": "no-network"}}}"#;
+        assert_ne!(with_default(r#""read-only-project""#, own), RECORDED);
     }
 }
