@@ -176,6 +176,8 @@ impl Started {
             oauth: self.oauth,
             faults: self.faults,
             routes: self.routes,
+            log_level: std::sync::Mutex::new(None),
+            listening: tokio::sync::Mutex::default(),
         }
     }
 }
