@@ -236,3 +236,30 @@ pub(super) enum RunMode<'a> {
     /// One of the operator's own operations (the request is the one policy judges).
     Operator(&'a OperatorOp),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CallOptions;
+
+    fn check(key: &str) -> Result<(), String> {
+        let mut meta = serde_json::Map::new();
+        meta.insert(key.to_owned(), serde_json::Value::Bool(true));
+        CallOptions::check_meta(&meta)
+    }
+
+    #[test]
+    fn the_protocols_meta_keys_are_refused_and_others_pass() {
+        for kept in [
+            "progressToken",
+            "io.modelcontextprotocol/protocolVersion",
+            "modelcontextprotocol.io/anything",
+            "dev.mcp/x",
+            "",
+        ] {
+            assert!(check(kept).is_err(), "{kept:?} was let through");
+        }
+        for ours in ["trace", "com.example/trace", "example.com/mcpish", "mcp"] {
+            assert!(check(ours).is_ok(), "{ours:?} was refused");
+        }
+    }
+}
