@@ -74,6 +74,31 @@ pub fn call_arguments(
     Ok(out)
 }
 
+/// The `--meta` entries of a call: `key=value` (a string) or `key:=JSON`, each key once.
+pub fn meta_entries(raw: &[String]) -> Result<Map<String, Value>, String> {
+    let mut out = Map::new();
+    for arg in raw {
+        let (key, value) = match arg.split_once(":=") {
+            Some((key, json)) if !key.contains('=') => (
+                key,
+                serde_json::from_str(json)
+                    .map_err(|e| format!("`--meta {key}:=` needs JSON: {e}"))?,
+            ),
+            _ => {
+                let Some((key, text)) = arg.split_once('=') else {
+                    return Err(format!("`--meta {arg}` is not key=value or key:=JSON"));
+                };
+                (key, Value::String(text.to_owned()))
+            }
+        };
+        let key = checked_key(key)?;
+        if out.insert(key.clone(), value).is_some() {
+            return Err(format!("`--meta {key}` is given twice"));
+        }
+    }
+    Ok(out)
+}
+
 fn parse_pair(arg: &str, schema: Option<&Value>) -> Result<(String, Value), String> {
     if let Some((key, json)) = arg.split_once(":=")
         && !key.contains('=')

@@ -376,6 +376,11 @@ pub struct CallArgs {
     /// Send the arguments as given, without checking them against the tool's schema.
     #[arg(long)]
     pub no_validate: bool,
+    /// A `_meta` entry of your own on the request: `key=value` (a string) or `key:=JSON`;
+    /// repeatable. Keys the protocol keeps (`progressToken`, `io.modelcontextprotocol/...`)
+    /// are refused.
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
     /// One JSON object on stdout.
     #[arg(long)]
     pub json: bool,

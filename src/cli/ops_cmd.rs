@@ -1,7 +1,7 @@
 //! `mcpdeck tools|describe|call|resources|read|prompts|prompt`: each is one proxy request
 //! run through the engine, exactly as an agent's would be.
 
-use super::args::{call_arguments, needs_schema, prompt_arguments};
+use super::args::{call_arguments, meta_entries, needs_schema, prompt_arguments};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json};
 use super::run_op::{Printing, run_plan_with, run_request, run_request_with};
@@ -59,11 +59,22 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
         args: raw,
         task,
         no_validate,
+        meta,
         json,
         keep,
     } = args;
     let (validate, printing) = (!no_validate, Printing::kept(json, keep));
-    if !validate && !task && !needs_schema(&raw) {
+    let options = match meta_entries(&meta).and_then(|meta| {
+        crate::mcp::engine::CallOptions::check_meta(&meta)?;
+        Ok(crate::mcp::engine::CallOptions {
+            as_task: task,
+            meta,
+        })
+    }) {
+        Ok(options) => options,
+        Err(message) => return usage(json, &format!("tools.call {tool}"), &message),
+    };
+    if !validate && !task && options.meta.is_empty() && !needs_schema(&raw) {
         return match call_arguments(&raw, None) {
             Ok(args) => {
                 run_request_with(cx, ProxyRequest::ToolsCall { server, tool, args }, printing)
@@ -75,6 +86,7 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
         cx,
         Box::new(move |engine, cancel| {
             let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
+            let options = options.clone();
             let describe = format!("mcpdeck describe {server} {tool}");
             Box::pin(async move {
                 let build = move |schema: Option<&serde_json::Value>| {
@@ -93,7 +105,7 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
                     ))
                 };
                 engine
-                    .call_typed_as(&server, &tool, &build, task, cancel)
+                    .call_with(&server, &tool, &build, &options, cancel)
                     .await
             })
         }),

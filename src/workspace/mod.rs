@@ -72,10 +72,16 @@ pub fn run(
     observer.emit(&Event::Started { workspaces: count });
     let served = runtime.block_on(async move {
         tokio::spawn(pump);
-        let service = server
-            .serve(transport)
-            .await
-            .map_err(|_| RunError::Transport)?;
+        let service = match server.serve(transport).await {
+            Ok(service) => service,
+            // The client closed stdin before it started a session: a 2026-era client asks
+            // without one (`server/discover`, then each request with its own `_meta`), and all
+            // of it was answered. That is the end of its use, not a failure.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                return Ok::<(), RunError>(());
+            }
+            Err(_) => return Err(RunError::Transport),
+        };
         service.waiting().await.map_err(|_| RunError::Transport)?;
         Ok::<(), RunError>(())
     });

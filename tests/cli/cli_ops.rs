@@ -471,3 +471,66 @@ fn ctrl_c_cancels_closes_and_cleans_up() {
     let leftovers: Vec<_> = walk(&runtime).into_iter().filter(|p| p.is_file()).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// `--meta` entries reach the server in the request's `_meta`, beside the protocol's own (a
+/// 2026 session's version and client entries are kept), in both eras; a key the protocol keeps
+/// is refused before anything is sent.
+#[test]
+fn meta_entries_reach_the_server_in_both_eras() {
+    for version in ["legacy", "2026-07-28"] {
+        let sb = Sandbox::new();
+        let seen = sb.dir.path().join("meta");
+        let mut server = stdio(&[]);
+        server["env"] = json!({"FIXTURE_META": seen.to_str().expect("utf8")});
+        server["protocolVersion"] = json!(version);
+        with_servers(&sb, &json!({"fx": server}));
+        let (code, v) = run(
+            &sb,
+            &[
+                "call",
+                "fx",
+                "echo",
+                "text=hi",
+                "--meta",
+                "trace=abc",
+                "--meta",
+                "n:=3",
+            ],
+        );
+        assert_eq!(code, 0, "{version}: {v}");
+        let line = std::fs::read_to_string(&seen).expect("the fixture saw a call");
+        let meta: Value = serde_json::from_str(line.trim()).expect("one JSON line");
+        assert_eq!(meta["trace"], "abc", "{version}: {meta}");
+        assert_eq!(meta["n"], 3, "{version}: {meta}");
+        if version == "2026-07-28" {
+            assert_eq!(
+                meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+                "the protocol's own entries are kept: {meta}"
+            );
+        }
+        let (code, v) = run(
+            &sb,
+            &[
+                "call",
+                "fx",
+                "echo",
+                "text=hi",
+                "--meta",
+                "io.modelcontextprotocol/protocolVersion=1999-01-01",
+            ],
+        );
+        assert_eq!(code, 1, "{version}: {v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("kept for the protocol"),
+            "{v}"
+        );
+        let lines = std::fs::read_to_string(&seen)
+            .expect("meta")
+            .lines()
+            .count();
+        assert_eq!(lines, 1, "{version}: the refused call was not sent");
+    }
+}

@@ -25,15 +25,28 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(python: &Path, flags: &[&str]) -> Self {
+        let mut args = vec!["http".to_owned()];
+        args.extend(flags.iter().map(|f| (*f).to_owned()));
+        Self::start_script(python, &script(), |port| {
+            args.insert(1, port.to_string());
+            args.clone()
+        })
+    }
+
+    /// `script` with the arguments `args(port)` gives, on a free loopback port.
+    fn start_script(
+        python: &Path,
+        script: &Path,
+        mut args: impl FnMut(u16) -> Vec<String>,
+    ) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .expect("a free port")
             .local_addr()
             .expect("addr")
             .port();
         let child = Command::new(python)
-            .arg(script())
-            .args(["http", &port.to_string()])
-            .args(flags)
+            .arg(script)
+            .args(args(port))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -183,4 +196,180 @@ fn http_stateless_json_in_every_era() {
     };
     let server = HttpServer::start(&python, &["stateless", "json"]);
     check_every_era(&json!({"url": server.url}), false);
+}
+
+/// `header_drift_server.py` on a free port, logging its listings to `log`.
+fn drift_server(python: &Path, log: &Path, stale: bool) -> HttpServer {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/header_drift_server.py");
+    HttpServer::start_script(python, &script, |port| {
+        let mut args = vec![port.to_string(), log.display().to_string()];
+        if stale {
+            args.push("stale".to_owned());
+        }
+        args
+    })
+}
+
+fn listings(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| *l == "tools/list")
+        .count()
+}
+
+/// A tool that gained an `x-mcp-header` annotation after mcpdeck listed it: the server refuses
+/// the call without the header (HTTP 400, `-32020`); mcpdeck lists the tools again, which gives
+/// rmcp's transport the new schema, and sends the call once more, now with `Mcp-Param-Region`.
+#[test]
+fn header_mismatch_relists_and_retries_once() {
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let log = sb.dir.path().join("listings.log");
+    let server = drift_server(&python, &log, false);
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"py": {"url": server.url, "protocolVersion": "2026-07-28"}}})
+            .to_string(),
+    );
+    let out = sb
+        .cmd()
+        .args(["call", "py", "query", "region=eu-west", "--json"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("no JSON ({e}): {stderr}"));
+    assert_eq!(v["ok"], true, "{v:#} {stderr}");
+    assert!(
+        v["result"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("answered from eu-west"),
+        "{v:#}"
+    );
+    assert!(
+        stderr.contains("-32020"),
+        "the retry was not explained: {stderr}"
+    );
+    assert_eq!(listings(&log), 2, "one listing, then one re-listing");
+}
+
+/// When the fresh listing does not cure it, the second `-32020` is the answer: one re-list,
+/// one more call, no loop.
+#[test]
+fn header_mismatch_is_retried_only_once() {
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let log = sb.dir.path().join("listings.log");
+    let server = drift_server(&python, &log, true);
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"py": {"url": server.url, "protocolVersion": "2026-07-28"}}})
+            .to_string(),
+    );
+    let out = sb
+        .cmd()
+        .args(["call", "py", "query", "region=eu-west", "--json"])
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["ok"], false, "{v:#}");
+    assert_eq!(v["error"]["code"], -32020, "{v:#}");
+    assert_eq!(listings(&log), 2, "exactly one re-listing");
+}
+
+/// On 2026-07-28, `--log-level` travels in each request's `_meta` (there is no
+/// `logging/setLevel`), so the server sends the call's own log lines at that level and above,
+/// over stdio and Streamable HTTP alike.
+#[test]
+fn log_level_rides_in_each_requests_meta() {
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
+    let server = HttpServer::start(&python, &["stateless"]);
+    let defs = [
+        json!({"command": python, "args": [script(), "stdio"], "protocolVersion": "2026-07-28"}),
+        json!({"url": server.url, "protocolVersion": "2026-07-28"}),
+    ];
+    for def in defs {
+        let sb = Sandbox::new();
+        sb.write(
+            "config/mcpdeck/mcp.json",
+            &json!({"mcpServers": {"py": def}}).to_string(),
+        );
+        let out = sb
+            .cmd()
+            .args(["--log-level", "info", "call", "py", "chatty"])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{def}: {stderr}");
+        assert!(
+            stderr.contains("chatty says info"),
+            "{def}: the info line did not arrive: {stderr}"
+        );
+        assert!(
+            !stderr.contains("chatty says debug"),
+            "{def}: a line below the level arrived: {stderr}"
+        );
+    }
+}
+
+/// `mcpdeck watch` on a 2026-07-28 server, which has no `resources/subscribe`: one
+/// `subscriptions/listen` names the URI, and an update another client causes reaches the
+/// watch, which reads the resource again.
+#[test]
+fn watch_listens_on_a_2026_server() {
+    use std::io::{BufRead, BufReader};
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
+    let server = HttpServer::start(&python, &["stateless"]);
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"py": {"url": server.url, "protocolVersion": "2026-07-28"}}})
+            .to_string(),
+    );
+    // `Sandbox::cmd`'s environment, on a std command (it has to stream while it runs).
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("XDG_CONFIG_HOME", &sb.home)
+        .env("MCPDECK_CREDENTIAL_STORE", "file")
+        .arg("--cwd")
+        .arg(&sb.project)
+        .args(["watch", "py", "note://readme", "--count", "1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("watch starts");
+    let mut stderr = BufReader::new(watch.stderr.take().expect("stderr"));
+    let mut said = String::new();
+    while !said.contains("subscribed to") {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).expect("reads") == 0 {
+            let _ = watch.kill();
+            panic!("watch ended before it subscribed: {said}");
+        }
+        said.push_str(&line);
+    }
+    let touched = sb.stdout(&["call", "py", "touch"]);
+    assert!(touched.contains("touched"), "{touched}");
+    let out = watch.wait_with_output().expect("watch ends");
+    assert!(out.status.success(), "{said}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first: Value = serde_json::from_str(stdout.lines().next().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no update line ({e}): {stdout}"));
+    assert_eq!(first["update"], 1, "{stdout}");
+    assert!(
+        first["read"].to_string().contains("modern readme"),
+        "{stdout}"
+    );
 }

@@ -1,5 +1,6 @@
 """An MCP server on the official Python SDK 2.x, which speaks 2026-07-28 and the older protocol
-alike: a tool, a tool that asks for input (answered as an input-required round on 2026-07-28,
+alike: a tool, a tool that logs while it runs, a tool that
+says a resource changed, a tool that asks for input (answered as an input-required round on 2026-07-28,
 as a server-initiated elicitation before), a resource, a prompt with completion. Used by
 tests/modern_python.rs (SDK pinned by scripts/install-python-sdk into .venv-sdk2/).
 
@@ -12,7 +13,7 @@ from typing import Annotated
 
 from pydantic import BaseModel
 
-from mcp.server.mcpserver import Elicit, MCPServer, Resolve
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 
 server = MCPServer("modern-probe")
 
@@ -29,6 +30,21 @@ def ask_name() -> Elicit[Greeting]:
 def echo(text: str) -> str:
     """Echo the text back."""
     return text
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    """Log one line at info and one at debug while it runs."""
+    await ctx.info("chatty says info")
+    await ctx.debug("chatty says debug")
+    return "said"
+
+
+@server.tool()
+async def touch(ctx: Context) -> str:
+    """Say that note://readme changed (to the streams of `subscriptions/listen`)."""
+    await ctx.notify_resource_updated("note://readme")
+    return "touched"
 
 
 @server.tool()

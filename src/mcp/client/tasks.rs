@@ -111,6 +111,8 @@ pub(crate) struct TaskCall<'a> {
     pub tool: &'a str,
     /// Its arguments.
     pub args: Map<String, Value>,
+    /// The operator's `_meta` entries, if any.
+    pub meta: Option<&'a Map<String, Value>>,
     /// How long the task is followed (`taskTimeoutMs`, `--task-timeout`); the task's own
     /// `ttl` ends it sooner when shorter.
     pub deadline: Duration,
@@ -126,11 +128,15 @@ pub(crate) async fn call_as_task(
     let TaskCall {
         tool,
         args,
+        meta,
         deadline,
     } = call;
     let started = tokio::time::Instant::now();
     let timeout = conn.request_timeout();
-    let params = json!({"name": tool, "arguments": args, "task": {"ttl": TASK_TTL_MS}});
+    let mut params = json!({"name": tool, "arguments": args, "task": {"ttl": TASK_TTL_MS}});
+    if let Some(meta) = meta {
+        params["_meta"] = Value::Object(meta.clone());
+    }
     let created = conn
         .request_cancellable(
             custom("tools/call", params),

@@ -179,6 +179,8 @@ impl Started {
             faults: self.faults,
             routes: self.routes,
             sandbox: self.sandbox,
+            log_level: std::sync::Mutex::new(None),
+            listening: tokio::sync::Mutex::default(),
         }
     }
 }

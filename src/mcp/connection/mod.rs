@@ -19,6 +19,7 @@ mod handshake;
 pub(crate) mod http;
 pub(crate) mod http_guard;
 mod http_post;
+mod listen;
 mod negotiation;
 pub(crate) mod orphans;
 mod request;
@@ -98,6 +99,12 @@ pub struct Connection {
     routes: events::ProgressRoutes,
     /// The sandbox a stdio server runs in: a failure after the start says so too.
     sandbox: Option<Box<crate::mcp::sandbox::SandboxDef>>,
+    /// The resources a 2026 session listens for (`subscriptions/listen`).
+    listening: tokio::sync::Mutex<listen::Listening>,
+    /// The log level asked for on a 2026 session, sent in every request's `_meta` (the
+    /// protocol has no `logging/setLevel` there: each request opts in to its own messages).
+    #[allow(deprecated)]
+    log_level: std::sync::Mutex<Option<rmcp::model::LoggingLevel>>,
 }
 
 impl std::fmt::Debug for Connection {

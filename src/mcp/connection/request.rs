@@ -1,7 +1,8 @@
 //! Requests on a live connection: a deadline on every request, progress routed to the caller,
 //! `notifications/cancelled` on timeout or cancellation, and failures explained. A request is
-//! never retried or replayed; a 2026 server's input-required rounds (`rounds`) are new
-//! requests that carry the answers it asked for.
+//! never retried or replayed here; a 2026 server's input-required rounds (`rounds`) are new
+//! requests that carry the answers it asked for. (The one operation that sends a request again
+//! is a tool call refused with `-32020`, after listing the tools afresh: `engine/ops/tools.rs`.)
 
 use std::time::Duration;
 
@@ -78,6 +79,12 @@ impl Connection {
             return Err(cancelled());
         }
         let mut request = request;
+        if let Some(level) = self.request_log_level() {
+            let meta = rmcp::model::GetMeta::get_meta_mut(&mut request);
+            if meta.log_level().is_none() {
+                meta.set_log_level(level);
+            }
+        }
         let pending = progress.map(|tx| events::PendingRoute::new(tx.clone()));
         if let Some(pending) = &pending {
             // Opened by the transport under the request's token as the request is sent.

@@ -66,7 +66,11 @@ impl Engine {
             spills: &self.spills,
             cancel: &cancel,
             note: &note,
-            as_task: mode == RunMode::Task,
+            as_task: matches!(mode, RunMode::Call(options) if options.as_task),
+            meta: match mode {
+                RunMode::Call(options) if !options.meta.is_empty() => Some(&options.meta),
+                _ => None,
+            },
             task_timeout: self.task_timeout.unwrap_or_else(|| {
                 slot.entry
                     .def
@@ -82,7 +86,7 @@ impl Engine {
         match mode {
             RunMode::Ping => ops::ping(&ctx).await,
             RunMode::Operator(op) => self.run_operator(&ctx, gate, &operation, op).await,
-            RunMode::Plain | RunMode::Task | RunMode::Uri => {
+            RunMode::Plain | RunMode::Call(_) | RunMode::Uri => {
                 self.dispatch(&ctx, request, build, gate, mode).await
             }
         }

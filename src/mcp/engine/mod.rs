@@ -48,6 +48,7 @@ pub use outcome::{Failure, Outcome, Success};
 pub use probe::Probe;
 pub use rebuild::Engines;
 pub(crate) use rebuild::OptionsFactory;
+pub use requests::CallOptions;
 use slot::Slot;
 
 use crate::mcp::config::ConfigSet;

@@ -294,6 +294,13 @@ pub(super) async fn subscription(
     if !declared {
         return Err(not_offered(ctx, "resource subscriptions"));
     }
+    if conn.is_modern() {
+        // 2026-07-28 has no resources/subscribe: the session's one listen names every URI.
+        conn.listen_resource(uri, subscribe)
+            .await
+            .map_err(|e| ctx.request_failure(&e))?;
+        return Ok(subscribed(ctx, uri, subscribe));
+    }
     let request = if subscribe {
         ClientRequest::SubscribeRequest(SubscribeRequest::new(SubscribeRequestParams::new(uri)))
     } else {
@@ -307,8 +314,12 @@ pub(super) async fn subscription(
         other if serde_json::to_value(&other).is_ok_and(|v| v.as_object().is_some()) => {}
         _ => return Err(unexpected("resources/subscribe")),
     }
+    Ok(subscribed(ctx, uri, subscribe))
+}
+
+fn subscribed(ctx: &OpContext<'_>, uri: &str, subscribe: bool) -> Success {
     let shown = sanitize_capped(uri, 512);
-    Ok(Success {
+    Success {
         text: format!(
             "{} {shown} on {}\n",
             if subscribe {
@@ -324,7 +335,7 @@ pub(super) async fn subscription(
             updates: 0,
         }),
         spills: Vec::new(),
-    })
+    }
 }
 
 fn task_line(task: &TaskInfo) -> String {
@@ -422,7 +433,8 @@ pub(super) async fn set_log_level(ctx: &OpContext<'_>, level: &str) -> Result<Su
         )));
     };
     let conn = ctx.live.conn.read().await;
-    if conn.identity().capabilities.logging.is_none() {
+    // A 2026 session asks per request, whether or not the server declared logging.
+    if conn.identity().capabilities.logging.is_none() && !conn.is_modern() {
         return Err(not_offered(ctx, "log levels"));
     }
     if let Some(problem) = conn.set_log_level(&level).await {

@@ -63,17 +63,37 @@ impl Engine {
         as_task: bool,
         cancel: &CancellationToken,
     ) -> Outcome {
+        let options = CallOptions {
+            as_task,
+            ..CallOptions::default()
+        };
+        self.call_with(server, tool, build, &options, cancel).await
+    }
+
+    /// [`Engine::call_typed`] with the operator's `options`: as a task, and with `_meta` entries
+    /// of their own on the request (as the Inspector allows). The entries are checked first
+    /// ([`CallOptions::check_meta`]); a refused one fails the call before anything is sent.
+    pub async fn call_with(
+        &self,
+        server: &str,
+        tool: &str,
+        build: &ArgsBuilder,
+        options: &CallOptions,
+        cancel: &CancellationToken,
+    ) -> Outcome {
         let request = ProxyRequest::ToolsCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
             args: serde_json::Map::new(),
         };
-        let mode = if as_task {
-            RunMode::Task
-        } else {
-            RunMode::Plain
-        };
-        self.execute_inner(&request, cancel, Some(build), mode, None)
+        if let Err(message) = CallOptions::check_meta(&options.meta) {
+            return Outcome {
+                server: Some(server.to_owned()),
+                operation: request.operation().to_string(),
+                body: Err(super::outcome::Failure::invalid(message)),
+            };
+        }
+        self.execute_inner(&request, cancel, Some(build), RunMode::Call(options), None)
             .await
     }
 
@@ -169,17 +189,77 @@ impl Engine {
     }
 }
 
+/// How the operator runs one tool call beyond its arguments.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallOptions {
+    /// Run it as a task (for a tool whose task support is `optional`).
+    pub as_task: bool,
+    /// `_meta` entries of the operator's own, merged into the request's `_meta` (the protocol's
+    /// own entries — version, client info and capabilities, progress token — are kept).
+    pub meta: serde_json::Map<String, serde_json::Value>,
+}
+
+impl CallOptions {
+    /// Refuses `_meta` keys the protocol keeps for itself: `progressToken`, and any key whose
+    /// prefix (before the last `/`) has a `modelcontextprotocol` or `mcp` label, such as
+    /// `io.modelcontextprotocol/protocolVersion`. Also refuses an empty key.
+    pub fn check_meta(meta: &serde_json::Map<String, serde_json::Value>) -> Result<(), String> {
+        for key in meta.keys() {
+            let reserved = key == "progressToken"
+                || key.rsplit_once('/').is_some_and(|(prefix, _)| {
+                    prefix
+                        .split('.')
+                        .any(|label| label == "modelcontextprotocol" || label == "mcp")
+                });
+            if key.is_empty() || reserved {
+                return Err(format!(
+                    "`_meta` key `{}` is kept for the protocol; choose another name",
+                    crate::mcp::sanitize::sanitize_capped(key, 128)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// How a request runs beyond what the proxy request says (operator-only variants).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum RunMode<'a> {
     /// As the proxy request says.
     Plain,
-    /// A tool call as a task.
-    Task,
+    /// A tool call with the operator's options (as a task, `_meta` entries).
+    Call(&'a CallOptions),
     /// `resources.read` whose reference is a raw URI.
     Uri,
     /// A ping (the request only names the server).
     Ping,
     /// One of the operator's own operations (the request is the one policy judges).
     Operator(&'a OperatorOp),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallOptions;
+
+    fn check(key: &str) -> Result<(), String> {
+        let mut meta = serde_json::Map::new();
+        meta.insert(key.to_owned(), serde_json::Value::Bool(true));
+        CallOptions::check_meta(&meta)
+    }
+
+    #[test]
+    fn the_protocols_meta_keys_are_refused_and_others_pass() {
+        for kept in [
+            "progressToken",
+            "io.modelcontextprotocol/protocolVersion",
+            "modelcontextprotocol.io/anything",
+            "dev.mcp/x",
+            "",
+        ] {
+            assert!(check(kept).is_err(), "{kept:?} was let through");
+        }
+        for ours in ["trace", "com.example/trace", "example.com/mcpish", "mcp"] {
+            assert!(check(ours).is_ok(), "{ours:?} was refused");
+        }
+    }
 }

@@ -69,6 +69,13 @@ pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failu
     Ok(catalog)
 }
 
+/// The tool catalog listed afresh: the cached one is dropped first (a 2026 server's
+/// `-32020` says the listed input schema no longer matches the server's).
+pub(crate) async fn relist_tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failure> {
+    ctx.live.tools.lock().await.take();
+    tools(ctx).await
+}
+
 /// Which optional capabilities the server declared (nothing is listed from one it did not).
 pub(crate) async fn declared(ctx: &OpContext<'_>) -> (bool, bool) {
     let conn = ctx.live.conn.read().await;

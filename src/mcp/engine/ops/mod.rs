@@ -47,6 +47,8 @@ pub(super) struct OpContext<'a> {
     pub note: &'a (dyn Fn(&str) + Send + Sync),
     /// Run a tool call as a task (the operator's choice for `optional` task support).
     pub as_task: bool,
+    /// The operator's own `_meta` entries for a tool call (checked by `CallOptions::check_meta`).
+    pub meta: Option<&'a serde_json::Map<String, serde_json::Value>>,
     /// How long a tool call run as a task is followed before it is cancelled.
     pub task_timeout: std::time::Duration,
     /// Where a tool call's progress reports go (serve mode's forwarding), if anywhere.

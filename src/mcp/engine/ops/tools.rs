@@ -3,9 +3,12 @@
 
 use std::fmt::Write as _;
 
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, RequestMetaObject, ServerResult,
+};
 use serde_json::Value;
 
+use super::catalogs::relist_tools;
 use super::{OpContext, bounded, tools, unexpected};
 use crate::mcp::api::{OpResult, SpillRef, ToolCall, ToolList, ToolMatch, ToolSearch};
 use crate::mcp::catalog::ToolCatalog;
@@ -116,7 +119,10 @@ pub(crate) async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Suc
     })
 }
 
-/// `tools.call`: called once; never retried.
+/// `tools.call`: called once, except that a 2026 HTTP server's `-32020` (its `Mcp-Param-*`
+/// headers, built from the listed schema, did not match what it expects now) is answered the
+/// way the protocol asks: the tool listing is dropped and listed again, and the call is sent
+/// once more with the headers the new schema gives. A second refusal is the answer.
 pub(crate) async fn call_tool(
     ctx: &OpContext<'_>,
     tool: &str,
@@ -130,27 +136,31 @@ pub(crate) async fn call_tool(
     {
         return Err(unknown_tool(catalog, &ctx.slot.name, tool));
     }
-    let schema = catalog
+    let mut schema = catalog
         .as_ref()
         .and_then(|c| c.output_schema(tool).cloned());
-    let conn = ctx.live.conn.read().await;
+    let mut conn = ctx.live.conn.read().await;
     let result = if ctx.as_task {
         call_as_task(ctx, &conn, tool, args).await?
     } else {
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-            CallToolRequestParams::new(tool.to_owned()).with_arguments(args.clone()),
-        ));
-        let timeout = conn.request_timeout();
-        match conn
-            .request_routed(
-                request,
-                timeout,
-                max_total_for(timeout),
-                ctx.cancel,
-                ctx.progress,
-            )
-            .await
+        let mut answer = send_call(ctx, &conn, tool, &args).await;
+        if let Err(e) = &answer
+            && header_mismatch(&conn, e)
         {
+            (ctx.note)(
+                "the server refused the call's headers (JSON-RPC -32020); listing its tools \
+                 again and sending the call once more",
+            );
+            drop(conn);
+            let catalog = relist_tools(ctx).await?;
+            if catalog.get(tool).is_none() {
+                return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
+            }
+            schema = catalog.output_schema(tool).cloned();
+            conn = ctx.live.conn.read().await;
+            answer = send_call(ctx, &conn, tool, &args).await;
+        }
+        match answer {
             Ok(ServerResult::CallToolResult(result))
                 if crate::mcp::client::tasks::result_requires_task(&result) =>
             {
@@ -169,6 +179,44 @@ pub(crate) async fn call_tool(
     drop(conn);
     shape_call(ctx, tool, &result, schema.as_ref())
 }
+
+/// One `tools/call` request (with its input-required rounds).
+async fn send_call(
+    ctx: &OpContext<'_>,
+    conn: &Connection,
+    tool: &str,
+    args: &serde_json::Map<String, Value>,
+) -> Result<ServerResult, crate::mcp::connection::RequestError> {
+    let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args.clone());
+    if let Some(meta) = ctx.meta {
+        // rmcp adds the protocol's own entries (version, client, progress token) as it sends.
+        params.meta = Some(RequestMetaObject::from(meta.clone()));
+    }
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let timeout = conn.request_timeout();
+    conn.request_routed(
+        request,
+        timeout,
+        max_total_for(timeout),
+        ctx.cancel,
+        ctx.progress,
+    )
+    .await
+}
+
+/// Whether `e` is a 2026 HTTP server's `HeaderMismatch`: the only refusal a fresh listing can
+/// cure (the `Mcp-Param-*` headers come from the listed input schema).
+fn header_mismatch(conn: &Connection, e: &crate::mcp::connection::RequestError) -> bool {
+    conn.is_modern()
+        && conn.transport_kind() == "http"
+        && e.class
+            == (crate::mcp::connection::ErrorClass::ServerError {
+                code: HEADER_MISMATCH,
+            })
+}
+
+/// JSON-RPC `HeaderMismatch` (2026-07-28, Streamable HTTP).
+const HEADER_MISMATCH: i32 = -32020;
 
 /// Shapes a tool result (a call's, or a task's) into a success, or a `tool_error` failure.
 pub(crate) fn shape_call(
@@ -223,6 +271,7 @@ async fn call_as_task(
     let call = crate::mcp::client::tasks::TaskCall {
         tool,
         args,
+        meta: ctx.meta,
         deadline: ctx.task_timeout,
     };
     crate::mcp::client::tasks::call_as_task(conn, call, ctx.cancel, ctx.note)
