@@ -100,6 +100,30 @@ pub async fn sign_in_inline(
         .map_err(|e| e.message)
 }
 
+/// Whether `name` gets its tokens with a headless grant (client credentials): then it signs in
+/// after a refusal without `--login`, as nobody needs to take part.
+pub fn headless(config: &ConfigSet, trust: TrustState, name: &str) -> bool {
+    target(config, trust, name)
+        .is_ok_and(|t| t.oauth.grant == crate::mcp::config::Grant::ClientCredentials)
+}
+
+/// Whether the authorization server that `name`'s protected-resource metadata names now is
+/// another than `issuer`, the one this command signed in with (the server migrated, and its
+/// tokens are refused for that reason).
+pub async fn authorization_server_moved(
+    config: &ConfigSet,
+    trust: TrustState,
+    name: &str,
+    issuer: &str,
+) -> bool {
+    let Ok(target) = target(config, trust, name) else {
+        return false;
+    };
+    auth::current_issuer(&target)
+        .await
+        .is_some_and(|now| now != issuer)
+}
+
 /// Whether to sign in inline after an operation was refused for authorization: `--login`, or a
 /// terminal operator who says yes (asked once).
 pub fn may_sign_in(login: bool, name: &str) -> bool {
@@ -236,23 +260,35 @@ pub fn status(cx: &Context, only: Option<&str>, json: bool) -> Exit {
             }
         };
         let expires = signed.as_ref().and_then(|s| s.expires_at).map(rfc3339);
+        let grant = target.oauth.grant.as_str();
         rows.push(serde_json::json!({
             "server": name,
+            "grant": grant,
             "signedIn": signed.is_some(),
+            "issuer": signed.as_ref().and_then(|s| s.issuer.clone()),
             "expiresAt": expires,
             "refreshable": signed.as_ref().is_some_and(|s| s.refreshable),
+            "dpopBound": signed.as_ref().is_some_and(|s| s.dpop_bound),
             "scopes": signed.as_ref().map(|s| s.scopes.clone()).unwrap_or_default(),
         }));
         lines.push(match &signed {
             Some(s) => format!(
-                "{}: signed in{}{}",
+                "{}: signed in ({grant}{}{}){}{}",
                 sanitize(name),
+                s.issuer
+                    .as_deref()
+                    .map_or_else(String::new, |i| format!(", issuer {}", sanitize(i))),
+                if s.dpop_bound {
+                    ", DPoP-bound"
+                } else {
+                    ", bearer"
+                },
                 expires
                     .as_deref()
                     .map_or_else(String::new, |e| format!(", expires {e}")),
                 scopes_text(&s.scopes)
             ),
-            None => format!("{}: not signed in", sanitize(name)),
+            None => format!("{}: not signed in ({grant})", sanitize(name)),
         });
     }
     if json {

@@ -206,17 +206,43 @@ async fn run_signing_in(
     sign_in: &SignIn,
 ) -> Outcome {
     let mut outcome = plan(engine, cancel).await;
-    let mut signed_in = false;
-    let mut step_ups = 0;
-    while let Some((server, trigger)) =
-        auth_retry(&outcome, sign_in.login, &mut signed_in, &mut step_ups)
-    {
-        if let Err(message) =
-            super::auth_cmd::sign_in_inline(&sign_in.config, sign_in.trust, &server, trigger, false)
+    let mut retries = Retries::default();
+    loop {
+        let moved = match (&retries.issuer, refused_server(&outcome)) {
+            // A token this command just got is refused: sign in again only when the server
+            // now names another authorization server (a migration).
+            (Some(issuer), Some(server)) if !retries.migrated => {
+                super::auth_cmd::authorization_server_moved(
+                    &sign_in.config,
+                    sign_in.trust,
+                    server,
+                    issuer,
+                )
                 .await
-        {
-            print_error(&message);
+            }
+            _ => false,
+        };
+        let may = |server: &str| {
+            super::auth_cmd::headless(&sign_in.config, sign_in.trust, server)
+                || super::auth_cmd::may_sign_in(sign_in.login, server)
+        };
+        let Some((server, trigger)) = auth_retry(&outcome, &may, &mut retries, moved) else {
             break;
+        };
+        match super::auth_cmd::sign_in_inline(
+            &sign_in.config,
+            sign_in.trust,
+            &server,
+            trigger,
+            false,
+        )
+        .await
+        {
+            Ok(signed) => retries.issuer = signed.issuer,
+            Err(message) => {
+                print_error(&message);
+                break;
+            }
         }
         // A fresh connection carries the new tokens. The refused request did not run (a
         // 401 at connect, or a 403 before the operation), so sending it again is not a
@@ -233,13 +259,43 @@ async fn run_signing_in(
     outcome
 }
 
+/// The sign-ins one command has made so far.
+#[derive(Debug, Default)]
+struct Retries {
+    /// The issuer of this command's sign-in (`None` before it, or when unknown).
+    issuer: Option<String>,
+    /// Whether a sign-in was made for a 401.
+    signed_in: bool,
+    /// Whether a second one was made because the authorization server changed.
+    migrated: bool,
+    /// Step-ups (403 `insufficient_scope`) so far.
+    step_ups: u8,
+}
+
+/// The server that refused the operation with a 401, when it did.
+fn refused_server(outcome: &Outcome) -> Option<&str> {
+    let Err(failure) = &outcome.body else {
+        return None;
+    };
+    let code = failure
+        .detail
+        .as_ref()
+        .and_then(|d| d.get("code"))
+        .and_then(serde_json::Value::as_u64);
+    (failure.class == "auth_required" && code != Some(403))
+        .then_some(outcome.server.as_deref())
+        .flatten()
+}
+
 /// After a refusal for authorization: which server to sign in to, and why. One sign-in per
-/// command, and at most two step-ups (403 `insufficient_scope`) per operation.
+/// command for a 401 (a second only when `moved`: the server names a new authorization server
+/// since), and at most two step-ups (403 `insufficient_scope`) per operation. `may` says
+/// whether a server may sign in (`--login`, a yes from the operator, or a headless grant).
 fn auth_retry(
     outcome: &Outcome,
-    login: bool,
-    signed_in: &mut bool,
-    step_ups: &mut u8,
+    may: &dyn Fn(&str) -> bool,
+    retries: &mut Retries,
+    moved: bool,
 ) -> Option<(String, crate::mcp::auth::Trigger)> {
     let Err(failure) = &outcome.body else {
         return None;
@@ -258,10 +314,10 @@ fn auth_retry(
         .map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>());
     if code == Some(403) {
         let scope = scope?;
-        if *step_ups >= 2 || !super::auth_cmd::may_sign_in(login, &server) {
+        if retries.step_ups >= 2 || !may(&server) {
             return None;
         }
-        *step_ups += 1;
+        retries.step_ups += 1;
         // The refusal is the challenge: a probe of a server that guards only some operations
         // would find none.
         let challenge = format!(
@@ -276,10 +332,15 @@ fn auth_retry(
             },
         ));
     }
-    if *signed_in || !super::auth_cmd::may_sign_in(login, &server) {
+    if retries.signed_in {
+        if !moved || retries.migrated {
+            return None;
+        }
+        retries.migrated = true;
+    } else if !may(&server) {
         return None;
     }
-    *signed_in = true;
+    retries.signed_in = true;
     // The refusal's scope, as the challenge it came in: a server that guards only some
     // operations answers an unauthenticated probe without one.
     let challenge = scope.map(|s| format!("Bearer scope=\"{}\"", s.join(" ")));

@@ -9,6 +9,7 @@ mod common;
 
 mod auth_tokens_unseen;
 mod cli_auth;
+mod cli_auth_headless;
 mod cli_auth_request;
 mod cli_client;
 mod cli_docs;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use mcpdeck::mcp::config::parse_file;
 use mcpdeck::mcp::config::{Diagnostic, Layer, Severity};
+use mcpdeck::mcp::config::{Grant, Transport};
 
 fn fixture(name: &str) -> (PathBuf, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -512,4 +513,59 @@ fn wrong_shapes_name_the_field_and_what_was_found() {
         "`scopes` must be an array of strings, found",
     );
     assert_eq!(messages.len(), 5, "{messages:#?}");
+}
+
+/// The client-credentials grant: a client ID and exactly one credential, every credential a
+/// reference or a key file path; a private key belongs to that grant only.
+#[test]
+fn the_client_credentials_grant_is_checked() {
+    let text = r#"{"mcpServers": {
+  "ok": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+         "clientId": "ci", "privateKeyFile": "/home/ci/.config/key.pem"}},
+  "secret": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+         "clientId": "ci", "clientSecret": "${CI_SECRET}"}},
+  "literal": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+         "clientId": "ci", "privateKey": "-----BEGIN PRIVATE KEY-----"}},
+  "both": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+         "clientId": "ci", "clientSecret": "${S}", "privateKey": "${K}"}},
+  "noid": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+         "privateKey": "${K}"}},
+  "stray": {"url": "https://example.com/mcp", "oauth": {"privateKeyFile": "/k.pem"}},
+  "typo": {"url": "https://example.com/mcp", "oauth": {"grant": "password"}}
+}}"#;
+    let parsed = parse_file(text, Path::new("mcp.json"), Layer::User);
+    let found: Vec<(String, String)> = parsed
+        .entries
+        .iter()
+        .flat_map(|e| e.diagnostics.iter())
+        .map(|d| (d.code.to_string(), d.path.clone()))
+        .collect();
+    let has = |code: &str, path: &str| {
+        assert!(
+            found.iter().any(|(c, p)| c == code && p == path),
+            "{code} at {path} not in {found:#?}"
+        );
+    };
+    has("literal_secret", "mcpServers.literal.oauth.privateKey");
+    has("missing_field", "mcpServers.both.oauth.clientSecret");
+    has("missing_field", "mcpServers.noid.oauth.clientId");
+    has("invalid_value", "mcpServers.stray.oauth.privateKey");
+    has("invalid_value", "mcpServers.typo.oauth.grant");
+    for name in ["ok", "secret"] {
+        let entry = parsed
+            .entries
+            .iter()
+            .find(|e| e.name == name)
+            .expect("entry");
+        assert!(
+            entry.diagnostics.is_empty(),
+            "{name}: {:?}",
+            entry.diagnostics
+        );
+        let Transport::Http(http) = &entry.def.as_ref().expect("valid").transport else {
+            panic!("{name} is http");
+        };
+        let oauth = http.oauth.as_deref().expect("oauth");
+        assert_eq!(oauth.grant, Grant::ClientCredentials);
+    }
 }

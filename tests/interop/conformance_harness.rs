@@ -17,6 +17,13 @@ fn dir() -> PathBuf {
 
 /// Runs `scenario` with `protocolVersion` `setting` (empty: unset); returns every check.
 fn run(scenario: &str, setting: &str) -> Vec<Value> {
+    run_at(scenario, setting, None)
+}
+
+/// [`run`], with the harness's `--spec-version` when `spec` is given (its mock servers then
+/// speak that revision: the authorization scenarios' servers answer `server/discover` only at
+/// 2026-07-28).
+pub(crate) fn run_at(scenario: &str, setting: &str, spec: Option<&str>) -> Vec<Value> {
     let Some((node, entry)) = crate::common::peers::conformance() else {
         return Vec::new();
     };
@@ -24,14 +31,26 @@ fn run(scenario: &str, setting: &str) -> Vec<Value> {
     let client = format!("{} {}", node.display(), dir().join("client.mjs").display());
     let status = Command::new(&node)
         .arg(&entry)
-        .args(["client", "--command", &client, "--scenario", scenario, "-o"])
+        .args(["client", "--command", &client, "--scenario", scenario])
+        .args(spec.map(|v| ["--spec-version", v]).into_iter().flatten())
+        .arg("-o")
         .arg(out.path())
         .env("MCPDECK", env!("CARGO_BIN_EXE_mcpdeck"))
         .env("MCPDECK_CONFORMANCE_PROTOCOL", setting)
         .output()
         .expect("the harness runs");
     let mut checks = Vec::new();
-    for entry in std::fs::read_dir(out.path()).expect("results") {
+    // A scenario's results are in `<name>-<time>/`, under `auth/` for an `auth/…` scenario.
+    let results = match scenario.split_once('/') {
+        Some((group, _)) => out.path().join(group),
+        None => out.path().to_path_buf(),
+    };
+    for entry in std::fs::read_dir(&results).unwrap_or_else(|e| {
+        panic!(
+            "{scenario} ({setting:?}): no results ({e}): {}",
+            String::from_utf8_lossy(&status.stdout)
+        )
+    }) {
         let file = entry.expect("entry").path().join("checks.json");
         let text = std::fs::read_to_string(&file).unwrap_or_else(|e| {
             panic!(

@@ -7,6 +7,7 @@ mod common;
 #[path = "../connection_support/mod.rs"]
 mod connection_support;
 
+mod conformance_auth;
 mod conformance_harness;
 mod connection_interop;
 mod interop_cli;

@@ -48,13 +48,24 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
         // The metadata is resolved here, not inside `initialize_from_store`, so that a token
         // endpoint that is plain `http` off loopback never gets the refresh token.
         let resolved = tokio::time::timeout(DISCOVERY_TIMEOUT, manager.resolve_metadata()).await;
+        let mut as_key = creds.issuer.clone();
         if let Ok(Ok(resolution)) = resolved {
             if super::secure::require_secure_metadata(&resolution.metadata).is_err() {
-                return Ok(TokenClient::new(
-                    AuthClient::new(inner, manager),
-                    Some(tokens),
+                return Ok(with_secrets(
+                    TokenClient::new(AuthClient::new(inner, manager), Some(tokens)),
+                    target,
                 ));
             }
+            let current = super::flow::authorization_server_key(&resolution.metadata);
+            if !bind_issuer(store, &key, &current, target) {
+                // Tokens from before issuers were recorded, with nothing tying them to this
+                // authorization server: sent as they are, never refreshed there.
+                return Ok(with_secrets(
+                    TokenClient::new(AuthClient::new(inner, manager), Some(tokens)),
+                    target,
+                ));
+            }
+            as_key.get_or_insert(current);
             manager.set_metadata(resolution.metadata);
         }
         let mut initialized =
@@ -70,37 +81,93 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
             if let Ok(Ok(Some(metadata))) = origin
                 && super::secure::require_secure_metadata(&metadata).is_ok()
             {
+                as_key.get_or_insert(super::flow::authorization_server_key(&metadata));
                 manager.set_metadata(metadata);
                 initialized =
                     tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
             }
         }
         if matches!(initialized, Ok(Ok(true))) {
-            configure_secret(&mut manager, target, store, &creds.client_id);
+            configure_secret(
+                &mut manager,
+                target,
+                store,
+                as_key.as_deref(),
+                &creds.client_id,
+            );
             tokens.refreshes_follow();
         }
     }
-    Ok(TokenClient::new(
-        AuthClient::new(inner, manager),
-        Some(tokens),
+    Ok(with_secrets(
+        TokenClient::new(AuthClient::new(inner, manager), Some(tokens)),
+        target,
     ))
 }
 
-/// Gives the OAuth client its secret (a pre-registered one from the definition, or a kept
-/// registration's), which rmcp's stored credentials do not hold.
+/// `client` with the target's own client secret and private key among the secrets its
+/// connection redacts, like the tokens it sends: they are never sent to the MCP server, so one
+/// that shows up in what it answers is redacted all the same.
+fn with_secrets<C>(client: TokenClient<C>, target: &AuthTarget) -> TokenClient<C> {
+    let live = client.live();
+    for secret in [&target.client_secret, &target.private_key]
+        .into_iter()
+        .flatten()
+    {
+        live.add(secret);
+        if let Some(body) = pem_body(secret) {
+            live.add(&body);
+        }
+    }
+    client
+}
+
+/// The base64 body of a PEM block (its lines joined), when `text` is one.
+fn pem_body(text: &str) -> Option<String> {
+    text.contains("-----BEGIN").then(|| {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("-----"))
+            .collect()
+    })
+}
+
+/// Binds issuer-less stored tokens to `current` when they belong to it ([`super::issuer`]);
+/// false when they stay unbound (or the store cannot be written), so they must not be
+/// refreshed there.
+fn bind_issuer(store: &CredentialStore, key: &str, current: &str, target: &AuthTarget) -> bool {
+    use super::issuer::{Binding, bind};
+    let configured = target.oauth.client_id.as_deref();
+    let unbound = store
+        .read()
+        .ok()
+        .and_then(|doc| doc.servers.get(key).map(|c| c.issuer.is_none()))
+        .unwrap_or(false);
+    if !unbound {
+        return true;
+    }
+    store
+        .update(|doc| bind(doc, key, current, configured))
+        .is_ok_and(|b| b != Binding::Unbound)
+}
+
+/// Gives the OAuth client its secret (a pre-registered one from the definition, or the
+/// registration kept for the tokens' own authorization server, `as_key`), which rmcp's stored
+/// credentials do not hold.
 fn configure_secret(
     manager: &mut AuthorizationManager,
     target: &AuthTarget,
     store: &CredentialStore,
+    as_key: Option<&str>,
     client_id: &str,
 ) {
     let (secret, redirect) = if target.oauth.client_id.as_deref() == Some(client_id) {
         (target.client_secret.clone(), None)
     } else {
-        let kept = store.read().ok().and_then(|doc| {
-            doc.registrations
-                .into_values()
-                .find(|r| r.client_id == client_id)
+        let kept = as_key.and_then(|as_key| {
+            store
+                .read()
+                .ok()
+                .and_then(|doc| super::issuer::registration_of(&doc, as_key, client_id))
         });
         match kept {
             Some(r) => (r.client_secret, Some(r.redirect_uri)),
@@ -123,6 +190,7 @@ pub(crate) async fn revoke(
     store: &CredentialStore,
     target: &AuthTarget,
     client_id: &str,
+    issuer: Option<&str>,
     tokens: &OAuthTokenResponse,
 ) -> bool {
     crate::mcp::connection::http::install_crypto_provider();
@@ -146,14 +214,18 @@ pub(crate) async fn revoke(
     if super::secure::require_secure(&endpoint, "the revocation endpoint").is_err() {
         return false;
     }
+    let current = super::flow::authorization_server_key(&resolution.metadata);
+    // Tokens and a client ID go only to the issuer they came from: after a migration the old
+    // tokens are forgotten without a revocation the new server could not honour anyway.
+    if issuer.is_some_and(|i| i != current) {
+        return false;
+    }
+    let as_key = current;
     let secret = if target.oauth.client_id.as_deref() == Some(client_id) {
         target.client_secret.clone()
     } else {
         store.read().ok().and_then(|doc| {
-            doc.registrations
-                .into_values()
-                .find(|r| r.client_id == client_id)
-                .and_then(|r| r.client_secret)
+            super::issuer::registration_of(&doc, &as_key, client_id).and_then(|r| r.client_secret)
         })
     };
     crate::mcp::connection::http::install_crypto_provider();

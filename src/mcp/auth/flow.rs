@@ -19,6 +19,7 @@ use super::listener::{CALLBACK_TIMEOUT, RedirectListener, check_pasted};
 use super::register::register;
 use super::store::{CredentialStore, Registration};
 use super::{AuthFailure, AuthTarget, SignedIn, describe_auth_error};
+use crate::mcp::config::Grant;
 
 /// How the operator takes part in a sign-in.
 #[async_trait::async_trait]
@@ -55,8 +56,13 @@ pub(crate) async fn sign_in(
         None => probe_challenge(&target.url).await?,
     };
     let challenge = super::secure::secure_challenge(challenge);
-    let (manager, metadata) = discover(target, store, challenge.as_deref()).await?;
+    let headless = target.oauth.grant == Grant::ClientCredentials;
+    let (manager, metadata) = discover(target, store, challenge.as_deref(), !headless).await?;
     super::secure::require_secure_metadata(&metadata)?;
+    if headless {
+        let scopes = headless_scopes(target, trigger.step_up.as_ref(), challenge.as_deref());
+        return super::client_credentials::obtain(target, store, &metadata, &scopes).await;
+    }
     let as_key = authorization_server_key(&metadata);
 
     let identity = Identity::choose(target, store, &metadata, &as_key)?;
@@ -102,6 +108,7 @@ async fn discover(
     target: &AuthTarget,
     store: &CredentialStore,
     challenge: Option<&str>,
+    pkce: bool,
 ) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthFailure> {
     crate::mcp::connection::http::install_crypto_provider();
     let mut manager = AuthorizationManager::new(target.url.as_str())
@@ -125,7 +132,7 @@ async fn discover(
         }
         Err(e) => return Err(describe_auth_error(&e)),
     };
-    if source != AuthorizationMetadataSource::LegacyEndpointFallback {
+    if pkce && source != AuthorizationMetadataSource::LegacyEndpointFallback {
         require_s256(&metadata)?;
     }
     manager.set_metadata(metadata.clone());
@@ -353,8 +360,31 @@ fn requested_scopes(
     Ok(target.oauth.scopes.clone())
 }
 
-/// Asks the server for its challenge: one unauthenticated `initialize` POST. `None` when it
-/// answered 401/403 without one; an error when it does not ask for authorization at all.
+/// The scopes of a client-credentials token request: a step-up's demand, else the challenge's
+/// `scope`, else `oauth.scopes` (none: the authorization server's default).
+fn headless_scopes(
+    target: &AuthTarget,
+    step_up: Option<&Vec<String>>,
+    challenge: Option<&str>,
+) -> Vec<String> {
+    if let Some(demanded) = step_up {
+        return demanded.clone();
+    }
+    let from_challenge = challenge.and_then(|c| {
+        let at = c.find("scope=\"")? + "scope=\"".len();
+        let rest = &c[at..];
+        rest.find('"').map(|end| &rest[..end])
+    });
+    match from_challenge {
+        Some(s) => s.split_whitespace().map(str::to_owned).collect(),
+        None => target.oauth.scopes.clone(),
+    }
+}
+
+/// Asks the server for its challenge: an unauthenticated `initialize` POST, then (when that is
+/// let through, as a 2026-07-28 server or one that guards only later requests may do) an
+/// unauthenticated `server/discover` POST. `None` when it answered 401/403 without a challenge;
+/// an error when neither request is refused.
 async fn probe_challenge(url: &str) -> Result<Option<String>, AuthFailure> {
     crate::mcp::connection::http::install_crypto_provider();
     let client = reqwest::Client::builder()
@@ -362,33 +392,57 @@ async fn probe_challenge(url: &str) -> Result<Option<String>, AuthFailure> {
         .timeout(Duration::from_secs(30))
         .build()
         .map_err(|_| AuthFailure::new("the HTTP client could not be built"))?;
-    let body = serde_json::json!({
+    let client_info = serde_json::json!({"name": "mcpdeck", "version": env!("CARGO_PKG_VERSION")});
+    let initialize = serde_json::json!({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {
             "protocolVersion": "2025-11-25",
             "capabilities": {},
-            "clientInfo": {"name": "mcpdeck", "version": env!("CARGO_PKG_VERSION")},
+            "clientInfo": client_info,
         },
     });
-    let response = client
-        .post(url)
-        .header(http::header::ACCEPT, "application/json, text/event-stream")
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .map_err(|_| AuthFailure::new("the server could not be reached"))?;
-    let status = response.status().as_u16();
-    if !matches!(status, 401 | 403) {
-        return Err(AuthFailure::new(format!(
-            "the server does not ask for sign-in (it answered HTTP {status} without credentials)"
-        )));
+    let discover = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "server/discover",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": client_info,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let mut statuses = Vec::new();
+    for (body, version) in [(initialize, None), (discover, Some("2026-07-28"))] {
+        let mut request = client
+            .post(url)
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .header(http::header::CONTENT_TYPE, "application/json");
+        if let Some(version) = version {
+            request = request.header("mcp-protocol-version", version);
+        }
+        let response = request
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|_| AuthFailure::new("the server could not be reached"))?;
+        let status = response.status().as_u16();
+        if matches!(status, 401 | 403) {
+            return Ok(bearer_challenge(response.headers()));
+        }
+        statuses.push(status.to_string());
     }
-    Ok(response
-        .headers()
+    Err(AuthFailure::new(format!(
+        "the server does not ask for sign-in (it answered HTTP {} without credentials)",
+        statuses.join(", then ")
+    )))
+}
+
+/// The `Bearer` challenge among a response's `WWW-Authenticate` headers.
+fn bearer_challenge(headers: &http::HeaderMap) -> Option<String> {
+    headers
         .get_all(http::header::WWW_AUTHENTICATE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
-        .map(str::to_owned))
+        .map(str::to_owned)
 }

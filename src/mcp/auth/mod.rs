@@ -9,9 +9,12 @@
 //! [`flow::SignInFace`]. Tokens never appear in a message, a `Debug`
 //! output or anything this module returns.
 
+pub(crate) mod assertion;
 pub(crate) mod client;
+pub(crate) mod client_credentials;
 pub(crate) mod configured;
 pub(crate) mod flow;
+pub(crate) mod issuer;
 pub(crate) mod keychain;
 pub(crate) mod legacy;
 pub(crate) mod listener;
@@ -23,6 +26,7 @@ pub(crate) mod token_client;
 use oauth2::TokenResponse as _;
 use rmcp::transport::auth::AuthError;
 
+use crate::mcp::config::refs::Template;
 use crate::mcp::config::{OAuthDef, ServerDef, Transport};
 use crate::mcp::sanitize::sanitize_capped;
 pub(crate) use flow::{SignInFace, Trigger, sign_in};
@@ -39,6 +43,8 @@ pub(crate) struct AuthTarget {
     pub oauth: OAuthDef,
     /// `oauth.clientSecret`, resolved.
     pub client_secret: Option<String>,
+    /// `oauth.privateKey`, resolved (PKCS#8 PEM). `oauth.privateKeyFile` is read at sign-in.
+    pub private_key: Option<String>,
 }
 
 impl std::fmt::Debug for AuthTarget {
@@ -69,25 +75,26 @@ impl AuthTarget {
             )));
         }
         let oauth = http.oauth.as_deref().cloned().unwrap_or_default();
-        let client_secret = match &oauth.client_secret {
-            Some(template) => Some(
-                template
-                    .resolve(lookup)
-                    .map_err(|missing| {
+        let resolve = |template: Option<&Template>, field: &str| {
+            template
+                .map(|t| {
+                    t.resolve(lookup).map(|r| r.value).map_err(|missing| {
                         AuthFailure::new(format!(
-                            "environment variable `{}` (used by `oauth.clientSecret`) is not set or is empty",
+                            "environment variable `{}` (used by `oauth.{field}`) is not set or is empty",
                             missing.name
                         ))
-                    })?
-                    .value,
-            ),
-            None => None,
+                    })
+                })
+                .transpose()
         };
+        let client_secret = resolve(oauth.client_secret.as_ref(), "clientSecret")?;
+        let private_key = resolve(oauth.private_key.as_ref(), "privateKey")?;
         Ok(Self {
             name: def.name.clone(),
             url: http.url.clone(),
             oauth,
             client_secret,
+            private_key,
         })
     }
 
@@ -172,6 +179,10 @@ pub(crate) struct SignedIn {
     pub refreshable: bool,
     /// The authorization server that issued the tokens.
     pub issuer: Option<String>,
+    /// How the tokens were obtained (`authorization_code`, `client_credentials`).
+    pub grant: &'static str,
+    /// Whether the access token is DPoP-bound (`token_type` `DPoP`) rather than a bearer token.
+    pub dpop_bound: bool,
 }
 
 /// The sign-in stored for `target`, if any.
@@ -189,12 +200,33 @@ pub(crate) fn status_of(
         (Some(d), Some(at)) => Some(at + d.as_secs()),
         _ => None,
     };
+    let dpop_bound = matches!(tokens.token_type(),
+        oauth2::basic::BasicTokenType::Extension(t) if t.eq_ignore_ascii_case("dpop"));
     Ok(Some(SignedIn {
         scopes: creds.granted_scopes.clone(),
         expires_at,
         refreshable: tokens.refresh_token().is_some(),
         issuer: creds.issuer.clone(),
+        grant: target.oauth.grant.as_str(),
+        dpop_bound,
     }))
+}
+
+/// The issuer (the registration key, [`flow::authorization_server_key`]) of the authorization
+/// server that `target`'s protected-resource metadata names now; `None` when discovery fails.
+pub(crate) async fn current_issuer(target: &AuthTarget) -> Option<String> {
+    crate::mcp::connection::http::install_crypto_provider();
+    let manager = rmcp::transport::auth::AuthorizationManager::new(target.url.as_str())
+        .await
+        .ok()?;
+    let resolved = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        manager.resolve_metadata(),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    Some(flow::authorization_server_key(&resolved.metadata))
 }
 
 /// What `logout` did.
@@ -222,7 +254,16 @@ pub(crate) async fn logout(
         });
     };
     let revoked = match &creds.token_response {
-        Some(tokens) => client::revoke(store, target, &creds.client_id, tokens).await,
+        Some(tokens) => {
+            client::revoke(
+                store,
+                target,
+                &creds.client_id,
+                creds.issuer.as_deref(),
+                tokens,
+            )
+            .await
+        }
         None => false,
     };
     store

@@ -23,7 +23,7 @@ pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions, read_fi
 pub use model::{
     HttpDef, Layer, ProtocolChoice, ReconnectPolicy, ServerDef, Source, StdioDef, Transport,
 };
-pub use oauth::OAuthDef;
+pub use oauth::{Grant, OAuthDef};
 pub use raw::RawDef;
 pub use refs::{MissingEnv, Part, RefError, Resolved, Template};
 pub(crate) use sandbox_check::sandbox_summary;

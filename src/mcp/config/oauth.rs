@@ -1,8 +1,10 @@
 //! The `oauth` block of an HTTP server definition: how mcpdeck identifies itself when it signs in
 //! to that server. Every field is optional; an absent block still signs in (with dynamic client
-//! registration or a client metadata document). `clientSecret` is a credential, so it may only
-//! be a reference. Nothing here reads the environment or touches the network, and nothing in a
-//! configuration file can hold, name or grant a token.
+//! registration or a client metadata document). `grant` chooses the headless client-credentials
+//! grant instead of a browser sign-in. `clientSecret` and `privateKey` are credentials, so they
+//! may only be references; `privateKeyFile` names a file (its mode and owner are checked when it
+//! is read, not here). Nothing here reads the environment, a file or the network, and nothing in
+//! a configuration file can hold, name or grant a token.
 
 use super::diagnostic::nearest;
 use super::fields::Cx;
@@ -16,7 +18,30 @@ pub(crate) const OAUTH_FIELDS: &[&str] = &[
     "clientMetadataUrl",
     "scopes",
     "redirectPort",
+    "grant",
+    "privateKey",
+    "privateKeyFile",
 ];
+
+/// How mcpdeck obtains tokens for a server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// A browser sign-in: the authorization code flow with PKCE (the default).
+    #[default]
+    AuthorizationCode,
+    /// Headless: the client-credentials grant with the configured client's own credentials.
+    ClientCredentials,
+}
+
+impl Grant {
+    /// The grant's name as configured and shown (`authorization_code`, `client_credentials`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AuthorizationCode => "authorization_code",
+            Self::ClientCredentials => "client_credentials",
+        }
+    }
+}
 
 /// A server's OAuth client settings as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,6 +56,12 @@ pub struct OAuthDef {
     pub scopes: Vec<String>,
     /// The loopback redirect listener's port (0 or absent: a random free port).
     pub redirect_port: Option<u16>,
+    /// How tokens are obtained.
+    pub grant: Grant,
+    /// An ES256 private key (PKCS#8 PEM) for `private_key_jwt`, a reference resolved at sign-in.
+    pub private_key: Option<Template>,
+    /// A file holding that key, readable only by its owner (checked when it is read).
+    pub private_key_file: Option<String>,
 }
 
 /// Checks the `oauth` object of the server at `server_path`.
@@ -52,6 +83,9 @@ pub(crate) fn check_oauth(cx: &mut Cx<'_>, server_path: &str, value: &Spanned) -
                     .filter(|url| check_metadata_url(cx, &p, m.value.start, url));
             }
             "scopes" => def.scopes = check_scopes(cx, &p, &m.value),
+            "grant" => def.grant = check_grant(cx, &p, &m.value),
+            "privateKey" => def.private_key = check_secret(cx, &p, &m.value),
+            "privateKeyFile" => def.private_key_file = cx.non_empty_string(&m.value, &p),
             "redirectPort" => {
                 def.redirect_port = cx
                     .integer_in(&m.value, &p, 0, i64::from(u16::MAX))
@@ -75,7 +109,67 @@ pub(crate) fn check_oauth(cx: &mut Cx<'_>, server_path: &str, value: &Spanned) -
             Some("add `clientId`, or remove `clientSecret`".into()),
         );
     }
+    check_client_credentials(cx, &path, value.start, &def);
     def
+}
+
+fn check_grant(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Grant {
+    match cx.string(value, path).as_deref() {
+        Some("authorization_code") | None => Grant::AuthorizationCode,
+        Some("client_credentials") => Grant::ClientCredentials,
+        Some(other) => {
+            cx.error(
+                "invalid_value",
+                path,
+                value.start,
+                format!(
+                    "unknown grant `{}`",
+                    crate::mcp::sanitize::sanitize_capped(other, 60)
+                ),
+                Some("use `authorization_code` or `client_credentials`".into()),
+            );
+            Grant::AuthorizationCode
+        }
+    }
+}
+
+/// The client-credentials grant needs a client ID and exactly one way to authenticate it; a
+/// private key belongs to that grant only.
+fn check_client_credentials(cx: &mut Cx<'_>, path: &str, offset: usize, def: &OAuthDef) {
+    let keys = usize::from(def.private_key.is_some()) + usize::from(def.private_key_file.is_some());
+    if def.grant != Grant::ClientCredentials {
+        if keys > 0 {
+            cx.error(
+                "invalid_value",
+                &format!("{path}.privateKey"),
+                offset,
+                "a private key is used only by the client-credentials grant".into(),
+                Some("add `\"grant\": \"client_credentials\"`, or remove the key".into()),
+            );
+        }
+        return;
+    }
+    if def.client_id.is_none() {
+        cx.error(
+            "missing_field",
+            &format!("{path}.clientId"),
+            offset,
+            "the client-credentials grant needs `clientId`".into(),
+            None,
+        );
+    }
+    let ways = keys + usize::from(def.client_secret.is_some());
+    if ways != 1 {
+        cx.error(
+            "missing_field",
+            &format!("{path}.clientSecret"),
+            offset,
+            "the client-credentials grant needs exactly one of `clientSecret`, `privateKey` and \
+             `privateKeyFile`"
+                .into(),
+            None,
+        );
+    }
 }
 
 fn check_secret(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<Template> {
@@ -92,7 +186,10 @@ fn check_secret(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<Template
             "literal_secret",
             path,
             value.start,
-            "literal value in `clientSecret`; secrets must be references".into(),
+            format!(
+                "literal value in `{}`; secrets must be references",
+                path.rsplit('.').next().unwrap_or(path)
+            ),
             Some("write `\"${CLIENT_SECRET}\"` and export CLIENT_SECRET".into()),
         );
         return None;

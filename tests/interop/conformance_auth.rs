@@ -1,0 +1,63 @@
+//! The official conformance harness's authorization scenarios, one per grant and per behaviour
+//! of the 2026 path, run through the same adapter as `scripts/conformance` (which runs them all):
+//! `mcpdeck call t test-tool --login` against the scenario's own loopback authorization and MCP
+//! servers (`scripts/conformance-auth-client`). Every check must pass. At `2026-07-28` the
+//! harness runs its mock servers at that revision (`--spec-version`), so `server/discover` is
+//! what is refused first.
+
+use serde_json::Value;
+
+use super::conformance_harness::run_at;
+
+/// Every check of `scenario` passes (none fails, some succeed) with each `(setting, spec)`.
+fn passes(scenario: &str, runs: &[(&str, Option<&str>)]) {
+    if crate::common::peers::conformance().is_none() {
+        return;
+    }
+    for (setting, spec) in runs {
+        let checks = run_at(scenario, setting, *spec);
+        let failed: Vec<&Value> = checks.iter().filter(|c| c["status"] == "FAILURE").collect();
+        assert!(
+            failed.is_empty(),
+            "{scenario} ({setting:?}, {spec:?}): {}",
+            serde_json::to_string_pretty(&failed).unwrap_or_default()
+        );
+        assert!(
+            checks.iter().any(|c| c["status"] == "SUCCESS"),
+            "{scenario} ({setting:?}, {spec:?}): no check passed: {checks:?}"
+        );
+    }
+}
+
+const MODERN: Option<&str> = Some("2026-07-28");
+
+/// The 2025 path, `auto` against a 2026 server, and `2026-07-28` against a 2026 server.
+const EVERY_PATH: &[(&str, Option<&str>)] = &[("", None), ("auto", MODERN), ("2026-07-28", MODERN)];
+
+#[test]
+fn a_refused_discover_starts_sign_in_and_a_403_steps_up_with_the_union_of_scopes() {
+    passes("auth/scope-step-up", EVERY_PATH);
+}
+
+#[test]
+fn repeated_403s_stop_after_the_retry_limit() {
+    passes("auth/scope-retry-limit", EVERY_PATH);
+}
+
+#[test]
+fn a_new_authorization_server_gets_a_new_registration_and_never_the_old_client_id() {
+    passes("auth/authorization-server-migration", EVERY_PATH);
+}
+
+/// The client-credentials extension's scenarios have 2025-era mock servers only.
+const EXTENSION: &[(&str, Option<&str>)] = &[("", None), ("auto", None)];
+
+#[test]
+fn client_credentials_with_client_secret_basic() {
+    passes("auth/client-credentials-basic", EXTENSION);
+}
+
+#[test]
+fn client_credentials_with_an_es256_private_key_jwt_from_a_0600_key_file() {
+    passes("auth/client-credentials-jwt", EXTENSION);
+}
