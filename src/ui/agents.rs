@@ -1,5 +1,5 @@
 //! The agent sessions view: every attached `mcpdeck serve` session with its project, policy
-//! mode, servers, spills and pending approvals (answered in the approval modal in front).
+//! mode, servers, spills, pending approvals and the drifted tools it ran in audit mode (answered in the approval modal in front).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -83,6 +83,13 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
                 Span::raw(name.clone()),
                 Span::styled(format!(" {state}"), dim),
             ]));
+        }
+        // What it ran unasked in audit mode though the tool changed since its pins.
+        for flag in &a.flagged {
+            lines.push(Line::styled(
+                format!("  Δ ran {flag}"),
+                Style::new().fg(theme().warn),
+            ));
         }
         lines.push(Line::raw(""));
     }

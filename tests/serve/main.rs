@@ -8,5 +8,6 @@ mod common;
 mod demo_server;
 mod serve;
 mod serve_approvals;
+mod serve_kit;
 mod serve_pins;
 mod serve_python;
