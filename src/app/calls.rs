@@ -11,7 +11,7 @@ impl App {
         let id = self.id(Waiter::Detail);
         self.call_when_described = call;
         let drift = self.tool_drift(&server, &tool);
-        let findings = self.tool_findings(&server, &tool);
+        let findings = self.findings(&server, crate::mcp::scan::Kind::Tool, &tool);
         self.screen = Screen::Detail(Detail {
             server: server.clone(),
             tool: tool.clone(),

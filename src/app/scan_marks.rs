@@ -1,7 +1,8 @@
 //! The catalog's poisoning-scan marks: once a server's tool list has arrived, the app asks the
 //! engine to scan everything the server says about itself (`scan`, the same rules as
 //! `mcpdeck scan SERVER`); the Tools, Prompts and Resources lists then mark each definition
-//! with findings, and a tool's detail lists them (rule, field, line and column, excerpt).
+//! with findings, and a tool's detail and a prompt's or template's form list them (rule, field,
+//! line and column, excerpt).
 
 use std::collections::HashMap;
 
@@ -77,10 +78,11 @@ impl App {
         }
     }
 
-    /// What the scan found in `tool` of `server`, as its detail shows it (empty when nothing).
-    pub(super) fn tool_findings(&self, server: &str, tool: &str) -> Vec<String> {
+    /// What the scan found in the `kind` definition `name` of `server`, as a tool's detail or
+    /// a prompt's or template's form shows it (empty when nothing, or not scanned yet).
+    pub(super) fn findings(&self, server: &str, kind: Kind, name: &str) -> Vec<String> {
         match self.panes.get(server).and_then(|p| p.tools.scan.as_ref()) {
-            Some(Load::Ready(marks)) => marks.of(Kind::Tool, tool).to_vec(),
+            Some(Load::Ready(marks)) => marks.of(kind, name).to_vec(),
             _ => Vec::new(),
         }
     }

@@ -363,6 +363,24 @@ fn config_tab(app: &App, w: &List) -> Vec<Line<'static>> {
             Style::new().fg(theme().accent),
         ));
     }
+    // What the poisoning scan found in the server's own text (`serverInfo`, `instructions`).
+    if let Some(Load::Ready(marks)) = app.pane().and_then(|p| p.tools.scan.as_ref()) {
+        let found = marks.of(Kind::Server, "server");
+        if !found.is_empty() {
+            lines.push(Line::styled(
+                format!(
+                    "⚑ the poisoning scan flags the server's instructions or serverInfo ({})",
+                    found.len()
+                ),
+                Style::new().fg(theme().warn),
+            ));
+            lines.extend(
+                found
+                    .iter()
+                    .map(|f| Line::styled(format!("  {f}"), Style::new().fg(theme().muted))),
+            );
+        }
+    }
     if let Some(info) = app.server().and_then(|s| app.info.servers.get(&s.name)) {
         lines.extend(info_lines(info, w.sel, w.height));
     }
