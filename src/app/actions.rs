@@ -290,7 +290,10 @@ impl App {
                 let Some(prompt) = self.prompt_entries().get(sel).copied().cloned() else {
                     return Vec::new();
                 };
-                let form = Form::new(&server, Target::Prompt(prompt.name.clone()), prompt.schema);
+                let mut form =
+                    Form::new(&server, Target::Prompt(prompt.name.clone()), prompt.schema);
+                form.findings =
+                    self.findings(&server, crate::mcp::scan::Kind::Prompt, &prompt.name);
                 if form.fields.is_empty() {
                     self.screen = Screen::Form(form);
                     return self.on_submit();

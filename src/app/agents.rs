@@ -26,7 +26,13 @@ pub struct AgentRow {
     pub pending: usize,
     /// Whether its socket closed (the session ended).
     pub gone: bool,
+    /// What it ran unasked in audit mode though the tool changed since its pins, newest last
+    /// (the operation and the change's summary, sanitised; at most [`FLAGS_KEPT`]).
+    pub flagged: Vec<String>,
 }
+
+/// How many audit-mode drift flags a session's row keeps.
+pub const FLAGS_KEPT: usize = 5;
 
 impl AgentRow {
     /// The row for `snapshot`.
@@ -43,6 +49,7 @@ impl AgentRow {
             spills: snapshot.spills,
             pending: snapshot.pending.len(),
             gone: false,
+            flagged: Vec::new(),
         }
     }
 }
@@ -50,8 +57,9 @@ impl AgentRow {
 impl App {
     /// A session's fresh snapshot: its row is replaced (or added, in pid order).
     pub(super) fn on_agent_snapshot(&mut self, snapshot: &SessionSnapshot) {
-        let row = AgentRow::new(snapshot);
+        let mut row = AgentRow::new(snapshot);
         if let Some(old) = self.agents.iter_mut().find(|a| a.pid == row.pid) {
+            row.flagged = std::mem::take(&mut old.flagged);
             *old = row;
         } else {
             self.agents.push(row);
@@ -80,6 +88,27 @@ impl App {
         }
         self.approvals
             .push_back(Pending::from_agent(pid, request, self.now));
+    }
+
+    /// Session `pid` (in audit mode) ran a drifted tool unasked: its row keeps it and the
+    /// status line says it.
+    pub(super) fn on_agent_flagged(&mut self, pid: u32, request: &ApprovalRequest) {
+        let mut flag = format!(
+            "{} on {}",
+            sanitize_capped(&request.operation, 300),
+            sanitize_capped(&request.server, 128)
+        );
+        if let Some(head) = request.drift.first() {
+            flag.push_str(": ");
+            flag.push_str(&sanitize_capped(head, 300));
+        }
+        if let Some(row) = self.agents.iter_mut().find(|a| a.pid == pid) {
+            if row.flagged.len() == FLAGS_KEPT {
+                row.flagged.remove(0);
+            }
+            row.flagged.push(flag.clone());
+        }
+        self.message = Some(format!("Δ serve pid {pid} ran {flag} (audit mode)"));
     }
 
     /// Removes session `pid`'s request `ticket` (answered elsewhere), or all of its requests.

@@ -98,6 +98,7 @@ mod tests {
             spills: 0,
             pending: 0,
             gone: false,
+            flagged: Vec::new(),
         }
     }
 

@@ -17,6 +17,7 @@ pub(crate) fn request_with(arguments: Option<String>) -> ApprovalRequest {
         server_changed: false,
         tool_changed: false,
         drift: Vec::new(),
+        findings: Vec::new(),
         timeout_ms: 120_000,
         arguments,
         effects_claimed: true,

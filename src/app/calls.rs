@@ -11,6 +11,7 @@ impl App {
         let id = self.id(Waiter::Detail);
         self.call_when_described = call;
         let drift = self.tool_drift(&server, &tool);
+        let findings = self.findings(&server, crate::mcp::scan::Kind::Tool, &tool);
         self.screen = Screen::Detail(Detail {
             server: server.clone(),
             tool: tool.clone(),
@@ -19,6 +20,7 @@ impl App {
             full_description: None,
             show_full: false,
             drift,
+            findings,
         });
         vec![Effect::Execute {
             id,

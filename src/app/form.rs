@@ -81,6 +81,9 @@ pub struct Form {
     /// Run the tool as a task (`tasks` of 2025-11-25); a tool that requires one runs as one
     /// either way.
     pub as_task: bool,
+    /// What the poisoning scan found in the prompt or template the form is for (one line
+    /// each, sanitised), shown under its title; empty when nothing.
+    pub findings: Vec<String>,
 }
 
 /// The non-null type of a property schema and whether it admits null.
@@ -197,6 +200,7 @@ impl Form {
             focus: 0,
             errors: Vec::new(),
             as_task: false,
+            findings: Vec::new(),
         }
     }
 

@@ -78,12 +78,14 @@ impl App {
                 self.on_catalog(Waiter::Tools(server.clone()), id, outcome);
                 effects.extend(self.ask_costs(&server));
                 effects.extend(self.ask_drift(&server));
+                effects.extend(self.ask_scan(&server));
             }
             w @ (Waiter::Resources(_) | Waiter::Prompts(_) | Waiter::Search(_)) => {
                 self.on_catalog(w, id, outcome);
             }
             Waiter::Costs(server) => self.on_costs(&server, id, outcome),
             Waiter::Drift(server) => self.on_drift(&server, id, outcome),
+            Waiter::Scan(server) => self.on_scan(&server, id, outcome),
             Waiter::Tasks => effects.extend(self.on_tasks_done(id, outcome)),
             Waiter::Template(name) => effects.extend(self.on_template_listed(&name, outcome)),
             Waiter::Detail => effects.extend(self.on_described(id, outcome)),

@@ -40,6 +40,7 @@ pub mod result_keys;
 pub mod result_links;
 pub mod roots_view;
 pub mod sampling;
+pub mod scan_marks;
 pub mod server_asks;
 pub mod server_list;
 pub mod session;
@@ -109,6 +110,8 @@ pub(crate) enum Waiter {
     Costs(String),
     /// A server's drift from its pins (`pins`).
     Drift(String),
+    /// A server's poisoning scan (`scan`).
+    Scan(String),
 }
 
 /// Something loaded in the background.
@@ -183,6 +186,9 @@ pub struct Detail {
     pub show_full: bool,
     /// How the tool drifted from its pins across restarts (sanitised), empty when it did not.
     pub drift: Vec<String>,
+    /// What the poisoning scan found in the tool (one line each, sanitised), empty when
+    /// nothing.
+    pub findings: Vec<String>,
 }
 
 /// A call in flight.

@@ -91,6 +91,14 @@ pub enum Msg {
         /// The request.
         request: ApprovalRequest,
     },
+    /// An agent session in audit mode ran a tool that changed since its pins, unasked: the
+    /// question enforce mode would have put (shown, never answered).
+    AgentFlagged {
+        /// The session's pid.
+        pid: u32,
+        /// The request enforce mode would have put.
+        request: ApprovalRequest,
+    },
     /// An agent session's request was answered elsewhere (or timed out).
     AgentResolved {
         /// The session's pid.

@@ -144,6 +144,9 @@ pub struct ToolsTab {
     pub costs: Option<Load<super::costs::ToolCosts>>,
     /// How the catalog drifted from its pins across restarts (asked for once it is in).
     pub drift: Option<Load<super::drift::ToolDrift>>,
+    /// What the poisoning scan found in the server's tools, prompts and templates (asked for
+    /// once the tool list is in; the Prompts and Resources tabs read it too).
+    pub scan: Option<Load<super::scan_marks::ScanMarks>>,
 }
 
 impl ToolsTab {
@@ -159,6 +162,7 @@ impl ToolsTab {
                 self.search = None;
                 self.costs = None;
                 self.drift = None;
+                self.scan = None;
                 Vec::new()
             }
             msg => self.list.update(msg, false),

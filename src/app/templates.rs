@@ -71,7 +71,14 @@ impl App {
         let schema =
             json!({"type": "object", "properties": properties, "required": template.variables});
         self.message = None;
-        self.screen = Screen::Form(Form::new(&server, Target::Template(template.name), schema));
+        let findings = self.findings(
+            &server,
+            crate::mcp::scan::Kind::ResourceTemplate,
+            &template.name,
+        );
+        let mut form = Form::new(&server, Target::Template(template.name), schema);
+        form.findings = findings;
+        self.screen = Screen::Form(form);
         Vec::new()
     }
 

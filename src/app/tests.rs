@@ -275,6 +275,7 @@ fn request(ticket: u64) -> ApprovalRequest {
         server_changed: false,
         tool_changed: true,
         drift: Vec::new(),
+        findings: Vec::new(),
         timeout_ms: 120_000,
         arguments: None,
         effects_claimed: false,

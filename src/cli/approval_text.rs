@@ -68,6 +68,12 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     for line in &request.drift {
         let _ = write!(text, "\n    {line}");
     }
+    if !request.findings.is_empty() {
+        text.push_str("\n  the poisoning scan flags the tool's definition:");
+        for line in &request.findings {
+            let _ = write!(text, "\n    {line}");
+        }
+    }
     if request.server_changed {
         text.push_str("\n  the server's definition changed in this session");
     }
@@ -96,7 +102,7 @@ mod tests {
     use crate::mcp::policy::EffectClass as Effect;
 
     #[test]
-    fn arguments_claimed_effects_and_the_drift_are_shown() {
+    fn arguments_claimed_effects_the_drift_and_the_scan_are_shown() {
         let request = ApprovalRequest {
             ticket: 1,
             server: "scoped".into(),
@@ -109,6 +115,7 @@ mod tests {
                 "- /description: Cancels a booking.".into(),
                 "+ /description: Cancels every booking.".into(),
             ],
+            findings: vec!["[conceal-from-user] /description:1:23 …do not tell the user…".into()],
             timeout_ms: 120_000,
             arguments: Some("{\n  \"id\": \"b-42\"\n}".into()),
             effects_claimed: true,
@@ -117,7 +124,7 @@ mod tests {
         let text = describe(&request, Some("serve 7"));
         assert_eq!(
             text,
-            "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n    changed since its pins: text\n    - /description: Cancels a booking.\n    + /description: Cancels every booking.\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
+            "serve 7: approve `tools.call cancel_booking` on `scoped`?\n  effects: read, write (server-claimed, from the tool's annotations)\n  the tool's definition changed since it was first listed\n    changed since its pins: text\n    - /description: Cancels a booking.\n    + /description: Cancels every booking.\n  the poisoning scan flags the tool's definition:\n    [conceal-from-user] /description:1:23 …do not tell the user…\n  arguments:\n    {\n      \"id\": \"b-42\"\n    }"
         );
         assert!(!arguments_cut(&request));
     }
@@ -135,6 +142,7 @@ mod tests {
             server_changed: false,
             tool_changed: false,
             drift: Vec::new(),
+            findings: Vec::new(),
             timeout_ms: 120_000,
             arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
             effects_claimed: false,

@@ -153,6 +153,7 @@ mod tests {
             server_changed: false,
             tool_changed: false,
             drift: Vec::new(),
+            findings: Vec::new(),
             timeout_ms: 120_000,
             arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
             effects_claimed: false,

@@ -265,6 +265,23 @@ async fn watch_sessions(
     }
 }
 
+/// What the watcher prints when a session in audit mode ran a drifted tool unasked: the
+/// question enforce mode would have put (sanitised).
+fn flagged(pid: u32, request: &crate::mcp::policy::ApprovalRequest) -> String {
+    use crate::mcp::sanitize::sanitize;
+    let mut text = format!(
+        "serve {pid} (audit mode) ran `{}` on `{}` unasked, though the tool changed since its pins",
+        sanitize(&request.operation),
+        sanitize(&request.server)
+    );
+    for line in request.drift.iter().chain(&request.findings) {
+        text.push_str("\n    ");
+        text.push_str(&sanitize(line));
+    }
+    text.push('\n');
+    text
+}
+
 /// Answers one session's pending and new approvals until it ends.
 async fn follow(
     mut client: ControlClient,
@@ -278,6 +295,10 @@ async fn follow(
             Some(request) => request,
             None => match client.next().await {
                 Ok(Some(ToConsole::Approval { request })) => request,
+                Ok(Some(ToConsole::Flagged { request })) => {
+                    print_text(&flagged(pid, &request));
+                    continue;
+                }
                 Ok(Some(_)) => continue,
                 Ok(None) | Err(_) => {
                     eprintln!("serve {pid} ended");

@@ -1,6 +1,6 @@
 //! Attachment to live `mcpdeck serve` sessions through their control sockets.
 //! Each attached session runs one local task that owns its [`ControlClient`]: it forwards
-//! snapshots, approval requests and resolutions to the app, and sends the operator's decisions
+//! snapshots, approval requests, audit-mode drift flags and resolutions to the app, and sends the operator's decisions
 //! and status requests back. The socket carries approval requests, decisions and snapshots only.
 
 use std::collections::HashMap;
@@ -110,6 +110,9 @@ async fn session(
                 }
                 Ok(Some(ToConsole::Approval { request })) => {
                     ask(pid, request, &tx, &commands, &replies);
+                }
+                Ok(Some(ToConsole::Flagged { request })) => {
+                    let _ = tx.send(Msg::AgentFlagged { pid, request });
                 }
                 Ok(Some(ToConsole::Resolved { ticket })) => {
                     replies.forget(Some(pid), Some(ticket));

@@ -103,6 +103,15 @@ impl Approver for ServeApprover {
         })
     }
 
+    /// Audit mode ran a drifted tool: a line on serve's stderr (its log), and a flag to the
+    /// attached consoles.
+    fn flag(&self, request: ApprovalRequest) {
+        eprintln!("{}", drift_notice(&request));
+        if let Some(hub) = &self.hub {
+            hub.flag(request);
+        }
+    }
+
     fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
         if let Some(peer) = self.elicitation_peer() {
             let (tx, rx) = oneshot::channel();
@@ -131,6 +140,13 @@ impl Approver for ServeApprover {
             for line in &request.drift {
                 message.push('\n');
                 message.push_str(line);
+            }
+            if !request.findings.is_empty() {
+                message.push_str("\nThe poisoning scan flags the tool's definition:");
+                for line in &request.findings {
+                    message.push('\n');
+                    message.push_str(line);
+                }
             }
             if let Some(arguments) = &request.arguments {
                 message.push_str("\nArguments:\n");
@@ -168,6 +184,20 @@ impl Approver for ServeApprover {
             None => oneshot::channel().1,
         }
     }
+}
+
+/// The line serve logs for a drifted tool it ran in audit mode (the request is sanitised).
+fn drift_notice(request: &ApprovalRequest) -> String {
+    let mut line = format!(
+        "mcpdeck serve: audit: `{}` on `{}` ran though the tool changed since its pins",
+        request.operation, request.server
+    );
+    if let Some(head) = request.drift.first() {
+        line.push_str(" (");
+        line.push_str(head);
+        line.push(')');
+    }
+    line
 }
 
 fn rx_deny() -> oneshot::Receiver<Decision> {

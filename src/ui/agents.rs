@@ -1,5 +1,5 @@
 //! The agent sessions view: every attached `mcpdeck serve` session with its project, policy
-//! mode, servers, spills and pending approvals (answered in the approval modal in front).
+//! mode, servers, spills, pending approvals and the drifted tools it ran in audit mode (answered in the approval modal in front).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,6 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::server_list::state_glyph;
 use super::theme::theme;
 use crate::app::App;
+use crate::app::agents::AgentRow;
 use crate::app::agents_view::AgentsView;
 use crate::mcp::status::ServerState;
 
@@ -40,51 +41,7 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
         ));
     }
     for a in shown {
-        let mut head = vec![
-            Span::styled(
-                format!("serve pid {}", a.pid),
-                Style::new().add_modifier(Modifier::BOLD),
-            ),
-            Span::raw(format!("  {}  ", a.project)),
-            Span::styled(
-                format!("mode {}", a.mode),
-                if a.mode == "enforce" {
-                    Style::new().fg(theme().warn)
-                } else {
-                    dim
-                },
-            ),
-            Span::raw(format!("  spills {}", a.spills)),
-        ];
-        if a.gone {
-            head.push(Span::styled("  ended", Style::new().fg(theme().error)));
-        } else if a.pending > 0 {
-            head.push(Span::styled(
-                format!(
-                    "  {} {} pending",
-                    a.pending,
-                    if a.pending == 1 {
-                        "approval"
-                    } else {
-                        "approvals"
-                    }
-                ),
-                Style::new().fg(theme().warn),
-            ));
-        }
-        lines.push(Line::from(head));
-        if a.servers.is_empty() {
-            lines.push(Line::styled("  no servers", dim));
-        }
-        for (name, state) in &a.servers {
-            let (glyph, color) = state_glyph(state_of(state));
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {glyph} "), Style::new().fg(color)),
-                Span::raw(name.clone()),
-                Span::styled(format!(" {state}"), dim),
-            ]));
-        }
-        lines.push(Line::raw(""));
+        lines.extend(session_lines(a));
     }
     let height = usize::from(inner.height).saturating_sub(usize::from(bar.is_some()));
     let lines: Vec<Line> = bar
@@ -92,6 +49,66 @@ pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect)
         .chain(lines.into_iter().skip(scroll).take(height))
         .collect();
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// One session's lines: its head (pid, project, mode, spills, what it waits for), its servers,
+/// the drifted tools it ran in audit mode, and a blank line.
+fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
+    let dim = Style::new().fg(theme().dim);
+    let mut lines = Vec::new();
+    let mut head = vec![
+        Span::styled(
+            format!("serve pid {}", a.pid),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(format!("  {}  ", a.project)),
+        Span::styled(
+            format!("mode {}", a.mode),
+            if a.mode == "enforce" {
+                Style::new().fg(theme().warn)
+            } else {
+                dim
+            },
+        ),
+        Span::raw(format!("  spills {}", a.spills)),
+    ];
+    if a.gone {
+        head.push(Span::styled("  ended", Style::new().fg(theme().error)));
+    } else if a.pending > 0 {
+        head.push(Span::styled(
+            format!(
+                "  {} {} pending",
+                a.pending,
+                if a.pending == 1 {
+                    "approval"
+                } else {
+                    "approvals"
+                }
+            ),
+            Style::new().fg(theme().warn),
+        ));
+    }
+    lines.push(Line::from(head));
+    if a.servers.is_empty() {
+        lines.push(Line::styled("  no servers", dim));
+    }
+    for (name, state) in &a.servers {
+        let (glyph, color) = state_glyph(state_of(state));
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {glyph} "), Style::new().fg(color)),
+            Span::raw(name.clone()),
+            Span::styled(format!(" {state}"), dim),
+        ]));
+    }
+    // What it ran unasked in audit mode though the tool changed since its pins.
+    for flag in &a.flagged {
+        lines.push(Line::styled(
+            format!("  Δ ran {flag}"),
+            Style::new().fg(theme().warn),
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines
 }
 
 /// The state a snapshot's label names (unknown labels draw as disconnected).

@@ -1,7 +1,8 @@
 //! Drawing the approval modal, always in front: who asks, the server, the operation, the
 //! effects (labelled server-claimed when they come from the tool's annotations), changed
-//! definitions, the first 4 KiB of the arguments (as many rows as fit) and the keys; the
-//! "always" confirmation; and, when asked for, all of the arguments in the one text viewer.
+//! definitions and what the poisoning scan finds in the tool, the first 4 KiB of the arguments
+//! (as many rows as fit) and the keys; the "always" confirmation; and, when asked for, all of
+//! the arguments in the one text viewer.
 
 use ratatui::Frame;
 use ratatui::style::{Modifier, Style};
@@ -92,6 +93,29 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
         };
         lines.push(Line::styled(format!("  {line}"), style));
     }
+    // What the poisoning scan finds in the tool's definition (sanitised by the engine).
+    if !r.findings.is_empty() {
+        lines.push(Line::styled(
+            "⚑ the poisoning scan flags the tool's definition:",
+            Style::new().fg(theme().warn),
+        ));
+    }
+    for line in r.findings.iter().take(6) {
+        lines.push(Line::styled(
+            format!("  {line}"),
+            Style::new().fg(theme().muted),
+        ));
+    }
+    if r.findings.len() > 6 {
+        lines.push(Line::styled(
+            format!(
+                "  … {} more (`mcpdeck scan {}`)",
+                r.findings.len() - 6,
+                r.server
+            ),
+            Style::new().fg(theme().dim),
+        ));
+    }
     lines
 }
 
@@ -177,8 +201,19 @@ fn modal_lines(
             .flat_map(|l| wrap_styled(l, inner_width))
             .collect()
     };
-    let head = cut(header(app, pending));
+    let mut head = cut(header(app, pending));
     let foot = cut(footer(app, pending, offer_view));
+    // The keys always show: a header taller than the box (a long drift, many findings on a
+    // small terminal) leaves out its last rows, and says how many.
+    let most = usize::from(body.height).saturating_sub(foot.len() + 2);
+    if head.len() > most && most > 1 {
+        let left_out = head.len() - (most - 1);
+        head.truncate(most - 1);
+        head.push(Line::styled(
+            format!("… {left_out} rows more: enlarge the terminal"),
+            Style::new().fg(theme().dim),
+        ));
+    }
     let room = usize::from(body.height).saturating_sub(head.len() + foot.len() + 2);
     let mut lines = head;
     // The arguments take the rows left over; their title says how many lines that is, and it

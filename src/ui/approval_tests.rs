@@ -23,6 +23,7 @@ fn request(arguments: &str, claimed: bool) -> ApprovalRequest {
         server_changed: false,
         tool_changed: false,
         drift: Vec::new(),
+        findings: Vec::new(),
         timeout_ms: 120_000,
         arguments: Some(arguments.to_owned()),
         effects_claimed: claimed,

@@ -29,6 +29,24 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
         };
         lines.push(Line::styled(text, Style::new().fg(colour)));
     }
+    // What the poisoning scan found in it: a heading, then each finding (rule, field, line and
+    // column, excerpt).
+    if !d.findings.is_empty() {
+        let count = d.findings.len();
+        lines.push(Line::styled(
+            format!(
+                "⚑ {count} poisoning-scan {}",
+                if count == 1 { "finding" } else { "findings" }
+            ),
+            Style::new().fg(theme().warn),
+        ));
+        for finding in &d.findings {
+            lines.push(Line::styled(
+                format!("  {finding}"),
+                Style::new().fg(theme().muted),
+            ));
+        }
+    }
     match &d.load {
         Load::Idle | Load::Loading(_) => {
             lines.push(Line::styled("Describing…", Style::new().fg(theme().warn)));

@@ -12,8 +12,10 @@ use super::main_pane::info_lines;
 use super::theme::theme;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::window_start;
+use crate::app::scan_marks::ScanMarks;
 use crate::app::tabs::{PromptsTab, ResourcesTab, ToolsTab};
 use crate::app::{App, Focus, Load, ServerPane, Tab};
+use crate::mcp::scan::Kind;
 
 /// One selectable row.
 fn row(selected: bool, focused: bool, spans: Vec<Span<'static>>) -> Line<'static> {
@@ -111,8 +113,8 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
     };
     let lines = match app.tab {
         Tab::Tools => tools_tab(app, &pane.tools, &window),
-        Tab::Resources => resources_tab(app, &pane.resources, &window),
-        Tab::Prompts => prompts_tab(app, &pane.prompts, &window),
+        Tab::Resources => resources_tab(app, &pane.resources, &pane.tools, &window),
+        Tab::Prompts => prompts_tab(app, &pane.prompts, &pane.tools, &window),
         Tab::Log => {
             let (list, stderr) = super::log_tab::split(&pane.log, area);
             let next = app.keymap.key_for(
@@ -205,6 +207,7 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
         Some(Load::Ready(drift)) if !drift.by_name.is_empty() => Some(drift),
         _ => None,
     };
+    let scan = scan_marks(tab, Kind::Tool);
     lines.extend(
         tools
             .iter()
@@ -213,6 +216,9 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
             .take(w.height)
             .map(|(i, t)| {
                 let mut spans = Vec::new();
+                if let Some(scan) = scan {
+                    spans.push(scan_cell(scan, Kind::Tool, &t.name));
+                }
                 if let Some(drift) = drift {
                     let mark = if drift.by_name.contains_key(&t.name) {
                         "Δ "
@@ -241,13 +247,32 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
     lines
 }
 
+/// The scan's findings of `kind`, when some definition of that kind has any (its list then
+/// has a mark column).
+fn scan_marks(tools: &ToolsTab, kind: Kind) -> Option<&ScanMarks> {
+    match &tools.scan {
+        Some(Load::Ready(marks)) if marks.any(kind) => Some(marks),
+        _ => None,
+    }
+}
+
+/// The scan mark column: `⚑ ` (in the warning colour) before a definition with findings.
+fn scan_cell(marks: &ScanMarks, kind: Kind, name: &str) -> Span<'static> {
+    let mark = if marks.of(kind, name).is_empty() {
+        "  "
+    } else {
+        "⚑ "
+    };
+    Span::styled(mark, Style::new().fg(theme().warn))
+}
+
 /// The tokens column: `  92 tok  `, right-aligned, blank for a tool not in the costs.
 fn token_cell(tokens: Option<usize>) -> String {
     tokens.map_or_else(|| " ".repeat(10), |n| format!("{n:>4} tok  "))
 }
 
 /// The Resources tab component ([`ResourcesTab`]): resources, then templates.
-fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> {
+fn resources_tab(app: &App, tab: &ResourcesTab, tools: &ToolsTab, w: &List) -> Vec<Line<'static>> {
     let mut lines = load_lines(app, tab.catalog.as_ref(), "resources", usize::from(w.width));
     if !matches!(&tab.catalog, Some(Load::Ready(_))) {
         return lines;
@@ -257,6 +282,7 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
         lines.push(none_line());
     }
     let name_width = name_column(entries.iter().map(|(r, _)| r.name.as_str()), w.width);
+    let scan = scan_marks(tools, Kind::ResourceTemplate);
     lines.extend(
         entries
             .into_iter()
@@ -270,12 +296,20 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
                     let mark = app.subscription_mark(&r.reference);
                     (mark.unwrap_or_default(), theme().ok)
                 };
-                let spans = vec![
+                let mut spans = Vec::new();
+                if let Some(scan) = scan {
+                    if template {
+                        spans.push(scan_cell(scan, Kind::ResourceTemplate, &r.name));
+                    } else {
+                        spans.push(Span::raw("  "));
+                    }
+                }
+                spans.extend([
                     Span::styled(kind, Style::new().fg(color)),
                     Span::raw(name_cell(&r.name, name_width)),
                     Span::styled(format!("{} ", r.meta), Style::new().fg(theme().dim)),
                     Span::styled(r.description.clone(), Style::new().fg(theme().muted)),
-                ];
+                ]);
                 row(i == w.sel, w.focused, spans)
             }),
     );
@@ -283,7 +317,7 @@ fn resources_tab(app: &App, tab: &ResourcesTab, w: &List) -> Vec<Line<'static>> 
 }
 
 /// The Prompts tab component ([`PromptsTab`]).
-fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
+fn prompts_tab(app: &App, tab: &PromptsTab, tools: &ToolsTab, w: &List) -> Vec<Line<'static>> {
     let mut lines = load_lines(app, tab.catalog.as_ref(), "prompts", usize::from(w.width));
     if !matches!(&tab.catalog, Some(Load::Ready(_))) {
         return lines;
@@ -293,6 +327,7 @@ fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
         lines.push(none_line());
     }
     let name_width = name_column(prompts.iter().map(|p| p.name.as_str()), w.width);
+    let scan = scan_marks(tools, Kind::Prompt);
     lines.extend(
         prompts
             .into_iter()
@@ -300,10 +335,14 @@ fn prompts_tab(app: &App, tab: &PromptsTab, w: &List) -> Vec<Line<'static>> {
             .skip(w.start)
             .take(w.height)
             .map(|(i, p)| {
-                let spans = vec![
+                let mut spans = Vec::new();
+                if let Some(scan) = scan {
+                    spans.push(scan_cell(scan, Kind::Prompt, &p.name));
+                }
+                spans.extend([
                     Span::raw(name_cell(&p.name, name_width)),
                     Span::styled(p.description.clone(), Style::new().fg(theme().muted)),
-                ];
+                ]);
                 row(i == w.sel, w.focused, spans)
             }),
     );
@@ -323,6 +362,24 @@ fn config_tab(app: &App, w: &List) -> Vec<Line<'static>> {
             format!("{auth}{store}"),
             Style::new().fg(theme().accent),
         ));
+    }
+    // What the poisoning scan found in the server's own text (`serverInfo`, `instructions`).
+    if let Some(Load::Ready(marks)) = app.pane().and_then(|p| p.tools.scan.as_ref()) {
+        let found = marks.of(Kind::Server, "server");
+        if !found.is_empty() {
+            lines.push(Line::styled(
+                format!(
+                    "⚑ the poisoning scan flags the server's instructions or serverInfo ({})",
+                    found.len()
+                ),
+                Style::new().fg(theme().warn),
+            ));
+            lines.extend(
+                found
+                    .iter()
+                    .map(|f| Line::styled(format!("  {f}"), Style::new().fg(theme().muted))),
+            );
+        }
     }
     if let Some(info) = app.server().and_then(|s| app.info.servers.get(&s.name)) {
         lines.extend(info_lines(info, w.sel, w.height));

@@ -155,6 +155,8 @@ mod key_help_tests;
 #[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
+mod scan_marks_tests;
+#[cfg(test)]
 mod session_tests;
 #[cfg(test)]
 pub(crate) mod tests;

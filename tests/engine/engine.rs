@@ -314,3 +314,101 @@ async fn an_unanswered_approval_says_nobody_answered() {
     assert_eq!(engine.trace()[0].decision, "approval_timeout");
     engine.shutdown().await;
 }
+
+/// Who answers approvals in the audit test: it is never asked, and keeps what it is told.
+#[derive(Default)]
+struct Watcher(std::sync::Mutex<Vec<mcpdeck::mcp::policy::ApprovalRequest>>);
+
+impl mcpdeck::mcp::policy::Approver for Watcher {
+    fn ask(
+        &self,
+        request: mcpdeck::mcp::policy::ApprovalRequest,
+    ) -> tokio::sync::oneshot::Receiver<mcpdeck::mcp::policy::Decision> {
+        panic!("audit mode asked about {}", request.operation);
+    }
+
+    fn flag(&self, request: mcpdeck::mcp::policy::ApprovalRequest) {
+        self.0.lock().unwrap().push(request);
+    }
+}
+
+/// Audit mode runs a tool that drifted from its pins across restarts (two engines, one pin
+/// store: the first pins the rug-pull server's catalog, the second sees `deploy` changed); the
+/// trace records it as `allowed_drifted` and the approver is told, while the unchanged tool
+/// runs as `allowed` untold.
+#[tokio::test]
+async fn audit_mode_traces_a_drifted_tool_as_allowed_drifted_and_flags_it() {
+    use mcpdeck::mcp::pins::PinStore;
+    use mcpdeck::mcp::policy::Policy;
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp.json");
+    let server = json!({"command": fixture(), "args": ["drift", "--case", "rug-pull"],
+                        "env": {"FIXTURE_RUN_FILE": dir.path().join("runs")}});
+    std::fs::write(&file, json!({"mcpServers": {"rug": server}}).to_string()).unwrap();
+    std::fs::create_dir_all(dir.path().join("run")).unwrap();
+    let watcher = Arc::new(Watcher::default());
+    let engine = |approver: Option<Arc<Watcher>>| {
+        let config = ConfigSet::from_files(
+            dir.path().to_path_buf(),
+            vec![read_file(Layer::User, file.clone(), true)],
+        );
+        Engine::new(
+            config,
+            TrustStore::load(dir.path().join("trust.json")),
+            EngineOptions {
+                policy: Policy::default(),
+                approver: approver.map(|a| a as Arc<dyn mcpdeck::mcp::policy::Approver>),
+                spill_base: Some(dir.path().join("run")),
+                pins: Some(PinStore::at(dir.path().join("state/pins.json"))),
+                ..EngineOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let cancel = CancellationToken::new();
+    let call = |tool: &str| ProxyRequest::ToolsCall {
+        server: "rug".into(),
+        tool: tool.into(),
+        args: serde_json::Map::new(),
+    };
+    let first = engine(None);
+    let listed = first
+        .execute(
+            &ProxyRequest::ToolsList {
+                server: "rug".into(),
+            },
+            &cancel,
+        )
+        .await;
+    assert!(listed.ok());
+    first.shutdown().await;
+
+    let second = engine(Some(watcher.clone()));
+    assert!(second.execute(&call("status"), &cancel).await.ok());
+    assert!(
+        second.execute(&call("deploy"), &cancel).await.ok(),
+        "audit runs it"
+    );
+    let decisions: Vec<(String, String)> = second
+        .trace()
+        .iter()
+        .map(|r| (r.operation.clone(), r.decision.clone()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            ("tools.call status".to_owned(), "allowed".to_owned()),
+            ("tools.call deploy".to_owned(), "allowed_drifted".to_owned()),
+        ]
+    );
+    let flagged = watcher.0.lock().unwrap().clone();
+    assert_eq!(flagged.len(), 1, "{flagged:?}");
+    assert_eq!(flagged[0].operation, "tools.call deploy");
+    assert!(
+        flagged[0].drift[0].starts_with("changed since its pins: text"),
+        "{:?}",
+        flagged[0].drift
+    );
+    second.shutdown().await;
+}

@@ -9,5 +9,6 @@ mod demo_server;
 mod serve;
 mod serve_approvals;
 mod serve_modern;
+mod serve_kit;
 mod serve_pins;
 mod serve_python;

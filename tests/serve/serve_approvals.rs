@@ -11,35 +11,12 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::serve_kit::{Agent, WAIT, call, runtime_dir, text, the_socket};
 use common::{Sandbox, fixture};
-use mcpdeck::mcp::control::{ControlClient, ToConsole, list_sockets};
+use mcpdeck::mcp::control::{ControlClient, ToConsole};
 use mcpdeck::mcp::policy::Decision;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    ProtocolVersion,
-};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::{ConfigureCommandExt as _, TokioChildProcess};
-use rmcp::{ClientHandler, ServiceExt as _};
+use rmcp::model::CallToolResult;
 use serde_json::json;
-
-/// How long any one expected thing may take before the test gives up.
-const WAIT: Duration = Duration::from_secs(30);
-
-/// An agent host without elicitation: approvals must come from a console or watcher.
-struct Host;
-
-impl ClientHandler for Host {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("serve-approvals-test", "0"),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-}
-
-type Agent = RunningService<RoleClient, Host>;
 
 /// The fixture's stdio server as `fx`, counting its tool calls in `counter`.
 fn sandbox() -> (Sandbox, PathBuf) {
@@ -55,57 +32,21 @@ fn sandbox() -> (Sandbox, PathBuf) {
     (sb, counter)
 }
 
-fn runtime_dir(sb: &Sandbox) -> PathBuf {
-    sb.dir.path().join("run")
-}
-
 /// `mcpdeck serve --policy enforce` with an agent attached over stdio.
 async fn serve(sb: &Sandbox) -> Agent {
-    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck")).configure(|c| {
-        c.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", sb.dir.path())
-            .env("XDG_CONFIG_HOME", &sb.home)
-            .env("XDG_RUNTIME_DIR", runtime_dir(sb))
-            .args(["--cwd", sb.project.to_str().expect("utf-8")])
-            .args(["serve", "--policy", "enforce"]);
-    });
-    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("serve starts");
-    tokio::time::timeout(WAIT, Host.serve(transport))
-        .await
-        .expect("in time")
-        .expect("initialised")
+    super::serve_kit::serve(sb, &["--policy", "enforce"]).await
 }
 
 /// The agent calls `echo` on `fx` (an operation that needs approval in enforce mode).
 fn call_echo(agent: &Arc<Agent>) -> tokio::task::JoinHandle<CallToolResult> {
     let agent = agent.clone();
-    tokio::spawn(async move {
-        let args = json!({"server": "fx", "tool": "echo", "args": {"text": "x"}});
-        let params = CallToolRequestParams::new("mcp")
-            .with_arguments(args.as_object().expect("object").clone());
-        tokio::time::timeout(WAIT, agent.call_tool(params))
-            .await
-            .expect("in time")
-            .expect("answered")
-    })
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
+    tokio::spawn(async move { call(&agent, "fx", "echo", json!({"text": "x"})).await })
 }
 
 fn calls(counter: &Path) -> usize {
     std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
 }
 
-/// Polls `cond` (an observable state, not a delay) until it holds or [`WAIT`] passes.
 /// Polls `cond`, at most [`WAIT`]. Only for what has no event to wait on: the control socket's
 /// state (asked over the socket) and the text a pty reader accumulates in this process.
 async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
@@ -117,15 +58,6 @@ async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     false
-}
-
-async fn the_socket(sb: &Sandbox) -> PathBuf {
-    let dir = runtime_dir(sb).join("mcpdeck");
-    assert!(
-        common::fs_wait::until_changed(sb.dir.path(), WAIT, || !list_sockets(&dir).is_empty())
-            .await
-    );
-    list_sockets(&dir).remove(0)
 }
 
 /// A session nobody watched yet holds an approval for the first discovery: a watcher that

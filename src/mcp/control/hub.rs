@@ -177,6 +177,12 @@ impl ControlHub {
         rx
     }
 
+    /// Shows the attached consoles an operation that ran unasked in audit mode though its tool
+    /// drifted from its pins (consoles attached later do not see it).
+    pub fn flag(&self, request: ApprovalRequest) {
+        self.broadcast(&ToConsole::Flagged { request });
+    }
+
     /// Forgets a ticket (answered, or its asker gave up) and tells the consoles.
     fn resolve(&self, ticket: u64) {
         lock(&self.pending).remove(&ticket);

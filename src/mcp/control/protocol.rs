@@ -1,5 +1,5 @@
 //! The control socket's messages: newline-delimited JSON, one object a line.
-//! They carry status snapshots and approval requests/decisions only — never tool arguments or
+//! They carry status snapshots, approval requests/decisions and audit-mode drift flags only — never tool arguments or
 //! results.
 
 use std::path::PathBuf;
@@ -56,6 +56,12 @@ pub enum ToConsole {
     /// A new approval request.
     Approval {
         /// The request.
+        request: ApprovalRequest,
+    },
+    /// In audit mode, an operation ran without asking though its tool changed since its pins:
+    /// the question enforce mode would have asked, to show (there is nothing to answer).
+    Flagged {
+        /// The request enforce mode would have put.
         request: ApprovalRequest,
     },
     /// An approval was answered (by anyone) or timed out.

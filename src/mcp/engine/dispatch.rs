@@ -152,7 +152,8 @@ impl Engine {
     }
 
     /// `tools.call`: the catalog (a read that never asks) gives the schema the arguments are
-    /// built and checked against, and the annotations the approval shows.
+    /// built and checked against, and the definition the approval shows (its annotations, what
+    /// the poisoning scan finds in it).
     async fn call(
         &self,
         ctx: &OpContext<'_>,
@@ -173,16 +174,8 @@ impl Engine {
         };
         let shown =
             approve::shown_arguments(&serde_json::Value::Object(args.clone()), &ctx.live.redactor);
-        let annotations = listed.and_then(|t| t.annotations.clone());
-        self.approve(
-            gate,
-            ctx.slot,
-            operation,
-            Some(shown),
-            annotations.as_ref(),
-            ctx.cancel,
-        )
-        .await?;
+        self.approve(gate, ctx.slot, operation, Some(shown), listed, ctx.cancel)
+            .await?;
         ops::call_tool(ctx, tool, args).await
     }
 

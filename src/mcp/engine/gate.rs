@@ -18,8 +18,10 @@ pub(super) enum Gate {
     Pass(&'static str),
     /// An approver is asked once the operation's details (arguments, annotations) are known.
     Ask(Arc<dyn Approver>),
-    /// A standing allow rule matched a tool call in enforce mode: it runs, unless the tool
-    /// drifted from its pins — then the rule does not cover it and an approver is asked.
+    /// The policy allows a tool call (a standing allow rule in enforce mode, or audit mode):
+    /// it runs, unless the tool drifted from its pins — then in enforce mode the rule does not
+    /// cover it and an approver is asked, and in audit mode it runs as `allowed_drifted` and
+    /// the approver is told.
     Rule,
 }
 
@@ -60,10 +62,7 @@ impl Engine {
         };
         let op = operation.to_string();
         match self.policy.decide(&slot.name, operation) {
-            Verdict::Allow
-                if self.policy.mode == Mode::Enforce
-                    && matches!(operation, NormalizedOperation::ToolsCall { .. }) =>
-            {
+            Verdict::Allow if matches!(operation, NormalizedOperation::ToolsCall { .. }) => {
                 return Ok(Gate::Rule);
             }
             Verdict::Allow => return Ok(Gate::Pass("allowed")),
@@ -117,7 +116,7 @@ impl Engine {
         slot: &Slot,
         operation: &NormalizedOperation,
         arguments: Option<String>,
-        annotations: Option<&rmcp::model::ToolAnnotations>,
+        listed: Option<&rmcp::model::Tool>,
         cancel: &CancellationToken,
     ) -> Result<(), Failure> {
         let tool = match operation {
@@ -125,36 +124,23 @@ impl Engine {
             _ => None,
         };
         let tool_changed = tool.is_some_and(|t| slot.tool_changed(t));
+        let audit = self.policy.mode == Mode::Audit;
         let approver = match gate {
             Gate::Ask(approver) => approver.clone(),
+            Gate::Rule if tool_changed && audit => {
+                // Audit mode asks nobody: the trace records the drift, and whoever answers
+                // approvals is told (serve logs it and flags it to attached consoles).
+                if let Some(approver) = &self.approver {
+                    approver.flag(self.request(slot, operation, arguments, listed, tool_changed));
+                }
+                *gate = Gate::Pass("allowed_drifted");
+                return Ok(());
+            }
             Gate::Rule if tool_changed => self.drifted_approver(slot, operation).await?,
             Gate::Pass(_) | Gate::Rule => return Ok(()),
         };
         let op = operation.to_string();
-        let drift = tool
-            .and_then(|t| slot.tool_drift(t))
-            .map(|c| c.lines())
-            .unwrap_or_default();
-        let (effects, effects_claimed) = approve::effects(annotations);
-        let ask = ApprovalRequest {
-            ticket: self
-                .tickets
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            server: crate::mcp::sanitize::sanitize_capped(&slot.name, 128),
-            operation: crate::mcp::sanitize::sanitize_capped(&op, 300),
-            effects,
-            server_changed: self.changed_servers.contains(&slot.name),
-            tool_changed,
-            drift,
-            timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
-            arguments,
-            effects_claimed,
-            sandbox: slot
-                .entry
-                .def
-                .as_ref()
-                .and_then(crate::mcp::config::ServerDef::sandbox_line),
-        };
+        let ask = self.request(slot, operation, arguments, listed, tool_changed);
         let answer = approver.ask(ask);
         let answer = tokio::select! {
             d = answer => Answer::Decided(d.unwrap_or(Decision::Deny)),
@@ -165,6 +151,51 @@ impl Engine {
         let (decision, result) = self.settle(&answer, slot, op);
         *gate = Gate::Pass(decision);
         result
+    }
+
+    /// The question about `operation` as an approver (or, in audit mode, a watcher) sees it:
+    /// its effects, how the tool drifted from its pins, and what the poisoning scan finds in
+    /// the tool's definition.
+    fn request(
+        &self,
+        slot: &Slot,
+        operation: &NormalizedOperation,
+        arguments: Option<String>,
+        listed: Option<&rmcp::model::Tool>,
+        tool_changed: bool,
+    ) -> ApprovalRequest {
+        let tool = match operation {
+            NormalizedOperation::ToolsCall { tool } => Some(tool.as_str()),
+            _ => None,
+        };
+        let op = operation.to_string();
+        let drift = tool
+            .and_then(|t| slot.tool_drift(t))
+            .map(|c| c.lines())
+            .unwrap_or_default();
+        let findings = listed.map(scan_lines).unwrap_or_default();
+        let annotations = listed.and_then(|t| t.annotations.as_ref());
+        let (effects, effects_claimed) = approve::effects(annotations);
+        ApprovalRequest {
+            ticket: self
+                .tickets
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            server: crate::mcp::sanitize::sanitize_capped(&slot.name, 128),
+            operation: crate::mcp::sanitize::sanitize_capped(&op, 300),
+            effects,
+            server_changed: self.changed_servers.contains(&slot.name),
+            tool_changed,
+            drift,
+            findings,
+            timeout_ms: u64::try_from(self.approval_timeout.as_millis()).unwrap_or(u64::MAX),
+            arguments,
+            effects_claimed,
+            sandbox: slot
+                .entry
+                .def
+                .as_ref()
+                .and_then(crate::mcp::config::ServerDef::sandbox_line),
+        }
     }
 
     /// Who is asked about a tool call that a standing allow rule matched but that drifted from
@@ -242,6 +273,19 @@ impl Engine {
             ),
         }
     }
+}
+
+/// What the poisoning scan finds in a tool's definition, one line each (at most 20).
+fn scan_lines(tool: &rmcp::model::Tool) -> Vec<String> {
+    let Ok(value) = serde_json::to_value(tool) else {
+        return Vec::new();
+    };
+    let definition = crate::mcp::scan::Definition::new(crate::mcp::scan::Kind::Tool, value);
+    crate::mcp::scan::scan_definition(&definition)
+        .iter()
+        .take(20)
+        .map(crate::mcp::scan::Finding::line)
+        .collect()
 }
 
 /// `120 s`, or `0.25 s` for a bound under a second.

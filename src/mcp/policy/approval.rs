@@ -89,6 +89,10 @@ pub struct ApprovalRequest {
     /// its ratings), then the field-by-field diff (sanitised); empty when it did not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drift: Vec<String>,
+    /// What the poisoning scan found in the tool's definition, one line each (rule, field,
+    /// line and column, sanitised excerpt); empty when it found nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
     /// How long the request waits before it is denied, in milliseconds.
     pub timeout_ms: u64,
     /// The operation's arguments: pretty JSON, sanitised, secrets redacted, at most 16 KiB
@@ -161,5 +165,11 @@ pub trait Approver: Send + Sync {
     /// console re-attaching, or discovering a new session). Defaults to [`Approver::available`].
     fn wait_available(&self) -> std::pin::Pin<Box<dyn Future<Output = bool> + Send + '_>> {
         Box::pin(std::future::ready(self.available()))
+    }
+
+    /// Tells, without asking: in audit mode a tool that drifted from its pins runs, and this
+    /// is the question an approver would have been asked in enforce mode. Must not block.
+    fn flag(&self, request: ApprovalRequest) {
+        let _ = request;
     }
 }

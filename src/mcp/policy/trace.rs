@@ -18,8 +18,9 @@ pub struct TraceRecord {
     pub server: Option<String>,
     /// The normalized operation.
     pub operation: String,
-    /// How policy let it through: `allowed`, `approved_once`, `approved_session`,
-    /// `session_approval`, `denied`, `approval_denied`, `approval_required`.
+    /// How policy let it through: `allowed`, `allowed_drifted` (audit mode ran a tool that
+    /// changed since its pins), `approved_once`, `approved_session`, `session_approval`,
+    /// `denied`, `approval_denied`, `approval_required`.
     pub decision: String,
     /// `ok` or the failure class.
     pub outcome: String,

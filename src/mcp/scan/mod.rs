@@ -104,6 +104,17 @@ pub struct Finding {
     pub excerpt: String,
 }
 
+impl Finding {
+    /// The finding as the console and approvals show it, in one line: the rule, where in the
+    /// definition (field, line and column) and the sanitised excerpt.
+    pub fn line(&self) -> String {
+        format!(
+            "[{}] {}:{}:{} {}",
+            self.rule, self.field, self.line, self.column, self.excerpt
+        )
+    }
+}
+
 /// Scans one definition with every rule; findings by field, then position.
 pub fn scan_definition(definition: &Definition) -> Vec<Finding> {
     let mut findings = Vec::new();
