@@ -32,6 +32,10 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 t.push_str(" · sandboxed: ");
                 t.push_str(sandbox);
             }
+            if let Some(roots) = &s.roots {
+                t.push_str(" · roots: ");
+                t.push_str(roots);
+            }
             t.push(' ');
             t
         }
