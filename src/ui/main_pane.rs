@@ -24,6 +24,12 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 t.push_str(" · ");
                 t.push_str(&auth);
             }
+            // The roots before the server's own facts: what it may reach matters more than its
+            // version, and the header is cut at the pane's width.
+            if let Some(roots) = &s.roots {
+                t.push_str(" · roots: ");
+                t.push_str(roots);
+            }
             if let Some(info) = &s.info {
                 t.push_str(" · ");
                 t.push_str(info);
@@ -31,10 +37,6 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             if let Some(sandbox) = &s.sandbox {
                 t.push_str(" · sandboxed: ");
                 t.push_str(sandbox);
-            }
-            if let Some(roots) = &s.roots {
-                t.push_str(" · roots: ");
-                t.push_str(roots);
             }
             t.push(' ');
             t

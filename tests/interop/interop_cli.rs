@@ -195,7 +195,7 @@ fn server_filesystem_is_not_widened_by_the_roots_it_is_offered() {
     assert_eq!(review.status.code(), Some(0), "{text}");
     assert!(text.contains("roots    ./data"), "{text}");
     assert!(
-        text.contains("! roots: its arguments name directories inside the project"),
+        text.contains("! roots: roots narrowed to the directories its arguments name"),
         "{text}"
     );
     // `config check` warns, at the server.

@@ -163,7 +163,7 @@ pub(crate) fn roots_for(input: &RootsInput<'_>) -> OfferedRoots {
                 offered.notes.push(format!(
                     "roots narrowed to the directories its arguments name ({}), not the \
                      project: a server that replaces its directories with the client's roots \
-                     would otherwise reach all of {}; set `roots` to choose",
+                     (server-filesystem does) would otherwise reach all of {}",
                     list(&narrowed),
                     list(&paths)
                 ));
@@ -271,7 +271,7 @@ impl OfferedRoots {
             .iter()
             .find(|n| n.starts_with("roots narrowed to the directories"))?;
         Some((
-            format!("its arguments name directories inside the project: {narrowed}"),
+            narrowed.clone(),
             "set `roots` to choose the roots yourself (`[]` offers none)".to_owned(),
         ))
     }
@@ -433,9 +433,9 @@ mod tests {
             }),
             request_timeout_ms: None,
             task_timeout_ms: None,
-            reconnect: Default::default(),
+            reconnect: crate::mcp::config::ReconnectPolicy::default(),
             disabled: false,
-            protocol: Default::default(),
+            protocol: crate::mcp::config::ProtocolChoice::default(),
             roots,
         }
     }
@@ -526,7 +526,7 @@ mod tests {
         let chosen = stdio(&args, Some(vec![".".to_owned()]));
         let roots = decide(Some(&chosen), None, proj.path());
         assert_eq!(roots.roots.len(), 1);
-        assert_eq!(roots.widened, [data.clone()]);
+        assert_eq!(roots.widened, std::slice::from_ref(&data));
         assert!(
             roots.notes[0].contains("server-filesystem"),
             "{:?}",

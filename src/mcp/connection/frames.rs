@@ -129,9 +129,9 @@ impl<W: AsyncWrite + Unpin + Send + 'static> LineTransport<W> {
     /// Has the errors that answer the server's undecodable requests (see
     /// [`Faults::answer_requests_to`]) written to its stdin, between the transport's own lines.
     /// The writing task holds the writer weakly, so it never keeps the server's stdin open.
-    pub(crate) fn answer_undecodable_requests(&self, faults: &Faults) {
+    pub(crate) fn answer_undecodable_requests(&self) {
         let (tx, mut rx) = mpsc::channel::<String>(super::faults::QUEUED_REPLIES);
-        faults.answer_requests_to(tx);
+        self.faults.answer_requests_to(tx);
         let writer = Arc::downgrade(&self.writer);
         tokio::spawn(async move {
             while let Some(line) = rx.recv().await {

@@ -186,8 +186,8 @@ pub(crate) fn spawn(
         closing: closing.clone(),
         redactor: spec.redactor.clone(),
     }));
-    let transport = LineTransport::new(frames_rx, stdin, faults.clone());
-    transport.answer_undecodable_requests(&faults);
+    let transport = LineTransport::new(frames_rx, stdin, faults);
+    transport.answer_undecodable_requests();
     Ok((
         StdioProcess {
             pid,

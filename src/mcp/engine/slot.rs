@@ -134,8 +134,9 @@ impl Slot {
         crate::mcp::client::OfferedRoots,
     ) {
         self.roots.get_or_init(|| {
-            let def = self.def().ok();
-            let offered = face.roots_for(&self.file_dir, def);
+            // The definition as written, whether or not it may start now (an inert server is
+            // shown the roots it would be offered).
+            let offered = face.roots_for(&self.file_dir, self.entry.def.as_ref());
             (
                 crate::mcp::client::SharedRoots::new(offered.roots.clone()),
                 offered,
