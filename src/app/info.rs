@@ -252,6 +252,11 @@ fn trust(config: &ConfigSet, store: &TrustStore, state: TrustState) -> Vec<InfoL
                 if let Some(sandbox) = def.sandbox_line() {
                     out.push(line(format!("  sandboxed: {sandbox}"), Tone::Dim));
                 }
+                let roots = crate::mcp::client::roots::offered_for(def, dir, &config.project_root);
+                out.push(line(
+                    format!("  roots offered: {}", roots.line(&config.project_root)),
+                    Tone::Dim,
+                ));
                 for r in risks(def, &config.project_root, dir) {
                     out.push(line(format!("  ! {}: {}", r.field, r.reason), Tone::Warn));
                 }

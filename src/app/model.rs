@@ -36,6 +36,8 @@ pub struct ServerRow {
     pub counts: [Option<usize>; 3],
     /// The sandbox's rules in one line (sanitised), when it runs in one.
     pub sandbox: Option<String>,
+    /// The roots it is offered, in one line (sanitised), when it has a valid definition.
+    pub roots: Option<String>,
 }
 
 /// The servers pane rows for a status report.
@@ -92,6 +94,7 @@ pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
                 }),
                 counts: [r.tools, r.resources, r.prompts],
                 sandbox: s.sandbox.clone(),
+                roots: s.roots.clone(),
             }
         })
         .collect()

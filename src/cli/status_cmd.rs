@@ -20,7 +20,7 @@ pub fn run(cx: &Context, json: bool) -> Exit {
         .config
         .servers
         .iter()
-        .map(|server| server_status(server, trust, &var_is_set));
+        .map(|server| server_status(server, trust, &var_is_set, &cx.config.project_root));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if json {
         write_json(&mut out, &overview, rows)
@@ -126,10 +126,22 @@ async fn live_status(
                 state: server.state.label().to_owned(),
                 probe: None,
                 error: None,
+                roots: server.roots.clone(),
             });
             continue;
         }
-        rows.push(probe_row(engine, name, cancel, &mut text).await);
+        let mut row = probe_row(engine, name, cancel, &mut text).await;
+        // The roots the probe's connection was offered (decided before it connected).
+        row.roots = engine
+            .status()
+            .servers
+            .into_iter()
+            .find(|s| s.name == row.name)
+            .and_then(|s| s.roots);
+        if let Some(roots) = &row.roots {
+            let _ = writeln!(text, "    roots: {roots}");
+        }
+        rows.push(row);
     }
     let failed = rows.iter().filter(|row| row.error.is_some()).count();
     let result = LiveStatus { servers: rows };
@@ -187,6 +199,7 @@ async fn probe_row(
                 state: "connected".to_owned(),
                 probe: Some(probe),
                 error: None,
+                roots: None,
             }
         }
         Err(failure) => {
@@ -203,6 +216,7 @@ async fn probe_row(
                     "class": failure.class,
                     "message": failure.message,
                 })),
+                roots: None,
             }
         }
     }
@@ -272,6 +286,12 @@ fn render_row(s: &ServerStatus, width: usize) -> String {
     }
     if let Some(sandbox) = &s.sandbox {
         let _ = writeln!(out, "{:<width$}    sandboxed: {sandbox}", "");
+    }
+    if let Some(roots) = &s.roots {
+        let _ = writeln!(out, "{:<width$}    roots: {roots}", "");
+    }
+    for note in &s.roots_notes {
+        let _ = writeln!(out, "{:<width$}    ({note})", "");
     }
     for r in &s.references {
         let set = if r.set { "set" } else { "NOT SET" };

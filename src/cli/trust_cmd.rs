@@ -183,6 +183,8 @@ fn describe_entry(out: &mut String, entry: &ServerEntry, root: &Path) {
     if let Some(sandbox) = def.sandbox_line() {
         let _ = writeln!(out, "  sandbox  {sandbox}");
     }
+    let roots = crate::mcp::client::roots::offered_for(def, file_dir, root);
+    let _ = writeln!(out, "  roots    {}", roots.line(root));
     for risk in risks(def, root, file_dir) {
         let _ = writeln!(out, "  ! {}: {}", risk.field, risk.reason);
     }

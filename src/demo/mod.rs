@@ -16,6 +16,9 @@ pub use server::{DemoServer, INSTRUCTIONS, SERVER_NAME};
 
 use rmcp::ServiceExt as _;
 
+/// The longest request line the demo server reads (newline excluded).
+pub const MAX_REQUEST_LINE_BYTES: usize = 1024 * 1024;
+
 /// Runs the demo server on stdin/stdout until the client closes stdin.
 ///
 /// Builds its own multi-threaded tokio runtime; returns an error (for stderr) when the runtime
@@ -26,7 +29,15 @@ pub fn run() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let service = DemoServer::new().serve(rmcp::transport::stdio()).await?;
+        // The one stdio transport of mcpdeck's servers: bounded lines, every request answered.
+        let (transport, pump) = crate::mcp::server_stdio::transport(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            MAX_REQUEST_LINE_BYTES,
+            |_| {},
+        );
+        tokio::spawn(pump);
+        let service = DemoServer::new().serve(transport).await?;
         service.waiting().await?;
         anyhow::Ok(())
     })

@@ -148,6 +148,9 @@ pub struct LiveServer {
     /// Why it did not (`class`, `message`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+    /// The roots it was offered, in one line (sanitised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roots: Option<String>,
 }
 
 /// `tools.list`: every tool's summary.

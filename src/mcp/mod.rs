@@ -39,6 +39,7 @@ pub mod results;
 pub mod sandbox;
 pub mod sanitize;
 pub mod scan;
+pub mod server_stdio;
 pub mod status;
 pub mod trust;
 

@@ -96,6 +96,12 @@ pub struct ServerStatus {
     pub diagnostics: Counts,
     /// The sandbox it runs in, in one line (sanitised); `None`: unconfined.
     pub sandbox: Option<String>,
+    /// The roots it is offered, in one line (sanitised; `none` when empty), decided before it
+    /// connects; `None` for an entry with no valid definition.
+    pub roots: Option<String>,
+    /// How the roots were narrowed, or how they widen it (sanitised sentences).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub roots_notes: Vec<String>,
     /// What this process knows from connecting (empty before any connection).
     pub runtime: RuntimeStatus,
 }
@@ -207,7 +213,7 @@ pub fn report(
     let servers = config
         .servers
         .iter()
-        .map(|server| server_status(server, trust, is_set))
+        .map(|server| server_status(server, trust, is_set, &config.project_root))
         .collect();
     StatusReport {
         project: overview.project,
@@ -260,6 +266,7 @@ pub fn server_status(
     server: &Effective,
     trust: TrustState,
     is_set: &dyn Fn(&str) -> bool,
+    project_root: &std::path::Path,
 ) -> ServerStatus {
     let entry = &server.entry;
     let transport = entry.def.as_ref().map(|d| d.transport.kind()).or_else(|| {
@@ -285,6 +292,10 @@ pub fn server_status(
                 .collect()
         })
         .unwrap_or_default();
+    let offered = entry.def.as_ref().map(|def| {
+        let file_dir = entry.source.file.parent().unwrap_or(project_root);
+        crate::mcp::client::roots::offered_for(def, file_dir, project_root)
+    });
     ServerStatus {
         name: entry.name.clone(),
         state: static_state(server, trust),
@@ -294,6 +305,8 @@ pub fn server_status(
         references,
         diagnostics: Counts::of(&entry.diagnostics),
         sandbox: entry.def.as_ref().and_then(ServerDef::sandbox_line),
+        roots: offered.as_ref().map(|o| o.line(project_root)),
+        roots_notes: offered.map(|o| o.shown_notes()).unwrap_or_default(),
         runtime: RuntimeStatus::default(),
     }
 }

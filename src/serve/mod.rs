@@ -162,11 +162,24 @@ impl ServerHandler for ProxyServer {
     }
 }
 
+/// The longest request line serve reads from its host (newline excluded); a longer one is
+/// answered with a JSON-RPC error and skipped, never buffered.
+pub const MAX_REQUEST_LINE_BYTES: usize = 16 * 1024 * 1024;
+
 /// Serves on stdin/stdout until the client closes stdin or a signal arrives, then shuts the
 /// engine down.
 pub async fn serve(engine: Arc<Engine>, approver: Arc<ServeApprover>) -> anyhow::Result<()> {
     let handler = ProxyServer::new(engine.clone(), approver);
-    let running = handler.serve(rmcp::transport::stdio()).await;
+    // A bounded reader of the host's lines, answering what it cannot decode (rmcp's own stdio
+    // transport buffers any line whole and drops an undecodable request without an answer).
+    let (transport, pump) = crate::mcp::server_stdio::transport(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        MAX_REQUEST_LINE_BYTES,
+        |_| {},
+    );
+    let pump = tokio::spawn(pump);
+    let running = handler.serve(transport).await;
     let result = match running {
         Ok(service) => {
             let shutdown = wait_for_signal();
@@ -183,6 +196,7 @@ pub async fn serve(engine: Arc<Engine>, approver: Arc<ServeApprover>) -> anyhow:
             "the MCP handshake with the host failed: {e}"
         )),
     };
+    pump.abort();
     engine.shutdown().await;
     result
 }

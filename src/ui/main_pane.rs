@@ -24,8 +24,13 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 t.push_str(" · ");
                 t.push_str(&auth);
             }
-            // Before the server's own words: whether it is confined matters more, and the
-            // title is cut where the pane ends (the Config tab has the rules whole).
+            // What the server may reach before its own words: the roots (short), then whether it
+            // is confined; the title is cut where the pane ends (the Config tab has the rules
+            // whole).
+            if let Some(roots) = &s.roots {
+                t.push_str(" · roots: ");
+                t.push_str(roots);
+            }
             if let Some(sandbox) = &s.sandbox {
                 t.push_str(" · sandboxed: ");
                 t.push_str(sandbox);

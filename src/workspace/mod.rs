@@ -14,7 +14,6 @@ pub mod capsule;
 pub mod check;
 pub mod envelope;
 pub mod find;
-pub mod frame;
 pub mod graph;
 pub mod index;
 pub mod observe;
@@ -37,6 +36,9 @@ pub use index::{Coverage, DEFAULT_MAX_FILES, MAX_MAX_FILES};
 pub use observe::{Event, Observability, Observer};
 pub use server::{SERVER_NAME, WorkspaceServer};
 pub use slot::Limits;
+
+/// The largest request line the workspace server reads, newline excluded.
+pub const MAX_FRAME_BYTES: usize = 65_536;
 
 /// Why the server stopped with an error. Messages never name a workspace or a path.
 #[derive(Debug, thiserror::Error)]
@@ -66,9 +68,16 @@ pub fn run(
         .enable_all()
         .build()
         .map_err(|_| RunError::Transport)?;
-    let (transport, pump) = frame::transport(tokio::io::stdin(), tokio::io::stdout(), move || {
-        observer.emit(&Event::FrameTooLarge);
-    });
+    let (transport, pump) = crate::mcp::server_stdio::transport(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        MAX_FRAME_BYTES,
+        move |refusal| {
+            if refusal == crate::mcp::server_stdio::Refusal::TooLong {
+                observer.emit(&Event::FrameTooLarge);
+            }
+        },
+    );
     observer.emit(&Event::Started { workspaces: count });
     let served = runtime.block_on(async move {
         tokio::spawn(pump);

@@ -318,3 +318,51 @@ fn over_streamable_http_a_root_added_reaches_the_server() {
         assert!(listed.contains(&format!("{project_uri}/docs")), "{listed}");
     });
 }
+
+/// The console offers server-filesystem, started for `project/data`, the root `project/data`
+/// (decided before it connects, shown in the header's row), so after the server has asked for
+/// its roots and replaced its directories with them it still allows only `project/data`.
+#[test]
+fn server_filesystem_keeps_its_directory_after_asking_for_roots() {
+    let Some(script) = common::peers::npm_server("server-filesystem") else {
+        return;
+    };
+    let dirs = ConsoleDirs::new();
+    let project = std::fs::canonicalize(&dirs.project).expect("canonical");
+    let data = project.join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    dirs.user_servers(&serde_json::json!({"fs": {"command": "node", "args": [script, data]}}));
+    let data_shown = data.display().to_string();
+    let project_shown = project.display().to_string();
+    dirs.run(async |h| {
+        let row = h
+            .app
+            .servers
+            .rows
+            .iter()
+            .find(|r| r.name == "fs")
+            .expect("row");
+        assert_eq!(row.roots.as_deref(), Some("./data"));
+        h.key(KeyCode::Left);
+        h.key(KeyCode::Right);
+        h.until("the tool list", |a| {
+            a.visible_tools().is_some_and(|t| !t.is_empty())
+        })
+        .await;
+        // server-filesystem asks for the roots once initialized, then serves them.
+        h.until("the server's roots/list", |a| {
+            Console::log_has(a, "fs", "the server asked for its roots")
+        })
+        .await;
+        assert!(
+            Console::log_has(&h.app, "fs", &format!("answered: file://{data_shown}")),
+            "offered something else than {data_shown}"
+        );
+        let listed = call(h, "list_allowed_directories").await;
+        assert!(listed.contains(&data_shown), "{listed}");
+        assert!(
+            !listed.lines().any(|l| l.trim() == project_shown),
+            "widened to the project: {listed}"
+        );
+    });
+}

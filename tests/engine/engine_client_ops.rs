@@ -149,3 +149,34 @@ async fn a_subscription_delivers_updates_to_the_event_subscriber() {
     assert!(matches!(&success.result, OpResult::Subscription(s) if !s.subscribed));
     engine.shutdown().await;
 }
+
+/// A sandboxed server is offered roots inside its sandbox's readable paths only: the project
+/// default narrows to its `read` path, and adding a root it could not read is refused with
+/// `sandbox_refused`, naming it. Never connects.
+#[tokio::test]
+async fn a_sandboxed_servers_roots_stay_inside_its_read_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::create_dir_all(dir.path().join("secret")).unwrap();
+    let (engine, _rx) = engine(
+        &dir,
+        &json!({"boxed": {"command": fixture(), "args": ["stdio"],
+                          "sandbox": {"read": ["docs"]}}}),
+    );
+    let listed = engine.roots("boxed");
+    let Ok(success) = &listed.body else {
+        panic!("{listed:?}")
+    };
+    let OpResult::Roots(roots) = &success.result else {
+        panic!("{:?}", success.result)
+    };
+    let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+    let docs = url::Url::from_directory_path(dir.path().join("docs")).unwrap();
+    assert_eq!(uris, [docs.as_str().trim_end_matches('/')]);
+    let added = engine.add_root("boxed", "secret").await;
+    let Err(failure) = &added.body else {
+        panic!("{added:?}")
+    };
+    assert_eq!(failure.class, "sandbox_refused", "{failure:?}");
+    assert!(failure.message.contains("secret"), "{}", failure.message);
+}

@@ -18,7 +18,7 @@ use mcpdeck::mcp::control::FromConsole;
 use mcpdeck::mcp::line_reader::{Line, LineReader};
 use mcpdeck::mcp::proxy::parse_request;
 use mcpdeck::mcp::sanitize::sanitize;
-use mcpdeck::workspace::frame::{Frame, FrameReader};
+use mcpdeck::mcp::server_stdio::{Frame, FrameReader};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -123,3 +123,32 @@ fn oauth_challenge_exits_3_with_one_clear_message() {
         "{out}{err}"
     );
 }
+
+/// A server's own requests that mcpdeck cannot read get a prompt JSON-RPC error with the right
+/// code, and the call that was waiting on them still ends: an `elicitation/create` nested 450
+/// levels deep is invalid (-32600; it used to be dropped, and the call waited for its deadline),
+/// one whose form schema nests 30 objects has invalid parameters (-32602; it used to be
+/// "method not found").
+#[test]
+fn undecodable_server_requests_are_answered_at_once_with_their_code() {
+    let sb = Sandbox::new();
+    let ask = |case: &str| json!({"command": fixture(), "args": ["raw", "--case", case], "requestTimeoutMs": 60000});
+    with_servers(
+        &sb,
+        &json!({"deep": ask("ask-deep"), "form": ask("ask-deep-form")}),
+    );
+    for (server, code) in [("deep", "-32600"), ("form", "-32602")] {
+        let started = std::time::Instant::now();
+        let (exit, out, err) = run(&sb, &["call", server, "echo", "--no-validate"], false);
+        assert_eq!(exit, 0, "{server}: {out}{err}");
+        assert!(
+            out.contains(&format!("answered {code}")),
+            "{server}: {out}{err}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{server} waited {:?}",
+            started.elapsed()
+        );
+    }
+}

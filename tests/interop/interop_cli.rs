@@ -169,3 +169,72 @@ fn server_filesystem_lists_and_reads_a_directory() {
         "outside the allowed dir: {v}"
     );
 }
+
+/// server-filesystem replaces the directories it was started with by its client's roots. Started
+/// for `project/data`, it is offered `project/data` (not the project directory), so it still
+/// allows only that directory; the review, `config check` and `status --live` say so.
+#[test]
+fn server_filesystem_is_not_widened_by_the_roots_it_is_offered() {
+    let Some(script) = package("server-filesystem") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let project = std::fs::canonicalize(&sb.project).expect("canonical");
+    let data = project.join("data");
+    std::fs::create_dir_all(&data).expect("dir");
+    std::fs::write(data.join("hello.txt"), "hello\n").expect("file");
+    std::fs::write(
+        project.join(".mcp.json"),
+        json!({"mcpServers": {"fs": {"command": "node", "args": [script, data]}}}).to_string(),
+    )
+    .expect("write");
+    let cmd = || sb.cmd_in(&project);
+    // The trust review shows the roots and why they are not the project.
+    let review = cmd().args(["trust", "--yes"]).output().expect("runs");
+    let text = String::from_utf8_lossy(&review.stdout);
+    assert_eq!(review.status.code(), Some(0), "{text}");
+    assert!(text.contains("roots    ./data"), "{text}");
+    assert!(
+        text.contains("! roots: roots narrowed to the directories its arguments name"),
+        "{text}"
+    );
+    // `config check` warns, at the server.
+    let out = cmd()
+        .args(["config", "check", "--json"])
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let warned = v["result"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().cloned().unwrap_or_default())
+        .any(|d| d["code"] == "roots_widen" && d["path"] == "mcpServers.fs.args");
+    assert!(warned, "{v}");
+    // `status --live` connects and shows the roots the connection was offered.
+    let out = cmd()
+        .args(["status", "--live", "--json"])
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["result"]["servers"][0]["roots"], "./data", "{v}");
+    // The one-shot CLI: the server still allows only its own directory.
+    let out = cmd()
+        .args(["call", "fs", "list_allowed_directories", "--json"])
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let listed = v["result"]["text"].as_str().expect("text");
+    assert!(listed.contains(data.to_str().expect("utf8")), "{v}");
+    assert!(
+        !listed
+            .lines()
+            .any(|l| l.trim() == project.to_str().expect("utf8")),
+        "widened to the project: {v}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains(&format!("file://{}\n", project.display())),
+        "{stderr}"
+    );
+}

@@ -22,6 +22,43 @@ pub(crate) fn not_declared(method: &'static str) -> ErrorData {
     ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None)
 }
 
+/// The answer to a request rmcp could not read as any method it knows. A declared method
+/// whose parameters did not fit its type (an elicitation form schema nested past what forms
+/// allow, say) is refused as invalid parameters (-32602), with serde's reason; anything else is
+/// a method mcpdeck does not have (-32601).
+pub(crate) fn unreadable_request(
+    side: Option<&ClientSide>,
+    method: &str,
+    params: Option<&Value>,
+) -> ErrorData {
+    let params = params.cloned().unwrap_or(Value::Null);
+    let why = match method {
+        "elicitation/create" => serde_json::from_value::<ElicitRequestParams>(params).err(),
+        "sampling/createMessage" => {
+            serde_json::from_value::<CreateMessageRequestParams>(params).err()
+        }
+        _ => {
+            return ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                sanitize_capped(method, 128),
+                None,
+            );
+        }
+    };
+    if side.is_none() {
+        return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method.to_owned(), None);
+    }
+    let why = why.map_or_else(
+        || "they do not fit the method's parameters".to_owned(),
+        |e| sanitize_capped(&e.to_string(), 200),
+    );
+    ErrorData::new(
+        ErrorCode::INVALID_PARAMS,
+        format!("{method} refused: its parameters cannot be read ({why})"),
+        None,
+    )
+}
+
 fn too_large(method: &str, bytes: usize) -> ErrorData {
     ErrorData::new(
         ErrorCode::INVALID_REQUEST,

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 pub use elicit::{Choice, FieldKind, Form, FormField};
-pub use roots::{RootEntry, SharedRoots};
+pub use roots::{OfferedRoots, RootEntry, RootsSource, SharedRoots};
 pub use tasks::TaskState;
 
 /// The largest server-to-client request (its parameters as JSON) that is looked at; larger

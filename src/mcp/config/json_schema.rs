@@ -53,12 +53,15 @@ pub(crate) fn mcp_json_schema() -> Value {
                     },
                     "disabled": {"type": "boolean"},
                     "protocolVersion": {"enum": ["legacy", "auto", "2026-07-28"]},
+                    "roots": {"type": "array", "items": {"type": "string", "minLength": 1},
+                              "description": "The directories offered to the server as roots, relative to this file's directory; [] offers none. Without it: the project directory, narrowed to the directories a stdio server's arguments name."},
+                    "oauth": oauth_schema(),
                     "sandbox": sandbox_schema()
                 },
                 "oneOf": [
                     {
                         "required": ["command"],
-                        "properties": {"url": false, "headers": false, "type": {"const": "stdio"}}
+                        "properties": {"url": false, "headers": false, "oauth": false, "type": {"const": "stdio"}}
                     },
                     {
                         "required": ["url"],
@@ -67,6 +70,22 @@ pub(crate) fn mcp_json_schema() -> Value {
                     }
                 ]
             }
+        }
+    })
+}
+
+/// `oauth` (HTTP): the client settings for signing in.
+fn oauth_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "HTTP: OAuth client settings for signing in.",
+        "properties": {
+            "clientId": {"type": "string", "minLength": 1},
+            "clientSecret": {"type": "string", "pattern": "\\$\\{", "description": "A ${NAME} reference; literal secrets are refused."},
+            "clientMetadataUrl": {"type": "string", "pattern": "^https://"},
+            "scopes": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "redirectPort": {"type": "integer", "minimum": 0, "maximum": 65535}
         }
     })
 }
@@ -126,7 +145,11 @@ mod tests {
                                "net": {"connect": [443]}, "limits": {"processes": 64}}},
             "ro": {"command": "x", "sandbox": "no-network"},
             "gh": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${T}"},
-                   "requestTimeoutMs": 30000, "reconnect": {"automatic": true, "maxAttempts": 2}}
+                   "requestTimeoutMs": 30000, "reconnect": {"automatic": true, "maxAttempts": 2}},
+            "rooted": {"command": "x", "roots": [".", "../shared"]},
+            "none": {"command": "x", "roots": []},
+            "signin": {"url": "https://example.com/mcp", "oauth": {"clientId": "deck",
+                       "clientSecret": "${SECRET}", "scopes": ["read"], "redirectPort": 8765}}
         }})));
     }
 
@@ -144,6 +167,10 @@ mod tests {
             json!({"mcpServers": {"a": {"command": "x", "sandbox": {"net": "some"}}}}),
             json!({"mcpServers": {"a": {"url": "http://h", "sandbox": "project"}}}),
             json!({"projectSandbox": "anything", "mcpServers": {}}),
+            json!({"mcpServers": {"a": {"command": "x", "roots": "."}}}),
+            json!({"mcpServers": {"a": {"command": "x", "oauth": {"clientId": "c"}}}}),
+            json!({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientSecret": "lit"}}}}),
+            json!({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client": "c"}}}}),
         ] {
             assert!(!valid(&bad), "{bad}");
         }

@@ -147,6 +147,13 @@ impl ConfigSet {
     /// `projectSandbox` becomes the sandbox of every project stdio definition without one.
     pub fn from_files(project_root: PathBuf, mut files: Vec<ConfigFile>) -> Self {
         apply_project_sandbox(&project_root, &mut files);
+        for file in &mut files {
+            for entry in &mut file.entries {
+                if let Some(warning) = roots_warning(entry, &project_root) {
+                    Arc::make_mut(entry).diagnostics.push(warning);
+                }
+            }
+        }
         let entries: Vec<Arc<ServerEntry>> = files
             .iter()
             .flat_map(|f| f.entries.iter().map(Arc::clone))
@@ -237,6 +244,25 @@ fn apply_project_sandbox(project_root: &Path, files: &mut [ConfigFile]) {
             }
         }
     }
+}
+
+/// The `roots_widen` warning of a stdio server whose arguments name directories inside the
+/// roots it would be offered (see [`crate::mcp::client::roots::roots_for`]), at the server.
+fn roots_warning(entry: &ServerEntry, project_root: &Path) -> Option<Diagnostic> {
+    let def = entry.def.as_ref()?;
+    let file_dir = entry.source.file.parent().unwrap_or(project_root);
+    let offered = crate::mcp::client::roots::offered_for(def, file_dir, project_root);
+    let (message, suggestion) = offered.warning()?;
+    Some(Diagnostic {
+        severity: super::diagnostic::Severity::Warning,
+        code: "roots_widen",
+        file: entry.source.file.to_path_buf(),
+        path: format!("mcpServers.{}.args", entry.name),
+        line: entry.source.line,
+        column: None,
+        message,
+        suggestion: Some(suggestion),
+    })
 }
 
 /// Puts `entries` (lowest first) over `servers`: a later definition of a name replaces the

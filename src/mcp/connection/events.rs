@@ -373,6 +373,18 @@ impl ClientHandler for ClientEvents {
         handler::create_elicitation(self.client.as_ref(), &self.sink.server(), &params).await
     }
 
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(handler::unreadable_request(
+            self.client.as_ref(),
+            &request.method,
+            request.params.as_ref(),
+        ))
+    }
+
     async fn on_progress(
         &self,
         p: ProgressNotificationParam,

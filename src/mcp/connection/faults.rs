@@ -45,7 +45,16 @@ pub struct Faults {
     listings: Mutex<HashMap<RequestId, Listing>>,
     /// JSON values received so far in the current listing of each kind.
     listed_values: Mutex<HashMap<Listing, usize>>,
+    /// Where the JSON-RPC errors answering a server's undecodable requests go (stdio: a task
+    /// writing them to the server's stdin); `None`: such requests are skipped.
+    replies: Mutex<Option<tokio::sync::mpsc::Sender<String>>>,
+    /// Undecodable server requests answered with an error.
+    answered: AtomicU64,
 }
+
+/// Errors owed to a server's undecodable requests that may wait to be written; more are
+/// dropped (a server flooding them gets no answer to the excess, and no memory).
+pub(crate) const QUEUED_REPLIES: usize = 16;
 
 /// What a listing request lists, for the checks made before its page is decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -225,6 +234,48 @@ impl Faults {
         *total
     }
 
+    /// Sends the errors answering a server's undecodable requests to `replies`.
+    pub(crate) fn answer_requests_to(&self, replies: tokio::sync::mpsc::Sender<String>) {
+        *self
+            .replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(replies);
+    }
+
+    /// Answers the server's undecodable request `id` with a JSON-RPC error (`-32700` when the
+    /// frame is not JSON, `-32600` otherwise), so it does not wait for its own deadline; `false`
+    /// when nothing can carry the answer.
+    fn answer_request(&self, id: &RequestId, reason: &str) -> bool {
+        let replies = self
+            .replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(tx) = replies.as_ref() else {
+            return false;
+        };
+        let code = if reason.starts_with("it is not valid") {
+            crate::mcp::server_stdio::PARSE_ERROR_CODE
+        } else {
+            crate::mcp::server_stdio::REFUSED_CODE
+        };
+        let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned());
+        let line = crate::mcp::server_stdio::error_line(
+            Some(&id),
+            code,
+            &format!("mcpdeck could not decode this request: {reason}"),
+        );
+        if tx.try_send(line).is_err() {
+            return false;
+        }
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Undecodable server requests answered with an error so far.
+    pub fn answered(&self) -> u64 {
+        self.answered.load(Ordering::Relaxed)
+    }
+
     /// Counts a frame that was skipped because no request could be failed with it.
     pub fn skip(&self) {
         self.skipped.fetch_add(1, Ordering::Relaxed);
@@ -347,11 +398,20 @@ pub(crate) fn fail_frame(
     reason: &str,
     faults: &Faults,
 ) -> Option<ServerJsonRpcMessage> {
-    let Some(id) = response_id(frame) else {
-        faults.skip();
-        return None;
-    };
-    Some(faults.fail(id, undecodable(reason)))
+    match frame_ids(frame) {
+        (Some(id), false) => Some(faults.fail(id, undecodable(reason))),
+        (Some(id), true) => {
+            // A request of the server's: answered with an error for its id.
+            if !faults.answer_request(&id, reason) {
+                faults.skip();
+            }
+            None
+        }
+        (None, _) => {
+            faults.skip();
+            None
+        }
+    }
 }
 
 /// Roughly how many JSON values a frame holds: its objects, arrays and separators outside
@@ -461,6 +521,15 @@ pub(crate) fn count_items(frame: &[u8], key: &[u8]) -> Option<usize> {
 /// without parsing the frame: it works on invalid UTF-8 and on any depth. `None` when the frame
 /// is a request or notification, or its id is missing, null or not a plain number or string.
 pub(crate) fn response_id(frame: &[u8]) -> Option<RequestId> {
+    match frame_ids(frame) {
+        (id, false) => id,
+        (_, true) => None,
+    }
+}
+
+/// A frame's top-level `id`, and whether it has a top-level `method` (a request, when it has
+/// an id too), found without decoding it.
+fn frame_ids(frame: &[u8]) -> (Option<RequestId>, bool) {
     let mut scan = Scanner {
         bytes: frame,
         pos: 0,
@@ -473,7 +542,9 @@ pub(crate) fn response_id(frame: &[u8]) -> Option<RequestId> {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
             b'"' => {
-                let (start, end) = scan.string()?;
+                let Some((start, end)) = scan.string() else {
+                    return (None, has_method);
+                };
                 if depth == 1 && scan.peek_non_ws() == Some(b':') {
                     scan.pos += 1;
                     let key = &frame[start..end];
@@ -487,7 +558,7 @@ pub(crate) fn response_id(frame: &[u8]) -> Option<RequestId> {
             _ => {}
         }
     }
-    if has_method { None } else { id }
+    (id, has_method)
 }
 
 struct Scanner<'a> {

@@ -5,7 +5,8 @@
 //! bounded line at a time (with [`crate::mcp::line_reader`]), and decodes each line once: a line longer than [`MAX_FRAME_BYTES`]
 //! ends the stream with a recorded `limit`; a line that cannot be a JSON object or array is
 //! counted and skipped; a line that is undecodable (invalid UTF-8, nested too deep, not a
-//! JSON-RPC message) fails the request it answers at once (see [`super::faults`]); every other
+//! JSON-RPC message) fails the request it answers at once, or, when it is a request of the
+//! server's, is answered with a JSON-RPC error for its id (see [`super::faults`]); every other
 //! line reaches rmcp as a decoded message through a small channel. It never holds more than one
 //! raw frame, and the raw bytes are dropped as soon as they are decoded.
 
@@ -121,6 +122,31 @@ impl<W> LineTransport<W> {
             writer: Arc::new(Mutex::new(Some(writer))),
             faults,
         }
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> LineTransport<W> {
+    /// Has the errors that answer the server's undecodable requests (see
+    /// [`Faults::answer_requests_to`]) written to its stdin, between the transport's own lines.
+    /// The writing task holds the writer weakly, so it never keeps the server's stdin open.
+    pub(crate) fn answer_undecodable_requests(&self) {
+        let (tx, mut rx) = mpsc::channel::<String>(super::faults::QUEUED_REPLIES);
+        self.faults.answer_requests_to(tx);
+        let writer = Arc::downgrade(&self.writer);
+        tokio::spawn(async move {
+            while let Some(line) = rx.recv().await {
+                let Some(writer) = writer.upgrade() else {
+                    return;
+                };
+                let mut guard = writer.lock().await;
+                let Some(w) = guard.as_mut() else {
+                    return;
+                };
+                if w.write_all(line.as_bytes()).await.is_err() || w.flush().await.is_err() {
+                    return;
+                }
+            }
+        });
     }
 }
 

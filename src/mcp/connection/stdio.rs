@@ -187,6 +187,7 @@ pub(crate) fn spawn(
         redactor: spec.redactor.clone(),
     }));
     let transport = LineTransport::new(frames_rx, stdin, faults);
+    transport.answer_undecodable_requests();
     Ok((
         StdioProcess {
             pid,

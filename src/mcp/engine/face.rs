@@ -38,18 +38,19 @@ pub(crate) struct ClientFace {
 }
 
 impl ClientFace {
-    /// The roots a server defined in `file_dir` (with `configured` roots) starts with.
+    /// The roots a server defined in `file_dir` by `def` is offered (see
+    /// [`crate::mcp::client::roots::roots_for`], the one place that decides them).
     pub(crate) fn roots_for(
         &self,
         file_dir: &std::path::Path,
-        configured: Option<&[String]>,
-    ) -> Vec<crate::mcp::client::RootEntry> {
-        crate::mcp::client::roots::roots_for(
-            self.roots_override.as_deref(),
-            configured,
+        def: Option<&crate::mcp::config::ServerDef>,
+    ) -> crate::mcp::client::OfferedRoots {
+        crate::mcp::client::roots::roots_for(&crate::mcp::client::roots::RootsInput {
+            overrides: self.roots_override.as_deref(),
+            def,
             file_dir,
-            &self.project_root,
-        )
+            project: &self.project_root,
+        })
     }
 
     /// The client side of one server's connection, answering `roots/list` from `roots`.

@@ -214,6 +214,17 @@ impl Engine {
             if let Some(slot) = self.slots.get(&server.name) {
                 server.state = slot.state();
                 server.runtime = slot.runtime();
+                // This face's roots (its `--root` included), as the server is offered them.
+                if let Some(face) = &self.client
+                    && server.roots.is_some()
+                {
+                    let (shared, offered) = slot.offered_roots(face);
+                    server.roots = Some(crate::mcp::client::roots::roots_line(
+                        &shared.get(),
+                        &self.config.project_root,
+                    ));
+                    server.roots_notes = offered.shown_notes();
+                }
             }
         }
         status

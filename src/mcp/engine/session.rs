@@ -40,9 +40,10 @@ impl Engine {
     /// Replaces the roots `server` is shown this session; a connected server is sent
     /// `notifications/roots/list_changed` (and usually asks `roots/list` again). Never connects.
     pub async fn set_roots(&self, server: &str, roots: Vec<RootEntry>) -> Outcome {
-        let body = match self.shared_roots(server) {
-            Err(e) => Err(e),
-            Ok(shared) => {
+        let refusal = self.outside_sandbox(server, &roots);
+        let body = match (self.shared_roots(server), refusal) {
+            (Err(e), _) | (Ok(_), Some(e)) => Err(e),
+            (Ok(shared), None) => {
                 let changed = shared.set(roots);
                 let live = self.session_slot(server).ok().and_then(|s| s.live());
                 let mut notified = false;
@@ -68,6 +69,28 @@ impl Engine {
             operation: "roots.set".to_owned(),
             body,
         }
+    }
+
+    /// The refusal of roots a sandboxed server could not read (outside its `read` and `write`
+    /// rules), if any of `roots` is.
+    fn outside_sandbox(&self, server: &str, roots: &[RootEntry]) -> Option<Failure> {
+        let slot = self.session_slot(server).ok()?;
+        let def = slot.entry.def.as_ref()?;
+        let file_dir = slot.entry.source.file.parent()?;
+        let outside = crate::mcp::client::roots::outside_sandbox(def, file_dir, roots);
+        if outside.is_empty() {
+            return None;
+        }
+        Some(Failure::new(
+            "sandbox_refused",
+            format!(
+                "`{}` runs in a sandbox that cannot read {}: roots must lie inside its `read` or \
+                 `write` rules",
+                sanitize_capped(server, 128),
+                sanitize_capped(&outside.join(", "), 1024)
+            ),
+            2,
+        ))
     }
 
     /// Adds the directory `path` (relative paths against the project directory) to `server`'s

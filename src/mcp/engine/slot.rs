@@ -48,7 +48,10 @@ pub(super) struct Slot {
     facts: Mutex<Facts>,
     approvals: Mutex<Approvals>,
     /// The roots for this session, once a face asked for them (kept across reconnects).
-    roots: std::sync::OnceLock<crate::mcp::client::SharedRoots>,
+    roots: std::sync::OnceLock<(
+        crate::mcp::client::SharedRoots,
+        crate::mcp::client::OfferedRoots,
+    )>,
     /// The log level the operator asked for this session (asked again on reconnect).
     log_level: Mutex<Option<String>>,
 }
@@ -118,14 +121,27 @@ impl Slot {
     /// This session's roots: the face's choice for this definition at first, then whatever
     /// the operator made of them.
     pub(super) fn session_roots(&self, face: &ClientFace) -> crate::mcp::client::SharedRoots {
-        self.roots
-            .get_or_init(|| {
-                let configured = self.def().ok().and_then(|d| d.roots.clone());
-                crate::mcp::client::SharedRoots::new(
-                    face.roots_for(&self.file_dir, configured.as_deref()),
-                )
-            })
-            .clone()
+        self.offered_roots(face).0.clone()
+    }
+
+    /// This session's roots and the decision they started from (made once, before the first
+    /// connection, by [`ClientFace::roots_for`]).
+    pub(super) fn offered_roots(
+        &self,
+        face: &ClientFace,
+    ) -> &(
+        crate::mcp::client::SharedRoots,
+        crate::mcp::client::OfferedRoots,
+    ) {
+        self.roots.get_or_init(|| {
+            // The definition as written, whether or not it may start now (an inert server is
+            // shown the roots it would be offered).
+            let offered = face.roots_for(&self.file_dir, self.entry.def.as_ref());
+            (
+                crate::mcp::client::SharedRoots::new(offered.roots.clone()),
+                offered,
+            )
+        })
     }
 
     fn facts(&self) -> std::sync::MutexGuard<'_, Facts> {

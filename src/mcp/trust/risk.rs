@@ -101,6 +101,13 @@ pub(crate) fn risks(def: &ServerDef, project_root: &Path, file_dir: &Path) -> Ve
             );
         }
     }
+    let roots = crate::mcp::client::roots::offered_for(def, file_dir, project_root);
+    if let Some((reason, _)) = roots.warning() {
+        out.push(Risk {
+            field: "roots".to_owned(),
+            reason,
+        });
+    }
     out
 }
 

@@ -1,11 +1,18 @@
-//! The workspace server's stdio transport and its input frame bound.
+//! The stdio transport of mcpdeck's own servers (`mcpdeck serve`, `mcpdeck workspace-server`)
+//! and its input bounds.
 //!
-//! rmcp's stdio transport buffers a whole line before decoding it. This transport reads stdin
-//! itself with the engine's bounded line reader, one line of at most [`MAX_FRAME_BYTES`] at a
-//! time. A longer line is never buffered: its bytes past the limit are only scanned, on the fly,
-//! for the request's top-level `id`, then dropped, and that one request is answered with a
-//! JSON-RPC error ([`OVERSIZE_CODE`]); the server keeps serving the next line. A line that is not a JSON-RPC message is skipped, as rmcp skips one.
-//! Writes (answers and refusals) share one lock, so lines never interleave.
+//! rmcp's stdio transport buffers a whole line before decoding it, and drops a line it cannot
+//! decode without an answer, so the host's request waits for its own deadline. This transport
+//! reads stdin itself with the engine's bounded line reader, one line of at most the server's
+//! limit at a time. A longer line is never buffered: its bytes past the limit are only scanned,
+//! on the fly, for the request's top-level `id`, then dropped, and that one request is answered
+//! with a JSON-RPC error (`-32600`, invalid request). A line within the limit that cannot be
+//! decoded (JSON nested deeper than the parser's 127 levels, invalid UTF-8 or JSON, or no
+//! JSON-RPC message) is answered the same way when it is a request whose `id` can be read
+//! (`-32700` for a line that is not JSON at all, `-32600` otherwise); anything else undecodable
+//! (a notification, a response, a line without an id) is skipped. Either way the server keeps
+//! serving the next line. Writes (answers and refusals) share one lock, so lines never
+//! interleave.
 
 use std::sync::Arc;
 
@@ -17,11 +24,11 @@ use tokio::sync::{Mutex, mpsc};
 
 use crate::mcp::line_reader::{Line, LineReader};
 
-/// The largest accepted input frame, newline excluded.
-pub const MAX_FRAME_BYTES: usize = 65_536;
+/// The JSON-RPC error code of a refused request: over-long, nested too deep, not a message.
+pub const REFUSED_CODE: i64 = -32600;
 
-/// The JSON-RPC error code of a refused over-long request (invalid request).
-pub const OVERSIZE_CODE: i64 = -32600;
+/// The JSON-RPC error code of a request line that is not JSON (invalid UTF-8 or syntax).
+pub const PARSE_ERROR_CODE: i64 = -32700;
 
 /// What one input line was.
 #[derive(Debug, PartialEq, Eq)]
@@ -67,28 +74,43 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     }
 }
 
-/// Finds a frame's top-level `"id"` value while its bytes stream past, keeping at most a few
-/// dozen bytes. Strings and nesting are tracked so an `"id"` inside `params` is not taken.
+/// Finds a frame's top-level `"id"` value (and whether it has a top-level `"method"`) while its
+/// bytes stream past, keeping at most a few dozen bytes. Strings and nesting are tracked so an
+/// `"id"` inside `params` is not taken. Iterative: any depth costs one counter.
 #[derive(Debug, Default)]
 #[allow(clippy::struct_excessive_bools)] // Independent flags of one small lexer.
 struct IdScanner {
     depth: usize,
     in_string: bool,
     escaped: bool,
-    /// The current top-level string (capped), to tell whether a key is `id`.
+    /// The current top-level string (capped), to tell whether a key is `id` or `method`.
     string: Vec<u8>,
     string_long: bool,
-    /// The last top-level token was the string `"id"`.
-    after_id_key: bool,
+    /// The last top-level token was a string that may be a key (`"id"`, `"method"`).
+    after_key: Option<Key>,
     /// Capturing the value after `"id":`.
     value: Option<Vec<u8>>,
     found: Option<Vec<u8>>,
+    /// A top-level `"method":` was seen (the frame is a request or a notification).
+    method: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Id,
+    Method,
 }
 
 /// The longest id kept.
 const MAX_ID_BYTES: usize = 128;
 
 impl IdScanner {
+    fn of(bytes: &[u8]) -> Self {
+        let mut scan = Self::default();
+        scan.feed(bytes);
+        scan
+    }
+
     fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.step(b);
@@ -111,8 +133,12 @@ impl IdScanner {
                 self.escaped = true;
             } else if b == b'"' {
                 self.in_string = false;
-                if self.depth == 1 && self.value.is_none() {
-                    self.after_id_key = !self.string_long && self.string == b"id";
+                if self.depth == 1 && self.value.is_none() && !self.string_long {
+                    self.after_key = match self.string.as_slice() {
+                        b"id" => Some(Key::Id),
+                        b"method" => Some(Key::Method),
+                        _ => None,
+                    };
                 }
                 return;
             }
@@ -131,18 +157,19 @@ impl IdScanner {
             }
             b'{' | b'[' => {
                 self.depth += 1;
-                self.after_id_key = false;
+                self.after_key = None;
             }
             b'}' | b']' => {
                 self.depth = self.depth.saturating_sub(1);
-                self.after_id_key = false;
+                self.after_key = None;
             }
-            b':' if self.depth == 1 && self.after_id_key => {
-                self.after_id_key = false;
-                self.value = Some(Vec::new());
-            }
+            b':' if self.depth == 1 && self.after_key.is_some() => match self.after_key.take() {
+                Some(Key::Id) => self.value = Some(Vec::new()),
+                Some(Key::Method) => self.method = true,
+                None => {}
+            },
             b if b.is_ascii_whitespace() => {}
-            _ => self.after_id_key = false,
+            _ => self.after_key = None,
         }
     }
 
@@ -162,23 +189,78 @@ impl IdScanner {
     }
 }
 
-/// The JSON-RPC error line refusing an over-long request.
-pub fn oversize_error(id: Option<&str>) -> String {
+/// One JSON-RPC error line for request `id` (`null` when it could not be read).
+pub fn error_line(id: Option<&str>, code: i64, message: &str) -> String {
+    let message = serde_json::Value::String(message.to_owned());
     format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":{OVERSIZE_CODE},\"message\":\"the request line exceeds {MAX_FRAME_BYTES} bytes\"}}}}\n",
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":{code},\"message\":{message}}}}}\n",
         id.unwrap_or("null")
     )
+}
+
+/// The JSON-RPC error line refusing an over-long request.
+pub fn oversize_error(id: Option<&str>, limit: usize) -> String {
+    error_line(
+        id,
+        REFUSED_CODE,
+        &format!("the request line exceeds {limit} bytes"),
+    )
+}
+
+/// Why a request line within the limit was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Longer than the limit.
+    TooLong,
+    /// Nested deeper than the parser accepts.
+    TooDeep,
+    /// Not JSON: invalid UTF-8 or syntax.
+    NotJson,
+    /// JSON, but no JSON-RPC message.
+    NotMessage,
+}
+
+/// The answer owed to an undecodable line (`err` is why it failed to decode): an error line
+/// for its id when it is a request whose id can be read, else `None` (skipped).
+fn undecodable_answer(line: &[u8], err: &serde_json::Error) -> Option<(Refusal, String)> {
+    let scan = IdScanner::of(line);
+    let id = scan.id().filter(|_| scan.method)?;
+    let (refusal, code, message) = if err.to_string().starts_with("recursion limit exceeded") {
+        (
+            Refusal::TooDeep,
+            REFUSED_CODE,
+            format!(
+                "the request is nested deeper than {} levels",
+                crate::mcp::connection::faults::MAX_DEPTH
+            ),
+        )
+    } else if std::str::from_utf8(line).is_err() || err.is_syntax() || err.is_eof() {
+        (
+            Refusal::NotJson,
+            PARSE_ERROR_CODE,
+            "the request is not valid JSON".to_owned(),
+        )
+    } else {
+        (
+            Refusal::NotMessage,
+            REFUSED_CODE,
+            "the request is not a JSON-RPC request mcpdeck can read".to_owned(),
+        )
+    };
+    Some((refusal, error_line(Some(&id), code, &message)))
 }
 
 /// Messages waiting for rmcp (each at most one bounded line).
 const QUEUED: usize = 4;
 
-/// Reads `input`, sends decoded messages to rmcp through the returned transport, and answers
-/// over-long lines itself; `on_oversize` runs once per refused line.
+/// Reads `input` in lines of at most `limit` bytes, sends decoded messages to rmcp through the
+/// returned transport, and answers refused lines itself; `on_refusal` runs once per answered
+/// refusal.
 pub fn transport<R, W>(
     input: R,
     output: W,
-    on_oversize: impl Fn() + Send + 'static,
+    limit: usize,
+    on_refusal: impl Fn(Refusal) + Send + 'static,
 ) -> (LineTransport<W>, impl Future<Output = ()> + Send + 'static)
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -188,30 +270,37 @@ where
     let writer = Arc::new(Mutex::new(Some(output)));
     let pump_writer = Arc::clone(&writer);
     let pump = async move {
-        let mut lines = FrameReader::new(input, MAX_FRAME_BYTES);
+        let mut lines = FrameReader::new(input, limit);
         while let Some(frame) = lines.next().await {
-            match frame {
+            let refused = match frame {
                 Frame::Line(line) => {
                     if line.trim_ascii().is_empty() {
                         continue;
                     }
-                    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&line) else {
-                        continue;
-                    };
-                    drop(line);
-                    if tx.send(message).await.is_err() {
-                        return;
+                    match serde_json::from_slice::<ClientJsonRpcMessage>(&line) {
+                        Ok(message) => {
+                            drop(line);
+                            if tx.send(message).await.is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                        Err(err) => {
+                            let Some(answer) = undecodable_answer(&line, &err) else {
+                                continue;
+                            };
+                            answer
+                        }
                     }
                 }
-                Frame::TooLong { id } => {
-                    on_oversize();
-                    let mut guard = pump_writer.lock().await;
-                    let Some(w) = guard.as_mut() else { return };
-                    let line = oversize_error(id.as_deref());
-                    if w.write_all(line.as_bytes()).await.is_err() || w.flush().await.is_err() {
-                        return;
-                    }
-                }
+                Frame::TooLong { id } => (Refusal::TooLong, oversize_error(id.as_deref(), limit)),
+            };
+            let (refusal, line) = refused;
+            on_refusal(refusal);
+            let mut guard = pump_writer.lock().await;
+            let Some(w) = guard.as_mut() else { return };
+            if w.write_all(line.as_bytes()).await.is_err() || w.flush().await.is_err() {
+                return;
             }
         }
     };
@@ -351,12 +440,12 @@ mod tests {
 
     #[test]
     fn the_refusal_is_one_json_rpc_error_line() {
-        let line = oversize_error(Some("5"));
+        let line = oversize_error(Some("5"), 64);
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["id"], 5);
-        assert_eq!(v["error"]["code"], OVERSIZE_CODE);
+        assert_eq!(v["error"]["code"], REFUSED_CODE);
         assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
-        let v: serde_json::Value = serde_json::from_str(&oversize_error(None)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&oversize_error(None, 64)).unwrap();
         assert!(v["id"].is_null());
     }
 }
