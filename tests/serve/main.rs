@@ -8,7 +8,7 @@ mod common;
 mod demo_server;
 mod serve;
 mod serve_approvals;
-mod serve_modern;
 mod serve_kit;
+mod serve_modern;
 mod serve_pins;
 mod serve_python;

@@ -359,6 +359,8 @@ fn named_directories(args: &[String], cwd: &Path) -> Vec<PathBuf> {
 /// The paths a sandbox lets its server read (`read` and `write`, preset included), absolute.
 fn sandbox_readable(rules: &crate::mcp::sandbox::SandboxDef, file_dir: &Path) -> Vec<PathBuf> {
     let rules = rules.effective();
+    // The user's `projectSandbox` speaks of the project root, not of the file it came from.
+    let file_dir = rules.user_default.as_deref().unwrap_or(file_dir);
     let home = std::env::var("HOME").ok();
     let lookup = |name: &str| std::env::var(name).ok();
     let out = rules
