@@ -42,7 +42,8 @@ fn sandboxed_app() -> (App, tempfile::TempDir) {
         r#"{"mcpServers": {
             "fetch": {"command": "uvx", "args": ["mcp-server-fetch==2025.4.7"],
                       "sandbox": {"preset": "no-network", "net": {"connect": [443]}}},
-            "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2026.1.14", "."]}
+            "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2026.1.14", "."],
+                      "cwd": "/work/p"}
         }}"#,
     );
     let config = ConfigSet::from_files(PathBuf::from("/work/p"), vec![user, project]);
@@ -59,7 +60,7 @@ fn the_header_shows_a_servers_own_sandbox() {
     snapshot_all("sandbox_header_own", &mut app);
     let screen = draw(&app, 120, 40);
     assert!(
-        screen.contains(" fetch · inert · stdio · sandboxed: no-network · read / · write / · exec command, / · ne"),
+        screen.contains(" fetch · inert · stdio · roots: . · sandboxed: no-network · read / · write / · exec comm"),
         "{screen}"
     );
 }
@@ -71,7 +72,8 @@ fn the_header_shows_the_user_default() {
     snapshot_all("sandbox_header_default", &mut app);
     let screen = draw(&app, 120, 40);
     assert!(
-        screen.contains(" files · inert · stdio · sandboxed: read-only-project · read . "),
+        screen
+            .contains(" files · inert · stdio · roots: . · sandboxed: read-only-project · read . "),
         "{screen}"
     );
     // The Config tab has the rules whole, one to a line.

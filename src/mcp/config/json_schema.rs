@@ -85,7 +85,10 @@ fn oauth_schema() -> Value {
             "clientSecret": {"type": "string", "pattern": "\\$\\{", "description": "A ${NAME} reference; literal secrets are refused."},
             "clientMetadataUrl": {"type": "string", "pattern": "^https://"},
             "scopes": {"type": "array", "items": {"type": "string", "minLength": 1}},
-            "redirectPort": {"type": "integer", "minimum": 0, "maximum": 65535}
+            "redirectPort": {"type": "integer", "minimum": 0, "maximum": 65535},
+            "grant": {"enum": ["authorization_code", "client_credentials"], "description": "How tokens are obtained: a browser sign-in (the default) or the headless client-credentials grant."},
+            "privateKey": {"type": "string", "pattern": "\\$\\{", "description": "client_credentials with private_key_jwt: a ${NAME} reference to a PKCS#8 PEM P-256 (ES256) key."},
+            "privateKeyFile": {"type": "string", "minLength": 1, "description": "client_credentials with private_key_jwt: a key file, mode 0600 and owned by you."}
         }
     })
 }
@@ -149,8 +152,25 @@ mod tests {
             "rooted": {"command": "x", "roots": [".", "../shared"]},
             "none": {"command": "x", "roots": []},
             "signin": {"url": "https://example.com/mcp", "oauth": {"clientId": "deck",
-                       "clientSecret": "${SECRET}", "scopes": ["read"], "redirectPort": 8765}}
+                       "clientSecret": "${SECRET}", "scopes": ["read"], "redirectPort": 8765}},
+            "ci": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+                   "clientId": "deck", "privateKeyFile": "~/.config/deck.pem"}},
+            "ci2": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
+                    "clientId": "deck", "privateKey": "${DECK_KEY}"}}
         }})));
+    }
+
+    #[test]
+    fn the_schema_names_every_oauth_field_config_check_reads() {
+        let schema = oauth_schema();
+        let named = schema["properties"].as_object().expect("properties");
+        for field in super::super::oauth::OAUTH_FIELDS {
+            assert!(
+                named.contains_key(*field),
+                "`oauth.{field}` is missing from the schema"
+            );
+        }
+        assert_eq!(named.len(), super::super::oauth::OAUTH_FIELDS.len());
     }
 
     #[test]
@@ -171,6 +191,8 @@ mod tests {
             json!({"mcpServers": {"a": {"command": "x", "oauth": {"clientId": "c"}}}}),
             json!({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientSecret": "lit"}}}}),
             json!({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client": "c"}}}}),
+            json!({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"grant": "password"}}}}),
+            json!({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"privateKey": "-----BEGIN"}}}}),
         ] {
             assert!(!valid(&bad), "{bad}");
         }
