@@ -1,6 +1,8 @@
 //! The Tools tab's drift from the pins across restarts: once a server's tool list has arrived,
 //! the app asks the engine how the server's definitions differ from their pins (`pins`, without
 //! accepting anything); the list then marks each drifted tool and its detail shows the change.
+//! A server the project's committed pin file names is compared with the file instead (as
+//! `mcpdeck pins check` does), and its changes say so.
 
 use std::collections::HashMap;
 
@@ -17,7 +19,7 @@ pub struct ToolDrift {
     pub by_name: HashMap<String, Vec<String>>,
 }
 
-fn drift_of(result: &OpResult) -> Option<ToolDrift> {
+fn drift_of(result: &OpResult, against: Option<&str>) -> Option<ToolDrift> {
     let OpResult::Pins(report) = result else {
         return None;
     };
@@ -26,10 +28,11 @@ fn drift_of(result: &OpResult) -> Option<ToolDrift> {
         .iter()
         .filter(|c| c.kind == Kind::Tool)
         .map(|c| {
-            let lines = c
-                .lines()
-                .iter()
-                .map(|l| crate::mcp::sanitize::sanitize_capped(l, 400))
+            let source = against.map(|file| format!("compared with the committed pin file {file}"));
+            let lines = source
+                .into_iter()
+                .chain(c.lines())
+                .map(|l| crate::mcp::sanitize::sanitize_capped(&l, 400))
                 .collect();
             (crate::mcp::sanitize::sanitize_capped(&c.name, 256), lines)
         })
@@ -50,19 +53,36 @@ impl App {
         if let Some(pane) = self.panes.get_mut(server) {
             pane.tools.drift = Some(Load::Loading(id));
         }
+        let op = match self.committed_pins(server) {
+            Some((_, pins)) => OperatorOp::CheckPins { pins: pins.clone() },
+            None => OperatorOp::Pins { accept: false },
+        };
         vec![Effect::Operate {
             id,
             server: server.to_owned(),
-            op: OperatorOp::Pins { accept: false },
+            op,
         }]
+    }
+
+    /// The committed pin file's name and its pins for `server`, when the file names it.
+    fn committed_pins(
+        &self,
+        server: &str,
+    ) -> Option<(
+        &str,
+        &std::collections::BTreeMap<String, crate::mcp::pins::Pin>,
+    )> {
+        let file = self.info.committed_pins.as_ref()?;
+        Some((file.shown.as_str(), file.servers.get(server)?))
     }
 
     /// The drift arrived (dropped when the tab forgot its catalog meanwhile).
     pub(super) fn on_drift(&mut self, server: &str, id: ReqId, outcome: &Outcome) {
+        let against = self.committed_pins(server).map(|(file, _)| file.to_owned());
         if let Some(pane) = self.panes.get_mut(server)
             && pane.tools.drift.as_ref().is_some_and(|l| l.waits_for(id))
         {
-            pane.tools.drift = Some(settle(outcome, drift_of));
+            pane.tools.drift = Some(settle(outcome, |r| drift_of(r, against.as_deref())));
         }
     }
 

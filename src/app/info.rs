@@ -61,6 +61,68 @@ pub struct ConfigInfo {
     pub sources: BTreeMap<String, (std::path::PathBuf, crate::mcp::config::Layer)>,
     /// The files the doctor lists, in its order (`e` in the doctor edits the selected one).
     pub doctor_files: Vec<DoctorFile>,
+    /// The project's committed pin file, when it has one.
+    pub committed_pins: Option<CommittedPins>,
+}
+
+/// The project's committed pin file (`.mcpdeck/pins.json`, written by `mcpdeck pins export`):
+/// the Tools tab compares a server the file names with the file, as `mcpdeck pins check` does,
+/// rather than with the user's own pins.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommittedPins {
+    /// The file as the console names it.
+    pub shown: String,
+    /// Each server's pins, by configured name (none when the file could not be read).
+    pub servers: BTreeMap<String, BTreeMap<String, crate::mcp::pins::Pin>>,
+    /// Why the file could not be read (sanitised).
+    pub error: Option<String>,
+}
+
+/// The committed pin file of the project at `root`, when there is one.
+fn committed_pins(root: &std::path::Path) -> Option<CommittedPins> {
+    let path = root.join(".mcpdeck").join("pins.json");
+    if !path.exists() {
+        return None;
+    }
+    let shown = ".mcpdeck/pins.json".to_owned();
+    Some(match crate::mcp::pins::PinFile::read(&path) {
+        Ok(file) => CommittedPins {
+            shown,
+            servers: file
+                .servers
+                .into_iter()
+                .map(|(name, server)| (name, server.pins))
+                .collect(),
+            error: None,
+        },
+        Err(e) => CommittedPins {
+            shown,
+            servers: BTreeMap::new(),
+            error: Some(sanitize(&e).into_owned()),
+        },
+    })
+}
+
+/// The doctor's line for the committed pin file.
+fn pins_line(pins: &CommittedPins) -> InfoLine {
+    match &pins.error {
+        None => line(
+            format!(
+                "{:<16} {}  {} server(s), the Tools tab compares",
+                "pin file",
+                pins.shown,
+                pins.servers.len()
+            ),
+            Tone::Plain,
+        ),
+        Some(e) => line(
+            format!(
+                "{:<16} {}  {e}; the Tools tab uses your own pins",
+                "pin file", pins.shown
+            ),
+            Tone::Error,
+        ),
+    }
 }
 
 /// A configuration file the doctor lists.
@@ -77,7 +139,12 @@ pub struct DoctorFile {
 /// Builds the derived views.
 pub fn build(config: &ConfigSet, store: &TrustStore) -> ConfigInfo {
     let state = store.state(config);
-    let (doctor, doctor_files) = doctor(config);
+    let (mut doctor, doctor_files) = doctor(config);
+    let committed_pins = committed_pins(&config.project_root);
+    if let Some(pins) = &committed_pins {
+        // Above the doctor's closing total.
+        doctor.insert(doctor.len().saturating_sub(1), pins_line(pins));
+    }
     ConfigInfo {
         doctor,
         doctor_files,
@@ -93,6 +160,7 @@ pub fn build(config: &ConfigSet, store: &TrustStore) -> ConfigInfo {
                 (s.entry.name.clone(), (src.file.to_path_buf(), src.layer))
             })
             .collect(),
+        committed_pins,
     }
 }
 
@@ -378,5 +446,49 @@ mod tests {
                 .iter()
                 .any(|l| l.text.contains("\"srv.js\""))
         );
+    }
+
+    #[test]
+    fn the_doctor_names_the_committed_pin_file_and_why_it_is_unusable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (home, project) = (dir.path().join("cfg"), dir.path().join("proj"));
+        std::fs::create_dir_all(&home).expect("mkdir");
+        std::fs::create_dir_all(project.join(".mcpdeck")).expect("mkdir");
+        let store = TrustStore::load(TrustStore::default_path(&home));
+        assert_eq!(build(&load(&project, &home), &store).committed_pins, None);
+
+        let file = project.join(".mcpdeck/pins.json");
+        std::fs::write(
+            &file,
+            r#"{"version": 1, "servers": {"fs": {"pins": {"tool:read": {"digest": "sha256:00",
+               "definition": {"name": "read"}, "firstSeen": "2026-12-01T00:00:00Z"}}}}}"#,
+        )
+        .expect("write");
+        let info = build(&load(&project, &home), &store);
+        let pins = info.committed_pins.as_ref().expect("read");
+        assert_eq!(pins.error, None);
+        assert_eq!(pins.servers["fs"].len(), 1);
+        let pin_line = |info: &ConfigInfo| {
+            let at = info.doctor.len() - 2;
+            assert!(
+                info.doctor[at + 1].text.starts_with("Total:"),
+                "{:?}",
+                info.doctor
+            );
+            info.doctor[at].clone()
+        };
+        let line = pin_line(&info);
+        assert!(
+            line.text.contains(".mcpdeck/pins.json  1 server(s)"),
+            "{line:?}"
+        );
+
+        std::fs::write(&file, r#"{"version": 2, "servers": {}}"#).expect("write");
+        let info = build(&load(&project, &home), &store);
+        let pins = info.committed_pins.as_ref().expect("named");
+        assert!(pins.servers.is_empty());
+        let line = pin_line(&info);
+        assert_eq!(line.tone, Tone::Error);
+        assert!(line.text.contains("unknown version 2"), "{line:?}");
     }
 }

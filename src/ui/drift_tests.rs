@@ -1,14 +1,17 @@
 //! The Tools tab's drift from the pins: asked once the list is in, the mark column, the
 //! change in the tool's detail; snapshots at 80×24, 120×40 and 40×15.
 
+use std::collections::BTreeMap;
+
 use crossterm::event::KeyCode;
 
 use super::tests::{draw, snapshot_all};
+use crate::app::info::CommittedPins;
 use crate::app::testkit::{demo_app, key, ok, tools_result};
 use crate::app::{App, Effect, Load, Msg, Screen};
 use crate::mcp::api::{OpResult, PinReport};
 use crate::mcp::engine::{OperatorOp, Outcome, Success};
-use crate::mcp::pins::{Change, ChangeKind, Rating};
+use crate::mcp::pins::{Change, ChangeKind, Pin, Rating};
 use crate::mcp::scan::Kind;
 
 /// The demo's tools listed, and the id of the one `pins` request that followed.
@@ -152,4 +155,86 @@ fn drifted_tools_list() {
     let (mut app, _d, id) = listed();
     app.update(drifted(id));
     snapshot_all("drifted_tools", &mut app);
+}
+
+#[test]
+fn a_server_the_committed_pin_file_names_is_compared_with_the_file() {
+    let (mut app, _d) = demo_app();
+    let pinned = BTreeMap::from([(
+        "tool:long_task".to_owned(),
+        Pin {
+            digest: "sha256:00".to_owned(),
+            definition: serde_json::json!({"name": "long_task", "description": "Run a slow task."}),
+            first_seen: "2026-12-01T00:00:00Z".to_owned(),
+            pending: false,
+        },
+    )]);
+    app.info.committed_pins = Some(CommittedPins {
+        shown: ".mcpdeck/pins.json".to_owned(),
+        servers: BTreeMap::from([("demo".to_owned(), pinned.clone())]),
+        error: None,
+    });
+    let fx = app.update(key(KeyCode::Enter));
+    let Some(list_id) = fx.iter().find_map(|e| match e {
+        Effect::Execute { id, .. } => Some(*id),
+        _ => None,
+    }) else {
+        panic!("{fx:?}");
+    };
+    let fx = app.update(ok(list_id, "tools.list", tools_result()));
+    let checks: Vec<u64> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Operate {
+                id,
+                server,
+                op: OperatorOp::CheckPins { pins },
+            } if server == "demo" && *pins == pinned => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let [id] = checks[..] else {
+        panic!("one check against the file's pins, not the user's: {fx:?}");
+    };
+    app.update(drifted(id));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Enter));
+    let Screen::Detail(detail) = &app.screen else {
+        panic!("a detail");
+    };
+    assert_eq!(
+        detail.drift[..2],
+        [
+            "compared with the committed pin file .mcpdeck/pins.json".to_owned(),
+            "changed since its pins: text".to_owned()
+        ]
+    );
+}
+
+#[test]
+fn a_server_the_file_does_not_name_keeps_the_users_pins() {
+    let (mut app, _d) = demo_app();
+    app.info.committed_pins = Some(CommittedPins {
+        shown: ".mcpdeck/pins.json".to_owned(),
+        servers: BTreeMap::from([("other".to_owned(), BTreeMap::new())]),
+        error: None,
+    });
+    let fx = app.update(key(KeyCode::Enter));
+    let Some(list_id) = fx.iter().find_map(|e| match e {
+        Effect::Execute { id, .. } => Some(*id),
+        _ => None,
+    }) else {
+        panic!("{fx:?}");
+    };
+    let fx = app.update(ok(list_id, "tools.list", tools_result()));
+    assert!(
+        fx.iter().any(|e| matches!(
+            e,
+            Effect::Operate {
+                op: OperatorOp::Pins { accept: false },
+                ..
+            }
+        )),
+        "{fx:?}"
+    );
 }

@@ -268,6 +268,7 @@ fn fixed_info() -> crate::app::info::ConfigInfo {
                 layer: crate::mcp::config::Layer::Project,
             },
         ],
+        committed_pins: None,
     }
 }
 

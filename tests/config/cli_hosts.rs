@@ -675,6 +675,11 @@ fn check_reports_a_sandbox_other_hosts_ignore() {
   "ours": {"type": "stdio", "command": "x", "sandbox": {"read": ["."]}}
 }}"#,
     );
+    sb.write(
+        ".codex/config.toml",
+        "[mcp_servers.boxed]\ncommand = \"x\"\nsandbox = \"no-network\"\n",
+    );
+    let root = sb.dir.path().to_str().expect("utf8").to_owned();
     let project = std::fs::canonicalize(&sb.project).expect("project");
     let project = project.to_str().expect("utf8");
     let (code, _, text) = run(&sb, &["hosts", "check"]);
@@ -688,6 +693,9 @@ fn check_reports_a_sandbox_other_hosts_ignore() {
         ),
         format!(
             "{project}/.vscode/mcp.json:3:45: warning[mcpdeck_sandbox] at servers.ours.sandbox: this `sandbox` is mcpdeck's; VS Code's own `sandbox` field has another shape"
+        ),
+        format!(
+            "{root}/.codex/config.toml:3:1: warning[mcpdeck_sandbox] at mcp_servers.boxed.sandbox: `sandbox` is read by mcpdeck only; Codex CLI ignores it and starts this server unconfined (mcpdeck would confine it to: no-network"
         ),
     ] {
         assert!(text.contains(&expected), "missing `{expected}` in:\n{text}");
@@ -727,6 +735,7 @@ fn check_reports_a_sandbox_other_hosts_ignore() {
             ("claude-code".to_owned(), "mcpServers.fs.sandbox".to_owned()),
             ("cursor".to_owned(), "mcpServers.bad.sandbox".to_owned()),
             ("vscode".to_owned(), "servers.ours.sandbox".to_owned()),
+            ("codex".to_owned(), "mcp_servers.boxed.sandbox".to_owned()),
         ],
         "{v:#}"
     );

@@ -8,7 +8,7 @@ use crate::common;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::serve_kit::{Agent, WAIT, call, runtime_dir, text, the_socket};
@@ -48,7 +48,7 @@ fn calls(counter: &Path) -> usize {
 }
 
 /// Polls `cond`, at most [`WAIT`]. Only for what has no event to wait on: the control socket's
-/// state (asked over the socket) and the text a pty reader accumulates in this process.
+/// state, asked over the socket without attaching (attaching is what ends the wait it watches).
 async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
     let start = std::time::Instant::now();
     while start.elapsed() < WAIT {
@@ -102,9 +102,16 @@ async fn a_watcher_attached_after_the_operation_began_still_gets_the_approval() 
     assert_eq!(calls(&counter), 1);
 }
 
-/// What a process wrote to its terminal so far, read on its own thread.
-#[derive(Clone, Default)]
-struct Screen(Arc<Mutex<String>>);
+/// What a process wrote to its terminal so far, read on its own thread; every read wakes the
+/// tests waiting for a text.
+#[derive(Clone)]
+struct Screen(Arc<tokio::sync::watch::Sender<String>>);
+
+impl Default for Screen {
+    fn default() -> Self {
+        Self(Arc::new(tokio::sync::watch::Sender::new(String::new())))
+    }
+}
 
 impl Screen {
     fn follow(&self, mut from: impl std::io::Read + Send + 'static) {
@@ -115,27 +122,24 @@ impl Screen {
                 if n == 0 {
                     return;
                 }
-                text.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+                text.send_modify(|t| t.push_str(&String::from_utf8_lossy(&buf[..n])));
             }
         });
     }
 
     fn text(&self) -> String {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.0.borrow().clone()
     }
 
-    fn count(&self, needle: &str) -> usize {
-        self.text().matches(needle).count()
-    }
-
+    /// Waits (at most [`WAIT`]) until the screen shows `needle` `times` times.
     async fn shows(&self, needle: &str, times: usize) {
+        let mut seen = self.0.subscribe();
+        let shown =
+            tokio::time::timeout(WAIT, seen.wait_for(|t| t.matches(needle).count() >= times))
+                .await
+                .is_ok_and(|r| r.is_ok());
         assert!(
-            until(async || self.count(needle) >= times).await,
+            shown,
             "waited for {times}× {needle:?}; the screen:\n{}",
             self.text()
         );

@@ -183,7 +183,8 @@ fn server(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<HostDef> {
     })
 }
 
-/// Refuses an inline `bearer_token` and warns about keys Codex does not know.
+/// Refuses an inline `bearer_token`, reports mcpdeck's `sandbox` (which Codex ignores) and warns
+/// about keys Codex does not know.
 fn check_keys(cx: &mut Cx<'_>, path: &str, members: &[Member]) {
     for m in members {
         let key = m.key.as_str();
@@ -195,6 +196,9 @@ fn check_keys(cx: &mut Cx<'_>, path: &str, members: &[Member]) {
                 "Codex rejects an inline `bearer_token`; the token would sit in the file".into(),
                 Some("export the token and write `bearer_token_env_var = \"VAR\"`".into()),
             );
+        } else if key == "sandbox" {
+            // Codex has no per-server `sandbox`: it would start the server unconfined.
+            super::sandbox_field::report(cx, super::HostId::Codex, false, path, m);
         } else if !STDIO_ONLY.contains(&key) && !HTTP_ONLY.contains(&key) && !COMMON.contains(&key)
         {
             let known: Vec<&str> = STDIO_ONLY
