@@ -14,9 +14,8 @@ use crate::mcp::engine::{OperatorOp, Outcome, Success};
 use crate::mcp::pins::{Change, ChangeKind, Pin, Rating};
 use crate::mcp::scan::Kind;
 
-/// The demo's tools listed, and the id of the one `pins` request that followed.
-fn listed() -> (App, tempfile::TempDir, u64) {
-    let (mut app, dir) = demo_app();
+/// Opens the selected server's tools and answers the listing: the effects that followed.
+fn list_tools(app: &mut App) -> Vec<Effect> {
     let fx = app.update(key(KeyCode::Enter));
     let Some(list_id) = fx.iter().find_map(|e| match e {
         Effect::Execute { id, .. } => Some(*id),
@@ -24,7 +23,13 @@ fn listed() -> (App, tempfile::TempDir, u64) {
     }) else {
         panic!("{fx:?}");
     };
-    let fx = app.update(ok(list_id, "tools.list", tools_result()));
+    app.update(ok(list_id, "tools.list", tools_result()))
+}
+
+/// The demo's tools listed, and the id of the one `pins` request that followed.
+fn listed() -> (App, tempfile::TempDir, u64) {
+    let (mut app, dir) = demo_app();
+    let fx = list_tools(&mut app);
     let asks: Vec<u64> = fx
         .iter()
         .filter_map(|e| match e {
@@ -174,14 +179,7 @@ fn a_server_the_committed_pin_file_names_is_compared_with_the_file() {
         servers: BTreeMap::from([("demo".to_owned(), pinned.clone())]),
         error: None,
     });
-    let fx = app.update(key(KeyCode::Enter));
-    let Some(list_id) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
-        _ => None,
-    }) else {
-        panic!("{fx:?}");
-    };
-    let fx = app.update(ok(list_id, "tools.list", tools_result()));
+    let fx = list_tools(&mut app);
     let checks: Vec<u64> = fx
         .iter()
         .filter_map(|e| match e {
@@ -219,14 +217,7 @@ fn a_server_the_file_does_not_name_keeps_the_users_pins() {
         servers: BTreeMap::from([("other".to_owned(), BTreeMap::new())]),
         error: None,
     });
-    let fx = app.update(key(KeyCode::Enter));
-    let Some(list_id) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
-        _ => None,
-    }) else {
-        panic!("{fx:?}");
-    };
-    let fx = app.update(ok(list_id, "tools.list", tools_result()));
+    let fx = list_tools(&mut app);
     assert!(
         fx.iter().any(|e| matches!(
             e,

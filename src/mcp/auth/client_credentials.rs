@@ -172,7 +172,7 @@ async fn post_form(
         .map_err(|_| AuthFailure::new("the HTTP client could not be built"))?;
     let mut request = client.post(endpoint);
     if let Some((id, secret)) = basic {
-        // RFC 6749 §2.3.1: both are form-encoded before they are joined.
+        // RFC 6749 (section 2.3.1): both are form-encoded before they are joined.
         request = request.basic_auth(form_encode(id), Some(form_encode(secret)));
     }
     let body = form
