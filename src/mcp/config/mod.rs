@@ -26,5 +26,5 @@ pub use model::{
 pub use oauth::{Grant, OAuthDef};
 pub use raw::RawDef;
 pub use refs::{MissingEnv, Part, RefError, Resolved, Template};
-pub(crate) use sandbox_check::sandbox_summary;
+pub(crate) use sandbox_check::{SANDBOX_FIELDS, sandbox_summary};
 pub use schema::{FileParse, ServerEntry, parse_file};

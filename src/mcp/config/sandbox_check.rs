@@ -7,7 +7,9 @@ use super::json::{Json, Spanned};
 use super::refs::Template;
 use crate::mcp::sandbox::{Limits, NetRule, Preset, SandboxDef};
 
-const FIELDS: &[&str] = &[
+/// The fields of a `sandbox` object (also how `hosts check` tells mcpdeck's block from another
+/// host's field of the same name).
+pub(crate) const SANDBOX_FIELDS: &[&str] = &[
     "preset",
     "read",
     "write",
@@ -73,7 +75,7 @@ fn check_block(cx: &mut Cx<'_>, p: &str, value: &Spanned) -> SandboxDef {
                 &mp,
                 m.key_start,
                 format!("unknown `sandbox` field `{other}`"),
-                nearest(other, FIELDS).map(|n| format!("did you mean `{n}`?")),
+                nearest(other, SANDBOX_FIELDS).map(|n| format!("did you mean `{n}`?")),
             ),
         }
     }

@@ -5,18 +5,7 @@
 use super::HostId;
 use crate::mcp::config::fields::Cx;
 use crate::mcp::config::json::{Json, Member};
-use crate::mcp::config::sandbox_summary;
-
-/// The fields of mcpdeck's `sandbox` object.
-const MCPDECK_FIELDS: &[&str] = &[
-    "preset",
-    "read",
-    "write",
-    "exec",
-    "net",
-    "limits",
-    "bestEffort",
-];
+use crate::mcp::config::{SANDBOX_FIELDS, sandbox_summary};
 
 /// Warns about the `sandbox` member `m` of the server at `path` in `host`'s file; `own_field`
 /// says whether the host has a `sandbox` field of its own.
@@ -26,7 +15,7 @@ pub(super) fn report(cx: &mut Cx<'_>, host: HostId, own_field: bool, path: &str,
         Json::String(_) => true,
         Json::Object(members) => members
             .iter()
-            .any(|f| MCPDECK_FIELDS.contains(&f.key.as_str())),
+            .any(|f| SANDBOX_FIELDS.contains(&f.key.as_str())),
         _ => false,
     };
     if own_field && !mcpdeck_shaped {
