@@ -227,7 +227,8 @@ fn ask_from(
     request: &ApprovalRequest,
     policy_path: &Path,
 ) -> Decision {
-    let mut err = std::io::stderr().lock();
+    // Not locked across the read: a withdrawal is written while the question waits for a line.
+    let mut err = std::io::stderr();
     let who = format!("serve {pid}");
     super::approve_tty::ask(input, &mut err, Some(&who), request, policy_path)
 }
