@@ -432,9 +432,10 @@ async fn follow(
         std::collections::HashMap::new();
     let mut backlog = std::collections::VecDeque::from(snapshot.pending);
     loop {
-        let request = match backlog.pop_front() {
-            Some(request) => request,
-            None => tokio::select! {
+        let request = if let Some(request) = backlog.pop_front() {
+            request
+        } else {
+            tokio::select! {
                 message = client.next() => match message {
                     Ok(Some(ToConsole::Approval { request })) => request,
                     Ok(Some(ToConsole::Flagged { request })) => {
@@ -460,7 +461,7 @@ async fn follow(
                     }
                     continue;
                 }
-            },
+            }
         };
         let (pending, reply) = Pending::new(request.ticket, None);
         open.insert(request.ticket, pending);

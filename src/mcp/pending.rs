@@ -58,13 +58,11 @@ pub fn settle<T: Clone>(
     state: &mut Option<Settled<T>>,
     outcome: Settled<T>,
 ) -> Result<(), Settled<T>> {
-    match state {
-        Some(first) => Err(first.clone()),
-        None => {
-            *state = Some(outcome);
-            Ok(())
-        }
+    if let Some(first) = state {
+        return Err(first.clone());
     }
+    *state = Some(outcome);
+    Ok(())
 }
 
 type State<T> = Arc<watch::Sender<Option<Settled<T>>>>;
