@@ -217,6 +217,19 @@ async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
     assert_eq!(status.code(), Some(0), "{}", screen.text());
 }
 
+/// Stops a watcher the test did not stop itself (it failed before Ctrl-C): killing `script`
+/// closes the watcher's terminal, which ends it.
+struct Reaped(Option<std::process::Child>);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// A question `approvals --watch` is showing that another console answers first is withdrawn at
 /// once on the watcher's terminal, saying how it was answered; a `y` typed after that answers
 /// nothing (and says so), and the next question is asked and answered as usual.
@@ -242,6 +255,7 @@ async fn approvals_watch_says_at_once_when_a_console_answered_first() {
     let mut keys = watcher.stdin.take().expect("stdin");
     let screen = Screen::default();
     screen.follow(watcher.stdout.take().expect("stdout"));
+    let mut watcher = Reaped(Some(watcher));
     screen.shows("watching for approvals", 1).await;
 
     let agent = Arc::new(serve(&sb).await);
@@ -293,6 +307,7 @@ async fn approvals_watch_says_at_once_when_a_console_answered_first() {
 
     keys.write_all(&[0x03]).expect("ctrl-c");
     keys.flush().expect("flush");
+    let mut watcher = watcher.0.take().expect("running");
     let status = tokio::task::spawn_blocking(move || watcher.wait())
         .await
         .expect("joined")
