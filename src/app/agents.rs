@@ -1,13 +1,28 @@
 //! Agent sessions: the live `mcpdeck serve` processes the console is attached
 //! to through their control sockets, with their status snapshots. Their approval requests join
 //! the console's own approval queue (same modal, same timing and paste guards), tagged with the
-//! session's pid; an answer given elsewhere removes the request here.
+//! session's pid; a request answered elsewhere (or timed out, or cancelled) is withdrawn here,
+//! with a word on the status line.
 
 use super::App;
 use super::approval::Pending;
 use crate::mcp::control::SessionSnapshot;
-use crate::mcp::policy::approval::ApprovalRequest;
+use crate::mcp::pending::Settled;
+use crate::mcp::policy::approval::{ApprovalRequest, Decision};
 use crate::mcp::sanitize::sanitize_capped;
+
+/// The status line for a queued approval that settled without this console.
+fn withdrawn_line(
+    request: &ApprovalRequest,
+    agent: Option<u32>,
+    settled: &Settled<Decision>,
+) -> String {
+    let said = crate::mcp::policy::approval_text::withdrawn(request, settled);
+    match agent {
+        Some(pid) => format!("approval (agent {pid}): {said}"),
+        None => format!("approval: {said}"),
+    }
+}
 
 /// One attached serve session, sanitised for display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,11 +126,35 @@ impl App {
         self.message = Some(format!("Δ serve pid {pid} ran {flag} (audit mode)"));
     }
 
-    /// Removes session `pid`'s request `ticket` (answered elsewhere), or all of its requests.
+    /// Withdraws `agent`'s request `ticket`, settled without this console, from the queue and
+    /// says how it settled (nothing when it is no longer queued: this console answered it).
+    pub(super) fn withdraw_approval(
+        &mut self,
+        agent: Option<u32>,
+        ticket: u64,
+        settled: &Settled<Decision>,
+    ) {
+        let Some(request) = self
+            .approvals
+            .iter()
+            .find(|p| p.agent == agent && p.request.ticket == ticket)
+            .map(|p| p.request.clone())
+        else {
+            return;
+        };
+        self.message = Some(withdrawn_line(&request, agent, settled));
+        self.drop_requests(agent, Some(ticket));
+    }
+
+    /// Removes session `pid`'s requests (its session ended).
     pub(super) fn drop_agent_requests(&mut self, pid: u32, ticket: Option<u64>) {
+        self.drop_requests(Some(pid), ticket);
+    }
+
+    fn drop_requests(&mut self, agent: Option<u32>, ticket: Option<u64>) {
         let front = self.approvals.front().map(|p| (p.agent, p.request.ticket));
         self.approvals
-            .retain(|p| !(p.agent == Some(pid) && ticket.is_none_or(|t| t == p.request.ticket)));
+            .retain(|p| !(p.agent == agent && ticket.is_none_or(|t| t == p.request.ticket)));
         // A new request in front starts its own guard.
         if self.approvals.front().map(|p| (p.agent, p.request.ticket)) != front
             && let Some(next) = self.approvals.front_mut()
@@ -132,6 +171,7 @@ mod tests {
     use crate::app::testkit::{ch, demo_app};
     use crate::app::{Effect, Msg};
     use crate::mcp::control::{ServerSnapshot, SessionSnapshot};
+    use crate::mcp::pending::Settled;
     use crate::mcp::policy::approval::{ApprovalRequest, Decision};
 
     fn snapshot(pid: u32, pending: usize) -> SessionSnapshot {
@@ -195,8 +235,28 @@ mod tests {
         let (again, ()) = approval(7, 1);
         app.update(again);
         assert_eq!(app.approvals.len(), 3);
-        app.update(Msg::AgentResolved { pid: 7, ticket: 1 });
+        app.update(Msg::ApprovalWithdrawn {
+            agent: Some(7),
+            ticket: 1,
+            settled: Settled::Answered(Decision::Deny),
+        });
         assert_eq!(app.approvals.len(), 2, "dropped unanswered");
+        assert_eq!(
+            app.message.as_deref(),
+            Some("approval (agent 7): `tools.call echo` on `fx` was answered elsewhere: denied")
+        );
+        // This console's own request, timed out in its engine.
+        app.update(Msg::Approval(request(3)));
+        app.update(Msg::ApprovalWithdrawn {
+            agent: None,
+            ticket: 3,
+            settled: Settled::TimedOut,
+        });
+        assert_eq!(
+            app.message.as_deref(),
+            Some("approval: `tools.call echo` on `fx` was not answered in time, so refused")
+        );
+        assert_eq!(app.approvals.len(), 2);
         app.update(Msg::AgentGone(7));
         assert_eq!(app.approvals.len(), 1);
         assert_eq!(app.approvals[0].agent, Some(9));

@@ -99,12 +99,15 @@ pub enum Msg {
         /// The request enforce mode would have put.
         request: ApprovalRequest,
     },
-    /// An agent session's request was answered elsewhere (or timed out).
-    AgentResolved {
-        /// The session's pid.
-        pid: u32,
+    /// An approval settled without this console's answer (answered elsewhere, timed out,
+    /// cancelled): withdrawn from the queue, with a word on the status line.
+    ApprovalWithdrawn {
+        /// Who asked: this console's engine (`None`) or an agent session (its pid).
+        agent: Option<u32>,
         /// The request's ticket.
         ticket: u64,
+        /// How it settled.
+        settled: crate::mcp::pending::Settled<crate::mcp::policy::Decision>,
     },
     /// An agent session's control socket closed.
     AgentGone(u32),

@@ -80,7 +80,7 @@ impl App {
             msg @ (Msg::AgentSnapshot(_)
             | Msg::AgentApproval { .. }
             | Msg::AgentFlagged { .. }
-            | Msg::AgentResolved { .. }
+            | Msg::ApprovalWithdrawn { .. }
             | Msg::AgentGone(_)) => self.on_agent_msg(msg),
             msg @ (Msg::PolicyRead(_) | Msg::PolicySaved(_)) => self.on_policy_msg(msg),
             msg @ (Msg::Elicit { .. } | Msg::Sample { .. } | Msg::ClientNote { .. }) => {
@@ -121,7 +121,11 @@ impl App {
             Msg::AgentSnapshot(snapshot) => self.on_agent_snapshot(&snapshot),
             Msg::AgentApproval { pid, request } => self.on_agent_approval(pid, request),
             Msg::AgentFlagged { pid, request } => self.on_agent_flagged(pid, &request),
-            Msg::AgentResolved { pid, ticket } => self.drop_agent_requests(pid, Some(ticket)),
+            Msg::ApprovalWithdrawn {
+                agent,
+                ticket,
+                settled,
+            } => self.withdraw_approval(agent, ticket, &settled),
             Msg::AgentGone(pid) => self.on_agent_gone(pid),
             _ => {}
         }

@@ -8,9 +8,8 @@
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use tokio::sync::oneshot;
-
 use super::ask::is_yes;
+use crate::mcp::pending::Reply;
 use crate::mcp::policy::{ApprovalRequest, Approver, Decision, add_allow_rule, exact_rule};
 use crate::mcp::sanitize::sanitize;
 
@@ -33,13 +32,11 @@ impl TtyApprover {
 }
 
 impl Approver for TtyApprover {
-    fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
-        let (tx, rx) = oneshot::channel();
+    fn ask(&self, request: ApprovalRequest, reply: Reply<Decision>) {
         let policy_path = self.policy_path.clone();
         std::thread::spawn(move || {
-            let _ = tx.send(on_tty(&request, &policy_path).unwrap_or(Decision::Deny));
+            let _ = reply.answer(on_tty(&request, &policy_path).unwrap_or(Decision::Deny));
         });
-        rx
     }
 }
 
@@ -71,7 +68,7 @@ pub fn ask(
     request: &ApprovalRequest,
     policy_path: &Path,
 ) -> Decision {
-    let cut = super::approval_text::arguments_cut(request);
+    let cut = crate::mcp::policy::approval_text::arguments_cut(request);
     let choices = format!(
         "  [y] once  [s] this session  [a] always (adds an allow rule){}  [anything else] deny: ",
         if cut { "  [v] all arguments" } else { "" }
@@ -79,7 +76,7 @@ pub fn ask(
     let _ = write!(
         out,
         "{}\n{choices}",
-        super::approval_text::describe(request, who)
+        crate::mcp::policy::approval_text::describe(request, who)
     );
     loop {
         let _ = out.flush();
@@ -93,7 +90,7 @@ pub fn ask(
                 let _ = write!(
                     out,
                     "{}\n{choices}",
-                    super::approval_text::all_arguments(request)
+                    crate::mcp::policy::approval_text::all_arguments(request)
                 );
                 continue;
             }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::io::{BufRead as _, Write as _};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::oneshot;
+use crate::mcp::pending::Pending;
 
 use crate::mcp::client::{
     Answer, ClientRequests, ElicitAnswer, ElicitKind, ElicitationAsk, FieldKind, Form,
@@ -137,12 +137,12 @@ fn open_tty() -> std::io::Result<std::fs::File> {
 }
 
 /// Runs `f` on a thread with the terminal (one at a time) and returns its answer.
-fn on_tty<T: Send + 'static>(
+fn on_tty<T: Clone + Send + Sync + 'static>(
     conversation: &Arc<Conversation>,
     fallback: T,
     f: impl FnOnce(&mut Tty) -> std::io::Result<T> + Send + 'static,
 ) -> Answer<T> {
-    let (tx, rx) = oneshot::channel();
+    let (pending, reply) = Pending::new(0, None);
     let conversation = conversation.clone();
     std::thread::spawn(move || {
         let _turn = conversation
@@ -154,9 +154,12 @@ fn on_tty<T: Send + 'static>(
         for text in conversation.end() {
             crate::cli::output::print_error(&text);
         }
-        let _ = tx.send(answer.ok());
+        // Unanswered (the terminal failed), the reply is dropped: the fallback.
+        if let Ok(answer) = answer {
+            let _ = reply.answer(answer);
+        }
     });
-    Box::pin(async move { rx.await.ok().flatten().unwrap_or(fallback) })
+    Box::pin(async move { pending.wait(std::future::pending()).await.or(fallback) })
 }
 
 /// The controlling terminal, for questions and answers.

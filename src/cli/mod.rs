@@ -2,7 +2,6 @@
 //! and stable exit codes. Every string that came from a configuration file or a server goes
 //! through the sanitiser before it is printed.
 
-mod approval_text;
 mod approve_tty;
 pub mod args;
 mod ask;

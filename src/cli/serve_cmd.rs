@@ -5,7 +5,7 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::Context;
 use super::exit::Exit;
@@ -14,8 +14,9 @@ use crate::mcp::control::{
     ControlClient, ControlHub, ServerSnapshot, SessionSnapshot, ToConsole, list_sockets, socket_dir,
 };
 use crate::mcp::engine::{Engine, EngineOptions};
+use crate::mcp::pending::{Pending, Reply, Settled};
 use crate::mcp::policy::{ApprovalRequest, Decision, Mode, Policy};
-use crate::mcp::sanitize::sanitize;
+use crate::mcp::sanitize::{sanitize, sanitize_capped};
 use crate::serve::ServeApprover;
 
 fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
@@ -216,14 +217,157 @@ fn describe(s: &SessionSnapshot) -> String {
 
 /// Asks on this process's terminal (stdin, stderr).
 fn ask(pid: u32, request: &ApprovalRequest, policy_path: &Path) -> Decision {
-    let mut input = std::io::stdin().lock();
-    let mut err = std::io::stderr().lock();
-    let who = format!("serve {pid}");
-    super::approve_tty::ask(&mut input, &mut err, Some(&who), request, policy_path)
+    ask_from(&mut std::io::stdin().lock(), pid, request, policy_path)
 }
 
-/// One question for the terminal: the session's pid, the request, where the answer goes.
-type Question = (u32, ApprovalRequest, oneshot::Sender<Decision>);
+/// Asks on stderr, reading the answer from `input`.
+fn ask_from(
+    input: &mut dyn std::io::BufRead,
+    pid: u32,
+    request: &ApprovalRequest,
+    policy_path: &Path,
+) -> Decision {
+    // Not locked across the read: a withdrawal is written while the question waits for a line.
+    let mut err = std::io::stderr();
+    let who = format!("serve {pid}");
+    super::approve_tty::ask(input, &mut err, Some(&who), request, policy_path)
+}
+
+/// One question for the terminal: the session's pid, the request, the watcher's reply to it
+/// (withdrawn when the question settles in the session without it), and where its decision goes.
+struct Question {
+    pid: u32,
+    request: ApprovalRequest,
+    reply: Reply<Decision>,
+    decide: mpsc::UnboundedSender<(u64, Decision)>,
+}
+
+/// The terminal's lines, one at a time, for a question being asked on a blocking thread: it
+/// reads as ended (and the question denies) when the sender is dropped — the question was
+/// withdrawn.
+struct Lines {
+    rx: std::sync::mpsc::Receiver<String>,
+    line: Vec<u8>,
+    at: usize,
+}
+
+impl std::io::Read for Lines {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let buf = std::io::BufRead::fill_buf(self)?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        std::io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Lines {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at >= self.line.len() {
+            let Ok(line) = self.rx.recv() else {
+                return Ok(&[]);
+            };
+            self.line = line.into_bytes();
+            self.line.push(b'\n');
+            self.at = 0;
+        }
+        Ok(&self.line[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at += n;
+    }
+}
+
+/// Reads the terminal's lines on a thread of its own (a read cannot be interrupted).
+fn terminal_lines() -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line.trim_end_matches('\r').to_owned()).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Asks the questions one at a time on the terminal. A question that settles in its session
+/// while it is asked (another console answered, it timed out, the agent cancelled) is withdrawn
+/// at once, saying how; a line typed while no question is open answers nothing, and says so.
+async fn ask_questions(mut questions: mpsc::Receiver<Question>, policy_path: PathBuf) {
+    let mut lines = terminal_lines();
+    loop {
+        let question = tokio::select! {
+            question = questions.recv() => match question {
+                Some(question) => question,
+                None => return,
+            },
+            line = lines.recv() => match line {
+                Some(line) if !line.trim().is_empty() => {
+                    eprintln!(
+                        "  `{}` ignored: no question is open",
+                        sanitize_capped(line.trim(), 40)
+                    );
+                    continue;
+                }
+                Some(_) => continue,
+                None => std::future::pending().await,
+            },
+        };
+        let Question {
+            pid,
+            request,
+            reply,
+            decide,
+        } = question;
+        if let Some(settled) = reply.settled_now() {
+            eprintln!("serve {pid}: {}", withdrawn(&request, &settled));
+            continue;
+        }
+        let (input, rx) = std::sync::mpsc::channel();
+        let mut input = Some(input);
+        let path = policy_path.clone();
+        let shown = request.clone();
+        let mut asking = tokio::task::spawn_blocking(move || {
+            let mut lines = Lines {
+                rx,
+                line: Vec::new(),
+                at: 0,
+            };
+            ask_from(&mut lines, pid, &shown, &path)
+        });
+        loop {
+            tokio::select! {
+                decision = &mut asking => {
+                    let decision = decision.unwrap_or(Decision::Deny);
+                    // Withdrawn meanwhile: the session has its answer already.
+                    if reply.answer(decision).is_ok() {
+                        let _ = decide.send((request.ticket, decision));
+                    }
+                    break;
+                }
+                settled = reply.settled(), if input.is_some() => {
+                    eprintln!("\nserve {pid}: {}", withdrawn(&request, &settled));
+                    // The question's input ends: it returns, and its answer goes nowhere.
+                    input = None;
+                }
+                line = lines.recv(), if input.is_some() => match (line, &input) {
+                    (Some(line), Some(to)) => drop(to.send(line)),
+                    _ => input = None,
+                },
+            }
+        }
+    }
+}
+
+fn withdrawn(request: &ApprovalRequest, settled: &Settled<Decision>) -> String {
+    crate::mcp::policy::approval_text::withdrawn(request, settled)
+}
 
 /// Follows every session (and every new one) until Ctrl-C, asking one question at a time.
 async fn watch_sessions(
@@ -232,16 +376,8 @@ async fn watch_sessions(
     mut known: HashSet<PathBuf>,
     policy_path: PathBuf,
 ) {
-    let (questions, mut asked) = mpsc::channel::<Question>(64);
-    tokio::spawn(async move {
-        while let Some((pid, request, reply)) = asked.recv().await {
-            let path = policy_path.clone();
-            let decision = tokio::task::spawn_blocking(move || ask(pid, &request, &path))
-                .await
-                .unwrap_or(Decision::Deny);
-            let _ = reply.send(decision);
-        }
-    });
+    let (questions, asked) = mpsc::channel::<Question>(64);
+    tokio::spawn(ask_questions(asked, policy_path));
     for (client, snapshot) in sessions {
         tokio::spawn(follow(client, snapshot, questions.clone()));
     }
@@ -282,37 +418,60 @@ fn flagged(pid: u32, request: &crate::mcp::policy::ApprovalRequest) -> String {
     text
 }
 
-/// Answers one session's pending and new approvals until it ends.
+/// Answers one session's pending and new approvals until it ends: each becomes a question on
+/// the terminal, mirrored here by a [`Pending`] that the session's word on it (`resolved`)
+/// withdraws.
 async fn follow(
     mut client: ControlClient,
     snapshot: SessionSnapshot,
     questions: mpsc::Sender<Question>,
 ) {
     let pid = snapshot.pid;
+    let (decide, mut decided) = mpsc::unbounded_channel();
+    let mut open: std::collections::HashMap<u64, Pending<Decision>> =
+        std::collections::HashMap::new();
     let mut backlog = std::collections::VecDeque::from(snapshot.pending);
     loop {
-        let request = match backlog.pop_front() {
-            Some(request) => request,
-            None => match client.next().await {
-                Ok(Some(ToConsole::Approval { request })) => request,
-                Ok(Some(ToConsole::Flagged { request })) => {
-                    print_text(&flagged(pid, &request));
+        let request = if let Some(request) = backlog.pop_front() {
+            request
+        } else {
+            tokio::select! {
+                message = client.next() => match message {
+                    Ok(Some(ToConsole::Approval { request })) => request,
+                    Ok(Some(ToConsole::Flagged { request })) => {
+                        print_text(&flagged(pid, &request));
+                        continue;
+                    }
+                    Ok(Some(ToConsole::Resolved { ticket, settled })) => {
+                        if let Some(pending) = open.remove(&ticket) {
+                            pending.withdraw(settled.unwrap_or(Settled::Abandoned));
+                        }
+                        continue;
+                    }
+                    Ok(Some(ToConsole::Snapshot { .. })) => continue,
+                    Ok(None) | Err(_) => {
+                        eprintln!("serve {pid} ended");
+                        return;
+                    }
+                },
+                Some((ticket, decision)) = decided.recv() => {
+                    open.remove(&ticket);
+                    if client.decide(ticket, decision).await.is_err() {
+                        return;
+                    }
                     continue;
                 }
-                Ok(Some(_)) => continue,
-                Ok(None) | Err(_) => {
-                    eprintln!("serve {pid} ended");
-                    return;
-                }
-            },
+            }
         };
-        let ticket = request.ticket;
-        let (reply, answer) = oneshot::channel();
-        if questions.send((pid, request, reply)).await.is_err() {
-            return;
-        }
-        let decision = answer.await.unwrap_or(Decision::Deny);
-        if client.decide(ticket, decision).await.is_err() {
+        let (pending, reply) = Pending::new(request.ticket, None);
+        open.insert(request.ticket, pending);
+        let question = Question {
+            pid,
+            request,
+            reply,
+            decide: decide.clone(),
+        };
+        if questions.send(question).await.is_err() {
             return;
         }
     }

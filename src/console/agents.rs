@@ -6,19 +6,21 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
-use super::approver::Replies;
+use super::approver::{Replies, Waiting};
 
 use crate::app::Msg;
 use crate::mcp::control::{ControlClient, ToConsole, list_sockets, socket_dir};
+use crate::mcp::pending::Settled;
 use crate::mcp::policy::approval::Decision;
 
 /// How often the console looks for new serve sessions.
 pub const DISCOVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What the console sends to one session's task.
-enum Command {
+#[derive(Debug)]
+pub(super) enum Command {
     /// Answer request `ticket`.
     Decide(u64, Decision),
     /// Ask for a fresh snapshot.
@@ -114,9 +116,13 @@ async fn session(
                 Ok(Some(ToConsole::Flagged { request })) => {
                     let _ = tx.send(Msg::AgentFlagged { pid, request });
                 }
-                Ok(Some(ToConsole::Resolved { ticket })) => {
+                Ok(Some(ToConsole::Resolved { ticket, settled })) => {
                     replies.forget(Some(pid), Some(ticket));
-                    let _ = tx.send(Msg::AgentResolved { pid, ticket });
+                    let _ = tx.send(Msg::ApprovalWithdrawn {
+                        agent: Some(pid),
+                        ticket,
+                        settled: settled.unwrap_or(Settled::Abandoned),
+                    });
                     let _ = client.request_status().await;
                 }
                 Ok(None) | Err(_) => break,
@@ -146,17 +152,82 @@ fn ask(
     replies: &Replies,
 ) {
     let ticket = request.ticket;
-    let (reply, answer) = oneshot::channel();
     // Kept before the app hears of it: the answer may come back before `send` returns.
-    replies.keep(Some(pid), ticket, reply);
+    replies.keep(Some(pid), ticket, Waiting::Agent(commands.clone()));
     if tx.send(Msg::AgentApproval { pid, request }).is_err() {
         replies.forget(Some(pid), Some(ticket));
     }
-    let commands = commands.clone();
-    tokio::spawn(async move {
-        // Dropped unanswered (resolved elsewhere, or the console quit): nothing to send.
-        if let Ok(decision) = answer.await {
-            let _ = commands.send(Command::Decide(ticket, decision));
-        }
-    });
+    #[cfg(test)]
+    crate::mcp::pending::hops::count();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::mcp::control::{ControlHub, SessionSnapshot};
+    use crate::mcp::pending::{Pending, Settled, hops};
+    use crate::mcp::policy::approval::ApprovalRequest;
+
+    fn request(ticket: u64) -> ApprovalRequest {
+        serde_json::from_value(serde_json::json!({
+            "ticket": ticket, "server": "fx", "operation": "tools.call echo",
+            "effects": ["write"], "toolChanged": false, "serverChanged": false, "timeoutMs": 60000
+        }))
+        .expect("request")
+    }
+
+    /// From the engine asking the serve session's hub to its wait resolving, with the answer
+    /// given in the console (`Effect::Answer` reaches `Replies::answer`): the hub tells the
+    /// console's socket task, a frame, the app's message, the decision to the socket task, a
+    /// frame, the answer — six hand-offs, counted on this test's one thread.
+    #[tokio::test]
+    async fn an_agent_s_approval_answered_in_the_console_takes_at_most_six_hops() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = ControlHub::bind(dir.path()).expect("bind");
+        hub.set_snapshot(Box::new(|pending| SessionSnapshot {
+            pid: 4242,
+            project: "/p".into(),
+            mode: "enforce".to_owned(),
+            servers: Vec::new(),
+            spills: 0,
+            pending,
+            awaiting_console: 0,
+        }));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let replies = Replies::default();
+        let mut agents = Agents::new(Some(dir.path().to_owned()), tx, replies.clone());
+        agents.scan();
+        let next = async |rx: &mut mpsc::UnboundedReceiver<Msg>| {
+            tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("in time")
+                .expect("a message")
+        };
+        assert!(matches!(next(&mut rx).await, Msg::AgentSnapshot(_)));
+
+        hops::reset();
+        let (pending, reply) = Pending::new(1, Some(Duration::from_secs(60)));
+        hub.ask(request(1), reply);
+        let Msg::AgentApproval { pid, request } = next(&mut rx).await else {
+            panic!("not an approval");
+        };
+        replies.answer(Some(pid), request.ticket, Decision::AllowOnce);
+        let settled = pending.wait(std::future::pending()).await;
+        assert_eq!(settled, Settled::Answered(Decision::AllowOnce));
+        let counted = hops::until_settled();
+        assert!(counted <= 6, "{counted} hand-offs");
+        assert_eq!(counted, 6, "each hand-off is counted");
+
+        // The console hears how it settled (it had answered, so its queue has no word to say).
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::ApprovalWithdrawn {
+                agent: Some(4242),
+                ticket: 1,
+                settled: Settled::Answered(Decision::AllowOnce)
+            }
+        ));
+    }
 }

@@ -1,41 +1,43 @@
 //! The console's answers to a server's own requests (elicitation, sampling). A request reaches
-//! the app as plain data (`Msg::Elicit`, `Msg::Sample`) with a ticket; the `oneshot` sender the
-//! engine awaits stays here, in [`AskReplies`], until the app's `Effect::AnswerElicit` or
-//! `Effect::AnswerSample` names it. Nothing is answered without the operator: when the console
-//! is gone the senders are dropped and the engine sends `cancel` (elicitation) or a rejection
+//! the app as plain data (`Msg::Elicit`, `Msg::Sample`) with a ticket; its [`Reply`] stays
+//! here, in [`AskReplies`], until the app's `Effect::AnswerElicit` or `Effect::AnswerSample`
+//! names it, and the engine waits on the other half (a [`Pending`] without a timeout: the
+//! server's request has its own). Nothing is answered without the operator: when the console
+//! is gone the replies are dropped and the engine sends `cancel` (elicitation) or a rejection
 //! (sampling). Engine notes (task status, what a server asked) become `Msg::ClientNote`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::app::Msg;
 use crate::mcp::client::{
     Answer, ClientRequests, ElicitAnswer, ElicitationAsk, SamplingAnswer, SamplingAsk,
 };
+use crate::mcp::pending::{Pending, Reply};
 
-/// A sender the engine awaits.
+/// A reply the engine waits on.
 #[derive(Debug)]
-enum Reply {
-    Elicit(oneshot::Sender<ElicitAnswer>),
-    Sample(oneshot::Sender<SamplingAnswer>),
+enum Waiting {
+    Elicit(Reply<ElicitAnswer>),
+    Sample(Reply<SamplingAnswer>),
 }
 
-/// The senders of server requests waiting for the operator, by ticket.
+/// The replies to server requests waiting for the operator, by ticket.
 #[derive(Debug, Clone, Default)]
-pub struct AskReplies(Arc<Mutex<HashMap<u64, Reply>>>);
+pub struct AskReplies(Arc<Mutex<HashMap<u64, Waiting>>>);
 
 impl AskReplies {
-    fn keep(&self, ticket: u64, reply: Reply) {
+    fn keep(&self, ticket: u64, reply: Waiting) {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(ticket, reply);
     }
 
-    fn take(&self, ticket: u64) -> Option<Reply> {
+    fn take(&self, ticket: u64) -> Option<Waiting> {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -44,15 +46,15 @@ impl AskReplies {
 
     /// Sends the operator's answer to the elicitation `ticket`, if it still waits.
     pub fn elicit(&self, ticket: u64, answer: ElicitAnswer) {
-        if let Some(Reply::Elicit(reply)) = self.take(ticket) {
-            let _ = reply.send(answer);
+        if let Some(Waiting::Elicit(reply)) = self.take(ticket) {
+            let _ = reply.answer(answer);
         }
     }
 
     /// Sends the operator's answer to the sampling request `ticket`, if it still waits.
     pub fn sample(&self, ticket: u64, answer: SamplingAnswer) {
-        if let Some(Reply::Sample(reply)) = self.take(ticket) {
-            let _ = reply.send(answer);
+        if let Some(Waiting::Sample(reply)) = self.take(ticket) {
+            let _ = reply.answer(answer);
         }
     }
 }
@@ -82,24 +84,30 @@ impl ConsoleClient {
 
 impl ClientRequests for ConsoleClient {
     fn elicit(&self, ask: ElicitationAsk) -> Answer<ElicitAnswer> {
-        let (reply, answer) = oneshot::channel();
         let ticket = self.ticket();
+        let (pending, reply) = Pending::new(ticket, None);
         // Kept before the app hears of it: the answer may come back on another thread first.
-        self.replies.keep(ticket, Reply::Elicit(reply));
+        self.replies.keep(ticket, Waiting::Elicit(reply));
         if self.tx.send(Msg::Elicit { ticket, ask }).is_err() {
             self.replies.take(ticket);
         }
-        Box::pin(async move { answer.await.unwrap_or(ElicitAnswer::Cancel) })
+        Box::pin(async move {
+            let settled = pending.wait(std::future::pending()).await;
+            settled.or(ElicitAnswer::Cancel)
+        })
     }
 
     fn sample(&self, ask: SamplingAsk) -> Answer<SamplingAnswer> {
-        let (reply, answer) = oneshot::channel();
         let ticket = self.ticket();
-        self.replies.keep(ticket, Reply::Sample(reply));
+        let (pending, reply) = Pending::new(ticket, None);
+        self.replies.keep(ticket, Waiting::Sample(reply));
         if self.tx.send(Msg::Sample { ticket, ask }).is_err() {
             self.replies.take(ticket);
         }
-        Box::pin(async move { answer.await.unwrap_or(SamplingAnswer::Reject) })
+        Box::pin(async move {
+            let settled = pending.wait(std::future::pending()).await;
+            settled.or(SamplingAnswer::Reject)
+        })
     }
 
     fn note(&self, server: &str, text: &str) {

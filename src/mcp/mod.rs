@@ -32,6 +32,7 @@ pub mod lint;
 pub mod opener;
 #[allow(unnameable_types)]
 pub(crate) mod packaged;
+pub mod pending;
 pub mod pins;
 pub mod policy;
 pub mod proxy;

@@ -4,15 +4,14 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::mcp::control::ControlHub;
+use crate::mcp::pending::Reply;
+use crate::mcp::policy::{ApprovalRequest, Approver, Decision};
 use rmcp::Peer;
 use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema,
 };
 use rmcp::service::RoleServer;
-use tokio::sync::oneshot;
-
-use crate::mcp::control::ControlHub;
-use crate::mcp::policy::{ApprovalRequest, Approver, Decision};
 
 /// The answer values offered to hosts that support elicitation.
 const CHOICES: [&str; 3] = ["allow_once", "allow_session", "deny"];
@@ -112,9 +111,8 @@ impl Approver for ServeApprover {
         }
     }
 
-    fn ask(&self, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
+    fn ask(&self, request: ApprovalRequest, reply: Reply<Decision>) {
         if let Some(peer) = self.elicitation_peer() {
-            let (tx, rx) = oneshot::channel();
             let mut message = format!(
                 "mcpdeck: approve `{}` on server `{}`? Effects: {}{}.",
                 request.operation,
@@ -154,7 +152,8 @@ impl Approver for ServeApprover {
             }
             let timeout = std::time::Duration::from_millis(request.timeout_ms);
             let Some(schema) = answer_schema() else {
-                return rx_deny();
+                let _ = reply.answer(Decision::Deny);
+                return;
             };
             tokio::spawn(async move {
                 let params = ElicitRequestParams::FormElicitationParams {
@@ -162,10 +161,13 @@ impl Approver for ServeApprover {
                     message,
                     requested_schema: schema,
                 };
-                let decision = match peer
-                    .create_elicitation_with_timeout(params, Some(timeout))
-                    .await
-                {
+                let asked = peer.create_elicitation_with_timeout(params, Some(timeout));
+                // Settled without the host (the operation was cancelled): stop asking it.
+                let answered = tokio::select! {
+                    answered = asked => answered,
+                    _ = reply.settled() => return,
+                };
+                let decision = match answered {
                     Ok(result) => decision_of(&result),
                     Err(e) => {
                         eprintln!(
@@ -175,13 +177,13 @@ impl Approver for ServeApprover {
                         Decision::Deny
                     }
                 };
-                let _ = tx.send(decision);
+                let _ = reply.answer(decision);
             });
-            return rx;
+            return;
         }
-        match &self.hub {
-            Some(hub) => hub.ask(request),
-            None => oneshot::channel().1,
+        // Without a hub the reply is dropped unanswered: a denial.
+        if let Some(hub) = &self.hub {
+            hub.ask(request, reply);
         }
     }
 }
@@ -198,10 +200,4 @@ fn drift_notice(request: &ApprovalRequest) -> String {
         line.push(')');
     }
     line
-}
-
-fn rx_deny() -> oneshot::Receiver<Decision> {
-    let (tx, rx) = oneshot::channel();
-    let _ = tx.send(Decision::Deny);
-    rx
 }

@@ -323,7 +323,8 @@ impl mcpdeck::mcp::policy::Approver for Watcher {
     fn ask(
         &self,
         request: mcpdeck::mcp::policy::ApprovalRequest,
-    ) -> tokio::sync::oneshot::Receiver<mcpdeck::mcp::policy::Decision> {
+        _reply: mcpdeck::mcp::pending::Reply<mcpdeck::mcp::policy::Decision>,
+    ) {
         panic!("audit mode asked about {}", request.operation);
     }
 

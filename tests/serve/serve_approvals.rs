@@ -216,3 +216,101 @@ async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
         .expect("exits");
     assert_eq!(status.code(), Some(0), "{}", screen.text());
 }
+
+/// Stops a watcher the test did not stop itself (it failed before Ctrl-C): killing `script`
+/// closes the watcher's terminal, which ends it.
+struct Reaped(Option<std::process::Child>);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A question `approvals --watch` is showing that another console answers first is withdrawn at
+/// once on the watcher's terminal, saying how it was answered; a `y` typed after that answers
+/// nothing (and says so), and the next question is asked and answered as usual.
+#[tokio::test]
+async fn approvals_watch_says_at_once_when_a_console_answered_first() {
+    if !common::peers::script() {
+        return;
+    }
+    let (sb, counter) = sandbox();
+    let command = format!("exec {} approvals --watch", env!("CARGO_BIN_EXE_mcpdeck"));
+    let mut watcher = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("XDG_CONFIG_HOME", &sb.home)
+        .env("XDG_RUNTIME_DIR", runtime_dir(&sb))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script runs");
+    let mut keys = watcher.stdin.take().expect("stdin");
+    let screen = Screen::default();
+    screen.follow(watcher.stdout.take().expect("stdout"));
+    let mut watcher = Reaped(Some(watcher));
+    screen.shows("watching for approvals", 1).await;
+
+    let agent = Arc::new(serve(&sb).await);
+    screen.shows("serve pid", 1).await;
+    let socket = the_socket(&sb).await;
+    let (mut console, _) = ControlClient::attach(&socket).await.expect("attach");
+    let call = call_echo(&agent);
+    screen.shows("approve `tools.call echo` on `fx`", 1).await;
+    let request = loop {
+        match tokio::time::timeout(WAIT, console.next()).await {
+            Ok(Ok(Some(ToConsole::Approval { request }))) => break request,
+            Ok(Ok(Some(_))) => {}
+            other => panic!("no approval reached the console: {other:?}"),
+        }
+    };
+    // The other console denies it while the watcher still asks.
+    console
+        .decide(request.ticket, Decision::Deny)
+        .await
+        .expect("decide");
+    let result = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("in time")
+        .expect("joined");
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    screen
+        .shows(
+            "`tools.call echo` on `fx` was answered elsewhere: denied",
+            1,
+        )
+        .await;
+    // A late `y` answers nothing.
+    keys.write_all(b"y\n").expect("answer");
+    keys.flush().expect("flush");
+    screen.shows("`y` ignored: no question is open", 1).await;
+    assert_eq!(calls(&counter), 0);
+
+    // The next question is the watcher's to answer.
+    let call = call_echo(&agent);
+    screen.shows("approve `tools.call echo` on `fx`", 2).await;
+    keys.write_all(b"y\n").expect("answer");
+    keys.flush().expect("flush");
+    let result = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("in time")
+        .expect("joined");
+    assert_ne!(result.is_error, Some(true), "{}", text(&result));
+    assert_eq!(calls(&counter), 1);
+
+    keys.write_all(&[0x03]).expect("ctrl-c");
+    keys.flush().expect("flush");
+    let mut watcher = watcher.0.take().expect("running");
+    let status = tokio::task::spawn_blocking(move || watcher.wait())
+        .await
+        .expect("joined")
+        .expect("exits");
+    assert_eq!(status.code(), Some(0), "{}", screen.text());
+}

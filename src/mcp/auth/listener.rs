@@ -9,6 +9,8 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::mcp::pending::{Pending, Settled};
+
 /// How long the listener waits for the browser.
 pub(crate) const CALLBACK_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
@@ -65,22 +67,43 @@ impl RedirectListener {
     /// Waits for the callback (other paths get a 404 and the wait goes on), checks `state`
     /// against `expected_state`, answers the browser and returns the full redirect URL.
     /// Consumes the listener: it closes whatever happens.
+    /// The wait is a [`Pending`] answered by the listener, with `timeout` as its timeout.
     pub(crate) async fn wait(
         self,
         expected_state: &str,
         timeout: Duration,
     ) -> Result<String, CallbackError> {
-        let deadline = tokio::time::Instant::now() + timeout;
+        let (pending, reply) = Pending::new(0, Some(timeout));
+        let listen = async {
+            let _ = reply.answer(self.listen(expected_state).await);
+        };
+        tokio::pin!(listen);
+        let wait = pending.wait(std::future::pending());
+        tokio::pin!(wait);
+        let mut answered = false;
+        let settled = loop {
+            tokio::select! {
+                settled = &mut wait => break settled,
+                () = &mut listen, if !answered => answered = true,
+            }
+        };
+        match settled {
+            Settled::Answered(result) => result,
+            Settled::TimedOut => Err(CallbackError::Timeout),
+            Settled::Cancelled | Settled::Abandoned => {
+                Err(CallbackError::Io("the sign-in wait ended".to_owned()))
+            }
+        }
+    }
+
+    /// Answers the browser's requests until one is the callback (or the listener fails).
+    async fn listen(&self, expected_state: &str) -> Result<String, CallbackError> {
         loop {
-            let accepted = tokio::time::timeout_at(deadline, self.listener.accept()).await;
-            let (mut stream, _) = match accepted {
-                Err(_) => return Err(CallbackError::Timeout),
-                Ok(Err(e)) => return Err(CallbackError::Io(e.kind().to_string())),
-                Ok(Ok(pair)) => pair,
+            let (mut stream, _) = match self.listener.accept().await {
+                Err(e) => return Err(CallbackError::Io(e.kind().to_string())),
+                Ok(pair) => pair,
             };
-            let Ok(Some(target)) =
-                tokio::time::timeout_at(deadline, read_target(&mut stream)).await
-            else {
+            let Some(target) = read_target(&mut stream).await else {
                 continue;
             };
             let Ok(url) = url::Url::parse(&format!("http://127.0.0.1:{}{target}", self.port))

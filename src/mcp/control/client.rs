@@ -94,7 +94,10 @@ impl ControlClient {
     async fn send(&mut self, message: &FromConsole) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        self.write.write_all(&line).await
+        self.write.write_all(&line).await?;
+        #[cfg(test)]
+        crate::mcp::pending::hops::count();
+        Ok(())
     }
 
     /// The next message from the session (None when it closed).

@@ -1,7 +1,8 @@
 //! The serve side of the control socket: a Unix socket `serve-<pid>.sock` (0600) in the 0700
 //! runtime directory, accepting only peers of this uid. Attached consoles receive a snapshot on
-//! `hello`, then every approval request; the first decision for a ticket wins. A decision for an
-//! unknown or expired ticket is ignored and logged to stderr.
+//! `hello`, then every approval request, and how each settled; the first decision for a ticket
+//! wins (its [`Reply`]). A decision for an unknown or settled ticket is ignored and logged to
+//! stderr.
 //!
 //! A console that restarts, or one that has not yet found a new session (consoles look every
 //! second), must not turn an approval into a refusal: [`ControlHub::wait_attached`] waits a
@@ -16,10 +17,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::protocol::{FromConsole, MAX_LINE, READ_CHUNK, SessionSnapshot, ToConsole};
 use crate::mcp::line_reader::{Line, LineReader};
+use crate::mcp::pending::{Reply, Settled};
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
 /// How long an approval waits for a console to re-attach once one was attached in this run.
@@ -32,7 +34,7 @@ type SnapshotFn = Box<dyn Fn(Vec<ApprovalRequest>) -> SessionSnapshot + Send + S
 /// Pending approvals and attached consoles of one serve session.
 pub struct ControlHub {
     path: PathBuf,
-    pending: Mutex<HashMap<u64, (ApprovalRequest, oneshot::Sender<Decision>)>>,
+    pending: Mutex<HashMap<u64, (ApprovalRequest, Reply<Decision>)>>,
     consoles: Mutex<Vec<mpsc::Sender<ToConsole>>>,
     snapshot: OnceLock<SnapshotFn>,
     /// Woken whenever a console attaches.
@@ -158,23 +160,27 @@ impl ControlHub {
         consoles.retain(|c| !c.is_closed());
         for console in consoles.iter() {
             let _ = console.try_send(message.clone());
+            #[cfg(test)]
+            crate::mcp::pending::hops::count();
         }
     }
 
-    /// Puts a request to the attached consoles; the first decision answers it.
-    pub fn ask(self: &Arc<Self>, request: ApprovalRequest) -> oneshot::Receiver<Decision> {
-        let (tx, rx) = oneshot::channel();
-        let (answer_tx, answer_rx) = oneshot::channel();
+    /// Puts a request to the attached consoles; the first decision answers it. Once it settles
+    /// (by any face, or by the engine's timeout or cancellation), the consoles are told how.
+    pub fn ask(self: &Arc<Self>, request: ApprovalRequest, reply: Reply<Decision>) {
         let ticket = request.ticket;
-        lock(&self.pending).insert(ticket, (request.clone(), answer_tx));
+        lock(&self.pending).insert(ticket, (request.clone(), reply.clone()));
         self.broadcast(&ToConsole::Approval { request });
-        let hub = Arc::clone(self);
+        let hub = Arc::downgrade(self);
         tokio::spawn(async move {
-            let decision = answer_rx.await.unwrap_or(Decision::Deny);
-            let _ = tx.send(decision);
-            hub.resolve(ticket);
+            let settled = reply.settled().await;
+            // This task holds a reply until it settles, so the question cannot be abandoned
+            // while it is in the table.
+            drop(reply);
+            if let Some(hub) = hub.upgrade() {
+                hub.resolve(ticket, settled);
+            }
         });
-        rx
     }
 
     /// Shows the attached consoles an operation that ran unasked in audit mode though its tool
@@ -183,18 +189,29 @@ impl ControlHub {
         self.broadcast(&ToConsole::Flagged { request });
     }
 
-    /// Forgets a ticket (answered, or its asker gave up) and tells the consoles.
-    fn resolve(&self, ticket: u64) {
+    /// Forgets a settled ticket and tells the consoles how it settled.
+    fn resolve(&self, ticket: u64, settled: Settled<Decision>) {
         lock(&self.pending).remove(&ticket);
-        self.broadcast(&ToConsole::Resolved { ticket });
+        self.broadcast(&ToConsole::Resolved {
+            ticket,
+            settled: Some(settled),
+        });
     }
 
     fn decide(&self, ticket: u64, decision: Decision) {
-        let Some((_, tx)) = lock(&self.pending).remove(&ticket) else {
+        let reply = lock(&self.pending)
+            .get(&ticket)
+            .map(|(_, reply)| reply.clone());
+        let Some(reply) = reply else {
             eprintln!("mcpdeck serve: ignored a decision for unknown or expired ticket {ticket}");
             return;
         };
-        let _ = tx.send(decision);
+        if let Err(first) = reply.answer(decision) {
+            eprintln!(
+                "mcpdeck serve: ignored a decision for ticket {ticket}: it was {}",
+                first.withdrawn(|d| d.words().to_owned())
+            );
+        }
     }
 }
 
@@ -246,6 +263,8 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
             if write.write_all(&line).await.is_err() {
                 return;
             }
+            #[cfg(test)]
+            crate::mcp::pending::hops::count();
         }
     });
     // A bounded reader: a same-user client that never sends a newline costs at most one line

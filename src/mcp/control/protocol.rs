@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::mcp::pending::Settled;
 use crate::mcp::policy::{ApprovalRequest, Decision};
 
 /// Longest accepted line, in bytes: a peer that never sends a newline costs at most this
@@ -64,10 +65,14 @@ pub enum ToConsole {
         /// The request enforce mode would have put.
         request: ApprovalRequest,
     },
-    /// An approval was answered (by anyone) or timed out.
+    /// An approval settled: answered (by anyone), timed out, cancelled, or abandoned. A console
+    /// or watcher still showing it says so (it is withdrawn there).
     Resolved {
         /// Its ticket.
         ticket: u64,
+        /// How it settled (absent from sessions older than this field).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        settled: Option<Settled<Decision>>,
     },
 }
 

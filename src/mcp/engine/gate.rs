@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::outcome::Failure;
 use super::slot::Slot;
 use super::{Engine, approve};
+use crate::mcp::pending::{Pending, Settled};
 use crate::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Verdict};
 use crate::mcp::proxy::{NormalizedOperation, ProxyRequest};
 
@@ -34,16 +35,6 @@ impl Gate {
             Self::Rule => "allowed",
         }
     }
-}
-
-/// How the operator's answer came (or did not).
-enum Answer {
-    /// Someone answered.
-    Decided(Decision),
-    /// Nobody answered in time.
-    TimedOut,
-    /// The operation was cancelled, or the engine is shutting down.
-    Cancelled,
 }
 
 impl Engine {
@@ -141,14 +132,17 @@ impl Engine {
         };
         let op = operation.to_string();
         let ask = self.request(slot, operation, arguments, listed, tool_changed);
-        let answer = approver.ask(ask);
-        let answer = tokio::select! {
-            d = answer => Answer::Decided(d.unwrap_or(Decision::Deny)),
-            () = tokio::time::sleep(self.approval_timeout) => Answer::TimedOut,
-            () = cancel.cancelled() => Answer::Cancelled,
-            () = self.shutdown.cancelled() => Answer::Cancelled,
-        };
-        let (decision, result) = self.settle(&answer, slot, op);
+        let (pending, reply) = Pending::new(ask.ticket, Some(self.approval_timeout));
+        approver.ask(ask, reply);
+        let settled = pending
+            .wait(async {
+                tokio::select! {
+                    () = cancel.cancelled() => {}
+                    () = self.shutdown.cancelled() => {}
+                }
+            })
+            .await;
+        let (decision, result) = self.settle(&settled, slot, op);
         *gate = Gate::Pass(decision);
         result
     }
@@ -230,17 +224,18 @@ impl Engine {
     /// the operation runs.
     fn settle(
         &self,
-        answer: &Answer,
+        answer: &Settled<Decision>,
         slot: &Slot,
         op: String,
     ) -> (&'static str, Result<(), Failure>) {
         match answer {
-            Answer::Decided(Decision::AllowOnce) => ("approved_once", Ok(())),
-            Answer::Decided(Decision::AllowSession) => {
+            Settled::Answered(Decision::AllowOnce) => ("approved_once", Ok(())),
+            Settled::Answered(Decision::AllowSession) => {
                 slot.approve_session(op);
                 ("approved_session", Ok(()))
             }
-            Answer::Decided(Decision::Deny) => (
+            // Every face gone unanswered is a denial, as a refusal is.
+            Settled::Answered(Decision::Deny) | Settled::Abandoned => (
                 "approval_denied",
                 Err(Failure::new(
                     "denied",
@@ -248,7 +243,7 @@ impl Engine {
                     2,
                 )),
             ),
-            Answer::TimedOut => (
+            Settled::TimedOut => (
                 "approval_timeout",
                 Err(Failure::new(
                     "denied",
@@ -260,7 +255,7 @@ impl Engine {
                     2,
                 )),
             ),
-            Answer::Cancelled => (
+            Settled::Cancelled => (
                 "approval_cancelled",
                 Err(Failure::new(
                     "cancelled",

@@ -8,6 +8,8 @@
 
 use std::time::Duration;
 
+use crate::mcp::pending::Reply;
+
 /// How long a pending approval waits before it counts as a denial.
 pub(crate) const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -148,12 +150,25 @@ pub enum Decision {
     Deny,
 }
 
-/// Something that can answer approval requests. `ask` must not block: it hands the request to
-/// whoever answers and returns the receiver the answer arrives on. A dropped sender, like a
-/// timeout, is a denial.
+impl Decision {
+    /// The answer in words, as a face reports it: `allowed once`, `allowed for this session`,
+    /// `denied`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::AllowOnce => "allowed once",
+            Self::AllowSession => "allowed for this session",
+            Self::Deny => "denied",
+        }
+    }
+}
+
+/// Something that can answer approval requests. `ask` must not block: it hands the request and
+/// its [`Reply`] to whoever answers. The engine waits on the other half (a
+/// [`crate::mcp::pending::Pending`] carrying the request's timeout): a reply dropped unanswered,
+/// like a timeout, is a denial.
 pub trait Approver: Send + Sync {
-    /// Asks; the answer arrives on the returned receiver.
-    fn ask(&self, request: ApprovalRequest) -> tokio::sync::oneshot::Receiver<Decision>;
+    /// Asks; the answer goes to `reply`.
+    fn ask(&self, request: ApprovalRequest, reply: Reply<Decision>);
 
     /// Whether anyone can be asked right now (e.g. a console is attached). When not, the
     /// operation fails closed with `approval_required` instead of waiting.

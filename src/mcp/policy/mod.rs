@@ -3,6 +3,7 @@
 //! UI-free: approvers are a trait the faces implement.
 
 pub(crate) mod approval;
+pub(crate) mod approval_text;
 pub(crate) mod rules;
 pub(crate) mod trace;
 

@@ -1,12 +1,13 @@
-//! How the command line shows an approval request to the person asked (on the controlling
-//! terminal, and in `mcpdeck approvals`): what, where, the effects — labelled server-claimed
-//! when they come from the tool's annotations — changed definitions, and the arguments: the
-//! first 4 KiB in whole lines, with the rest one key away ([`all_arguments`]).
+//! What an approval request says, in words, for the faces that show it as text (the terminal
+//! approver and `mcpdeck approvals`): what, where, the effects — labelled server-claimed when
+//! they come from the tool's annotations — changed definitions, and the arguments: the first
+//! 4 KiB in whole lines, with the rest one key away ([`all_arguments`]); and, for every face
+//! (the console too), what it says once it settled without that face ([`withdrawn`]).
 
 use std::fmt::Write as _;
 
-use crate::mcp::policy::ApprovalRequest;
-use crate::mcp::policy::approval::{SHOWN_ARGUMENTS, cut_lines};
+use super::approval::{ApprovalRequest, Decision, SHOWN_ARGUMENTS, cut_lines};
+use crate::mcp::pending::Settled;
 use crate::mcp::sanitize::sanitize;
 
 /// The arguments' lines, sanitised.
@@ -19,13 +20,13 @@ fn argument_lines(request: &ApprovalRequest) -> Vec<String> {
 }
 
 /// Whether the question leaves some of the arguments out.
-pub fn arguments_cut(request: &ApprovalRequest) -> bool {
+pub(crate) fn arguments_cut(request: &ApprovalRequest) -> bool {
     let lines = argument_lines(request);
     cut_lines(&lines, SHOWN_ARGUMENTS) != lines
 }
 
 /// Every line of the arguments, numbered, for the person who asked to see them all.
-pub fn all_arguments(request: &ApprovalRequest) -> String {
+pub(crate) fn all_arguments(request: &ApprovalRequest) -> String {
     let lines = argument_lines(request);
     let width = lines.len().to_string().len();
     let mut text = String::from("  all arguments:");
@@ -37,7 +38,7 @@ pub fn all_arguments(request: &ApprovalRequest) -> String {
 
 /// The request as lines for a terminal, ending without a newline. `who` names the asker (a
 /// serve session), when it is not this process.
-pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
+pub(crate) fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     let mut text = String::new();
     if let Some(who) = who {
         let _ = write!(text, "{who}: ");
@@ -96,10 +97,43 @@ pub fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     text
 }
 
+/// What a face still showing `request` says once it settled without that face: "`tools.call
+/// echo` on `fx` was answered elsewhere: denied" (sanitised).
+pub(crate) fn withdrawn(request: &ApprovalRequest, settled: &Settled<Decision>) -> String {
+    format!(
+        "`{}` on `{}` was {}",
+        sanitize(&request.operation),
+        sanitize(&request.server),
+        settled.withdrawn(|d| d.words().to_owned())
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mcp::policy::EffectClass as Effect;
+
+    #[test]
+    fn a_withdrawn_request_says_how_it_settled() {
+        let request: ApprovalRequest = serde_json::from_value(serde_json::json!({
+            "ticket": 1, "server": "fx\u{1b}[2J", "operation": "tools.call echo",
+            "effects": [], "toolChanged": false, "serverChanged": false, "timeoutMs": 1
+        }))
+        .expect("request");
+        let said = |s| withdrawn(&request, &s);
+        assert_eq!(
+            said(Settled::Answered(Decision::AllowSession)),
+            "`tools.call echo` on `fx␛[2J` was answered elsewhere: allowed for this session"
+        );
+        assert_eq!(
+            said(Settled::TimedOut),
+            "`tools.call echo` on `fx␛[2J` was not answered in time, so refused"
+        );
+        assert_eq!(
+            said(Settled::Cancelled),
+            "`tools.call echo` on `fx␛[2J` was withdrawn: the operation was cancelled"
+        );
+    }
 
     #[test]
     fn arguments_claimed_effects_the_drift_and_the_scan_are_shown() {
