@@ -363,6 +363,15 @@ impl App {
         self.on_overlay_action(action)
     }
 
+    /// A paste while a global view is in front: only the config editor takes text.
+    pub(super) fn on_overlay_paste(&mut self, text: &str) {
+        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+            editor.area.insert_str(text);
+            editor.dirty = true;
+            editor.check();
+        }
+    }
+
     /// Hands `action` to the overlay in front.
     fn on_overlay_action(&mut self, action: Action) -> Vec<Effect> {
         let Some(overlay) = self.overlay.take() else {

@@ -1,5 +1,6 @@
-//! Global views and modals drawn over the panes: help, config doctor, trust, spills, the spill
-//! pager, operator-started errors, and — always in front — the approval modal.
+//! Global views drawn over the panes (the overlay layer): help, config doctor, trust, spills,
+//! the spill pager, approvals, agent sessions, the editor, hosts, sign-in and operator-started
+//! errors.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,7 +32,7 @@ pub(super) fn popup<'a>(
     (inner, block)
 }
 
-/// Draws whatever is in front of the panes.
+/// Draws the global view that is open.
 pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     // The status line and footer stay visible under views.
     let (body, big) = (a.overlay, a.big);
@@ -69,25 +70,6 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             frame.render_widget(block, big);
             super::hosts::render(view, frame, inner);
         }
-    }
-    if let Some(view) = &app.tasks_view {
-        super::tasks_view::render(app, view, frame, big);
-    }
-    if let Some(view) = &app.session.roots {
-        super::roots_view::render(app, view, frame, big);
-    }
-    // A server's request of the operator, over any view; an approval stays in front of it.
-    match app.asks.front() {
-        Some(crate::app::server_asks::ServerAsk::Elicit(e)) => {
-            super::elicitation::render(app, e, frame, big);
-        }
-        Some(crate::app::server_asks::ServerAsk::Sample(s)) => {
-            super::sampling::render(app, s, frame, big);
-        }
-        None => {}
-    }
-    if let Some(pending) = app.approvals.front() {
-        super::approval::render(app, pending, frame, a);
     }
 }
 
