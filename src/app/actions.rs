@@ -270,11 +270,11 @@ impl App {
             }
             Tab::Resources => {
                 let entries = self.resource_entries();
-                let Some((row, template)) = entries.get(sel) else {
+                let Some(row) = entries.get(sel) else {
                     return Vec::new();
                 };
                 let reference = row.reference.clone();
-                if *template || reference.is_empty() {
+                if row.template || reference.is_empty() {
                     let name = row.name.clone();
                     return self.open_template(server, &name);
                 }

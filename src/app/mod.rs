@@ -16,6 +16,7 @@ pub mod auth;
 mod call_form;
 mod calls;
 pub mod completion;
+pub mod confirm;
 pub mod costs;
 pub mod drift;
 pub mod editor;

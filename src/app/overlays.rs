@@ -327,7 +327,7 @@ impl App {
             self.message = Some("trust not granted".to_owned());
             return Vec::new();
         }
-        if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirming) {
+        if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirm.is_some()) {
             return self.on_policy_confirm_key(key);
         }
         let typed = match &mut self.overlay {

@@ -35,14 +35,12 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
     let [head, list, prompt] = Layout::vertical([
         Constraint::Length(head_height),
         Constraint::Min(1),
-        Constraint::Length(u16::from(view.confirming) * 2),
+        Constraint::Length(u16::from(view.confirm.is_some()) * 2),
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(head_rows), head);
     frame.render_widget(Paragraph::new(rule_lines(view, listing, list.height)), list);
-    if view.confirming
-        && let Some(rule) = view.selected_rule()
-    {
+    if let Some(rule) = view.confirm.as_ref().map(|c| c.what()) {
         let line = Line::styled(
             format!(
                 "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."
