@@ -3,7 +3,7 @@
 //! filter, with `update(&mut self, TabMsg) -> Vec<Effect>`. The catalog tabs are one generic
 //! [`CatalogTab`] over a [`Catalog`] (what it lists, how it loads); the Tools tab adds its
 //! search and marks around the same catalog code. The app routes a message to the tab in front
-//! (`ServerPane::update`); what is drawn comes from the same state (`ui::lists`,
+//! (`ServerPane::update`); what is drawn comes from the same state (`ui::tabs`,
 //! `ui::log_tab`).
 
 use std::collections::VecDeque;

@@ -40,7 +40,11 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
     .areas(area);
     frame.render_widget(Paragraph::new(head_rows), head);
     frame.render_widget(Paragraph::new(rule_lines(view, listing, list.height)), list);
-    if let Some(rule) = view.confirm.as_ref().map(|c| c.what()) {
+    if let Some(rule) = view
+        .confirm
+        .as_ref()
+        .map(crate::app::confirm::Confirm::what)
+    {
         let line = Line::styled(
             format!(
                 "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."

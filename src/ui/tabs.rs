@@ -1,4 +1,4 @@
-//! Drawing the tabs' lists (the app side is `app::tabs`): one catalog list (tools, resources
+//! Drawing the tabs (the state is `app::tabs`): one catalog list (tools, resources
 //! and templates, prompts; each kind adds only its columns) and the Config tab's lines, with the
 //! search or filter bar above them and the name column aligned. Only the visible window of a
 //! list is built. The Log tab draws in `log_tab`.
