@@ -105,6 +105,10 @@ impl App {
                 Overlay::Hosts(Box::default()),
                 vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
             ),
+            Action::About => match self.server() {
+                Some(s) => (Overlay::About(s.name.clone()), Vec::new()),
+                None => return Some(Vec::new()),
+            },
             Action::Edit => return Some(self.edit_config()),
             Action::SignIn => return Some(self.sign_in()),
             Action::SignOut => return Some(self.sign_out()),

@@ -183,7 +183,13 @@ fn overlay_contexts(overlay: Option<&Overlay>) -> Vec<Ctx> {
         Some(Overlay::Policy(_)) => vec![Ctx::PolicyView, Ctx::View],
         Some(Overlay::Doctor(_)) => vec![Ctx::DoctorView, Ctx::View],
         Some(Overlay::Hosts(_)) => vec![Ctx::HostsView, Ctx::View],
-        Some(Overlay::Help(_) | Overlay::Approvals(_) | Overlay::Error(_) | Overlay::SignIn(_)) => {
+        Some(
+            Overlay::Help(_)
+            | Overlay::Approvals(_)
+            | Overlay::Error(_)
+            | Overlay::SignIn(_)
+            | Overlay::About(_),
+        ) => {
             vec![Ctx::View]
         }
         None => Vec::new(),

@@ -45,6 +45,8 @@ pub enum Overlay {
     Hosts(Box<super::hosts::HostsView>),
     /// A sign-in under way: its authorization URL (`app::auth`).
     SignIn(super::auth::SignInView),
+    /// What is known about one server (its name).
+    About(String),
 }
 
 /// The config doctor's state.
