@@ -105,6 +105,10 @@ impl App {
                 Overlay::Hosts(Box::default()),
                 vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
             ),
+            Action::About => match self.server() {
+                Some(s) => (Overlay::About(s.name.clone()), Vec::new()),
+                None => return Some(Vec::new()),
+            },
             Action::Edit => return Some(self.edit_config()),
             Action::SignIn => return Some(self.sign_in()),
             Action::SignOut => return Some(self.sign_out()),
@@ -270,11 +274,11 @@ impl App {
             }
             Tab::Resources => {
                 let entries = self.resource_entries();
-                let Some((row, template)) = entries.get(sel) else {
+                let Some(row) = entries.get(sel) else {
                     return Vec::new();
                 };
                 let reference = row.reference.clone();
-                if *template || reference.is_empty() {
+                if row.template || reference.is_empty() {
                     let name = row.name.clone();
                     return self.open_template(server, &name);
                 }

@@ -3,9 +3,7 @@
 
 use super::ResultScreen;
 use super::form::Target;
-use super::model::{
-    clean_description, prompt_rows, resource_rows, result_view, search_rows, tool_rows,
-};
+use super::model::{clean_description, result_view, search_rows};
 use super::{App, Effect, Focus, LOG_CAP, Load, LogLine, ReqId, Screen, Tab, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::connection::traffic::{BODY_CAP, Traffic};
@@ -104,41 +102,18 @@ impl App {
     fn on_catalog(&mut self, waiter: Waiter, id: ReqId, outcome: &Outcome) {
         match waiter {
             Waiter::Tools(server) => {
-                if let Some(pane) = self.panes.get_mut(&server)
-                    && pane.tools.catalog.as_ref().is_some_and(|l| l.waits_for(id))
-                {
-                    pane.tools.catalog = Some(settle(outcome, |r| match r {
-                        OpResult::Tools(list) => Some(tool_rows(list)),
-                        _ => None,
-                    }));
+                if let Some(pane) = self.panes.get_mut(&server) {
+                    pane.tools.settle(id, outcome);
                 }
             }
             Waiter::Resources(server) => {
-                if let Some(pane) = self.panes.get_mut(&server)
-                    && pane
-                        .resources
-                        .catalog
-                        .as_ref()
-                        .is_some_and(|l| l.waits_for(id))
-                {
-                    pane.resources.catalog = Some(settle(outcome, |r| match r {
-                        OpResult::Resources(list) => Some(resource_rows(list)),
-                        _ => None,
-                    }));
+                if let Some(pane) = self.panes.get_mut(&server) {
+                    pane.resources.settle(id, outcome);
                 }
             }
             Waiter::Prompts(server) => {
-                if let Some(pane) = self.panes.get_mut(&server)
-                    && pane
-                        .prompts
-                        .catalog
-                        .as_ref()
-                        .is_some_and(|l| l.waits_for(id))
-                {
-                    pane.prompts.catalog = Some(settle(outcome, |r| match r {
-                        OpResult::Prompts(list) => Some(prompt_rows(list)),
-                        _ => None,
-                    }));
+                if let Some(pane) = self.panes.get_mut(&server) {
+                    pane.prompts.settle(id, outcome);
                 }
             }
             Waiter::Search(server) => {

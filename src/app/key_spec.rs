@@ -139,6 +139,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("tasks", Action::Tasks),
     ("read_uri", Action::ReadUri),
     ("hosts", Action::Hosts),
+    ("about", Action::About),
     ("import", Action::Import),
     ("import_project", Action::ImportProject),
     ("sign_in", Action::SignIn),

@@ -193,6 +193,8 @@ pub enum Action {
     ReadUri,
     /// Open the Hosts view (other agent hosts' configurations).
     Hosts,
+    /// Show what is known about the selected server.
+    About,
     /// Import the selected host server into mcpdeck's user file.
     Import,
     /// Import the selected host server into the project's mcpdeck file.

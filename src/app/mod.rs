@@ -16,6 +16,7 @@ pub mod auth;
 mod call_form;
 mod calls;
 pub mod completion;
+pub mod confirm;
 pub mod costs;
 pub mod drift;
 pub mod editor;
@@ -30,8 +31,8 @@ pub mod info;
 pub mod key_help;
 mod key_spec;
 pub mod keymap;
+pub mod layers;
 pub mod layout;
-mod lists;
 mod model;
 mod msg;
 pub mod overlays;
@@ -48,6 +49,7 @@ pub mod side;
 pub mod side_view;
 pub mod spills_view;
 mod status;
+mod tab_routing;
 pub mod tabs;
 pub mod tasks;
 pub mod tasks_view;
@@ -422,64 +424,6 @@ impl App {
                 .any(|s| s.state == crate::mcp::status::ServerState::Connecting)
             || self.approvals.front().is_some_and(|a| !a.armed(self.now))
             || self.completer.due().is_some()
-    }
-
-    /// The keymap contexts in force, most specific first (for dispatch and hints).
-    pub fn contexts(&self) -> Vec<keymap::Ctx> {
-        use keymap::Ctx;
-        if let Some(ask) = self.asks.front() {
-            return vec![ask.ctx()];
-        }
-        if self.key_help.is_some() {
-            return vec![Ctx::KeyHelp];
-        }
-        if self.tasks_view.is_some() {
-            return vec![Ctx::TasksView, Ctx::View];
-        }
-        if self.session.roots.is_some() {
-            return vec![Ctx::RootsView, Ctx::View];
-        }
-        match self.overlay {
-            Some(Overlay::Trust(..)) => return vec![Ctx::TrustView, Ctx::View],
-            Some(Overlay::Agents(_)) => return vec![Ctx::AgentsView, Ctx::View],
-            Some(Overlay::Spills(_)) => return vec![Ctx::SpillsView, Ctx::View],
-            Some(Overlay::Pager(_)) => return vec![Ctx::Pager, Ctx::View],
-            Some(Overlay::Editor(_)) => return vec![Ctx::Editor],
-            Some(Overlay::Policy(_)) => return vec![Ctx::PolicyView, Ctx::View],
-            Some(Overlay::Doctor(_)) => return vec![Ctx::DoctorView, Ctx::View],
-            Some(Overlay::Hosts(_)) => return vec![Ctx::HostsView, Ctx::View],
-            Some(_) => return vec![Ctx::View],
-            None => {}
-        }
-        if self.focus == Focus::Side {
-            return vec![Ctx::Side];
-        }
-        let main = match (&self.screen, self.focus) {
-            (Screen::Detail(_), _) => vec![Ctx::Detail],
-            (Screen::Form(_), _) if self.completer.open.is_some() => {
-                return vec![Ctx::Completion, Ctx::Form];
-            }
-            (Screen::Form(_) | Screen::Raw(..), _) => return vec![Ctx::Form],
-            (Screen::Running(_), _) => vec![Ctx::Running],
-            (Screen::Result(r), _) if r.view.link_pick.is_some() => {
-                vec![Ctx::ResultLinks, Ctx::Result]
-            }
-            (Screen::Result(..), _) => vec![Ctx::Result],
-            (Screen::Browse, Focus::Servers) => vec![Ctx::Servers],
-            (Screen::Browse, Focus::Main | Focus::Side) => {
-                let tab = match self.tab {
-                    Tab::Tools => Ctx::ToolsTab,
-                    Tab::Resources => Ctx::ResourcesTab,
-                    Tab::Prompts => Ctx::PromptsTab,
-                    Tab::Log => Ctx::LogTab,
-                    Tab::Config => Ctx::ConfigTab,
-                };
-                vec![tab, Ctx::List]
-            }
-        };
-        let mut out = main;
-        out.push(Ctx::Global);
-        out
     }
 }
 

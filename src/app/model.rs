@@ -140,6 +140,9 @@ pub struct ResourceRow {
     pub meta: String,
     /// The description (sanitised).
     pub description: String,
+    /// Whether it is a template (listed after the resources; opening one asks for its
+    /// variables).
+    pub template: bool,
 }
 
 fn meta(mime: Option<&str>, size: Option<u64>) -> String {
@@ -148,33 +151,27 @@ fn meta(mime: Option<&str>, size: Option<u64>) -> String {
     format!("{mime}{size}")
 }
 
-/// Resources and templates from a `resources.list` result.
-pub fn resource_rows(list: &ResourceList) -> (Vec<ResourceRow>, Vec<ResourceRow>) {
-    let resources = list
-        .resources
-        .iter()
-        .map(|r| ResourceRow {
-            reference: sanitize_capped(&r.reference, 512),
-            name: sanitize_capped(&r.name, 256),
-            meta: meta(r.mime_type.as_deref(), r.size),
-            description: sanitize_capped(&r.description, 400).replace('\n', " "),
-        })
-        .collect();
-    let templates = list
-        .templates
-        .iter()
-        .map(|t| ResourceRow {
-            reference: String::new(),
-            name: sanitize_capped(&t.name, 256),
-            meta: meta(t.mime_type.as_deref(), None),
-            description: t
-                .description
-                .as_deref()
-                .map(|d| sanitize_capped(d, 400).replace('\n', " "))
-                .unwrap_or_default(),
-        })
-        .collect();
-    (resources, templates)
+/// Resources, then templates, from a `resources.list` result.
+pub fn resource_rows(list: &ResourceList) -> Vec<ResourceRow> {
+    let resources = list.resources.iter().map(|r| ResourceRow {
+        reference: sanitize_capped(&r.reference, 512),
+        name: sanitize_capped(&r.name, 256),
+        meta: meta(r.mime_type.as_deref(), r.size),
+        description: sanitize_capped(&r.description, 400).replace('\n', " "),
+        template: false,
+    });
+    let templates = list.templates.iter().map(|t| ResourceRow {
+        reference: String::new(),
+        name: sanitize_capped(&t.name, 256),
+        meta: meta(t.mime_type.as_deref(), None),
+        description: t
+            .description
+            .as_deref()
+            .map(|d| sanitize_capped(d, 400).replace('\n', " "))
+            .unwrap_or_default(),
+        template: true,
+    });
+    resources.chain(templates).collect()
 }
 
 /// One prompt.

@@ -45,6 +45,8 @@ pub enum Overlay {
     Hosts(Box<super::hosts::HostsView>),
     /// A sign-in under way: its authorization URL (`app::auth`).
     SignIn(super::auth::SignInView),
+    /// What is known about one server (its name).
+    About(String),
 }
 
 /// The config doctor's state.
@@ -327,7 +329,7 @@ impl App {
             self.message = Some("trust not granted".to_owned());
             return Vec::new();
         }
-        if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirming) {
+        if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirm.is_some()) {
             return self.on_policy_confirm_key(key);
         }
         let typed = match &mut self.overlay {
@@ -361,6 +363,15 @@ impl App {
             return Vec::new();
         };
         self.on_overlay_action(action)
+    }
+
+    /// A paste while a global view is in front: only the config editor takes text.
+    pub(super) fn on_overlay_paste(&mut self, text: &str) {
+        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
+            editor.area.insert_str(text);
+            editor.dirty = true;
+            editor.check();
+        }
     }
 
     /// Hands `action` to the overlay in front.

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
 use super::keymap::Action;
 use super::overlays::{Overlay, Step, scrolled};
@@ -43,8 +43,8 @@ pub struct PolicyView {
     pub sel: usize,
     /// What was read: `None` while reading, else the listing or why it could not be read.
     pub listing: Option<Result<PolicyListing, String>>,
-    /// Whether a typed `y` is awaited to remove the selected rule.
-    pub confirming: bool,
+    /// The rule a typed `y` removes, while the question is open.
+    pub confirm: Option<super::confirm::Confirm<String>>,
 }
 
 impl PolicyView {
@@ -68,7 +68,7 @@ impl PolicyView {
         match action {
             Action::Delete => match self.selected_rule().map(str::to_owned) {
                 Some(rule) => {
-                    self.confirming = true;
+                    self.confirm = Some(super::confirm::Confirm::new(rule.clone()));
                     Step::keep(Overlay::Policy(self))
                         .said(&format!("type y to remove `{rule}` from the policy file"))
                 }
@@ -108,11 +108,8 @@ impl App {
         let Some(Overlay::Policy(view)) = &mut self.overlay else {
             return Vec::new();
         };
-        view.confirming = false;
-        let rule = view.selected_rule().map(str::to_owned);
-        if let (KeyCode::Char('y'), Some(rule), Some(policy)) =
-            (key.code, rule, self.policy_path.clone())
-        {
+        let rule = view.confirm.take().and_then(|c| c.answer(&key));
+        if let (Some(rule), Some(policy)) = (rule, self.policy_path.clone()) {
             self.message = Some(format!("removing `{rule}`…"));
             return vec![Effect::RemoveRule { policy, rule }];
         }

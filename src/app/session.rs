@@ -172,7 +172,7 @@ impl App {
             let server = self.server()?.name.clone();
             let sel = self.pane()?.resources.list.sel;
             let entries = self.resource_entries();
-            let Some((row, false)) = entries.get(sel) else {
+            let Some(row) = entries.get(sel).filter(|r| !r.template) else {
                 self.message = Some("a template cannot be subscribed to".to_owned());
                 return Some(Vec::new());
             };

@@ -76,6 +76,13 @@ impl WorkspacePanel {
             _ => None,
         }
     }
+
+    /// A paste while the panel has the focus types into its form's focused field.
+    pub(super) fn on_paste(&mut self, text: &str) {
+        if let Some(form) = self.form_mut() {
+            form.update(super::FormMsg::Paste(text.to_owned()));
+        }
+    }
 }
 
 impl App {

@@ -1,7 +1,9 @@
 //! The main pane's tabs as components. Each server has one [`ServerPane`]: a component per tab
 //! (tools, resources, prompts, log, config), each owning its catalog, its selection and its
-//! filter, with `update(&mut self, TabMsg) -> Vec<Effect>`. The app routes a message to the
-//! tab in front (`ServerPane::update`); what is drawn comes from the same state (`ui::lists`,
+//! filter, with `update(&mut self, TabMsg) -> Vec<Effect>`. The catalog tabs are one generic
+//! [`CatalogTab`] over a [`Catalog`] (what it lists, how it loads); the Tools tab adds its
+//! search and marks around the same catalog code. The app routes a message to the tab in front
+//! (`ServerPane::update`); what is drawn comes from the same state (`ui::tabs`,
 //! `ui::log_tab`).
 
 use std::collections::VecDeque;
@@ -10,6 +12,8 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{Effect, Load, LogLine, PromptRow, ReqId, ResourceRow, Tab, ToolRow};
+use crate::mcp::api::OpResult;
+use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
 
 /// What a tab component is told.
@@ -131,11 +135,183 @@ pub struct Search {
     pub results: Load<Vec<ToolRow>>,
 }
 
+/// An entry a list can filter: its name and description.
+pub trait Listed {
+    /// The entry's name (sanitised).
+    fn name(&self) -> &str;
+    /// The entry's description (sanitised).
+    fn description(&self) -> &str;
+}
+
+/// One kind of catalog a server lists: the request that loads it and the rows its typed result
+/// becomes. A new catalog (skills, say) is a type implementing this and a [`CatalogTab`] of it.
+pub trait Catalog {
+    /// One row of the list.
+    type Row: Listed + std::fmt::Debug;
+    /// What the list holds, in words ("tools", "prompts").
+    const WHAT: &'static str;
+    /// The engine request that lists the catalog of `server`.
+    fn request(server: String) -> ProxyRequest;
+    /// The rows of a reply, when it is this catalog's result.
+    fn rows(result: &OpResult) -> Option<Vec<Self::Row>>;
+}
+
+/// The tool catalog (`tools.list`).
+#[derive(Debug)]
+pub struct Tools;
+
+impl Catalog for Tools {
+    type Row = ToolRow;
+    const WHAT: &'static str = "tools";
+    fn request(server: String) -> ProxyRequest {
+        ProxyRequest::ToolsList { server }
+    }
+    fn rows(result: &OpResult) -> Option<Vec<ToolRow>> {
+        match result {
+            OpResult::Tools(list) => Some(super::model::tool_rows(list)),
+            _ => None,
+        }
+    }
+}
+
+/// Resources, then templates (`resources.list`).
+#[derive(Debug)]
+pub struct Resources;
+
+impl Catalog for Resources {
+    type Row = ResourceRow;
+    const WHAT: &'static str = "resources";
+    fn request(server: String) -> ProxyRequest {
+        ProxyRequest::ResourcesList { server }
+    }
+    fn rows(result: &OpResult) -> Option<Vec<ResourceRow>> {
+        match result {
+            OpResult::Resources(list) => Some(super::model::resource_rows(list)),
+            _ => None,
+        }
+    }
+}
+
+/// Prompts (`prompts.list`).
+#[derive(Debug)]
+pub struct Prompts;
+
+impl Catalog for Prompts {
+    type Row = PromptRow;
+    const WHAT: &'static str = "prompts";
+    fn request(server: String) -> ProxyRequest {
+        ProxyRequest::PromptsList { server }
+    }
+    fn rows(result: &OpResult) -> Option<Vec<PromptRow>> {
+        match result {
+            OpResult::Prompts(list) => Some(super::model::prompt_rows(list)),
+            _ => None,
+        }
+    }
+}
+
+/// A catalog's load state: `None` until first shown.
+pub type CatalogLoad<C> = Option<Load<Vec<<C as Catalog>::Row>>>;
+
+/// A tab listing one catalog: it loads the first time it is shown, forgets with its connection,
+/// and filters by name and description.
+#[derive(Debug)]
+pub struct CatalogTab<C: Catalog> {
+    /// The catalog (`None` until first shown).
+    pub catalog: CatalogLoad<C>,
+    /// Selection and filter.
+    pub list: ListState,
+}
+
+impl<C: Catalog> Default for CatalogTab<C> {
+    fn default() -> Self {
+        Self {
+            catalog: None,
+            list: ListState::default(),
+        }
+    }
+}
+
+impl<C: Catalog> CatalogTab<C> {
+    /// Handles one message.
+    pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
+        catalog_update::<C>(&mut self.catalog, &mut self.list, msg)
+    }
+
+    /// The rows shown, narrowed by the filter.
+    pub fn entries(&self) -> Vec<&C::Row> {
+        let Some(Load::Ready(rows)) = &self.catalog else {
+            return Vec::new();
+        };
+        rows.iter()
+            .filter(|r| self.list.keeps(r.name(), r.description()))
+            .collect()
+    }
+
+    /// The catalog's reply `outcome`, kept when the tab still waits for `id`.
+    pub fn settle(&mut self, id: ReqId, outcome: &Outcome) {
+        settle_catalog::<C>(&mut self.catalog, id, outcome);
+    }
+}
+
+/// What every catalog tab does with a message: load once when shown, forget, or move the list.
+fn catalog_update<C: Catalog>(
+    catalog: &mut CatalogLoad<C>,
+    list: &mut ListState,
+    msg: TabMsg,
+) -> Vec<Effect> {
+    match msg {
+        TabMsg::Show { server, id, .. } if catalog.is_none() => {
+            *catalog = Some(Load::Loading(id));
+            load(id, C::request(server))
+        }
+        TabMsg::Forget => {
+            *catalog = None;
+            Vec::new()
+        }
+        msg => list.update(msg, false),
+    }
+}
+
+/// Keeps a catalog reply when `catalog` still waits for `id`.
+fn settle_catalog<C: Catalog>(catalog: &mut CatalogLoad<C>, id: ReqId, outcome: &Outcome) {
+    if catalog.as_ref().is_some_and(|l| l.waits_for(id)) {
+        *catalog = Some(super::incoming::settle(outcome, C::rows));
+    }
+}
+
+impl Listed for ToolRow {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl Listed for ResourceRow {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl Listed for PromptRow {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+}
+
 /// The Tools tab: the catalog and the engine-side ranked search over it.
 #[derive(Debug, Default)]
 pub struct ToolsTab {
     /// The tool catalog (`None` until first shown).
-    pub catalog: Option<Load<Vec<ToolRow>>>,
+    pub catalog: CatalogLoad<Tools>,
     /// The active search.
     pub search: Option<Search>,
     /// Selection.
@@ -152,21 +328,18 @@ pub struct ToolsTab {
 impl ToolsTab {
     /// Handles one message.
     pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
-        match msg {
-            TabMsg::Show { server, id, .. } if self.catalog.is_none() => {
-                self.catalog = Some(Load::Loading(id));
-                load(id, ProxyRequest::ToolsList { server })
-            }
-            TabMsg::Forget => {
-                self.catalog = None;
-                self.search = None;
-                self.costs = None;
-                self.drift = None;
-                self.scan = None;
-                Vec::new()
-            }
-            msg => self.list.update(msg, false),
+        if msg == TabMsg::Forget {
+            self.search = None;
+            self.costs = None;
+            self.drift = None;
+            self.scan = None;
         }
+        catalog_update::<Tools>(&mut self.catalog, &mut self.list, msg)
+    }
+
+    /// The catalog's reply `outcome`, kept when the tab still waits for `id`.
+    pub fn settle(&mut self, id: ReqId, outcome: &Outcome) {
+        settle_catalog::<Tools>(&mut self.catalog, id, outcome);
     }
 
     /// The rows shown: the search's matches while searching, else the catalog.
@@ -238,80 +411,10 @@ impl ToolsTab {
 }
 
 /// The Resources tab: resources, then templates.
-#[derive(Debug, Default)]
-pub struct ResourcesTab {
-    /// Resources and templates (`None` until first shown).
-    pub catalog: Option<Load<(Vec<ResourceRow>, Vec<ResourceRow>)>>,
-    /// Selection and filter.
-    pub list: ListState,
-}
-
-impl ResourcesTab {
-    /// Handles one message.
-    pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
-        match msg {
-            TabMsg::Show { server, id, .. } if self.catalog.is_none() => {
-                self.catalog = Some(Load::Loading(id));
-                load(id, ProxyRequest::ResourcesList { server })
-            }
-            TabMsg::Forget => {
-                self.catalog = None;
-                Vec::new()
-            }
-            msg => self.list.update(msg, false),
-        }
-    }
-
-    /// The rows shown (resources, then templates, marked `true`), narrowed by the filter.
-    pub fn entries(&self) -> Vec<(&ResourceRow, bool)> {
-        let Some(Load::Ready((resources, templates))) = &self.catalog else {
-            return Vec::new();
-        };
-        resources
-            .iter()
-            .map(|r| (r, false))
-            .chain(templates.iter().map(|t| (t, true)))
-            .filter(|(r, _)| self.list.keeps(&r.name, &r.description))
-            .collect()
-    }
-}
+pub type ResourcesTab = CatalogTab<Resources>;
 
 /// The Prompts tab.
-#[derive(Debug, Default)]
-pub struct PromptsTab {
-    /// The prompts (`None` until first shown).
-    pub catalog: Option<Load<Vec<PromptRow>>>,
-    /// Selection and filter.
-    pub list: ListState,
-}
-
-impl PromptsTab {
-    /// Handles one message.
-    pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
-        match msg {
-            TabMsg::Show { server, id, .. } if self.catalog.is_none() => {
-                self.catalog = Some(Load::Loading(id));
-                load(id, ProxyRequest::PromptsList { server })
-            }
-            TabMsg::Forget => {
-                self.catalog = None;
-                Vec::new()
-            }
-            msg => self.list.update(msg, false),
-        }
-    }
-
-    /// The rows shown, narrowed by the filter.
-    pub fn entries(&self) -> Vec<&PromptRow> {
-        let Some(Load::Ready(prompts)) = &self.catalog else {
-            return Vec::new();
-        };
-        prompts
-            .iter()
-            .filter(|p| self.list.keeps(&p.name, &p.description))
-            .collect()
-    }
-}
+pub type PromptsTab = CatalogTab<Prompts>;
 
 /// Which lines the Log tab shows (`v` cycles).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -502,25 +605,24 @@ mod tests {
         assert_eq!(log.list.filter, None);
     }
 
-    fn resource(name: &str, description: &str) -> ResourceRow {
+    fn resource(name: &str, description: &str, template: bool) -> ResourceRow {
         ResourceRow {
             reference: String::new(),
             name: name.to_owned(),
             meta: String::new(),
             description: description.to_owned(),
+            template,
         }
     }
 
     #[test]
     fn the_resources_filter_narrows_templates_too_and_belongs_to_its_tab() {
         let mut pane = ServerPane::default();
-        pane.resources.catalog = Some(Load::Ready((
-            vec![resource("structure.md", "the layout")],
-            vec![
-                resource("user-profile", "a user by id"),
-                resource("repo-file", "a file in a repo"),
-            ],
-        )));
+        pane.resources.catalog = Some(Load::Ready(vec![
+            resource("structure.md", "the layout", false),
+            resource("user-profile", "a user by id", true),
+            resource("repo-file", "a file in a repo", true),
+        ]));
         pane.update(Tab::Resources, TabMsg::StartFilter);
         for c in "user".chars() {
             pane.update(Tab::Resources, TabMsg::FilterKey(key(KeyCode::Char(c))));
@@ -529,7 +631,7 @@ mod tests {
             .resources
             .entries()
             .iter()
-            .map(|(r, template)| (r.name.as_str(), *template))
+            .map(|r| (r.name.as_str(), r.template))
             .collect();
         assert_eq!(names, [("user-profile", true)]);
         assert_eq!(

@@ -62,6 +62,16 @@ impl App {
         }]
     }
 
+    /// A key while the Tasks view is in front: its keymap, and the global scroll keys and quit.
+    pub(super) fn on_tasks_key(&mut self, key: crossterm::event::KeyEvent) -> Vec<Effect> {
+        let scroll = [Action::Up, Action::Down, Action::Quit];
+        let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
+            let global = self.keymap.lookup(&[super::keymap::Ctx::Global], &key);
+            global.filter(|a| scroll.contains(a))
+        });
+        action.map_or_else(Vec::new, |a| self.on_tasks_action(a))
+    }
+
     /// An action while the Tasks view is open.
     pub(super) fn on_tasks_action(&mut self, action: Action) -> Vec<Effect> {
         let Some(view) = &mut self.tasks_view else {

@@ -1,14 +1,14 @@
-//! [`App::update`]: messages in, effects out. Input handling is layered: a pending approval
-//! takes every key first, then a global view, then text entry (forms, the raw editor, the search
-//! box), then the keymap. Engine results are matched to what waits for their id; anything else
-//! is stale and dropped.
+//! [`App::update`]: messages in, effects out. Keys, pastes and the mouse go to the layer in
+//! front (`app::layers`); what reaches the panes goes to text entry (forms, the raw editor, the
+//! search box) first, then the keymap. Engine results are matched to what waits for their id;
+//! anything else is stale and dropped.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{Input, Key};
 
 use super::keymap::{Action, Ctx};
 use super::model::{server_rows, spill_rows};
-use super::{App, Effect, Focus, Msg, Overlay, Screen, TABS, Tab, approval};
+use super::{App, Effect, Focus, Msg, Screen, TABS, Tab, approval};
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// Rows a page key moves.
@@ -132,33 +132,9 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if !self.approvals.is_empty() {
-            return self.on_approval_key(key);
-        }
-        if !self.asks.is_empty() {
-            return self.on_ask_key(key);
-        }
-        if self.key_help.is_some() {
-            return self.on_key_help_key(key);
-        }
-        if self.tasks_view.is_some() {
-            let scroll = [Action::Up, Action::Down, Action::Quit];
-            let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
-                let global = self.keymap.lookup(&[Ctx::Global], &key);
-                global.filter(|a| scroll.contains(a))
-            });
-            return action.map_or_else(Vec::new, |a| self.on_tasks_action(a));
-        }
-        if self.session.roots.is_some() {
-            return self.on_roots_key(key);
-        }
-        if self.overlay.is_some() {
-            return self.on_overlay_key(key);
-        }
-        if self.focus == Focus::Side && self.side_panel {
-            return self.on_side_key(key);
-        }
+    /// A key for the panes (nothing is open over them): text entry (forms, the raw editor, the
+    /// search box, a filter) first, then the keymap.
+    pub(super) fn on_panes_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if matches!(self.screen, Screen::Form(_)) {
             return self.on_form_key(key);
         }
@@ -272,30 +248,8 @@ impl App {
         effects
     }
 
-    pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
-        if !self.approvals.is_empty() {
-            return Vec::new();
-        }
-        if !self.asks.is_empty() {
-            return self.on_ask_paste(text);
-        }
-        if self.session.roots.is_some() {
-            self.on_roots_paste(text);
-            return Vec::new();
-        }
-        // The key box hides what a paste would type into.
-        if self.key_help.is_some() {
-            return Vec::new();
-        }
-        if let Some(Overlay::Editor(editor)) = &mut self.overlay {
-            editor.area.insert_str(text);
-            editor.dirty = true;
-            editor.check();
-            return Vec::new();
-        }
-        if self.overlay.is_some() {
-            return Vec::new();
-        }
+    /// A paste for the panes: it types into the call form or the raw editor.
+    pub(super) fn on_panes_paste(&mut self, text: &str) -> Vec<Effect> {
         let msg = super::FormMsg::Paste(text.to_owned());
         match &mut self.screen {
             Screen::Form(form) => {
@@ -308,10 +262,8 @@ impl App {
         }
     }
 
-    pub(super) fn on_mouse(&mut self, mouse: crossterm::event::MouseEvent) -> Vec<Effect> {
-        if !self.approvals.is_empty() || self.overlay.is_some() || self.key_help.is_some() {
-            return Vec::new();
-        }
+    /// A click or scroll on the panes: it lands on what was drawn there.
+    pub(super) fn on_panes_mouse(&mut self, mouse: crossterm::event::MouseEvent) -> Vec<Effect> {
         let areas = self.areas();
         let inside = |r: ratatui::layout::Rect| {
             mouse.column >= r.x

@@ -304,12 +304,14 @@ impl Executor {
     fn run_io(&mut self, effect: Effect) {
         match effect {
             Effect::DeleteSpill(basename) => {
-                let result = self
-                    .engines
-                    .remove_spill(&basename)
-                    .map(|()| format!("deleted spill {basename}"))
-                    .map_err(|e| format!("cannot delete spill {basename}: {e}"));
-                let _ = self.tx.send(Msg::SpillDeleted(result));
+                let (engines, tx) = (self.engines.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let result = engines
+                        .remove_spill(&basename)
+                        .map(|()| format!("deleted spill {basename}"))
+                        .map_err(|e| format!("cannot delete spill {basename}: {e}"));
+                    let _ = tx.send(Msg::SpillDeleted(result));
+                });
             }
             Effect::RefreshSpills => {
                 let _ = self.tx.send(Msg::Spills(self.engines.spills()));
@@ -357,7 +359,8 @@ impl Executor {
         }
     }
 
-    /// Connects once to the edited, unsaved definition of `server` (trust rules apply).
+    /// Connects once to the edited, unsaved definition of `server` (trust rules apply). The
+    /// trust store and the buffer are read on a blocking task, the connection made after.
     fn test_connect(
         &mut self,
         path: &Path,
@@ -365,26 +368,31 @@ impl Executor {
         text: &str,
         server: Option<&str>,
     ) {
-        let trust = TrustStore::load(self.trust_path.clone());
-        let found = crate::mcp::engine::test_connect::definition(
-            self.engine().config(),
-            &trust,
-            (path, layer, text),
-            server,
+        let (engine, trust_path, tx) = (self.engine(), self.trust_path.clone(), self.tx.clone());
+        let (path, text, server) = (
+            path.to_path_buf(),
+            text.to_owned(),
+            server.map(str::to_owned),
         );
-        let tx = self.tx.clone();
-        match found {
-            Err(e) => {
-                let _ = tx.send(Msg::TestConnected(Err(e)));
-            }
-            Ok(def) => {
-                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                tokio::spawn(async move {
-                    let result = crate::mcp::engine::test_connect::try_connect(def, &dir).await;
-                    let _ = tx.send(Msg::TestConnected(result));
-                });
-            }
-        }
+        tokio::spawn(async move {
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let found = tokio::task::spawn_blocking(move || {
+                let trust = TrustStore::load(trust_path);
+                crate::mcp::engine::test_connect::definition(
+                    engine.config(),
+                    &trust,
+                    (&path, layer, &text),
+                    server.as_deref(),
+                )
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("test connect failed: {e}")));
+            let result = match found {
+                Err(e) => Err(e),
+                Ok(def) => crate::mcp::engine::test_connect::try_connect(def, &dir).await,
+            };
+            let _ = tx.send(Msg::TestConnected(result));
+        });
     }
 
     /// Cancels everything and shuts every engine down (children killed, spills removed).

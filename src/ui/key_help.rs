@@ -10,14 +10,11 @@ use super::theme::theme;
 use crate::app::App;
 use crate::app::keymap::ctx_name;
 
-/// Draws the box when it is open and nothing the operator must answer is in front of it.
+/// Draws the box when it is open (the layer stack draws what is in front of it afterwards).
 pub fn render(app: &App, frame: &mut Frame, big: ratatui::layout::Rect) {
     let Some(help) = &app.key_help else {
         return;
     };
-    if !app.approvals.is_empty() || !app.asks.is_empty() {
-        return;
-    }
     let (lines, height) = app.key_help_lines();
     let top = help.scroll.min(lines.len().saturating_sub(height));
     let name = help.contexts.first().map_or("", |c| ctx_name(*c));

@@ -48,7 +48,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     frame.render_widget(block, area);
     render_tabs(app, frame, tabs);
     match &app.screen {
-        Screen::Browse => super::lists::render_tab(app, frame, body),
+        Screen::Browse => super::tabs::render_tab(app, frame, body),
         Screen::Detail(d) => super::calls::render_detail(d, frame, body),
         Screen::Form(form) => {
             super::call_form::call_form(form, frame, body);

@@ -11,7 +11,7 @@ mod elicitation;
 mod help;
 mod hosts;
 mod key_help;
-mod lists;
+mod layers;
 mod log_tab;
 mod main_pane;
 mod overlays;
@@ -21,6 +21,7 @@ mod roots_view;
 mod sampling;
 mod server_list;
 mod side;
+mod tabs;
 mod tasks_view;
 pub mod theme;
 mod viewer;
@@ -36,19 +37,22 @@ use crate::app::keymap::{Action, Ctx};
 use theme::theme;
 use unicode_width::UnicodeWidthStr;
 
-/// Draws the whole console.
+/// Draws the whole console: its layer stack, back to front.
 pub fn render(app: &App, frame: &mut Frame) {
     let size = frame.area();
     let a = app.areas_for((size.width, size.height));
+    layers::render(app, frame, &a);
+}
+
+/// The base layer: the panes, the status line and the footer.
+fn render_panes(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     server_list::server_list(app, frame, a.servers);
-    main_pane::render(app, frame, &a);
+    main_pane::render(app, frame, a);
     if app.side_panel {
         side::render(app, frame, a.side);
     }
     render_status(app, frame, a.status);
     render_footer(app, frame, a.footer);
-    overlays::render(app, frame, &a);
-    key_help::render(app, frame, a.big);
 }
 
 /// The border style of a pane with or without the focus.
@@ -90,17 +94,8 @@ pub(crate) fn hint_text(app: &App, contexts: &[Ctx]) -> String {
 /// The footer: the focused component's hints, the most important first; when they do not fit,
 /// as many as fit and then the help key with "more".
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let contexts = match app.approvals.front() {
-        None => app.contexts(),
-        Some(p) if p.viewer.is_some() => vec![Ctx::ApprovalArguments],
-        Some(_) => vec![Ctx::Approval],
-    };
-    let mut hints = match app.approvals.front() {
-        Some(p) if p.viewer.is_none() => {
-            approval::approval_hints(app, !approval::arguments_fit(app, p))
-        }
-        _ => app.keymap.hints_where(&contexts, |a| app.offers(a)),
-    };
+    let contexts = app.contexts();
+    let mut hints = layers::hints(app, &contexts);
     // The help key of the contexts in force: `?` where keys do not type, the component's own
     // (`F1`) in the editor and the form.
     let help = contexts

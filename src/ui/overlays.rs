@@ -1,5 +1,6 @@
-//! Global views and modals drawn over the panes: help, config doctor, trust, spills, the spill
-//! pager, operator-started errors, and — always in front — the approval modal.
+//! Global views drawn over the panes (the overlay layer): help, config doctor, trust, spills,
+//! the spill pager, approvals, agent sessions, the editor, hosts, sign-in and operator-started
+//! errors.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,7 +32,7 @@ pub(super) fn popup<'a>(
     (inner, block)
 }
 
-/// Draws whatever is in front of the panes.
+/// Draws the global view that is open.
 pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     // The status line and footer stay visible under views.
     let (body, big) = (a.overlay, a.big);
@@ -60,6 +61,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
         Some(Overlay::SignIn(view)) => render_sign_in(app, view, frame, body),
+        Some(Overlay::About(server)) => render_about(app, server, frame, body),
         Some(Overlay::Hosts(view)) => {
             let title = format!(
                 "Hosts · {}",
@@ -69,25 +71,6 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             frame.render_widget(block, big);
             super::hosts::render(view, frame, inner);
         }
-    }
-    if let Some(view) = &app.tasks_view {
-        super::tasks_view::render(app, view, frame, big);
-    }
-    if let Some(view) = &app.session.roots {
-        super::roots_view::render(app, view, frame, big);
-    }
-    // A server's request of the operator, over any view; an approval stays in front of it.
-    match app.asks.front() {
-        Some(crate::app::server_asks::ServerAsk::Elicit(e)) => {
-            super::elicitation::render(app, e, frame, big);
-        }
-        Some(crate::app::server_asks::ServerAsk::Sample(s)) => {
-            super::sampling::render(app, s, frame, big);
-        }
-        None => {}
-    }
-    if let Some(pending) = app.approvals.front() {
-        super::approval::render(app, pending, frame, a);
     }
 }
 
@@ -347,6 +330,43 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
     let height = u16::try_from(needed + 2).unwrap_or(u16::MAX);
     let area = centered(body, 76, height);
     let title = format!("Sign in to {}", view.server);
+    let (inner, block) = popup(frame, area, &title, theme().accent);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// What is known about `server`: its row's facts, one per line.
+fn render_about(app: &App, server: &str, frame: &mut Frame, body: Rect) {
+    let Some(row) = app.servers.rows.iter().find(|s| s.name == server) else {
+        return;
+    };
+    let fact = |label: &str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("{label:<10}"), Style::new().fg(theme().dim)),
+            Span::raw(value),
+        ])
+    };
+    let [tools, resources, prompts] = row
+        .counts
+        .map(|c| c.map_or("?".to_owned(), |n| n.to_string()));
+    let mut lines = vec![
+        fact("state", row.state.label().to_owned()),
+        fact("transport", row.transport.clone()),
+        fact("defined", row.layer.clone()),
+        fact(
+            "lists",
+            format!("{tools} tools · {resources} resources · {prompts} prompts"),
+        ),
+    ];
+    lines.extend(row.info.clone().map(|i| fact("server", i)));
+    lines.extend(row.sandbox.clone().map(|s| fact("sandbox", s)));
+    lines.extend(row.roots.clone().map(|r| fact("roots", r)));
+    if let Some((class, message)) = &row.error {
+        lines.push(fact("last error", format!("{class}: {message}")));
+    }
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let area = centered(body, 72, height);
+    let title = format!("About {server}");
     let (inner, block) = popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);

@@ -35,13 +35,15 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
     let [head, list, prompt] = Layout::vertical([
         Constraint::Length(head_height),
         Constraint::Min(1),
-        Constraint::Length(u16::from(view.confirming) * 2),
+        Constraint::Length(u16::from(view.confirm.is_some()) * 2),
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(head_rows), head);
     frame.render_widget(Paragraph::new(rule_lines(view, listing, list.height)), list);
-    if view.confirming
-        && let Some(rule) = view.selected_rule()
+    if let Some(rule) = view
+        .confirm
+        .as_ref()
+        .map(crate::app::confirm::Confirm::what)
     {
         let line = Line::styled(
             format!(

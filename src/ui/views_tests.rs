@@ -234,3 +234,19 @@ fn a_long_status_line_wraps_and_the_last_line_stays_shown() {
         "the status line takes the two rows above the footer: {screen}"
     );
 }
+
+#[test]
+fn about_this_server() {
+    let (mut app, _d) = tools_app();
+    app.focus = crate::app::Focus::Servers;
+    app.update(ch('i'));
+    assert_eq!(
+        app.overlay
+            .as_ref()
+            .map(|o| matches!(o, Overlay::About(s) if s == "demo")),
+        Some(true)
+    );
+    snapshot_all("about_this_server", &mut app);
+    app.update(key(KeyCode::Esc));
+    assert!(app.overlay.is_none(), "Esc closes it");
+}

@@ -252,14 +252,14 @@ fn a_task_runs_with_its_status_shown_and_esc_sends_tasks_cancel() {
 /// opens the form for its variables.
 async fn open_text_template_form(h: &mut Console) {
     h.until("the resources", |a| {
-        a.resource_entries().iter().any(|(_, template)| *template)
+        a.resource_entries().iter().any(|r| r.template)
     })
     .await;
     let at = h
         .app
         .resource_entries()
         .iter()
-        .position(|(r, template)| *template && r.name.contains("Text"))
+        .position(|r| r.template && r.name.contains("Text"))
         .expect("a text template");
     h.app
         .panes

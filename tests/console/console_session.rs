@@ -187,7 +187,7 @@ fn ping_log_level_subscriptions_and_disconnect_of_one_server() {
         h.key(KeyCode::Right);
         h.key(KeyCode::Left);
         h.until("the resources", |a| {
-            a.resource_entries().iter().any(|(_, template)| !template)
+            a.resource_entries().iter().any(|r| !r.template)
         })
         .await;
         h.app

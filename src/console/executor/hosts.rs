@@ -45,10 +45,12 @@ impl Executor {
                 answers,
             } => self.host_connect(host, &server, &answers),
             HostsEffect::Plan { host, server, to } => {
-                let planned =
-                    import_plan(self.engine().config(), &self.host_env(), host, &server, to)
+                let (engine, env, tx) = (self.engine(), self.host_env(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let planned = import_plan(engine.config(), &env, host, &server, to)
                         .map(|plan| ImportPreview::of(&plan, &server, to));
-                self.send_hosts(HostsMsg::Planned(planned));
+                    let _ = tx.send(Msg::Hosts(HostsMsg::Planned(planned)));
+                });
             }
             HostsEffect::Write { preview } => self.host_import(&preview),
         }
@@ -69,45 +71,27 @@ impl Executor {
         });
     }
 
+    /// Reads the host's file and the trust store on a blocking task, then connects.
     fn host_connect(&self, host: HostId, server: &str, answers: &[(String, Answer)]) {
-        let env = self.host_env();
-        let report = read(host, &env);
-        let Some(effective) = report.server(server) else {
-            let why = format!("{} no longer defines `{server}`", host.name());
-            self.send_hosts(HostsMsg::Connected(Err(why)));
-            return;
-        };
-        let trust = TrustStore::load(self.trust_path.clone()).state(self.engine().config());
-        let places = Places {
-            project: &env.project,
-            home: env.home.as_deref(),
-        };
-        let mut answer = |id: &str| {
-            answers
-                .iter()
-                .find(|(k, _)| k == id)
-                .map(|(_, Answer(v))| v.clone())
-                .filter(|v| !v.is_empty())
-        };
-        let prepared = match prepare(host, effective, trust, &places, &mut answer) {
-            Ok(p) => p,
-            Err(mut refusal) => {
-                if refusal.class == "untrusted" {
-                    refusal
-                        .message
-                        .push_str(" (here: the trust view, then a typed y)");
-                }
-                self.send_hosts(HostsMsg::Connected(Err(refusal.message)));
-                return;
-            }
-        };
-        let source = prepared.source.clone();
-        let name = server.to_owned();
-        let tx = self.tx.clone();
+        let (engine, env, tx) = (self.engine(), self.host_env(), self.tx.clone());
+        let (trust_path, name, answers) =
+            (self.trust_path.clone(), server.to_owned(), answers.to_vec());
         tokio::spawn(async move {
-            let result = match try_connect(prepared).await {
-                Ok(found) => Ok(found.describe(host, &name, &source)),
-                Err(e) => Err(format!("{} `{name}` ({source}): {e}", host.id())),
+            let prepared = tokio::task::spawn_blocking(move || {
+                let trust = TrustStore::load(trust_path).state(engine.config());
+                prepare_connect(host, &name, &answers, trust, &env).map(|p| (p, name))
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("the connection could not be prepared: {e}")));
+            let result = match prepared {
+                Err(why) => Err(why),
+                Ok((prepared, name)) => {
+                    let source = prepared.source.clone();
+                    match try_connect(prepared).await {
+                        Ok(found) => Ok(found.describe(host, &name, &source)),
+                        Err(e) => Err(format!("{} `{name}` ({source}): {e}", host.id())),
+                    }
+                }
             };
             let _ = tx.send(Msg::Hosts(HostsMsg::Connected(result)));
         });
@@ -148,6 +132,40 @@ impl Executor {
         self.send_hosts(HostsMsg::Imported(result));
         self.read_hosts();
     }
+}
+
+/// Reads `server` of `host` afresh and prepares its connection with the operator's `answers`
+/// and the project's `trust`; a refusal in words.
+fn prepare_connect(
+    host: HostId,
+    server: &str,
+    answers: &[(String, Answer)],
+    trust: crate::mcp::trust::TrustState,
+    env: &HostEnv,
+) -> Result<crate::mcp::hosts::probe::Prepared, String> {
+    let report = read(host, env);
+    let Some(effective) = report.server(server) else {
+        return Err(format!("{} no longer defines `{server}`", host.name()));
+    };
+    let places = Places {
+        project: &env.project,
+        home: env.home.as_deref(),
+    };
+    let mut answer = |id: &str| {
+        answers
+            .iter()
+            .find(|(k, _)| k == id)
+            .map(|(_, Answer(v))| v.clone())
+            .filter(|v| !v.is_empty())
+    };
+    prepare(host, effective, trust, &places, &mut answer).map_err(|mut refusal| {
+        if refusal.class == "untrusted" {
+            refusal
+                .message
+                .push_str(" (here: the trust view, then a typed y)");
+        }
+        refusal.message
+    })
 }
 
 /// mcpdeck's file an import writes to, and its layer.

@@ -76,9 +76,8 @@ impl App {
         }
     }
 
-    /// The Resources tab's rows (resources, then templates, marked `true`), narrowed by the
-    /// filter.
-    pub fn resource_entries(&self) -> Vec<(&super::ResourceRow, bool)> {
+    /// The Resources tab's rows (resources, then templates), narrowed by the filter.
+    pub fn resource_entries(&self) -> Vec<&super::ResourceRow> {
         self.pane().map_or_else(Vec::new, |p| p.resources.entries())
     }
 

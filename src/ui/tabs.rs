@@ -1,6 +1,7 @@
-//! Drawing the tabs' lists (the app side is `app::lists`): tools, resources and templates,
-//! prompts and the Config tab's lines, with the search or filter bar above them and the name
-//! column aligned. Only the visible window of a list is built. The Log tab draws in `log_tab`.
+//! Drawing the tabs (the state is `app::tabs`): one catalog list (tools, resources
+//! and templates, prompts; each kind adds only its columns) and the Config tab's lines, with the
+//! search or filter bar above them and the name column aligned. Only the visible window of a
+//! list is built. The Log tab draws in `log_tab`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -13,8 +14,10 @@ use super::theme::theme;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::window_start;
 use crate::app::scan_marks::ScanMarks;
-use crate::app::tabs::{PromptsTab, ResourcesTab, ToolsTab};
-use crate::app::{App, Focus, Load, ServerPane, Tab};
+use crate::app::tabs::{
+    Catalog, CatalogTab, Listed, Prompts, PromptsTab, Resources, ResourcesTab, Tools, ToolsTab,
+};
+use crate::app::{App, Focus, Load, PromptRow, ResourceRow, ServerPane, Tab, ToolRow};
 use crate::mcp::scan::Kind;
 
 /// One selectable row.
@@ -188,16 +191,37 @@ fn none_line() -> Line<'static> {
     Line::styled("(none)", Style::new().fg(theme().dim))
 }
 
-/// The Tools tab component ([`ToolsTab`]): the catalog or the search's matches.
-fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
-    let mut lines = load_lines(app, tab.catalog.as_ref(), "tools", usize::from(w.width));
-    let Some(tools) = tab.visible() else {
+/// A catalog tab's lines (the generic [`CatalogTab`] and the Tools tab): the load state, then
+/// `(none)` or the window of `shown`, the name column as wide as the longest name; `cells`
+/// draws one row's columns given that width.
+fn catalog_lines<L, R: Listed>(
+    app: &App,
+    (load, what): (Option<&Load<L>>, &str),
+    shown: Option<Vec<&R>>,
+    w: &List,
+    cells: impl Fn(&R, usize) -> Vec<Span<'static>>,
+) -> Vec<Line<'static>> {
+    let mut lines = load_lines(app, load, what, usize::from(w.width));
+    let Some(shown) = shown else {
         return lines;
     };
-    if tools.is_empty() {
+    if shown.is_empty() {
         lines.push(none_line());
     }
-    let name_width = name_column(tools.iter().map(|t| t.name.as_str()), w.width);
+    let name_width = name_column(shown.iter().map(|r| r.name()), w.width);
+    lines.extend(
+        shown
+            .iter()
+            .enumerate()
+            .skip(w.start)
+            .take(w.height)
+            .map(|(i, r)| row(i == w.sel, w.focused, cells(r, name_width))),
+    );
+    lines
+}
+
+/// The Tools tab component ([`ToolsTab`]): the catalog or the search's matches.
+fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
     let costs = match &tab.costs {
         Some(Load::Ready(costs)) => Some(costs),
         _ => None,
@@ -208,43 +232,37 @@ fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
         _ => None,
     };
     let scan = scan_marks(tab, Kind::Tool);
-    lines.extend(
-        tools
-            .iter()
-            .enumerate()
-            .skip(w.start)
-            .take(w.height)
-            .map(|(i, t)| {
-                let mut spans = Vec::new();
-                if let Some(scan) = scan {
-                    spans.push(scan_cell(scan, Kind::Tool, &t.name));
-                }
-                if let Some(drift) = drift {
-                    let mark = if drift.by_name.contains_key(&t.name) {
-                        "Δ "
-                    } else {
-                        "  "
-                    };
-                    spans.push(Span::styled(mark, Style::new().fg(theme().warn)));
-                }
-                spans.push(Span::styled(
-                    name_cell(&t.name, name_width),
-                    Style::new().fg(theme().text),
-                ));
-                if let Some(costs) = costs {
-                    spans.push(Span::styled(
-                        token_cell(costs.by_name.get(&t.name).copied()),
-                        Style::new().fg(theme().dim),
-                    ));
-                }
-                spans.push(Span::styled(
-                    t.description.clone(),
-                    Style::new().fg(theme().muted),
-                ));
-                row(i == w.sel, w.focused, spans)
-            }),
-    );
-    lines
+    let shown = tab.visible().map(|tools| tools.iter().collect());
+    let load = (tab.catalog.as_ref(), Tools::WHAT);
+    catalog_lines(app, load, shown, w, |t: &ToolRow, name_width| {
+        let mut spans = Vec::new();
+        if let Some(scan) = scan {
+            spans.push(scan_cell(scan, Kind::Tool, &t.name));
+        }
+        if let Some(drift) = drift {
+            let mark = if drift.by_name.contains_key(&t.name) {
+                "Δ "
+            } else {
+                "  "
+            };
+            spans.push(Span::styled(mark, Style::new().fg(theme().warn)));
+        }
+        spans.push(Span::styled(
+            name_cell(&t.name, name_width),
+            Style::new().fg(theme().text),
+        ));
+        if let Some(costs) = costs {
+            spans.push(Span::styled(
+                token_cell(costs.by_name.get(&t.name).copied()),
+                Style::new().fg(theme().dim),
+            ));
+        }
+        spans.push(Span::styled(
+            t.description.clone(),
+            Style::new().fg(theme().muted),
+        ));
+        spans
+    })
 }
 
 /// The scan's findings of `kind`, when some definition of that kind has any (its list then
@@ -271,82 +289,55 @@ fn token_cell(tokens: Option<usize>) -> String {
     tokens.map_or_else(|| " ".repeat(10), |n| format!("{n:>4} tok  "))
 }
 
+/// The rows a catalog tab shows, once its catalog is in.
+fn ready<C: Catalog>(tab: &CatalogTab<C>) -> Option<Vec<&C::Row>> {
+    matches!(&tab.catalog, Some(Load::Ready(_))).then(|| tab.entries())
+}
+
 /// The Resources tab component ([`ResourcesTab`]): resources, then templates.
 fn resources_tab(app: &App, tab: &ResourcesTab, tools: &ToolsTab, w: &List) -> Vec<Line<'static>> {
-    let mut lines = load_lines(app, tab.catalog.as_ref(), "resources", usize::from(w.width));
-    if !matches!(&tab.catalog, Some(Load::Ready(_))) {
-        return lines;
-    }
-    let entries = tab.entries();
-    if entries.is_empty() {
-        lines.push(none_line());
-    }
-    let name_width = name_column(entries.iter().map(|(r, _)| r.name.as_str()), w.width);
     let scan = scan_marks(tools, Kind::ResourceTemplate);
-    lines.extend(
-        entries
-            .into_iter()
-            .enumerate()
-            .skip(w.start)
-            .take(w.height)
-            .map(|(i, (r, template))| {
-                let (kind, color) = if template {
-                    ("template ".to_owned(), theme().kind)
-                } else {
-                    let mark = app.subscription_mark(&r.reference);
-                    (mark.unwrap_or_default(), theme().ok)
-                };
-                let mut spans = Vec::new();
-                if let Some(scan) = scan {
-                    if template {
-                        spans.push(scan_cell(scan, Kind::ResourceTemplate, &r.name));
-                    } else {
-                        spans.push(Span::raw("  "));
-                    }
-                }
-                spans.extend([
-                    Span::styled(kind, Style::new().fg(color)),
-                    Span::raw(name_cell(&r.name, name_width)),
-                    Span::styled(format!("{} ", r.meta), Style::new().fg(theme().dim)),
-                    Span::styled(r.description.clone(), Style::new().fg(theme().muted)),
-                ]);
-                row(i == w.sel, w.focused, spans)
-            }),
-    );
-    lines
+    let load = (tab.catalog.as_ref(), Resources::WHAT);
+    catalog_lines(app, load, ready(tab), w, |r: &ResourceRow, name_width| {
+        let (kind, color) = if r.template {
+            ("template ".to_owned(), theme().kind)
+        } else {
+            let mark = app.subscription_mark(&r.reference);
+            (mark.unwrap_or_default(), theme().ok)
+        };
+        let mut spans = Vec::new();
+        if let Some(scan) = scan {
+            if r.template {
+                spans.push(scan_cell(scan, Kind::ResourceTemplate, &r.name));
+            } else {
+                spans.push(Span::raw("  "));
+            }
+        }
+        spans.extend([
+            Span::styled(kind, Style::new().fg(color)),
+            Span::raw(name_cell(&r.name, name_width)),
+            Span::styled(format!("{} ", r.meta), Style::new().fg(theme().dim)),
+            Span::styled(r.description.clone(), Style::new().fg(theme().muted)),
+        ]);
+        spans
+    })
 }
 
 /// The Prompts tab component ([`PromptsTab`]).
 fn prompts_tab(app: &App, tab: &PromptsTab, tools: &ToolsTab, w: &List) -> Vec<Line<'static>> {
-    let mut lines = load_lines(app, tab.catalog.as_ref(), "prompts", usize::from(w.width));
-    if !matches!(&tab.catalog, Some(Load::Ready(_))) {
-        return lines;
-    }
-    let prompts = tab.entries();
-    if prompts.is_empty() {
-        lines.push(none_line());
-    }
-    let name_width = name_column(prompts.iter().map(|p| p.name.as_str()), w.width);
     let scan = scan_marks(tools, Kind::Prompt);
-    lines.extend(
-        prompts
-            .into_iter()
-            .enumerate()
-            .skip(w.start)
-            .take(w.height)
-            .map(|(i, p)| {
-                let mut spans = Vec::new();
-                if let Some(scan) = scan {
-                    spans.push(scan_cell(scan, Kind::Prompt, &p.name));
-                }
-                spans.extend([
-                    Span::raw(name_cell(&p.name, name_width)),
-                    Span::styled(p.description.clone(), Style::new().fg(theme().muted)),
-                ]);
-                row(i == w.sel, w.focused, spans)
-            }),
-    );
-    lines
+    let load = (tab.catalog.as_ref(), Prompts::WHAT);
+    catalog_lines(app, load, ready(tab), w, |p: &PromptRow, name_width| {
+        let mut spans = Vec::new();
+        if let Some(scan) = scan {
+            spans.push(scan_cell(scan, Kind::Prompt, &p.name));
+        }
+        spans.extend([
+            Span::raw(name_cell(&p.name, name_width)),
+            Span::styled(p.description.clone(), Style::new().fg(theme().muted)),
+        ]);
+        spans
+    })
 }
 
 /// The Config tab: the selected server's definition, its sign-in and its last error.
