@@ -49,7 +49,7 @@ fn a_new_authorization_server_gets_a_new_registration_and_never_the_old_client_i
     passes("auth/authorization-server-migration", EVERY_PATH);
 }
 
-/// The client-credentials extension's scenarios have 2025-era mock servers only.
+/// The extensions' scenarios have 2025-era mock servers only.
 const EXTENSION: &[(&str, Option<&str>)] = &[("", None), ("auto", None)];
 
 #[test]
@@ -60,4 +60,24 @@ fn client_credentials_with_client_secret_basic() {
 #[test]
 fn client_credentials_with_an_es256_private_key_jwt_from_a_0600_key_file() {
     passes("auth/client-credentials-jwt", EXTENSION);
+}
+
+#[test]
+fn dpop_binds_the_token_and_sends_a_fresh_proof_on_every_request() {
+    passes("auth/dpop", EXTENSION);
+}
+
+#[test]
+fn dpop_nonces_from_the_authorization_server_and_the_mcp_server_are_retried_once() {
+    passes("auth/dpop-nonce", EXTENSION);
+}
+
+#[test]
+fn workload_identity_sends_the_workload_jwt_as_a_jwt_bearer_assertion_from_a_0600_file() {
+    passes("auth/wif-jwt-bearer", EXTENSION);
+}
+
+#[test]
+fn enterprise_managed_authorization_exchanges_the_id_token_for_an_id_jag_then_a_token() {
+    passes("auth/enterprise-managed-authorization", EXTENSION);
 }

@@ -59,6 +59,9 @@ pub(crate) struct StoreDoc {
     /// Client registrations by authorization server (its issuer, or metadata origin).
     #[serde(default)]
     pub registrations: BTreeMap<String, Registration>,
+    /// DPoP keys by canonical server URL, generated at the first sign-in that uses DPoP.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dpop_keys: BTreeMap<String, super::dpop::KeyRecord>,
 }
 
 /// Why the store could not be used.
@@ -246,9 +249,12 @@ impl CredentialStore {
         Ok(self.read()?.servers.remove(server_url))
     }
 
-    /// Forgets the tokens of `server_url`; true when there were some.
+    /// Forgets the tokens of `server_url` (and its DPoP key); true when there were tokens.
     pub(crate) fn forget(&self, server_url: &str) -> Result<bool, StoreError> {
-        self.update(|doc| doc.servers.remove(server_url).is_some())
+        self.update(|doc| {
+            doc.dpop_keys.remove(server_url);
+            doc.servers.remove(server_url).is_some()
+        })
     }
 
     /// The registration kept for an authorization server.
