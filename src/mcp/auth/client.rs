@@ -42,17 +42,7 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     let tokens = store.for_server(&key);
     manager.set_credential_store(tokens.clone());
     let stored = store.tokens(&key).map_err(|e| e.to_string())?;
-    // DPoP-bound tokens go out with proofs of the key kept beside them; without that key
-    // they cannot be used at all, so they are sent as they are and the refusal asks for
-    // sign-in.
-    let dpop = match stored
-        .as_ref()
-        .and_then(|c| c.token_response.as_ref())
-        .filter(|t| super::dpop_bound(t))
-    {
-        Some(_) => super::dpop::stored(store, &key).unwrap_or(None),
-        None => None,
-    };
+    let dpop = dpop_key(store, &key, stored.as_ref());
     if let Some(creds) = stored.filter(|c| c.token_response.is_some()) {
         // Discovery configures the token endpoint for refreshes. When it fails the stored
         // access token is still sent; a refresh then fails and asks for sign-in.
@@ -124,6 +114,20 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
         target,
     )
     .with_dpop(dpop))
+}
+
+/// The key DPoP-bound tokens are presented with: the one kept beside them. Without it they
+/// cannot be used at all, so they are sent as they are and the refusal asks for sign-in.
+fn dpop_key(
+    store: &CredentialStore,
+    key: &str,
+    stored: Option<&rmcp::transport::auth::StoredCredentials>,
+) -> Option<std::sync::Arc<super::dpop::DpopKey>> {
+    let tokens = stored?.token_response.as_ref()?;
+    if !super::dpop_bound(tokens) {
+        return None;
+    }
+    super::dpop::stored(store, key).ok().flatten()
 }
 
 /// `client` with the target's own client secret and private key among the secrets its

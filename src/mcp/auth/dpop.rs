@@ -199,13 +199,12 @@ pub(crate) fn wanted(
     metadata: &AuthorizationMetadata,
 ) -> Result<bool, AuthFailure> {
     match (configured, offered(metadata)) {
-        (Some(false), _) => Ok(false),
+        (Some(false), _) | (None, false) => Ok(false),
         (_, true) => Ok(true),
         (Some(true), false) => Err(AuthFailure::new(
             "`oauth.dpop` is true, but the authorization server does not take ES256 DPoP proofs \
              (`dpop_signing_alg_values_supported`)",
         )),
-        (None, false) => Ok(false),
     }
 }
 

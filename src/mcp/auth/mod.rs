@@ -287,6 +287,7 @@ pub(crate) async fn logout(
     };
     store
         .forget(&target.key())
+        .and_then(|_| store.forget_dpop_key(&target.key()))
         .map_err(|e| AuthFailure::new(e.to_string()))?;
     Ok(LoggedOut {
         had_tokens: true,

@@ -249,17 +249,21 @@ impl CredentialStore {
         Ok(self.read()?.servers.remove(server_url))
     }
 
-    /// Forgets the tokens of `server_url` (and its DPoP key); true when there were tokens.
+    /// Forgets the tokens of `server_url`; true when there were some.
     pub(crate) fn forget(&self, server_url: &str) -> Result<bool, StoreError> {
-        self.update(|doc| {
-            doc.dpop_keys.remove(server_url);
-            doc.servers.remove(server_url).is_some()
-        })
+        self.update(|doc| doc.servers.remove(server_url).is_some())
     }
 
     /// The registration kept for an authorization server.
     pub(crate) fn registration(&self, server: &str) -> Result<Option<Registration>, StoreError> {
         Ok(self.read()?.registrations.remove(server))
+    }
+
+    /// Forgets the DPoP key of `server_url` (at sign-out; a later sign-in makes a new one).
+    pub(crate) fn forget_dpop_key(&self, server_url: &str) -> Result<(), StoreError> {
+        self.update(|doc| {
+            doc.dpop_keys.remove(server_url);
+        })
     }
 
     /// Keeps a registration for an authorization server.
