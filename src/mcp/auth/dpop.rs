@@ -262,6 +262,11 @@ impl TokenEndpointClient {
         })
     }
 
+    /// Whether a request to `url` may go out: only to the token endpoint.
+    fn sends_to(&self, url: &str) -> bool {
+        htu(url) == htu(&self.token_endpoint)
+    }
+
     async fn send(
         &self,
         parts: &http::request::Parts,
@@ -325,7 +330,7 @@ impl OAuthHttpClient for TokenEndpointClient {
         Box::pin(async move {
             let OAuthHttpRequest { request, .. } = request;
             let (parts, body) = request.into_parts();
-            if htu(&parts.uri.to_string()) != htu(&self.token_endpoint) {
+            if !self.sends_to(&parts.uri.to_string()) {
                 return Err("a DPoP sign-in sends only to the token endpoint".into());
             }
             let answer = self.send(&parts, &body).await?;
@@ -463,6 +468,17 @@ mod tests {
         assert_eq!(claims_of(&to_as).1["nonce"], "n-as");
         assert!(claims_of(&to_as).1.get("ath").is_none());
         assert!(claims_of(&to_rs).1.get("nonce").is_none());
+    }
+
+    #[test]
+    fn the_token_request_client_sends_to_the_token_endpoint_only() {
+        let (_, key) = DpopKey::generate().expect("key");
+        let client =
+            TokenEndpointClient::new(Arc::new(key), "https://as.example/token").expect("client");
+        assert!(client.sends_to("https://as.example/token"));
+        assert!(client.sends_to("https://as.example/token?x=1"));
+        assert!(!client.sends_to("https://as.example/register"));
+        assert!(!client.sends_to("https://other.example/token"));
     }
 
     #[test]
