@@ -100,11 +100,11 @@ pub async fn sign_in_inline(
         .map_err(|e| e.message)
 }
 
-/// Whether `name` gets its tokens with a headless grant (client credentials): then it signs in
-/// after a refusal without `--login`, as nobody needs to take part.
+/// Whether `name` gets its tokens with a headless grant (client credentials, workload identity,
+/// enterprise-managed): then it signs in after a refusal without `--login`, as nobody needs to
+/// take part.
 pub fn headless(config: &ConfigSet, trust: TrustState, name: &str) -> bool {
-    target(config, trust, name)
-        .is_ok_and(|t| t.oauth.grant == crate::mcp::config::Grant::ClientCredentials)
+    target(config, trust, name).is_ok_and(|t| t.oauth.grant.is_headless())
 }
 
 /// Whether the authorization server that `name`'s protected-resource metadata names now is

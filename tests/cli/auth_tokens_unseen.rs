@@ -87,6 +87,71 @@ fn tokens_never_reach_what_the_cli_prints_or_writes() {
     }
 }
 
+/// DPoP proofs are secrets like the tokens they carry: signed in to a server that takes only
+/// DPoP-bound tokens and repeats the token and the proof it was called with, no proof and no
+/// token shows in the CLI's output or in a file mcpdeck wrote; `auth status` says the token is
+/// DPoP-bound.
+#[test]
+fn dpop_proofs_never_reach_what_the_cli_prints_or_writes() {
+    let server = AuthServer::start(&["--echo-bearer", "--dpop"]);
+    let sb = sandbox(&server, None);
+    let mut runs: Vec<(String, Run)> = Vec::new();
+    let mut run = |args: &[&str]| {
+        let done = mcpdeck(&sb, args, "");
+        assert_eq!(done.code, 0, "{args:?}: {}\n{}", done.stdout, done.stderr);
+        runs.push((args.join(" "), done));
+    };
+    run(&["auth", "login", "web"]);
+    run(&["call", "web", "echo", "text=hello", "--json"]);
+    run(&["call", "web", "echo", "text=hello"]);
+    server.post("/expire", "");
+    run(&["call", "web", "echo", "text=after the refresh", "--json"]);
+    run(&["auth", "status", "web", "--json"]);
+
+    let seen = server.seen();
+    assert_eq!(seen["refreshes"], 1, "{seen}");
+    let mut secrets = issued(&seen);
+    let proofs: Vec<String> = seen["dpop_proofs"]
+        .as_array()
+        .expect("proofs")
+        .iter()
+        .map(|p| p.as_str().expect("proof").to_owned())
+        .collect();
+    // The code exchange, the refresh, and the MCP requests: each with a proof of its own.
+    assert!(proofs.len() >= 5, "{seen}");
+    let distinct: std::collections::BTreeSet<&String> = proofs.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        proofs.len(),
+        "a fresh proof every time: {seen}"
+    );
+    secrets.extend(proofs);
+    let echoed = &runs[1].1.stdout;
+    assert!(echoed.contains("called with DPoP"), "{echoed}");
+    assert!(echoed.contains("and proof"), "{echoed}");
+    for (args, done) in &runs {
+        assert_unseen(&secrets, &format!("stdout of `{args}`"), &done.stdout);
+        assert_unseen(&secrets, &format!("stderr of `{args}`"), &done.stderr);
+    }
+    let store = store_path(&sb);
+    for file in files_under(sb.dir.path()) {
+        if file == store || file.extension().is_some_and(|e| e == "lock") {
+            continue;
+        }
+        let bytes = std::fs::read(&file).expect("read");
+        assert_unseen(
+            &secrets,
+            &file.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        );
+    }
+    let status: Value = serde_json::from_str(&runs[4].1.stdout).expect("json");
+    assert_eq!(
+        status["result"]["servers"][0]["dpopBound"], true,
+        "{status}"
+    );
+}
+
 /// Where the child test finds the fixture's port.
 const CHILD_PORT: &str = "MCPDECK_TEST_AUTH_FIXTURE_PORT";
 

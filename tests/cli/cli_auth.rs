@@ -506,3 +506,44 @@ fn a_definition_with_an_authorization_header_never_signs_in() {
     assert_eq!(seen["registrations"], 0, "{seen}");
     assert_eq!(seen["authorizations"], 0, "{seen}");
 }
+
+/// `oauth.dpop`: absent, a server that offers DPoP gets DPoP-bound tokens and a key kept in the
+/// store, which sign-out forgets; `false` asks for bearer tokens there (this authorization
+/// server refuses a code exchange without a proof); `true` refuses a server that does not offer
+/// DPoP before any browser or registration.
+#[test]
+fn dpop_is_used_when_offered_refused_when_off_and_required_when_on() {
+    let server = AuthServer::start(&["--dpop"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let key_kept = |sb: &Sandbox| {
+        stored(sb)["dpop_keys"]
+            .as_object()
+            .is_some_and(|keys| !keys.is_empty())
+    };
+    assert!(key_kept(&sb), "{}", stored(&sb));
+    let logout = mcpdeck(&sb, &["auth", "logout", "web"], "");
+    assert_eq!(logout.code, 0, "{}", logout.stderr);
+    assert!(!key_kept(&sb), "{}", stored(&sb));
+
+    let off = sandbox(&server, Some(json!({"dpop": false})));
+    let refused = mcpdeck(&off, &["auth", "login", "web"], "");
+    assert_ne!(refused.code, 0, "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("refused the code exchange"),
+        "{}",
+        refused.stderr
+    );
+
+    let plain = AuthServer::start(&[]);
+    let on = sandbox(&plain, Some(json!({"dpop": true})));
+    let required = mcpdeck(&on, &["auth", "login", "web"], "");
+    assert_ne!(required.code, 0, "{}", required.stdout);
+    assert!(
+        required.stderr.contains("`oauth.dpop` is true"),
+        "{}",
+        required.stderr
+    );
+    assert_eq!(plain.seen()["registrations"], 0, "{}", plain.seen());
+}

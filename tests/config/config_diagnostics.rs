@@ -569,3 +569,75 @@ fn the_client_credentials_grant_is_checked() {
         assert_eq!(oauth.grant, Grant::ClientCredentials);
     }
 }
+
+/// The two JWT-bearer grants and DPoP: each grant's fields belong to it alone, each needs its
+/// own, every credential is a reference or a file path, and `dpop` is a boolean.
+#[test]
+fn the_workload_identity_and_enterprise_grants_and_dpop_are_checked() {
+    let text = r#"{"mcpServers": {
+  "wif": {"url": "https://example.com/mcp", "oauth": {"grant": "workload_identity",
+          "workloadTokenFile": "/run/token", "dpop": false}},
+  "ema": {"url": "https://example.com/mcp", "oauth": {"grant": "enterprise_managed",
+          "clientId": "deck", "clientSecret": "${S}", "idpIssuer": "https://sso.example",
+          "idpClientId": "deck", "idToken": "${ID_TOKEN}"}},
+  "wifnone": {"url": "https://example.com/mcp", "oauth": {"grant": "workload_identity"}},
+  "wifliteral": {"url": "https://example.com/mcp", "oauth": {"grant": "workload_identity",
+          "workloadToken": "eyJhbGciOi"}},
+  "emabare": {"url": "https://example.com/mcp", "oauth": {"grant": "enterprise_managed",
+          "idTokenFile": "/t", "idToken": "${T}", "idpIssuer": "http://sso.example"}},
+  "stray": {"url": "https://example.com/mcp", "oauth": {"workloadTokenFile": "/run/token",
+          "idpClientId": "x"}},
+  "dpopstr": {"url": "https://example.com/mcp", "oauth": {"dpop": "yes"}}
+}}"#;
+    let parsed = parse_file(text, Path::new("mcp.json"), Layer::User);
+    let found: Vec<(String, String)> = parsed
+        .entries
+        .iter()
+        .flat_map(|e| e.diagnostics.iter())
+        .map(|d| (d.code.to_string(), d.path.clone()))
+        .collect();
+    let has = |code: &str, path: &str| {
+        assert!(
+            found.iter().any(|(c, p)| c == code && p == path),
+            "{code} at {path} not in {found:#?}"
+        );
+    };
+    has("missing_field", "mcpServers.wifnone.oauth.workloadToken");
+    has(
+        "literal_secret",
+        "mcpServers.wifliteral.oauth.workloadToken",
+    );
+    has("missing_field", "mcpServers.emabare.oauth.clientId");
+    has("missing_field", "mcpServers.emabare.oauth.idpClientId");
+    has("missing_field", "mcpServers.emabare.oauth.idToken");
+    has("invalid_url", "mcpServers.emabare.oauth.idpIssuer");
+    has("invalid_value", "mcpServers.stray.oauth.workloadTokenFile");
+    has("invalid_value", "mcpServers.stray.oauth.idpClientId");
+    assert!(
+        found
+            .iter()
+            .any(|(_, p)| p == "mcpServers.dpopstr.oauth.dpop"),
+        "{found:#?}"
+    );
+    for (name, grant) in [
+        ("wif", Grant::WorkloadIdentity),
+        ("ema", Grant::EnterpriseManaged),
+    ] {
+        let entry = parsed
+            .entries
+            .iter()
+            .find(|e| e.name == name)
+            .expect("entry");
+        assert!(
+            entry.diagnostics.is_empty(),
+            "{name}: {:?}",
+            entry.diagnostics
+        );
+        let Transport::Http(http) = &entry.def.as_ref().expect("valid").transport else {
+            panic!("{name} is http");
+        };
+        let oauth = http.oauth.as_deref().expect("oauth");
+        assert_eq!(oauth.grant, grant);
+        assert!(grant.is_headless());
+    }
+}

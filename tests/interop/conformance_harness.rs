@@ -24,6 +24,16 @@ fn run(scenario: &str, setting: &str) -> Vec<Value> {
 /// speak that revision: the authorization scenarios' servers answer `server/discover` only at
 /// 2026-07-28).
 pub(crate) fn run_at(scenario: &str, setting: &str, spec: Option<&str>) -> Vec<Value> {
+    run_with_env(scenario, setting, spec, &[])
+}
+
+/// [`run_at`], with `env` added to the adapter's environment (the auth adapter's case choices).
+pub(crate) fn run_with_env(
+    scenario: &str,
+    setting: &str,
+    spec: Option<&str>,
+    env: &[(&str, &str)],
+) -> Vec<Value> {
     let Some((node, entry)) = crate::common::peers::conformance() else {
         return Vec::new();
     };
@@ -37,6 +47,7 @@ pub(crate) fn run_at(scenario: &str, setting: &str, spec: Option<&str>) -> Vec<V
         .arg(out.path())
         .env("MCPDECK", env!("CARGO_BIN_EXE_mcpdeck"))
         .env("MCPDECK_CONFORMANCE_PROTOCOL", setting)
+        .envs(env.iter().copied())
         .output()
         .expect("the harness runs");
     let mut checks = Vec::new();

@@ -48,10 +48,21 @@ impl SigningKey {
             .ok_or_else(|| {
                 AuthFailure::new("the private key is not a PEM `PRIVATE KEY` (PKCS#8) block")
             })?;
+        Self::from_pkcs8(&der)
+    }
+
+    /// The key in `der` (PKCS#8, P-256).
+    pub(crate) fn from_pkcs8(der: &[u8]) -> Result<Self, AuthFailure> {
         let rng = ring::rand::SystemRandom::new();
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der, &rng)
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &rng)
             .map_err(|_| AuthFailure::new("the private key is not a usable ES256 (P-256) key"))?;
         Ok(Self { pair })
+    }
+
+    /// The public point, uncompressed (`04`, then x and y, 32 bytes each).
+    pub(crate) fn public_point(&self) -> &[u8] {
+        use ring::signature::KeyPair as _;
+        self.pair.public_key().as_ref()
     }
 
     /// A compact JWS over `header` and `claims` (both JSON objects).

@@ -42,6 +42,7 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     let tokens = store.for_server(&key);
     manager.set_credential_store(tokens.clone());
     let stored = store.tokens(&key).map_err(|e| e.to_string())?;
+    let dpop = dpop_key(store, &key, stored.as_ref());
     if let Some(creds) = stored.filter(|c| c.token_response.is_some()) {
         // Discovery configures the token endpoint for refreshes. When it fails the stored
         // access token is still sent; a refresh then fails and asks for sign-in.
@@ -54,7 +55,8 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
                 return Ok(with_secrets(
                     TokenClient::new(AuthClient::new(inner, manager), Some(tokens)),
                     target,
-                ));
+                )
+                .with_dpop(dpop));
             }
             let current = super::flow::authorization_server_key(&resolution.metadata);
             if !bind_issuer(store, &key, &current, target) {
@@ -63,10 +65,19 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
                 return Ok(with_secrets(
                     TokenClient::new(AuthClient::new(inner, manager), Some(tokens)),
                     target,
-                ));
+                )
+                .with_dpop(dpop));
             }
             as_key.get_or_insert(current);
-            manager.set_metadata(resolution.metadata);
+            match &dpop {
+                Some(k) => {
+                    manager =
+                        super::dpop::manager(url, tokens.clone(), resolution.metadata, k.clone())
+                            .await
+                            .map_err(|e| e.message)?;
+                }
+                None => manager.set_metadata(resolution.metadata),
+            }
         }
         let mut initialized =
             tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
@@ -101,7 +112,22 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     Ok(with_secrets(
         TokenClient::new(AuthClient::new(inner, manager), Some(tokens)),
         target,
-    ))
+    )
+    .with_dpop(dpop))
+}
+
+/// The key DPoP-bound tokens are presented with: the one kept beside them. Without it they
+/// cannot be used at all, so they are sent as they are and the refusal asks for sign-in.
+fn dpop_key(
+    store: &CredentialStore,
+    key: &str,
+    stored: Option<&rmcp::transport::auth::StoredCredentials>,
+) -> Option<std::sync::Arc<super::dpop::DpopKey>> {
+    let tokens = stored?.token_response.as_ref()?;
+    if !super::dpop_bound(tokens) {
+        return None;
+    }
+    super::dpop::stored(store, key).ok().flatten()
 }
 
 /// `client` with the target's own client secret and private key among the secrets its
@@ -109,9 +135,15 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
 /// that shows up in what it answers is redacted all the same.
 fn with_secrets<C>(client: TokenClient<C>, target: &AuthTarget) -> TokenClient<C> {
     let live = client.live();
-    for secret in [&target.client_secret, &target.private_key]
-        .into_iter()
-        .flatten()
+    for secret in [
+        &target.client_secret,
+        &target.private_key,
+        &target.workload_token,
+        &target.idp_client_secret,
+        &target.id_token,
+    ]
+    .into_iter()
+    .flatten()
     {
         live.add(secret);
         if let Some(body) = pem_body(secret) {

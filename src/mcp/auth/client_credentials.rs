@@ -138,7 +138,14 @@ pub(crate) async fn obtain(
             ));
         }
     }
-    let text = post_form(&metadata.token_endpoint, &form, basic, auth.method()).await?;
+    let text = post_form(
+        &metadata.token_endpoint,
+        &form,
+        basic,
+        "client-credentials",
+        auth.method(),
+    )
+    .await?;
     let tokens: OAuthTokenResponse = serde_json::from_str(&text).map_err(|_| {
         AuthFailure::new("the token endpoint's answer is not a bearer token response")
     })?;
@@ -157,11 +164,13 @@ pub(crate) async fn obtain(
 }
 
 /// POSTs `form` to the token endpoint (with `basic` as `client_secret_basic` credentials);
-/// the answer's body when it succeeded.
-async fn post_form(
+/// the answer's body when it succeeded. A refusal is reported once, naming the `grant` and the
+/// OAuth error code, and never retried.
+pub(crate) async fn post_form(
     endpoint: &str,
     form: &[(&str, String)],
     basic: Option<(&str, &str)>,
+    grant: &str,
     method: &str,
 ) -> Result<String, AuthFailure> {
     crate::mcp::connection::http::install_crypto_provider();
@@ -196,13 +205,13 @@ async fn post_form(
         .await
         .map_err(|_| AuthFailure::new("the token answer could not be read"))?;
     if !status.is_success() {
-        return Err(refusal(status.as_u16(), &text, method));
+        return Err(refusal(status.as_u16(), &text, grant, method));
     }
     Ok(text)
 }
 
 /// The scopes the answer says were granted, else those asked for.
-fn granted_scopes(tokens: &OAuthTokenResponse, asked: &[String]) -> Vec<String> {
+pub(crate) fn granted_scopes(tokens: &OAuthTokenResponse, asked: &[String]) -> Vec<String> {
     use oauth2::TokenResponse as _;
     tokens.scopes().map_or_else(
         || asked.to_vec(),
@@ -211,7 +220,7 @@ fn granted_scopes(tokens: &OAuthTokenResponse, asked: &[String]) -> Vec<String> 
 }
 
 /// A refused token request in words: the status and the OAuth error code, never the body.
-fn refusal(status: u16, body: &str, method: &str) -> AuthFailure {
+fn refusal(status: u16, body: &str, grant: &str, method: &str) -> AuthFailure {
     let code = serde_json::from_str::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));
@@ -224,7 +233,7 @@ fn refusal(status: u16, body: &str, method: &str) -> AuthFailure {
         None => String::new(),
     };
     AuthFailure::new(format!(
-        "the authorization server refused the client-credentials token request: HTTP {status}{detail}"
+        "the authorization server refused the {grant} token request: HTTP {status}{detail}"
     ))
 }
 
@@ -232,7 +241,7 @@ fn form_encode(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
-fn now_epoch_secs() -> u64 {
+pub(crate) fn now_epoch_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())

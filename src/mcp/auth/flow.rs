@@ -56,13 +56,31 @@ pub(crate) async fn sign_in(
         None => probe_challenge(&target.url).await?,
     };
     let challenge = super::secure::secure_challenge(challenge);
-    let headless = target.oauth.grant == Grant::ClientCredentials;
+    let headless = target.oauth.grant.is_headless();
     let (manager, metadata) = discover(target, store, challenge.as_deref(), !headless).await?;
     super::secure::require_secure_metadata(&metadata)?;
     if headless {
         let scopes = headless_scopes(target, trigger.step_up.as_ref(), challenge.as_deref());
-        return super::client_credentials::obtain(target, store, &metadata, &scopes).await;
+        return match target.oauth.grant {
+            Grant::WorkloadIdentity => {
+                super::jwt_bearer::workload(target, store, &metadata, &scopes).await
+            }
+            Grant::EnterpriseManaged => {
+                super::jwt_bearer::enterprise(target, store, &metadata, &scopes).await
+            }
+            Grant::ClientCredentials | Grant::AuthorizationCode => {
+                super::client_credentials::obtain(target, store, &metadata, &scopes).await
+            }
+        };
     }
+    // DPoP: the code exchange (and later refreshes) prove possession of the server's key.
+    let manager = if super::dpop::wanted(target.oauth.dpop, &metadata)? {
+        let key = super::dpop::key_for(store, &target.key())?;
+        let tokens = store.for_server(&target.key());
+        super::dpop::manager(&target.url, tokens, metadata.clone(), key).await?
+    } else {
+        manager
+    };
     let as_key = authorization_server_key(&metadata);
 
     let identity = Identity::choose(target, store, &metadata, &as_key)?;
@@ -437,12 +455,15 @@ async fn probe_challenge(url: &str) -> Result<Option<String>, AuthFailure> {
     )))
 }
 
-/// The `Bearer` challenge among a response's `WWW-Authenticate` headers.
+/// The `Bearer` (or `DPoP`) challenge among a response's `WWW-Authenticate` headers.
 fn bearer_challenge(headers: &http::HeaderMap) -> Option<String> {
     headers
         .get_all(http::header::WWW_AUTHENTICATE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
+        .find(|v| {
+            let lower = v.trim_start().to_ascii_lowercase();
+            lower.starts_with("bearer") || lower.starts_with("dpop")
+        })
         .map(str::to_owned)
 }

@@ -13,8 +13,10 @@ pub(crate) mod assertion;
 pub(crate) mod client;
 pub(crate) mod client_credentials;
 pub(crate) mod configured;
+pub(crate) mod dpop;
 pub(crate) mod flow;
 pub(crate) mod issuer;
+pub(crate) mod jwt_bearer;
 pub(crate) mod keychain;
 pub(crate) mod legacy;
 pub(crate) mod listener;
@@ -45,6 +47,12 @@ pub(crate) struct AuthTarget {
     pub client_secret: Option<String>,
     /// `oauth.privateKey`, resolved (PKCS#8 PEM). `oauth.privateKeyFile` is read at sign-in.
     pub private_key: Option<String>,
+    /// `oauth.workloadToken`, resolved. `oauth.workloadTokenFile` is read at sign-in.
+    pub workload_token: Option<String>,
+    /// `oauth.idpClientSecret`, resolved.
+    pub idp_client_secret: Option<String>,
+    /// `oauth.idToken`, resolved. `oauth.idTokenFile` is read at sign-in.
+    pub id_token: Option<String>,
 }
 
 impl std::fmt::Debug for AuthTarget {
@@ -89,12 +97,18 @@ impl AuthTarget {
         };
         let client_secret = resolve(oauth.client_secret.as_ref(), "clientSecret")?;
         let private_key = resolve(oauth.private_key.as_ref(), "privateKey")?;
+        let workload_token = resolve(oauth.workload_token.as_ref(), "workloadToken")?;
+        let idp_client_secret = resolve(oauth.idp_client_secret.as_ref(), "idpClientSecret")?;
+        let id_token = resolve(oauth.id_token.as_ref(), "idToken")?;
         Ok(Self {
             name: def.name.clone(),
             url: http.url.clone(),
             oauth,
             client_secret,
             private_key,
+            workload_token,
+            idp_client_secret,
+            id_token,
         })
     }
 
@@ -200,8 +214,7 @@ pub(crate) fn status_of(
         (Some(d), Some(at)) => Some(at + d.as_secs()),
         _ => None,
     };
-    let dpop_bound = matches!(tokens.token_type(),
-        oauth2::basic::BasicTokenType::Extension(t) if t.eq_ignore_ascii_case("dpop"));
+    let dpop_bound = dpop_bound(tokens);
     Ok(Some(SignedIn {
         scopes: creds.granted_scopes.clone(),
         expires_at,
@@ -210,6 +223,12 @@ pub(crate) fn status_of(
         grant: target.oauth.grant.as_str(),
         dpop_bound,
     }))
+}
+
+/// Whether `tokens` are DPoP-bound (`token_type` `DPoP`) rather than bearer tokens.
+pub(crate) fn dpop_bound(tokens: &rmcp::transport::auth::OAuthTokenResponse) -> bool {
+    matches!(tokens.token_type(),
+        oauth2::basic::BasicTokenType::Extension(t) if t.eq_ignore_ascii_case("dpop"))
 }
 
 /// The issuer (the registration key, [`flow::authorization_server_key`]) of the authorization
@@ -268,6 +287,7 @@ pub(crate) async fn logout(
     };
     store
         .forget(&target.key())
+        .and_then(|_| store.forget_dpop_key(&target.key()))
         .map_err(|e| AuthFailure::new(e.to_string()))?;
     Ok(LoggedOut {
         had_tokens: true,

@@ -59,6 +59,9 @@ pub(crate) struct StoreDoc {
     /// Client registrations by authorization server (its issuer, or metadata origin).
     #[serde(default)]
     pub registrations: BTreeMap<String, Registration>,
+    /// DPoP keys by canonical server URL, generated at the first sign-in that uses DPoP.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dpop_keys: BTreeMap<String, super::dpop::KeyRecord>,
 }
 
 /// Why the store could not be used.
@@ -254,6 +257,13 @@ impl CredentialStore {
     /// The registration kept for an authorization server.
     pub(crate) fn registration(&self, server: &str) -> Result<Option<Registration>, StoreError> {
         Ok(self.read()?.registrations.remove(server))
+    }
+
+    /// Forgets the DPoP key of `server_url` (at sign-out; a later sign-in makes a new one).
+    pub(crate) fn forget_dpop_key(&self, server_url: &str) -> Result<(), StoreError> {
+        self.update(|doc| {
+            doc.dpop_keys.remove(server_url);
+        })
     }
 
     /// Keeps a registration for an authorization server.

@@ -34,6 +34,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
+use super::dpop::{Audience, DpopKey};
 use super::store::ServerTokens;
 use crate::mcp::results::redact::LiveSecrets;
 
@@ -46,6 +47,9 @@ pub(crate) struct TokenClient<C> {
     live: LiveSecrets,
     /// The token last handed out by the store, and when.
     recent: Arc<std::sync::Mutex<Option<(String, std::time::Instant)>>>,
+    /// The DPoP key the tokens are bound to: each request then carries `Authorization: DPoP`
+    /// and a fresh proof ([`super::dpop`]).
+    dpop: Option<Arc<DpopKey>>,
 }
 
 /// How long a token the store handed out is used without asking again.
@@ -59,7 +63,14 @@ impl<C> TokenClient<C> {
             tokens,
             live: LiveSecrets::default(),
             recent: Arc::default(),
+            dpop: None,
         }
+    }
+
+    /// This client with its tokens presented as DPoP-bound to `key`.
+    pub(crate) fn with_dpop(mut self, key: Option<Arc<DpopKey>>) -> Self {
+        self.dpop = key;
+        self
     }
 
     /// Every token this client has sent, for the connection's redactor.
@@ -72,25 +83,48 @@ impl<C> std::fmt::Debug for TokenClient<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenClient")
             .field("signs_in", &self.tokens.is_some())
+            .field("dpop", &self.dpop.is_some())
             .finish_non_exhaustive()
     }
 }
 
 type HttpResult<T, C> = Result<T, StreamableHttpError<<C as StreamableHttpClient>::Error>>;
 
+/// Headers added to one request.
+type Headers = HashMap<HeaderName, HeaderValue>;
+
+/// Where one request goes: its method, URI and the caller's own headers.
+struct Request<'a> {
+    method: &'static str,
+    uri: &'a str,
+    headers: &'a Headers,
+}
+
 impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
     /// Runs `call` with the stored token (none when there is none: the server's challenge then
-    /// reaches the caller), and answers a refusal of that token with at most one retry.
-    async fn with_token<T, F, Fut>(&self, given: Option<String>, call: F) -> HttpResult<T, C>
+    /// reaches the caller), and answers a refusal of that token with at most one retry: with the
+    /// nonce a DPoP server asked for, else with a refreshed token.
+    async fn with_token<T, F, Fut>(
+        &self,
+        given: Option<String>,
+        request: Request<'_>,
+        call: F,
+    ) -> HttpResult<T, C>
     where
-        F: Fn(Option<String>) -> Fut,
+        F: Fn(Option<String>, Headers) -> Fut,
         Fut: Future<Output = HttpResult<T, C>>,
     {
+        let call = &call;
+        let request = &request;
         let call = |token: Option<String>| {
             if let Some(token) = &token {
                 self.live.add(token);
             }
-            call(token)
+            let presented = self.present(token, request);
+            async move {
+                let (bearer, headers) = presented?;
+                call(bearer, headers).await
+            }
         };
         let token = match given {
             Some(token) => Some(token),
@@ -105,6 +139,15 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
                 let Some(sent) = token else {
                     return Err(StreamableHttpError::AuthRequired(challenge));
                 };
+                if let Some(key) = &self.dpop
+                    && asks_for_nonce(&challenge.www_authenticate_header)
+                {
+                    // RFC 9449, section 9: retried once, with the nonce the server names.
+                    if learn_nonce(key, request.uri, &sent).await {
+                        return call(Some(sent)).await;
+                    }
+                    return Err(StreamableHttpError::AuthRequired(challenge));
+                }
                 match self.after_refusal(&sent).await {
                     Ok(fresh) if fresh != sent => {
                         self.keep(&fresh);
@@ -118,6 +161,35 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
             }
             other => other,
         }
+    }
+
+    /// How `token` goes out: as rmcp's bearer token, or (DPoP) in an `Authorization: DPoP`
+    /// header beside a fresh proof, both among the request's headers.
+    fn present(
+        &self,
+        token: Option<String>,
+        request: &Request<'_>,
+    ) -> Result<(Option<String>, Headers), AuthError> {
+        let mut headers = request.headers.clone();
+        let (Some(key), Some(token)) = (&self.dpop, &token) else {
+            return Ok((token, headers));
+        };
+        let proof = key
+            .proof(Audience::Resource, request.method, request.uri, Some(token))
+            .map_err(|e| AuthError::InternalError(e.message))?;
+        self.live.add(&proof);
+        let value = |text: &str| {
+            let mut v = HeaderValue::from_str(text)
+                .map_err(|_| AuthError::InternalError("a token is not a header value".into()))?;
+            v.set_sensitive(true);
+            Ok::<_, AuthError>(v)
+        };
+        headers.insert(
+            http::header::AUTHORIZATION,
+            value(&format!("DPoP {token}"))?,
+        );
+        headers.insert(HeaderName::from_static("dpop"), value(&proof)?);
+        Ok((None, headers))
     }
 
     /// The token for the next request: the one handed out less than [`BURST`] ago, else the
@@ -177,15 +249,23 @@ impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, message) = (uri.clone(), message.clone());
-            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.post_message(uri, message, session_id, token, headers)
-                    .await
-            }
-        })
+        self.with_token(
+            auth_header,
+            Request {
+                method: "POST",
+                uri: &uri,
+                headers: &custom_headers,
+            },
+            |token, headers| {
+                let (uri, message) = (uri.clone(), message.clone());
+                let session_id = session_id.clone();
+                let http = &self.inner.http_client;
+                async move {
+                    http.post_message(uri, message, session_id, token, headers)
+                        .await
+                }
+            },
+        )
         .await
     }
 
@@ -198,22 +278,30 @@ impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, message) = (uri.clone(), message.clone());
-            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.post_message_with_max_sse_event_size(
-                    uri,
-                    message,
-                    session_id,
-                    token,
-                    headers,
-                    max_sse_event_size,
-                )
-                .await
-            }
-        })
+        self.with_token(
+            auth_header,
+            Request {
+                method: "POST",
+                uri: &uri,
+                headers: &custom_headers,
+            },
+            |token, headers| {
+                let (uri, message) = (uri.clone(), message.clone());
+                let session_id = session_id.clone();
+                let http = &self.inner.http_client;
+                async move {
+                    http.post_message_with_max_sse_event_size(
+                        uri,
+                        message,
+                        session_id,
+                        token,
+                        headers,
+                        max_sse_event_size,
+                    )
+                    .await
+                }
+            },
+        )
         .await
     }
 
@@ -226,17 +314,25 @@ impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, message) = (uri.clone(), message.clone());
-            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.post_message_with_response_limits(
-                    uri, message, session_id, token, headers, limits,
-                )
-                .await
-            }
-        })
+        self.with_token(
+            auth_header,
+            Request {
+                method: "POST",
+                uri: &uri,
+                headers: &custom_headers,
+            },
+            |token, headers| {
+                let (uri, message) = (uri.clone(), message.clone());
+                let session_id = session_id.clone();
+                let http = &self.inner.http_client;
+                async move {
+                    http.post_message_with_response_limits(
+                        uri, message, session_id, token, headers, limits,
+                    )
+                    .await
+                }
+            },
+        )
         .await
     }
 
@@ -247,12 +343,19 @@ impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<(), C> {
-        self.with_token(auth_header, |token| {
-            let (uri, session_id) = (uri.clone(), session_id.clone());
-            let headers = custom_headers.clone();
-            let http = &self.inner.http_client;
-            async move { http.delete_session(uri, session_id, token, headers).await }
-        })
+        self.with_token(
+            auth_header,
+            Request {
+                method: "DELETE",
+                uri: &uri,
+                headers: &custom_headers,
+            },
+            |token, headers| {
+                let (uri, session_id) = (uri.clone(), session_id.clone());
+                let http = &self.inner.http_client;
+                async move { http.delete_session(uri, session_id, token, headers).await }
+            },
+        )
         .await
     }
 
@@ -264,15 +367,23 @@ impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, session_id) = (uri.clone(), session_id.clone());
-            let (last_event_id, headers) = (last_event_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.get_stream(uri, session_id, last_event_id, token, headers)
-                    .await
-            }
-        })
+        self.with_token(
+            auth_header,
+            Request {
+                method: "GET",
+                uri: &uri,
+                headers: &custom_headers,
+            },
+            |token, headers| {
+                let (uri, session_id) = (uri.clone(), session_id.clone());
+                let last_event_id = last_event_id.clone();
+                let http = &self.inner.http_client;
+                async move {
+                    http.get_stream(uri, session_id, last_event_id, token, headers)
+                        .await
+                }
+            },
+        )
         .await
     }
 
@@ -285,22 +396,71 @@ impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, session_id) = (uri.clone(), session_id.clone());
-            let (last_event_id, headers) = (last_event_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.get_stream_with_max_sse_event_size(
-                    uri,
-                    session_id,
-                    last_event_id,
-                    token,
-                    headers,
-                    max_sse_event_size,
-                )
-                .await
-            }
-        })
+        self.with_token(
+            auth_header,
+            Request {
+                method: "GET",
+                uri: &uri,
+                headers: &custom_headers,
+            },
+            |token, headers| {
+                let (uri, session_id) = (uri.clone(), session_id.clone());
+                let last_event_id = last_event_id.clone();
+                let http = &self.inner.http_client;
+                async move {
+                    http.get_stream_with_max_sse_event_size(
+                        uri,
+                        session_id,
+                        last_event_id,
+                        token,
+                        headers,
+                        max_sse_event_size,
+                    )
+                    .await
+                }
+            },
+        )
         .await
     }
+}
+
+/// Whether a 401's challenge is DPoP's `use_dpop_nonce`.
+fn asks_for_nonce(challenge: &str) -> bool {
+    challenge.to_ascii_lowercase().contains("use_dpop_nonce")
+}
+
+/// Learns the nonce the MCP server at `uri` asks for (RFC 9449, section 9): rmcp's transport
+/// keeps only the challenge of a refusal, not its `DPoP-Nonce` header, so a `ping` (harmless
+/// should it be let through) is sent with the same token and a fresh proof, and the nonce read
+/// from its answer. True when one was learned.
+async fn learn_nonce(key: &DpopKey, uri: &str, token: &str) -> bool {
+    crate::mcp::connection::http::install_crypto_provider();
+    let Ok(client) = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+    else {
+        return false;
+    };
+    let Ok(proof) = key.proof(Audience::Resource, "POST", uri, Some(token)) else {
+        return false;
+    };
+    let ping = serde_json::json!({"jsonrpc": "2.0", "id": "mcpdeck-dpop-nonce", "method": "ping"});
+    let answer = client
+        .post(uri)
+        .header(http::header::AUTHORIZATION, format!("DPoP {token}"))
+        .header("dpop", proof)
+        .header(http::header::ACCEPT, "application/json, text/event-stream")
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(ping.to_string())
+        .send()
+        .await;
+    let Some(nonce) = answer
+        .ok()
+        .and_then(|a| super::dpop::nonce_header(a.headers()))
+    else {
+        return false;
+    };
+    key.set_nonce(Audience::Resource, &nonce);
+    true
 }

@@ -86,9 +86,18 @@ fn oauth_schema() -> Value {
             "clientMetadataUrl": {"type": "string", "pattern": "^https://"},
             "scopes": {"type": "array", "items": {"type": "string", "minLength": 1}},
             "redirectPort": {"type": "integer", "minimum": 0, "maximum": 65535},
-            "grant": {"enum": ["authorization_code", "client_credentials"], "description": "How tokens are obtained: a browser sign-in (the default) or the headless client-credentials grant."},
+            "grant": {"enum": ["authorization_code", "client_credentials", "workload_identity", "enterprise_managed"], "description": "How tokens are obtained: a browser sign-in (the default), or headless: the client-credentials grant, workload identity federation or enterprise-managed authorization."},
             "privateKey": {"type": "string", "pattern": "\\$\\{", "description": "client_credentials with private_key_jwt: a ${NAME} reference to a PKCS#8 PEM P-256 (ES256) key."},
-            "privateKeyFile": {"type": "string", "minLength": 1, "description": "client_credentials with private_key_jwt: a key file, mode 0600 and owned by you."}
+            "privateKeyFile": {"type": "string", "minLength": 1, "description": "client_credentials with private_key_jwt: a key file, mode 0600 and owned by you."},
+            "dpop": {"type": "boolean", "description": "DPoP-bound tokens (RFC 9449): absent, used when the authorization server offers ES256 proofs; false, never; true, required."},
+            "workloadToken": {"type": "string", "pattern": "\\$\\{", "description": "workload_identity: a ${NAME} reference to the workload's JWT."},
+            "workloadTokenFile": {"type": "string", "minLength": 1, "description": "workload_identity: a file holding the workload's JWT, mode 0600 and owned by you."},
+            "idpIssuer": {"type": "string", "pattern": "^https?://", "description": "enterprise_managed: the identity provider's issuer."},
+            "idpTokenEndpoint": {"type": "string", "pattern": "^https?://", "description": "enterprise_managed: its token endpoint (default: from its OpenID configuration)."},
+            "idpClientId": {"type": "string", "minLength": 1, "description": "enterprise_managed: mcpdeck's client ID at the identity provider."},
+            "idpClientSecret": {"type": "string", "pattern": "\\$\\{", "description": "enterprise_managed: a ${NAME} reference to that client's secret."},
+            "idToken": {"type": "string", "pattern": "\\$\\{", "description": "enterprise_managed: a ${NAME} reference to the ID token to exchange."},
+            "idTokenFile": {"type": "string", "minLength": 1, "description": "enterprise_managed: a file holding the ID token, mode 0600 and owned by you."}
         }
     })
 }
@@ -156,7 +165,12 @@ mod tests {
             "ci": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
                    "clientId": "deck", "privateKeyFile": "~/.config/deck.pem"}},
             "ci2": {"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials",
-                    "clientId": "deck", "privateKey": "${DECK_KEY}"}}
+                    "clientId": "deck", "privateKey": "${DECK_KEY}"}},
+            "wif": {"url": "https://example.com/mcp", "oauth": {"grant": "workload_identity",
+                    "workloadTokenFile": "/run/token", "dpop": false}},
+            "ema": {"url": "https://example.com/mcp", "oauth": {"grant": "enterprise_managed",
+                    "clientId": "deck", "clientSecret": "${S}", "idpIssuer": "https://sso.example",
+                    "idpClientId": "deck", "idToken": "${ID_TOKEN}"}}
         }})));
     }
 
