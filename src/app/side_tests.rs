@@ -2,6 +2,7 @@
 //! comes from that schema, Enter runs `tools.call` on the `workspace` server, the answer becomes
 //! readable lines, Esc cancels a run, and the panel keeps its own keys.
 
+use crate::mcp::connection::ErrorClass;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
@@ -166,7 +167,7 @@ fn esc_cancels_a_run_then_leaves_the_panel() {
     app.update(failed(
         id,
         "tools.call",
-        "cancelled",
+        ErrorClass::Cancelled,
         "the call was cancelled",
     ));
     let result = app.side.result.as_ref().expect("result");

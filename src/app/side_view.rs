@@ -68,7 +68,7 @@ pub fn outcome_lines(tool: &str, outcome: &Outcome) -> Vec<SideLine> {
         (Some(e), _) => envelope_lines(tool, e),
         (None, Err(f)) => vec![line(
             LineKind::Error,
-            &format!("{}: {}", f.class, f.message),
+            &format!("{}: {}", f.class.name(), f.message),
         )],
         (None, Ok(success)) => {
             let mut out = vec![line(LineKind::Summary, "answer without an envelope")];

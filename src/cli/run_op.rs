@@ -11,6 +11,7 @@ use super::Context;
 use super::exit::Exit;
 use super::keep::{self, KeptFile};
 use super::output::{print_error, print_json, print_text};
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::engine::{Engine, EngineOptions, Outcome};
 use crate::mcp::policy::{Mode, Policy};
 use crate::mcp::proxy::ProxyRequest;
@@ -277,12 +278,9 @@ fn refused_server(outcome: &Outcome) -> Option<&str> {
     let Err(failure) = &outcome.body else {
         return None;
     };
-    let code = failure
-        .detail
-        .as_ref()
-        .and_then(|d| d.get("code"))
-        .and_then(serde_json::Value::as_u64);
-    (failure.class == "auth_required" && code != Some(403))
+    failure
+        .class
+        .needs_sign_in()
         .then_some(outcome.server.as_deref())
         .flatten()
 }
@@ -300,19 +298,14 @@ fn auth_retry(
     let Err(failure) = &outcome.body else {
         return None;
     };
-    if failure.class != "auth_required" {
+    let ErrorClass::AuthRequired { code, scope } = &failure.class else {
         return None;
-    }
+    };
     let server = outcome.server.clone()?;
-    let detail = failure.detail.as_ref();
-    let code = detail
-        .and_then(|d| d.get("code"))
-        .and_then(serde_json::Value::as_u64);
-    let scope = detail
-        .and_then(|d| d.get("scope"))
-        .and_then(serde_json::Value::as_str)
+    let scope = scope
+        .as_deref()
         .map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>());
-    if code == Some(403) {
+    if *code == 403 {
         let scope = scope?;
         if retries.step_ups >= 2 || !may(&server) {
             return None;
@@ -517,8 +510,10 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
             if let Some(text) = &failure.text {
                 print_text(text);
             }
-            print_error(&format!("{}: {}", failure.class, failure.message));
-            if failure.class == "unknown_server" && outcome.server.as_deref() == Some("demo") {
+            print_error(&format!("{}: {}", failure.class.name(), failure.message));
+            if failure.class == ErrorClass::UnknownServer
+                && outcome.server.as_deref() == Some("demo")
+            {
                 print_error(
                     "the built-in `demo` server is there by itself only while no configuration \
                      file defines a server; `--demo` adds it",

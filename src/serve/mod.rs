@@ -72,7 +72,7 @@ pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
             Err(failure) => {
                 map.insert(
                     "error".to_owned(),
-                    json!({"class": failure.class, "message": failure.message}),
+                    json!({"class": failure.class.name(), "message": failure.message}),
                 );
             }
         }

@@ -2,6 +2,7 @@
 //! scan proving hostile server text never puts a control, bidi or zero-width character in a
 //! cell.
 
+use crate::mcp::connection::ErrorClass;
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
@@ -83,7 +84,9 @@ fn connection_error() {
     app.update(failed(
         id,
         "tools.list",
-        "spawn_failed",
+        ErrorClass::SpawnFailed {
+            os_error: "NotFound".to_owned(),
+        },
         "cannot start `mcpdeck`: not found",
     ));
     snapshot_all("error", &mut app);

@@ -93,7 +93,7 @@ fn check(name: &str, cases: &Value) {
         "{}\n",
         serde_json::to_string_pretty(cases).expect("serialises")
     );
-    if std::env::var_os("MCPDECK_BLESS").is_some() {
+    if std::env::var("MCPDECK_BLESS").is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(&path, &text).expect("write golden");
         return;

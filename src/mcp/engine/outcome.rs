@@ -4,6 +4,9 @@
 
 use serde_json::{Value, json};
 
+use crate::exit::Exit;
+use crate::mcp::connection::ErrorClass;
+
 use crate::mcp::api::OpResult;
 use crate::mcp::results::SpillEntry;
 
@@ -19,17 +22,15 @@ pub(crate) mod hints {
     pub(crate) const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
 }
 
-/// A failed operation: a safe class, a safe message and the CLI exit code.
+/// A failed operation: its class (with the class's details), a safe message, and what came
+/// with it. The exit code is the class's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    /// The error class (`missing_env`, `timeout`, `tool_error`, `invalid_request`, ...).
-    pub class: String,
+    /// What kind of failure, with its typed details (exit status, stderr tail, HTTP code,
+    /// JSON-RPC code, the live status of the servers probed).
+    pub class: ErrorClass,
     /// What happened, safe to show anywhere.
     pub message: String,
-    /// The CLI exit code.
-    pub exit: u8,
-    /// Class details (exit status, stderr tail, HTTP code), when there are any.
-    pub detail: Option<Value>,
     /// A tool error's shaped result (text, structured content, spills).
     pub call: Option<Box<crate::mcp::api::ToolCall>>,
     /// Model-visible text that comes with the failure (a tool's own error output).
@@ -37,26 +38,48 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// A failure with no details.
-    pub fn new(class: impl Into<String>, message: String, exit: u8) -> Self {
+    /// A failure with nothing beside its class and message.
+    pub fn new(class: ErrorClass, message: String) -> Self {
         Self {
-            class: class.into(),
+            class,
             message,
-            exit,
-            detail: None,
             call: None,
             text: None,
         }
     }
 
-    /// A `limit` failure (exit 7).
+    /// A `limit` failure whose message names the bound.
     pub fn limit(message: String) -> Self {
-        Self::new("limit", message, 7)
+        Self::new(
+            ErrorClass::Limit {
+                bound: String::new(),
+            },
+            message,
+        )
     }
 
-    /// An `invalid_request` failure (exit 1).
+    /// An `invalid_request` failure.
     pub fn invalid(message: String) -> Self {
-        Self::new("invalid_request", message, 1)
+        Self::new(ErrorClass::InvalidRequest, message)
+    }
+
+    /// The class's details as JSON (`afterMs`, `stderrTail`, `code`, ...), when it has any.
+    pub fn details(&self) -> Option<Value> {
+        serde_json::to_value(&self.class)
+            .ok()
+            .filter(|d| d.as_object().is_some_and(|m| m.len() > 1))
+    }
+
+    /// What a command that ends with this failure exits with (the class's exit).
+    pub fn exit(&self) -> Exit {
+        self.class.exit()
+    }
+}
+
+/// The message: a sentence for a person (the class's name is for machines).
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
 }
 
@@ -99,8 +122,8 @@ impl Outcome {
                 "result": success.result.to_value(),
             }),
             Err(failure) => {
-                let mut error = json!({"class": failure.class, "message": failure.message});
-                let detail = failure.detail.clone().or_else(|| {
+                let mut error = json!({"class": failure.class.name(), "message": failure.message});
+                let detail = failure.details().or_else(|| {
                     failure
                         .call
                         .as_ref()
@@ -140,7 +163,9 @@ impl Outcome {
                     .unwrap_or_default();
                 let mut text = format!(
                     "error{server} ({}, {}): {}",
-                    self.operation, failure.class, failure.message
+                    self.operation,
+                    failure.class.name(),
+                    failure.message
                 );
                 if let Some(detail) = &failure.text {
                     text.push('\n');
@@ -156,7 +181,7 @@ impl Outcome {
     /// that failed.
     pub fn exit_code(&self) -> u8 {
         match &self.body {
-            Err(f) => f.exit,
+            Err(f) => f.class.exit_code(),
             Ok(Success {
                 result: crate::mcp::api::OpResult::Scan(report),
                 ..
@@ -173,8 +198,6 @@ impl Outcome {
 impl Failure {
     /// A failure from a connection error.
     pub fn from_connect(e: &crate::mcp::connection::ConnectError) -> Self {
-        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
-        failure.detail = serde_json::to_value(&e.class).ok();
-        failure
+        Self::new(e.class.clone(), e.message.clone())
     }
 }
