@@ -12,7 +12,7 @@ use super::exit::Exit;
 use super::keep::{self, KeptFile};
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::connection::ErrorClass;
-use crate::mcp::engine::{Engine, EngineOptions, Outcome};
+use crate::mcp::engine::{Engine, EngineOptions, Hint, Outcome};
 use crate::mcp::policy::{Mode, Policy};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
@@ -394,35 +394,19 @@ async fn watch_signals(
 
 /// The exit code of an outcome.
 pub fn exit_for(outcome: &Outcome) -> Exit {
-    match outcome.exit_code() {
-        0 => Exit::Ok,
-        2 => Exit::Refused,
-        3 => Exit::AuthRequired,
-        4 => Exit::Connection,
-        5 => Exit::ServerError,
-        6 => Exit::Timeout,
-        7 => Exit::Limit,
-        _ => Exit::Usage,
-    }
+    outcome.exit()
 }
 
-/// The engine's closing hints speak the agents' request shape; a person at the command line
-/// gets the commands to type instead.
-fn cli_hints(text: &str, server: Option<&str>) -> String {
-    use crate::mcp::engine::outcome::hints;
+/// The engine's hint, for a person at the command line: the command to type.
+fn cli_hint(hint: Hint, server: Option<&str>) -> String {
     let server = server.unwrap_or("SERVER");
-    text.replace(
-        hints::DESCRIBE,
-        &format!("Use `mcpdeck describe {server} TOOL` for a tool's full schema."),
-    )
-    .replace(
-        hints::READ,
-        &format!("Read one with `mcpdeck read {server} NAME` (a name or a reference)."),
-    )
-    .replace(
-        hints::LIST,
-        "Next: `mcpdeck tools SERVER` lists a server's tools.",
-    )
+    match hint {
+        Hint::Describe => format!("Use `mcpdeck describe {server} TOOL` for a tool's full schema."),
+        Hint::Read => {
+            format!("Read one with `mcpdeck read {server} NAME` (a name or a reference).")
+        }
+        Hint::List => "Next: `mcpdeck tools SERVER` lists a server's tools.".to_owned(),
+    }
 }
 
 /// What `--full` and `--output` add to a success: the whole text and the kept files.
@@ -481,7 +465,10 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
     match &outcome.body {
         Ok(success) => {
             let text = extras.full_text.as_deref().unwrap_or(&success.text);
-            let text = cli_hints(text, outcome.server.as_deref());
+            let hint = outcome
+                .hint()
+                .map(|h| cli_hint(h, outcome.server.as_deref()));
+            let text = format!("{text}{}", hint.unwrap_or_default());
             print_text(&keep::name_files(&text, &extras.kept));
             let mut err = std::io::stderr().lock();
             if printing.output.is_some() {

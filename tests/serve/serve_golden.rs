@@ -346,3 +346,27 @@ async fn policy_failures_in_both_serialisations() {
     let _ = agent.cancel().await;
     check("policy", &Value::Array(cases));
 }
+
+/// The hints are data: the CLI's text names its own commands where serve's names requests.
+#[test]
+fn the_cli_words_the_hints_as_commands() {
+    let sb = Sandbox::new();
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"fx": stdio(&[])}}).to_string(),
+    );
+    for (args, hint) in [
+        (
+            &["tools", "fx"][..],
+            "Use `mcpdeck describe fx TOOL` for a tool's full schema.",
+        ),
+        (
+            &["resources", "fx"],
+            "Read one with `mcpdeck read fx NAME` (a name or a reference).",
+        ),
+    ] {
+        let text = sb.stdout(args);
+        assert!(text.trim_end().ends_with(hint), "{args:?}: {text}");
+        assert!(!text.contains("{\"server\""), "{args:?}: {text}");
+    }
+}

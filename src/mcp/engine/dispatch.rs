@@ -306,6 +306,5 @@ pub(super) fn status_text(status: &StatusReport) -> String {
         }
         text.push('\n');
     }
-    text.push_str(super::outcome::hints::LIST);
     text
 }

@@ -2,25 +2,14 @@
 //! envelope for the CLI, the model-visible text for agents, and the exit code. Everything in
 //! here is already sanitised and redacted; faces print it as is (and sanitise once more).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::exit::Exit;
 use crate::mcp::connection::ErrorClass;
 
+use super::envelope::{Envelope, Hint};
 use crate::mcp::api::OpResult;
 use crate::mcp::results::SpillEntry;
-
-/// The closing hints of model-visible texts, in the agents' request shape. A face that speaks
-/// another language (the CLI names its own commands) replaces them whole.
-pub(crate) mod hints {
-    /// After a tools listing.
-    pub(crate) const DESCRIBE: &str =
-        "Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.";
-    /// After a resources listing.
-    pub(crate) const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
-    /// After the status text.
-    pub(crate) const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
-}
 
 /// A failed operation: its class (with the class's details), a safe message, and what came
 /// with it. The exit code is the class's.
@@ -111,50 +100,24 @@ impl Outcome {
         self.body.is_ok()
     }
 
-    /// The `--json` envelope:
+    /// The CLI's `--json` envelope (`Envelope::cli`):
     /// `{"ok","server","operation","result","error":{"class","message",...}}`.
     pub fn to_json(&self) -> Value {
-        match &self.body {
-            Ok(success) => json!({
-                "ok": true,
-                "server": self.server,
-                "operation": self.operation,
-                "result": success.result.to_value(),
-            }),
-            Err(failure) => {
-                let mut error = json!({"class": failure.class.name(), "message": failure.message});
-                let detail = failure.details().or_else(|| {
-                    failure
-                        .call
-                        .as_ref()
-                        .and_then(|c| serde_json::to_value(c).ok())
-                });
-                if let (Some(Value::Object(detail)), Value::Object(map)) = (&detail, &mut error) {
-                    for (k, v) in detail {
-                        if k != "class" {
-                            map.insert(k.clone(), v.clone());
-                        }
-                    }
-                }
-                let mut envelope = json!({
-                    "ok": false,
-                    "server": self.server,
-                    "operation": self.operation,
-                    "result": null,
-                    "error": error,
-                });
-                if let (Some(text), Value::Object(map)) = (&failure.text, &mut envelope) {
-                    map.insert("text".to_owned(), Value::String(text.clone()));
-                }
-                envelope
-            }
-        }
+        serde_json::to_value(Envelope::of(self).cli()).unwrap_or(Value::Null)
+    }
+
+    /// What to do next, when the result has a next step (data; each face words it).
+    pub fn hint(&self) -> Option<Hint> {
+        Envelope::of(self).hint
     }
 
     /// The text an agent receives (and the CLI prints by default).
     pub fn model_text(&self) -> String {
         match &self.body {
-            Ok(success) => success.text.clone(),
+            Ok(success) => match self.hint() {
+                Some(hint) => format!("{}{}", success.text, hint.for_agents()),
+                None => success.text.clone(),
+            },
             Err(failure) => {
                 let server = self
                     .server
@@ -176,21 +139,26 @@ impl Outcome {
         }
     }
 
-    /// The CLI exit code.
+    /// The CLI exit code ([`Outcome::exit`] as a number).
+    pub fn exit_code(&self) -> u8 {
+        self.exit() as u8
+    }
+
+    /// What the CLI exits with: the failure's class, or success.
     /// A scan that found something, and a pin check that found drift, exit 1, like a check
     /// that failed.
-    pub fn exit_code(&self) -> u8 {
+    pub fn exit(&self) -> Exit {
         match &self.body {
-            Err(f) => f.class.exit_code(),
+            Err(f) => f.exit(),
             Ok(Success {
                 result: crate::mcp::api::OpResult::Scan(report),
                 ..
-            }) if !report.clean => 1,
+            }) if !report.clean => Exit::Usage,
             Ok(Success {
                 result: crate::mcp::api::OpResult::PinSet(set),
                 ..
-            }) if !set.clean && self.operation == "pins.check" => 1,
-            Ok(_) => 0,
+            }) if !set.clean && self.operation == "pins.check" => Exit::Usage,
+            Ok(_) => Exit::Ok,
         }
     }
 }

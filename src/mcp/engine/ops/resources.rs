@@ -78,7 +78,6 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
             names.join(", ")
         );
     }
-    text.push_str(crate::mcp::engine::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
         result: OpResult::Resources(ResourceList {

@@ -44,7 +44,6 @@ pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> 
         }
         text.push('\n');
     }
-    text.push_str(crate::mcp::engine::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
         result: OpResult::Tools(ToolList {
