@@ -16,6 +16,7 @@ use super::form::{FieldKind, Form, Target};
 use super::keymap::{Action, Ctx};
 use super::{App, Effect, Load, ReqId, Screen, Waiter};
 use crate::mcp::api::OpResult;
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::engine::{CompletionTarget, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -264,7 +265,7 @@ impl App {
                 list.sel = 0;
             }
             // Nothing was sent: this server offers no completion, so Tab moves on from now on.
-            Err(f) if f.class == "not_supported" => {
+            Err(f) if f.class == ErrorClass::NotSupported => {
                 let server = list.server.clone();
                 self.completer.open = None;
                 self.message = Some(format!(
@@ -278,7 +279,7 @@ impl App {
             }
             Err(f) => {
                 list.load = Load::Failed(
-                    sanitize_capped(&f.class, 64),
+                    sanitize_capped(f.class.name(), 64),
                     sanitize_capped(&f.message, 300),
                 );
             }

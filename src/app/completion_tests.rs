@@ -1,6 +1,7 @@
 //! Completion in the call form: Tab asks with the filled arguments as context, the list picks
 //! and takes a suggestion, typing asks again only after a pause, stale and refused answers.
 
+use crate::mcp::connection::ErrorClass;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -159,7 +160,7 @@ fn a_server_without_completions_is_remembered_and_tab_moves_on() {
     app.update(failed(
         id,
         "completion.complete",
-        "not_supported",
+        ErrorClass::NotSupported,
         "demo does not offer completions",
     ));
     assert!(app.completer.open.is_none());
@@ -178,7 +179,12 @@ fn a_server_without_completions_is_remembered_and_tab_moves_on() {
 fn a_failed_ask_shows_in_the_list() {
     let (mut app, _d) = prompt_form();
     let (id, ..) = asked(&app.update(key(KeyCode::Tab)));
-    app.update(failed(id, "completion.complete", "server_error", "boom"));
+    app.update(failed(
+        id,
+        "completion.complete",
+        ErrorClass::ServerError { code: -32603 },
+        "boom",
+    ));
     assert!(matches!(
         app.completer.open.as_ref().map(|l| &l.load),
         Some(Load::Failed(class, _)) if class == "server_error"

@@ -19,7 +19,7 @@ pub(super) fn settle<T>(outcome: &Outcome, pick: impl FnOnce(&OpResult) -> Optio
         Ok(success) => success,
         Err(f) => {
             return Load::Failed(
-                sanitize_capped(&f.class, 64),
+                sanitize_capped(f.class.name(), 64),
                 sanitize_capped(&f.message, 2048),
             );
         }
@@ -42,9 +42,9 @@ impl App {
         // A connection that could not be made is part of the server's story: it goes to the
         // Log tab too, not only to whatever asked.
         if let (Err(f), Some(server)) = (&outcome.body, &outcome.server)
-            && CONNECTION_FAILURES.contains(&f.class.as_str())
+            && f.class.is_connection()
         {
-            let text = sanitize_capped(&format!("{}: {}", f.class, f.message), 1024);
+            let text = sanitize_capped(&format!("{}: {}", f.class.name(), f.message), 1024);
             let line = LogLine {
                 kind: "failed",
                 text,
@@ -63,7 +63,7 @@ impl App {
                     Ok(_) => "reconnected".to_owned(),
                     Err(f) => format!(
                         "{}: {}",
-                        sanitize_capped(&f.class, 64),
+                        sanitize_capped(f.class.name(), 64),
                         sanitize_capped(&f.message, 200)
                     ),
                 });
@@ -315,21 +315,6 @@ impl App {
         Vec::new()
     }
 }
-
-/// The failure classes that mean the connection itself failed.
-const CONNECTION_FAILURES: [&str; 11] = [
-    "missing_env",
-    "spawn_failed",
-    "exited",
-    "timeout",
-    "http_status",
-    "auth_required",
-    "not_mcp",
-    "protocol",
-    "tls",
-    "dns",
-    "refused",
-];
 
 /// How often the Log tab re-reads a server's stderr while traffic arrives.
 const STDERR_REFRESH: std::time::Duration = std::time::Duration::from_secs(1);

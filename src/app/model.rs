@@ -551,10 +551,10 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
             }
             json = match &f.call {
                 Some(call) => call.structured_content.clone().filter(|s| !s.is_null()),
-                None => f.detail.clone(),
+                None => f.details(),
             };
             Some((
-                sanitize_capped(&f.class, 64),
+                sanitize_capped(f.class.name(), 64),
                 sanitize_capped(&f.message, 2048),
             ))
         }

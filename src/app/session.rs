@@ -200,14 +200,14 @@ impl App {
             Err(f) => {
                 let text = format!(
                     "{}: {}",
-                    sanitize_capped(&f.class, 64),
+                    sanitize_capped(f.class.name(), 64),
                     sanitize_capped(&f.message, 300)
                 );
                 if let Some(view) = &mut self.session.roots
                     && view.roots.waits_for(id)
                 {
                     view.roots = super::Load::Failed(
-                        sanitize_capped(&f.class, 64),
+                        sanitize_capped(f.class.name(), 64),
                         sanitize_capped(&f.message, 300),
                     );
                 }

@@ -268,7 +268,7 @@ impl App {
                 Load::Ready(form)
             }
             Err(f) => Load::Failed(
-                sanitize_capped(&f.class, 64),
+                sanitize_capped(f.class.name(), 64),
                 sanitize_capped(&f.message, 512),
             ),
         });

@@ -2,6 +2,7 @@
 //! comes from that schema, Enter runs `tools.call` on the `workspace` server, the answer becomes
 //! readable lines, Esc cancels a run, and the panel keeps its own keys.
 
+use crate::mcp::connection::ErrorClass;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
@@ -81,7 +82,7 @@ fn the_form_comes_from_the_schema_and_enter_calls_the_workspace_server() {
         id,
         &json!({"schema": "mcpdeck.workspace-result/v1", "status": "known", "workspace": "proj",
             "result": {"passages": [{"path": "README.md", "lines": {"start": 1, "end": 2},
-            "text": "Precedence: project over user.", "words": 4}],
+            "kind": "markdown", "score": 1.5, "text": "Precedence: project over user.", "words": 4}],
             "words_used": 4, "budget": 800, "matching_passages": 1}}),
     ));
     assert!(app.side.run.is_none());
@@ -166,7 +167,7 @@ fn esc_cancels_a_run_then_leaves_the_panel() {
     app.update(failed(
         id,
         "tools.call",
-        "cancelled",
+        ErrorClass::Cancelled,
         "the call was cancelled",
     ));
     let result = app.side.result.as_ref().expect("result");
@@ -216,7 +217,7 @@ fn a_click_in_the_panel_focuses_it_and_the_wheel_scrolls_its_result() {
     type_text(&mut app, "q");
     let (id, _) = only_execute(&app.update(key(KeyCode::Enter)));
     let passages: Vec<serde_json::Value> = (1..=5)
-        .map(|i| json!({"path": format!("f{i}.md"), "lines": {"start": 1, "end": 1}, "text": "t", "words": 1}))
+        .map(|i| json!({"path": format!("f{i}.md"), "lines": {"start": 1, "end": 1}, "kind": "markdown", "score": 1.0, "text": "t", "words": 1}))
         .collect();
     app.update(workspace_answer(
         id,

@@ -3,10 +3,12 @@
 //! `mcpdeck.workspace-result/v1` envelope from the call's structured content; every string is
 //! sanitised here, where it enters the console's state.
 
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::mcp::engine::Outcome;
 use crate::mcp::sanitize::sanitize_capped;
+use crate::workspace::results::{FindResult, Reply, ReplyStatus};
 
 /// How a line is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +70,7 @@ pub fn outcome_lines(tool: &str, outcome: &Outcome) -> Vec<SideLine> {
         (Some(e), _) => envelope_lines(tool, e),
         (None, Err(f)) => vec![line(
             LineKind::Error,
-            &format!("{}: {}", f.class, f.message),
+            &format!("{}: {}", f.class.name(), f.message),
         )],
         (None, Ok(success)) => {
             let mut out = vec![line(LineKind::Summary, "answer without an envelope")];
@@ -80,12 +82,19 @@ pub fn outcome_lines(tool: &str, outcome: &Outcome) -> Vec<SideLine> {
 
 /// The readable lines of one `mcpdeck.workspace-result/v1` envelope.
 pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
-    let status = s(envelope, "status");
-    let reason = crate::workspace::envelope::reason_words(s(envelope, "reason"));
-    let result = envelope.get("result").unwrap_or(&Value::Null);
+    let Ok(reply) = Reply::deserialize(envelope) else {
+        return vec![line(
+            LineKind::Error,
+            "the workspace answered with an envelope of another shape",
+        )];
+    };
+    let reason =
+        crate::workspace::envelope::reason_words(reply.reason.as_deref().unwrap_or_default());
+    let result = &reply.result;
+    let status = reply.status;
     let mut out = Vec::new();
     match status {
-        "refused" => {
+        ReplyStatus::Refused => {
             out.push(line(LineKind::Error, &format!("refused: {reason}")));
             if !result.is_null() {
                 out.extend(
@@ -97,8 +106,8 @@ pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
             }
             return out;
         }
-        "unknown" => out.push(line(LineKind::Summary, &format!("unknown: {reason}"))),
-        _ => {}
+        ReplyStatus::Unknown => out.push(line(LineKind::Summary, &format!("unknown: {reason}"))),
+        ReplyStatus::Known => {}
     }
     match tool {
         "workspace_find" => find_lines(result, status, &mut out),
@@ -115,37 +124,49 @@ pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
     out
 }
 
-fn find_lines(result: &Value, status: &str, out: &mut Vec<SideLine>) {
-    let passages = result["passages"].as_array().map_or(&[][..], Vec::as_slice);
-    if status == "known" {
+fn find_lines(result: &Value, status: ReplyStatus, out: &mut Vec<SideLine>) {
+    let Ok(found) = FindResult::deserialize(result) else {
+        out.push(line(
+            LineKind::Error,
+            "the workspace answered workspace_find with a result of another shape",
+        ));
+        return;
+    };
+    if status == ReplyStatus::Known {
         out.push(line(
             LineKind::Summary,
             &format!(
                 "{} passage(s) of {} matching · {}/{} words",
-                passages.len(),
-                n(result, "matching_passages"),
-                n(result, "words_used"),
-                n(result, "budget"),
+                found.passages.len(),
+                found.matching_passages,
+                found.words_used,
+                found.budget,
             ),
         ));
     }
-    for (i, p) in passages.iter().enumerate() {
-        let section = match s(p, "section") {
-            "" => String::new(),
-            sec => format!(" § {sec}"),
+    for (i, p) in found.passages.iter().enumerate() {
+        let section = match p.section.as_deref() {
+            None | Some("") => String::new(),
+            Some(sec) => format!(" § {sec}"),
         };
         out.push(line(
             LineKind::Heading,
-            &format!("{}. {}:{}{section}", i + 1, s(p, "path"), lines_of(p)),
+            &format!(
+                "{}. {}:{}-{}{section}",
+                i + 1,
+                p.path,
+                p.lines.start,
+                p.lines.end
+            ),
         ));
-        out.extend(s(p, "text").lines().map(|l| line(LineKind::Text, l)));
+        out.extend(p.text.lines().map(|l| line(LineKind::Text, l)));
         out.push(line(LineKind::Text, ""));
     }
 }
 
-fn query_lines(result: &Value, status: &str, out: &mut Vec<SideLine>) {
+fn query_lines(result: &Value, status: ReplyStatus, out: &mut Vec<SideLine>) {
     let matches = result["matches"].as_array().map_or(&[][..], Vec::as_slice);
-    if status == "known" {
+    if status == ReplyStatus::Known {
         out.push(line(
             LineKind::Summary,
             &format!(
@@ -298,6 +319,18 @@ mod tests {
             ]
         );
         assert_eq!(lines[1].kind, LineKind::Heading);
+    }
+
+    #[test]
+    fn a_find_result_of_another_shape_says_so_instead_of_an_empty_list() {
+        let e = json!({"schema": "mcpdeck.workspace-result/v1", "status": "known", "workspace": "p",
+            "result": {"passage": [], "words_used": 0, "budget": 800, "matching_passages": 0}});
+        let lines = envelope_lines("workspace_find", &e);
+        assert_eq!(
+            texts(&lines),
+            ["the workspace answered workspace_find with a result of another shape"]
+        );
+        assert_eq!(lines[0].kind, LineKind::Error);
     }
 
     #[test]

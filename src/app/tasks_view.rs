@@ -143,7 +143,7 @@ impl App {
             },
             Err(f) => {
                 let (class, message) = (
-                    sanitize_capped(&f.class, 64),
+                    sanitize_capped(f.class.name(), 64),
                     sanitize_capped(&f.message, 300),
                 );
                 match &mut self.tasks_view {

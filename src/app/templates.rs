@@ -51,7 +51,7 @@ impl App {
             Err(f) => {
                 self.message = Some(format!(
                     "{}: {}",
-                    sanitize_capped(&f.class, 64),
+                    sanitize_capped(f.class.name(), 64),
                     sanitize_capped(&f.message, 300)
                 ));
                 return Vec::new();

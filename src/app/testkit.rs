@@ -2,6 +2,7 @@
 //! builders for engine outcomes and keys, so `update` tests need no engine and no IO beyond
 //! the fixture files.
 
+use crate::mcp::connection::ErrorClass;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -102,13 +103,13 @@ pub fn ok(id: u64, operation: &str, result: Value) -> Msg {
 }
 
 /// A failed outcome.
-pub fn failed(id: u64, operation: &str, class: &str, message: &str) -> Msg {
+pub fn failed(id: u64, operation: &str, class: ErrorClass, message: &str) -> Msg {
     Msg::Done {
         id,
         outcome: Box::new(Outcome {
             server: Some("demo".to_owned()),
             operation: operation.to_owned(),
-            body: Err(Failure::new(class, message.to_owned(), 4)),
+            body: Err(Failure::new(class, message.to_owned())),
         }),
     }
 }

@@ -2,6 +2,7 @@
 //! approvals (timing and paste guards), trust confirmation, stale results, sanitising.
 
 use super::{RawForm, ResultScreen};
+use crate::mcp::connection::ErrorClass;
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
@@ -77,7 +78,14 @@ fn stale_results_are_dropped() {
         app.pane().and_then(|p| p.tools.catalog.as_ref()),
         Some(Load::Loading(_))
     ));
-    app.update(failed(id, "tools.list", "spawn_failed", "no such file"));
+    app.update(failed(
+        id,
+        "tools.list",
+        ErrorClass::SpawnFailed {
+            os_error: "NotFound".to_owned(),
+        },
+        "no such file",
+    ));
     assert!(matches!(
         app.pane().and_then(|p| p.tools.catalog.as_ref()),
         Some(Load::Failed(c, _)) if c == "spawn_failed"
@@ -226,7 +234,7 @@ fn running_shows_progress_cancels_with_esc_and_shows_the_result() {
     app.update(failed(
         id,
         "tools.call echo",
-        "cancelled",
+        ErrorClass::Cancelled,
         "the request was cancelled",
     ));
     let Screen::Result(ResultScreen {
@@ -528,7 +536,9 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
     app.update(failed(
         id,
         "tools.list",
-        "spawn_failed",
+        ErrorClass::SpawnFailed {
+            os_error: "NotFound".to_owned(),
+        },
         "no such file: nope",
     ));
     let pane = app.pane().expect("pane");
@@ -539,7 +549,12 @@ fn a_connection_failure_is_written_to_the_log_tab_in_words() {
     let fx = app.update(key(KeyCode::Char('r')));
     let (id, _) = executes(&fx)[0].clone();
     let before = app.pane().expect("pane").log.lines.len();
-    app.update(failed(id, "tools.list", "server_error", "boom"));
+    app.update(failed(
+        id,
+        "tools.list",
+        ErrorClass::ServerError { code: -32603 },
+        "boom",
+    ));
     assert_eq!(app.pane().expect("pane").log.lines.len(), before);
     // Log levels are the protocol's words.
     #[allow(deprecated)]

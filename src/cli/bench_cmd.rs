@@ -2,6 +2,7 @@
 //! (`mcp::bench`) of one tool, refused for a tool not marked read-only unless `--yes`; text with
 //! an ASCII histogram, or the `--json` envelope.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -55,9 +56,8 @@ async fn plan(
     let described = engine.execute(&describe, cancel).await.body?;
     let OpResult::Describe(tool) = described.result else {
         return Err(Failure::new(
-            "protocol",
+            ErrorClass::Protocol,
             "no tool description".to_owned(),
-            4,
         ));
     };
     let read_only = tool
@@ -68,26 +68,24 @@ async fn plan(
         == Some(true);
     if !read_only && !args.yes {
         return Err(Failure::new(
-            "refused",
+            ErrorClass::NotReadOnly,
             format!(
                 "`{}` is not marked read-only (readOnlyHint), and bench would call it {} times; \
                  --yes runs it anyway",
                 tool.name, args.calls
             ),
-            2,
         ));
     }
     let arguments = call_arguments(&args.args, Some(&tool.input_schema))
-        .map_err(|m| Failure::new("invalid_request", m, 1))?;
+        .map_err(|m| Failure::new(ErrorClass::InvalidRequest, m))?;
     let problems = super::validate::problems(&tool.input_schema, &arguments);
     if !problems.is_empty() {
         return Err(Failure::new(
-            "invalid_request",
+            ErrorClass::InvalidRequest,
             format!(
                 "the arguments do not match the tool's input schema (nothing was sent):\n  {}",
                 problems.join("\n  ")
             ),
-            1,
         ));
     }
     Ok(BenchPlan {
@@ -119,7 +117,7 @@ async fn run(
         };
         let trust = TrustStore::load(TrustStore::default_path(home));
         let made = Engine::new(config.clone(), trust, options)
-            .map_err(|e| Failure::new("spill", format!("cannot start an engine: {e}"), 1))?;
+            .map_err(|e| Failure::new(ErrorClass::Spill, format!("cannot start an engine: {e}")))?;
         // Connected before the clock starts: a process start is not a call's latency.
         let listing = ProxyRequest::ToolsList {
             server: plan.server.clone(),

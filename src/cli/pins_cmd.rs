@@ -3,6 +3,7 @@
 //! of the live catalogs against it (`pins check`, exit 1 on drift) for a CI runner with no
 //! state of its own.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -158,7 +159,10 @@ fn export_plan(named: Vec<String>, file: PathBuf) -> Plan {
                 match pins {
                     Ok(pins) => out.servers.insert(server, PinFileServer { pins }),
                     Err(e) => {
-                        return failed("pins.export", Failure::new("pins", e.to_string(), 1));
+                        return failed(
+                            "pins.export",
+                            Failure::new(ErrorClass::Pins, e.to_string()),
+                        );
                     }
                 };
                 reports.push(report);
@@ -174,7 +178,7 @@ fn write_export(file: &std::path::Path, out: &PinFile, reports: Vec<PinReport>) 
         .and_then(|backups| crate::mcp::backup::save(file, &out.to_text(), &backups, 0o644));
     if let Err(e) = saved {
         let message = format!("cannot write {}: {e}", file.display());
-        return failed("pins.export", Failure::new("pins", message, 1));
+        return failed("pins.export", Failure::new(ErrorClass::Pins, message));
     }
     let mut text = format!(
         "wrote the accepted pins of {} servers to {}\n",

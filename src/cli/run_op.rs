@@ -11,7 +11,8 @@ use super::Context;
 use super::exit::Exit;
 use super::keep::{self, KeptFile};
 use super::output::{print_error, print_json, print_text};
-use crate::mcp::engine::{Engine, EngineOptions, Outcome};
+use crate::mcp::connection::ErrorClass;
+use crate::mcp::engine::{Engine, EngineOptions, Hint, Outcome};
 use crate::mcp::policy::{Mode, Policy};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
@@ -277,12 +278,9 @@ fn refused_server(outcome: &Outcome) -> Option<&str> {
     let Err(failure) = &outcome.body else {
         return None;
     };
-    let code = failure
-        .detail
-        .as_ref()
-        .and_then(|d| d.get("code"))
-        .and_then(serde_json::Value::as_u64);
-    (failure.class == "auth_required" && code != Some(403))
+    failure
+        .class
+        .needs_sign_in()
         .then_some(outcome.server.as_deref())
         .flatten()
 }
@@ -300,19 +298,14 @@ fn auth_retry(
     let Err(failure) = &outcome.body else {
         return None;
     };
-    if failure.class != "auth_required" {
+    let ErrorClass::AuthRequired { code, scope } = &failure.class else {
         return None;
-    }
+    };
     let server = outcome.server.clone()?;
-    let detail = failure.detail.as_ref();
-    let code = detail
-        .and_then(|d| d.get("code"))
-        .and_then(serde_json::Value::as_u64);
-    let scope = detail
-        .and_then(|d| d.get("scope"))
-        .and_then(serde_json::Value::as_str)
+    let scope = scope
+        .as_deref()
         .map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>());
-    if code == Some(403) {
+    if *code == 403 {
         let scope = scope?;
         if retries.step_ups >= 2 || !may(&server) {
             return None;
@@ -401,35 +394,19 @@ async fn watch_signals(
 
 /// The exit code of an outcome.
 pub fn exit_for(outcome: &Outcome) -> Exit {
-    match outcome.exit_code() {
-        0 => Exit::Ok,
-        2 => Exit::Refused,
-        3 => Exit::AuthRequired,
-        4 => Exit::Connection,
-        5 => Exit::ServerError,
-        6 => Exit::Timeout,
-        7 => Exit::Limit,
-        _ => Exit::Usage,
-    }
+    outcome.exit()
 }
 
-/// The engine's closing hints speak the agents' request shape; a person at the command line
-/// gets the commands to type instead.
-fn cli_hints(text: &str, server: Option<&str>) -> String {
-    use crate::mcp::engine::outcome::hints;
+/// The engine's hint, for a person at the command line: the command to type.
+fn cli_hint(hint: Hint, server: Option<&str>) -> String {
     let server = server.unwrap_or("SERVER");
-    text.replace(
-        hints::DESCRIBE,
-        &format!("Use `mcpdeck describe {server} TOOL` for a tool's full schema."),
-    )
-    .replace(
-        hints::READ,
-        &format!("Read one with `mcpdeck read {server} NAME` (a name or a reference)."),
-    )
-    .replace(
-        hints::LIST,
-        "Next: `mcpdeck tools SERVER` lists a server's tools.",
-    )
+    match hint {
+        Hint::Describe => format!("Use `mcpdeck describe {server} TOOL` for a tool's full schema."),
+        Hint::Read => {
+            format!("Read one with `mcpdeck read {server} NAME` (a name or a reference).")
+        }
+        Hint::List => "Next: `mcpdeck tools SERVER` lists a server's tools.".to_owned(),
+    }
 }
 
 /// What `--full` and `--output` add to a success: the whole text and the kept files.
@@ -488,7 +465,10 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
     match &outcome.body {
         Ok(success) => {
             let text = extras.full_text.as_deref().unwrap_or(&success.text);
-            let text = cli_hints(text, outcome.server.as_deref());
+            let hint = outcome
+                .hint()
+                .map(|h| cli_hint(h, outcome.server.as_deref()));
+            let text = format!("{text}{}", hint.unwrap_or_default());
             print_text(&keep::name_files(&text, &extras.kept));
             let mut err = std::io::stderr().lock();
             if printing.output.is_some() {
@@ -517,8 +497,10 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
             if let Some(text) = &failure.text {
                 print_text(text);
             }
-            print_error(&format!("{}: {}", failure.class, failure.message));
-            if failure.class == "unknown_server" && outcome.server.as_deref() == Some("demo") {
+            print_error(&format!("{}: {}", failure.class.name(), failure.message));
+            if failure.class == ErrorClass::UnknownServer
+                && outcome.server.as_deref() == Some("demo")
+            {
                 print_error(
                     "the built-in `demo` server is there by itself only while no configuration \
                      file defines a server; `--demo` adds it",

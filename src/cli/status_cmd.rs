@@ -1,5 +1,6 @@
 //! `mcpdeck status`: the status report as a table or as the `{}` proxy envelope.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 use std::io::Write as _;
 
@@ -153,11 +154,11 @@ async fn live_status(
         })
     } else {
         let mut failure = Failure::new(
-            "unreachable",
+            ErrorClass::Unreachable {
+                servers: result.servers,
+            },
             format!("{failed} server(s) did not answer"),
-            4,
         );
-        failure.detail = serde_json::to_value(&result).ok();
         failure.text = Some(text);
         Err(failure)
     };
@@ -206,14 +207,15 @@ async fn probe_row(
             let _ = writeln!(
                 text,
                 "{name}  failed  {}: {}",
-                failure.class, failure.message
+                failure.class.name(),
+                failure.message
             );
             LiveServer {
                 name,
                 state: "failed".to_owned(),
                 probe: None,
                 error: Some(serde_json::json!({
-                    "class": failure.class,
+                    "class": failure.class.name(),
                     "message": failure.message,
                 })),
                 roots: None,

@@ -160,7 +160,7 @@ async fn worker(
         let outcome = engine.execute(request, cancel).await;
         latencies.push(u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX));
         if let Err(f) = outcome.body {
-            failures.push(f.class);
+            failures.push(f.class.name().to_owned());
         }
     }
     (latencies, failures)

@@ -15,11 +15,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use approver::ServeApprover;
 
-use crate::mcp::engine::{Engine, Outcome};
+use crate::mcp::engine::{Engine, Envelope, Outcome};
 use crate::mcp::proxy::{TOOL_DESCRIPTION, parse_request, request_schema};
 
 /// The name of the one tool.
@@ -59,24 +59,8 @@ impl ProxyServer {
 /// failures, and `structuredContent` `{server, operation, status, ...}`.
 pub fn to_call_result(outcome: &Outcome) -> CallToolResult {
     let text = crate::mcp::sanitize::sanitize(&outcome.model_text()).into_owned();
-    let mut structured = json!({
-        "server": outcome.server,
-        "operation": outcome.operation,
-        "status": if outcome.ok() { "ok" } else { "error" },
-    });
-    if let Value::Object(map) = &mut structured {
-        match &outcome.body {
-            Ok(success) => {
-                map.insert("result".to_owned(), success.result.to_value());
-            }
-            Err(failure) => {
-                map.insert(
-                    "error".to_owned(),
-                    json!({"class": failure.class, "message": failure.message}),
-                );
-            }
-        }
-    }
+    let structured =
+        serde_json::to_value(Envelope::of(outcome).structured()).unwrap_or(Value::Null);
     let mut result = if outcome.ok() {
         CallToolResult::success(vec![ContentBlock::text(text)])
     } else {

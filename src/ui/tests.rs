@@ -2,6 +2,7 @@
 //! scan proving hostile server text never puts a control, bidi or zero-width character in a
 //! cell.
 
+use crate::mcp::connection::ErrorClass;
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
@@ -83,7 +84,9 @@ fn connection_error() {
     app.update(failed(
         id,
         "tools.list",
-        "spawn_failed",
+        ErrorClass::SpawnFailed {
+            os_error: "NotFound".to_owned(),
+        },
         "cannot start `mcpdeck`: not found",
     ));
     snapshot_all("error", &mut app);
@@ -356,8 +359,9 @@ fn workspace_envelope(tool: &str) -> serde_json::Value {
     let result = match tool {
         "workspace_find" => json!({"passages": [
             {"path": "README.md", "lines": {"start": 40, "end": 44}, "section": "Configuration",
-             "text": "Project files override user files.\nThe --config file overrides both.", "words": 11},
-            {"path": "docs/config.md", "lines": {"start": 3, "end": 3}, "text": "Precedence is by layer.", "words": 4}],
+             "kind": "markdown", "score": 2.1, "text": "Project files override user files.\nThe --config file overrides both.", "words": 11},
+            {"path": "docs/config.md", "lines": {"start": 3, "end": 3}, "kind": "markdown", "score": 1.2,
+             "text": "Precedence is by layer.", "words": 4}],
             "words_used": 15, "budget": 800, "matching_passages": 6}),
         "workspace_query" => json!({"matches": [
             {"path": "src/config.rs", "line": 12, "kind": "source", "snippet": "fn precedence() {"},

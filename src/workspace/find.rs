@@ -3,10 +3,11 @@
 //! Passages are taken best first; one that does not fit the remaining budget whole is skipped,
 //! never cut. Pure over a [`Snapshot`].
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::envelope::Reason;
 use super::index::Snapshot;
+use super::results::{FindResult, LineSpan, Passage};
 use super::text::word_count;
 
 /// A score rounded for display (four decimals).
@@ -36,28 +37,30 @@ pub fn run(
             continue;
         }
         used += words;
-        let mut p = json!({
-            "path": file.rel,
-            "kind": file.kind,
-            "lines": {"start": chunk.start, "end": chunk.end},
-            "score": round(hit.score),
-            "words": words,
-            "text": text,
+        passages.push(Passage {
+            path: file.rel.clone(),
+            kind: file.kind.to_owned(),
+            lines: LineSpan {
+                start: chunk.start,
+                end: chunk.end,
+            },
+            section: chunk.section.as_deref().map(str::to_owned),
+            score: round(hit.score),
+            words,
+            text: text.to_owned(),
         });
-        if let (Some(section), Some(o)) = (chunk.section.as_deref(), p.as_object_mut()) {
-            o.insert("section".into(), json!(section));
-        }
-        passages.push(p);
     }
-    let result = json!({
-        "passages": passages,
-        "words_used": used,
-        "budget": budget,
-        "matching_passages": hits.len(),
-    });
+    let none_fit = passages.is_empty();
+    let result = FindResult {
+        passages,
+        words_used: used,
+        budget,
+        matching_passages: hits.len(),
+    }
+    .to_value();
     if hits.is_empty() {
         Err((Reason::NoMatch, result))
-    } else if passages.is_empty() {
+    } else if none_fit {
         Err((Reason::BudgetTooSmall, result))
     } else {
         Ok(result)

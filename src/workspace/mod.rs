@@ -21,6 +21,7 @@ pub mod packaged;
 pub mod query;
 pub mod record;
 pub mod redact;
+pub mod results;
 pub mod schema;
 pub mod server;
 pub mod slot;

@@ -82,10 +82,10 @@ async fn a_dead_connection_stays_failed_until_reconnected() {
     let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
     let cancel = CancellationToken::new();
     let crashed = engine.execute(&call("crash"), &cancel).await;
-    assert_eq!(crashed.body.unwrap_err().class, "exited");
+    assert_eq!(crashed.body.unwrap_err().class.name(), "exited");
     let next = engine.execute(&call("echo"), &cancel).await;
     let failure = next.body.unwrap_err();
-    assert_eq!(failure.class, "exited");
+    assert_eq!(failure.class.name(), "exited");
     assert!(failure.message.contains("reconnect"), "{}", failure.message);
     assert_eq!(engine.status().servers[0].state.label(), "failed");
     let reconnected = engine
@@ -127,7 +127,8 @@ async fn automatic_reconnect_makes_a_fresh_connection_for_the_next_operation() {
             .await
             .body
             .unwrap_err()
-            .class,
+            .class
+            .name(),
         "exited"
     );
     let mut args = serde_json::Map::new();
@@ -305,7 +306,7 @@ async fn an_unanswered_approval_says_nobody_answered() {
         .finishes_at(run, std::time::Duration::from_millis(250))
         .await;
     let failure = outcome.body.unwrap_err();
-    assert_eq!(failure.exit, 2);
+    assert_eq!(failure.exit(), mcpdeck::exit::Exit::Refused);
     assert!(
         failure.message.starts_with("no answer within 0.25 s"),
         "{}",

@@ -50,7 +50,7 @@ fn check(what: &str, text: &str) {
     }
 }
 
-/// One of every connection class, with hostile details.
+/// One of every class (the connection's and the engine's), with hostile details.
 fn classes() -> Vec<ErrorClass> {
     let all = vec![
         ErrorClass::MissingEnv {
@@ -86,6 +86,28 @@ fn classes() -> Vec<ErrorClass> {
             rule: "net: TCP ports".into(),
             kernel_abi: 3,
         },
+        ErrorClass::InvalidRequest,
+        ErrorClass::UnknownServer,
+        ErrorClass::UnknownTool,
+        ErrorClass::UnknownPrompt,
+        ErrorClass::StaleReference,
+        ErrorClass::NotSupported,
+        ErrorClass::InvalidConfig,
+        ErrorClass::Untrusted,
+        ErrorClass::Disabled,
+        ErrorClass::Denied,
+        ErrorClass::ApprovalRequired,
+        ErrorClass::NotReadOnly,
+        ErrorClass::RootsOutsideSandbox,
+        ErrorClass::ToolError,
+        ErrorClass::Transport,
+        ErrorClass::Spill,
+        ErrorClass::Tokenizer,
+        ErrorClass::Pins,
+        ErrorClass::NoState,
+        ErrorClass::Unreachable {
+            servers: Vec::new(),
+        },
     ];
     // Exhaustive: a new class must be added above.
     for class in &all {
@@ -105,7 +127,27 @@ fn classes() -> Vec<ErrorClass> {
             | ErrorClass::Limit { .. }
             | ErrorClass::InputRounds { .. }
             | ErrorClass::ServerError { .. }
-            | ErrorClass::SandboxRefused { .. } => {}
+            | ErrorClass::SandboxRefused { .. }
+            | ErrorClass::InvalidRequest
+            | ErrorClass::UnknownServer
+            | ErrorClass::UnknownTool
+            | ErrorClass::UnknownPrompt
+            | ErrorClass::StaleReference
+            | ErrorClass::NotSupported
+            | ErrorClass::InvalidConfig
+            | ErrorClass::Untrusted
+            | ErrorClass::Disabled
+            | ErrorClass::Denied
+            | ErrorClass::ApprovalRequired
+            | ErrorClass::NotReadOnly
+            | ErrorClass::RootsOutsideSandbox
+            | ErrorClass::ToolError
+            | ErrorClass::Transport
+            | ErrorClass::Spill
+            | ErrorClass::Tokenizer
+            | ErrorClass::Pins
+            | ErrorClass::NoState
+            | ErrorClass::Unreachable { .. } => {}
         }
     }
     all
@@ -119,6 +161,7 @@ fn every_connection_class_renders_in_words() {
             name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
             "{name}"
         );
+        check(&format!("{name} in words"), &class.to_string());
         let error = ConnectError::new(class, "the server answered something else");
         check(name, &error.to_string());
         let json = serde_json::to_value(&error).expect("serialises");

@@ -8,6 +8,7 @@ mod common;
 mod demo_server;
 mod serve;
 mod serve_approvals;
+mod serve_golden;
 mod serve_kit;
 mod serve_modern;
 mod serve_pins;

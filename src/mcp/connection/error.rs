@@ -11,6 +11,7 @@ use std::error::Error as StdError;
 use rmcp::service::{ClientInitializeError, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+pub use super::error_class::ErrorClass;
 pub use crate::mcp::results::redact::{REDACTED, Redactor};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -22,140 +23,8 @@ pub(crate) fn clean(redactor: &Redactor, text: &str) -> String {
 /// Longest server-originated text kept in an error message.
 const MAX_SERVER_TEXT: usize = 2048;
 
-/// What kind of failure happened. Serialised as `{"class": "<snake_case>", ...details}`, the
-/// details' keys in camelCase like every JSON key mcpdeck writes (`stderrTail`, `afterMs`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(
-    tag = "class",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
-pub enum ErrorClass {
-    /// A referenced environment variable was unset or empty.
-    MissingEnv {
-        /// The variable's name (never its value).
-        variable: String,
-    },
-    /// The stdio server's process could not be started.
-    SpawnFailed {
-        /// The OS error kind, e.g. `NotFound`, `PermissionDenied`.
-        os_error: String,
-    },
-    /// The stdio server's process exited.
-    Exited {
-        /// The exit status as text (`exit status: 3`, `signal: 9 (SIGKILL)`).
-        status: String,
-        /// The last lines of its stderr, sanitised.
-        stderr_tail: Vec<String>,
-    },
-    /// The handshake or request did not finish within its deadline.
-    Timeout {
-        /// The deadline that passed, in milliseconds.
-        after_ms: u64,
-    },
-    /// The HTTP endpoint answered with an unexpected status.
-    HttpStatus {
-        /// The HTTP status code.
-        code: u16,
-    },
-    /// The HTTP endpoint refused the credentials (401/403).
-    AuthRequired {
-        /// 401 or 403.
-        code: u16,
-        /// The scopes the challenge named (sanitised): a 403 `insufficient_scope`'s demand, for
-        /// step-up, or a 401's (inline sign-in asks for them).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        scope: Option<String>,
-    },
-    /// The endpoint answered with something that is not MCP (an HTML page, non-JSON).
-    NotMcp {
-        /// The content type it answered with, when it sent one.
-        content_type: Option<String>,
-    },
-    /// The peer broke the protocol (handshake, framing, unexpected message, unknown version).
-    Protocol,
-    /// A TLS failure (certificate, handshake).
-    Tls,
-    /// The host name could not be resolved.
-    Dns,
-    /// Nothing accepted the connection.
-    Refused,
-    /// The operation was cancelled by the caller.
-    Cancelled,
-    /// A bound was hit.
-    Limit {
-        /// Which bound (`stdout frame 16 MiB`, `response body 16 MiB`, ...).
-        bound: String,
-    },
-    /// A 2026 server still asked for input after the most rounds one operation may take.
-    InputRounds {
-        /// The cap that was reached.
-        rounds: u32,
-    },
-    /// The server answered the request with a JSON-RPC error (the connection itself is fine).
-    ServerError {
-        /// The JSON-RPC error code.
-        code: i32,
-    },
-    /// A sandboxed server was not started: the kernel cannot enforce one of its rules (and the
-    /// definition does not opt into best effort), or the sandbox could not be set up.
-    SandboxRefused {
-        /// The rule the kernel cannot enforce (`net: TCP ports`), or `setup`.
-        rule: String,
-        /// The kernel's Landlock ABI version (0: none).
-        kernel_abi: u8,
-    },
-}
-
-impl ErrorClass {
-    /// The stable `snake_case` name of the class.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::MissingEnv { .. } => "missing_env",
-            Self::SpawnFailed { .. } => "spawn_failed",
-            Self::Exited { .. } => "exited",
-            Self::Timeout { .. } => "timeout",
-            Self::HttpStatus { .. } => "http_status",
-            Self::AuthRequired { .. } => "auth_required",
-            Self::NotMcp { .. } => "not_mcp",
-            Self::Protocol => "protocol",
-            Self::Tls => "tls",
-            Self::Dns => "dns",
-            Self::Refused => "refused",
-            Self::Cancelled => "cancelled",
-            Self::Limit { .. } => "limit",
-            Self::InputRounds { .. } => "input_rounds",
-            Self::ServerError { .. } => "server_error",
-            Self::SandboxRefused { .. } => "sandbox_refused",
-        }
-    }
-}
-
-impl ErrorClass {
-    /// The headless CLI's exit code for this class: 1 configuration, 3 auth
-    /// required, 4 connection failed, 5 server error, 6 timeout or cancelled, 7 a bound.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Self::MissingEnv { .. } => 1,
-            Self::AuthRequired { .. } => 3,
-            Self::SpawnFailed { .. }
-            | Self::Exited { .. }
-            | Self::HttpStatus { .. }
-            | Self::NotMcp { .. }
-            | Self::Protocol
-            | Self::Tls
-            | Self::Dns
-            | Self::Refused
-            | Self::SandboxRefused { .. } => 4,
-            Self::ServerError { .. } => 5,
-            Self::Timeout { .. } | Self::Cancelled => 6,
-            Self::Limit { .. } | Self::InputRounds { .. } => 7,
-        }
-    }
-}
-
 /// A classified failure with a message that is safe to show anywhere.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, thiserror::Error)]
 #[error("{}: {message}", class.name())]
 pub struct ConnectError {
     /// The class, with its details.

@@ -12,6 +12,7 @@ mod connect;
 pub(crate) mod declare;
 pub(crate) mod discover;
 pub(crate) mod error;
+pub(crate) mod error_class;
 pub(crate) mod events;
 pub(crate) mod faults;
 pub(crate) mod frames;

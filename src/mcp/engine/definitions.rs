@@ -2,6 +2,7 @@
 //! resource templates (from this connection's cached catalogs, listed when needed) and its
 //! `serverInfo` and `instructions` from the handshake. The poisoning scan reads them.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 
 use super::ops::{self, OpContext};
@@ -108,9 +109,8 @@ const ALL_KINDS: [Kind; 4] = [
 pub(super) async fn pins(ctx: &OpContext<'_>, accept: bool) -> Result<Success, Failure> {
     let Some(store) = ctx.pins.cloned() else {
         return Err(Failure::new(
-            "no_state",
+            ErrorClass::NoState,
             "there is no state directory for pins: set HOME or XDG_STATE_HOME".to_owned(),
-            1,
         ));
     };
     let defs = definitions(ctx).await?;
@@ -123,8 +123,8 @@ pub(super) async fn pins(ctx: &OpContext<'_>, accept: bool) -> Result<Success, F
         }
     })
     .await
-    .map_err(|e| Failure::new("pins", e.to_string(), 1))?
-    .map_err(|e| Failure::new("pins", e.to_string(), 1))?;
+    .map_err(|e| Failure::new(ErrorClass::Pins, e.to_string()))?
+    .map_err(|e| Failure::new(ErrorClass::Pins, e.to_string()))?;
     Ok(pin_success(ctx, result, accept))
 }
 

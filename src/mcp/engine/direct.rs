@@ -4,6 +4,7 @@
 //! answers. Trust, `disabled` and invalid definitions stop it as they stop any operation; it
 //! never calls a tool (the lint checks a tool is marked read-only before it calls it).
 
+use crate::mcp::connection::ErrorClass;
 use tokio_util::sync::CancellationToken;
 
 use super::Engine;
@@ -22,9 +23,8 @@ impl Engine {
     ) -> Result<T, Failure> {
         let Some(slot) = self.slots.get(server) else {
             return Err(Failure::new(
-                "unknown_server",
+                ErrorClass::UnknownServer,
                 format!("no server `{}`", sanitize_capped(server, 128)),
-                1,
             ));
         };
         let cancel = super::dispatch::combine(cancel, &self.shutdown);

@@ -1,6 +1,7 @@
 //! Running a request the policy let through: connecting its server, then the agents' operation
 //! or the operator's own that it names (the operations themselves are in `ops` and `operator`).
 
+use crate::mcp::connection::ErrorClass;
 use tokio_util::sync::CancellationToken;
 
 use super::face::ConnectContext;
@@ -35,7 +36,7 @@ impl Engine {
             });
         }
         check_server(request, self.slots.keys().map(String::as_str))
-            .map_err(|e| Failure::new("unknown_server", e.to_string(), 1))?;
+            .map_err(|e| Failure::new(ErrorClass::UnknownServer, e.to_string()))?;
         let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
             return Err(Failure::invalid("the request names no server".to_owned()));
         };
@@ -305,6 +306,5 @@ pub(super) fn status_text(status: &StatusReport) -> String {
         }
         text.push('\n');
     }
-    text.push_str(super::outcome::hints::LIST);
     text
 }

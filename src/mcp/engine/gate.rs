@@ -2,6 +2,7 @@
 //! operator must approve — asked once the operation's details (arguments, annotations) are
 //! known, with a timeout, cancellation and session approvals.
 
+use crate::mcp::connection::ErrorClass;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -61,12 +62,11 @@ impl Engine {
                 return Err((
                     "denied",
                     Failure::new(
-                        "denied",
+                        ErrorClass::Denied,
                         format!(
                             "`{op}` on `{}` is refused by policy rule `{rule}`",
                             slot.name
                         ),
-                        2,
                     ),
                 ));
             }
@@ -87,12 +87,11 @@ impl Engine {
             return Err((
                 "approval_required",
                 Failure::new(
-                    "approval_required",
+                    ErrorClass::ApprovalRequired,
                     format!(
                         "enforce mode: `{op}` on `{}` needs an operator's approval and no approver is attached",
                         slot.name
                     ),
-                    2,
                 ),
             ));
         };
@@ -210,12 +209,11 @@ impl Engine {
         match self.approver.as_ref().filter(|_| available) {
             Some(approver) => Ok(approver.clone()),
             None => Err(Failure::new(
-                "approval_required",
+                ErrorClass::ApprovalRequired,
                 format!(
                     "enforce mode: `{operation}` on `{}` changed since its pins, so no allow rule covers it until the change is accepted (`mcpdeck pins {} --accept`), and no approver is attached",
                     slot.name, slot.name
                 ),
-                2,
             )),
         }
     }
@@ -238,32 +236,29 @@ impl Engine {
             Settled::Answered(Decision::Deny) | Settled::Abandoned => (
                 "approval_denied",
                 Err(Failure::new(
-                    "denied",
+                    ErrorClass::Denied,
                     format!("the operator did not approve `{op}` on `{}`", slot.name),
-                    2,
                 )),
             ),
             Settled::TimedOut => (
                 "approval_timeout",
                 Err(Failure::new(
-                    "denied",
+                    ErrorClass::Denied,
                     format!(
                         "no answer within {}: `{op}` on `{}` was not run",
                         seconds(self.approval_timeout),
                         slot.name
                     ),
-                    2,
                 )),
             ),
             Settled::Cancelled => (
                 "approval_cancelled",
                 Err(Failure::new(
-                    "cancelled",
+                    ErrorClass::Cancelled,
                     format!(
                         "cancelled while waiting for approval of `{op}` on `{}`",
                         slot.name
                     ),
-                    6,
                 )),
             ),
         }

@@ -19,6 +19,7 @@ pub(crate) mod cleanup;
 mod definitions;
 mod direct;
 mod dispatch;
+pub(crate) mod envelope;
 mod face;
 mod gate;
 mod live;
@@ -41,6 +42,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use approve::MAX_ARGUMENT_BYTES;
 pub use changed::changed_servers;
+pub use envelope::{Envelope, Hint};
 pub(crate) use face::ClientFace;
 use live::Catalog;
 pub use operator::{CompletionTarget, OperatorOp};

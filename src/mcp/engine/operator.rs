@@ -7,6 +7,7 @@
 // legacy is what 2025-11-25 servers speak.
 #![allow(deprecated)]
 
+use crate::mcp::connection::ErrorClass;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -128,21 +129,19 @@ impl OperatorOp {
 
 fn unexpected(what: &str) -> Failure {
     Failure::new(
-        "protocol",
+        ErrorClass::Protocol,
         format!("the server answered {what} with an unexpected result type"),
-        4,
     )
 }
 
 /// Refuses an operation on a capability the server did not declare, before anything is sent.
 fn not_offered(ctx: &OpContext<'_>, what: &str) -> Failure {
     Failure::new(
-        "not_supported",
+        ErrorClass::NotSupported,
         format!(
             "{} does not offer {what} (it did not declare the capability; nothing was sent)",
             sanitize_capped(&ctx.slot.name, 128)
         ),
-        1,
     )
 }
 
@@ -278,7 +277,7 @@ pub(super) async fn subscription(
         resolved = refs
             .resolve(ctx.live.generation, uri)
             .map(str::to_owned)
-            .map_err(|e| Failure::new("stale_reference", e.to_string(), 1))?;
+            .map_err(|e| Failure::new(ErrorClass::StaleReference, e.to_string()))?;
         resolved.as_str()
     } else {
         uri
@@ -357,7 +356,7 @@ fn task_line(task: &TaskInfo) -> String {
 
 fn task_failure(ctx: &OpContext<'_>, e: &crate::mcp::connection::RequestError) -> Failure {
     // A server without tasks answers "method not found": say so plainly.
-    if matches!(e.class, crate::mcp::connection::ErrorClass::ServerError { code } if code == rmcp::model::ErrorCode::METHOD_NOT_FOUND.0)
+    if matches!(e.class, ErrorClass::ServerError { code } if code == rmcp::model::ErrorCode::METHOD_NOT_FOUND.0)
     {
         return not_offered(ctx, "tasks");
     }
@@ -439,12 +438,11 @@ pub(super) async fn set_log_level(ctx: &OpContext<'_>, level: &str) -> Result<Su
     }
     if let Some(problem) = conn.set_log_level(&level).await {
         return Err(Failure::new(
-            "protocol",
+            ErrorClass::Protocol,
             format!(
                 "logging/setLevel failed: {}",
                 sanitize_capped(&problem, 512)
             ),
-            4,
         ));
     }
     ctx.slot.remember_log_level(&level);

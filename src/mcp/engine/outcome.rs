@@ -2,34 +2,24 @@
 //! envelope for the CLI, the model-visible text for agents, and the exit code. Everything in
 //! here is already sanitised and redacted; faces print it as is (and sanitise once more).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::exit::Exit;
+use crate::mcp::connection::ErrorClass;
+
+use super::envelope::{Envelope, Hint};
 use crate::mcp::api::OpResult;
 use crate::mcp::results::SpillEntry;
 
-/// The closing hints of model-visible texts, in the agents' request shape. A face that speaks
-/// another language (the CLI names its own commands) replaces them whole.
-pub(crate) mod hints {
-    /// After a tools listing.
-    pub(crate) const DESCRIBE: &str =
-        "Use {\"server\":…,\"describe\":\"<tool>\"} for a tool's full schema.";
-    /// After a resources listing.
-    pub(crate) const READ: &str = "Read one with {\"server\":…,\"operation\":\"resources.read\",\"resource\":\"<reference>\"}.";
-    /// After the status text.
-    pub(crate) const LIST: &str = "Next: {\"server\":\"<name>\"} lists a server's tools.";
-}
-
-/// A failed operation: a safe class, a safe message and the CLI exit code.
+/// A failed operation: its class (with the class's details), a safe message, and what came
+/// with it. The exit code is the class's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    /// The error class (`missing_env`, `timeout`, `tool_error`, `invalid_request`, ...).
-    pub class: String,
+    /// What kind of failure, with its typed details (exit status, stderr tail, HTTP code,
+    /// JSON-RPC code, the live status of the servers probed).
+    pub class: ErrorClass,
     /// What happened, safe to show anywhere.
     pub message: String,
-    /// The CLI exit code.
-    pub exit: u8,
-    /// Class details (exit status, stderr tail, HTTP code), when there are any.
-    pub detail: Option<Value>,
     /// A tool error's shaped result (text, structured content, spills).
     pub call: Option<Box<crate::mcp::api::ToolCall>>,
     /// Model-visible text that comes with the failure (a tool's own error output).
@@ -37,26 +27,48 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// A failure with no details.
-    pub fn new(class: impl Into<String>, message: String, exit: u8) -> Self {
+    /// A failure with nothing beside its class and message.
+    pub fn new(class: ErrorClass, message: String) -> Self {
         Self {
-            class: class.into(),
+            class,
             message,
-            exit,
-            detail: None,
             call: None,
             text: None,
         }
     }
 
-    /// A `limit` failure (exit 7).
+    /// A `limit` failure whose message names the bound.
     pub fn limit(message: String) -> Self {
-        Self::new("limit", message, 7)
+        Self::new(
+            ErrorClass::Limit {
+                bound: String::new(),
+            },
+            message,
+        )
     }
 
-    /// An `invalid_request` failure (exit 1).
+    /// An `invalid_request` failure.
     pub fn invalid(message: String) -> Self {
-        Self::new("invalid_request", message, 1)
+        Self::new(ErrorClass::InvalidRequest, message)
+    }
+
+    /// The class's details as JSON (`afterMs`, `stderrTail`, `code`, ...), when it has any.
+    pub fn details(&self) -> Option<Value> {
+        serde_json::to_value(&self.class)
+            .ok()
+            .filter(|d| d.as_object().is_some_and(|m| m.len() > 1))
+    }
+
+    /// What a command that ends with this failure exits with (the class's exit).
+    pub fn exit(&self) -> Exit {
+        self.class.exit()
+    }
+}
+
+/// The message: a sentence for a person (the class's name is for machines).
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
 }
 
@@ -88,50 +100,24 @@ impl Outcome {
         self.body.is_ok()
     }
 
-    /// The `--json` envelope:
+    /// The CLI's `--json` envelope (`Envelope::cli`):
     /// `{"ok","server","operation","result","error":{"class","message",...}}`.
     pub fn to_json(&self) -> Value {
-        match &self.body {
-            Ok(success) => json!({
-                "ok": true,
-                "server": self.server,
-                "operation": self.operation,
-                "result": success.result.to_value(),
-            }),
-            Err(failure) => {
-                let mut error = json!({"class": failure.class, "message": failure.message});
-                let detail = failure.detail.clone().or_else(|| {
-                    failure
-                        .call
-                        .as_ref()
-                        .and_then(|c| serde_json::to_value(c).ok())
-                });
-                if let (Some(Value::Object(detail)), Value::Object(map)) = (&detail, &mut error) {
-                    for (k, v) in detail {
-                        if k != "class" {
-                            map.insert(k.clone(), v.clone());
-                        }
-                    }
-                }
-                let mut envelope = json!({
-                    "ok": false,
-                    "server": self.server,
-                    "operation": self.operation,
-                    "result": null,
-                    "error": error,
-                });
-                if let (Some(text), Value::Object(map)) = (&failure.text, &mut envelope) {
-                    map.insert("text".to_owned(), Value::String(text.clone()));
-                }
-                envelope
-            }
-        }
+        serde_json::to_value(Envelope::of(self).cli()).unwrap_or(Value::Null)
+    }
+
+    /// What to do next, when the result has a next step (data; each face words it).
+    pub fn hint(&self) -> Option<Hint> {
+        Envelope::of(self).hint
     }
 
     /// The text an agent receives (and the CLI prints by default).
     pub fn model_text(&self) -> String {
         match &self.body {
-            Ok(success) => success.text.clone(),
+            Ok(success) => match self.hint() {
+                Some(hint) => format!("{}{}", success.text, hint.for_agents()),
+                None => success.text.clone(),
+            },
             Err(failure) => {
                 let server = self
                     .server
@@ -140,7 +126,9 @@ impl Outcome {
                     .unwrap_or_default();
                 let mut text = format!(
                     "error{server} ({}, {}): {}",
-                    self.operation, failure.class, failure.message
+                    self.operation,
+                    failure.class.name(),
+                    failure.message
                 );
                 if let Some(detail) = &failure.text {
                     text.push('\n');
@@ -151,21 +139,26 @@ impl Outcome {
         }
     }
 
-    /// The CLI exit code.
+    /// The CLI exit code ([`Outcome::exit`] as a number).
+    pub fn exit_code(&self) -> u8 {
+        self.exit() as u8
+    }
+
+    /// What the CLI exits with: the failure's class, or success.
     /// A scan that found something, and a pin check that found drift, exit 1, like a check
     /// that failed.
-    pub fn exit_code(&self) -> u8 {
+    pub fn exit(&self) -> Exit {
         match &self.body {
-            Err(f) => f.exit,
+            Err(f) => f.exit(),
             Ok(Success {
                 result: crate::mcp::api::OpResult::Scan(report),
                 ..
-            }) if !report.clean => 1,
+            }) if !report.clean => Exit::Usage,
             Ok(Success {
                 result: crate::mcp::api::OpResult::PinSet(set),
                 ..
-            }) if !set.clean && self.operation == "pins.check" => 1,
-            Ok(_) => 0,
+            }) if !set.clean && self.operation == "pins.check" => Exit::Usage,
+            Ok(_) => Exit::Ok,
         }
     }
 }
@@ -173,8 +166,6 @@ impl Outcome {
 impl Failure {
     /// A failure from a connection error.
     pub fn from_connect(e: &crate::mcp::connection::ConnectError) -> Self {
-        let mut failure = Self::new(e.class.name(), e.message.clone(), e.class.exit_code());
-        failure.detail = serde_json::to_value(&e.class).ok();
-        failure
+        Self::new(e.class.clone(), e.message.clone())
     }
 }

@@ -178,7 +178,7 @@ impl Engine {
             decision: decision.to_owned(),
             outcome: body
                 .as_ref()
-                .map_or_else(|f| f.class.clone(), |_| "ok".to_owned()),
+                .map_or_else(|f| f.class.name().to_owned(), |_| "ok".to_owned()),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
         Outcome {

@@ -6,15 +6,15 @@ use super::Engine;
 use super::outcome::{Failure, Outcome, Success};
 use crate::mcp::api::{Disconnected, OpResult, RootItem, RootList};
 use crate::mcp::client::{RootEntry, SharedRoots};
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::sanitize::sanitize_capped;
 
 impl Engine {
     fn session_slot(&self, server: &str) -> Result<&std::sync::Arc<super::slot::Slot>, Failure> {
         self.slots.get(server).ok_or_else(|| {
             Failure::new(
-                "unknown_server",
+                ErrorClass::UnknownServer,
                 format!("unknown server `{}`", sanitize_capped(server, 128)),
-                1,
             )
         })
     }
@@ -56,9 +56,8 @@ impl Engine {
                 }
                 match problem {
                     Some(e) => Err(Failure::new(
-                        "transport",
+                        ErrorClass::Transport,
                         format!("the roots changed, but telling the server failed: {e}"),
-                        3,
                     )),
                     None => Ok(roots_success(server, &shared.get(), notified, "roots set")),
                 }
@@ -82,14 +81,13 @@ impl Engine {
             return None;
         }
         Some(Failure::new(
-            "sandbox_refused",
+            ErrorClass::RootsOutsideSandbox,
             format!(
                 "`{}` runs in a sandbox that cannot read {}: roots must lie inside its `read` or \
                  `write` rules",
                 sanitize_capped(server, 128),
                 sanitize_capped(&outside.join(", "), 1024)
             ),
-            2,
         ))
     }
 
@@ -183,9 +181,8 @@ impl Engine {
 
 fn no_roots() -> Failure {
     Failure::new(
-        "not_supported",
+        ErrorClass::NotSupported,
         "this face declares no roots (nothing answers roots/list)".to_owned(),
-        1,
     )
 }
 

@@ -6,6 +6,7 @@
 //! are dropped by `list_changed` notifications and by reconnects; a listing holds its cache's
 //! lock, so at most one re-list per catalog is ever in flight. Nothing here re-sends a request.
 
+use crate::mcp::connection::ErrorClass;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -231,25 +232,22 @@ impl Slot {
     fn refusal(&self) -> Option<Failure> {
         match self.static_state {
             ServerState::Invalid => Some(Failure::new(
-                "invalid_config",
+                ErrorClass::InvalidConfig,
                 format!(
                     "server `{}` has configuration errors and never connects; run `mcpdeck config check`",
                     self.name
                 ),
-                1,
             )),
             ServerState::Inert => Some(Failure::new(
-                "untrusted",
+                ErrorClass::Untrusted,
                 format!(
                     "server `{}` is defined by the project, which is not trusted (or changed since); review it with `mcpdeck trust`",
                     self.name
                 ),
-                2,
             )),
             ServerState::Disabled => Some(Failure::new(
-                "disabled",
+                ErrorClass::Disabled,
                 format!("server `{}` is disabled in its configuration", self.name),
-                2,
             )),
             _ => None,
         }
@@ -261,9 +259,8 @@ impl Slot {
         }
         self.entry.def.as_ref().ok_or_else(|| {
             Failure::new(
-                "invalid_config",
+                ErrorClass::InvalidConfig,
                 format!("server `{}` has no valid definition", self.name),
-                1,
             )
         })
     }
@@ -273,7 +270,7 @@ impl Slot {
         let mut facts = self.facts();
         facts.state = Some(ServerState::Failed);
         facts.runtime.last_error = Some(LastError {
-            class: failure.class.clone(),
+            class: failure.class.name().to_owned(),
             message: failure.message.clone(),
             at: now_rfc3339(),
         });
@@ -306,7 +303,15 @@ impl Slot {
             .process()
             .and_then(crate::mcp::connection::StdioProcess::exit_info)
             .map_or_else(
-                || Failure::new("exited", "the connection closed".to_owned(), 4),
+                || {
+                    Failure::new(
+                        ErrorClass::Exited {
+                            status: "unknown".to_owned(),
+                            stderr_tail: Vec::new(),
+                        },
+                        "the connection closed".to_owned(),
+                    )
+                },
                 |exit| Failure::from_connect(&exit.to_error()),
             );
         drop(conn);
@@ -334,7 +339,7 @@ impl Slot {
             && !def.reconnect.automatic
             // A server waiting for sign-in is tried again: the operator may have signed in
             // since (from the CLI or the console), and the stored tokens are read at connect.
-            && failure.class != "auth_required"
+            && !matches!(failure.class, ErrorClass::AuthRequired { .. })
         {
             return Err(with_hint(failure));
         }
@@ -531,7 +536,7 @@ mod tests {
         ] {
             s.static_state = state;
             let failure = s.def().expect_err("refused");
-            assert_eq!((failure.class.as_str(), failure.exit), (class, exit));
+            assert_eq!((failure.class.name(), failure.exit() as u8), (class, exit));
         }
     }
 }

@@ -2,6 +2,7 @@
 //! (see `mcp::cost` for what is counted and with which tokenizer), and what `mcpdeck serve`'s
 //! one tool costs instead.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 
 use super::{OpContext, tools};
@@ -12,7 +13,7 @@ use crate::mcp::engine::outcome::{Failure, Success};
 /// `tools.cost`.
 pub(crate) async fn tool_costs(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
-    let cost = catalog_cost(catalog.tools()).map_err(|e| Failure::new("tokenizer", e, 1))?;
+    let cost = catalog_cost(catalog.tools()).map_err(|e| Failure::new(ErrorClass::Tokenizer, e))?;
     let mut text = format!(
         "{} on {}: {} tokens ({}; each definition as compact JSON with name, description and \
          inputSchema)\n",

@@ -12,6 +12,7 @@ mod prompts;
 mod resources;
 mod tools;
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -84,7 +85,10 @@ impl OpContext<'_> {
 
     pub(super) fn request_failure(&self, e: &RequestError) -> Failure {
         let failure = Failure::from_connect(e);
-        if matches!(failure.class.as_str(), "exited" | "limit") {
+        if matches!(
+            failure.class,
+            ErrorClass::Exited { .. } | ErrorClass::Limit { .. }
+        ) {
             self.slot.on_exited();
         }
         failure
@@ -93,9 +97,8 @@ impl OpContext<'_> {
 
 fn unexpected(what: &str) -> Failure {
     Failure::new(
-        "protocol",
+        ErrorClass::Protocol,
         format!("the server answered {what} with an unexpected result type"),
-        4,
     )
 }
 
@@ -124,7 +127,8 @@ fn bounded(
     origin: &str,
     text: &str,
 ) -> Result<(String, Vec<crate::mcp::results::SpillEntry>), Failure> {
-    let io = |e: std::io::Error| Failure::new("spill", format!("writing a spill failed: {e}"), 1);
+    let io =
+        |e: std::io::Error| Failure::new(ErrorClass::Spill, format!("writing a spill failed: {e}"));
     let mut out = BoundedText::new(ctx.spills, origin);
     out.push(text).map_err(io)?;
     let bounded = out.finish().map_err(io)?;
@@ -140,7 +144,7 @@ fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
     match e {
         crate::mcp::results::ShapeError::Limit(limit) => Failure::limit(limit.to_string()),
         crate::mcp::results::ShapeError::Io(io) => {
-            Failure::new("spill", format!("writing a spill failed: {io}"), 1)
+            Failure::new(ErrorClass::Spill, format!("writing a spill failed: {io}"))
         }
     }
 }

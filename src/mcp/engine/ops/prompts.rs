@@ -1,5 +1,6 @@
 //! The prompt operations: `prompts.list` and `prompts.get`.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 
 use rmcp::model::{ClientRequest, GetPromptRequest, GetPromptRequestParams, ServerResult};
@@ -70,13 +71,12 @@ pub(crate) async fn get_prompt(
     let prompts = prompts(ctx).await?;
     let Some(prompt) = prompts.iter().find(|p| p.name == name) else {
         return Err(Failure::new(
-            "unknown_prompt",
+            ErrorClass::UnknownPrompt,
             format!(
                 "server `{}` has no prompt `{}`; list prompts again",
                 ctx.slot.name,
                 sanitize_capped(name, 128)
             ),
-            1,
         ));
     };
     check_prompt_arguments(prompt, arguments).map_err(|e| Failure::invalid(e.to_string()))?;

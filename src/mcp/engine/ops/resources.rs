@@ -1,6 +1,7 @@
 //! The resource operations: `resources.list` (opaque references), the operator's
 //! `resources.templates`, and reads by reference or by URI.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 
 use rmcp::model::{ClientRequest, ReadResourceRequest, ReadResourceRequestParams, ServerResult};
@@ -77,7 +78,6 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
             names.join(", ")
         );
     }
-    text.push_str(crate::mcp::engine::outcome::hints::READ);
     let (text, spills) = bounded(ctx, "resources.list", &text)?;
     Ok(Success {
         result: OpResult::Resources(ResourceList {
@@ -150,7 +150,7 @@ pub(crate) async fn read_resource(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         refs.resolve(ctx.live.generation, reference)
             .map(str::to_owned)
-            .map_err(|e| Failure::new("stale_reference", e.to_string(), 1))?
+            .map_err(|e| Failure::new(ErrorClass::StaleReference, e.to_string()))?
     };
     read_uri(ctx, &uri, reference).await
 }

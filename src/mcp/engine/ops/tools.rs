@@ -1,6 +1,7 @@
 //! The tool operations: `tools.list`, `tools.search`, `tools.describe`, `tools.call` (plain or
 //! as a task) and `ping`.
 
+use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 
 use rmcp::model::{
@@ -43,7 +44,6 @@ pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> 
         }
         text.push('\n');
     }
-    text.push_str(crate::mcp::engine::outcome::hints::DESCRIBE);
     let (text, spills) = bounded(ctx, "tools.list", &text)?;
     Ok(Success {
         result: OpResult::Tools(ToolList {
@@ -95,12 +95,11 @@ fn unknown_tool(catalog: &ToolCatalog, server: &str, tool: &str) -> Failure {
         format!("; similar: {}", similar.join(", "))
     };
     Failure::new(
-        "unknown_tool",
+        ErrorClass::UnknownTool,
         format!(
             "server `{server}` has no tool `{}`{hint}",
             sanitize_capped(tool, 128)
         ),
-        1,
     )
 }
 
@@ -210,7 +209,7 @@ fn header_mismatch(conn: &Connection, e: &crate::mcp::connection::RequestError) 
     conn.is_modern()
         && conn.transport_kind() == "http"
         && e.class
-            == (crate::mcp::connection::ErrorClass::ServerError {
+            == (ErrorClass::ServerError {
                 code: HEADER_MISMATCH,
             })
 }
@@ -228,7 +227,7 @@ pub(crate) fn shape_call(
     let origin = format!("tools.call {tool}");
     let shape_ctx = ctx.shape_context(&origin);
     let shaped = shape_tool_result(&shape_ctx, result, schema)
-        .map_err(|e| Failure::new("spill", format!("writing a spill failed: {e}"), 1))?;
+        .map_err(|e| Failure::new(ErrorClass::Spill, format!("writing a spill failed: {e}")))?;
     let result = ToolCall {
         is_error: shaped.is_error,
         text: shaped.text.clone(),
@@ -247,9 +246,8 @@ pub(crate) fn shape_call(
     };
     if shaped.is_error {
         let mut failure = Failure::new(
-            "tool_error",
+            ErrorClass::ToolError,
             format!("tool `{}` reported an error", sanitize_capped(tool, 128)),
-            5,
         );
         failure.text = Some(shaped.text);
         failure.call = Some(Box::new(result));
