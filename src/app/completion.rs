@@ -166,7 +166,10 @@ impl App {
             list.due = None;
             list.load = Load::Loading(id);
         }
-        vec![Effect::Operate { id, server, op }]
+        vec![Effect::Engine {
+            id,
+            request: crate::mcp::EngineRequest::Operator { server, op },
+        }]
     }
 
     /// A key while a suggestion list is open; `None` lets the form handle it (the list closes

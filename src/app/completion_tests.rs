@@ -41,15 +41,18 @@ fn asked(effects: &[Effect]) -> (u64, String, String, BTreeMap<String, String>) 
     let asks: Vec<_> = effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Operate {
+            Effect::Engine {
                 id,
-                server,
-                op:
-                    OperatorOp::Complete {
-                        target,
-                        argument,
-                        value,
-                        context,
+                request:
+                    crate::mcp::EngineRequest::Operator {
+                        server,
+                        op:
+                            OperatorOp::Complete {
+                                target,
+                                argument,
+                                value,
+                                context,
+                            },
                     },
             } => {
                 assert_eq!(server, "demo");
@@ -112,15 +115,25 @@ fn typing_asks_again_only_after_a_pause_and_drops_stale_answers() {
     app.now += DEBOUNCE / 2;
     let fx = app.update(super::Msg::Tick);
     assert!(
-        !fx.iter().any(|e| matches!(e, Effect::Operate { .. })),
+        !fx.iter().any(|e| matches!(
+            e,
+            Effect::Engine {
+                request: crate::mcp::EngineRequest::Operator { .. },
+                ..
+            }
+        )),
         "no ask before the pause: {fx:?}"
     );
     app.update(ch('a'));
     app.now += DEBOUNCE.saturating_sub(Duration::from_millis(1));
     assert!(
-        !app.update(super::Msg::Tick)
-            .iter()
-            .any(|e| matches!(e, Effect::Operate { .. })),
+        !app.update(super::Msg::Tick).iter().any(|e| matches!(
+            e,
+            Effect::Engine {
+                request: crate::mcp::EngineRequest::Operator { .. },
+                ..
+            }
+        )),
         "each key restarts the pause"
     );
     app.now += Duration::from_millis(2);

@@ -61,10 +61,12 @@ impl App {
         if let Some(pane) = self.panes.get_mut(server) {
             pane.tools.costs = Some(Load::Loading(id));
         }
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server: server.to_owned(),
-            op: OperatorOp::ToolCosts,
+            request: crate::mcp::EngineRequest::Operator {
+                server: server.to_owned(),
+                op: OperatorOp::ToolCosts,
+            },
         }]
     }
 
@@ -91,7 +93,11 @@ mod tests {
         let (mut app, _d) = demo_app();
         let fx = app.update(key(KeyCode::Enter));
         let Some(list_id) = fx.iter().find_map(|e| match e {
-            Effect::Execute { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
             _ => None,
         }) else {
             panic!("{fx:?}");
@@ -100,10 +106,13 @@ mod tests {
         let asks: Vec<u64> = fx
             .iter()
             .filter_map(|e| match e {
-                Effect::Operate {
+                Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::ToolCosts,
+                    request:
+                        crate::mcp::EngineRequest::Operator {
+                            server,
+                            op: OperatorOp::ToolCosts,
+                        },
                 } if server == "demo" => Some(*id),
                 _ => None,
             })

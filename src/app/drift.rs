@@ -57,10 +57,12 @@ impl App {
             Some((_, pins)) => OperatorOp::CheckPins { pins: pins.clone() },
             None => OperatorOp::Pins { accept: false },
         };
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server: server.to_owned(),
-            op,
+            request: crate::mcp::EngineRequest::Operator {
+                server: server.to_owned(),
+                op,
+            },
         }]
     }
 

@@ -159,7 +159,14 @@ mod tests {
             json!({"type": "object"}),
         ));
         let fx = app.update(key(KeyCode::Enter));
-        let [Effect::Execute { id, .. }] = &fx[..] else {
+        let [
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            },
+        ] = &fx[..]
+        else {
             panic!("{fx:?}");
         };
         let mut text = "Here are the links:".to_owned();
@@ -199,7 +206,16 @@ mod tests {
 
     fn read_uri(effects: &[Effect]) -> (ReqId, String, String) {
         match effects {
-            [Effect::ReadUri { id, server, uri }] => (*id, server.clone(), uri.clone()),
+            [
+                Effect::Engine {
+                    id,
+                    request:
+                        crate::mcp::EngineRequest::Operator {
+                            server,
+                            op: crate::mcp::OperatorOp::ReadUri { uri },
+                        },
+                },
+            ] => (*id, server.clone(), uri.clone()),
             other => panic!("expected one read: {other:?}"),
         }
     }

@@ -62,10 +62,12 @@ impl App {
         if let Some(pane) = self.panes.get_mut(server) {
             pane.tools.scan = Some(Load::Loading(id));
         }
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server: server.to_owned(),
-            op: OperatorOp::Scan,
+            request: crate::mcp::EngineRequest::Operator {
+                server: server.to_owned(),
+                op: OperatorOp::Scan,
+            },
         }]
     }
 

@@ -112,12 +112,12 @@ impl App {
         }
         let id = self.id(super::Waiter::SideForm);
         self.side.forms[tool] = Some(Load::Loading(id));
-        vec![Effect::Execute {
+        vec![Effect::Engine {
             id,
-            request: ProxyRequest::ToolsDescribe {
+            request: crate::mcp::EngineRequest::Agent(ProxyRequest::ToolsDescribe {
                 server: WORKSPACE_SERVER.to_owned(),
                 tool: WORKSPACE_TOOLS[tool].to_owned(),
-            },
+            }),
         }]
     }
 
@@ -214,13 +214,13 @@ impl App {
             cancelling: false,
         });
         self.side.scroll = 0;
-        vec![Effect::Execute {
+        vec![Effect::Engine {
             id,
-            request: ProxyRequest::ToolsCall {
+            request: crate::mcp::EngineRequest::Agent(ProxyRequest::ToolsCall {
                 server: WORKSPACE_SERVER.to_owned(),
                 tool: WORKSPACE_TOOLS[tool].to_owned(),
                 args: args.as_object().cloned().unwrap_or_default(),
-            },
+            }),
         }]
     }
 

@@ -55,10 +55,12 @@ impl App {
         if let Some(view) = &mut self.tasks_view {
             view.tasks = Load::Loading(id);
         }
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server,
-            op: OperatorOp::TasksList,
+            request: crate::mcp::EngineRequest::Operator {
+                server,
+                op: OperatorOp::TasksList,
+            },
         }]
     }
 
@@ -87,10 +89,12 @@ impl App {
                 };
                 let id = self.id(Waiter::Tasks);
                 self.message = Some(format!("cancelling task {task}…"));
-                return vec![Effect::Operate {
+                return vec![Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::TaskCancel { id: task },
+                    request: crate::mcp::EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::TaskCancel { id: task },
+                    },
                 }];
             }
             Action::Open => {
@@ -100,10 +104,12 @@ impl App {
                 self.tasks_view = None;
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
-                return vec![Effect::Operate {
+                return vec![Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::TaskResult { id: task },
+                    request: crate::mcp::EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::TaskResult { id: task },
+                    },
                 }];
             }
             _ => {}
@@ -157,7 +163,14 @@ mod tests {
     fn the_view_lists_opens_and_cancels_the_selected_task() {
         let (mut app, _d) = demo_app();
         let effects = app.open_tasks();
-        let [Effect::Operate { id, op, .. }] = effects.as_slice() else {
+        let [
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Operator { op, .. },
+                ..
+            },
+        ] = effects.as_slice()
+        else {
             panic!("{effects:?}")
         };
         assert_eq!(*op, OperatorOp::TasksList);
@@ -190,16 +203,22 @@ mod tests {
         let cancel = app.on_tasks_action(Action::Delete);
         assert!(matches!(
             cancel.as_slice(),
-            [Effect::Operate {
-                op: OperatorOp::TaskCancel { .. },
+            [Effect::Engine {
+                request: crate::mcp::EngineRequest::Operator {
+                    op: OperatorOp::TaskCancel { .. },
+                    ..
+                },
                 ..
             }]
         ));
         let open = app.on_tasks_action(Action::Open);
         assert!(matches!(
             open.as_slice(),
-            [Effect::Operate {
-                op: OperatorOp::TaskResult { .. },
+            [Effect::Engine {
+                request: crate::mcp::EngineRequest::Operator {
+                    op: OperatorOp::TaskResult { .. },
+                    ..
+                },
                 ..
             }]
         ));

@@ -21,7 +21,9 @@ use mcpdeck::mcp::client::{
     Answer, ClientRequests, ElicitAnswer, ElicitationAsk, SamplingAnswer, SamplingAsk,
 };
 use mcpdeck::mcp::config::{ConfigSet, Layer, read_file};
-use mcpdeck::mcp::engine::{CallOptions, CompletionTarget, Engine, EngineOptions, OperatorOp};
+use mcpdeck::mcp::engine::{
+    CallArgs, CallOptions, CompletionTarget, Engine, EngineOptions, EngineRequest, OperatorOp,
+};
 use mcpdeck::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Policy};
 use mcpdeck::mcp::proxy::ProxyRequest;
 use mcpdeck::mcp::trust::TrustStore;
@@ -221,16 +223,12 @@ fn requests() -> Vec<(&'static str, Req)> {
     ]
 }
 
-/// Runs `req` the way the faces run it; the outcome's operation name.
+/// Runs `req` the way the faces run it: as one engine request; the outcome's operation name.
 async fn run(engine: &Engine, req: &Req, cancel: &CancellationToken) -> String {
-    let echo = |_: Option<&serde_json::Value>| {
-        let mut args = serde_json::Map::new();
-        args.insert("text".into(), json!("hi"));
-        Ok(args)
-    };
-    let outcome = match req {
-        Req::Agent(request) => engine.execute(request, cancel).await,
-        Req::Ping => engine.ping("fx", cancel).await,
+    let operator = |op: OperatorOp| EngineRequest::operator("fx", op);
+    let request = match req {
+        Req::Agent(request) => EngineRequest::Agent(request.clone()),
+        Req::Ping => operator(OperatorOp::Ping),
         Req::CallTyped { as_task, meta } => {
             let mut options = CallOptions {
                 as_task: *as_task,
@@ -239,18 +237,29 @@ async fn run(engine: &Engine, req: &Req, cancel: &CancellationToken) -> String {
             if *meta {
                 options.meta.insert("trace".into(), json!(1));
             }
-            engine
-                .call_with("fx", "echo", &echo, &options, cancel)
-                .await
+            operator(OperatorOp::Call {
+                tool: "echo".into(),
+                args: CallArgs::Words {
+                    words: vec!["text=hi".into()],
+                    checked: true,
+                },
+                options,
+            })
         }
-        Req::ReadUri(uri) => engine.read_uri("fx", uri, cancel).await,
-        Req::Op(op) => engine.operate("fx", op, cancel).await,
-        Req::Roots => engine.roots("fx"),
-        Req::AddRoot(path) => engine.add_root("fx", path).await,
-        Req::RemoveRoot(uri) => engine.remove_root("fx", uri).await,
-        Req::Disconnect => engine.disconnect("fx").await,
+        Req::ReadUri(uri) => operator(OperatorOp::ReadUri {
+            uri: (*uri).to_owned(),
+        }),
+        Req::Op(op) => operator(op.clone()),
+        Req::Roots => operator(OperatorOp::Roots),
+        Req::AddRoot(path) => operator(OperatorOp::AddRoot {
+            path: (*path).to_owned(),
+        }),
+        Req::RemoveRoot(uri) => operator(OperatorOp::RemoveRoot {
+            uri: (*uri).to_owned(),
+        }),
+        Req::Disconnect => operator(OperatorOp::Disconnect),
     };
-    outcome.operation
+    engine.run(&request, cancel).await.operation
 }
 
 fn engine(
