@@ -136,6 +136,23 @@ impl ToolArguments {
         Ok((key, value))
     }
 
+    /// `text` as the schema types `key` (a form field, a `key=value` word), or None when it
+    /// fits none of its types.
+    pub fn fit(&self, key: &str, text: &str) -> Option<Value> {
+        typed(text, self.types(key))
+    }
+
+    /// Where the schema's validator finds `instance` wrong: (instance path, message) each.
+    pub fn schema_errors(&self, instance: &Value) -> Vec<(String, String)> {
+        let Some(validator) = &self.validator else {
+            return Vec::new();
+        };
+        validator
+            .iter_errors(instance)
+            .map(|e| (e.instance_path().to_string(), e.to_string()))
+            .collect()
+    }
+
     /// One value typed as the schema says for `key` (a form field, a `key=value` word).
     pub fn value(&self, key: &str, text: &str, checked: bool) -> Result<Value, String> {
         let types = self.types(key);
@@ -173,14 +190,8 @@ impl ToolArguments {
                 ));
             }
         }
-        let Some(validator) = &self.validator else {
-            return out;
-        };
-        let instance = Value::Object(args.clone());
-        for error in validator.iter_errors(&instance) {
-            let path = error.instance_path().to_string();
+        for (path, message) in self.schema_errors(&Value::Object(args.clone())) {
             // Unknown and missing keys are already named above, more helpfully.
-            let message = error.to_string();
             if path.is_empty()
                 && (message.contains("is a required property")
                     || message.contains("Additional properties"))
@@ -235,11 +246,15 @@ fn collect_types(prop: &Value, out: &mut Vec<String>) {
         }
         _ => {}
     }
-    if prop
-        .get("enum")
-        .is_some_and(|e| e.as_array().is_some_and(|v| v.iter().all(Value::is_string)))
-    {
-        out.push("string".to_owned());
+    if let Some(values) = prop.get("enum").and_then(Value::as_array) {
+        // `null` among the values admits `null`; the rest typed as strings when all are.
+        let (nulls, rest): (Vec<&Value>, Vec<&Value>) = values.iter().partition(|v| v.is_null());
+        if !nulls.is_empty() {
+            out.push("null".to_owned());
+        }
+        if rest.iter().all(|v| v.is_string()) && !rest.is_empty() {
+            out.push("string".to_owned());
+        }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(options)) = prop.get(key) {
@@ -269,11 +284,12 @@ fn typed(text: &str, types: &[String]) -> Option<Value> {
     if types.is_empty() {
         return Some(untyped(text));
     }
-    if has("string") {
-        return Some(Value::String(text.to_owned()));
-    }
+    // A field that admits `null` takes the word `null` as it.
     if has("null") && text == "null" {
         return Some(Value::Null);
+    }
+    if has("string") {
+        return Some(Value::String(text.to_owned()));
     }
     // A whole number stays an integer (`steps=2` sends `2`, never `2.0`).
     if (has("integer") || has("number"))

@@ -165,9 +165,10 @@ impl Engine {
         let args = match args {
             CallArgs::Given(args) => args.clone(),
             CallArgs::Words { words, checked } => {
-                let compiled = listed.map_or_else(ToolArguments::unknown, |t| {
-                    ToolArguments::compile(&serde_json::Value::Object((*t.input_schema).clone()))
-                });
+                let compiled = catalog
+                    .as_ref()
+                    .and_then(|c| c.arguments(tool))
+                    .unwrap_or_else(|| std::sync::Arc::new(ToolArguments::unknown()));
                 let args = compiled.words(words, *checked).map_err(Failure::invalid)?;
                 let problems = if *checked {
                     compiled.problems(&args)
