@@ -16,7 +16,7 @@ use super::form::{FieldKind, Form, Target};
 use super::keymap::{Action, Ctx};
 use super::{App, Effect, Load, ReqId, Screen, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{CompletionTarget, OperatorOp, Outcome};
+use crate::mcp::engine::{CompletionTarget, EngineRequest, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// How long typing must pause before the list asks the server again.
@@ -168,7 +168,7 @@ impl App {
         }
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator { server, op },
+            request: EngineRequest::Operator { server, op },
         }]
     }
 

@@ -12,7 +12,7 @@ use super::form::{Form, Target};
 use super::keymap::Ctx;
 use super::testkit::{ch, demo_app, failed, key, ok};
 use super::{App, Effect, Load, Screen};
-use crate::mcp::engine::{CompletionTarget, OperatorOp};
+use crate::mcp::engine::{CompletionTarget, EngineRequest, OperatorOp};
 
 /// The demo app with a prompt form of two completable arguments in front.
 fn prompt_form() -> (App, tempfile::TempDir) {
@@ -44,7 +44,7 @@ fn asked(effects: &[Effect]) -> (u64, String, String, BTreeMap<String, String>) 
             Effect::Engine {
                 id,
                 request:
-                    crate::mcp::EngineRequest::Operator {
+                    EngineRequest::Operator {
                         server,
                         op:
                             OperatorOp::Complete {
@@ -118,7 +118,7 @@ fn typing_asks_again_only_after_a_pause_and_drops_stale_answers() {
         !fx.iter().any(|e| matches!(
             e,
             Effect::Engine {
-                request: crate::mcp::EngineRequest::Operator { .. },
+                request: EngineRequest::Operator { .. },
                 ..
             }
         )),
@@ -130,7 +130,7 @@ fn typing_asks_again_only_after_a_pause_and_drops_stale_answers() {
         !app.update(super::Msg::Tick).iter().any(|e| matches!(
             e,
             Effect::Engine {
-                request: crate::mcp::EngineRequest::Operator { .. },
+                request: EngineRequest::Operator { .. },
                 ..
             }
         )),

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 
 /// A server's tool costs as the console shows them.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -63,7 +63,7 @@ impl App {
         }
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator {
+            request: EngineRequest::Operator {
                 server: server.to_owned(),
                 op: OperatorOp::ToolCosts,
             },
@@ -86,7 +86,7 @@ mod tests {
 
     use crate::app::testkit::{demo_app, key, ok, tools_result};
     use crate::app::{Effect, Load};
-    use crate::mcp::engine::OperatorOp;
+    use crate::mcp::engine::{EngineRequest, OperatorOp};
 
     #[test]
     fn a_tool_list_asks_once_for_its_costs_and_the_list_shows_them() {
@@ -95,7 +95,7 @@ mod tests {
         let Some(list_id) = fx.iter().find_map(|e| match e {
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Agent(_),
+                request: EngineRequest::Agent(_),
                 ..
             } => Some(*id),
             _ => None,
@@ -109,7 +109,7 @@ mod tests {
                 Effect::Engine {
                     id,
                     request:
-                        crate::mcp::EngineRequest::Operator {
+                        EngineRequest::Operator {
                             server,
                             op: OperatorOp::ToolCosts,
                         },

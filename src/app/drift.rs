@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::scan::Kind;
 
 /// A server's drifted tools as the console shows them.
@@ -59,7 +59,7 @@ impl App {
         };
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator {
+            request: EngineRequest::Operator {
                 server: server.to_owned(),
                 op,
             },

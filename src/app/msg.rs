@@ -8,7 +8,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::{ReqId, info};
 use crate::mcp::connection::ServerEvent;
-use crate::mcp::engine::Outcome;
+use crate::mcp::engine::{EngineRequest, Outcome};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision};
 use crate::mcp::results::SpillEntry;
 use crate::mcp::status::StatusReport;
@@ -150,7 +150,7 @@ pub enum Effect {
         /// The request's id.
         id: ReqId,
         /// The request.
-        request: crate::mcp::EngineRequest,
+        request: EngineRequest,
     },
     /// Cancel the engine request `id` (its `Done` still arrives, as `cancelled`).
     Cancel(ReqId),

@@ -147,7 +147,7 @@ mod tests {
     use crate::app::testkit::{demo_app, key};
     use crate::app::{Msg, ReqId};
     use crate::mcp::api::ToolCall;
-    use crate::mcp::engine::Success;
+    use crate::mcp::engine::{EngineRequest, OperatorOp, Success};
     use crate::mcp::results::links::ResourceLinkRef;
 
     /// The demo app showing a call's result with `links` named in its text.
@@ -162,7 +162,7 @@ mod tests {
         let [
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Agent(_),
+                request: EngineRequest::Agent(_),
                 ..
             },
         ] = &fx[..]
@@ -210,9 +210,9 @@ mod tests {
                 Effect::Engine {
                     id,
                     request:
-                        crate::mcp::EngineRequest::Operator {
+                        EngineRequest::Operator {
                             server,
-                            op: crate::mcp::OperatorOp::ReadUri { uri },
+                            op: OperatorOp::ReadUri { uri },
                         },
                 },
             ] => (*id, server.clone(), uri.clone()),

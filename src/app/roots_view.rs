@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::keymap::{Action, Ctx};
 use super::{App, Effect, Load, ReqId};
 use crate::mcp::api::{RootItem, RootList};
-use crate::mcp::engine::OperatorOp;
+use crate::mcp::engine::{EngineRequest, OperatorOp};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The longest directory the operator may type.
@@ -136,7 +136,7 @@ impl App {
         }
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator { server, op },
+            request: EngineRequest::Operator { server, op },
         }]
     }
 

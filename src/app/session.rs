@@ -10,7 +10,7 @@ use super::roots_view::RootsView;
 use super::{App, Effect, Focus, ReqId, Running, Screen, Tab, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::client::LOG_LEVELS;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -88,7 +88,7 @@ impl App {
                     [
                         Effect::Engine {
                             id,
-                            request: crate::mcp::EngineRequest::Operator { .. },
+                            request: EngineRequest::Operator { .. },
                             ..
                         },
                     ],
@@ -109,7 +109,7 @@ impl App {
                 let id = self.id(Waiter::Session);
                 vec![Effect::Engine {
                     id,
-                    request: crate::mcp::EngineRequest::Operator {
+                    request: EngineRequest::Operator {
                         server,
                         op: OperatorOp::SetLogLevel { level },
                     },
@@ -125,7 +125,7 @@ impl App {
         let id = self.id(Waiter::Session);
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator { server, op },
+            request: EngineRequest::Operator { server, op },
         }]
     }
 
@@ -188,7 +188,7 @@ impl App {
         };
         Some(vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator { server, op },
+            request: EngineRequest::Operator { server, op },
         }])
     }
 
@@ -309,7 +309,7 @@ impl App {
         self.screen = Screen::Running(Running::without_form(id, server, self.now));
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(ProxyRequest::ResourcesRead {
+            request: EngineRequest::Agent(ProxyRequest::ResourcesRead {
                 server: server.to_owned(),
                 reference,
             }),

@@ -8,7 +8,7 @@ use crate::app::testkit::{ch, demo_app, key, ok};
 use crate::app::{App, Effect, Load, Msg, ReqId, Screen, Tab};
 use crate::mcp::api::{Disconnected, LogLevelSet, OpResult, PingResult, RootItem, RootList};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::engine::{OperatorOp, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome, Success};
 use crate::mcp::proxy::ProxyRequest;
 
 fn done(id: ReqId, operation: &str, result: OpResult) -> Msg {
@@ -31,7 +31,7 @@ fn session(effects: &[Effect]) -> (ReqId, OperatorOp) {
         [
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Operator { server, op },
+                request: EngineRequest::Operator { server, op },
             },
         ] => {
             assert_eq!(server, "demo");
@@ -46,7 +46,7 @@ fn operate(effects: &[Effect]) -> (ReqId, OperatorOp) {
         [
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Operator { op, .. },
+                request: EngineRequest::Operator { op, .. },
                 ..
             },
         ] => (*id, op.clone()),
@@ -162,7 +162,7 @@ fn with_resources() -> (App, tempfile::TempDir) {
         .find_map(|e| match e {
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Agent(ProxyRequest::ResourcesList { .. }),
+                request: EngineRequest::Agent(ProxyRequest::ResourcesList { .. }),
             } => Some(*id),
             _ => None,
         })
@@ -214,7 +214,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
         .find_map(|e| match e {
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Agent(request),
+                request: EngineRequest::Agent(request),
             } => Some((*id, request.clone())),
             _ => None,
         })
@@ -228,7 +228,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
     let fx = app.update(resource_updated("file:///notes.txt"));
     assert!(
         fx.iter()
-            .any(|e| matches!(e, Effect::Engine { request: crate::mcp::EngineRequest::Agent(request), .. } if *request == read.1)),
+            .any(|e| matches!(e, Effect::Engine { request: EngineRequest::Agent(request), .. } if *request == read.1)),
         "{fx:?}"
     );
     assert!(matches!(app.screen, Screen::Running(_)));
@@ -253,7 +253,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
     assert!(!fx.iter().any(|e| matches!(
         e,
         Effect::Engine {
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         }
     )));

@@ -6,7 +6,7 @@
 use super::keymap::Action;
 use super::{App, Effect, Load, ReqId, Running, Screen, Waiter};
 use crate::mcp::api::{OpResult, TaskInfo};
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The Tasks view's state.
@@ -57,7 +57,7 @@ impl App {
         }
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator {
+            request: EngineRequest::Operator {
                 server,
                 op: OperatorOp::TasksList,
             },
@@ -91,7 +91,7 @@ impl App {
                 self.message = Some(format!("cancelling task {task}…"));
                 return vec![Effect::Engine {
                     id,
-                    request: crate::mcp::EngineRequest::Operator {
+                    request: EngineRequest::Operator {
                         server,
                         op: OperatorOp::TaskCancel { id: task },
                     },
@@ -106,7 +106,7 @@ impl App {
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
                 return vec![Effect::Engine {
                     id,
-                    request: crate::mcp::EngineRequest::Operator {
+                    request: EngineRequest::Operator {
                         server,
                         op: OperatorOp::TaskResult { id: task },
                     },
@@ -166,7 +166,7 @@ mod tests {
         let [
             Effect::Engine {
                 id,
-                request: crate::mcp::EngineRequest::Operator { op, .. },
+                request: EngineRequest::Operator { op, .. },
                 ..
             },
         ] = effects.as_slice()
@@ -204,7 +204,7 @@ mod tests {
         assert!(matches!(
             cancel.as_slice(),
             [Effect::Engine {
-                request: crate::mcp::EngineRequest::Operator {
+                request: EngineRequest::Operator {
                     op: OperatorOp::TaskCancel { .. },
                     ..
                 },
@@ -215,7 +215,7 @@ mod tests {
         assert!(matches!(
             open.as_slice(),
             [Effect::Engine {
-                request: crate::mcp::EngineRequest::Operator {
+                request: EngineRequest::Operator {
                     op: OperatorOp::TaskResult { .. },
                     ..
                 },

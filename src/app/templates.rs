@@ -10,7 +10,7 @@ use super::form::{Form, Target};
 use super::{App, Effect, ReqId, Screen, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::catalog::uri_template::VarValue;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The one-field form that reads a resource by URI on `server`.
@@ -28,7 +28,7 @@ impl App {
         self.message = Some(format!("reading the template {name}…"));
         vec![Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Operator {
+            request: EngineRequest::Operator {
                 server,
                 op: OperatorOp::Templates,
             },
@@ -123,7 +123,7 @@ impl App {
                     .unwrap_or_default();
                 Some(Effect::Engine {
                     id,
-                    request: crate::mcp::EngineRequest::Operator {
+                    request: EngineRequest::Operator {
                         server,
                         op: OperatorOp::ReadTemplate {
                             template: name.clone(),
@@ -136,9 +136,9 @@ impl App {
                 let uri = value.get("uri").and_then(Value::as_str).unwrap_or_default();
                 Some(Effect::Engine {
                     id,
-                    request: crate::mcp::EngineRequest::Operator {
+                    request: EngineRequest::Operator {
                         server,
-                        op: crate::mcp::OperatorOp::ReadUri {
+                        op: OperatorOp::ReadUri {
                             uri: uri.to_owned(),
                         },
                     },

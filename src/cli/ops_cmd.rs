@@ -108,9 +108,11 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
                 if let Err(failure) = &mut outcome.body
                     && failure.message.starts_with(MISMATCH)
                 {
-                    failure.message.push_str(&format!(
-                        "\n`{describe}` shows the schema; --no-validate sends them as given"
-                    ));
+                    failure.message.push_str("\n`");
+                    failure.message.push_str(&describe);
+                    failure
+                        .message
+                        .push_str("` shows the schema; --no-validate sends them as given");
                 }
                 outcome
             })

@@ -10,7 +10,7 @@ use crate::app::info::CommittedPins;
 use crate::app::testkit::{demo_app, key, ok, tools_result};
 use crate::app::{App, Effect, Load, Msg, Screen};
 use crate::mcp::api::{OpResult, PinReport};
-use crate::mcp::engine::{OperatorOp, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome, Success};
 use crate::mcp::pins::{Change, ChangeKind, Pin, Rating};
 use crate::mcp::scan::Kind;
 
@@ -20,7 +20,7 @@ fn list_tools(app: &mut App) -> Vec<Effect> {
     let Some(list_id) = fx.iter().find_map(|e| match e {
         Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         } => Some(*id),
         _ => None,
@@ -40,7 +40,7 @@ fn listed() -> (App, tempfile::TempDir, u64) {
             Effect::Engine {
                 id,
                 request:
-                    crate::mcp::EngineRequest::Operator {
+                    EngineRequest::Operator {
                         server,
                         op: OperatorOp::Pins { accept: false },
                     },
@@ -149,7 +149,7 @@ fn the_drifted_tools_detail_shows_the_change() {
     let Some(describe) = fx.iter().find_map(|e| match e {
         Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         } => Some(*id),
         _ => None,
@@ -197,7 +197,7 @@ fn a_server_the_committed_pin_file_names_is_compared_with_the_file() {
             Effect::Engine {
                 id,
                 request:
-                    crate::mcp::EngineRequest::Operator {
+                    EngineRequest::Operator {
                         server,
                         op: OperatorOp::CheckPins { pins },
                     },
@@ -236,7 +236,7 @@ fn a_server_the_file_does_not_name_keeps_the_users_pins() {
         fx.iter().any(|e| matches!(
             e,
             Effect::Engine {
-                request: crate::mcp::EngineRequest::Operator {
+                request: EngineRequest::Operator {
                     op: OperatorOp::Pins { accept: false },
                     ..
                 },

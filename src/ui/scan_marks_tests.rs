@@ -12,7 +12,7 @@ use super::tests::{draw, snapshot_all};
 use crate::app::testkit::{ch, demo_app, key, ok, tools_result};
 use crate::app::{App, Effect, Load, Msg, Screen};
 use crate::mcp::api::{OpResult, ScanReport};
-use crate::mcp::engine::{OperatorOp, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome, Success};
 use crate::mcp::policy::approval::{ApprovalRequest, EffectClass as Fx};
 use crate::mcp::scan::{Finding, Kind};
 
@@ -23,7 +23,7 @@ fn listed() -> (App, tempfile::TempDir, u64) {
     let Some(list_id) = fx.iter().find_map(|e| match e {
         Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         } => Some(*id),
         _ => None,
@@ -37,7 +37,7 @@ fn listed() -> (App, tempfile::TempDir, u64) {
             Effect::Engine {
                 id,
                 request:
-                    crate::mcp::EngineRequest::Operator {
+                    EngineRequest::Operator {
                         server,
                         op: OperatorOp::Scan,
                     },
@@ -193,7 +193,7 @@ fn the_flagged_tools_detail_lists_its_findings() {
     let Some(describe) = fx.iter().find_map(|e| match e {
         Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         } => Some(*id),
         _ => None,
@@ -218,7 +218,7 @@ fn scan_marked_prompts_and_templates() {
     let Some(resources) = fx.iter().find_map(|e| match e {
         Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         } => Some(*id),
         _ => None,
@@ -244,7 +244,7 @@ fn scan_marked_prompts_and_templates() {
     let Some(prompts) = fx.iter().find_map(|e| match e {
         Effect::Engine {
             id,
-            request: crate::mcp::EngineRequest::Agent(_),
+            request: EngineRequest::Agent(_),
             ..
         } => Some(*id),
         _ => None,

@@ -14,6 +14,7 @@
 use crate::common;
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use mcpdeck::mcp::catalog::VarValue;
@@ -381,8 +382,9 @@ async fn table() -> String {
         } else {
             judged[row].join(", ")
         };
-        out.push_str(&format!(
-            "{label} | {} | {} | {judged} | {} | {} ({}) | {} | {}\n",
+        let _ = writeln!(
+            out,
+            "{label} | {} | {} | {judged} | {} | {} ({}) | {} | {}",
             audit[row].0,
             audit[row].1,
             audit[row].2,
@@ -390,7 +392,7 @@ async fn table() -> String {
             asked[row],
             nobody[row].2,
             allowed[row].2,
-        ));
+        );
     }
     out
 }

@@ -30,12 +30,12 @@ impl ToolCatalog {
         let index = ToolIndex::new(&tools);
         let arguments = tools.iter().map(|_| std::sync::OnceLock::new()).collect();
         Self {
-            arguments,
             generation,
             tools,
             flags,
             summaries,
             index,
+            arguments,
         }
     }
 
