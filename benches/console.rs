@@ -92,11 +92,15 @@ fn done(id: u64, result: OpResult) -> Msg {
 
 fn execute_id(effects: &[Effect]) -> Option<(u64, String)> {
     effects.iter().find_map(|e| match e {
-        Effect::Execute {
+        Effect::Engine {
             id,
-            request: ProxyRequest::ToolsSearch { query, .. },
+            request: mcpdeck::mcp::EngineRequest::Agent(ProxyRequest::ToolsSearch { query, .. }),
         } => Some((*id, query.clone())),
-        Effect::Execute { id, .. } => Some((*id, String::new())),
+        Effect::Engine {
+            id,
+            request: mcpdeck::mcp::EngineRequest::Agent(_),
+            ..
+        } => Some((*id, String::new())),
         _ => None,
     })
 }

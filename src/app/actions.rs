@@ -173,9 +173,9 @@ impl App {
         let id = self.id(Waiter::Reconnect);
         self.message = Some(format!("reconnecting {server}…"));
         vec![
-            Effect::Execute {
+            Effect::Engine {
                 id,
-                request: ProxyRequest::Reconnect { server },
+                request: crate::mcp::EngineRequest::Agent(ProxyRequest::Reconnect { server }),
             },
             Effect::RefreshStatus,
         ]
@@ -285,9 +285,12 @@ impl App {
                 self.opened_resource(&server, &reference);
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
-                vec![Effect::Execute {
+                vec![Effect::Engine {
                     id,
-                    request: ProxyRequest::ResourcesRead { server, reference },
+                    request: crate::mcp::EngineRequest::Agent(ProxyRequest::ResourcesRead {
+                        server,
+                        reference,
+                    }),
                 }]
             }
             Tab::Prompts => {

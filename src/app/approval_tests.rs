@@ -187,7 +187,14 @@ fn the_added_rule_stays_on_the_status_line_when_the_calls_result_arrives() {
             serde_json::json!({"type": "object"}),
         ));
         let fx = app.update(key(KeyCode::Enter));
-        let [Effect::Execute { id, .. }] = &fx[..] else {
+        let [
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            },
+        ] = &fx[..]
+        else {
             panic!("{fx:?}");
         };
         *id

@@ -83,7 +83,7 @@ fn a_finished_sign_in_refreshes_and_reconnects() {
     assert!(app.auth.signing_in.is_empty());
     assert!(effects.contains(&Effect::Auth(AuthEffect::Refresh)));
     assert!(effects.iter().any(|e| matches!(e,
-        Effect::Execute { request: ProxyRequest::Reconnect { server }, .. } if server == "web")));
+        Effect::Engine { request: crate::mcp::EngineRequest::Agent(ProxyRequest::Reconnect { server }), .. } if server == "web")));
     // A failed sign-in reconnects nothing.
     app.update(ch('L'));
     let effects = app.update(Msg::Auth(AuthMsg::SignedIn {

@@ -22,9 +22,9 @@ impl App {
             drift,
             findings,
         });
-        vec![Effect::Execute {
+        vec![Effect::Engine {
             id,
-            request: ProxyRequest::ToolsDescribe { server, tool },
+            request: crate::mcp::EngineRequest::Agent(ProxyRequest::ToolsDescribe { server, tool }),
         }]
     }
 
@@ -155,13 +155,25 @@ impl App {
         };
         form.errors.clear();
         let effect = match request {
-            ProxyRequest::ToolsCall { server, tool, args } if form.as_task => Effect::CallTask {
+            // A task is the operator's call: run as one, with the form's arguments as given.
+            ProxyRequest::ToolsCall { server, tool, args } if form.as_task => Effect::Engine {
                 id,
-                server,
-                tool,
-                args,
+                request: crate::mcp::EngineRequest::operator(
+                    server,
+                    crate::mcp::OperatorOp::Call {
+                        tool,
+                        args: crate::mcp::engine::CallArgs::Given(args),
+                        options: crate::mcp::engine::CallOptions {
+                            as_task: true,
+                            ..crate::mcp::engine::CallOptions::default()
+                        },
+                    },
+                ),
             },
-            request => Effect::Execute { id, request },
+            request => Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(request),
+            },
         };
         self.screen = Screen::Running(Running {
             id,

@@ -17,7 +17,7 @@ use super::keymap::{Action, Ctx};
 use super::{App, Effect, Load, ReqId, Screen, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::connection::ErrorClass;
-use crate::mcp::engine::{CompletionTarget, OperatorOp, Outcome};
+use crate::mcp::engine::{CompletionTarget, EngineRequest, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// How long typing must pause before the list asks the server again.
@@ -167,7 +167,10 @@ impl App {
             list.due = None;
             list.load = Load::Loading(id);
         }
-        vec![Effect::Operate { id, server, op }]
+        vec![Effect::Engine {
+            id,
+            request: EngineRequest::Operator { server, op },
+        }]
     }
 
     /// A key while a suggestion list is open; `None` lets the form handle it (the list closes

@@ -13,7 +13,7 @@ use super::form::{Form, Target};
 use super::keymap::Ctx;
 use super::testkit::{ch, demo_app, failed, key, ok};
 use super::{App, Effect, Load, Screen};
-use crate::mcp::engine::{CompletionTarget, OperatorOp};
+use crate::mcp::engine::{CompletionTarget, EngineRequest, OperatorOp};
 
 /// The demo app with a prompt form of two completable arguments in front.
 fn prompt_form() -> (App, tempfile::TempDir) {
@@ -42,15 +42,18 @@ fn asked(effects: &[Effect]) -> (u64, String, String, BTreeMap<String, String>) 
     let asks: Vec<_> = effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Operate {
+            Effect::Engine {
                 id,
-                server,
-                op:
-                    OperatorOp::Complete {
-                        target,
-                        argument,
-                        value,
-                        context,
+                request:
+                    EngineRequest::Operator {
+                        server,
+                        op:
+                            OperatorOp::Complete {
+                                target,
+                                argument,
+                                value,
+                                context,
+                            },
                     },
             } => {
                 assert_eq!(server, "demo");
@@ -113,15 +116,25 @@ fn typing_asks_again_only_after_a_pause_and_drops_stale_answers() {
     app.now += DEBOUNCE / 2;
     let fx = app.update(super::Msg::Tick);
     assert!(
-        !fx.iter().any(|e| matches!(e, Effect::Operate { .. })),
+        !fx.iter().any(|e| matches!(
+            e,
+            Effect::Engine {
+                request: EngineRequest::Operator { .. },
+                ..
+            }
+        )),
         "no ask before the pause: {fx:?}"
     );
     app.update(ch('a'));
     app.now += DEBOUNCE.saturating_sub(Duration::from_millis(1));
     assert!(
-        !app.update(super::Msg::Tick)
-            .iter()
-            .any(|e| matches!(e, Effect::Operate { .. })),
+        !app.update(super::Msg::Tick).iter().any(|e| matches!(
+            e,
+            Effect::Engine {
+                request: EngineRequest::Operator { .. },
+                ..
+            }
+        )),
         "each key restarts the pause"
     );
     app.now += Duration::from_millis(2);

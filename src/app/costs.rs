@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 
 /// A server's tool costs as the console shows them.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -61,10 +61,12 @@ impl App {
         if let Some(pane) = self.panes.get_mut(server) {
             pane.tools.costs = Some(Load::Loading(id));
         }
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server: server.to_owned(),
-            op: OperatorOp::ToolCosts,
+            request: EngineRequest::Operator {
+                server: server.to_owned(),
+                op: OperatorOp::ToolCosts,
+            },
         }]
     }
 
@@ -84,14 +86,18 @@ mod tests {
 
     use crate::app::testkit::{demo_app, key, ok, tools_result};
     use crate::app::{Effect, Load};
-    use crate::mcp::engine::OperatorOp;
+    use crate::mcp::engine::{EngineRequest, OperatorOp};
 
     #[test]
     fn a_tool_list_asks_once_for_its_costs_and_the_list_shows_them() {
         let (mut app, _d) = demo_app();
         let fx = app.update(key(KeyCode::Enter));
         let Some(list_id) = fx.iter().find_map(|e| match e {
-            Effect::Execute { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
             _ => None,
         }) else {
             panic!("{fx:?}");
@@ -100,10 +106,13 @@ mod tests {
         let asks: Vec<u64> = fx
             .iter()
             .filter_map(|e| match e {
-                Effect::Operate {
+                Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::ToolCosts,
+                    request:
+                        EngineRequest::Operator {
+                            server,
+                            op: OperatorOp::ToolCosts,
+                        },
                 } if server == "demo" => Some(*id),
                 _ => None,
             })

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::scan::Kind;
 
 /// A server's drifted tools as the console shows them.
@@ -57,10 +57,12 @@ impl App {
             Some((_, pins)) => OperatorOp::CheckPins { pins: pins.clone() },
             None => OperatorOp::Pins { accept: false },
         };
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server: server.to_owned(),
-            op,
+            request: EngineRequest::Operator {
+                server: server.to_owned(),
+                op,
+            },
         }]
     }
 

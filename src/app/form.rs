@@ -1,11 +1,13 @@
 //! Call forms as data: a `Vec<Field>` built once from a tool's input schema (or a
 //! prompt's arguments), edited key by key, and turned into a `serde_json::Value` on submit.
 //! Nested objects and arrays are edited as JSON text in their field; the whole argument object
-//! can also be edited as raw JSON (the raw editor state lives beside the form). Validation
-//! uses `jsonschema` against the tool's own schema.
+//! can also be edited as raw JSON (the raw editor state lives beside the form). A field's text
+//! is typed, and the arguments checked, by the engine's compiled schema
+//! (`mcp::arguments::ToolArguments`), the same as the CLI's `key=value` words.
 
 use serde_json::{Map, Value};
 
+use crate::mcp::arguments::ToolArguments;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// What kind of value a field takes.
@@ -72,6 +74,8 @@ pub struct Form {
     pub target: Target,
     /// The input schema (validation source).
     pub schema: Value,
+    /// The schema compiled: each field's types and the validator.
+    pub arguments: std::sync::Arc<ToolArguments>,
     /// The fields, in schema order.
     pub fields: Vec<Field>,
     /// The focused field.
@@ -195,6 +199,7 @@ impl Form {
         Self {
             server: server.to_owned(),
             target,
+            arguments: std::sync::Arc::new(ToolArguments::compile(&schema)),
             schema,
             fields,
             focus: 0,
@@ -274,7 +279,7 @@ impl Form {
         let mut failed = false;
         for field in &mut self.fields {
             field.error = None;
-            match parse_field(field) {
+            match parse_field(field, &self.arguments) {
                 Ok(Some(v)) => {
                     map.insert(field.key.clone(), v);
                 }
@@ -295,16 +300,12 @@ impl Form {
     /// Validates `value` against the schema, attaching errors to fields where the path names one.
     pub fn validate(&mut self, value: &Value) -> Result<(), Invalid> {
         self.errors.clear();
-        let Ok(validator) = jsonschema::validator_for(&self.schema) else {
-            // A schema the validator cannot compile is the server's problem: let it judge.
-            return Ok(());
-        };
+        // A schema the validator cannot compile is the server's problem: it has no errors here.
         let mut failed = false;
-        for error in validator.iter_errors(value) {
+        for (path, message) in self.arguments.schema_errors(value) {
             failed = true;
-            let path = error.instance_path().to_string();
             let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
-            let message = sanitize_capped(&error.to_string(), 256);
+            let message = sanitize_capped(&message, 256);
             match self
                 .fields
                 .iter_mut()
@@ -322,7 +323,7 @@ impl Form {
     pub fn lenient_value(&self) -> Value {
         let mut map = Map::new();
         for field in &self.fields {
-            match parse_field(field) {
+            match parse_field(field, &self.arguments) {
                 Ok(Some(v)) => {
                     map.insert(field.key.clone(), v);
                 }
@@ -352,8 +353,10 @@ impl Form {
     }
 }
 
-/// One field's value: `None` to omit it.
-fn parse_field(field: &Field) -> Result<Option<Value>, String> {
+/// One field's value: `None` to omit it. Typed by the schema as the CLI types a `key=value`
+/// word; the field's kind only says what to tell the operator when the text fits none of its
+/// types.
+fn parse_field(field: &Field, arguments: &ToolArguments) -> Result<Option<Value>, String> {
     let text = field.value.trim();
     if text.is_empty() {
         return if field.required && field.nullable {
@@ -367,40 +370,25 @@ fn parse_field(field: &Field) -> Result<Option<Value>, String> {
     if field.nullable && text == "null" {
         return Ok(Some(Value::Null));
     }
-    match &field.kind {
-        FieldKind::Text => Ok(Some(Value::String(field.value.clone()))),
-        // A whole number typed stays whole: `10` is sent as 10, not 10.0.
-        FieldKind::Number => text
-            .parse::<i64>()
-            .map(Value::from)
-            .ok()
-            .or_else(|| {
-                text.parse::<f64>()
-                    .ok()
-                    .and_then(serde_json::Number::from_f64)
-                    .map(Value::Number)
-            })
-            .map(Some)
-            .ok_or_else(|| "not a number".to_owned()),
-        FieldKind::Integer => text
-            .parse::<i64>()
-            .map(|n| Some(Value::from(n)))
-            .map_err(|_| "not an integer".to_owned()),
-        FieldKind::Bool => match text {
-            "true" => Ok(Some(Value::Bool(true))),
-            "false" => Ok(Some(Value::Bool(false))),
-            _ => Err("true or false".to_owned()),
-        },
-        FieldKind::Enum(values) => values
-            .iter()
-            .find(|v| display_enum(v) == text)
-            .cloned()
-            .map(Some)
-            .ok_or_else(|| "not one of the allowed values".to_owned()),
-        FieldKind::Json => serde_json::from_str(text)
-            .map(Some)
-            .map_err(|e| format!("invalid JSON: {e}")),
+    // A text field keeps what was typed, spaces included.
+    let text = if field.kind == FieldKind::Text {
+        field.value.as_str()
+    } else {
+        text
+    };
+    if let Some(value) = arguments.fit(&field.key, text) {
+        return Ok(Some(value));
     }
+    Err(match &field.kind {
+        FieldKind::Number => "not a number".to_owned(),
+        FieldKind::Integer => "not an integer".to_owned(),
+        FieldKind::Bool => "true or false".to_owned(),
+        FieldKind::Enum(_) => "not one of the allowed values".to_owned(),
+        FieldKind::Text | FieldKind::Json => match serde_json::from_str::<Value>(text) {
+            Err(e) => format!("invalid JSON: {e}"),
+            Ok(_) => format!("must be {}", arguments.types(&field.key).join(" or ")),
+        },
+    })
 }
 
 #[cfg(test)]
@@ -435,6 +423,47 @@ mod tests {
             .iter_mut()
             .find(|f| f.key == key)
             .expect("field")
+    }
+
+    /// One tool: the same arguments typed in the console's form and given to the CLI as
+    /// `key=value` words (which the engine types by the same compiled schema) are the same JSON.
+    #[test]
+    fn the_form_and_the_cli_type_a_tool_the_same() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "zip": {"type": "string"}, "n": {"type": "integer"}, "x": {"type": "number"},
+                "flag": {"type": "boolean"}, "tags": {"type": "array"},
+                "opt": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "mode": {"enum": ["a", "b"]}, "free": {}
+            },
+            "required": ["zip"]
+        });
+        let typed = [
+            ("zip", "02134"),
+            ("n", "7"),
+            ("x", "1.5"),
+            ("flag", "true"),
+            ("tags", "[1,2]"),
+            ("opt", "null"),
+            ("mode", "a"),
+            ("free", "hi"),
+        ];
+        let mut f = Form::new("demo", Target::Tool("t".into()), schema.clone());
+        for (key, text) in typed {
+            field(&mut f, key).value = text.to_owned();
+        }
+        let from_form = f.value().expect("the form's arguments");
+        let words: Vec<String> = typed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let from_cli = ToolArguments::compile(&schema)
+            .words(&words, true)
+            .expect("the CLI's arguments");
+        assert_eq!(from_form, Value::Object(from_cli));
+        assert_eq!(
+            from_form,
+            json!({"zip": "02134", "n": 7, "x": 1.5, "flag": true, "tags": [1, 2], "opt": null,
+                   "mode": "a", "free": "hi"})
+        );
     }
 
     #[test]

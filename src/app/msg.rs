@@ -8,9 +8,8 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::{ReqId, info};
 use crate::mcp::connection::ServerEvent;
-use crate::mcp::engine::Outcome;
+use crate::mcp::engine::{EngineRequest, Outcome};
 use crate::mcp::policy::approval::{ApprovalRequest, Decision};
-use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::results::SpillEntry;
 use crate::mcp::status::StatusReport;
 
@@ -147,12 +146,14 @@ pub enum Msg {
 /// Something the runtime must do for the app.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    /// Run an engine request; answer with [`Msg::Done`] carrying `id`.
-    Execute {
+    /// Run an engine request (an agent's operation, or the operator's own on one server:
+    /// calls as tasks, reads by URI, completion, subscriptions, tasks, session controls);
+    /// answer with [`Msg::Done`] carrying `id`.
+    Engine {
         /// The request's id.
         id: ReqId,
         /// The request.
-        request: ProxyRequest,
+        request: EngineRequest,
     },
     /// Cancel the engine request `id` (its `Done` still arrives, as `cancelled`).
     Cancel(ReqId),
@@ -243,37 +244,6 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
-    /// Run a tool as a task (`tools/call` with `task`, then `tasks/get` polls and
-    /// `tasks/result`); [`Effect::Cancel`] sends `tasks/cancel`. Answer with [`Msg::Done`].
-    CallTask {
-        /// The request's id.
-        id: ReqId,
-        /// The server.
-        server: String,
-        /// The tool.
-        tool: String,
-        /// Its arguments.
-        args: serde_json::Map<String, serde_json::Value>,
-    },
-    /// Run one of the operator's own operations (completion, templates, subscriptions,
-    /// tasks); answer with [`Msg::Done`].
-    Operate {
-        /// The request's id.
-        id: ReqId,
-        /// The server.
-        server: String,
-        /// The operation.
-        op: crate::mcp::engine::OperatorOp,
-    },
-    /// Read a resource by its URI (the operator's read); answer with [`Msg::Done`].
-    ReadUri {
-        /// The request's id.
-        id: ReqId,
-        /// The server.
-        server: String,
-        /// The URI.
-        uri: String,
-    },
     /// Answer a server's elicitation: the executor holds the sender the engine awaits.
     AnswerElicit {
         /// The request's ticket.
@@ -300,13 +270,4 @@ pub enum Effect {
     Hosts(super::hosts::HostsEffect),
     /// A sign-in request (store status, sign in, cancel, sign out).
     Auth(super::auth::AuthEffect),
-    /// A session control of one server (ping, disconnect, roots); answer with [`Msg::Done`].
-    Session {
-        /// The request's id.
-        id: ReqId,
-        /// The server.
-        server: String,
-        /// What to do.
-        op: super::session::SessionOp,
-    },
 }

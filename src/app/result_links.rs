@@ -147,7 +147,7 @@ mod tests {
     use crate::app::testkit::{demo_app, key};
     use crate::app::{Msg, ReqId};
     use crate::mcp::api::ToolCall;
-    use crate::mcp::engine::Success;
+    use crate::mcp::engine::{EngineRequest, OperatorOp, Success};
     use crate::mcp::results::links::ResourceLinkRef;
 
     /// The demo app showing a call's result with `links` named in its text.
@@ -159,7 +159,14 @@ mod tests {
             json!({"type": "object"}),
         ));
         let fx = app.update(key(KeyCode::Enter));
-        let [Effect::Execute { id, .. }] = &fx[..] else {
+        let [
+            Effect::Engine {
+                id,
+                request: EngineRequest::Agent(_),
+                ..
+            },
+        ] = &fx[..]
+        else {
             panic!("{fx:?}");
         };
         let mut text = "Here are the links:".to_owned();
@@ -199,7 +206,16 @@ mod tests {
 
     fn read_uri(effects: &[Effect]) -> (ReqId, String, String) {
         match effects {
-            [Effect::ReadUri { id, server, uri }] => (*id, server.clone(), uri.clone()),
+            [
+                Effect::Engine {
+                    id,
+                    request:
+                        EngineRequest::Operator {
+                            server,
+                            op: OperatorOp::ReadUri { uri },
+                        },
+                },
+            ] => (*id, server.clone(), uri.clone()),
             other => panic!("expected one read: {other:?}"),
         }
     }

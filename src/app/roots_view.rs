@@ -7,9 +7,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, Ctx};
-use super::session::SessionOp;
 use super::{App, Effect, Load, ReqId};
 use crate::mcp::api::{RootItem, RootList};
+use crate::mcp::engine::{EngineRequest, OperatorOp};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The longest directory the operator may type.
@@ -56,7 +56,7 @@ impl App {
                         return Vec::new();
                     }
                     let server = view.server.clone();
-                    return self.roots_change(server, SessionOp::AddRoot(path));
+                    return self.roots_change(server, OperatorOp::AddRoot { path });
                 }
                 KeyCode::Backspace => {
                     path.pop();
@@ -122,19 +122,22 @@ impl App {
                     return Vec::new();
                 };
                 let (server, uri) = (view.server.clone(), root.uri.clone());
-                return self.roots_change(server, SessionOp::RemoveRoot(uri));
+                return self.roots_change(server, OperatorOp::RemoveRoot { uri });
             }
             _ => {}
         }
         Vec::new()
     }
 
-    fn roots_change(&mut self, server: String, op: SessionOp) -> Vec<Effect> {
+    fn roots_change(&mut self, server: String, op: OperatorOp) -> Vec<Effect> {
         let id = self.id(super::Waiter::Session);
         if let Some(view) = &mut self.session.roots {
             view.roots = Load::Loading(id);
         }
-        vec![Effect::Session { id, server, op }]
+        vec![Effect::Engine {
+            id,
+            request: EngineRequest::Operator { server, op },
+        }]
     }
 
     /// The roots arrived (listed or changed).

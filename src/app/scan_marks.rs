@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::scan::Kind;
 
 /// A server's scan findings as the console shows them.
@@ -62,10 +62,12 @@ impl App {
         if let Some(pane) = self.panes.get_mut(server) {
             pane.tools.scan = Some(Load::Loading(id));
         }
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server: server.to_owned(),
-            op: OperatorOp::Scan,
+            request: EngineRequest::Operator {
+                server: server.to_owned(),
+                op: OperatorOp::Scan,
+            },
         }]
     }
 

@@ -10,24 +10,9 @@ use super::roots_view::RootsView;
 use super::{App, Effect, Focus, ReqId, Running, Screen, Tab, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::client::LOG_LEVELS;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
-
-/// What the executor does for a session control (answers with [`super::Msg::Done`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionOp {
-    /// `ping`: the round trip.
-    Ping,
-    /// Close the server's connection.
-    Disconnect,
-    /// The server's roots for the session.
-    Roots,
-    /// Add the directory (relative to the project directory) as a root.
-    AddRoot(String),
-    /// Remove the root with this URI.
-    RemoveRoot(String),
-}
 
 /// A subscribed resource.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,19 +72,27 @@ impl App {
             Action::Ping => {
                 let server = server?;
                 self.message = Some(format!("pinging {server}…"));
-                self.session_effect(server, SessionOp::Ping)
+                self.session_effect(server, OperatorOp::Ping)
             }
             Action::Disconnect => {
                 let server = server?;
                 self.message = Some(format!("disconnecting {server}…"));
-                self.session_effect(server, SessionOp::Disconnect)
+                self.session_effect(server, OperatorOp::Disconnect)
             }
             Action::Roots => {
                 let server = server?;
                 self.session.roots = Some(RootsView::new(&server));
-                let effects = self.session_effect(server, SessionOp::Roots);
-                if let (Some(view), [Effect::Session { id, .. }]) =
-                    (&mut self.session.roots, effects.as_slice())
+                let effects = self.session_effect(server, OperatorOp::Roots);
+                if let (
+                    Some(view),
+                    [
+                        Effect::Engine {
+                            id,
+                            request: EngineRequest::Operator { .. },
+                            ..
+                        },
+                    ],
+                ) = (&mut self.session.roots, effects.as_slice())
                 {
                     view.roots = super::Load::Loading(*id);
                 }
@@ -114,10 +107,12 @@ impl App {
                 let level = step_level(now, action == Action::LogLevelUp).to_owned();
                 self.message = Some(format!("asking {server} for log messages from {level} up…"));
                 let id = self.id(Waiter::Session);
-                vec![Effect::Operate {
+                vec![Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::SetLogLevel { level },
+                    request: EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::SetLogLevel { level },
+                    },
                 }]
             }
             Action::Subscribe => self.toggle_subscription()?,
@@ -126,9 +121,12 @@ impl App {
         Some(effects)
     }
 
-    fn session_effect(&mut self, server: String, op: SessionOp) -> Vec<Effect> {
+    fn session_effect(&mut self, server: String, op: OperatorOp) -> Vec<Effect> {
         let id = self.id(Waiter::Session);
-        vec![Effect::Session { id, server, op }]
+        vec![Effect::Engine {
+            id,
+            request: EngineRequest::Operator { server, op },
+        }]
     }
 
     /// The mark of a subscribed resource of the selected server in the Resources tab:
@@ -188,7 +186,10 @@ impl App {
             Some(uri) => OperatorOp::Unsubscribe { uri },
             None => OperatorOp::Subscribe { uri: reference },
         };
-        Some(vec![Effect::Operate { id, server, op }])
+        Some(vec![Effect::Engine {
+            id,
+            request: EngineRequest::Operator { server, op },
+        }])
     }
 
     /// A session control's answer.
@@ -306,12 +307,12 @@ impl App {
         let id = self.id(Waiter::Run);
         self.session.rereading = Some((id, uri));
         self.screen = Screen::Running(Running::without_form(id, server, self.now));
-        vec![Effect::Execute {
+        vec![Effect::Engine {
             id,
-            request: ProxyRequest::ResourcesRead {
+            request: EngineRequest::Agent(ProxyRequest::ResourcesRead {
                 server: server.to_owned(),
                 reference,
-            },
+            }),
         }]
     }
 }

@@ -4,12 +4,11 @@
 use crossterm::event::KeyCode;
 use serde_json::json;
 
-use super::SessionOp;
 use crate::app::testkit::{ch, demo_app, key, ok};
 use crate::app::{App, Effect, Load, Msg, ReqId, Screen, Tab};
 use crate::mcp::api::{Disconnected, LogLevelSet, OpResult, PingResult, RootItem, RootList};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
-use crate::mcp::engine::{OperatorOp, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome, Success};
 use crate::mcp::proxy::ProxyRequest;
 
 fn done(id: ReqId, operation: &str, result: OpResult) -> Msg {
@@ -27,9 +26,14 @@ fn done(id: ReqId, operation: &str, result: OpResult) -> Msg {
     }
 }
 
-fn session(effects: &[Effect]) -> (ReqId, SessionOp) {
+fn session(effects: &[Effect]) -> (ReqId, OperatorOp) {
     match effects {
-        [Effect::Session { id, server, op }] => {
+        [
+            Effect::Engine {
+                id,
+                request: EngineRequest::Operator { server, op },
+            },
+        ] => {
             assert_eq!(server, "demo");
             (*id, op.clone())
         }
@@ -39,7 +43,13 @@ fn session(effects: &[Effect]) -> (ReqId, SessionOp) {
 
 fn operate(effects: &[Effect]) -> (ReqId, OperatorOp) {
     match effects {
-        [Effect::Operate { id, op, .. }] => (*id, op.clone()),
+        [
+            Effect::Engine {
+                id,
+                request: EngineRequest::Operator { op, .. },
+                ..
+            },
+        ] => (*id, op.clone()),
         other => panic!("{other:?}"),
     }
 }
@@ -55,7 +65,7 @@ fn to_tab(app: &mut App, tab: Tab) {
 fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
     let (mut app, _d) = demo_app();
     let (id, op) = session(&app.update(ch('p')));
-    assert_eq!(op, SessionOp::Ping);
+    assert_eq!(op, OperatorOp::Ping);
     app.update(done(
         id,
         "ping",
@@ -65,7 +75,7 @@ fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
 
     app.panes.get_mut("demo").expect("pane").tools.catalog = Some(Load::Ready(Vec::new()));
     let (id, op) = session(&app.update(ch('D')));
-    assert_eq!(op, SessionOp::Disconnect);
+    assert_eq!(op, OperatorOp::Disconnect);
     let fx = app.update(done(
         id,
         "disconnect",
@@ -150,9 +160,9 @@ fn with_resources() -> (App, tempfile::TempDir) {
     let id = fx
         .iter()
         .find_map(|e| match e {
-            Effect::Execute {
+            Effect::Engine {
                 id,
-                request: ProxyRequest::ResourcesList { .. },
+                request: EngineRequest::Agent(ProxyRequest::ResourcesList { .. }),
             } => Some(*id),
             _ => None,
         })
@@ -202,7 +212,10 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
     let read = fx
         .iter()
         .find_map(|e| match e {
-            Effect::Execute { id, request } => Some((*id, request.clone())),
+            Effect::Engine {
+                id,
+                request: EngineRequest::Agent(request),
+            } => Some((*id, request.clone())),
             _ => None,
         })
         .expect("read");
@@ -215,7 +228,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
     let fx = app.update(resource_updated("file:///notes.txt"));
     assert!(
         fx.iter()
-            .any(|e| matches!(e, Effect::Execute { request, .. } if *request == read.1)),
+            .any(|e| matches!(e, Effect::Engine { request: EngineRequest::Agent(request), .. } if *request == read.1)),
         "{fx:?}"
     );
     assert!(matches!(app.screen, Screen::Running(_)));
@@ -237,7 +250,13 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
     );
     // An update of a resource nobody subscribed to changes nothing.
     let fx = app.update(resource_updated("file:///other"));
-    assert!(!fx.iter().any(|e| matches!(e, Effect::Execute { .. })));
+    assert!(!fx.iter().any(|e| matches!(
+        e,
+        Effect::Engine {
+            request: EngineRequest::Agent(_),
+            ..
+        }
+    )));
 
     // Back in the list, `S` again unsubscribes by URI.
     app.screen = Screen::Browse;
@@ -256,7 +275,7 @@ fn subscribing_marks_the_resource_and_an_update_reads_the_open_one_again() {
 fn the_roots_view_lists_adds_and_removes() {
     let (mut app, _d) = demo_app();
     let (id, op) = session(&app.update(ch('R')));
-    assert_eq!(op, SessionOp::Roots);
+    assert_eq!(op, OperatorOp::Roots);
     let root = |uri: &str| RootItem {
         uri: uri.into(),
         name: "n\u{202e}".into(),
@@ -282,7 +301,12 @@ fn the_roots_view_lists_adds_and_removes() {
     }
     app.update(Msg::Paste("x\u{1b}\nrm -rf".into()));
     let (id, op) = session(&app.update(key(KeyCode::Enter)));
-    assert_eq!(op, SessionOp::AddRoot("data/x".into()));
+    assert_eq!(
+        op,
+        OperatorOp::AddRoot {
+            path: "data/x".into()
+        }
+    );
     app.update(done(
         id,
         "roots.set",
@@ -304,7 +328,12 @@ fn the_roots_view_lists_adds_and_removes() {
     app.update(key(KeyCode::Down));
     assert_eq!(app.update(ch('y')), vec![Effect::Copy("file:///q".into())]);
     let (_, op) = session(&app.update(ch('x')));
-    assert_eq!(op, SessionOp::RemoveRoot("file:///q".into()));
+    assert_eq!(
+        op,
+        OperatorOp::RemoveRoot {
+            uri: "file:///q".into()
+        }
+    );
     app.update(key(KeyCode::Esc));
     assert!(app.session.roots.is_none());
 }

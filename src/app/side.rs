@@ -11,7 +11,7 @@ use super::form::{FieldKind, Form, Target};
 use super::keymap::{Action, Ctx};
 use super::side_view::{SideLine, outcome_lines};
 use super::{App, Effect, Focus, Load, ReqId};
-use crate::mcp::engine::Outcome;
+use crate::mcp::engine::{EngineRequest, Outcome};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
 use crate::workspace::packaged::WORKSPACE_SERVER;
@@ -119,12 +119,12 @@ impl App {
         }
         let id = self.id(super::Waiter::SideForm);
         self.side.forms[tool] = Some(Load::Loading(id));
-        vec![Effect::Execute {
+        vec![Effect::Engine {
             id,
-            request: ProxyRequest::ToolsDescribe {
+            request: EngineRequest::Agent(ProxyRequest::ToolsDescribe {
                 server: WORKSPACE_SERVER.to_owned(),
                 tool: WORKSPACE_TOOLS[tool].to_owned(),
-            },
+            }),
         }]
     }
 
@@ -221,13 +221,13 @@ impl App {
             cancelling: false,
         });
         self.side.scroll = 0;
-        vec![Effect::Execute {
+        vec![Effect::Engine {
             id,
-            request: ProxyRequest::ToolsCall {
+            request: EngineRequest::Agent(ProxyRequest::ToolsCall {
                 server: WORKSPACE_SERVER.to_owned(),
                 tool: WORKSPACE_TOOLS[tool].to_owned(),
                 args: args.as_object().cloned().unwrap_or_default(),
-            },
+            }),
         }]
     }
 

@@ -17,7 +17,10 @@ fn only_execute(effects: &[Effect]) -> (u64, ProxyRequest) {
     let found: Vec<_> = effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Execute { id, request } => Some((*id, request.clone())),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(request),
+            } => Some((*id, request.clone())),
             _ => None,
         })
         .collect();

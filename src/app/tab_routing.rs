@@ -111,7 +111,7 @@ impl App {
         };
         if effects
             .iter()
-            .any(|e| matches!(e, Effect::Execute { id: i, .. } if *i == id))
+            .any(|e| matches!(e, Effect::Engine { id: i, request: crate::mcp::EngineRequest::Agent(_), .. } if *i == id))
         {
             let registered = self.id(waiter);
             debug_assert_eq!(registered, id);

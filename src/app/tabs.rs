@@ -406,7 +406,10 @@ impl ToolsTab {
             server: server.to_owned(),
             query: search.query.clone(),
         };
-        vec![Effect::Execute { id, request }]
+        vec![Effect::Engine {
+            id,
+            request: crate::mcp::EngineRequest::Agent(request),
+        }]
     }
 }
 
@@ -556,7 +559,13 @@ impl ServerPane {
 
 /// The effects of a catalog load: the request, and a status refresh (connecting shows).
 fn load(id: ReqId, request: ProxyRequest) -> Vec<Effect> {
-    vec![Effect::Execute { id, request }, Effect::RefreshStatus]
+    vec![
+        Effect::Engine {
+            id,
+            request: crate::mcp::EngineRequest::Agent(request),
+        },
+        Effect::RefreshStatus,
+    ]
 }
 
 #[cfg(test)]
@@ -583,7 +592,11 @@ mod tests {
         tab.update(TabMsg::Forget);
         assert!(matches!(
             tab.update(show(3)).first(),
-            Some(Effect::Execute { id: 3, .. })
+            Some(Effect::Engine {
+                id: 3,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            })
         ));
     }
 
@@ -653,9 +666,9 @@ mod tests {
         let effects = tools.on_search_key(key(KeyCode::Char('a')), "s", 8);
         assert!(matches!(
             effects.as_slice(),
-            [Effect::Execute {
+            [Effect::Engine {
                 id: 8,
-                request: ProxyRequest::ToolsSearch { .. }
+                request: crate::mcp::EngineRequest::Agent(ProxyRequest::ToolsSearch { .. })
             }]
         ));
     }

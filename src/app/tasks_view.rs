@@ -6,7 +6,7 @@
 use super::keymap::Action;
 use super::{App, Effect, Load, ReqId, Running, Screen, Waiter};
 use crate::mcp::api::{OpResult, TaskInfo};
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The Tasks view's state.
@@ -55,10 +55,12 @@ impl App {
         if let Some(view) = &mut self.tasks_view {
             view.tasks = Load::Loading(id);
         }
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server,
-            op: OperatorOp::TasksList,
+            request: EngineRequest::Operator {
+                server,
+                op: OperatorOp::TasksList,
+            },
         }]
     }
 
@@ -97,10 +99,12 @@ impl App {
                 };
                 let id = self.id(Waiter::Tasks);
                 self.message = Some(format!("cancelling task {task}…"));
-                return vec![Effect::Operate {
+                return vec![Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::TaskCancel { id: task },
+                    request: EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::TaskCancel { id: task },
+                    },
                 }];
             }
             Action::Open => {
@@ -110,10 +114,12 @@ impl App {
                 self.tasks_view = None;
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
-                return vec![Effect::Operate {
+                return vec![Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::TaskResult { id: task },
+                    request: EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::TaskResult { id: task },
+                    },
                 }];
             }
             _ => {}
@@ -167,7 +173,14 @@ mod tests {
     fn the_view_lists_opens_and_cancels_the_selected_task() {
         let (mut app, _d) = demo_app();
         let effects = app.open_tasks();
-        let [Effect::Operate { id, op, .. }] = effects.as_slice() else {
+        let [
+            Effect::Engine {
+                id,
+                request: EngineRequest::Operator { op, .. },
+                ..
+            },
+        ] = effects.as_slice()
+        else {
             panic!("{effects:?}")
         };
         assert_eq!(*op, OperatorOp::TasksList);
@@ -200,16 +213,22 @@ mod tests {
         let cancel = app.on_tasks_action(Action::Delete);
         assert!(matches!(
             cancel.as_slice(),
-            [Effect::Operate {
-                op: OperatorOp::TaskCancel { .. },
+            [Effect::Engine {
+                request: EngineRequest::Operator {
+                    op: OperatorOp::TaskCancel { .. },
+                    ..
+                },
                 ..
             }]
         ));
         let open = app.on_tasks_action(Action::Open);
         assert!(matches!(
             open.as_slice(),
-            [Effect::Operate {
-                op: OperatorOp::TaskResult { .. },
+            [Effect::Engine {
+                request: EngineRequest::Operator {
+                    op: OperatorOp::TaskResult { .. },
+                    ..
+                },
                 ..
             }]
         ));

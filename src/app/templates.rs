@@ -10,7 +10,7 @@ use super::form::{Form, Target};
 use super::{App, Effect, ReqId, Screen, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::catalog::uri_template::VarValue;
-use crate::mcp::engine::{OperatorOp, Outcome};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The one-field form that reads a resource by URI on `server`.
@@ -26,10 +26,12 @@ impl App {
     pub(super) fn open_template(&mut self, server: String, name: &str) -> Vec<Effect> {
         let id = self.id(Waiter::Template(name.to_owned()));
         self.message = Some(format!("reading the template {name}…"));
-        vec![Effect::Operate {
+        vec![Effect::Engine {
             id,
-            server,
-            op: OperatorOp::Templates,
+            request: EngineRequest::Operator {
+                server,
+                op: OperatorOp::Templates,
+            },
         }]
     }
 
@@ -119,21 +121,27 @@ impl App {
                             .collect()
                     })
                     .unwrap_or_default();
-                Some(Effect::Operate {
+                Some(Effect::Engine {
                     id,
-                    server,
-                    op: OperatorOp::ReadTemplate {
-                        template: name.clone(),
-                        values,
+                    request: EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::ReadTemplate {
+                            template: name.clone(),
+                            values,
+                        },
                     },
                 })
             }
             Target::Uri => {
                 let uri = value.get("uri").and_then(Value::as_str).unwrap_or_default();
-                Some(Effect::ReadUri {
+                Some(Effect::Engine {
                     id,
-                    server,
-                    uri: uri.to_owned(),
+                    request: EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::ReadUri {
+                            uri: uri.to_owned(),
+                        },
+                    },
                 })
             }
             _ => None,

@@ -20,7 +20,10 @@ pub(super) fn executes(effects: &[Effect]) -> Vec<(ReqId, ProxyRequest)> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Execute { id, request } => Some((*id, request.clone())),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(request),
+            } => Some((*id, request.clone())),
             _ => None,
         })
         .collect()

@@ -6,11 +6,11 @@ use crate::mcp::connection::ErrorClass;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::args::call_arguments;
 use super::exit::Exit;
 use super::run_op::{Printing, run_plan_with};
 use super::{BenchArgs, Context};
 use crate::mcp::api::OpResult;
+use crate::mcp::arguments::ToolArguments;
 use crate::mcp::bench::{BenchPlan, BenchReport, bench as run_bench};
 use crate::mcp::config::ConfigSet;
 use crate::mcp::engine::{Engine, EngineOptions, Failure, Outcome, Success};
@@ -53,7 +53,7 @@ async fn plan(
         server: args.server.clone(),
         tool: args.tool.clone(),
     };
-    let described = engine.execute(&describe, cancel).await.body?;
+    let described = engine.run(&describe.clone().into(), cancel).await.body?;
     let OpResult::Describe(tool) = described.result else {
         return Err(Failure::new(
             ErrorClass::Protocol,
@@ -76,16 +76,15 @@ async fn plan(
             ),
         ));
     }
-    let arguments = call_arguments(&args.args, Some(&tool.input_schema))
+    let compiled = ToolArguments::compile(&tool.input_schema);
+    let arguments = compiled
+        .words(&args.args, true)
         .map_err(|m| Failure::new(ErrorClass::InvalidRequest, m))?;
-    let problems = super::validate::problems(&tool.input_schema, &arguments);
+    let problems = compiled.problems(&arguments);
     if !problems.is_empty() {
         return Err(Failure::new(
             ErrorClass::InvalidRequest,
-            format!(
-                "the arguments do not match the tool's input schema (nothing was sent):\n  {}",
-                problems.join("\n  ")
-            ),
+            crate::mcp::arguments::mismatch(&problems),
         ));
     }
     Ok(BenchPlan {
@@ -122,7 +121,7 @@ async fn run(
         let listing = ProxyRequest::ToolsList {
             server: plan.server.clone(),
         };
-        made.execute(&listing, cancel).await.body?;
+        made.run(&listing.clone().into(), cancel).await.body?;
         extra.push(made);
     }
     let engines: Vec<&Engine> = std::iter::once(engine).chain(extra.iter()).collect();

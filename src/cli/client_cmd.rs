@@ -32,7 +32,14 @@ fn run_op(cx: Context, server: String, op: OperatorOp, printing: Printing) -> Ex
         cx,
         Box::new(move |engine, cancel| {
             let (server, op) = (server.clone(), op.clone());
-            Box::pin(async move { engine.operate(&server, &op, cancel).await })
+            Box::pin(async move {
+                engine
+                    .run(
+                        &crate::mcp::engine::EngineRequest::operator(&server, op.clone()),
+                        cancel,
+                    )
+                    .await
+            })
         }),
         printing,
     )
@@ -205,7 +212,12 @@ async fn watch_loop(
     let subscribe = OperatorOp::Subscribe {
         uri: uri.to_owned(),
     };
-    let subscribed = engine.operate(server, &subscribe, cancel).await;
+    let subscribed = engine
+        .run(
+            &crate::mcp::engine::EngineRequest::operator(server, subscribe.clone()),
+            cancel,
+        )
+        .await;
     if subscribed.body.is_err() {
         return subscribed;
     }
@@ -230,7 +242,17 @@ async fn watch_loop(
             continue;
         }
         updates += 1;
-        let read = engine.read_uri(server, uri, cancel).await;
+        let read = engine
+            .run(
+                &crate::mcp::engine::EngineRequest::operator(
+                    server,
+                    crate::mcp::engine::OperatorOp::ReadUri {
+                        uri: String::from(uri),
+                    },
+                ),
+                cancel,
+            )
+            .await;
         if cancel.is_cancelled() {
             break;
         }
@@ -252,7 +274,10 @@ async fn unsubscribe(engine: &Engine, server: &str, uri: &str, updates: u64) -> 
     let fresh = CancellationToken::new();
     let done = tokio::time::timeout(
         std::time::Duration::from_secs(5),
-        engine.operate(server, &unsubscribe, &fresh),
+        engine.run(
+            &crate::mcp::engine::EngineRequest::operator(server, unsubscribe.clone()),
+            &fresh,
+        ),
     )
     .await;
     let still = !matches!(done, Ok(Outcome { body: Ok(_), .. }));

@@ -373,7 +373,8 @@ pub struct CallArgs {
     /// requires a task runs as one anyway).
     #[arg(long)]
     pub task: bool,
-    /// Send the arguments as given, without checking them against the tool's schema.
+    /// Send the arguments without checking them against the tool's schema (types included: a
+    /// value its types do not fit is sent as it reads, and the server decides).
     #[arg(long)]
     pub no_validate: bool,
     /// A `_meta` entry of your own on the request: `key=value` (a string) or `key:=JSON`;

@@ -32,7 +32,6 @@ mod sandbox_cmd;
 mod serve_cmd;
 mod status_cmd;
 mod trust_cmd;
-mod validate;
 
 pub use commands::{
     AuthCommand, BenchArgs, CallArgs, Cli, Command, CompleteArgs, ConfigCommand, KeepArgs,

@@ -1,13 +1,13 @@
 //! `mcpdeck tools|describe|call|resources|read|prompts|prompt`: each is one proxy request
 //! run through the engine, exactly as an agent's would be.
 
-use super::args::{call_arguments, meta_entries, needs_schema, prompt_arguments};
+use super::args::{meta_entries, prompt_arguments};
 use super::exit::Exit;
 use super::output::{error_envelope, print_error, print_json};
 use super::run_op::{Printing, run_plan_with, run_request, run_request_with};
-use super::validate;
 use super::{CallArgs, Context, PromptArgs, ReadArgs};
-use crate::mcp::engine::Outcome;
+use crate::mcp::arguments::{MISMATCH, call_arguments, needs_schema};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::proxy::ProxyRequest;
 
 fn usage(json: bool, operation: &str, message: &str) -> Exit {
@@ -36,7 +36,13 @@ pub fn tool_costs(cx: Context, server: String, json: bool) -> Exit {
             let server = server.clone();
             Box::pin(async move {
                 engine
-                    .operate(&server, &crate::mcp::OperatorOp::ToolCosts, cancel)
+                    .run(
+                        &crate::mcp::engine::EngineRequest::operator(
+                            &server,
+                            crate::mcp::OperatorOp::ToolCosts,
+                        ),
+                        cancel,
+                    )
                     .await
             })
         }),
@@ -82,31 +88,33 @@ pub fn call(cx: Context, args: CallArgs) -> Exit {
             Err(message) => usage(printing.json, &format!("tools.call {tool}"), &message),
         };
     }
+    let describe = format!("mcpdeck describe {server} {tool}");
+    let call = OperatorOp::Call {
+        tool,
+        args: crate::mcp::engine::CallArgs::Words {
+            words: raw,
+            checked: validate,
+        },
+        options,
+    };
+    let request = EngineRequest::operator(server, call);
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
-            let (server, tool, raw) = (server.clone(), tool.clone(), raw.clone());
-            let options = options.clone();
-            let describe = format!("mcpdeck describe {server} {tool}");
+            let (request, describe) = (request.clone(), describe.clone());
             Box::pin(async move {
-                let build = move |schema: Option<&serde_json::Value>| {
-                    let args = call_arguments(&raw, schema)?;
-                    let Some(schema) = schema.filter(|_| validate) else {
-                        return Ok(args);
-                    };
-                    let problems = validate::problems(schema, &args);
-                    if problems.is_empty() {
-                        return Ok(args);
-                    }
-                    Err(format!(
-                        "the arguments do not match the tool's input schema (nothing was sent):\n  {}\n\
-                         `{describe}` shows the schema; --no-validate sends them as given",
-                        problems.join("\n  ")
-                    ))
-                };
-                engine
-                    .call_with(&server, &tool, &build, &options, cancel)
-                    .await
+                let mut outcome = engine.run(&request, cancel).await;
+                // A call refused by the schema says where the schema is and how to send anyway.
+                if let Err(failure) = &mut outcome.body
+                    && failure.message.starts_with(MISMATCH)
+                {
+                    failure.message.push_str("\n`");
+                    failure.message.push_str(&describe);
+                    failure
+                        .message
+                        .push_str("` shows the schema; --no-validate sends them as given");
+                }
+                outcome
             })
         }),
         printing,
@@ -150,28 +158,18 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
     }
     printing.resource = Some(reference.clone());
     if looks_like_uri(&reference) {
-        return run_plan_with(
-            cx,
-            Box::new(move |engine, cancel| {
-                let (server, reference) = (server.clone(), reference.clone());
-                Box::pin(async move { engine.read_uri(&server, &reference, cancel).await })
-            }),
-            printing,
-        );
+        let read = OperatorOp::ReadUri { uri: reference };
+        return run_request_with(cx, EngineRequest::operator(server, read), printing);
     }
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
             let (server, reference) = (server.clone(), reference.clone());
             Box::pin(async move {
-                let listed = engine
-                    .execute(
-                        &ProxyRequest::ResourcesList {
-                            server: server.clone(),
-                        },
-                        cancel,
-                    )
-                    .await;
+                let list = ProxyRequest::ResourcesList {
+                    server: server.clone(),
+                };
+                let listed = engine.run(&list.into(), cancel).await;
                 let found = match &listed.body {
                     Ok(crate::mcp::engine::Success {
                         result: crate::mcp::api::OpResult::Resources(list),
@@ -194,15 +192,11 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
                         ))),
                     };
                 };
-                engine
-                    .execute(
-                        &ProxyRequest::ResourcesRead {
-                            server,
-                            reference: found,
-                        },
-                        cancel,
-                    )
-                    .await
+                let read = ProxyRequest::ResourcesRead {
+                    server,
+                    reference: found,
+                };
+                engine.run(&read.into(), cancel).await
             })
         }),
         printing,
@@ -211,14 +205,7 @@ pub fn read(cx: Context, server: String, reference: String, mut printing: Printi
 
 /// `mcpdeck ping SERVER`.
 pub fn ping(cx: Context, server: String, json: bool) -> Exit {
-    super::run_op::run_plan(
-        cx,
-        Box::new(move |engine, cancel| {
-            let server = server.clone();
-            Box::pin(async move { engine.ping(&server, cancel).await })
-        }),
-        json,
-    )
+    run_request(cx, EngineRequest::operator(server, OperatorOp::Ping), json)
 }
 
 /// `scheme:…` with a plausible scheme (letters first, then letters, digits, `+-.`).

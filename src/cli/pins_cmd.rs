@@ -87,7 +87,14 @@ pub fn run(cx: Context, args: PinsArgs) -> Exit {
             };
             let plan: Plan = Box::new(move |engine, cancel| {
                 let (server, op) = (server.clone(), op.clone());
-                Box::pin(async move { engine.operate(&server, &op, cancel).await })
+                Box::pin(async move {
+                    engine
+                        .run(
+                            &crate::mcp::engine::EngineRequest::operator(&server, op.clone()),
+                            cancel,
+                        )
+                        .await
+                })
             });
             run_plan_with(cx, plan, Printing::json(args.json))
         }
@@ -141,7 +148,13 @@ fn export_plan(named: Vec<String>, file: PathBuf) -> Plan {
             let mut reports = Vec::new();
             for server in export_targets(engine, &named) {
                 let outcome = engine
-                    .operate(&server, &OperatorOp::Pins { accept: false }, cancel)
+                    .run(
+                        &crate::mcp::engine::EngineRequest::operator(
+                            &server,
+                            OperatorOp::Pins { accept: false },
+                        ),
+                        cancel,
+                    )
                     .await;
                 let report = match outcome.body {
                     Ok(Success {
@@ -218,7 +231,14 @@ fn check_plan(named: Vec<String>, file: PathBuf, pins: PinFile) -> Plan {
                 let op = OperatorOp::CheckPins {
                     pins: entry.pins.clone(),
                 };
-                match engine.operate(server, &op, cancel).await.body {
+                match engine
+                    .run(
+                        &crate::mcp::engine::EngineRequest::operator(server, op.clone()),
+                        cancel,
+                    )
+                    .await
+                    .body
+                {
                     Ok(Success {
                         result: OpResult::Pins(report),
                         text: t,

@@ -12,7 +12,7 @@ use super::exit::Exit;
 use super::keep::{self, KeptFile};
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::connection::ErrorClass;
-use crate::mcp::engine::{Engine, EngineOptions, Hint, Outcome};
+use crate::mcp::engine::{Engine, EngineOptions, EngineRequest, Hint, Outcome};
 use crate::mcp::policy::{Mode, Policy};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
@@ -61,18 +61,23 @@ impl Printing {
     }
 }
 
-/// Runs one request and prints its outcome.
-pub fn run_request(cx: Context, request: ProxyRequest, json: bool) -> Exit {
+/// Runs one request (an agent's or the operator's) and prints its outcome.
+pub fn run_request(cx: Context, request: impl Into<EngineRequest>, json: bool) -> Exit {
     run_request_with(cx, request, Printing::json(json))
 }
 
 /// Runs one request and prints (and keeps) its outcome as `printing` says.
-pub fn run_request_with(cx: Context, request: ProxyRequest, printing: Printing) -> Exit {
+pub fn run_request_with(
+    cx: Context,
+    request: impl Into<EngineRequest>,
+    printing: Printing,
+) -> Exit {
+    let request = request.into();
     run_plan_with(
         cx,
         Box::new(move |engine, cancel| {
             let request = request.clone();
-            Box::pin(async move { engine.execute(&request, cancel).await })
+            Box::pin(async move { engine.run(&request, cancel).await })
         }),
         printing,
     )
@@ -251,7 +256,7 @@ async fn run_signing_in(
         let reconnect = ProxyRequest::Reconnect {
             server: server.clone(),
         };
-        let reconnected = engine.execute(&reconnect, cancel).await;
+        let reconnected = engine.run(&reconnect.into(), cancel).await;
         if reconnected.body.is_err() {
             return reconnected;
         }

@@ -5,7 +5,6 @@
 
 mod auth;
 mod hosts;
-mod session;
 
 use std::collections::HashMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -172,16 +171,11 @@ impl Executor {
             } => self.test_connect(&path, layer, &text, server.as_deref()),
             Effect::Hosts(effect) => self.run_hosts(effect),
             Effect::Auth(effect) => self.run_auth(effect),
-            Effect::Session { id, server, op } => self.run_session(id, server, op),
             Effect::ReadStderr(server) => {
                 let text = self.engine().stderr(&server);
                 let _ = self.tx.send(Msg::Stderr { server, text });
             }
-            Effect::Execute { .. }
-            | Effect::CallTask { .. }
-            | Effect::ReadUri { .. }
-            | Effect::Operate { .. }
-            | Effect::Cancel(_) => self.run_engine(effect),
+            Effect::Engine { .. } | Effect::Cancel(_) => self.run_engine(effect),
             Effect::RefreshStatus => {
                 let _ = self.tx.send(Msg::Status(Box::new(self.engine().status())));
             }
@@ -202,35 +196,13 @@ impl Executor {
         false
     }
 
-    /// The engine's work: each request runs in a spawned task, cancellable by its id.
+    /// The engine's work: each request (an agent's or the operator's, session controls
+    /// included) runs in a spawned task, cancellable by its id.
     fn run_engine(&mut self, effect: Effect) {
         match effect {
-            Effect::Execute { id, request } => {
+            Effect::Engine { id, request } => {
                 self.spawn(id, move |engine, token| async move {
-                    engine.execute(&request, &token).await
-                });
-            }
-            Effect::CallTask {
-                id,
-                server,
-                tool,
-                args,
-            } => {
-                let build = move |_: Option<&serde_json::Value>| Ok(args.clone());
-                self.spawn(id, move |engine, token| async move {
-                    engine
-                        .call_typed_as(&server, &tool, &build, true, &token)
-                        .await
-                });
-            }
-            Effect::ReadUri { id, server, uri } => {
-                self.spawn(id, move |engine, token| async move {
-                    engine.read_uri(&server, &uri, &token).await
-                });
-            }
-            Effect::Operate { id, server, op } => {
-                self.spawn(id, move |engine, token| async move {
-                    engine.operate(&server, &op, &token).await
+                    engine.run(&request, &token).await
                 });
             }
             Effect::Cancel(id) => {

@@ -92,11 +92,11 @@ pub async fn bench(
     let next = AtomicUsize::new(0);
     let started = Instant::now();
     let deadline = started + plan.max_time;
-    let request = ProxyRequest::ToolsCall {
+    let request = crate::mcp::engine::EngineRequest::Agent(ProxyRequest::ToolsCall {
         server: plan.server.clone(),
         tool: plan.tool.clone(),
         args: plan.args.clone(),
-    };
+    });
     let workers = engines.iter().flat_map(|engine| {
         (0..plan.concurrency).map(|_| worker(engine, &request, &next, plan.calls, deadline, cancel))
     });
@@ -145,7 +145,7 @@ pub async fn bench(
 /// returns each call's latency (µs) and each failure's class.
 async fn worker(
     engine: &Engine,
-    request: &ProxyRequest,
+    request: &crate::mcp::engine::EngineRequest,
     next: &AtomicUsize,
     calls: usize,
     deadline: Instant,
@@ -157,7 +157,7 @@ async fn worker(
         && !cancel.is_cancelled()
     {
         let sent = Instant::now();
-        let outcome = engine.execute(request, cancel).await;
+        let outcome = engine.run(request, cancel).await;
         latencies.push(u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX));
         if let Err(f) = outcome.body {
             failures.push(f.class.name().to_owned());

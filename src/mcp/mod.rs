@@ -11,6 +11,7 @@
 #![warn(unreachable_pub, unnameable_types)]
 
 pub mod api;
+pub mod arguments;
 pub(crate) mod auth;
 pub(crate) mod backup;
 pub mod bench;
@@ -46,7 +47,7 @@ pub mod trust;
 
 pub use api::OpResult;
 pub use config::{ConfigSet, LoadOptions};
-pub use engine::{Engine, EngineOptions, OperatorOp, Outcome, Success};
+pub use engine::{Engine, EngineOptions, EngineRequest, OperatorOp, Outcome, Success};
 pub use policy::Policy;
 pub use proxy::ProxyRequest;
 pub use trust::TrustStore;

@@ -103,7 +103,7 @@ impl ServerHandler for ProxyServer {
         self.approver.learn_peer(&context.peer);
         let args = Value::Object(request.arguments.unwrap_or_default());
         let parsed = match parse_request(&args) {
-            Ok(parsed) => parsed,
+            Ok(parsed) => crate::mcp::engine::EngineRequest::Agent(parsed),
             Err(e) => {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                     "invalid arguments: {}",
@@ -114,7 +114,7 @@ impl ServerHandler for ProxyServer {
         };
         // The host's cancellation of this call cancels the downstream request.
         let outcome = match context.meta.get_progress_token() {
-            None => Box::pin(self.engine.execute(&parsed, &context.ct)).await,
+            None => Box::pin(self.engine.run(&parsed, &context.ct)).await,
             Some(token) => {
                 // The host asked for progress: forward the downstream call's reports.
                 let (tx, mut rx) = tokio::sync::mpsc::channel::<
@@ -135,7 +135,7 @@ impl ServerHandler for ProxyServer {
                     }
                 });
                 let outcome =
-                    Box::pin(self.engine.execute_with_progress(&parsed, &context.ct, &tx)).await;
+                    Box::pin(self.engine.run_with_progress(&parsed, &context.ct, &tx)).await;
                 drop(tx);
                 // Every report goes out before the result.
                 let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forward).await;

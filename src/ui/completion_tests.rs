@@ -26,7 +26,11 @@ fn ask_id(effects: &[Effect]) -> u64 {
     effects
         .iter()
         .find_map(|e| match e {
-            Effect::Operate { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Operator { .. },
+                ..
+            } => Some(*id),
             _ => None,
         })
         .expect("a completion ask")
@@ -78,7 +82,14 @@ fn result_links_list() {
         json!({"type": "object"}),
     ));
     let fx = app.update(key(KeyCode::Enter));
-    let [Effect::Execute { id, .. }] = &fx[..] else {
+    let [
+        Effect::Engine {
+            id,
+            request: crate::mcp::EngineRequest::Agent(_),
+            ..
+        },
+    ] = &fx[..]
+    else {
         panic!("{fx:?}");
     };
     let links: Vec<ResourceLinkRef> = (1..=3)

@@ -10,7 +10,7 @@ use crate::app::info::CommittedPins;
 use crate::app::testkit::{demo_app, key, ok, tools_result};
 use crate::app::{App, Effect, Load, Msg, Screen};
 use crate::mcp::api::{OpResult, PinReport};
-use crate::mcp::engine::{OperatorOp, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome, Success};
 use crate::mcp::pins::{Change, ChangeKind, Pin, Rating};
 use crate::mcp::scan::Kind;
 
@@ -18,7 +18,11 @@ use crate::mcp::scan::Kind;
 fn list_tools(app: &mut App) -> Vec<Effect> {
     let fx = app.update(key(KeyCode::Enter));
     let Some(list_id) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
+        Effect::Engine {
+            id,
+            request: EngineRequest::Agent(_),
+            ..
+        } => Some(*id),
         _ => None,
     }) else {
         panic!("{fx:?}");
@@ -33,10 +37,13 @@ fn listed() -> (App, tempfile::TempDir, u64) {
     let asks: Vec<u64> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::Operate {
+            Effect::Engine {
                 id,
-                server,
-                op: OperatorOp::Pins { accept: false },
+                request:
+                    EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::Pins { accept: false },
+                    },
             } if server == "demo" => Some(*id),
             _ => None,
         })
@@ -140,7 +147,11 @@ fn the_drifted_tools_detail_shows_the_change() {
         detail.drift
     );
     let Some(describe) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
+        Effect::Engine {
+            id,
+            request: EngineRequest::Agent(_),
+            ..
+        } => Some(*id),
         _ => None,
     }) else {
         panic!("{fx:?}");
@@ -183,10 +194,13 @@ fn a_server_the_committed_pin_file_names_is_compared_with_the_file() {
     let checks: Vec<u64> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::Operate {
+            Effect::Engine {
                 id,
-                server,
-                op: OperatorOp::CheckPins { pins },
+                request:
+                    EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::CheckPins { pins },
+                    },
             } if server == "demo" && *pins == pinned => Some(*id),
             _ => None,
         })
@@ -221,8 +235,11 @@ fn a_server_the_file_does_not_name_keeps_the_users_pins() {
     assert!(
         fx.iter().any(|e| matches!(
             e,
-            Effect::Operate {
-                op: OperatorOp::Pins { accept: false },
+            Effect::Engine {
+                request: EngineRequest::Operator {
+                    op: OperatorOp::Pins { accept: false },
+                    ..
+                },
                 ..
             }
         )),

@@ -18,7 +18,11 @@ fn form_app() -> (App, tempfile::TempDir) {
     let id = effects
         .iter()
         .find_map(|e| match e {
-            Effect::Execute { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
             _ => None,
         })
         .expect("a describe request");

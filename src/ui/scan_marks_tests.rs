@@ -12,7 +12,7 @@ use super::tests::{draw, snapshot_all};
 use crate::app::testkit::{ch, demo_app, key, ok, tools_result};
 use crate::app::{App, Effect, Load, Msg, Screen};
 use crate::mcp::api::{OpResult, ScanReport};
-use crate::mcp::engine::{OperatorOp, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome, Success};
 use crate::mcp::policy::approval::{ApprovalRequest, EffectClass as Fx};
 use crate::mcp::scan::{Finding, Kind};
 
@@ -21,7 +21,11 @@ fn listed() -> (App, tempfile::TempDir, u64) {
     let (mut app, dir) = demo_app();
     let fx = app.update(key(KeyCode::Enter));
     let Some(list_id) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
+        Effect::Engine {
+            id,
+            request: EngineRequest::Agent(_),
+            ..
+        } => Some(*id),
         _ => None,
     }) else {
         panic!("{fx:?}");
@@ -30,10 +34,13 @@ fn listed() -> (App, tempfile::TempDir, u64) {
     let asks: Vec<u64> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::Operate {
+            Effect::Engine {
                 id,
-                server,
-                op: OperatorOp::Scan,
+                request:
+                    EngineRequest::Operator {
+                        server,
+                        op: OperatorOp::Scan,
+                    },
             } if server == "demo" => Some(*id),
             _ => None,
         })
@@ -184,7 +191,11 @@ fn the_flagged_tools_detail_lists_its_findings() {
         ]
     );
     let Some(describe) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
+        Effect::Engine {
+            id,
+            request: EngineRequest::Agent(_),
+            ..
+        } => Some(*id),
         _ => None,
     }) else {
         panic!("{fx:?}");
@@ -205,7 +216,11 @@ fn scan_marked_prompts_and_templates() {
     app.update(scanned(id));
     let fx = app.update(ch('l'));
     let Some(resources) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
+        Effect::Engine {
+            id,
+            request: EngineRequest::Agent(_),
+            ..
+        } => Some(*id),
         _ => None,
     }) else {
         panic!("{fx:?}");
@@ -227,7 +242,11 @@ fn scan_marked_prompts_and_templates() {
     snapshot_all("scan_marked_templates", &mut app);
     let fx = app.update(ch('l'));
     let Some(prompts) = fx.iter().find_map(|e| match e {
-        Effect::Execute { id, .. } => Some(*id),
+        Effect::Engine {
+            id,
+            request: EngineRequest::Agent(_),
+            ..
+        } => Some(*id),
         _ => None,
     }) else {
         panic!("{fx:?}");

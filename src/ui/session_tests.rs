@@ -122,7 +122,11 @@ fn subscribed_resource() {
     let id = effects
         .iter()
         .find_map(|e| match e {
-            Effect::Execute { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
             _ => None,
         })
         .expect("listing");

@@ -45,7 +45,11 @@ fn first_id(effects: &[Effect]) -> u64 {
     effects
         .iter()
         .find_map(|e| match e {
-            Effect::Execute { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
             _ => None,
         })
         .expect("an engine request")

@@ -18,7 +18,11 @@ fn request_id(effects: &[Effect]) -> u64 {
     effects
         .iter()
         .find_map(|e| match e {
-            Effect::Execute { id, .. } => Some(*id),
+            Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
             _ => None,
         })
         .unwrap_or_else(|| panic!("an engine request in {effects:?}"))

@@ -215,6 +215,42 @@ fn arguments_are_checked_against_the_schema_before_sending() {
     );
 }
 
+/// `--no-validate` skips the checks, type checks included: a value the schema's types do not fit
+/// is sent as it reads, and the server's answer comes back. What the schema types unambiguously
+/// is still typed (`b=2` is sent as the integer 2, so the fixture's sum is 2).
+#[test]
+fn no_validate_sends_a_wrongly_typed_value_and_the_servers_answer_comes_back() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let checked = sb
+        .cmd()
+        .args(["call", "fx", "add", "a=seven", "b=2"])
+        .output()
+        .expect("runs");
+    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
+    assert!(
+        String::from_utf8_lossy(&checked.stderr).contains("`a` must be integer"),
+        "{checked:?}"
+    );
+    let out = sb
+        .cmd()
+        .args([
+            "call",
+            "fx",
+            "add",
+            "a=seven",
+            "b=2",
+            "--no-validate",
+            "--json",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["ok"], json!(true), "{v}");
+    assert_eq!(v["result"]["structuredContent"], json!({"sum": 2}), "{v}");
+}
+
 #[test]
 fn human_hints_name_cli_commands() {
     let sb = Sandbox::new();

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use common::fixture;
 use mcpdeck::mcp::config::read_file;
 use mcpdeck::mcp::config::{ConfigSet, Layer};
-use mcpdeck::mcp::engine::{Engine, EngineOptions};
+use mcpdeck::mcp::engine::{Engine, EngineOptions, EngineRequest};
 use mcpdeck::mcp::proxy::ProxyRequest;
 use mcpdeck::mcp::trust::TrustStore;
 use serde_json::json;
@@ -51,21 +51,21 @@ async fn concurrent_reconnects_share_one_attempt() {
     let cancel = CancellationToken::new();
     assert!(
         engine
-            .execute(
-                &ProxyRequest::ToolsList {
+            .run(
+                &EngineRequest::Agent(ProxyRequest::ToolsList {
                     server: "fx".into()
-                },
+                }),
                 &cancel
             )
             .await
             .ok()
     );
-    let reconnect = ProxyRequest::Reconnect {
+    let reconnect = EngineRequest::Agent(ProxyRequest::Reconnect {
         server: "fx".into(),
-    };
+    });
     let (a, b) = tokio::join!(
-        engine.execute(&reconnect, &cancel),
-        engine.execute(&reconnect, &cancel)
+        engine.run(&reconnect, &cancel),
+        engine.run(&reconnect, &cancel)
     );
     assert!(a.ok() && b.ok());
     let status = engine.status();
@@ -81,28 +81,32 @@ async fn a_dead_connection_stays_failed_until_reconnected() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
     let cancel = CancellationToken::new();
-    let crashed = engine.execute(&call("crash"), &cancel).await;
+    let crashed = engine
+        .run(&EngineRequest::Agent(call("crash")), &cancel)
+        .await;
     assert_eq!(crashed.body.unwrap_err().class.name(), "exited");
-    let next = engine.execute(&call("echo"), &cancel).await;
+    let next = engine
+        .run(&EngineRequest::Agent(call("echo")), &cancel)
+        .await;
     let failure = next.body.unwrap_err();
     assert_eq!(failure.class.name(), "exited");
     assert!(failure.message.contains("reconnect"), "{}", failure.message);
     assert_eq!(engine.status().servers[0].state.label(), "failed");
     let reconnected = engine
-        .execute(
-            &ProxyRequest::Reconnect {
+        .run(
+            &EngineRequest::Agent(ProxyRequest::Reconnect {
                 server: "fx".into(),
-            },
+            }),
             &cancel,
         )
         .await;
     assert!(reconnected.ok());
     assert!(
         engine
-            .execute(
-                &ProxyRequest::ToolsList {
+            .run(
+                &EngineRequest::Agent(ProxyRequest::ToolsList {
                     server: "fx".into()
-                },
+                }),
                 &cancel
             )
             .await
@@ -123,7 +127,7 @@ async fn automatic_reconnect_makes_a_fresh_connection_for_the_next_operation() {
     let cancel = CancellationToken::new();
     assert_eq!(
         engine
-            .execute(&call("crash"), &cancel)
+            .run(&EngineRequest::Agent(call("crash")), &cancel)
             .await
             .body
             .unwrap_err()
@@ -134,12 +138,12 @@ async fn automatic_reconnect_makes_a_fresh_connection_for_the_next_operation() {
     let mut args = serde_json::Map::new();
     args.insert("text".into(), json!("again"));
     let again = engine
-        .execute(
-            &ProxyRequest::ToolsCall {
+        .run(
+            &EngineRequest::Agent(ProxyRequest::ToolsCall {
                 server: "fx".into(),
                 tool: "echo".into(),
                 args,
-            },
+            }),
             &cancel,
         )
         .await;
@@ -159,7 +163,12 @@ async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, mut rx) = engine(&dir, &json!({"fx": stdio(&json!({}))}));
     let cancel = CancellationToken::new();
-    assert!(engine.execute(&call("notify"), &cancel).await.ok());
+    assert!(
+        engine
+            .run(&EngineRequest::Agent(call("notify")), &cancel)
+            .await
+            .ok()
+    );
     let event = tokio::time::timeout(std::time::Duration::from_secs(20), async {
         loop {
             let e = rx.recv().await.unwrap();
@@ -179,7 +188,7 @@ async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
         tool: "big_text".into(),
         args: json!({"size": 100_000}).as_object().unwrap().clone(),
     };
-    assert!(engine.execute(&big, &cancel).await.ok());
+    assert!(engine.run(&EngineRequest::Agent(big), &cancel).await.ok());
     assert_eq!(engine.spills().len(), 1);
     let spill = engine.spills()[0].path.clone();
     assert!(spill.exists());
@@ -236,7 +245,7 @@ async fn approvals_carry_the_server_changed_flag() {
         };
         let run = tokio::spawn(async move {
             let token = CancellationToken::new();
-            e.execute(&request, &token).await
+            e.run(&EngineRequest::Agent(request), &token).await
         });
         let Some(Msg::Approval(asked)) = rx.recv().await else {
             panic!("an approval request")
@@ -288,13 +297,13 @@ async fn an_unanswered_approval_says_nobody_answered() {
         },
     )
     .unwrap();
-    let request = ProxyRequest::ToolsCall {
+    let request = EngineRequest::Agent(ProxyRequest::ToolsCall {
         server: "fx".into(),
         tool: "echo".into(),
         args: serde_json::Map::new(),
-    };
+    });
     let cancel = CancellationToken::new();
-    let run = engine.execute(&request, &cancel);
+    let run = engine.run(&request, &cancel);
     let mut run = std::pin::pin!(run);
     // No time passes until the approval has been asked (it reached the console's queue).
     tokio::select! {
@@ -376,10 +385,10 @@ async fn audit_mode_traces_a_drifted_tool_as_allowed_drifted_and_flags_it() {
     };
     let first = engine(None);
     let listed = first
-        .execute(
-            &ProxyRequest::ToolsList {
+        .run(
+            &EngineRequest::Agent(ProxyRequest::ToolsList {
                 server: "rug".into(),
-            },
+            }),
             &cancel,
         )
         .await;
@@ -387,9 +396,17 @@ async fn audit_mode_traces_a_drifted_tool_as_allowed_drifted_and_flags_it() {
     first.shutdown().await;
 
     let second = engine(Some(watcher.clone()));
-    assert!(second.execute(&call("status"), &cancel).await.ok());
     assert!(
-        second.execute(&call("deploy"), &cancel).await.ok(),
+        second
+            .run(&EngineRequest::Agent(call("status")), &cancel)
+            .await
+            .ok()
+    );
+    assert!(
+        second
+            .run(&EngineRequest::Agent(call("deploy")), &cancel)
+            .await
+            .ok(),
         "audit runs it"
     );
     let decisions: Vec<(String, String)> = second

@@ -15,7 +15,7 @@ use mcpdeck::mcp::client::{
     Answer, ClientRequests, ElicitAnswer, ElicitationAsk, SamplingAnswer, SamplingAsk,
 };
 use mcpdeck::mcp::connection::ConnectionEvent;
-use mcpdeck::mcp::engine::{Engine, OperatorOp};
+use mcpdeck::mcp::engine::{Engine, EngineRequest, OperatorOp};
 use mcpdeck::mcp::proxy::ProxyRequest;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -56,18 +56,21 @@ async fn a_task_of_this_session_is_listed_read_and_its_result_fetched() {
     let mut args = serde_json::Map::new();
     args.insert("topic".into(), json!("rust"));
     let call = engine
-        .execute(
-            &ProxyRequest::ToolsCall {
+        .run(
+            &EngineRequest::Agent(ProxyRequest::ToolsCall {
                 server: "everything".into(),
                 tool: "simulate-research-query".into(),
                 args,
-            },
+            }),
             &cancel,
         )
         .await;
     assert!(call.body.is_ok(), "{call:?}");
     let listed = engine
-        .operate("everything", &OperatorOp::TasksList, &cancel)
+        .run(
+            &EngineRequest::operator("everything", OperatorOp::TasksList),
+            &cancel,
+        )
         .await;
     assert_eq!(listed.operation, "tasks.list");
     let Ok(success) = &listed.body else {
@@ -80,11 +83,13 @@ async fn a_task_of_this_session_is_listed_read_and_its_result_fetched() {
     let task = &list.tasks[0];
     assert_eq!(task.status, "completed", "{task:?}");
     let got = engine
-        .operate(
-            "everything",
-            &OperatorOp::TaskGet {
-                id: task.task_id.clone(),
-            },
+        .run(
+            &EngineRequest::operator(
+                "everything",
+                OperatorOp::TaskGet {
+                    id: task.task_id.clone(),
+                },
+            ),
             &cancel,
         )
         .await;
@@ -93,11 +98,13 @@ async fn a_task_of_this_session_is_listed_read_and_its_result_fetched() {
     };
     assert!(matches!(&success.result, OpResult::Task(t) if t.task_id == task.task_id));
     let result = engine
-        .operate(
-            "everything",
-            &OperatorOp::TaskResult {
-                id: task.task_id.clone(),
-            },
+        .run(
+            &EngineRequest::operator(
+                "everything",
+                OperatorOp::TaskResult {
+                    id: task.task_id.clone(),
+                },
+            ),
             &cancel,
         )
         .await;
@@ -121,7 +128,10 @@ async fn a_subscription_delivers_updates_to_the_event_subscriber() {
     let cancel = CancellationToken::new();
     let uri = "mem://doc/2".to_owned();
     let subscribed = engine
-        .operate("fx", &OperatorOp::Subscribe { uri: uri.clone() }, &cancel)
+        .run(
+            &EngineRequest::operator("fx", OperatorOp::Subscribe { uri: uri.clone() }),
+            &cancel,
+        )
         .await;
     assert_eq!(subscribed.operation, "resources.subscribe");
     let Ok(success) = &subscribed.body else {
@@ -141,7 +151,10 @@ async fn a_subscription_delivers_updates_to_the_event_subscriber() {
         }
     }
     let unsubscribed = engine
-        .operate("fx", &OperatorOp::Unsubscribe { uri: uri.clone() }, &cancel)
+        .run(
+            &EngineRequest::operator("fx", OperatorOp::Unsubscribe { uri: uri.clone() }),
+            &cancel,
+        )
         .await;
     let Ok(success) = &unsubscribed.body else {
         panic!("{unsubscribed:?}")
@@ -163,7 +176,12 @@ async fn a_sandboxed_servers_roots_stay_inside_its_read_rules() {
         &json!({"boxed": {"command": fixture(), "args": ["stdio"],
                           "sandbox": {"read": ["docs"]}}}),
     );
-    let listed = engine.roots("boxed");
+    let listed = engine
+        .run(
+            &EngineRequest::operator("boxed", OperatorOp::Roots),
+            &CancellationToken::new(),
+        )
+        .await;
     let Ok(success) = &listed.body else {
         panic!("{listed:?}")
     };
@@ -173,7 +191,17 @@ async fn a_sandboxed_servers_roots_stay_inside_its_read_rules() {
     let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
     let docs = url::Url::from_directory_path(dir.path().join("docs")).unwrap();
     assert_eq!(uris, [docs.as_str().trim_end_matches('/')]);
-    let added = engine.add_root("boxed", "secret").await;
+    let added = engine
+        .run(
+            &EngineRequest::operator(
+                "boxed",
+                OperatorOp::AddRoot {
+                    path: "secret".into(),
+                },
+            ),
+            &CancellationToken::new(),
+        )
+        .await;
     let Err(failure) = &added.body else {
         panic!("{added:?}")
     };

@@ -13,6 +13,7 @@ mod connection_stdio;
 mod engine;
 mod engine_client_ops;
 mod messages_in_words;
+mod policy_table;
 mod props;
 mod results_shape;
 mod results_spill_sweep;

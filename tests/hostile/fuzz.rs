@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mcpdeck::cli::args::call_arguments;
+use mcpdeck::mcp::arguments::call_arguments;
 use mcpdeck::mcp::config::Layer;
 use mcpdeck::mcp::config::read_file;
 use mcpdeck::mcp::connection::Faults;

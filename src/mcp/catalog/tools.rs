@@ -1,5 +1,6 @@
 //! One server's tool catalog for one connection generation: the tools as listed, their name
-//! flags and the search index, built once per listing, so list, search, describe and the
+//! flags, the search index and each tool's compiled argument types (on first use), built once
+//! per listing, so list, search, describe and the
 //! output-schema lookup for result shaping all read the same snapshot. Invalidation (on
 //! `list_changed` or reconnect) is the engine's: it replaces the catalog.
 
@@ -17,6 +18,8 @@ pub struct ToolCatalog {
     flags: Vec<Vec<NameFlag>>,
     summaries: Vec<ToolSummary>,
     index: ToolIndex,
+    /// Each tool's input schema compiled for typing and checking arguments, on first use.
+    arguments: Vec<std::sync::OnceLock<std::sync::Arc<crate::mcp::arguments::ToolArguments>>>,
 }
 
 impl ToolCatalog {
@@ -25,12 +28,14 @@ impl ToolCatalog {
         let flags = name_flags(tools.iter().map(|t| t.name.as_ref()));
         let summaries = summarize_tools(&tools);
         let index = ToolIndex::new(&tools);
+        let arguments = tools.iter().map(|_| std::sync::OnceLock::new()).collect();
         Self {
             generation,
             tools,
             flags,
             summaries,
             index,
+            arguments,
         }
     }
 
@@ -76,6 +81,24 @@ impl ToolCatalog {
     /// The first tool named exactly `name` (duplicates are flagged, and the first one wins).
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.position(name).and_then(|i| self.tools.get(i))
+    }
+
+    /// The argument types and checks of the tool named `name`, compiled once per catalog.
+    pub fn arguments(
+        &self,
+        name: &str,
+    ) -> Option<std::sync::Arc<crate::mcp::arguments::ToolArguments>> {
+        let at = self.position(name)?;
+        let tool = self.tools.get(at)?;
+        let cell = self.arguments.get(at)?;
+        Some(
+            cell.get_or_init(|| {
+                std::sync::Arc::new(crate::mcp::arguments::ToolArguments::compile(
+                    &serde_json::Value::Object((*tool.input_schema).clone()),
+                ))
+            })
+            .clone(),
+        )
     }
 
     /// The full description of the tool named `name`.

@@ -8,26 +8,25 @@ use super::face::ConnectContext;
 use super::gate::Gate;
 use super::ops::{self, OpContext};
 use super::outcome::{Failure, Success};
-use super::requests::RunMode;
 use super::slot::Slot;
-use super::{ArgsBuilder, Engine, OperatorOp, approve, operator};
+use super::{CallArgs, Engine, EngineRequest, OperatorOp, approve, operator};
 use crate::mcp::api::OpResult;
+use crate::mcp::arguments::ToolArguments;
 use crate::mcp::proxy::{NormalizedOperation, ProxyRequest, check_server};
 use crate::mcp::status::StatusReport;
 
 impl Engine {
     /// Runs a request the policy let through: connects (or reconnects) its server, then hands
-    /// it to the operation it names.
-    pub(super) async fn run(
+    /// it to the operation it names. `operation` is what the policy judged it as.
+    pub(super) async fn perform(
         &self,
-        request: &ProxyRequest,
+        request: &EngineRequest,
+        operation: &NormalizedOperation,
         cancel: &CancellationToken,
-        build: Option<&ArgsBuilder>,
         gate: &mut Gate,
-        mode: RunMode<'_>,
         progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Result<Success, Failure> {
-        if let ProxyRequest::Status = request {
+        if let EngineRequest::Agent(ProxyRequest::Status) = request {
             let status = self.status();
             return Ok(Success {
                 text: status_text(&status),
@@ -35,7 +34,7 @@ impl Engine {
                 spills: Vec::new(),
             });
         }
-        check_server(request, self.slots.keys().map(String::as_str))
+        check_server(request.server(), self.slots.keys().map(String::as_str))
             .map_err(|e| Failure::new(ErrorClass::UnknownServer, e.to_string()))?;
         let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
             return Err(Failure::invalid("the request names no server".to_owned()));
@@ -49,9 +48,8 @@ impl Engine {
             cleanup: &self.cleanup,
             client: self.client.as_ref(),
         };
-        let operation = request.operation();
-        if let ProxyRequest::Reconnect { .. } = request {
-            self.approve(gate, slot, &operation, None, None, &cancel)
+        if let EngineRequest::Agent(ProxyRequest::Reconnect { .. }) = request {
+            self.approve(gate, slot, operation, None, None, &cancel)
                 .await?;
             return reconnect(slot, &connect, &cancel).await;
         }
@@ -61,17 +59,23 @@ impl Engine {
                 face.requests.note(&slot.name, text);
             }
         };
+        let call_options = match request {
+            EngineRequest::Operator {
+                op: OperatorOp::Call { options, .. },
+                ..
+            } => Some(options),
+            _ => None,
+        };
         let ctx = OpContext {
             slot,
             live: &live,
             spills: &self.spills,
             cancel: &cancel,
             note: &note,
-            as_task: matches!(mode, RunMode::Call(options) if options.as_task),
-            meta: match mode {
-                RunMode::Call(options) if !options.meta.is_empty() => Some(&options.meta),
-                _ => None,
-            },
+            as_task: call_options.is_some_and(|options| options.as_task),
+            meta: call_options
+                .map(|options| &options.meta)
+                .filter(|meta| !meta.is_empty()),
             task_timeout: self.task_timeout.unwrap_or_else(|| {
                 slot.entry
                     .def
@@ -84,11 +88,10 @@ impl Engine {
             keep_data: self.keep_data,
             pins: self.pins.as_ref(),
         };
-        match mode {
-            RunMode::Ping => ops::ping(&ctx).await,
-            RunMode::Operator(op) => self.run_operator(&ctx, gate, &operation, op).await,
-            RunMode::Plain | RunMode::Call(_) | RunMode::Uri => {
-                self.dispatch(&ctx, request, build, gate, mode).await
+        match request {
+            EngineRequest::Agent(request) => self.dispatch(&ctx, request, gate).await,
+            EngineRequest::Operator { op, .. } => {
+                self.run_operator(&ctx, gate, operation, op).await
             }
         }
     }
@@ -99,9 +102,7 @@ impl Engine {
         &self,
         ctx: &OpContext<'_>,
         request: &ProxyRequest,
-        build: Option<&ArgsBuilder>,
         gate: &mut Gate,
-        mode: RunMode<'_>,
     ) -> Result<Success, Failure> {
         let operation = request.operation();
         let shown = |value: &serde_json::Value| approve::shown_arguments(value, &ctx.live.redactor);
@@ -110,7 +111,8 @@ impl Engine {
             ProxyRequest::ToolsSearch { query, .. } => ops::search_tools(ctx, query).await,
             ProxyRequest::ToolsDescribe { tool, .. } => ops::describe_tool(ctx, tool).await,
             ProxyRequest::ToolsCall { tool, args, .. } => {
-                self.call(ctx, gate, &operation, tool, args, build).await
+                let args = CallArgs::Given(args.clone());
+                self.call(ctx, gate, &operation, tool, &args).await
             }
             ProxyRequest::ResourcesList { .. } => ops::list_resources(ctx).await,
             ProxyRequest::ResourcesRead { reference, .. } => {
@@ -124,11 +126,7 @@ impl Engine {
                     ctx.cancel,
                 )
                 .await?;
-                if mode == RunMode::Uri {
-                    ops::read_uri(ctx, reference, reference).await
-                } else {
-                    ops::read_resource(ctx, reference).await
-                }
+                ops::read_resource(ctx, reference).await
             }
             ProxyRequest::PromptsList { .. } => ops::list_prompts(ctx).await,
             ProxyRequest::PromptsGet {
@@ -153,7 +151,7 @@ impl Engine {
     }
 
     /// `tools.call`: the catalog (a read that never asks) gives the schema the arguments are
-    /// built and checked against, and the definition the approval shows (its annotations, what
+    /// typed and checked by, and the definition the approval shows (its annotations, what
     /// the poisoning scan finds in it).
     async fn call(
         &self,
@@ -161,16 +159,27 @@ impl Engine {
         gate: &mut Gate,
         operation: &NormalizedOperation,
         tool: &str,
-        args: &serde_json::Map<String, serde_json::Value>,
-        build: Option<&ArgsBuilder>,
+        args: &CallArgs,
     ) -> Result<Success, Failure> {
         let catalog = ops::tools(ctx).await.ok();
         let listed = catalog.as_ref().and_then(|c| c.get(tool));
-        let args = match build {
-            None => args.clone(),
-            Some(build) => {
-                let schema = listed.map(|t| serde_json::Value::Object((*t.input_schema).clone()));
-                build(schema.as_ref()).map_err(Failure::invalid)?
+        let args = match args {
+            CallArgs::Given(args) => args.clone(),
+            CallArgs::Words { words, checked } => {
+                let compiled = catalog
+                    .as_ref()
+                    .and_then(|c| c.arguments(tool))
+                    .unwrap_or_else(|| std::sync::Arc::new(ToolArguments::unknown()));
+                let args = compiled.words(words, *checked).map_err(Failure::invalid)?;
+                let problems = if *checked {
+                    compiled.problems(&args)
+                } else {
+                    Vec::new()
+                };
+                if !problems.is_empty() {
+                    return Err(Failure::invalid(crate::mcp::arguments::mismatch(&problems)));
+                }
+                args
             }
         };
         let shown =
@@ -192,6 +201,22 @@ impl Engine {
             approve::shown_arguments(&serde_json::json!({"resource": uri}), &ctx.live.redactor)
         };
         match op {
+            OperatorOp::Ping => ops::ping(ctx).await,
+            OperatorOp::Call { tool, args, .. } => {
+                self.call(ctx, gate, operation, tool, args).await
+            }
+            OperatorOp::ReadUri { uri } => {
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    operation,
+                    Some(approve_uri(uri)),
+                    None,
+                    ctx.cancel,
+                )
+                .await?;
+                ops::read_uri(ctx, uri, uri).await
+            }
             OperatorOp::Complete {
                 target,
                 argument,
@@ -233,6 +258,12 @@ impl Engine {
             OperatorOp::Scan => super::definitions::scan_server(ctx).await,
             OperatorOp::Pins { accept } => super::definitions::pins(ctx, *accept).await,
             OperatorOp::CheckPins { pins } => super::definitions::check(ctx, pins).await,
+            OperatorOp::Roots
+            | OperatorOp::AddRoot { .. }
+            | OperatorOp::RemoveRoot { .. }
+            | OperatorOp::Disconnect => Err(Failure::invalid(
+                "a session control runs outside policy".to_owned(),
+            )),
         }
     }
 }

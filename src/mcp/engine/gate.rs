@@ -12,7 +12,7 @@ use super::slot::Slot;
 use super::{Engine, approve};
 use crate::mcp::pending::{Pending, Settled};
 use crate::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Verdict};
-use crate::mcp::proxy::{NormalizedOperation, ProxyRequest};
+use crate::mcp::proxy::NormalizedOperation;
 
 /// How the policy let an operation through.
 pub(super) enum Gate {
@@ -44,11 +44,11 @@ impl Engine {
     /// ask. Without anyone to ask, it fails closed here, before anything connects.
     pub(super) async fn authorize(
         &self,
-        request: &ProxyRequest,
+        server: Option<&str>,
         operation: &NormalizedOperation,
         cancel: &CancellationToken,
     ) -> Result<Gate, (&'static str, Failure)> {
-        let Some(slot) = request.server().and_then(|s| self.slots.get(s)) else {
+        let Some(slot) = server.and_then(|s| self.slots.get(s)) else {
             // Status, or an unknown server that `run` reports.
             return Ok(Gate::Pass("allowed"));
         };

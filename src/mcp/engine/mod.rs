@@ -1,14 +1,15 @@
 //! The engine façade the console, the CLI and serve mode all use.
 //!
 //! Holds the configuration, the trust state, one [`Slot`] per configured server, this process's
-//! spill directory and the resource-reference key. [`Engine::execute`] runs one proxy request
-//! and returns an [`Outcome`]; it connects lazily, never fans out across servers
-//! and never replays a request. Connection notifications are pumped here: `list_changed` drops
+//! spill directory and the resource-reference key. [`Engine::run`] runs one [`EngineRequest`]
+//! (an agent's or the operator's) and returns an [`Outcome`]; it connects lazily, never fans out
+//! across servers and never replays a request. Connection notifications are pumped here: `list_changed` drops
 //! the stale catalog and an unprompted exit marks the server failed; every event is then
 //! forwarded to the optional subscriber (the console). Nothing here knows about terminals.
 //!
-//! Where the rest is: `requests` (the entry points: authorise, run, trace), `gate` (the policy
-//! and approvals), `dispatch` (connecting a server and routing a request to its operation),
+//! Where the rest is: `request` (the request and what policy judges it as), `requests` (the entry
+//! point: authorise, run, trace), `gate` (the policy and approvals), `dispatch` (connecting a
+//! server and routing a request to its operation),
 //! `ops` (the agents' operations), `operator` (the operator's own), `slot`, `live` and `face`
 //! (one server, its connection, what connecting needs), `session` (roots, log level,
 //! disconnect), `rebuild` (the engine a face rebuilds when its configuration or trust changes).
@@ -28,6 +29,7 @@ mod ops;
 pub(crate) mod outcome;
 mod probe;
 mod rebuild;
+mod request;
 mod requests;
 mod session;
 mod slot;
@@ -45,11 +47,12 @@ pub use changed::changed_servers;
 pub use envelope::{Envelope, Hint};
 pub(crate) use face::ClientFace;
 use live::Catalog;
-pub use operator::{CompletionTarget, OperatorOp};
+pub use operator::{CallArgs, CompletionTarget, OperatorOp};
 pub use outcome::{Failure, Outcome, Success};
 pub use probe::Probe;
 pub use rebuild::Engines;
 pub(crate) use rebuild::OptionsFactory;
+pub use request::EngineRequest;
 pub use requests::CallOptions;
 use slot::Slot;
 
@@ -59,11 +62,6 @@ use crate::mcp::policy::{Approver, Mode, Policy, Trace, TraceRecord};
 use crate::mcp::results::{RefKey, SpillDir, SpillEntry};
 use crate::mcp::status::{StatusReport, report, static_state, var_is_set};
 use crate::mcp::trust::TrustStore;
-
-/// Builds call arguments from a tool's input schema (None when the tool is not listed).
-pub type ArgsBuilder = dyn Fn(Option<&serde_json::Value>) -> Result<serde_json::Map<String, serde_json::Value>, String>
-    + Send
-    + Sync;
 
 /// Looks up an environment variable (for references, at connect time only).
 pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;

@@ -1,6 +1,7 @@
-//! The operator's own operations on one live connection, which agents never get: argument
-//! completion, reading a resource template with values, resource subscriptions, and the
-//! server's tasks (list, get, cancel, result). Each returns a typed [`Success`] whose strings are
+//! The operator's own operations, which agents never get: a ping, a call with the operator's
+//! options, a read by URI, argument completion, reading a resource template with values,
+//! resource subscriptions, the server's tasks (list, get, cancel, result), the log level, and
+//! the session controls (roots, disconnect; run in `session`). Each returns a typed [`Success`] whose strings are
 //! sanitised; none of them is retried.
 
 // `resources/subscribe` is legacy-only in rmcp 3.11 (2026-07-28 has `subscriptions/listen`), and
@@ -32,9 +33,42 @@ pub enum CompletionTarget {
     Template(String),
 }
 
-/// One operator operation (see [`crate::mcp::engine::Engine::operate`]).
+/// A tool call's arguments as the operator gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallArgs {
+    /// A JSON object, sent as given (the console's call form checks it against the schema).
+    Given(serde_json::Map<String, serde_json::Value>),
+    /// The CLI's words (`key=value`, `key:=JSON`, or one JSON object), typed by the tool's
+    /// input schema ([`crate::mcp::arguments::ToolArguments`]). `checked` also checks them
+    /// against it and refuses a value its types do not fit; unchecked (`--no-validate`) they are
+    /// sent as typed and the server decides.
+    Words {
+        /// The words.
+        words: Vec<String>,
+        /// Check them against the schema before anything is sent.
+        checked: bool,
+    },
+}
+
+/// One operator operation on one server (an [`crate::mcp::engine::EngineRequest::Operator`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum OperatorOp {
+    /// `ping`: the round trip (connecting if needed).
+    Ping,
+    /// `tools/call` with the operator's arguments and options (as a task, `_meta` entries).
+    Call {
+        /// The tool.
+        tool: String,
+        /// Its arguments.
+        args: CallArgs,
+        /// As a task, `_meta` entries.
+        options: super::CallOptions,
+    },
+    /// `resources/read` of a URI (the operator's read; agents read by opaque reference).
+    ReadUri {
+        /// The URI.
+        uri: String,
+    },
     /// `completion/complete` for `argument` whose text so far is `value`; `context` holds the
     /// arguments already filled.
     Complete {
@@ -103,15 +137,35 @@ pub enum OperatorOp {
     },
     /// The tokens each tool definition costs an agent's context (`tools --cost`).
     ToolCosts,
+    /// The roots the server is shown this session.
+    Roots,
+    /// Adds the directory `path` (relative paths against the project directory) to the roots
+    /// for the session.
+    AddRoot {
+        /// The directory.
+        path: String,
+    },
+    /// Removes the root with `uri` from the roots for the session.
+    RemoveRoot {
+        /// The root's URI.
+        uri: String,
+    },
+    /// Closes the server's connection (its process ends); the others stay connected.
+    Disconnect,
 }
 
 impl OperatorOp {
     /// The operation's name in outcomes and the trace.
     pub fn name(&self) -> &'static str {
         match self {
+            Self::Ping => "ping",
+            Self::Call { .. } => "tools.call",
+            Self::ReadUri { .. } | Self::ReadTemplate { .. } => "resources.read",
+            Self::Roots => "roots.list",
+            Self::AddRoot { .. } | Self::RemoveRoot { .. } => "roots.set",
+            Self::Disconnect => "disconnect",
             Self::Complete { .. } => "completion.complete",
             Self::Templates => "resources.templates",
-            Self::ReadTemplate { .. } => "resources.read",
             Self::Subscribe { .. } => "resources.subscribe",
             Self::Unsubscribe { .. } => "resources.unsubscribe",
             Self::TasksList => "tasks.list",

@@ -1,171 +1,62 @@
-//! The engine's entry points for one request (the agents' operations, a ping, a typed call, a
-//! read by URI, the operator's own operations): each is authorised, run and traced here.
+//! The engine's one entry point, [`Engine::run`]: a request (an agent's or the operator's) is
+//! judged by the policy, run and traced here.
 
 use tokio_util::sync::CancellationToken;
 
-use super::outcome::Outcome;
-use super::{ArgsBuilder, Engine, OperatorOp};
+use super::outcome::{Failure, Outcome};
+use super::{Engine, EngineRequest, OperatorOp};
 use crate::mcp::policy::TraceRecord;
-use crate::mcp::proxy::ProxyRequest;
 
 impl Engine {
-    /// Runs one request under the policy. `cancel` cancels it (and is also cancelled by
-    /// [`Engine::shutdown`]). Every request is recorded in the trace, metadata only.
-    pub async fn execute(&self, request: &ProxyRequest, cancel: &CancellationToken) -> Outcome {
-        self.execute_inner(request, cancel, None, RunMode::Plain, None)
-            .await
+    /// Runs one request under the policy, which judges it as the operation it derives
+    /// ([`EngineRequest::judged_as`]). `cancel` cancels it (and is also cancelled by
+    /// [`Engine::shutdown`]). Every request the policy judges is recorded in the trace, metadata
+    /// only; a session control (roots, a disconnect) runs outside policy and the trace.
+    pub async fn run(&self, request: &EngineRequest, cancel: &CancellationToken) -> Outcome {
+        self.run_reporting(request, cancel, None).await
     }
 
-    /// [`Engine::execute`], sending the downstream progress reports of a tool call to
-    /// `progress` (serve mode forwards them to the host that asked with a `progressToken`).
-    pub async fn execute_with_progress(
+    /// [`Engine::run`], sending the downstream progress reports of a tool call to `progress`
+    /// (serve mode forwards them to the host that asked with a `progressToken`).
+    pub async fn run_with_progress(
         &self,
-        request: &ProxyRequest,
+        request: &EngineRequest,
         cancel: &CancellationToken,
         progress: &tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>,
     ) -> Outcome {
-        self.execute_inner(request, cancel, None, RunMode::Plain, Some(progress))
-            .await
+        self.run_reporting(request, cancel, Some(progress)).await
     }
 
-    /// Pings `server` (connecting if needed) and reports the round trip.
-    pub async fn ping(&self, server: &str, cancel: &CancellationToken) -> Outcome {
-        let request = ProxyRequest::ToolsList {
-            server: server.to_owned(),
-        };
-        let mut outcome = self
-            .execute_inner(&request, cancel, None, RunMode::Ping, None)
-            .await;
-        "ping".clone_into(&mut outcome.operation);
-        outcome
-    }
-
-    /// `tools.call` whose arguments are built from the tool's input schema (the CLI's
-    /// `key=value` typing). Authorised and traced as the one call it is: reading the schema is
-    /// part of the call, not a separate operation to approve.
-    pub async fn call_typed(
+    async fn run_reporting(
         &self,
-        server: &str,
-        tool: &str,
-        build: &ArgsBuilder,
+        request: &EngineRequest,
         cancel: &CancellationToken,
-    ) -> Outcome {
-        self.call_typed_as(server, tool, build, false, cancel).await
-    }
-
-    /// [`Engine::call_typed`], run as a task when `as_task` (a tool whose task support is
-    /// `optional`); a tool that requires a task runs as one either way.
-    pub async fn call_typed_as(
-        &self,
-        server: &str,
-        tool: &str,
-        build: &ArgsBuilder,
-        as_task: bool,
-        cancel: &CancellationToken,
-    ) -> Outcome {
-        let options = CallOptions {
-            as_task,
-            ..CallOptions::default()
-        };
-        self.call_with(server, tool, build, &options, cancel).await
-    }
-
-    /// [`Engine::call_typed`] with the operator's `options`: as a task, and with `_meta` entries
-    /// of their own on the request (as the Inspector allows). The entries are checked first
-    /// ([`CallOptions::check_meta`]); a refused one fails the call before anything is sent.
-    pub async fn call_with(
-        &self,
-        server: &str,
-        tool: &str,
-        build: &ArgsBuilder,
-        options: &CallOptions,
-        cancel: &CancellationToken,
-    ) -> Outcome {
-        let request = ProxyRequest::ToolsCall {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            args: serde_json::Map::new(),
-        };
-        if let Err(message) = CallOptions::check_meta(&options.meta) {
-            return Outcome {
-                server: Some(server.to_owned()),
-                operation: request.operation().to_string(),
-                body: Err(super::outcome::Failure::invalid(message)),
-            };
-        }
-        self.execute_inner(&request, cancel, Some(build), RunMode::Call(options), None)
-            .await
-    }
-
-    /// Reads a resource by its URI: the operator's read (console, CLI), never the agents'
-    /// (they read by opaque reference). Authorised and traced as `resources.read`.
-    pub async fn read_uri(&self, server: &str, uri: &str, cancel: &CancellationToken) -> Outcome {
-        let request = ProxyRequest::ResourcesRead {
-            server: server.to_owned(),
-            reference: uri.to_owned(),
-        };
-        self.execute_inner(&request, cancel, None, RunMode::Uri, None)
-            .await
-    }
-
-    /// Runs one of the operator's own operations (completion, template reads, subscriptions,
-    /// tasks), which agents never get. Policy applies as to the agents' operation it resembles:
-    /// completion and task queries as catalog reads, template reads and subscriptions as
-    /// `resources.read` of the URI (asking for approval with the URI in enforce mode).
-    pub async fn operate(
-        &self,
-        server: &str,
-        op: &OperatorOp,
-        cancel: &CancellationToken,
-    ) -> Outcome {
-        let server = server.to_owned();
-        let request = match op {
-            OperatorOp::Complete { .. } => ProxyRequest::PromptsList { server },
-            OperatorOp::Templates => ProxyRequest::ResourcesList { server },
-            OperatorOp::ReadTemplate { template, .. } => ProxyRequest::ResourcesRead {
-                server,
-                reference: template.clone(),
-            },
-            OperatorOp::Subscribe { uri } | OperatorOp::Unsubscribe { uri } => {
-                ProxyRequest::ResourcesRead {
-                    server,
-                    reference: uri.clone(),
-                }
-            }
-            OperatorOp::TasksList
-            | OperatorOp::TaskGet { .. }
-            | OperatorOp::TaskCancel { .. }
-            | OperatorOp::TaskResult { .. }
-            | OperatorOp::SetLogLevel { .. }
-            | OperatorOp::ToolCosts
-            | OperatorOp::Scan
-            | OperatorOp::Pins { .. }
-            | OperatorOp::CheckPins { .. } => ProxyRequest::ToolsList { server },
-        };
-        self.execute_inner(&request, cancel, None, RunMode::Operator(op), None)
-            .await
-    }
-
-    async fn execute_inner(
-        &self,
-        request: &ProxyRequest,
-        cancel: &CancellationToken,
-        build: Option<&ArgsBuilder>,
-        mode: RunMode<'_>,
         progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
     ) -> Outcome {
-        let normalized = request.operation();
-        let operation = match mode {
-            RunMode::Operator(op) => op.name().to_owned(),
-            _ => normalized.to_string(),
-        };
         let server = request.server().map(str::to_owned);
+        let Some(judged) = request.judged_as() else {
+            return self.session_control(request).await;
+        };
+        // The operator's `_meta` entries are checked before anything else: a refused one fails
+        // the call before it is judged or sent.
+        if let EngineRequest::Operator {
+            op: OperatorOp::Call { options, .. },
+            ..
+        } = request
+            && let Err(message) = CallOptions::check_meta(&options.meta)
+        {
+            return Outcome {
+                server,
+                operation: request.name(),
+                body: Err(Failure::invalid(message)),
+            };
+        }
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
-        let (decision, body) = match self.authorize(request, &normalized, cancel).await {
+        let (decision, body) = match self.authorize(server.as_deref(), &judged, cancel).await {
             Ok(mut gate) => {
                 let body = self
-                    .run(request, cancel, build, &mut gate, mode, progress)
+                    .perform(request, &judged, cancel, &mut gate, progress)
                     .await;
                 (gate.decision(), body)
             }
@@ -174,7 +65,7 @@ impl Engine {
         self.trace.push(TraceRecord {
             at,
             server: server.clone(),
-            operation: operation.clone(),
+            operation: request.trace_name(),
             decision: decision.to_owned(),
             outcome: body
                 .as_ref()
@@ -183,7 +74,7 @@ impl Engine {
         });
         Outcome {
             server,
-            operation,
+            operation: request.name(),
             body,
         }
     }
@@ -220,21 +111,6 @@ impl CallOptions {
         }
         Ok(())
     }
-}
-
-/// How a request runs beyond what the proxy request says (operator-only variants).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum RunMode<'a> {
-    /// As the proxy request says.
-    Plain,
-    /// A tool call with the operator's options (as a task, `_meta` entries).
-    Call(&'a CallOptions),
-    /// `resources.read` whose reference is a raw URI.
-    Uri,
-    /// A ping (the request only names the server).
-    Ping,
-    /// One of the operator's own operations (the request is the one policy judges).
-    Operator(&'a OperatorOp),
 }
 
 #[cfg(test)]

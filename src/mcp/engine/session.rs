@@ -1,15 +1,38 @@
 //! The operator's session controls over one server that need no request to it: its roots for
 //! this session (telling a connected server with `notifications/roots/list_changed`) and
-//! closing its connection while the others stay up. Agents never get these.
+//! closing its connection while the others stay up. Agents never get these; they run outside
+//! policy and the trace (`OperatorOp::{Roots, AddRoot, RemoveRoot, Disconnect}`).
 
-use super::Engine;
 use super::outcome::{Failure, Outcome, Success};
+use super::{Engine, EngineRequest, OperatorOp};
 use crate::mcp::api::{Disconnected, OpResult, RootItem, RootList};
 use crate::mcp::client::{RootEntry, SharedRoots};
 use crate::mcp::connection::ErrorClass;
 use crate::mcp::sanitize::sanitize_capped;
 
 impl Engine {
+    /// Runs a session control (a request [`EngineRequest::judged_as`] leaves outside policy).
+    pub(super) async fn session_control(&self, request: &EngineRequest) -> Outcome {
+        let EngineRequest::Operator { server, op } = request else {
+            return self.set_roots_failed(
+                request.server().unwrap_or_default(),
+                &request.name(),
+                Failure::invalid("not a session control".to_owned()),
+            );
+        };
+        match op {
+            OperatorOp::Roots => self.roots(server),
+            OperatorOp::AddRoot { path } => self.add_root(server, path).await,
+            OperatorOp::RemoveRoot { uri } => self.remove_root(server, uri).await,
+            OperatorOp::Disconnect => self.disconnect(server).await,
+            _ => self.set_roots_failed(
+                server,
+                op.name(),
+                Failure::invalid("not a session control".to_owned()),
+            ),
+        }
+    }
+
     fn session_slot(&self, server: &str) -> Result<&std::sync::Arc<super::slot::Slot>, Failure> {
         self.slots.get(server).ok_or_else(|| {
             Failure::new(
@@ -26,7 +49,7 @@ impl Engine {
     }
 
     /// The roots `server` is shown this session.
-    pub fn roots(&self, server: &str) -> Outcome {
+    fn roots(&self, server: &str) -> Outcome {
         let body = self
             .shared_roots(server)
             .map(|shared| roots_success(server, &shared.get(), false, "roots"));
@@ -39,7 +62,7 @@ impl Engine {
 
     /// Replaces the roots `server` is shown this session; a connected server is sent
     /// `notifications/roots/list_changed` (and usually asks `roots/list` again). Never connects.
-    pub async fn set_roots(&self, server: &str, roots: Vec<RootEntry>) -> Outcome {
+    async fn set_roots(&self, server: &str, roots: Vec<RootEntry>) -> Outcome {
         let refusal = self.outside_sandbox(server, &roots);
         let body = match (self.shared_roots(server), refusal) {
             (Err(e), _) | (Ok(_), Some(e)) => Err(e),
@@ -93,7 +116,7 @@ impl Engine {
 
     /// Adds the directory `path` (relative paths against the project directory) to `server`'s
     /// roots for the session. The directory must exist.
-    pub async fn add_root(&self, server: &str, path: &str) -> Outcome {
+    async fn add_root(&self, server: &str, path: &str) -> Outcome {
         let Some(face) = &self.client else {
             return self.set_roots_failed(server, "roots.set", no_roots());
         };
@@ -124,7 +147,7 @@ impl Engine {
     }
 
     /// Removes the root with `uri` from `server`'s roots for the session.
-    pub async fn remove_root(&self, server: &str, uri: &str) -> Outcome {
+    async fn remove_root(&self, server: &str, uri: &str) -> Outcome {
         let mut roots = match self.shared_roots(server) {
             Ok(shared) => shared.get(),
             Err(e) => return self.set_roots_failed(server, "roots.set", e),
@@ -153,7 +176,7 @@ impl Engine {
 
     /// Closes `server`'s connection (its process ends); the other servers stay connected and
     /// the next operation on it connects again.
-    pub async fn disconnect(&self, server: &str) -> Outcome {
+    async fn disconnect(&self, server: &str) -> Outcome {
         let body = match self.session_slot(server) {
             Err(e) => Err(e),
             Ok(slot) => {

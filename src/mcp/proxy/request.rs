@@ -237,12 +237,13 @@ fn nearest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Op
     best.map(|(_, c)| c)
 }
 
-/// Checks that the request's server is one of `configured`; the error lists them (sanitised).
+/// Checks that a request's server (None: it names none, like `status`) is one of `configured`;
+/// the error lists them (sanitised).
 pub(crate) fn check_server<'c>(
-    request: &ProxyRequest,
+    server: Option<&str>,
     configured: impl IntoIterator<Item = &'c str>,
 ) -> Result<(), RequestError> {
-    let Some(server) = request.server() else {
+    let Some(server) = server else {
         return Ok(());
     };
     let mut names: Vec<&str> = configured.into_iter().collect();

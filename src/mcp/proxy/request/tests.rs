@@ -177,16 +177,16 @@ fn missing_and_unknown_operations_are_explained() {
 fn unknown_servers_list_the_configured_names() {
     let req = parse(json!({"server": "gihub"})).unwrap();
     assert_eq!(
-        check_server(&req, ["github", "files"]).map_err(|e| e.to_string()),
+        check_server(req.server(), ["github", "files"]).map_err(|e| e.to_string()),
         Err(
             "no configured server is named `gihub` (did you mean `github`?); configured: \
              files, github"
                 .to_owned()
         )
     );
-    assert_eq!(check_server(&req, ["gihub"]), Ok(()));
-    assert_eq!(check_server(&ProxyRequest::Status, []), Ok(()));
-    let msg = check_server(&req, []).unwrap_err().to_string();
+    assert_eq!(check_server(req.server(), ["gihub"]), Ok(()));
+    assert_eq!(check_server(ProxyRequest::Status.server(), []), Ok(()));
+    let msg = check_server(req.server(), []).unwrap_err().to_string();
     assert!(msg.ends_with("no servers are configured"), "{msg}");
 }
 
