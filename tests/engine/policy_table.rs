@@ -26,6 +26,7 @@ use mcpdeck::mcp::engine::{
     CallArgs, CallOptions, CompletionTarget, Engine, EngineOptions, EngineRequest, OperatorOp,
 };
 use mcpdeck::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Policy};
+use mcpdeck::mcp::pending::Reply;
 use mcpdeck::mcp::proxy::ProxyRequest;
 use mcpdeck::mcp::trust::TrustStore;
 use serde_json::json;
@@ -48,11 +49,9 @@ impl ClientRequests for Declines {
 struct Approves(Mutex<Vec<String>>);
 
 impl Approver for Approves {
-    fn ask(&self, request: ApprovalRequest) -> tokio::sync::oneshot::Receiver<Decision> {
+    fn ask(&self, request: ApprovalRequest, reply: Reply<Decision>) {
         self.0.lock().unwrap().push(request.operation);
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let _ = tx.send(Decision::AllowOnce);
-        rx
+        let _ = reply.answer(Decision::AllowOnce);
     }
 }
 
