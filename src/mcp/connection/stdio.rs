@@ -117,6 +117,8 @@ pub struct StdioProcess {
     pid: u32,
     pgid: Option<Pid>,
     ring: SharedRing,
+    /// The stderr byte total, updated after each read of the pipe.
+    stderr_written: watch::Receiver<u64>,
     stats: Arc<FrameStats>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
     shutdown_tx: Option<oneshot::Sender<()>>,
@@ -167,7 +169,8 @@ pub(crate) fn spawn(
 
     let ring: SharedRing = Arc::new(Mutex::new(StderrRing::default()));
     let stats = Arc::new(FrameStats::default());
-    let stderr_task = tokio::spawn(drain(stderr, ring.clone()));
+    let (written_tx, stderr_written) = watch::channel(0);
+    let stderr_task = tokio::spawn(drain(stderr, ring.clone(), written_tx));
     let (frames_tx, frames_rx) = channel();
     let pump_task = tokio::spawn(pump(stdout, frames_tx, stats.clone(), faults.clone()));
     let (exit_tx, exit_rx) = watch::channel(None);
@@ -193,6 +196,7 @@ pub(crate) fn spawn(
             pid,
             pgid,
             ring,
+            stderr_written,
             stats,
             exit_rx,
             shutdown_tx: Some(shutdown_tx),
@@ -267,6 +271,12 @@ impl StdioProcess {
             .lock()
             .map(|r| (r.len(), r.total_bytes()))
             .unwrap_or_default()
+    }
+
+    /// The bytes written to stderr in total, as a watch that changes after each read of the
+    /// pipe (for waiting on stderr output without polling).
+    pub fn stderr_written(&self) -> watch::Receiver<u64> {
+        self.stderr_written.clone()
     }
 
     /// Stdout lines skipped because they were not JSON.
