@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use super::error::{ConnectError, ErrorClass, Redactor};
 use super::events::{ConnectionEvent, EventSink};
 use super::faults::Faults;
-use super::frames::{FrameStats, LineTransport, channel, pump};
+use super::frames::{FrameStats, channel, pump, transport};
 use super::stderr_ring::{SharedRing, StderrRing, drain};
 use crate::mcp::sandbox::{self, Profile};
 
@@ -47,7 +47,8 @@ pub(crate) const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 pub(crate) const STDERR_TAIL_LINES: usize = 20;
 
 /// The rmcp transport over the decoded stdout and the child's stdin.
-pub(crate) type StdioTransport = LineTransport<ChildStdin>;
+pub(crate) type StdioTransport =
+    crate::mcp::line_transport::LineTransport<rmcp::service::RoleClient, ChildStdin>;
 
 /// How the child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,8 +190,7 @@ pub(crate) fn spawn(
         closing: closing.clone(),
         redactor: spec.redactor.clone(),
     }));
-    let transport = LineTransport::new(frames_rx, stdin, faults);
-    transport.answer_undecodable_requests();
+    let transport = transport(frames_rx, stdin, faults);
     Ok((
         StdioProcess {
             pid,
