@@ -20,19 +20,15 @@
 //! sent, so a server that writes it back (a tool that shows its request headers) has it
 //! redacted like any configured secret.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use futures_util::stream::BoxStream;
-use http::{HeaderName, HeaderValue};
 use oauth2::TokenResponse as _;
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{AuthClient, AuthError};
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
-use sse_stream::Sse;
+
+use crate::mcp::connection::http_layer::{Delete, Get, HttpLayer, Post, SseStream};
 
 use super::store::ServerTokens;
 use crate::mcp::results::redact::LiveSecrets;
@@ -166,140 +162,46 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
     }
 }
 
-impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient<C> {
-    type Error = C::Error;
+/// Every call carries the token (see [`TokenClient::with_token`]); nothing else changes.
+impl<C: StreamableHttpClient + Send + Sync> HttpLayer for TokenClient<C> {
+    type Inner = C;
 
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, message) = (uri.clone(), message.clone());
-            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.post_message(uri, message, session_id, token, headers)
-                    .await
-            }
+    fn inner(&self) -> &C {
+        &self.inner.http_client
+    }
+
+    async fn post(&self, post: Post) -> HttpResult<StreamableHttpPostResponse, C> {
+        let given = post.auth_header.clone();
+        self.with_token(given, |token| {
+            let post = Post {
+                auth_header: token,
+                ..post.clone()
+            };
+            post.forward(self.inner())
         })
         .await
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, message) = (uri.clone(), message.clone());
-            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.post_message_with_max_sse_event_size(
-                    uri,
-                    message,
-                    session_id,
-                    token,
-                    headers,
-                    max_sse_event_size,
-                )
-                .await
-            }
+    async fn delete(&self, delete: Delete) -> HttpResult<(), C> {
+        let given = delete.auth_header.clone();
+        self.with_token(given, |token| {
+            let delete = Delete {
+                auth_header: token,
+                ..delete.clone()
+            };
+            delete.forward(self.inner())
         })
         .await
     }
 
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, message) = (uri.clone(), message.clone());
-            let (session_id, headers) = (session_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.post_message_with_response_limits(
-                    uri, message, session_id, token, headers, limits,
-                )
-                .await
-            }
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<(), C> {
-        self.with_token(auth_header, |token| {
-            let (uri, session_id) = (uri.clone(), session_id.clone());
-            let headers = custom_headers.clone();
-            let http = &self.inner.http_client;
-            async move { http.delete_session(uri, session_id, token, headers).await }
-        })
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, session_id) = (uri.clone(), session_id.clone());
-            let (last_event_id, headers) = (last_event_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.get_stream(uri, session_id, last_event_id, token, headers)
-                    .await
-            }
-        })
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
-        self.with_token(auth_header, |token| {
-            let (uri, session_id) = (uri.clone(), session_id.clone());
-            let (last_event_id, headers) = (last_event_id.clone(), custom_headers.clone());
-            let http = &self.inner.http_client;
-            async move {
-                http.get_stream_with_max_sse_event_size(
-                    uri,
-                    session_id,
-                    last_event_id,
-                    token,
-                    headers,
-                    max_sse_event_size,
-                )
-                .await
-            }
+    async fn get(&self, get: Get) -> HttpResult<SseStream, C> {
+        let given = get.auth_header.clone();
+        self.with_token(given, |token| {
+            let get = Get {
+                auth_header: token,
+                ..get.clone()
+            };
+            get.forward(self.inner())
         })
         .await
     }
