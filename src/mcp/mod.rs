@@ -29,6 +29,7 @@ pub mod engine;
 #[allow(unnameable_types)]
 pub(crate) mod hosts;
 pub mod line_reader;
+pub mod line_transport;
 pub mod lint;
 pub mod opener;
 #[allow(unnameable_types)]

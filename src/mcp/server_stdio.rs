@@ -11,18 +11,17 @@
 //! JSON-RPC message) is answered the same way when it is a request whose `id` can be read
 //! (`-32700` for a line that is not JSON at all, `-32600` otherwise); anything else undecodable
 //! (a notification, a response, a line without an id) is skipped. Either way the server keeps
-//! serving the next line. Writes (answers and refusals) share one lock, so lines never
-//! interleave.
+//! serving the next line. Answers go through the one line transport
+//! ([`crate::mcp::line_transport`]), whose writer the refusals share, so lines never interleave.
 
-use std::sync::Arc;
-
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::service::RoleServer;
-use rmcp::transport::Transport;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _};
-use tokio::sync::{Mutex, mpsc};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
 
 use crate::mcp::line_reader::{Line, LineReader};
+pub use crate::mcp::line_transport::LineTransport;
+use crate::mcp::line_transport::LineWriter;
 
 /// The JSON-RPC error code of a refused request: over-long, nested too deep, not a message.
 pub const REFUSED_CODE: i64 = -32600;
@@ -261,14 +260,17 @@ pub fn transport<R, W>(
     output: W,
     limit: usize,
     on_refusal: impl Fn(Refusal) + Send + 'static,
-) -> (LineTransport<W>, impl Future<Output = ()> + Send + 'static)
+) -> (
+    LineTransport<RoleServer, W>,
+    impl Future<Output = ()> + Send + 'static,
+)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::channel(QUEUED);
-    let writer = Arc::new(Mutex::new(Some(output)));
-    let pump_writer = Arc::clone(&writer);
+    let transport = LineTransport::new(rx, LineWriter::new(output), STDOUT_CLOSED);
+    let pump_writer = transport.writer().clone();
     let pump = async move {
         let mut lines = FrameReader::new(input, limit);
         while let Some(frame) = lines.next().await {
@@ -297,64 +299,20 @@ where
             };
             let (refusal, line) = refused;
             on_refusal(refusal);
-            let mut guard = pump_writer.lock().await;
-            let Some(w) = guard.as_mut() else { return };
-            if w.write_all(line.as_bytes()).await.is_err() || w.flush().await.is_err() {
+            if pump_writer
+                .write(line.as_bytes(), STDOUT_CLOSED)
+                .await
+                .is_err()
+            {
                 return;
             }
         }
     };
-    (LineTransport { rx, writer }, pump)
+    (transport, pump)
 }
 
-/// The rmcp side of [`transport`].
-#[derive(Debug)]
-pub struct LineTransport<W> {
-    rx: mpsc::Receiver<ClientJsonRpcMessage>,
-    writer: Arc<Mutex<Option<W>>>,
-}
-
-impl<W> Transport<RoleServer> for LineTransport<W>
-where
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    type Error = std::io::Error;
-
-    fn send(
-        &mut self,
-        item: ServerJsonRpcMessage,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let writer = Arc::clone(&self.writer);
-        async move {
-            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            bytes.push(b'\n');
-            let mut guard = writer.lock().await;
-            let Some(w) = guard.as_mut() else {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::BrokenPipe,
-                    "stdout is closed",
-                ));
-            };
-            w.write_all(&bytes).await?;
-            w.flush().await
-        }
-    }
-
-    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
-        // `recv` is cancel-safe: rmcp polls this inside a `select!`.
-        self.rx.recv()
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        let writer = Arc::clone(&self.writer);
-        async move {
-            if let Some(mut w) = writer.lock().await.take() {
-                let _ = w.shutdown().await;
-            }
-            Ok(())
-        }
-    }
-}
+/// What a write says once stdout is closed.
+const STDOUT_CLOSED: &str = "stdout is closed";
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -194,7 +194,7 @@ pub fn static_state(server: &Effective, trust: TrustState) -> ServerState {
     let entry = &server.entry;
     match &entry.def {
         None => ServerState::Invalid,
-        Some(_) if entry.source.layer.is_project() && trust != TrustState::Trusted => {
+        Some(_) if trust.admits(entry.source.layer.is_project(), true).is_err() => {
             ServerState::Inert
         }
         Some(def) if def.disabled => ServerState::Disabled,

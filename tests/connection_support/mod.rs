@@ -1,12 +1,11 @@
 //! Shared helpers for the connection integration tests: server definitions for the fixture,
-//! condition polling with a deadline (never a fixed sleep as synchronisation), process-group
-//! checks through `/proc`, a request timed out in held time, and an HTTP fixture process that is
-//! killed on drop.
+//! process-group checks through `/proc`, a request timed out in held time, and an HTTP fixture
+//! process that is killed on drop. Nothing here polls or sleeps: waits are on events, bounded.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcpdeck::mcp::config::{
     HttpDef, ProtocolChoice, ReconnectPolicy, ServerDef, StdioDef, Template, Transport,
@@ -91,24 +90,6 @@ pub fn no_vars(_: &str) -> Option<String> {
 
 pub fn here() -> &'static Path {
     Path::new(".")
-}
-
-/// Polls `cond` until it holds or `limit` passes; returns whether it held. Only for a condition
-/// with no event to wait on: a pipe's byte count (the engine's stderr reader counts what it has
-/// read of a flood and tells no one). A process ending uses
-/// `common::pid_wait::ended_within` (its pidfd), a file changing `common::fs_wait::until_changed`.
-/// Not under a held clock (`common::held_clock`): its sleeps would not end.
-pub async fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// Sends the fixture's `hang` call with idle timeout `t` in held time and returns its failure.

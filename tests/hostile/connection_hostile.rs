@@ -227,10 +227,14 @@ async fn stderr_flood_is_bounded() {
     .await
     .expect("connects");
     let process = conn.process().expect("stdio");
+    let mut written = process.stderr_written();
+    let drained = tokio::time::timeout(
+        Duration::from_secs(20),
+        written.wait_for(|total| *total >= flood),
+    )
+    .await;
     assert!(
-        wait_until(Duration::from_secs(20), || process.stderr_sizes().1
-            >= flood)
-        .await,
+        drained.is_ok_and(|seen| seen.is_ok()),
         "flood never drained: {:?}",
         process.stderr_sizes()
     );

@@ -5,10 +5,9 @@
 //! asks for input gets its answer — as an input-required round on 2026-07-28, as a
 //! server-initiated elicitation before. Fails under `CI=true` when the SDK is missing.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::common::Sandbox;
 use serde_json::{Value, json};
@@ -25,38 +24,25 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(python: &Path, flags: &[&str]) -> Self {
-        let mut args = vec!["http".to_owned()];
-        args.extend(flags.iter().map(|f| (*f).to_owned()));
-        Self::start_script(python, &script(), |port| {
-            args.insert(1, port.to_string());
-            args.clone()
-        })
+        let mut args = vec!["http"];
+        args.extend_from_slice(flags);
+        Self::start_script(python, &script(), &args)
     }
 
-    /// `script` with the arguments `args(port)` gives, on a free loopback port.
-    fn start_script(
-        python: &Path,
-        script: &Path,
-        mut args: impl FnMut(u16) -> Vec<String>,
-    ) -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .expect("a free port")
-            .local_addr()
-            .expect("addr")
-            .port();
+    /// `script` with `args`, serving on a loopback port this test binds and listens on: the
+    /// listening socket is the child's standard input (uvicorn's `fd=0`), so a connection made
+    /// before uvicorn starts waits in the listen backlog and no readiness wait is needed.
+    fn start_script(python: &Path, script: &Path, args: &[&str]) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let port = listener.local_addr().expect("addr").port();
         let child = Command::new(python)
             .arg(script)
-            .args(args(port))
+            .args(args)
+            .stdin(Stdio::from(std::os::fd::OwnedFd::from(listener)))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("python starts");
-        // Readiness: the port accepts connections once uvicorn listens (bounded polling).
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the SDK server never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        }
         Self {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),
@@ -201,13 +187,12 @@ fn http_stateless_json_in_every_era() {
 /// `header_drift_server.py` on a free port, logging its listings to `log`.
 fn drift_server(python: &Path, log: &Path, stale: bool) -> HttpServer {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/header_drift_server.py");
-    HttpServer::start_script(python, &script, |port| {
-        let mut args = vec![port.to_string(), log.display().to_string()];
-        if stale {
-            args.push("stale".to_owned());
-        }
-        args
-    })
+    let log = log.display().to_string();
+    let mut args = vec![log.as_str()];
+    if stale {
+        args.push("stale");
+    }
+    HttpServer::start_script(python, &script, &args)
 }
 
 fn listings(log: &Path) -> usize {

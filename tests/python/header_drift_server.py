@@ -5,7 +5,7 @@ the current schema (rejecting a call without the `Mcp-Param-Region` header with 
 -32020). With `stale`, every listing leaves the annotation out, so a re-list never helps.
 Each listing appends a line to LOG. Used by tests/interop/modern_python.rs.
 
-    header_drift_server.py PORT LOG [stale]
+    header_drift_server.py LOG [stale]   (a listening TCP socket as standard input)
 """
 
 import copy
@@ -16,9 +16,8 @@ from pydantic import Field
 
 from mcp.server.mcpserver import MCPServer
 
-PORT = int(sys.argv[1])
-LOG = sys.argv[2]
-STALE = "stale" in sys.argv[3:]
+LOG = sys.argv[1]
+STALE = "stale" in sys.argv[2:]
 
 
 class DriftingServer(MCPServer):
@@ -48,4 +47,9 @@ def query(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Regio
 
 
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=PORT, stateless_http=True)
+    # The test binds and listens on a loopback port and hands the listening socket over as
+    # standard input, so connections made before uvicorn starts wait in the listen backlog.
+    import uvicorn
+
+    app = server.streamable_http_app(stateless_http=True)
+    uvicorn.Server(uvicorn.Config(app, fd=0, log_level="warning")).run()

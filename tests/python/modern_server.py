@@ -5,7 +5,7 @@ as a server-initiated elicitation before), a resource, a prompt with completion.
 tests/modern_python.rs (SDK pinned by scripts/install-python-sdk into .venv-sdk2/).
 
     modern_server.py stdio
-    modern_server.py http PORT [stateless] [json]
+    modern_server.py http [stateless] [json]   (a listening TCP socket as standard input)
 """
 
 import sys
@@ -78,10 +78,12 @@ if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")
     else:
-        server.run(
-            "streamable-http",
-            host="127.0.0.1",
-            port=int(sys.argv[2]),
-            stateless_http="stateless" in sys.argv[3:],
-            json_response="json" in sys.argv[3:],
+        # The test binds and listens on a loopback port and hands the listening socket over as
+        # standard input, so connections made before uvicorn starts wait in the listen backlog.
+        import uvicorn
+
+        app = server.streamable_http_app(
+            stateless_http="stateless" in sys.argv[2:],
+            json_response="json" in sys.argv[2:],
         )
+        uvicorn.Server(uvicorn.Config(app, fd=0, log_level="warning")).run()

@@ -9,7 +9,6 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::serve_kit::{Agent, WAIT, call, runtime_dir, text, the_socket};
 use common::{Sandbox, fixture};
@@ -47,19 +46,6 @@ fn calls(counter: &Path) -> usize {
     std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
 }
 
-/// Polls `cond`, at most [`WAIT`]. Only for what has no event to wait on: the control socket's
-/// state, asked over the socket without attaching (attaching is what ends the wait it watches).
-async fn until(mut cond: impl AsyncFnMut() -> bool) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < WAIT {
-        if cond().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
-}
-
 /// A session nobody watched yet holds an approval for the first discovery: a watcher that
 /// attaches after the operation began still gets it, and its answer lets the call run.
 #[tokio::test]
@@ -68,13 +54,23 @@ async fn a_watcher_attached_after_the_operation_began_still_gets_the_approval() 
     let agent = Arc::new(serve(&sb).await);
     let socket = the_socket(&sb).await;
     let call = call_echo(&agent);
-    // The operation is waiting for a console (seen without attaching, which would end the
-    // wait); only then does the watcher attach.
+    // The operation is waiting for a console (seen by observing, without attaching, which
+    // would end the wait); only then does the watcher attach.
+    let mut observer = ControlClient::observe(&socket).await.expect("observe");
+    let waits = tokio::time::timeout(WAIT, async {
+        loop {
+            match observer.next().await {
+                Ok(Some(ToConsole::Snapshot { snapshot })) if snapshot.awaiting_console == 1 => {
+                    return true;
+                }
+                Ok(Some(_)) => {}
+                _ => return false,
+            }
+        }
+    })
+    .await;
     assert!(
-        until(async || ControlClient::peek(&socket)
-            .await
-            .is_ok_and(|s| s.awaiting_console == 1))
-        .await,
+        waits == Ok(true),
         "the operation waits for a console instead of failing closed"
     );
     assert_eq!(calls(&counter), 0);

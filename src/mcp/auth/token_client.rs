@@ -23,19 +23,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use futures_util::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use oauth2::TokenResponse as _;
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{AuthClient, AuthError};
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
-use sse_stream::Sse;
 
 use super::dpop::{Audience, DpopKey};
 use super::store::ServerTokens;
+use crate::mcp::connection::http_layer::{Delete, Get, HttpLayer, Post, SseStream};
 use crate::mcp::results::redact::LiveSecrets;
 
 /// A connection's HTTP client: `tokens` is `None` for a server that does not use OAuth, whose
@@ -238,188 +235,62 @@ impl<C: StreamableHttpClient + Send + Sync> TokenClient<C> {
     }
 }
 
-impl<C: StreamableHttpClient + Send + Sync> StreamableHttpClient for TokenClient<C> {
-    type Error = C::Error;
+/// Every call carries the token (see [`TokenClient::with_token`]); nothing else changes.
+impl<C: StreamableHttpClient + Send + Sync> HttpLayer for TokenClient<C> {
+    type Inner = C;
 
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(
-            auth_header,
-            Request {
-                method: "POST",
-                uri: &uri,
-                headers: &custom_headers,
-            },
-            |token, headers| {
-                let (uri, message) = (uri.clone(), message.clone());
-                let session_id = session_id.clone();
-                let http = &self.inner.http_client;
-                async move {
-                    http.post_message(uri, message, session_id, token, headers)
-                        .await
-                }
-            },
-        )
+    fn inner(&self) -> &C {
+        &self.inner.http_client
+    }
+
+    async fn post(&self, post: Post) -> HttpResult<StreamableHttpPostResponse, C> {
+        let request = Request {
+            method: "POST",
+            uri: &post.uri,
+            headers: &post.headers,
+        };
+        self.with_token(post.auth_header.clone(), request, |token, headers| {
+            let post = Post {
+                auth_header: token,
+                headers,
+                ..post.clone()
+            };
+            post.forward(self.inner())
+        })
         .await
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(
-            auth_header,
-            Request {
-                method: "POST",
-                uri: &uri,
-                headers: &custom_headers,
-            },
-            |token, headers| {
-                let (uri, message) = (uri.clone(), message.clone());
-                let session_id = session_id.clone();
-                let http = &self.inner.http_client;
-                async move {
-                    http.post_message_with_max_sse_event_size(
-                        uri,
-                        message,
-                        session_id,
-                        token,
-                        headers,
-                        max_sse_event_size,
-                    )
-                    .await
-                }
-            },
-        )
+    async fn delete(&self, delete: Delete) -> HttpResult<(), C> {
+        let request = Request {
+            method: "DELETE",
+            uri: &delete.uri,
+            headers: &delete.headers,
+        };
+        self.with_token(delete.auth_header.clone(), request, |token, headers| {
+            let delete = Delete {
+                auth_header: token,
+                headers,
+                ..delete.clone()
+            };
+            delete.forward(self.inner())
+        })
         .await
     }
 
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> HttpResult<StreamableHttpPostResponse, C> {
-        self.with_token(
-            auth_header,
-            Request {
-                method: "POST",
-                uri: &uri,
-                headers: &custom_headers,
-            },
-            |token, headers| {
-                let (uri, message) = (uri.clone(), message.clone());
-                let session_id = session_id.clone();
-                let http = &self.inner.http_client;
-                async move {
-                    http.post_message_with_response_limits(
-                        uri, message, session_id, token, headers, limits,
-                    )
-                    .await
-                }
-            },
-        )
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<(), C> {
-        self.with_token(
-            auth_header,
-            Request {
-                method: "DELETE",
-                uri: &uri,
-                headers: &custom_headers,
-            },
-            |token, headers| {
-                let (uri, session_id) = (uri.clone(), session_id.clone());
-                let http = &self.inner.http_client;
-                async move { http.delete_session(uri, session_id, token, headers).await }
-            },
-        )
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
-        self.with_token(
-            auth_header,
-            Request {
-                method: "GET",
-                uri: &uri,
-                headers: &custom_headers,
-            },
-            |token, headers| {
-                let (uri, session_id) = (uri.clone(), session_id.clone());
-                let last_event_id = last_event_id.clone();
-                let http = &self.inner.http_client;
-                async move {
-                    http.get_stream(uri, session_id, last_event_id, token, headers)
-                        .await
-                }
-            },
-        )
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>, C> {
-        self.with_token(
-            auth_header,
-            Request {
-                method: "GET",
-                uri: &uri,
-                headers: &custom_headers,
-            },
-            |token, headers| {
-                let (uri, session_id) = (uri.clone(), session_id.clone());
-                let last_event_id = last_event_id.clone();
-                let http = &self.inner.http_client;
-                async move {
-                    http.get_stream_with_max_sse_event_size(
-                        uri,
-                        session_id,
-                        last_event_id,
-                        token,
-                        headers,
-                        max_sse_event_size,
-                    )
-                    .await
-                }
-            },
-        )
+    async fn get(&self, get: Get) -> HttpResult<SseStream, C> {
+        let request = Request {
+            method: "GET",
+            uri: &get.uri,
+            headers: &get.headers,
+        };
+        self.with_token(get.auth_header.clone(), request, |token, headers| {
+            let get = Get {
+                auth_header: token,
+                headers,
+                ..get.clone()
+            };
+            get.forward(self.inner())
+        })
         .await
     }
 }

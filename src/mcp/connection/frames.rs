@@ -15,12 +15,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ServerJsonRpcMessage};
 use rmcp::service::RoleClient;
-use rmcp::transport::Transport;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{Mutex, mpsc};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
 
 use super::faults::{Faults, Listing, decode};
 use crate::mcp::line_reader::{Line, LineReader};
+use crate::mcp::line_transport::{LineTransport, LineWriter};
 
 /// The largest stdout line (one JSON-RPC frame) accepted from a stdio server.
 pub(crate) const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
@@ -103,103 +103,47 @@ async fn forward(
         .map_err(|_| ())
 }
 
-/// The rmcp transport of a stdio server: decoded messages from [`pump`], and the child's stdin.
-pub(crate) struct LineTransport<W> {
+/// The rmcp transport of a stdio server: the one line transport
+/// ([`crate::mcp::line_transport`]) in the client's role, receiving the decoded messages of
+/// [`pump`] from `rx` and writing the child's stdin. It notes the requests whose answers
+/// [`Faults`] must check as they are sent, and has the errors that answer the server's
+/// undecodable requests (see [`Faults::answer_requests_to`]) written between its own lines; that
+/// writing task holds the writer weakly, so it never keeps the server's stdin open.
+pub(crate) fn transport<W: AsyncWrite + Unpin + Send + 'static>(
     rx: mpsc::Receiver<ServerJsonRpcMessage>,
-    writer: Arc<Mutex<Option<W>>>,
+    stdin: W,
     faults: Arc<Faults>,
-}
-
-impl<W> LineTransport<W> {
-    /// A transport reading from `rx` (fed by [`pump`]) and writing lines to `writer`.
-    pub(crate) fn new(
-        rx: mpsc::Receiver<ServerJsonRpcMessage>,
-        writer: W,
-        faults: Arc<Faults>,
-    ) -> Self {
-        Self {
-            rx,
-            writer: Arc::new(Mutex::new(Some(writer))),
-            faults,
+) -> LineTransport<RoleClient, W> {
+    let writer = LineWriter::new(stdin);
+    let (tx, mut replies) = mpsc::channel::<String>(super::faults::QUEUED_REPLIES);
+    faults.answer_requests_to(tx);
+    let weak = writer.downgrade();
+    tokio::spawn(async move {
+        while let Some(line) = replies.recv().await {
+            if LineWriter::write_weak(&weak, line.as_bytes(), STDIN_CLOSED)
+                .await
+                .is_err()
+            {
+                return;
+            }
         }
-    }
-}
-
-impl<W: AsyncWrite + Unpin + Send + 'static> LineTransport<W> {
-    /// Has the errors that answer the server's undecodable requests (see
-    /// [`Faults::answer_requests_to`]) written to its stdin, between the transport's own lines.
-    /// The writing task holds the writer weakly, so it never keeps the server's stdin open.
-    pub(crate) fn answer_undecodable_requests(&self) {
-        let (tx, mut rx) = mpsc::channel::<String>(super::faults::QUEUED_REPLIES);
-        self.faults.answer_requests_to(tx);
-        let writer = Arc::downgrade(&self.writer);
-        tokio::spawn(async move {
-            while let Some(line) = rx.recv().await {
-                let Some(writer) = writer.upgrade() else {
-                    return;
-                };
-                let mut guard = writer.lock().await;
-                let Some(w) = guard.as_mut() else {
-                    return;
-                };
-                if w.write_all(line.as_bytes()).await.is_err() || w.flush().await.is_err() {
-                    return;
+    });
+    LineTransport::new(rx, writer, STDIN_CLOSED).on_send(Box::new(
+        move |item: &ClientJsonRpcMessage| {
+            if let ClientJsonRpcMessage::Request(r) = item {
+                if matches!(r.request, ClientRequest::DiscoverRequest(_)) {
+                    faults.expect_discover(r.id.clone());
+                }
+                if let Some((listing, first_page)) = Listing::of(&r.request) {
+                    faults.expect_listing(r.id.clone(), listing, first_page);
                 }
             }
-        });
-    }
+        },
+    ))
 }
 
-impl<W> Transport<RoleClient> for LineTransport<W>
-where
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    type Error = std::io::Error;
-
-    fn send(
-        &mut self,
-        item: ClientJsonRpcMessage,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let ClientJsonRpcMessage::Request(r) = &item {
-            if matches!(r.request, ClientRequest::DiscoverRequest(_)) {
-                self.faults.expect_discover(r.id.clone());
-            }
-            if let Some((listing, first_page)) = Listing::of(&r.request) {
-                self.faults
-                    .expect_listing(r.id.clone(), listing, first_page);
-            }
-        }
-        let writer = self.writer.clone();
-        async move {
-            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            bytes.push(b'\n');
-            let mut guard = writer.lock().await;
-            let Some(w) = guard.as_mut() else {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::BrokenPipe,
-                    "the server's stdin is closed",
-                ));
-            };
-            w.write_all(&bytes).await?;
-            w.flush().await
-        }
-    }
-
-    fn receive(&mut self) -> impl Future<Output = Option<ServerJsonRpcMessage>> + Send {
-        // `recv` is cancel-safe: rmcp polls this inside a `select!`.
-        self.rx.recv()
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        let writer = self.writer.clone();
-        async move {
-            if let Some(mut w) = writer.lock().await.take() {
-                let _ = w.shutdown().await;
-            }
-            Ok(())
-        }
-    }
-}
+/// What a write to a server says once its stdin is closed.
+const STDIN_CLOSED: &str = "the server's stdin is closed";
 
 #[cfg(test)]
 mod tests {

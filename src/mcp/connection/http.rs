@@ -22,6 +22,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use super::error::{ConnectError, ErrorClass};
 use super::faults::Faults;
 use super::http_guard::GuardedClient;
+use super::http_layer::Layered;
 use crate::mcp::auth::client::auth_client;
 use crate::mcp::auth::token_client::TokenClient;
 use crate::mcp::auth::{AuthTarget, CredentialStore};
@@ -52,7 +53,8 @@ pub(crate) type HeaderMapOwned = HashMap<HeaderName, HeaderValue>;
 
 /// The rmcp transport type used for HTTP servers: the OAuth token client (which adds nothing to
 /// the requests of a server without stored tokens) around the guarded reqwest client.
-pub(crate) type HttpTransport = StreamableHttpClientTransport<TokenClient<GuardedClient>>;
+pub(crate) type HttpTransport =
+    StreamableHttpClientTransport<Layered<TokenClient<Layered<GuardedClient>>>>;
 
 /// Installs the ring crypto provider for rustls once per process.
 pub fn install_crypto_provider() {
@@ -173,12 +175,14 @@ pub(crate) async fn transport(
     extra: Option<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<(HttpTransport, LiveSecrets), ConnectError> {
     parse_url(url)?;
-    let guarded =
-        GuardedClient::new(http_client(connect_timeout, refused)?, faults).declaring(extra);
+    let guarded = Layered(
+        GuardedClient::new(http_client(connect_timeout, refused)?, faults).declaring(extra),
+    );
     let client = auth_client(url, guarded, oauth)
         .await
         .map_err(|message| ConnectError::new(ErrorClass::Protocol, message))?;
     let live = client.live();
+    let client = Layered(client);
     let mut backoff = ExponentialBackoff::default();
     backoff.max_times = Some(MAX_SSE_RECONNECTS);
     backoff.base_duration = Duration::from_millis(500);

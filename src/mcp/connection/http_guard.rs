@@ -23,14 +23,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::StreamExt;
-use futures_util::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
+    SseError, StreamableHttpError, StreamableHttpPostResponse,
 };
 use sse_stream::Sse;
 
@@ -38,10 +36,10 @@ use super::client_meta;
 use super::discover;
 use super::error::{ConnectError, ErrorClass};
 use super::faults::{Faults, Listing, check_listing, fail_frame, undecodable};
+use super::http_layer::{Get, HttpLayer, Post, SseStream};
 use super::http_post::{ListingPost, post_listing};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
-type SseStream = BoxStream<'static, Result<Sse, SseError>>;
 
 /// rmcp's reqwest client plus the checks above.
 #[derive(Clone)]
@@ -297,59 +295,22 @@ fn header_safe(value: &str) -> String {
     }
 }
 
-impl StreamableHttpClient for GuardedClient {
-    type Error = reqwest::Error;
+impl HttpLayer for GuardedClient {
+    type Inner = reqwest::Client;
 
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.post_message_with_response_limits(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            StreamableHttpResponseLimits::default(),
-        )
-        .await
+    fn inner(&self) -> &reqwest::Client {
+        &self.inner
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let mut limits = StreamableHttpResponseLimits::default();
-        limits.max_sse_event_size = max_sse_event_size;
-        self.post_message_with_response_limits(
+    async fn post(&self, post: Post) -> Result<StreamableHttpPostResponse, HttpError> {
+        let Post {
             uri,
             message,
             session_id,
             auth_header,
-            custom_headers,
+            headers,
             limits,
-        )
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        } = post;
         let posted = Posted::of(&message);
         let mut listing = false;
         if let ClientJsonRpcMessage::Request(r) = &message
@@ -362,7 +323,7 @@ impl StreamableHttpClient for GuardedClient {
             Some(extra) => super::declare::with_capabilities(message, extra),
             None => message,
         };
-        let mut custom_headers = custom_headers;
+        let mut custom_headers = headers;
         let message = with_context(message, &mut custom_headers);
         let answer = if listing {
             // Read and counted here, so a page over its bounds is never decoded.
@@ -376,16 +337,15 @@ impl StreamableHttpClient for GuardedClient {
             };
             post_listing(post, &message, &self.faults).await
         } else {
-            self.inner
-                .post_message_with_response_limits(
-                    uri,
-                    message,
-                    session_id,
-                    auth_header,
-                    custom_headers,
-                    limits,
-                )
-                .await
+            let post = Post {
+                uri,
+                message,
+                session_id,
+                auth_header,
+                headers: custom_headers,
+                limits,
+            };
+            post.forward(&self.inner).await
         };
         match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
@@ -420,67 +380,19 @@ impl StreamableHttpClient for GuardedClient {
         }
     }
 
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), HttpError> {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<SseStream, HttpError> {
-        self.get_stream_with_max_sse_event_size(
-            uri,
-            session_id,
-            last_event_id,
-            auth_header,
-            custom_headers,
-            super::http::MAX_BODY_BYTES,
-        )
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<SseStream, HttpError> {
-        let stream = self
-            .inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await?;
+    /// A stream without a limit of the caller's gets [`super::http::MAX_BODY_BYTES`].
+    async fn get(&self, get: Get) -> Result<SseStream, HttpError> {
+        let max = get.max_event.unwrap_or(super::http::MAX_BODY_BYTES);
+        let get = Get {
+            max_event: Some(max),
+            ..get
+        };
+        let stream = get.forward(&self.inner).await?;
         let posted = Posted {
             id: None,
             discover: false,
         };
-        Ok(guard_stream(
-            stream,
-            posted,
-            self.faults.clone(),
-            max_sse_event_size,
-        ))
+        Ok(guard_stream(stream, posted, self.faults.clone(), max))
     }
 }
 

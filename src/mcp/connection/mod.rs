@@ -19,6 +19,7 @@ pub(crate) mod frames;
 mod handshake;
 pub(crate) mod http;
 pub(crate) mod http_guard;
+pub(crate) mod http_layer;
 mod http_post;
 mod listen;
 mod negotiation;

@@ -70,8 +70,13 @@ impl StderrRing {
 /// A ring shared between the draining task and readers.
 pub(crate) type SharedRing = Arc<Mutex<StderrRing>>;
 
-/// Reads `stderr` to EOF into `ring`. Returns when the pipe closes.
-pub(crate) async fn drain<R: AsyncRead + Unpin>(mut stderr: R, ring: SharedRing) {
+/// Reads `stderr` to EOF into `ring`, telling `written` the running byte total after each read.
+/// Returns when the pipe closes.
+pub(crate) async fn drain<R: AsyncRead + Unpin>(
+    mut stderr: R,
+    ring: SharedRing,
+    written: tokio::sync::watch::Sender<u64>,
+) {
     let mut buf = vec![0u8; 8192];
     loop {
         match stderr.read(&mut buf).await {
@@ -79,6 +84,7 @@ pub(crate) async fn drain<R: AsyncRead + Unpin>(mut stderr: R, ring: SharedRing)
             Ok(n) => {
                 if let Ok(mut ring) = ring.lock() {
                     ring.push(&buf[..n]);
+                    written.send_replace(ring.total_bytes());
                 }
             }
         }

@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use super::error::{ConnectError, ErrorClass, Redactor};
 use super::events::{ConnectionEvent, EventSink};
 use super::faults::Faults;
-use super::frames::{FrameStats, LineTransport, channel, pump};
+use super::frames::{FrameStats, channel, pump, transport};
 use super::stderr_ring::{SharedRing, StderrRing, drain};
 use crate::mcp::sandbox::{self, Profile};
 
@@ -47,7 +47,8 @@ pub(crate) const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 pub(crate) const STDERR_TAIL_LINES: usize = 20;
 
 /// The rmcp transport over the decoded stdout and the child's stdin.
-pub(crate) type StdioTransport = LineTransport<ChildStdin>;
+pub(crate) type StdioTransport =
+    crate::mcp::line_transport::LineTransport<rmcp::service::RoleClient, ChildStdin>;
 
 /// How the child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +118,8 @@ pub struct StdioProcess {
     pid: u32,
     pgid: Option<Pid>,
     ring: SharedRing,
+    /// The stderr byte total, updated after each read of the pipe.
+    stderr_written: watch::Receiver<u64>,
     stats: Arc<FrameStats>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
     shutdown_tx: Option<oneshot::Sender<()>>,
@@ -167,7 +170,8 @@ pub(crate) fn spawn(
 
     let ring: SharedRing = Arc::new(Mutex::new(StderrRing::default()));
     let stats = Arc::new(FrameStats::default());
-    let stderr_task = tokio::spawn(drain(stderr, ring.clone()));
+    let (written_tx, stderr_written) = watch::channel(0);
+    let stderr_task = tokio::spawn(drain(stderr, ring.clone(), written_tx));
     let (frames_tx, frames_rx) = channel();
     let pump_task = tokio::spawn(pump(stdout, frames_tx, stats.clone(), faults.clone()));
     let (exit_tx, exit_rx) = watch::channel(None);
@@ -186,13 +190,13 @@ pub(crate) fn spawn(
         closing: closing.clone(),
         redactor: spec.redactor.clone(),
     }));
-    let transport = LineTransport::new(frames_rx, stdin, faults);
-    transport.answer_undecodable_requests();
+    let transport = transport(frames_rx, stdin, faults);
     Ok((
         StdioProcess {
             pid,
             pgid,
             ring,
+            stderr_written,
             stats,
             exit_rx,
             shutdown_tx: Some(shutdown_tx),
@@ -267,6 +271,12 @@ impl StdioProcess {
             .lock()
             .map(|r| (r.len(), r.total_bytes()))
             .unwrap_or_default()
+    }
+
+    /// The bytes written to stderr in total, as a watch that changes after each read of the
+    /// pipe (for waiting on stderr output without polling).
+    pub fn stderr_written(&self) -> watch::Receiver<u64> {
+        self.stderr_written.clone()
     }
 
     /// Stdout lines skipped because they were not JSON.

@@ -91,6 +91,21 @@ impl ControlClient {
         }
     }
 
+    /// Follows the session's state without attaching: [`ControlClient::next`] yields a snapshot
+    /// now and another each time the number of operations waiting for a console changes. Like
+    /// [`ControlClient::peek`], this does not count as a console and receives no approvals.
+    pub async fn observe(path: &Path) -> std::io::Result<Self> {
+        let stream = UnixStream::connect(path).await?;
+        let (read, write) = stream.into_split();
+        let mut client = Self {
+            reader: LineReader::new(read, MAX_LINE, READ_CHUNK),
+            line: Vec::new(),
+            write,
+        };
+        client.send(&FromConsole::Observe).await?;
+        Ok(client)
+    }
+
     async fn send(&mut self, message: &FromConsole) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
         line.push(b'\n');

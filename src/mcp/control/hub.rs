@@ -43,8 +43,9 @@ pub struct ControlHub {
     ever_attached: std::sync::atomic::AtomicBool,
     /// When the session started.
     started: tokio::time::Instant,
-    /// Operations inside [`ControlHub::wait_attached`] with nobody attached.
-    awaiting: std::sync::atomic::AtomicUsize,
+    /// Operations inside [`ControlHub::wait_attached`] with nobody attached (observers follow
+    /// its changes).
+    awaiting: tokio::sync::watch::Sender<usize>,
 }
 
 /// Until when an approval waits for a console: [`REATTACH_GRACE`] from `now` once one was
@@ -82,7 +83,7 @@ impl ControlHub {
             attach: tokio::sync::Notify::new(),
             ever_attached: std::sync::atomic::AtomicBool::new(false),
             started: tokio::time::Instant::now(),
-            awaiting: std::sync::atomic::AtomicUsize::new(0),
+            awaiting: tokio::sync::watch::Sender::new(0),
         });
         tokio::spawn(accept(listener, Arc::downgrade(&hub)));
         Ok(hub)
@@ -103,7 +104,7 @@ impl ControlHub {
             .values()
             .map(|(r, _)| r.clone())
             .collect();
-        let awaiting = self.awaiting.load(std::sync::atomic::Ordering::SeqCst);
+        let awaiting = *self.awaiting.borrow();
         self.snapshot.get().map(|f| SessionSnapshot {
             awaiting_console: awaiting,
             ..f(pending)
@@ -145,7 +146,7 @@ impl ControlHub {
 
     /// How many operations wait for a console to attach.
     pub fn awaiting_console(&self) -> usize {
-        self.awaiting.load(std::sync::atomic::Ordering::SeqCst)
+        *self.awaiting.borrow()
     }
 
     fn on_attach(&self, console: mpsc::Sender<ToConsole>) {
@@ -216,18 +217,40 @@ impl ControlHub {
 }
 
 /// One operation counted in `awaiting` for as long as it lives (also when its wait is dropped).
-struct Awaiting<'a>(&'a std::sync::atomic::AtomicUsize);
+struct Awaiting<'a>(&'a tokio::sync::watch::Sender<usize>);
 
 impl<'a> Awaiting<'a> {
-    fn count(counter: &'a std::sync::atomic::AtomicUsize) -> Self {
-        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    fn count(counter: &'a tokio::sync::watch::Sender<usize>) -> Self {
+        counter.send_modify(|n| *n += 1);
         Self(counter)
     }
 }
 
 impl Drop for Awaiting<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// Sends `console` a snapshot now and after each change of the count of operations waiting for
+/// a console, until the console goes.
+async fn observe(hub: Arc<ControlHub>, console: mpsc::Sender<ToConsole>) {
+    let mut changes = hub.awaiting.subscribe();
+    loop {
+        changes.borrow_and_update();
+        let Some(snapshot) = hub.snapshot() else {
+            return;
+        };
+        if console
+            .send(ToConsole::Snapshot { snapshot })
+            .await
+            .is_err()
+        {
+            return;
+        }
+        if changes.changed().await.is_err() {
+            return;
+        }
     }
 }
 
@@ -272,6 +295,7 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
     let mut reader = LineReader::new(read, MAX_LINE, READ_CHUNK);
     let mut line = Vec::new();
     let mut attached = false;
+    let mut observer: Option<tokio::task::JoinHandle<()>> = None;
     while let Ok(Some(Line::Complete)) = reader.read_line(&mut line).await {
         let Ok(message) = serde_json::from_slice::<FromConsole>(&line) else {
             eprintln!("mcpdeck serve: ignored a malformed control message");
@@ -287,8 +311,16 @@ async fn session(stream: UnixStream, hub: Arc<ControlHub>) {
                     let _ = tx.send(ToConsole::Snapshot { snapshot }).await;
                 }
             }
+            FromConsole::Observe => {
+                if observer.is_none() {
+                    observer = Some(tokio::spawn(observe(hub.clone(), tx.clone())));
+                }
+            }
             FromConsole::Decide { ticket, decision } => hub.decide(ticket, decision),
         }
+    }
+    if let Some(observer) = observer {
+        observer.abort();
     }
     // Detached: forget this console now, so waiting for one does not count it.
     if attached {
@@ -383,6 +415,32 @@ mod tests {
         let (_console, _) = ControlClient::attach(hub.path()).await.expect("attach");
         assert!(waiting.await);
         assert_eq!(hub.awaiting_console(), 0);
+    }
+
+    /// The next snapshot an observer is sent, within a bound.
+    async fn observed(observer: &mut ControlClient) -> SessionSnapshot {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), observer.next()).await {
+            Ok(Ok(Some(ToConsole::Snapshot { snapshot }))) => snapshot,
+            other => panic!("no snapshot: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_observer_is_told_each_change_of_the_wait_without_ending_it() {
+        let dir = tempfile::tempdir().expect("dir");
+        let hub = hub(dir.path());
+        let mut observer = ControlClient::observe(hub.path()).await.expect("observe");
+        assert_eq!(observed(&mut observer).await.awaiting_console, 0);
+        let waiting = hub.wait_attached();
+        tokio::pin!(waiting);
+        assert!(waiting.as_mut().now_or_never().is_none());
+        assert_eq!(observed(&mut observer).await.awaiting_console, 1);
+        // Observing is not attaching: the wait goes on until a console comes.
+        assert_eq!(hub.attached(), 0);
+        assert!(waiting.as_mut().now_or_never().is_none(), "still waiting");
+        let (_console, _) = ControlClient::attach(hub.path()).await.expect("attach");
+        assert!(waiting.await);
+        assert_eq!(observed(&mut observer).await.awaiting_console, 0);
     }
 
     // Paused time: the wait ends exactly at the grace (nothing else here has a timer).

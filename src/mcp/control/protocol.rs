@@ -49,7 +49,7 @@ pub struct SessionSnapshot {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToConsole {
-    /// The session's state (answer to `hello` and `status`).
+    /// The session's state (answer to `hello`, `status` and `observe`).
     Snapshot {
         /// The snapshot.
         snapshot: SessionSnapshot,
@@ -84,6 +84,10 @@ pub enum FromConsole {
     Hello,
     /// Ask for a fresh snapshot.
     Status,
+    /// Follow the session's state without attaching: a snapshot now and another each time the
+    /// number of operations waiting for a console changes. Like `status`, this is not a console:
+    /// the session's waits for one are unchanged and no approvals are sent.
+    Observe,
     /// Answer a pending approval.
     Decide {
         /// The request's ticket.

@@ -27,7 +27,7 @@ mod live;
 mod operator;
 mod ops;
 pub(crate) mod outcome;
-mod probe;
+pub(crate) mod probe;
 mod rebuild;
 mod request;
 mod requests;

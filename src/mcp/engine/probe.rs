@@ -1,17 +1,70 @@
-//! `status --live`: connect to a server and report what it answered — the negotiated protocol
-//! version and era, its name and version, a capability summary and the round-trip time of a
-//! liveness check (`ping`, or `server/discover` on 2026-07-28, which has no ping) — what the
-//! no-connect status cannot know. Connecting is not an operation on the server's data,
-//! so the policy is not consulted; trust, `disabled` and invalid definitions still stop it.
+//! Probes: connect to a server and report what it answered. `status --live` probes a
+//! configured server through its engine ([`Engine::probe`]): the negotiated protocol version and
+//! era, its name and version, a capability summary and the round-trip time of a liveness check
+//! (`ping`, or `server/discover` on 2026-07-28, which has no ping) — what the no-connect status
+//! cannot know. Connecting is not an operation on the server's data, so the policy is not
+//! consulted; trust, `disabled` and invalid definitions still stop it. A test-connect (the config
+//! editor's, the Hosts view's, `mcpdeck hosts connect`) probes a definition outside any engine
+//! with [`connect_once`], once its face has applied the same trust rule
+//! ([`crate::mcp::trust::TrustState::admits`]). Both describe what answered as [`Answered`].
 
+use std::path::Path;
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
 use super::Engine;
 use super::outcome::Failure;
-use crate::mcp::connection::max_total_for;
+use crate::mcp::config::ServerDef;
+use crate::mcp::connection::{ConnectError, ServerIdentity, connect, max_total_for};
 use crate::mcp::sanitize::sanitize_capped;
+
+/// What a server said about itself, sanitised the one way every probe shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Answered {
+    /// `serverInfo.name` (at most 128 characters).
+    pub name: Option<String>,
+    /// `serverInfo.version` (at most 64 characters).
+    pub version: Option<String>,
+    /// The negotiated protocol version.
+    pub protocol: String,
+    /// What it offers (see [`Probe::capabilities`]).
+    pub capabilities: Vec<String>,
+    /// How many tools it lists, when a connect-once probe could list them.
+    pub tools: Option<usize>,
+}
+
+impl Answered {
+    fn of(identity: &ServerIdentity) -> Self {
+        Self {
+            name: identity.name.as_deref().map(|n| sanitize_capped(n, 128)),
+            version: identity.version.as_deref().map(|v| sanitize_capped(v, 64)),
+            protocol: sanitize_capped(&identity.protocol_version, 64),
+            capabilities: capability_summary(&identity.capabilities),
+            tools: None,
+        }
+    }
+}
+
+/// The one connect-once probe, for a definition outside any engine: connects `def` (relative
+/// paths from `file_dir`, variables from `lookup`), reads what answered, counts its tools within
+/// the definition's request timeout, and closes. The caller has applied the trust rule.
+pub(crate) async fn connect_once(
+    def: &ServerDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Answered, ConnectError> {
+    let timeout = def.request_timeout();
+    let mut conn = connect(def, file_dir, lookup).await?;
+    let mut answered = Answered::of(conn.identity());
+    answered.tools = tokio::time::timeout(timeout, conn.peer().list_all_tools())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map(|t| t.len());
+    conn.close().await;
+    Ok(answered)
+}
 
 /// What one server answered.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -83,14 +136,14 @@ impl Engine {
                 .await
                 .map_err(|e| Failure::from_connect(&e))?;
             let ping_ms = sent.elapsed().as_secs_f64() * 1000.0;
-            let identity = conn.identity();
+            let answered = Answered::of(conn.identity());
             Ok(Probe {
-                protocol_version: identity.protocol_version.clone(),
+                protocol_version: answered.protocol,
                 era: conn.era(),
                 liveness,
-                server_name: identity.name.as_deref().map(|n| sanitize_capped(n, 128)),
-                server_version: identity.version.as_deref().map(|v| sanitize_capped(v, 64)),
-                capabilities: capability_summary(&identity.capabilities),
+                server_name: answered.name,
+                server_version: answered.version,
+                capabilities: answered.capabilities,
                 connect_ms,
                 ping_ms,
             })

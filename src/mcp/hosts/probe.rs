@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use super::convert::{Places, connect_def};
 use super::{HostDef, HostEffective, HostId, Piece, Scope};
 use crate::mcp::config::ServerDef;
-use crate::mcp::sanitize::sanitize_capped;
+use crate::mcp::engine::probe::connect_once;
 use crate::mcp::trust::TrustState;
 
 /// Why a test-connect does not start: a stable class and words to show.
@@ -114,7 +114,11 @@ pub(crate) fn prepare(
         });
     };
     let source = source_of(server);
-    if entry.origin.scope == Scope::Project && trust != TrustState::Trusted {
+    // Read from the host's file as it is now, which is what the trust state was computed over.
+    if trust
+        .admits(entry.origin.scope == Scope::Project, true)
+        .is_err()
+    {
         let why = match trust {
             TrustState::NoProjectConfig => "this project has no mcpdeck project configuration to trust; import the server with `mcpdeck hosts import --to project`, then `mcpdeck trust`".to_owned(),
             other => format!(
@@ -145,7 +149,8 @@ pub(crate) fn prepare(
     })
 }
 
-/// Connects once, lists the tools within the definition's request timeout, and closes.
+/// Connects once (the engine's one connect-once probe: lists the tools within the definition's
+/// request timeout, and closes).
 pub(crate) async fn try_connect(prepared: Prepared) -> Result<Found, String> {
     let Prepared {
         def,
@@ -159,21 +164,15 @@ pub(crate) async fn try_connect(prepared: Prepared) -> Result<Found, String> {
             .cloned()
             .or_else(|| std::env::var(name).ok())
     };
-    let timeout = def.request_timeout();
-    let mut conn = crate::mcp::connection::connect(&def, &file_dir, &lookup)
+    let answered = connect_once(&def, &file_dir, &lookup)
         .await
         .map_err(|e| format!("connection failed: {e}"))?;
-    let id = conn.identity().clone();
-    let tools = tokio::time::timeout(timeout, conn.peer().list_all_tools())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .map(|t| t.len());
-    conn.close().await;
     Ok(Found {
-        name: sanitize_capped(id.name.as_deref().unwrap_or("an unnamed server"), 128),
-        version: sanitize_capped(id.version.as_deref().unwrap_or(""), 64),
-        protocol: sanitize_capped(&id.protocol_version, 64),
-        tools,
+        name: answered
+            .name
+            .unwrap_or_else(|| "an unnamed server".to_owned()),
+        version: answered.version.unwrap_or_default(),
+        protocol: answered.protocol,
+        tools: answered.tools,
     })
 }

@@ -41,6 +41,28 @@ impl TrustState {
             Self::NoProjectConfig => "no-project-config",
         }
     }
+
+    /// The one rule for starting a definition, applied by the engine (a project server is inert
+    /// unless it passes) and by every test-connect: a definition from a project file — mcpdeck's
+    /// or any host's — starts only while the project is trusted, and only as trusted.
+    /// `as_trusted` says the definition is the one this state was computed over (an edit not yet
+    /// saved is not). Definitions from other files always start.
+    pub fn admits(self, from_project: bool, as_trusted: bool) -> Result<(), NotAdmitted> {
+        match (from_project, self, as_trusted) {
+            (false, _, _) | (true, Self::Trusted, true) => Ok(()),
+            (true, Self::Trusted, false) => Err(NotAdmitted::Edited),
+            (true, state, _) => Err(NotAdmitted::Project(state)),
+        }
+    }
+}
+
+/// Why a project definition may not start (see [`TrustState::admits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotAdmitted {
+    /// The project is not trusted in this state.
+    Project(TrustState),
+    /// The project is trusted, but this definition differs from the trusted one.
+    Edited,
 }
 
 /// One trusted project.
