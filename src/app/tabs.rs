@@ -451,9 +451,9 @@ impl ServerPane {
     }
 }
 
-/// The effects of a catalog load: the request, and a status refresh (connecting shows).
+/// The effects of a catalog load: the request (the engine pushes the connecting state).
 fn load(id: ReqId, request: ProxyRequest) -> Vec<Effect> {
-    vec![Effect::Execute { id, request }, Effect::RefreshStatus]
+    vec![Effect::Execute { id, request }]
 }
 
 #[cfg(test)]

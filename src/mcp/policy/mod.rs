@@ -3,11 +3,13 @@
 //! UI-free: approvers are a trait the faces implement.
 
 pub(crate) mod approval;
+mod reread;
 pub(crate) mod rules;
 pub(crate) mod trace;
 
 pub(crate) use approval::{ALL_EFFECTS, DEFAULT_APPROVAL_TIMEOUT};
 pub use approval::{ApprovalRequest, Approver, Decision, EffectClass};
+pub use reread::Reread;
 pub use rules::{Mode, Policy, PolicyError, RuleKind, Verdict};
 pub(crate) use rules::{add_allow_rule, exact_rule, remove_rule};
 pub(crate) use trace::Trace;
