@@ -474,7 +474,11 @@ mod tests {
             now,
         };
         let mut tab = PromptsTab::default();
-        assert_eq!(tab.update(show(1)).len(), 2);
+        assert_eq!(
+            tab.update(show(1)).len(),
+            1,
+            "the request alone: status is pushed"
+        );
         assert_eq!(tab.catalog, Some(Load::Loading(1)));
         assert!(tab.update(show(2)).is_empty(), "already asked for");
         tab.update(TabMsg::Forget);

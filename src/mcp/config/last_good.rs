@@ -9,7 +9,9 @@ use super::model::Layer;
 
 /// Whether `file` exists but yields nothing usable: a problem with the file as a whole.
 fn fails_whole(file: &ConfigFile) -> bool {
-    file.present && file.entries.is_empty() && file.diagnostics.iter().any(|d| d.is_error())
+    file.present
+        && file.entries.is_empty()
+        && file.diagnostics.iter().any(super::Diagnostic::is_error)
 }
 
 impl ConfigSet {

@@ -181,10 +181,10 @@ mod tests {
         let plain = root.join(".mcp.json");
         let (_watch, rx) = watching(&[deep.clone(), plain.clone()]);
         std::fs::write(&plain, "{}").expect("write");
-        assert_eq!(next(&rx), [plain.clone()]);
+        assert_eq!(next(&rx), std::slice::from_ref(&plain));
         std::fs::create_dir(root.join(".mcpdeck")).expect("mkdir");
         // The directory alone touches the path to `deep`: heard (there is nothing to read yet).
-        assert_eq!(next(&rx), [deep.clone()]);
+        assert_eq!(next(&rx), std::slice::from_ref(&deep));
         std::fs::write(&deep, "{}").expect("write");
         assert_eq!(next(&rx), [deep], "the new directory is watched itself");
     }
