@@ -11,4 +11,5 @@ mod serve_approvals;
 mod serve_kit;
 mod serve_modern;
 mod serve_pins;
+mod serve_policy_reload;
 mod serve_python;
