@@ -42,6 +42,10 @@ impl App {
             Action::Filter => self.start_filter(),
             Action::Call => self.on_call(),
             Action::Reconnect => self.reconnect(),
+            Action::Reload => {
+                self.message = Some("reloading the configuration…".to_owned());
+                vec![Effect::Reload { asked: true }]
+            }
             Action::Copy => self.on_copy(),
             Action::Back => self.on_back(),
             Action::Submit => self.on_submit(),
@@ -172,13 +176,10 @@ impl App {
         }
         let id = self.id(Waiter::Reconnect);
         self.message = Some(format!("reconnecting {server}…"));
-        vec![
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(ProxyRequest::Reconnect { server }),
-            },
-            Effect::RefreshStatus,
-        ]
+        vec![Effect::Engine {
+            id,
+            request: crate::mcp::EngineRequest::Agent(ProxyRequest::Reconnect { server }),
+        }]
     }
 
     /// Opens the selected server's configuration file in the editor (Config tab only).

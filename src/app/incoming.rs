@@ -38,7 +38,7 @@ pub(super) fn settle<T>(outcome: &Outcome, pick: impl FnOnce(&OpResult) -> Optio
 
 impl App {
     pub(super) fn on_done(&mut self, id: ReqId, outcome: &Outcome) -> Vec<Effect> {
-        let mut effects = vec![Effect::RefreshStatus];
+        let mut effects = Vec::new();
         // A connection that could not be made is part of the server's story: it goes to the
         // Log tab too, not only to whatever asked.
         if let (Err(f), Some(server)) = (&outcome.body, &outcome.server)
@@ -256,12 +256,8 @@ impl App {
             Some(Tab::Prompts) => pane.prompts.catalog = None,
             _ => {}
         }
-        let exited = kind == "exited";
         if stale.is_some() && self.focus == Focus::Main {
             effects.extend(self.ensure_tab());
-        }
-        if exited {
-            effects.push(Effect::RefreshStatus);
         }
         effects
     }

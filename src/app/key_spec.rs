@@ -101,6 +101,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("filter", Action::Filter),
     ("call", Action::Call),
     ("reconnect", Action::Reconnect),
+    ("reload", Action::Reload),
     ("trust", Action::Trust),
     ("doctor", Action::Doctor),
     ("spills", Action::Spills),

@@ -116,6 +116,8 @@ pub enum Action {
     Call,
     /// Reconnect the selected server (connects it when disconnected).
     Reconnect,
+    /// Read the configuration, trust and policy files again now.
+    Reload,
     /// Open the trust view.
     Trust,
     /// Open the config doctor.

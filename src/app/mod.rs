@@ -434,6 +434,8 @@ mod completion_tests;
 #[cfg(test)]
 pub mod hosts_tests;
 #[cfg(test)]
+mod reload_tests;
+#[cfg(test)]
 mod side_tests;
 #[cfg(test)]
 pub mod testkit;

@@ -68,6 +68,17 @@ pub enum Msg {
     },
     /// The editor's save finished: a message, or why it failed.
     Saved(Result<String, String>),
+    /// Configuration files the console watches changed on disk (a layer, `--config`, the trust
+    /// store or the policy file).
+    FilesChanged(Vec<std::path::PathBuf>),
+    /// A reload finished: what changed (or why it could not be read), and the policy mode in
+    /// force after it. The new views and status came before.
+    Reloaded {
+        /// What to say on the status line.
+        said: String,
+        /// The policy mode's label.
+        mode: String,
+    },
     /// The configuration-derived views were rebuilt (after a trust change).
     Info(Box<info::ConfigInfo>),
     /// A server's kept stderr (raw; sanitised on entry), or `None` when it has none.
@@ -157,8 +168,13 @@ pub enum Effect {
     },
     /// Cancel the engine request `id` (its `Done` still arrives, as `cancelled`).
     Cancel(ReqId),
-    /// Send a fresh [`Msg::Status`].
-    RefreshStatus,
+    /// Read every configuration file, the trust store and the policy file again; rebuild the
+    /// servers that changed and answer with [`Msg::Reloaded`] (`asked`: the operator pressed
+    /// the reload key, so an unchanged configuration is said too).
+    Reload {
+        /// The operator asked (not a file watch).
+        asked: bool,
+    },
     /// Send a fresh [`Msg::Spills`].
     RefreshSpills,
     /// Read a window of a spill file; answer with [`Msg::SpillPage`].

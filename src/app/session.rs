@@ -242,7 +242,6 @@ impl App {
                 if let Some(pane) = self.panes.get_mut(&server) {
                     pane.forget_catalogs();
                 }
-                effects.push(Effect::RefreshStatus);
             }
             OpResult::Roots(list) => self.on_roots(id, &server, list),
             OpResult::LogLevel(set) => {

@@ -557,15 +557,12 @@ impl ServerPane {
     }
 }
 
-/// The effects of a catalog load: the request, and a status refresh (connecting shows).
+/// The effects of a catalog load: the request (the engine pushes the connecting state).
 fn load(id: ReqId, request: ProxyRequest) -> Vec<Effect> {
-    vec![
-        Effect::Engine {
-            id,
-            request: crate::mcp::EngineRequest::Agent(request),
-        },
-        Effect::RefreshStatus,
-    ]
+    vec![Effect::Engine {
+        id,
+        request: crate::mcp::EngineRequest::Agent(request),
+    }]
 }
 
 #[cfg(test)]
@@ -586,7 +583,11 @@ mod tests {
             now,
         };
         let mut tab = PromptsTab::default();
-        assert_eq!(tab.update(show(1)).len(), 2);
+        assert_eq!(
+            tab.update(show(1)).len(),
+            1,
+            "the request alone: status is pushed"
+        );
         assert_eq!(tab.catalog, Some(Load::Loading(1)));
         assert!(tab.update(show(2)).is_empty(), "already asked for");
         tab.update(TabMsg::Forget);

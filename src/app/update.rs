@@ -27,12 +27,8 @@ impl App {
                 self.size = (w, h);
                 Vec::new()
             }
-            // While something animates the server states may change: ask for a fresh status.
-            Msg::Tick => {
-                let mut effects = vec![Effect::RefreshStatus];
-                effects.extend(self.on_completion_tick());
-                effects
-            }
+            // The engine pushes status changes (`Msg::Status`); a tick only animates.
+            Msg::Tick => self.on_completion_tick(),
             Msg::Status(status) => self.on_status(&status),
             Msg::Done { id, outcome } => self.on_done(id, &outcome),
             Msg::Event(event) => self.on_event(&event),
@@ -60,9 +56,15 @@ impl App {
                 self.message = Some(match result {
                     Ok(m) | Err(m) => sanitize_capped(&m, 256),
                 });
-                vec![Effect::RefreshStatus]
+                Vec::new()
             }
             Msg::Info(info) => self.on_info(*info),
+            Msg::FilesChanged(_) => vec![Effect::Reload { asked: false }],
+            Msg::Reloaded { said, mode } => {
+                self.message = Some(sanitize_capped(&said, 256));
+                self.policy = mode;
+                Vec::new()
+            }
             Msg::Stderr { server, text } => {
                 if let Some(pane) = self.panes.get_mut(&server) {
                     pane.log.stderr = text

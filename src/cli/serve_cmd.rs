@@ -32,7 +32,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
 
 /// Serves the `mcp` tool on stdio until stdin closes or a signal arrives.
 pub fn serve(cx: Context, mode: Option<Mode>) -> Exit {
-    let mut policy = match Policy::load(&Policy::default_path(&cx.config_home)) {
+    let policy_path = Policy::default_path(&cx.config_home);
+    let mut policy = match Policy::load(&policy_path) {
         Ok(p) => p,
         Err(e) => {
             print_error(&format!(
@@ -72,6 +73,9 @@ pub fn serve(cx: Context, mode: Option<Mode>) -> Exit {
                 return Exit::Usage;
             }
         };
+        // The policy file is read again when it changes, so the rules the console shows are
+        // the rules enforced here; `--policy` keeps winning over the file's mode.
+        let _watch = watch_policy(&engine, policy_path, mode);
         if let Some(hub) = &hub {
             let weak = Arc::downgrade(&engine);
             hub.set_snapshot(Box::new(move |pending| snapshot(&weak, &project, pending)));
@@ -86,6 +90,43 @@ pub fn serve(cx: Context, mode: Option<Mode>) -> Exit {
             }
         }
     })
+}
+
+/// Watches the policy file and puts each changed version in force; a file that cannot be used
+/// leaves the policy in force. Each change is said on stderr.
+fn watch_policy(
+    engine: &Arc<Engine>,
+    path: std::path::PathBuf,
+    mode: Option<Mode>,
+) -> Option<crate::mcp::config::watch::FileWatch> {
+    let weak = Arc::downgrade(engine);
+    let file = path.clone();
+    let watch = crate::mcp::config::watch::FileWatch::start(&[path], move |_| {
+        let Some(engine) = weak.upgrade() else { return };
+        match Policy::reread(&file, &engine.policy(), mode) {
+            crate::mcp::policy::Reread::Unchanged => {}
+            crate::mcp::policy::Reread::Changed(policy) => {
+                let summary = policy.summary();
+                engine.set_policy(policy);
+                print_error(&format!(
+                    "policy file {} read again: {summary}",
+                    file.display()
+                ));
+            }
+            crate::mcp::policy::Reread::Failed(e) => {
+                print_error(&format!("{e}; the policy in force stays"));
+            }
+        }
+    });
+    match watch {
+        Ok(watch) => Some(watch),
+        Err(e) => {
+            print_error(&format!(
+                "the policy file is not watched ({e}): restart serve to apply changes"
+            ));
+            None
+        }
+    }
 }
 
 fn snapshot(

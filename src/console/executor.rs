@@ -47,6 +47,10 @@ pub struct Executor {
     reload: Option<super::rebuild::SharedReload>,
     /// Where other hosts' files are looked for instead of `$HOME` (tests).
     hosts_home: Option<PathBuf>,
+    /// The user's policy file, read again by every reload (once the console watches its files).
+    policy_path: Option<PathBuf>,
+    /// The watch over every configuration file, the trust store and the policy file.
+    watch: Option<crate::mcp::config::watch::FileWatch>,
     /// Sign-ins under way, by server (aborting one closes its loopback listener).
     sign_ins: HashMap<String, tokio::task::AbortHandle>,
 }
@@ -76,6 +80,8 @@ impl Executor {
             asks,
             reload: None,
             hosts_home: None,
+            policy_path: None,
+            watch: None,
             sign_ins: HashMap::new(),
             tx,
             tokens: HashMap::new(),
@@ -89,9 +95,39 @@ impl Executor {
         self.engines.current()
     }
 
+    /// Hears every change to what the engine in force reports as status.
+    pub fn status_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.engines.status_changes()
+    }
+
     /// Reads the configuration again with `reload` after the editor saves a file.
     pub fn set_reload(&mut self, reload: super::Reload) {
         self.reload = Some(std::sync::Arc::from(reload));
+    }
+
+    /// Watches every configuration layer the engine read or could read (files that do not
+    /// exist yet included), the trust store and `policy_path`; a change arrives as
+    /// [`Msg::FilesChanged`], and every reload reads `policy_path` again. Says how the files are
+    /// watched, or why they are not.
+    pub fn watch_files(&mut self, policy_path: PathBuf) -> Result<&'static str, String> {
+        let mut files: Vec<PathBuf> = self
+            .engine()
+            .config()
+            .files
+            .iter()
+            .map(|f| f.path.clone())
+            .collect();
+        files.push(self.trust_path.clone());
+        files.push(policy_path.clone());
+        self.policy_path = Some(policy_path);
+        let tx = self.tx.clone();
+        let watch = crate::mcp::config::watch::FileWatch::start(&files, move |changed| {
+            let _ = tx.send(Msg::FilesChanged(changed));
+        })
+        .map_err(|e| format!("configuration files are not watched ({e}); F5 reloads"))?;
+        let how = watch.how();
+        self.watch = Some(watch);
+        Ok(how)
     }
 
     /// Reads the configuration again and rebuilds the engine, off the loop thread (the new
@@ -176,9 +212,6 @@ impl Executor {
                 let _ = self.tx.send(Msg::Stderr { server, text });
             }
             Effect::Engine { .. } | Effect::Cancel(_) => self.run_engine(effect),
-            Effect::RefreshStatus => {
-                let _ = self.tx.send(Msg::Status(Box::new(self.engine().status())));
-            }
             Effect::DeleteSpill(_)
             | Effect::RefreshSpills
             | Effect::ReadSpill { .. }
@@ -187,6 +220,16 @@ impl Executor {
             | Effect::Copy(_) => self.run_io(effect),
             Effect::AllowAlways { .. } | Effect::ReadPolicy(_) | Effect::RemoveRule { .. } => {
                 self.run_policy(effect);
+            }
+            Effect::Reload { asked } => {
+                let policy = self
+                    .policy_path
+                    .clone()
+                    .map(|path| super::rebuild::PolicySource {
+                        path,
+                        shared: self.policy.clone(),
+                    });
+                super::rebuild::reload_live(self.rebuild(), policy, asked);
             }
             Effect::GrantTrust | Effect::RevokeTrust => {
                 let grant = matches!(effect, Effect::GrantTrust);
@@ -369,6 +412,7 @@ impl Executor {
 
     /// Cancels everything and shuts every engine down (children killed, spills removed).
     pub async fn shutdown(&mut self) {
+        self.watch = None;
         for token in self.tokens.values() {
             token.cancel();
         }

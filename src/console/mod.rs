@@ -88,6 +88,10 @@ async fn session(
     let mut rt = Runtime::new(config, trust_path, policy, None)
         .map_err(|e| format!("cannot create the spill directory: {e}"))?;
     rt.exec.set_reload(reload);
+    // Every configuration layer, the trust store and the policy file: a change reloads.
+    if let Err(e) = rt.exec.watch_files(policy_path.clone()) {
+        rt.app.message = Some(e);
+    }
     let keys_path = policy_path.with_file_name("keys.toml");
     // "Always allow" and the policy view edit the user's policy file.
     rt.app.policy_path = Some(policy_path);

@@ -2,7 +2,9 @@
 //! loop thread. A blocking task writes the file (or the trust store), reads the configuration
 //! again and has the engine rebuild itself over it ([`Engines::rebuild`]: the new engine is
 //! swapped in, the old one's connections close in the background and its spills stay until the
-//! console exits); then it sends the app the new views, the status and what to say.
+//! console exits); then it sends the app the new views, the status and what to say. A live
+//! reload (a watched file changed, or the reload key) does the same over the files as they are
+//! on disk, the policy file included, and rebuilds only what changed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +13,8 @@ use tokio::sync::mpsc;
 
 use crate::app::{Msg, info};
 use crate::mcp::config::ConfigSet;
-use crate::mcp::engine::Engines;
+use crate::mcp::engine::{Engines, ReloadPlan};
+use crate::mcp::policy::{Policy, Reread};
 use crate::mcp::trust::TrustStore;
 
 /// What to tell the app when a rebuild is done: the words, and the message carrying them.
@@ -43,7 +46,7 @@ impl Rebuild {
     fn finish_then(self, config: ConfigSet, then: Option<Answer>) {
         let views = info::build(&config, &TrustStore::load(self.trust_path.clone()));
         match self.engines.rebuild(config) {
-            Ok(engine) => {
+            Ok((engine, _)) => {
                 let _ = self.tx.send(Msg::Info(Box::new(views)));
                 let _ = self.tx.send(Msg::Status(Box::new(engine.status())));
                 if let Some((said, answer)) = then {
@@ -155,4 +158,95 @@ pub fn save_config(path: &Path, text: &str, backups: &Path) -> Result<String, St
         Some(b) => format!("saved; backup at {}", b.display()),
         None => "saved".to_owned(),
     })
+}
+
+/// What a live reload reads besides the configuration: the policy file and the executor's copy
+/// of the policy (which every engine it builds starts from).
+pub struct PolicySource {
+    /// The user's policy file.
+    pub path: PathBuf,
+    /// The executor's policy.
+    pub shared: super::policy_io::SharedPolicy,
+}
+
+/// Reads every configuration file, the trust store and the policy file again, exactly as at
+/// start-up, off the loop thread; rebuilds the engine only when something changed, and then
+/// only the servers the reload changed start again. A file that no longer parses keeps its last
+/// good servers, and says why. Answers with [`Msg::Reloaded`] after the new views and status —
+/// unless nothing changed and the operator did not ask (`asked`: the reload key).
+pub fn reload_live(rebuild: Rebuild, policy: Option<PolicySource>, asked: bool) {
+    tokio::task::spawn_blocking(move || {
+        let current = rebuild.engines.current();
+        let mut notes = Vec::new();
+        // The policy first: a rule the console shows is the rule enforced.
+        if let Some(source) = &policy {
+            match Policy::reread(&source.path, &current.policy(), None) {
+                Reread::Unchanged => {}
+                Reread::Changed(read) => {
+                    notes.push(format!("policy: {}", read.summary()));
+                    current.set_policy(read.clone());
+                    *source
+                        .shared
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = read;
+                }
+                Reread::Failed(e) => notes.push(format!("{e}; the policy in force stays")),
+            }
+        }
+        let mode = current.mode().label().to_owned();
+        let say = |said: String| {
+            let _ = rebuild.tx.send(Msg::Reloaded {
+                said,
+                mode: mode.clone(),
+            });
+        };
+        let read = match &rebuild.reload {
+            Some(reload) => reload(),
+            None => Err("this console cannot read its configuration again".to_owned()),
+        };
+        let config = match read {
+            Ok(config) => config,
+            Err(e) => {
+                notes.push(format!(
+                    "reloading failed ({e}); the servers in force keep running"
+                ));
+                say(notes.join("; "));
+                return;
+            }
+        };
+        let (config, kept) = config.keep_last_good(current.config());
+        let trust = TrustStore::load(rebuild.trust_path.clone());
+        let plan = ReloadPlan::new(
+            (current.config(), current.trust_state()),
+            (&config, trust.state(&config)),
+        );
+        if plan.is_empty() {
+            if asked && notes.is_empty() {
+                notes.push("configuration reloaded: nothing changed".to_owned());
+            }
+            if !notes.is_empty() {
+                say(notes.join("; "));
+            }
+            return;
+        }
+        let views = info::build(&config, &trust);
+        let old = current.config().clone();
+        match rebuild.engines.rebuild(config) {
+            Ok((engine, plan)) => {
+                let mut said = vec![plan.summary(&old, engine.config())];
+                if !kept.is_empty() {
+                    said.push("its last good servers keep running".to_owned());
+                }
+                said.append(&mut notes);
+                said.retain(|s| !s.is_empty());
+                let _ = rebuild.tx.send(Msg::Info(Box::new(views)));
+                let _ = rebuild.tx.send(Msg::Status(Box::new(engine.status())));
+                say(said.join("; "));
+            }
+            Err(e) => {
+                notes.insert(0, format!("restarting the engine failed: {e}"));
+                say(notes.join("; "));
+            }
+        }
+    });
 }

@@ -30,6 +30,8 @@ pub struct Runtime {
     pub exec: Executor,
     rx: mpsc::UnboundedReceiver<Msg>,
     events: mpsc::Receiver<ServerEvent>,
+    /// The engine's status generation: a change becomes a fresh [`Msg::Status`].
+    status: tokio::sync::watch::Receiver<u64>,
 }
 
 impl Runtime {
@@ -46,6 +48,8 @@ impl Runtime {
         let (events_tx, events) = mpsc::channel(1024);
         let mode = policy.mode.label();
         let mut exec = Executor::new(config, trust_path, policy, tx, events_tx, spill_base)?;
+        let mut status = exec.status_changes();
+        status.mark_unchanged();
         let mut app = App::new(&exec.engine().status(), exec.info(), Instant::now());
         mode.clone_into(&mut app.policy);
         // The Auth lines: which OAuth servers are signed in.
@@ -55,6 +59,7 @@ impl Runtime {
             exec,
             rx,
             events,
+            status,
         })
     }
 
@@ -72,21 +77,37 @@ impl Runtime {
         flow
     }
 
-    /// A message already waiting (from the executor or a connection), if any.
+    /// A message already waiting (from the executor, a connection or a status change), if any.
     pub fn pending(&mut self) -> Option<Msg> {
-        self.rx
+        if let Some(msg) = self
+            .rx
             .try_recv()
             .ok()
             .or_else(|| self.events.try_recv().ok().map(Msg::Event))
+        {
+            return Some(msg);
+        }
+        let changed = self.status.has_changed().unwrap_or(false);
+        changed.then(|| self.status_now())
     }
 
-    /// The next message from the executor or a connection (`None` once both are closed).
+    /// The next message from the executor, a connection or the engine's status (`None` once
+    /// all are closed). Status is pushed: the engine bumps its generation when a server's state
+    /// changes, and many changes before the console looks make one message.
     pub async fn recv(&mut self) -> Option<Msg> {
-        tokio::select! {
-            Some(msg) = self.rx.recv() => Some(msg),
-            Some(event) = self.events.recv() => Some(Msg::Event(event)),
-            else => None,
-        }
+        let changed = tokio::select! {
+            Some(msg) = self.rx.recv() => return Some(msg),
+            Some(event) = self.events.recv() => return Some(Msg::Event(event)),
+            Ok(()) = self.status.changed() => true,
+            else => false,
+        };
+        changed.then(|| self.status_now())
+    }
+
+    /// The status as it is now, marking the generation seen.
+    fn status_now(&mut self) -> Msg {
+        self.status.mark_unchanged();
+        Msg::Status(Box::new(self.exec.engine().status()))
     }
 
     /// Cancels everything and shuts every engine down.

@@ -148,6 +148,8 @@ mod hosts_tests;
 #[cfg(test)]
 mod key_help_tests;
 #[cfg(test)]
+mod live_tests;
+#[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
 mod scan_marks_tests;

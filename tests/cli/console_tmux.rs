@@ -76,3 +76,25 @@ fn console_answers_an_elicitation_and_a_sampling_request_in_tmux() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Runs `tests/console_tmux_live.sh` (files written while the console runs: a new project file's
+/// server appears untrusted within 2 s, a user file's new server appears, an edited trusted file
+/// turns `changed`, F5 reloads) when tmux is installed; skips otherwise.
+#[test]
+fn console_notices_its_configuration_change_in_tmux() {
+    if !crate::common::peers::tmux() {
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/console_tmux_live.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_mcpdeck"))
+        .output()
+        .expect("run the script");
+    assert!(
+        out.status.success(),
+        "console_tmux_live.sh failed\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -199,6 +199,15 @@ impl Console {
         self.send_at(Msg::Key(KeyEvent::new(code, mods)), at);
     }
 
+    /// Makes the console live as `mcpdeck` runs it: reloads read `options` again, and every
+    /// configuration file, the trust store and the policy file are watched.
+    pub fn live(&mut self, options: LoadOptions, policy: PathBuf) {
+        self.rt.exec.set_reload(Box::new(move || {
+            ConfigSet::load(&options).map_err(|e| e.to_string())
+        }));
+        self.rt.exec.watch_files(policy).expect("a watch");
+    }
+
     /// A key without modifiers.
     pub fn key(&mut self, code: KeyCode) {
         self.key_with(code, KeyModifiers::NONE);

@@ -10,4 +10,5 @@ mod common;
 mod console_client;
 mod console_headless;
 mod console_hosts;
+mod console_live;
 mod console_session;

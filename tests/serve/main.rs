@@ -12,4 +12,5 @@ mod serve_golden;
 mod serve_kit;
 mod serve_modern;
 mod serve_pins;
+mod serve_policy_reload;
 mod serve_python;

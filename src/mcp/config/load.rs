@@ -149,6 +149,10 @@ impl ConfigSet {
         apply_project_sandbox(&project_root, &mut files);
         for file in &mut files {
             for entry in &mut file.entries {
+                // An entry kept from the last good read has its warning already.
+                if entry.diagnostics.iter().any(|d| d.code == "roots_widen") {
+                    continue;
+                }
                 if let Some(warning) = roots_warning(entry, &project_root) {
                     Arc::make_mut(entry).diagnostics.push(warning);
                 }

@@ -6,6 +6,7 @@ pub(crate) mod diagnostic;
 pub(crate) mod fields;
 pub(crate) mod json;
 pub(crate) mod json_schema;
+mod last_good;
 pub(crate) mod load;
 pub(crate) mod model;
 pub(crate) mod oauth;
@@ -17,6 +18,7 @@ pub(crate) mod schema;
 pub(crate) mod secret_shape;
 mod server_def;
 mod server_options;
+pub mod watch;
 
 pub use diagnostic::{Counts, Diagnostic, Severity};
 pub use load::{ConfigFile, ConfigSet, Effective, LoadError, LoadOptions, read_file};

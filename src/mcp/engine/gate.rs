@@ -53,7 +53,7 @@ impl Engine {
             return Ok(Gate::Pass("allowed"));
         };
         let op = operation.to_string();
-        match self.policy.decide(&slot.name, operation) {
+        match self.policy().decide(&slot.name, operation) {
             Verdict::Allow if matches!(operation, NormalizedOperation::ToolsCall { .. }) => {
                 return Ok(Gate::Rule);
             }
@@ -114,7 +114,7 @@ impl Engine {
             _ => None,
         };
         let tool_changed = tool.is_some_and(|t| slot.tool_changed(t));
-        let audit = self.policy.mode == Mode::Audit;
+        let audit = self.policy().mode == Mode::Audit;
         let approver = match gate {
             Gate::Ask(approver) => approver.clone(),
             Gate::Rule if tool_changed && audit => {

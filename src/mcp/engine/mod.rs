@@ -43,7 +43,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use approve::MAX_ARGUMENT_BYTES;
-pub use changed::changed_servers;
+pub use changed::{ReloadPlan, changed_servers};
 pub use envelope::{Envelope, Hint};
 pub(crate) use face::ClientFace;
 use live::Catalog;
@@ -55,6 +55,7 @@ pub(crate) use rebuild::OptionsFactory;
 pub use request::EngineRequest;
 pub use requests::CallOptions;
 use slot::Slot;
+pub use slot::StatusChanges;
 
 use crate::mcp::config::ConfigSet;
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
@@ -104,12 +105,17 @@ pub struct EngineOptions {
     /// Where pins across restarts are kept (the console, the CLI and serve set the user's
     /// store); None keeps only the in-session pins.
     pub pins: Option<crate::mcp::pins::PinStore>,
+    /// Bumped after every change to what [`Engine::status`] reports (the console subscribes;
+    /// default: a generation nobody hears).
+    pub status_changes: Option<StatusChanges>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
 pub struct Engine {
     config: ConfigSet,
     trust: TrustStore,
+    /// The project's trust over `config` when the engine was built.
+    trust_state: crate::mcp::trust::TrustState,
     slots: Arc<BTreeMap<String, Arc<Slot>>>,
     spills: SpillDir,
     ref_key: RefKey,
@@ -120,9 +126,11 @@ pub struct Engine {
     keep_data: bool,
     task_timeout: Option<std::time::Duration>,
     pins: Option<crate::mcp::pins::PinStore>,
+    status_changes: StatusChanges,
     shutdown: CancellationToken,
     cleanup: cleanup::Cleanup,
-    policy: Policy,
+    /// The policy in force (replaced whole when its file is read again).
+    policy: std::sync::RwLock<Arc<Policy>>,
     approver: Option<Arc<dyn Approver>>,
     approval_timeout: std::time::Duration,
     tickets: std::sync::atomic::AtomicU64,
@@ -141,6 +149,17 @@ impl Engine {
         trust: TrustStore,
         options: EngineOptions,
     ) -> std::io::Result<Self> {
+        Self::keeping(config, trust, options, BTreeMap::new())
+    }
+
+    /// [`Engine::new`], with the slots of `kept` (servers whose definition and state a reload
+    /// left as they were) taken over as they are: connection, catalogs, session approvals.
+    fn keeping(
+        config: ConfigSet,
+        trust: TrustStore,
+        options: EngineOptions,
+        mut kept: BTreeMap<String, Arc<Slot>>,
+    ) -> std::io::Result<Self> {
         crate::mcp::connection::orphans::adopt();
         let base = options
             .spill_base
@@ -150,14 +169,21 @@ impl Engine {
         let cleanup = cleanup::Cleanup;
         cleanup.add_dir(spills.path().to_path_buf());
         let state = trust.state(&config);
+        let status_changes = options
+            .status_changes
+            .unwrap_or_else(|| StatusChanges::new(0));
         let slots: BTreeMap<String, Arc<Slot>> = config
             .servers
             .iter()
             .map(|server| {
+                if let Some(slot) = kept.remove(&server.entry.name) {
+                    return (server.entry.name.clone(), slot);
+                }
                 let slot = Slot::new(
                     server.entry.clone(),
                     static_state(server, state),
                     &config.project_root,
+                    status_changes.clone(),
                 );
                 (server.entry.name.clone(), Arc::new(slot))
             })
@@ -179,6 +205,7 @@ impl Engine {
         Ok(Self {
             config,
             trust,
+            trust_state: state,
             slots,
             spills,
             ref_key: RefKey::random()?,
@@ -189,9 +216,10 @@ impl Engine {
             keep_data: options.keep_data,
             task_timeout: options.task_timeout,
             pins: options.pins,
+            status_changes,
             shutdown: CancellationToken::new(),
             cleanup,
-            policy: options.policy,
+            policy: std::sync::RwLock::new(Arc::new(options.policy)),
             approver: options.approver,
             approval_timeout: options
                 .approval_timeout
@@ -205,6 +233,11 @@ impl Engine {
     /// The configuration the engine was built from.
     pub fn config(&self) -> &ConfigSet {
         &self.config
+    }
+
+    /// The project's trust over [`Engine::config`] when the engine was built.
+    pub fn trust_state(&self) -> crate::mcp::trust::TrustState {
+        self.trust_state
     }
 
     /// The status report with live facts (never connects).
@@ -228,6 +261,12 @@ impl Engine {
             }
         }
         status
+    }
+
+    /// Tells the status subscribers that what [`Engine::status`] reports changed.
+    pub(crate) fn status_changed(&self) {
+        self.status_changes
+            .send_modify(|generation| *generation += 1);
     }
 
     /// Every spill of this process.
@@ -256,7 +295,23 @@ impl Engine {
 
     /// The policy mode.
     pub fn mode(&self) -> Mode {
-        self.policy.mode
+        self.policy().mode
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> Arc<Policy> {
+        self.policy
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Puts `policy` in force for every request decided from now on (its file was read again).
+    pub fn set_policy(&self, policy: Policy) {
+        *self
+            .policy
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(policy);
     }
 
     /// The session trace (metadata only).
@@ -264,12 +319,14 @@ impl Engine {
         self.trace.records()
     }
 
-    /// Closes every connection (children killed) but keeps the spills: for an engine that a
-    /// new one replaces while the operator may still read what it spilled.
-    pub async fn close_connections(&self) {
-        self.shutdown.cancel();
-        for slot in self.slots.values() {
-            slot.close(&self.cleanup).await;
+    /// Closes the connections of every server but `kept` (which a rebuilt engine took over),
+    /// keeping the spills: for an engine replaced by one rebuilt over a reloaded configuration.
+    /// Requests in flight go on; those on a closed connection fail with it.
+    pub(crate) async fn close_all_but(&self, kept: &std::collections::BTreeSet<String>) {
+        for (name, slot) in self.slots.iter() {
+            if !kept.contains(name) {
+                slot.close(&self.cleanup).await;
+            }
         }
     }
 

@@ -1,15 +1,18 @@
 //! The engine of a long-lived face (the console), rebuilt when its configuration or trust
 //! changes. [`Engines::rebuild`] builds a new engine over the configuration read again, swaps it
-//! in and retires the old one: the old connections close in the background (children killed),
-//! the old spills stay readable and deletable until [`Engines::shutdown`]. Servers whose
-//! definition changed since the first engine are remembered across rebuilds, so their approval
-//! requests keep saying so.
+//! in and retires the old one. Only the servers the reload changed start again
+//! ([`ReloadPlan`]): a server whose definition and state are as they were keeps its slot —
+//! connection, catalogs, session approvals — in the new engine; the old engine's other
+//! connections close in the background (children killed), and its spills stay readable and
+//! deletable until [`Engines::shutdown`]. Servers whose definition changed since the first
+//! engine are remembered across rebuilds, so their approval requests keep saying so. Every
+//! engine bumps one status generation ([`Engines::status_changes`]) the console listens to.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::{Engine, EngineOptions, changed_servers};
+use super::{Engine, EngineOptions, ReloadPlan, StatusChanges, changed_servers};
 use crate::mcp::config::ConfigSet;
 use crate::mcp::results::SpillEntry;
 use crate::mcp::trust::TrustStore;
@@ -26,6 +29,8 @@ pub struct Engines {
     state: Mutex<State>,
     /// Serialises rebuilds: each compares against the configuration the previous one adopted.
     rebuilding: Mutex<()>,
+    /// The status generation every engine built here bumps.
+    status_changes: StatusChanges,
 }
 
 struct State {
@@ -44,8 +49,14 @@ impl Engines {
         trust_path: PathBuf,
         options: Box<OptionsFactory>,
     ) -> std::io::Result<Self> {
-        let engine = Engine::new(config, TrustStore::load(trust_path.clone()), options())?;
+        let status_changes = StatusChanges::new(0);
+        let first = EngineOptions {
+            status_changes: Some(status_changes.clone()),
+            ..options()
+        };
+        let engine = Engine::new(config, TrustStore::load(trust_path.clone()), first)?;
         Ok(Self {
+            status_changes,
             trust_path,
             options,
             state: Mutex::new(State {
@@ -66,6 +77,12 @@ impl Engines {
         self.state().current.clone()
     }
 
+    /// Hears every change to what the engine in force reports as status (a connect, a crash,
+    /// a disconnect, a rebuild), whichever engine is in force.
+    pub fn status_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.status_changes.subscribe()
+    }
+
     /// Servers whose definition changed since the first engine.
     pub fn changed(&self) -> BTreeSet<String> {
         self.state().changed.clone()
@@ -74,18 +91,30 @@ impl Engines {
     /// Builds an engine over `config` (the trust store read again), swaps it in and retires
     /// the engine it replaces, whose connections close in the background. It reads files and
     /// sweeps spill directories: call it off a face's loop thread, inside a tokio runtime (a
-    /// `spawn_blocking` task is). On failure the engine in force stays.
-    pub fn rebuild(&self, config: ConfigSet) -> std::io::Result<Arc<Engine>> {
+    /// `spawn_blocking` task is). The servers the plan keeps carry over as they are. On failure
+    /// the engine in force stays.
+    pub fn rebuild(&self, config: ConfigSet) -> std::io::Result<(Arc<Engine>, ReloadPlan)> {
         let _one = self
             .rebuilding
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let current = self.current();
         let mut changed = self.changed();
-        changed.extend(changed_servers(self.current().config(), &config));
+        changed.extend(changed_servers(current.config(), &config));
         let mut options = (self.options)();
         options.changed_servers.clone_from(&changed);
+        options.status_changes = Some(self.status_changes.clone());
         let trust = TrustStore::load(self.trust_path.clone());
-        let engine = Arc::new(Engine::new(config, trust, options)?);
+        let plan = ReloadPlan::new(
+            (current.config(), current.trust_state()),
+            (&config, trust.state(&config)),
+        );
+        let kept = plan
+            .kept
+            .iter()
+            .filter_map(|name| Some((name.clone(), current.slots.get(name)?.clone())))
+            .collect();
+        let engine = Arc::new(Engine::keeping(config, trust, options, kept)?);
         let old = {
             let mut state = self.state();
             state.changed = changed;
@@ -93,8 +122,10 @@ impl Engines {
             state.retired.push(old.clone());
             old
         };
-        tokio::spawn(async move { old.close_connections().await });
-        Ok(engine)
+        let kept = plan.kept.clone();
+        tokio::spawn(async move { old.close_all_but(&kept).await });
+        engine.status_changed();
+        Ok((engine, plan))
     }
 
     /// Every spill of every engine of this session, the current engine's first.
@@ -174,7 +205,7 @@ mod tests {
         let first = engines.current();
         let old_spill = spill(&first);
         let edited = r#"{"mcpServers": {"a": {"command": "y"}, "b": {"command": "z"}}}"#;
-        let second = engines
+        let (second, _) = engines
             .rebuild(config(dir.path(), edited))
             .expect("rebuild");
         assert!(Arc::ptr_eq(&second, &engines.current()), "swapped in");
@@ -190,9 +221,14 @@ mod tests {
             "the new engine knows"
         );
         // A rebuild over the same files still remembers what changed since the start.
-        let third = engines
+        let (third, plan) = engines
             .rebuild(config(dir.path(), edited))
             .expect("rebuild");
+        assert!(plan.is_empty(), "nothing changed this time: {plan:?}");
+        assert!(
+            Arc::ptr_eq(&second.slots["a"], &third.slots["a"]),
+            "an unchanged server keeps its slot"
+        );
         assert_eq!(third.changed_servers.len(), 2);
         let new_spill = spill(&third);
         let listed = engines.spills();

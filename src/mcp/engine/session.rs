@@ -68,6 +68,10 @@ impl Engine {
             (Err(e), _) | (Ok(_), Some(e)) => Err(e),
             (Ok(shared), None) => {
                 let changed = shared.set(roots);
+                if changed {
+                    // Status shows the session's roots.
+                    self.status_changed();
+                }
                 let live = self.session_slot(server).ok().and_then(|s| s.live());
                 let mut notified = false;
                 let mut problem = None;

@@ -55,6 +55,38 @@ pub(super) struct Slot {
     )>,
     /// The log level the operator asked for this session (asked again on reconnect).
     log_level: Mutex<Option<String>>,
+    /// Told of every change to the facts status reports (see [`FactsMut`]).
+    changes: StatusChanges,
+}
+
+/// The engine's status generation: bumped after every change to what status reports, so a face
+/// that subscribes ([`tokio::sync::watch::Sender::subscribe`]) hears of a connect, a failure or
+/// a disconnect when it happens, and asks for nothing on a timer.
+pub type StatusChanges = tokio::sync::watch::Sender<u64>;
+
+/// The facts, locked for a change: dropping it bumps the status generation.
+struct FactsMut<'a> {
+    facts: std::sync::MutexGuard<'a, Facts>,
+    changes: &'a StatusChanges,
+}
+
+impl std::ops::Deref for FactsMut<'_> {
+    type Target = Facts;
+    fn deref(&self) -> &Facts {
+        &self.facts
+    }
+}
+
+impl std::ops::DerefMut for FactsMut<'_> {
+    fn deref_mut(&mut self) -> &mut Facts {
+        &mut self.facts
+    }
+}
+
+impl Drop for FactsMut<'_> {
+    fn drop(&mut self) {
+        self.changes.send_modify(|generation| *generation += 1);
+    }
 }
 
 /// Session approvals and tool pins of one server.
@@ -77,6 +109,7 @@ impl Slot {
         entry: Arc<ServerEntry>,
         static_state: ServerState,
         project_root: &std::path::Path,
+        changes: StatusChanges,
     ) -> Self {
         let file_dir = entry
             .source
@@ -95,6 +128,7 @@ impl Slot {
             approvals: Mutex::new(Approvals::default()),
             roots: std::sync::OnceLock::new(),
             log_level: Mutex::new(None),
+            changes,
         }
     }
 
@@ -149,6 +183,14 @@ impl Slot {
         self.facts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The facts, for a change that status shows (told to subscribers when dropped).
+    fn facts_mut(&self) -> FactsMut<'_> {
+        FactsMut {
+            facts: self.facts(),
+            changes: &self.changes,
+        }
     }
 
     fn approvals(&self) -> std::sync::MutexGuard<'_, Approvals> {
@@ -267,7 +309,7 @@ impl Slot {
 
     /// Records a failure for status and returns it.
     pub(super) fn record_failure(&self, failure: Failure) -> Failure {
-        let mut facts = self.facts();
+        let mut facts = self.facts_mut();
         facts.state = Some(ServerState::Failed);
         facts.runtime.last_error = Some(LastError {
             class: failure.class.name().to_owned(),
@@ -285,7 +327,7 @@ impl Slot {
         resources: Option<usize>,
         prompts: Option<usize>,
     ) {
-        let mut facts = self.facts();
+        let mut facts = self.facts_mut();
         let rt = &mut facts.runtime;
         rt.tools = tools.or(rt.tools);
         rt.resources = resources.or(rt.resources);
@@ -377,7 +419,7 @@ impl Slot {
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
     ) -> Result<Arc<Live>, Failure> {
-        self.facts().state = Some(ServerState::Connecting);
+        self.facts_mut().state = Some(ServerState::Connecting);
         let lookup = |name: &str| (ctx.lookup)(name);
         let result = connect_series_client(
             def,
@@ -399,7 +441,7 @@ impl Slot {
         if let Some(pgid) = pgid {
             ctx.cleanup.add_group(pgid);
         }
-        let mut facts = self.facts();
+        let mut facts = self.facts_mut();
         facts.generation += 1;
         facts.state = Some(ServerState::Connected);
         facts.failure = None;
@@ -452,7 +494,7 @@ impl Slot {
         let _gate = self.gate.lock().await;
         if let Some(live) = self.set_live(None) {
             close_live(&live, cleanup).await;
-            let mut facts = self.facts();
+            let mut facts = self.facts_mut();
             if facts.state == Some(ServerState::Connected) {
                 facts.state = Some(ServerState::Disconnected);
             }
@@ -494,6 +536,7 @@ mod tests {
             Arc::new(entry),
             ServerState::Disconnected,
             std::path::Path::new("/x"),
+            tokio::sync::watch::Sender::new(0),
         )
     }
 
