@@ -25,8 +25,8 @@ use mcpdeck::mcp::config::{ConfigSet, Layer, read_file};
 use mcpdeck::mcp::engine::{
     CallArgs, CallOptions, CompletionTarget, Engine, EngineOptions, EngineRequest, OperatorOp,
 };
-use mcpdeck::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Policy};
 use mcpdeck::mcp::pending::Reply;
+use mcpdeck::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Policy};
 use mcpdeck::mcp::proxy::ProxyRequest;
 use mcpdeck::mcp::trust::TrustStore;
 use serde_json::json;
