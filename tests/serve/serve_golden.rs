@@ -28,6 +28,9 @@ const VOLATILE_KEYS: &[&str] = &[
     "startedAt",
     "lastActivity",
     "connectedAt",
+    // The project's fingerprint hashes its definitions, whose command is the fixture's
+    // absolute path: it differs between checkouts.
+    "fingerprint",
     "uptimeMs",
 ];
 
