@@ -19,16 +19,6 @@ printf '# Project\n\n## Precedence\n\nProject files override user files.\n' > "$
 # shellcheck source=tests/tmux_screen.sh
 . "$(dirname "$0")/tmux_screen.sh"
 
-# wait_gone TEXT [SECONDS]: until TEXT is no longer on screen (a key was handled).
-wait_gone() {
-    local deadline=$((SECONDS + ${2:-20}))
-    while ((SECONDS < deadline)); do
-        if ! $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-    done
-    fail "still seeing '$1'"
-}
-
 $T -f /dev/null new-session -d -s e2e -x 80 -y 24 \
     "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' TERM=xterm-256color '$BIN'; echo \"EXIT=\$?\" > '$WORK/exit'; stty -a > '$WORK/stty'; exec sleep 600"
 $T set-option -t e2e remain-on-exit on >/dev/null

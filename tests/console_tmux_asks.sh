@@ -21,16 +21,6 @@ printf '{"mcpServers": {"everything": {"command": "node", "args": ["%s", "stdio"
 # shellcheck source=tests/tmux_screen.sh
 . "$(dirname "$0")/tmux_screen.sh"
 
-# wait_gone TEXT [SECONDS]: until TEXT is no longer on screen.
-wait_gone() {
-    local deadline=$((SECONDS + ${2:-20}))
-    while ((SECONDS < deadline)); do
-        if ! $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-    done
-    fail "still seeing '$1'"
-}
-
 # call TOOL: searches the tool list for TOOL and opens its call form.
 call() {
     $T send-keys -t e2e /

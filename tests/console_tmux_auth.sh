@@ -37,9 +37,11 @@ $T -f /dev/null new-session -d -s e2e -x 80 -y 24 \
 wait_for "Auth: not signed in"
 # Select `web` (after the packaged demo and workspace servers, by name order) and connect.
 for _ in 1 2 3; do
-    if $T capture-pane -p -t e2e | grep -qF "┌ web ·"; then break; fi
+    title=$($T capture-pane -p -t e2e | grep -oE "┌ [a-z-]+ ·" | head -n 1)
+    if [ "$title" = "┌ web ·" ]; then break; fi
     $T send-keys -t e2e Down
-    sleep 0.2
+    # The main pane's title names the selection: wait until the key has moved it.
+    wait_gone "$title"
 done
 $T capture-pane -p -t e2e | grep -qF "web · " || fail "web is not selected"
 $T send-keys -t e2e r

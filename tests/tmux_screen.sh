@@ -18,3 +18,13 @@ wait_for() {
     done
     fail "did not see '$1'"
 }
+
+# wait_gone TEXT [SECONDS]: until TEXT is no longer on screen (a key was handled).
+wait_gone() {
+    local deadline=$((SECONDS + ${2:-20}))
+    while ((SECONDS < deadline)); do
+        if ! $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    fail "still saw '$1'"
+}
