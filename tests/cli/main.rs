@@ -23,5 +23,4 @@ mod cli_policy;
 mod cli_results;
 mod cli_scan;
 mod console_tmux;
-mod console_tmux_auth;
 mod readme_sync;
