@@ -24,6 +24,10 @@ pub enum AuthState {
         scopes: Vec<String>,
         /// Whether a refresh token is held.
         refreshable: bool,
+        /// The authorization server that issued them, when recorded (sanitised).
+        issuer: Option<String>,
+        /// Whether the access token is bound to a DPoP key (else a bearer token).
+        dpop_bound: bool,
     },
     /// No tokens are stored.
     SignedOut,
@@ -37,7 +41,16 @@ pub struct AuthInfo {
     /// Which store is in use (sanitised).
     pub store: String,
     /// By configured name; only servers that sign in with OAuth are listed.
-    pub servers: BTreeMap<String, AuthState>,
+    pub servers: BTreeMap<String, ServerAuth>,
+}
+
+/// One OAuth server's sign-in: how it gets its tokens and what the store holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerAuth {
+    /// The configured grant (`authorization_code`, `client_credentials`, …).
+    pub grant: &'static str,
+    /// What the store holds.
+    pub state: AuthState,
 }
 
 /// The console's sign-in state.
@@ -129,6 +142,8 @@ impl AuthState {
                 expires_at,
                 scopes,
                 refreshable,
+                issuer,
+                dpop_bound,
             } => {
                 let mut out = "signed in".to_owned();
                 if let Some(at) = expires_at {
@@ -139,6 +154,14 @@ impl AuthState {
                 }
                 if !scopes.is_empty() {
                     let _ = write!(out, ", scopes {}", scopes.join(" "));
+                }
+                out.push_str(if *dpop_bound {
+                    ", DPoP-bound"
+                } else {
+                    ", bearer"
+                });
+                if let Some(issuer) = issuer {
+                    let _ = write!(out, ", issuer {issuer}");
                 }
                 out
             }
@@ -178,8 +201,8 @@ impl App {
     /// The Auth line for `server`: `None` when it does not sign in with OAuth.
     pub fn auth_line(&self, server: &str) -> Option<String> {
         let info = self.auth.info.as_ref()?;
-        let state = info.servers.get(server)?;
-        let mut line = format!("Auth: {}", state.describe());
+        let auth = info.servers.get(server)?;
+        let mut line = format!("Auth: {} · grant {}", auth.state.describe(), auth.grant);
         if self.auth.signing_in.contains(server) {
             line.push_str(" (signing in…)");
         }

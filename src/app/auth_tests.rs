@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
-use super::auth::{AuthEffect, AuthInfo, AuthMsg, AuthState};
+use super::auth::{AuthEffect, AuthInfo, AuthMsg, AuthState, ServerAuth};
 use super::testkit::{app_with, ch, key};
 use super::{App, Effect, Msg, Overlay};
 use crate::mcp::proxy::ProxyRequest;
@@ -23,7 +23,13 @@ pub fn auth_app(web: AuthState) -> (App, tempfile::TempDir) {
     app.servers.select_name("web");
     let info = AuthInfo {
         store: "file /home/u/.local/state/mcpdeck/credentials.json".to_owned(),
-        servers: BTreeMap::from([("web".to_owned(), web)]),
+        servers: BTreeMap::from([(
+            "web".to_owned(),
+            ServerAuth {
+                grant: "authorization_code",
+                state: web,
+            },
+        )]),
     };
     app.update(Msg::Auth(AuthMsg::Status(Box::new(info))));
     (app, dir)
@@ -31,14 +37,41 @@ pub fn auth_app(web: AuthState) -> (App, tempfile::TempDir) {
 
 #[test]
 fn the_auth_line_says_what_the_store_holds() {
-    let (app, _d) = auth_app(AuthState::SignedIn {
+    let (mut app, _d) = auth_app(AuthState::SignedIn {
         expires_at: Some(1_800_000_000),
         scopes: vec!["mcp:read".to_owned()],
         refreshable: true,
+        issuer: Some("https://as.example.com".to_owned()),
+        dpop_bound: false,
     });
     assert_eq!(
         app.auth_line("web").as_deref(),
-        Some("Auth: signed in, token until 2027-01-15 08:00 UTC, refreshable, scopes mcp:read")
+        Some(
+            "Auth: signed in, token until 2027-01-15 08:00 UTC, refreshable, scopes mcp:read, \
+             bearer, issuer https://as.example.com · grant authorization_code"
+        )
+    );
+    // A headless grant's DPoP-bound token says so, and which grant it came by.
+    let info = AuthInfo {
+        store: "file credentials.json".to_owned(),
+        servers: BTreeMap::from([(
+            "web".to_owned(),
+            ServerAuth {
+                grant: "client_credentials",
+                state: AuthState::SignedIn {
+                    expires_at: None,
+                    scopes: Vec::new(),
+                    refreshable: false,
+                    issuer: None,
+                    dpop_bound: true,
+                },
+            },
+        )]),
+    };
+    app.update(Msg::Auth(AuthMsg::Status(Box::new(info))));
+    assert_eq!(
+        app.auth_line("web").as_deref(),
+        Some("Auth: signed in, DPoP-bound · grant client_credentials")
     );
     assert_eq!(
         app.auth_line("local"),
@@ -104,6 +137,8 @@ fn o_signs_out() {
         expires_at: None,
         scopes: Vec::new(),
         refreshable: false,
+        issuer: None,
+        dpop_bound: false,
     });
     assert_eq!(
         app.update(ch('O')),

@@ -88,7 +88,9 @@ fn sign_in_view_and_auth_line() {
     app.tab = crate::app::Tab::Config;
     let screen = draw(&app, 120, 40);
     assert!(
-        screen.contains("Auth: not signed in · store: file /home/u/.local/state/mcpdeck"),
+        screen.contains(
+            "Auth: not signed in · grant authorization_code · store: file /home/u/.local/state/"
+        ),
         "{screen}"
     );
     app.tab = crate::app::Tab::Tools;

@@ -6,7 +6,7 @@
 
 use super::Executor;
 use crate::app::Msg;
-use crate::app::auth::{AuthEffect, AuthInfo, AuthMsg, AuthState};
+use crate::app::auth::{AuthEffect, AuthInfo, AuthMsg, AuthState, ServerAuth};
 use crate::mcp::auth::configured::{oauth_servers, target};
 use crate::mcp::auth::{self, CredentialStore, SignInFace, Trigger};
 use crate::mcp::sanitize::sanitize_capped;
@@ -72,6 +72,9 @@ impl Executor {
                 servers: targets
                     .into_iter()
                     .map(|(name, t)| {
+                        let grant = t
+                            .as_ref()
+                            .map_or("authorization_code", |t| t.oauth.grant.as_str());
                         let state = match (&store, t) {
                             (Err(e), _) => AuthState::Unknown(sanitize_capped(&e.to_string(), 300)),
                             (_, Err(why)) => AuthState::Unknown(sanitize_capped(&why, 300)),
@@ -84,12 +87,14 @@ impl Executor {
                                         .map(|x| sanitize_capped(x, 128))
                                         .collect(),
                                     refreshable: s.refreshable,
+                                    issuer: s.issuer.as_deref().map(|i| sanitize_capped(i, 256)),
+                                    dpop_bound: s.dpop_bound,
                                 },
                                 Ok(None) => AuthState::SignedOut,
                                 Err(e) => AuthState::Unknown(sanitize_capped(&e.to_string(), 300)),
                             },
                         };
-                        (name, state)
+                        (name, ServerAuth { grant, state })
                     })
                     .collect(),
             };
