@@ -130,12 +130,32 @@ fn dpop_key(
     super::dpop::stored(store, key).ok().flatten()
 }
 
-/// `client` with the target's own client secret and private key among the secrets its
-/// connection redacts, like the tokens it sends: they are never sent to the MCP server, so one
-/// that shows up in what it answers is redacted all the same.
+/// `client` with the target's own secrets among those its connection redacts, like the tokens
+/// it sends ([`secrets_of`]).
 fn with_secrets<C>(client: TokenClient<C>, target: &AuthTarget) -> TokenClient<C> {
     let live = client.live();
-    for secret in [
+    for secret in secrets_of(target) {
+        live.add(&secret);
+    }
+    client
+}
+
+/// The target's client secret, private key, workload token, identity-provider secret and ID
+/// token — resolved from the environment or read from their key files — and each PEM block's
+/// body. They are never sent to the MCP server, so one that shows up in what it answers is
+/// redacted all the same. A key file that cannot be read adds nothing here: the grant that
+/// needs it says why.
+fn secrets_of(target: &AuthTarget) -> Vec<String> {
+    let from_files = [
+        &target.oauth.private_key_file,
+        &target.oauth.workload_token_file,
+        &target.oauth.id_token_file,
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|path| super::assertion::read_key_file(path).ok())
+    .map(|text| text.trim().to_owned());
+    let resolved = [
         &target.client_secret,
         &target.private_key,
         &target.workload_token,
@@ -144,13 +164,15 @@ fn with_secrets<C>(client: TokenClient<C>, target: &AuthTarget) -> TokenClient<C
     ]
     .into_iter()
     .flatten()
-    {
-        live.add(secret);
-        if let Some(body) = pem_body(secret) {
-            live.add(&body);
+    .cloned();
+    let mut secrets = Vec::new();
+    for secret in resolved.chain(from_files).filter(|s| !s.is_empty()) {
+        if let Some(body) = pem_body(&secret) {
+            secrets.push(body);
         }
+        secrets.push(secret);
     }
-    client
+    secrets
 }
 
 /// The base64 body of a PEM block (its lines joined), when `text` is one.
@@ -301,4 +323,69 @@ pub(crate) async fn revoke(
 
 fn form_encode(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::{AuthTarget, secrets_of};
+    use crate::mcp::config::oauth::OAuthDef;
+
+    fn target(oauth: OAuthDef) -> AuthTarget {
+        AuthTarget {
+            name: "web".to_owned(),
+            url: "https://mcp.example.com/mcp".to_owned(),
+            oauth,
+            client_secret: Some("env-secret".to_owned()),
+            private_key: None,
+            workload_token: None,
+            idp_client_secret: None,
+            id_token: None,
+        }
+    }
+
+    #[test]
+    fn secrets_read_from_key_files_are_redacted_like_resolved_ones() {
+        let dir = tempfile::tempdir().expect("dir");
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("mode");
+            path.display().to_string()
+        };
+        let key = "-----BEGIN PRIVATE KEY-----\nQUJD\nREVG\n-----END PRIVATE KEY-----\n";
+        let oauth = OAuthDef {
+            private_key_file: Some(write("key.pem", key)),
+            workload_token_file: Some(write("workload.jwt", "eyJ.workload.sig\n")),
+            id_token_file: Some(write("id.jwt", "eyJ.id.sig")),
+            ..OAuthDef::default()
+        };
+        let secrets = secrets_of(&target(oauth));
+        for wanted in [
+            "env-secret",
+            key.trim(),
+            "QUJDREVG",
+            "eyJ.workload.sig",
+            "eyJ.id.sig",
+        ] {
+            assert!(
+                secrets.iter().any(|s| s == wanted),
+                "{wanted:?} is not redacted: {secrets:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_file_others_may_read_adds_nothing() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("workload.jwt");
+        std::fs::write(&path, "eyJ.open.sig").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("mode");
+        let oauth = OAuthDef {
+            workload_token_file: Some(path.display().to_string()),
+            ..OAuthDef::default()
+        };
+        assert_eq!(secrets_of(&target(oauth)), ["env-secret"]);
+    }
 }
