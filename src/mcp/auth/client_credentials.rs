@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use rmcp::transport::auth::{AuthorizationMetadata, OAuthTokenResponse, StoredCredentials};
+use rmcp::transport::auth::{AuthorizationMetadata, OAuthTokenResponse};
 
 use super::assertion::{SigningKey, read_key_file};
 use super::store::CredentialStore;
@@ -150,17 +150,7 @@ pub(crate) async fn obtain(
         AuthFailure::new("the token endpoint's answer is not a bearer token response")
     })?;
     let granted = granted_scopes(&tokens, scopes);
-    let creds =
-        StoredCredentials::new(client_id, Some(tokens), granted, Some(now)).with_issuer(issuer);
-    let key = target.key();
-    store
-        .update(|doc| {
-            doc.servers.insert(key, creds);
-        })
-        .map_err(|e| AuthFailure::new(e.to_string()))?;
-    super::status_of(store, target)
-        .map_err(|e| AuthFailure::new(e.to_string()))?
-        .ok_or_else(|| AuthFailure::new("the token was not kept"))
+    super::jwt_bearer::keep(target, store, client_id, tokens, granted, issuer, now)
 }
 
 /// POSTs `form` to the token endpoint (with `basic` as `client_secret_basic` credentials);

@@ -216,7 +216,9 @@ fn refused(e: &EmaError) -> AuthFailure {
     AuthFailure::new(format!("enterprise-managed authorization failed: {e}"))
 }
 
-fn keep(
+/// Stores a headless grant's tokens under the target's key, bound to `issuer`, and reads back
+/// what `auth status` will say about them.
+pub(super) fn keep(
     target: &AuthTarget,
     store: &CredentialStore,
     client_id: String,
