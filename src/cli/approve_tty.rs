@@ -137,25 +137,14 @@ fn always(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::policy::EffectClass;
 
     #[test]
     fn v_shows_every_argument_then_asks_again() {
         let items: Vec<String> = (1..=300).map(|i| format!("  \"k{i}\": {i}")).collect();
-        let request = ApprovalRequest {
-            ticket: 1,
-            server: "s".into(),
-            operation: "tools.call t".into(),
-            effects: vec![EffectClass::Read],
-            server_changed: false,
-            tool_changed: false,
-            drift: Vec::new(),
-            findings: Vec::new(),
-            timeout_ms: 120_000,
-            arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
-            effects_claimed: false,
-            sandbox: None,
-        };
+        let request = crate::mcp::policy::approval_text::request_with_arguments(format!(
+            "{{\n{}\n}}",
+            items.join(",\n")
+        ));
         let mut input = std::io::Cursor::new(b"v\ny\n".to_vec());
         let mut out = Vec::new();
         let decision = ask(

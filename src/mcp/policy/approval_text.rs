@@ -108,6 +108,25 @@ pub(crate) fn withdrawn(request: &ApprovalRequest, settled: &Settled<Decision>) 
     )
 }
 
+/// A read-only `tools.call t` on `s` with these arguments, for the approvers' tests.
+#[cfg(test)]
+pub(crate) fn request_with_arguments(arguments: String) -> ApprovalRequest {
+    ApprovalRequest {
+        ticket: 1,
+        server: "s".into(),
+        operation: "tools.call t".into(),
+        effects: vec![crate::mcp::policy::EffectClass::Read],
+        server_changed: false,
+        tool_changed: false,
+        drift: Vec::new(),
+        findings: Vec::new(),
+        timeout_ms: 120_000,
+        arguments: Some(arguments),
+        effects_claimed: false,
+        sandbox: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,20 +187,7 @@ mod tests {
         let items: Vec<String> = (1..=400)
             .map(|i| format!("  \"k{i}\": \"value {i}\""))
             .collect();
-        let request = ApprovalRequest {
-            ticket: 1,
-            server: "s".into(),
-            operation: "tools.call t".into(),
-            effects: vec![Effect::Read],
-            server_changed: false,
-            tool_changed: false,
-            drift: Vec::new(),
-            findings: Vec::new(),
-            timeout_ms: 120_000,
-            arguments: Some(format!("{{\n{}\n}}", items.join(",\n"))),
-            effects_claimed: false,
-            sandbox: None,
-        };
+        let request = request_with_arguments(format!("{{\n{}\n}}", items.join(",\n")));
         let text = describe(&request, None);
         let arguments = &text[text.find("arguments:").expect("arguments")..];
         let shown: usize = arguments
