@@ -12,6 +12,13 @@ pattern that identifies the server process in each case's tree. For every case:
   "tree RSS" includes the server. Peaks are per process, so summing them is an upper bound
   for processes that did not peak at the same moment.
 
+- time to first byte and time to exit: separate runs, interleaved over a server's cases (the
+  order reversed every other round, so drift falls on every client alike), each timed from
+  just before the spawn to the first byte on the client's stdout and to the client's exit
+  (after its stdout reached end of file); medians. A client that prints its answer only once
+  its server has exited shows the two close together; one that prints as soon as it has the
+  answer shows the first byte well before the exit.
+
 Prints one table per server with ratios against mcpdeck.
 """
 
@@ -133,14 +140,68 @@ def time_with_python(cases, runs, warmup, env):
     return medians
 
 
+def first_byte_and_exit(argv, env):
+    """Runs argv once; returns (ms to the first byte on stdout or None, ms to exit)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                            cwd=CWD)
+    first = None
+    while True:
+        chunk = proc.stdout.read1(65536)
+        if not chunk:
+            break
+        if first is None:
+            first = (time.perf_counter() - start) * 1000
+    proc.stdout.close()
+    proc.wait()
+    return first, (time.perf_counter() - start) * 1000
+
+
+def time_first_byte(cases, runs, warmup, env):
+    """Interleaved runs of every case; returns [(median first byte ms, median exit ms)]."""
+    samples = [([], []) for _ in cases]
+    for i in range(warmup + runs):
+        order = list(range(len(cases)))
+        if i % 2:
+            order.reverse()
+        for k in order:
+            first, done = first_byte_and_exit(cases[k]["argv"], env)
+            if i >= warmup:
+                if first is not None:
+                    samples[k][0].append(first)
+                samples[k][1].append(done)
+    return [(statistics.median(f) if f else float("nan"), statistics.median(d))
+            for f, d in samples]
+
+
+def print_first_byte(rows, runs, everything_runs):
+    print()
+    print(f"time to first byte and to exit: medians of {runs} interleaved runs per client "
+          f"({everything_runs} for everything)")
+    header = f"{'server':<11} {'client':<10} {'first byte ms':>13} {'exit ms':>9}  vs mcpdeck"
+    print(header)
+    print("-" * len(header))
+    base = {r[0]: r for r in rows if r[1] == "mcpdeck"}
+    for server, client, first, done in rows:
+        note = ""
+        b = base.get(server)
+        if b and client != "mcpdeck":
+            note = f"first byte {first / b[2]:.2f}x, exit {done / b[3]:.2f}x"
+        print(f"{server:<11} {client:<10} {first:>13.1f} {done:>9.1f}  {note}")
+
+
 def main():
     global CWD
     spec = json.load(open(sys.argv[1]))
     CWD = spec.get("cwd")
     runs, warmup, mem_runs = spec["runs"], spec["warmup"], spec["mem_runs"]
     env = dict(os.environ, **spec.get("env", {}))
-    rows = []
+    rows, first_rows = [], []
+    everything_runs = spec.get("everything_runs", runs)
     for server, cases in spec["servers"].items():
+        n = runs if server != "everything" else everything_runs
+        for case, (first, done) in zip(cases, time_first_byte(cases, n, warmup, env)):
+            first_rows.append((server, case["client"], first, done))
         timer = time_with_hyperfine if shutil.which("hyperfine") else time_with_python
         n = runs if server != "everything" else spec.get("everything_runs", runs)
         walls = timer(cases, n, warmup, env)
@@ -167,6 +228,7 @@ def main():
             else:
                 note = f"{wall / b[2]:.1f}x wall, {rss / b[3]:.1f}x client RSS"
         print(f"{server:<11} {client:<10} {wall:>14.1f} {rss:>14.1f} {tree:>12.1f}  {note}")
+    print_first_byte(first_rows, runs, everything_runs)
 
 
 if __name__ == "__main__":
