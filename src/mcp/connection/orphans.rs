@@ -32,26 +32,56 @@ fn stat(pid: &str) -> Option<(i32, i32, i32)> {
 }
 
 /// This process's children that escaped their server's process group or session.
+///
+/// Only this process's own children are looked at (the kernel's `children` list of each of its
+/// threads, which includes the orphans re-parented to it as subreaper), so the cost grows with
+/// mcpdeck's children, not with the host's process count. A kernel without that list
+/// (`CONFIG_PROC_CHILDREN` off) falls back to reading every process's `stat`.
 pub(crate) fn find() -> Vec<Pid> {
     let me = getpid().as_raw_nonzero().get();
     let Some((_, my_group, my_session)) = stat("self") else {
         return Vec::new();
     };
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let name = name.to_str()?;
-            let pid: i32 = name.parse().ok()?;
-            let (ppid, group, session) = stat(name)?;
+    let candidates = own_children().unwrap_or_else(every_process);
+    candidates
+        .into_iter()
+        .filter_map(|pid| {
+            let (ppid, group, session) = stat(&pid.to_string())?;
             let escaped = session != my_session || (group != pid && group != my_group);
             (ppid == me && escaped)
                 .then(|| Pid::from_raw(pid))
                 .flatten()
         })
+        .collect()
+}
+
+/// The pids in `/proc/self/task/*/children`; `None` when the kernel does not provide them.
+fn own_children() -> Option<Vec<i32>> {
+    let mut pids = Vec::new();
+    let mut any = false;
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
+        any = true;
+        pids.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
+    }
+    pids.sort_unstable();
+    pids.dedup();
+    any.then_some(pids)
+}
+
+/// Every pid under `/proc`.
+fn every_process() -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
         .collect()
 }
 
@@ -70,4 +100,22 @@ pub(crate) fn reap() -> usize {
         }
     }
     orphans.len()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::own_children;
+
+    #[test]
+    fn own_children_lists_a_spawned_child() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        let pid = i32::try_from(child.id()).expect("pid fits i32");
+        let listed = own_children().expect("the kernel lists children");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(listed.contains(&pid), "{pid} not in {listed:?}");
+    }
 }
