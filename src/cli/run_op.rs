@@ -144,26 +144,36 @@ pub fn run_plan_observed(
         let signals = install_signals();
         tokio::spawn(watch_signals(signals, cancel.clone(), interrupted.clone()));
         let outcome = run_signing_in(&engine, &plan, &cancel, &sign_in).await;
-        // Files are kept and the whole text read before shutdown removes the spills.
-        let extras = gather(&outcome, &printing);
+        // Files are kept and the whole text read before shutdown removes the spills, and the
+        // outcome is printed (and flushed) before shutdown too: a server may take its whole
+        // grace to exit after end of input, and the answer must not wait for that.
+        let interrupted_early = interrupted.is_cancelled() && !printing.until_interrupted;
+        let exit = (!interrupted_early).then(|| print_complete(&outcome, &printing));
         engine.shutdown().await;
-        if interrupted.is_cancelled() && !printing.until_interrupted {
+        exit.unwrap_or_else(|| {
             print_error(
                 "interrupted: the request was cancelled, connections closed and spills removed",
             );
-            return Exit::Timeout;
-        }
-        let extras = match extras {
-            Ok(extras) => extras,
-            Err(message) => {
-                print_outcome(&outcome, printing.json);
-                print_error(&message);
-                return Exit::Usage;
-            }
-        };
-        print_outcome_with(&outcome, &printing, &extras);
-        exit_for(&outcome)
+            Exit::Timeout
+        })
     })
+}
+
+/// Keeps what `printing` asks for, prints the outcome, flushes stdout; returns the exit status.
+fn print_complete(outcome: &Outcome, printing: &Printing) -> Exit {
+    let exit = match gather(outcome, printing) {
+        Ok(extras) => {
+            print_outcome_with(outcome, printing, &extras);
+            exit_for(outcome)
+        }
+        Err(message) => {
+            print_outcome(outcome, printing.json);
+            print_error(&message);
+            Exit::Usage
+        }
+    };
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    exit
 }
 
 /// What an inline sign-in (`--login`) needs.
