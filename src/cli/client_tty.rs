@@ -265,12 +265,19 @@ fn ask_elicit(tty: &mut Tty, ask: &ElicitationAsk) -> std::io::Result<ElicitAnsw
     }
 }
 
+/// The order a form's fields are asked in: the required ones first, each group in the
+/// schema's order, so an operator who stops early has already given what the server needs.
+fn asking_order(form: &Form) -> impl Iterator<Item = &crate::mcp::client::FormField> {
+    let required = form.fields.iter().filter(|f| f.required);
+    required.chain(form.fields.iter().filter(|f| !f.required))
+}
+
 fn fill_form(
     tty: &mut Tty,
     form: &Form,
 ) -> std::io::Result<serde_json::Map<String, serde_json::Value>> {
     let mut content = serde_json::Map::new();
-    for field in &form.fields {
+    for field in asking_order(form) {
         let mut question = format!("  {}", field.title);
         if field.required {
             question.push_str(" (required)");
@@ -359,7 +366,36 @@ fn ask_sampling(tty: &mut Tty, ask: &SamplingAsk) -> std::io::Result<SamplingAns
 
 #[cfg(test)]
 mod tests {
-    use super::Conversation;
+    use super::{Conversation, asking_order};
+    use crate::mcp::client::Form;
+
+    #[test]
+    fn a_form_asks_its_required_fields_first_each_in_schema_order() {
+        let form = Form::from_schema(&serde_json::json!({
+            "type": "object",
+            "properties": {
+                "nick": {"type": "string"},
+                "name": {"type": "string"},
+                "age": {"type": "integer"},
+                "email": {"type": "string"}
+            },
+            "required": ["email", "name"]
+        }));
+        let order: Vec<&str> = asking_order(&form).map(|f| f.name.as_str()).collect();
+        // The schema's order is its object's, whatever map serde_json keeps.
+        let in_schema = |required: bool| {
+            form.fields
+                .iter()
+                .filter(move |f| f.required == required)
+                .map(|f| f.name.as_str())
+        };
+        let expected: Vec<&str> = in_schema(true).chain(in_schema(false)).collect();
+        assert_eq!(order, expected);
+        assert_eq!(order.len(), 4);
+        let mut first_two = order[..2].to_vec();
+        first_two.sort_unstable();
+        assert_eq!(first_two, ["email", "name"]);
+    }
 
     #[test]
     fn notes_during_a_conversation_wait_for_its_end_in_order() {
