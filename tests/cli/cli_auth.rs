@@ -398,6 +398,26 @@ fn a_server_known_by_its_origin_metadata_refreshes_its_token() {
     assert_eq!(seen["refused_tokens"], 0, "{seen}");
 }
 
+/// The same 2025-03-26 server issuing DPoP-bound tokens: the refresh before use goes through
+/// the DPoP token client too (the fixture's token endpoint refuses a request without a proof).
+#[test]
+fn a_server_known_by_its_origin_metadata_refreshes_a_dpop_bound_token_with_a_proof() {
+    let server = AuthServer::start(&["--legacy-metadata", "--dpop", "--ttl", "0"]);
+    let sb = sandbox(&server, None);
+    let login = mcpdeck(&sb, &["auth", "login", "web"], "");
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let proofs_at_login = server.seen()["dpop_proofs"].as_array().map_or(0, Vec::len);
+    let tools = mcpdeck(&sb, &["tools", "web", "--json"], "");
+    assert_eq!(tools.code, 0, "{}", tools.stderr);
+    let seen = server.seen();
+    assert!(seen["refreshes"].as_u64() >= Some(1), "{seen}");
+    assert!(
+        seen["dpop_proofs"].as_array().map_or(0, Vec::len) > proofs_at_login,
+        "{seen}"
+    );
+    assert_eq!(seen["refused_tokens"], 0, "{seen}");
+}
+
 /// `auth login --paste` (a browser on another machine): the operator pastes the address the
 /// authorization server sent the browser to, and the sign-in completes from it.
 #[test]

@@ -431,3 +431,126 @@ async fn audit_mode_traces_a_drifted_tool_as_allowed_drifted_and_flags_it() {
     );
     second.shutdown().await;
 }
+
+/// The lines of `path` (none when it does not exist yet).
+fn lines_of(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The one server process `pids` names has ended, and no other was started.
+async fn started_once_and_ended(pids: &std::path::Path) {
+    let pids = lines_of(pids);
+    assert_eq!(pids.len(), 1, "the server was started again: {pids:?}");
+    let pid: u32 = pids[0].parse().unwrap();
+    assert!(
+        common::pid_wait::ended_within(pid, std::time::Duration::from_secs(20)).await,
+        "the server process {pid} is left running"
+    );
+}
+
+fn disconnect() -> EngineRequest {
+    EngineRequest::operator("fx", mcpdeck::mcp::engine::OperatorOp::Disconnect)
+}
+
+/// The operator's disconnect while calls run on the connection (calls that never answer on
+/// their own): the disconnect does not wait for them, each is cancelled and says the operator
+/// disconnected the server, none connects it again, and its process is gone. A request asked
+/// for after the disconnect connects as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disconnect_cancels_requests_in_flight_and_none_reconnects() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, pids) = (dir.path().join("events"), dir.path().join("pids"));
+    let env = json!({"env": {"FIXTURE_EVENTS": events, "FIXTURE_PIDS": pids}});
+    let (engine, _rx) = engine(&dir, &json!({"fx": stdio(&env)}));
+    let cancel = CancellationToken::new();
+    let calls: Vec<_> = (0..3)
+        .map(|_| {
+            let (engine, cancel) = (engine.clone(), cancel.clone());
+            tokio::spawn(async move {
+                engine
+                    .run(&EngineRequest::Agent(call("hang")), &cancel)
+                    .await
+            })
+        })
+        .collect();
+    let started = || {
+        lines_of(&events)
+            .iter()
+            .filter(|l| *l == "started hang")
+            .count()
+    };
+    assert!(
+        common::fs_wait::until_changed(dir.path(), std::time::Duration::from_secs(30), || {
+            started() == 3
+        })
+        .await,
+        "the calls did not start: {:?}",
+        lines_of(&events)
+    );
+    assert!(engine.run(&disconnect(), &cancel).await.ok());
+    for call in calls {
+        let failure = call.await.unwrap().body.unwrap_err();
+        assert_eq!(failure.class.name(), "cancelled", "{}", failure.message);
+        assert!(
+            failure.message.contains("disconnected by the operator"),
+            "{}",
+            failure.message
+        );
+    }
+    let status = engine.status();
+    assert_eq!(status.servers[0].state.label(), "disconnected");
+    assert_eq!(status.servers[0].runtime.connect_count, 1);
+    started_once_and_ended(&pids).await;
+
+    let list = EngineRequest::Agent(ProxyRequest::ToolsList {
+        server: "fx".into(),
+    });
+    assert!(engine.run(&list, &cancel).await.ok());
+    assert_eq!(engine.status().servers[0].runtime.connect_count, 2);
+    engine.shutdown().await;
+}
+
+/// The operator's disconnect while a request is still connecting the server (one that never
+/// answers the handshake): the attempt is cancelled rather than awaited to its timeout, the
+/// request says the operator disconnected the server, and no connection is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disconnect_cancels_a_connect_in_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let server = json!({"command": fixture(), "args": ["stdio", "--silent"],
+                        "env": {"FIXTURE_PIDS": pids}});
+    let (engine, _rx) = engine(&dir, &json!({"fx": server}));
+    let cancel = CancellationToken::new();
+    let list = {
+        let (engine, cancel) = (engine.clone(), cancel.clone());
+        tokio::spawn(async move {
+            let list = EngineRequest::Agent(ProxyRequest::ToolsList {
+                server: "fx".into(),
+            });
+            engine.run(&list, &cancel).await
+        })
+    };
+    assert!(
+        common::fs_wait::until_changed(dir.path(), std::time::Duration::from_secs(30), || {
+            !lines_of(&pids).is_empty()
+        })
+        .await,
+        "the server did not start"
+    );
+    assert!(engine.run(&disconnect(), &cancel).await.ok());
+    let failure = list.await.unwrap().body.unwrap_err();
+    assert!(
+        failure.message.contains("disconnected by the operator"),
+        "{}",
+        failure.message
+    );
+    let status = engine.status();
+    assert_eq!(status.servers[0].state.label(), "disconnected");
+    assert_eq!(status.servers[0].runtime.connect_count, 0);
+    started_once_and_ended(&pids).await;
+    engine.shutdown().await;
+}

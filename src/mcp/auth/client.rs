@@ -69,15 +69,8 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
                 .with_dpop(dpop));
             }
             as_key.get_or_insert(current);
-            match &dpop {
-                Some(k) => {
-                    manager =
-                        super::dpop::manager(url, tokens.clone(), resolution.metadata, k.clone())
-                            .await
-                            .map_err(|e| e.message)?;
-                }
-                None => manager.set_metadata(resolution.metadata),
-            }
+            manager =
+                with_metadata(manager, url, &tokens, resolution.metadata, dpop.as_ref()).await?;
         }
         let mut initialized =
             tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
@@ -93,7 +86,7 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
                 && super::secure::require_secure_metadata(&metadata).is_ok()
             {
                 as_key.get_or_insert(super::flow::authorization_server_key(&metadata));
-                manager.set_metadata(metadata);
+                manager = with_metadata(manager, url, &tokens, metadata, dpop.as_ref()).await?;
                 initialized =
                     tokio::time::timeout(DISCOVERY_TIMEOUT, manager.initialize_from_store()).await;
             }
@@ -116,6 +109,25 @@ pub(crate) async fn auth_client<C: StreamableHttpClient + Send + Sync>(
     .with_dpop(dpop))
 }
 
+/// `manager` knowing the authorization server's `metadata`; for DPoP-bound tokens, a manager
+/// whose token requests (the refreshes) carry proofs of `dpop` instead, whichever way the
+/// metadata was found (the protected-resource metadata, or a 2025-03-26 origin's).
+async fn with_metadata(
+    mut manager: AuthorizationManager,
+    url: &str,
+    tokens: &super::store::ServerTokens,
+    metadata: rmcp::transport::auth::AuthorizationMetadata,
+    dpop: Option<&std::sync::Arc<super::dpop::DpopKey>>,
+) -> Result<AuthorizationManager, String> {
+    if let Some(key) = dpop {
+        return super::dpop::manager(url, tokens.clone(), metadata, key.clone())
+            .await
+            .map_err(|e| e.message);
+    }
+    manager.set_metadata(metadata);
+    Ok(manager)
+}
+
 /// The key DPoP-bound tokens are presented with: the one kept beside them. Without it they
 /// cannot be used at all, so they are sent as they are and the refusal asks for sign-in.
 fn dpop_key(
@@ -130,9 +142,11 @@ fn dpop_key(
     super::dpop::stored(store, key).ok().flatten()
 }
 
-/// `client` with the target's own secrets among those its connection redacts, like the tokens
-/// it sends ([`secrets_of`]).
+/// `client` redacting with the target server's shared live secrets ([`super::minted`]: the
+/// tokens it sends, the assertions and ID-JAGs minted for the server), with the target's own
+/// secrets among them ([`secrets_of`]).
 fn with_secrets<C>(client: TokenClient<C>, target: &AuthTarget) -> TokenClient<C> {
+    let client = client.with_live(super::minted::live(&target.key()));
     let live = client.live();
     for secret in secrets_of(target) {
         live.add(&secret);
@@ -145,7 +159,7 @@ fn with_secrets<C>(client: TokenClient<C>, target: &AuthTarget) -> TokenClient<C
 /// body. They are never sent to the MCP server, so one that shows up in what it answers is
 /// redacted all the same. A key file that cannot be read adds nothing here: the grant that
 /// needs it says why.
-fn secrets_of(target: &AuthTarget) -> Vec<String> {
+pub(super) fn secrets_of(target: &AuthTarget) -> Vec<String> {
     let from_files = [
         &target.oauth.private_key_file,
         &target.oauth.workload_token_file,

@@ -15,6 +15,7 @@ use rmcp::transport::auth::{AuthorizationMetadata, OAuthTokenResponse};
 use super::assertion::{SigningKey, read_key_file};
 use super::store::CredentialStore;
 use super::{AuthFailure, AuthTarget, SignedIn};
+use crate::mcp::results::redact::Redactor;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// RFC 7523's assertion type for client authentication.
@@ -130,22 +131,21 @@ pub(crate) async fn obtain(
                      `private_key_jwt` assertion must be addressed to",
                 ));
             };
+            let assertion = key.client_assertion(&client_id, audience, now)?;
+            // Redacted from the moment it exists: an authorization server (or, through it,
+            // anything else) that writes it back is shown `[redacted]`.
+            super::minted::remember(&target.key(), &assertion);
             form.push(("client_id", client_id.clone()));
             form.push(("client_assertion_type", JWT_BEARER_ASSERTION.to_owned()));
-            form.push((
-                "client_assertion",
-                key.client_assertion(&client_id, audience, now)?,
-            ));
+            form.push(("client_assertion", assertion));
         }
     }
-    let text = post_form(
-        &metadata.token_endpoint,
-        &form,
-        basic,
-        "client-credentials",
-        auth.method(),
-    )
-    .await?;
+    let refusal = Refusal {
+        grant: "client-credentials",
+        method: auth.method(),
+        redactor: super::redactor_for(target),
+    };
+    let text = post_form(&metadata.token_endpoint, &form, basic, &refusal).await?;
     let tokens: OAuthTokenResponse = serde_json::from_str(&text).map_err(|_| {
         AuthFailure::new("the token endpoint's answer is not a bearer token response")
     })?;
@@ -153,15 +153,26 @@ pub(crate) async fn obtain(
     super::jwt_bearer::keep(target, store, client_id, tokens, granted, issuer, now)
 }
 
+/// How a refused token request is reported.
+pub(crate) struct Refusal {
+    /// The grant, in words (`client-credentials`, `JWT-bearer`).
+    pub grant: &'static str,
+    /// The client authentication method (`client_secret_basic`, `none`, …).
+    pub method: &'static str,
+    /// What the authorization server's error code is redacted with before it is shown
+    /// ([`super::redactor_for`]): one that writes a secret or an assertion back shows
+    /// `[redacted]`.
+    pub redactor: Redactor,
+}
+
 /// POSTs `form` to the token endpoint (with `basic` as `client_secret_basic` credentials);
-/// the answer's body when it succeeded. A refusal is reported once, naming the `grant` and the
-/// OAuth error code, and never retried.
+/// the answer's body when it succeeded. A refusal is reported once, naming the grant and the
+/// OAuth error code ([`Refusal`]), and never retried.
 pub(crate) async fn post_form(
     endpoint: &str,
     form: &[(&str, String)],
     basic: Option<(&str, &str)>,
-    grant: &str,
-    method: &str,
+    refusal: &Refusal,
 ) -> Result<String, AuthFailure> {
     crate::mcp::connection::http::install_crypto_provider();
     let client = reqwest::Client::builder()
@@ -195,7 +206,7 @@ pub(crate) async fn post_form(
         .await
         .map_err(|_| AuthFailure::new("the token answer could not be read"))?;
     if !status.is_success() {
-        return Err(refusal(status.as_u16(), &text, grant, method));
+        return Err(refusal.describe(status.as_u16(), &text));
     }
     Ok(text)
 }
@@ -209,22 +220,27 @@ pub(crate) fn granted_scopes(tokens: &OAuthTokenResponse, asked: &[String]) -> V
     )
 }
 
-/// A refused token request in words: the status and the OAuth error code, never the body.
-fn refusal(status: u16, body: &str, grant: &str, method: &str) -> AuthFailure {
-    let code = serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));
-    let detail = match code.as_deref() {
-        Some("invalid_client") => format!(
-            " (invalid_client: the authorization server did not accept the client's \
-             credentials with `{method}`)"
-        ),
-        Some(code) => format!(" ({})", sanitize_capped(code, 60)),
-        None => String::new(),
-    };
-    AuthFailure::new(format!(
-        "the authorization server refused the {grant} token request: HTTP {status}{detail}"
-    ))
+impl Refusal {
+    /// A refused token request in words: the status and the OAuth error code (redacted, then
+    /// sanitised and capped), never the body or its `error_description`.
+    fn describe(&self, status: u16, body: &str) -> AuthFailure {
+        let code = serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));
+        let detail = match code.as_deref() {
+            Some("invalid_client") => format!(
+                " (invalid_client: the authorization server did not accept the client's \
+                 credentials with `{}`)",
+                self.method
+            ),
+            Some(code) => format!(" ({})", sanitize_capped(&self.redactor.redact(code), 60)),
+            None => String::new(),
+        };
+        AuthFailure::new(format!(
+            "the authorization server refused the {} token request: HTTP {status}{detail}",
+            self.grant
+        ))
+    }
 }
 
 fn form_encode(value: &str) -> String {

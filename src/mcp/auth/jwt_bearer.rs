@@ -23,7 +23,7 @@ use rmcp::transport::auth::enterprise::{
 use rmcp::transport::auth::{AuthorizationMetadata, OAuthTokenResponse, StoredCredentials};
 
 use super::assertion::read_key_file;
-use super::client_credentials::{granted_scopes, now_epoch_secs, post_form};
+use super::client_credentials::{Refusal, granted_scopes, now_epoch_secs, post_form};
 use super::store::CredentialStore;
 use super::{AuthFailure, AuthTarget, SignedIn};
 
@@ -87,7 +87,12 @@ pub(crate) async fn workload(
         form.push(("client_id", id.clone()));
     }
     let now = now_epoch_secs();
-    let text = post_form(&metadata.token_endpoint, &form, None, "JWT-bearer", "none").await?;
+    let refusal = Refusal {
+        grant: "JWT-bearer",
+        method: "none",
+        redactor: super::redactor_for(target),
+    };
+    let text = post_form(&metadata.token_endpoint, &form, None, &refusal).await?;
     let tokens: OAuthTokenResponse = serde_json::from_str(&text).map_err(|_| {
         AuthFailure::new("the token endpoint's answer is not a bearer token response")
     })?;
@@ -153,11 +158,15 @@ pub(crate) async fn enterprise(
     let http = rmcp::transport::auth::default_oauth_http_client()
         .map_err(|_| AuthFailure::new("the HTTP client could not be built"))?;
     let now = now_epoch_secs();
-    let token = EmaExchangeRequest::new_with_id_token(idp, resource_as, &resource, &id_token)
+    let jag = EmaExchangeRequest::new_with_id_token(idp, resource_as, &resource, &id_token)
         .with_scopes(scopes.iter().cloned())
-        .exchange(&http, &http)
+        .exchange_id_jag(&http)
         .await
         .map_err(|e| refused(&e))?;
+    // The ID-JAG is a bearer assertion for this server's authorization server: redacted like
+    // a client assertion from the moment mcpdeck holds it.
+    super::minted::remember(&target.key(), jag.assertion().secret());
+    let token = jag.exchange(&http).await.map_err(|e| refused(&e))?;
     let mut granted: Vec<String> = token.scopes.iter().cloned().collect();
     granted.sort();
     let mut answer = serde_json::json!({

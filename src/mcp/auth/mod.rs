@@ -20,6 +20,7 @@ pub(crate) mod jwt_bearer;
 pub(crate) mod keychain;
 pub(crate) mod legacy;
 pub(crate) mod listener;
+pub(crate) mod minted;
 pub(crate) mod register;
 pub(crate) mod secure;
 pub(crate) mod store;
@@ -116,6 +117,38 @@ impl AuthTarget {
     pub(crate) fn key(&self) -> String {
         store_key(&self.url)
     }
+}
+
+/// What to do about a 401 from `name`, a server whose tokens come by `grant`: a browser
+/// sign-in (`mcpdeck auth login`), or for a headless grant — which has run already, with no
+/// one to ask — the settings its token is obtained with.
+pub(crate) fn refusal_hint(name: &str, grant: crate::mcp::config::Grant) -> String {
+    use crate::mcp::config::Grant;
+    match grant {
+        Grant::AuthorizationCode => format!("run `mcpdeck auth login {name}`"),
+        Grant::ClientCredentials => format!(
+            "`{name}` gets its token with the client-credentials grant: check its client \
+             credentials (`oauth.clientId`, with `oauth.clientSecret`, `oauth.privateKey` or the \
+             key file `oauth.privateKeyFile`)"
+        ),
+        Grant::WorkloadIdentity => format!(
+            "`{name}` gets its token with workload identity federation: check its workload \
+             token (`oauth.workloadToken`, or the token file `oauth.workloadTokenFile`, which \
+             must hold a current token)"
+        ),
+        Grant::EnterpriseManaged => format!(
+            "`{name}` gets its token with enterprise-managed authorization: check its ID token \
+             (`oauth.idToken`, or the token file `oauth.idTokenFile`, which must hold a current \
+             token) and the identity provider settings (`oauth.idpIssuer`, `oauth.idpClientId`)"
+        ),
+    }
+}
+
+/// What a refusal or error text from `target`'s authorization servers is shown through: the
+/// target's own secrets and everything minted or sent for it ([`minted`]) are redacted.
+pub(crate) fn redactor_for(target: &AuthTarget) -> crate::mcp::results::redact::Redactor {
+    crate::mcp::results::redact::Redactor::new(client::secrets_of(target))
+        .with_live(minted::live(&target.key()))
 }
 
 /// The store key of a server URL.

@@ -70,6 +70,13 @@ impl<C> TokenClient<C> {
         self
     }
 
+    /// This client adding the tokens it sends to `live` (its server's shared handle,
+    /// [`super::minted`]) instead of a handle of its own.
+    pub(crate) fn with_live(mut self, live: LiveSecrets) -> Self {
+        self.live = live;
+        self
+    }
+
     /// Every token this client has sent, for the connection's redactor.
     pub(crate) fn live(&self) -> LiveSecrets {
         self.live.clone()

@@ -17,7 +17,9 @@ use super::handshake::{
 };
 use super::{Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, traffic};
 use crate::mcp::auth::{AuthTarget, CredentialStore};
-use crate::mcp::config::{HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport};
+use crate::mcp::config::{
+    Grant, HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport,
+};
 
 /// Connects with no event channel (notifications are discarded).
 pub async fn connect(
@@ -225,7 +227,7 @@ async fn connect_stdio(
         request_timeout: timeout,
         sink,
         faults,
-        oauth: false,
+        oauth: None,
         routes,
         log_level,
         sandbox: stdio_def.sandbox.clone(),
@@ -349,7 +351,7 @@ async fn connect_http(
     } = Opening::new(def, &http_def.headers, lookup, client.as_ref())?;
     let headers = http::build_headers(&headers)?;
     let oauth = oauth_target(def, http_def, lookup)?;
-    let uses_oauth = oauth.is_some();
+    let uses_oauth = oauth.as_ref().map(|t| t.oauth.grant);
     let store = oauth
         .as_ref()
         .and_then(|_| CredentialStore::open_default().ok());
@@ -405,11 +407,19 @@ async fn connect_http(
     .await?)
 }
 
-/// A 401 from a server that signs in with OAuth says how to sign in.
-pub(super) fn sign_in_hint(mut err: ConnectError, name: &str, oauth: bool) -> ConnectError {
-    if oauth && matches!(err.class, ErrorClass::AuthRequired { code: 401, .. }) {
+/// A 401 from a server that signs in with OAuth says what to do, for the server's `grant`
+/// ([`crate::mcp::auth::refusal_hint`]).
+pub(super) fn sign_in_hint(
+    mut err: ConnectError,
+    name: &str,
+    grant: Option<Grant>,
+) -> ConnectError {
+    if let Some(grant) = grant
+        && matches!(err.class, ErrorClass::AuthRequired { code: 401, .. })
+    {
         err.message = format!(
-            "the server asks for OAuth sign-in (HTTP 401): run `mcpdeck auth login {name}`"
+            "the server asks for OAuth sign-in (HTTP 401): {}",
+            crate::mcp::auth::refusal_hint(name, grant)
         );
     }
     err

@@ -11,7 +11,7 @@ use rmcp::{ClientCacheConfig, ClientLifecycleMode};
 use super::error::{self, ConnectError, ErrorClass, Redactor, classify_init, millis};
 use super::events::{self, ClientEvents, ConnectionEvent, EventSink};
 use super::{Connection, ServerIdentity, StdioProcess, faults, http};
-use crate::mcp::config::ProtocolChoice;
+use crate::mcp::config::{Grant, ProtocolChoice};
 
 /// The version offered in `initialize` and the rmcp lifecycle for a protocol choice.
 pub(super) fn lifecycle_for(choice: ProtocolChoice) -> (ProtocolVersion, ClientLifecycleMode) {
@@ -95,7 +95,7 @@ pub(super) struct Started {
     pub(super) stdio: Option<StdioProcess>,
     pub(super) request_timeout: Duration,
     pub(super) sink: EventSink,
-    pub(super) oauth: bool,
+    pub(super) oauth: Option<Grant>,
     pub(super) faults: Arc<faults::Faults>,
     pub(super) routes: events::ProgressRoutes,
     pub(super) log_level: Option<String>,

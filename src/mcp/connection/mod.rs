@@ -95,8 +95,9 @@ pub struct Connection {
     stdio: Option<StdioProcess>,
     request_timeout: Duration,
     sink: EventSink,
-    /// Whether the server signs in with OAuth (its refusals name `mcpdeck auth login`).
-    oauth: bool,
+    /// How the server's OAuth tokens are obtained, when it signs in with OAuth (its refusals
+    /// then say what to do: `mcpdeck auth login`, or the headless grant's settings to check).
+    oauth: Option<crate::mcp::config::Grant>,
     faults: Arc<faults::Faults>,
     routes: events::ProgressRoutes,
     /// The sandbox a stdio server runs in: a failure after the start says so too.

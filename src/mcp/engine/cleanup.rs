@@ -62,12 +62,7 @@ pub(crate) fn emergency() {
         (std::mem::take(&mut r.dirs), std::mem::take(&mut r.groups))
     };
     for pgid in groups {
-        let Ok(raw) = i32::try_from(pgid) else {
-            continue;
-        };
-        if let Some(pid) = rustix::process::Pid::from_raw(raw) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
+        kill_group(pgid);
     }
     for path in dirs {
         if path.is_dir() {
@@ -75,6 +70,16 @@ pub(crate) fn emergency() {
         } else {
             let _ = std::fs::remove_file(path);
         }
+    }
+}
+
+/// SIGKILLs the process group `pgid` (nothing when there is no such group).
+pub(crate) fn kill_group(pgid: u32) {
+    let Ok(raw) = i32::try_from(pgid) else {
+        return;
+    };
+    if let Some(pid) = rustix::process::Pid::from_raw(raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 

@@ -27,7 +27,9 @@ impl Engine {
                 format!("no server `{}`", sanitize_capped(server, 128)),
             ));
         };
+        let ticket = slot.ticket();
         let cancel = super::dispatch::combine(cancel, &self.shutdown);
+        let cancel = super::dispatch::combine(&cancel, &ticket.cancel);
         let connect = ConnectContext {
             lookup: &*self.lookup,
             events: self.events_tx.clone(),
@@ -36,7 +38,8 @@ impl Engine {
             cleanup: &self.cleanup,
             client: self.client.as_ref(),
         };
-        let live = slot.ensure(&connect, &cancel).await?;
+        let live = slot.ensure(&connect, &cancel, ticket.epoch).await?;
+        let cancel = super::dispatch::combine(&cancel, &live.closing);
         let conn = live.conn.read().await;
         Ok(f(&conn, &cancel).await)
     }

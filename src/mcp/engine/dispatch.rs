@@ -17,7 +17,8 @@ use crate::mcp::status::StatusReport;
 
 impl Engine {
     /// Runs a request the policy let through: connects (or reconnects) its server, then hands
-    /// it to the operation it names. `operation` is what the policy judged it as.
+    /// it to the operation it names. `operation` is what the policy judged it as; `epoch` is
+    /// the server's disconnect epoch when the request was asked for ([`super::slot::Ticket`]).
     pub(super) async fn perform(
         &self,
         request: &EngineRequest,
@@ -25,6 +26,7 @@ impl Engine {
         cancel: &CancellationToken,
         gate: &mut Gate,
         progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
+        epoch: u64,
     ) -> Result<Success, Failure> {
         if let EngineRequest::Agent(ProxyRequest::Status) = request {
             let status = self.status();
@@ -51,9 +53,11 @@ impl Engine {
         if let EngineRequest::Agent(ProxyRequest::Reconnect { .. }) = request {
             self.approve(gate, slot, operation, None, None, &cancel)
                 .await?;
-            return reconnect(slot, &connect, &cancel).await;
+            return reconnect(slot, &connect, &cancel, epoch).await;
         }
-        let live = slot.ensure(&connect, &cancel).await?;
+        let live = slot.ensure(&connect, &cancel, epoch).await?;
+        // Closing the connection cancels what runs on it, so a close never waits for this.
+        let cancel = combine(&cancel, &live.closing);
         let note = |text: &str| {
             if let Some(face) = &self.client {
                 face.requests.note(&slot.name, text);
@@ -273,8 +277,9 @@ async fn reconnect(
     slot: &Slot,
     connect: &ConnectContext<'_>,
     cancel: &CancellationToken,
+    epoch: u64,
 ) -> Result<Success, Failure> {
-    let live = slot.reconnect(connect, cancel).await?;
+    let live = slot.reconnect(connect, cancel, epoch).await?;
     let conn = live.conn.read().await;
     let identity = conn.identity();
     let text = format!(

@@ -1,9 +1,16 @@
 //! One established connection of a server and what was learned on it (its catalogs, its
 //! resource references), and the catalogs a `list_changed` notification makes stale.
+//!
+//! Closing never waits on a request: every request on a connection runs under its `closing`
+//! token, which closing cancels first, so the requests in flight give the connection back at
+//! once; one that still holds it after [`RELEASE_GRACE`] does not hold the close up (the
+//! server's process group is killed, and the orderly close finishes when it lets go).
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::{Prompt, Resource, ResourceTemplate};
+use tokio_util::sync::CancellationToken;
 
 use crate::mcp::catalog::ToolCatalog;
 use crate::mcp::connection::Connection;
@@ -36,6 +43,8 @@ pub(super) struct Live {
     pub refs: Mutex<ResourceRefs>,
     /// The stdio process group, for emergency cleanup (None for HTTP).
     pub pgid: Option<u32>,
+    /// Cancelled when the connection closes; every request on it runs under it too.
+    pub closing: CancellationToken,
 }
 
 /// Which catalog a notification concerns.
@@ -49,8 +58,28 @@ pub(super) enum Catalog {
     Prompts,
 }
 
+/// How long closing waits for the requests it cancelled to give the connection back.
+/// Cancelled requests return at once (they wait on nothing else while they hold it), so this
+/// bound only matters for one that does not; it is never what a close normally waits.
+const RELEASE_GRACE: Duration = Duration::from_secs(2);
+
+/// Closes `live`: cancels its requests, then closes the connection in order (stdin, then the
+/// process group's signals). A request that still holds the connection after the grace gets
+/// the close done without it: the process group is killed now, and the orderly close runs
+/// once the request lets go.
 pub(super) async fn close_live(live: &Arc<Live>, cleanup: &super::cleanup::Cleanup) {
-    live.conn.write().await.close().await;
+    live.closing.cancel();
+    if let Ok(mut conn) = tokio::time::timeout(RELEASE_GRACE, live.conn.write()).await {
+        conn.close().await;
+    } else {
+        if let Some(pgid) = live.pgid {
+            super::cleanup::kill_group(pgid);
+        }
+        let late = live.clone();
+        tokio::spawn(async move {
+            late.conn.write().await.close().await;
+        });
+    }
     if let Some(pgid) = live.pgid {
         cleanup.remove_group(pgid);
     }

@@ -5,6 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Failure, Outcome};
 use super::{Engine, EngineRequest, OperatorOp};
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::policy::TraceRecord;
 
 impl Engine {
@@ -53,14 +54,31 @@ impl Engine {
         }
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
+        // Taken before anything waits: the operator's disconnect of the server from now on
+        // cancels this request, and it never connects the server again (`slot.rs`).
+        let slot = server.as_deref().and_then(|s| self.slots.get(s));
+        let ticket = slot.map(|s| s.ticket());
+        let cancel = &match &ticket {
+            Some(t) => super::dispatch::combine(cancel, &t.cancel),
+            None => cancel.clone(),
+        };
+        let epoch = ticket.as_ref().map_or(0, |t| t.epoch);
         let (decision, body) = match self.authorize(server.as_deref(), &judged, cancel).await {
             Ok(mut gate) => {
                 let body = self
-                    .perform(request, &judged, cancel, &mut gate, progress)
+                    .perform(request, &judged, cancel, &mut gate, progress, epoch)
                     .await;
                 (gate.decision(), body)
             }
             Err((decision, failure)) => (decision, Err(failure)),
+        };
+        let body = match (body, slot) {
+            (Err(f), Some(slot))
+                if matches!(f.class, ErrorClass::Cancelled) && slot.disconnected_since(epoch) =>
+            {
+                Err(slot.disconnected_failure())
+            }
+            (body, _) => body,
         };
         self.trace.push(TraceRecord {
             at,

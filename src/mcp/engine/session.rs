@@ -185,7 +185,7 @@ impl Engine {
             Err(e) => Err(e),
             Ok(slot) => {
                 let was_connected = slot.live().is_some();
-                slot.close(&self.cleanup).await;
+                slot.disconnect(&self.cleanup).await;
                 let name = sanitize_capped(server, 128);
                 Ok(Success {
                     text: if was_connected {

@@ -5,6 +5,11 @@
 //! one attempt series instead of racing. Catalog caches belong to one connection generation and
 //! are dropped by `list_changed` notifications and by reconnects; a listing holds its cache's
 //! lock, so at most one re-list per catalog is ever in flight. Nothing here re-sends a request.
+//!
+//! An operator's disconnect starts a new epoch ([`Ticket`]): every request asked for before it
+//! is cancelled (a connect attempt it started among them), and one that reaches [`Slot::ensure`]
+//! after it fails as disconnected by the operator rather than connecting the server again. A
+//! request asked for after the disconnect connects as usual.
 
 use crate::mcp::connection::ErrorClass;
 use std::path::PathBuf;
@@ -57,6 +62,19 @@ pub(super) struct Slot {
     log_level: Mutex<Option<String>>,
     /// Told of every change to the facts status reports (see [`FactsMut`]).
     changes: StatusChanges,
+    /// The operator's disconnects so far (the epoch), and the token the requests asked for
+    /// since the last one run under ([`Ticket`]).
+    operator: Mutex<(u64, CancellationToken)>,
+}
+
+/// What a request carries from the moment it is asked for: its server's disconnect epoch then,
+/// and the token the server's next disconnect cancels.
+#[derive(Debug, Clone)]
+pub(super) struct Ticket {
+    /// The operator's disconnects of the server before the request was asked for.
+    pub epoch: u64,
+    /// Cancelled by the next disconnect.
+    pub cancel: CancellationToken,
 }
 
 /// The engine's status generation: bumped after every change to what status reports, so a face
@@ -129,7 +147,52 @@ impl Slot {
             roots: std::sync::OnceLock::new(),
             log_level: Mutex::new(None),
             changes,
+            operator: Mutex::new((0, CancellationToken::new())),
         }
+    }
+
+    fn operator(&self) -> std::sync::MutexGuard<'_, (u64, CancellationToken)> {
+        self.operator
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The ticket of a request asked for now.
+    pub(super) fn ticket(&self) -> Ticket {
+        let operator = self.operator();
+        Ticket {
+            epoch: operator.0,
+            cancel: operator.1.clone(),
+        }
+    }
+
+    /// Whether the operator disconnected the server since a request with `epoch` was asked for.
+    pub(super) fn disconnected_since(&self, epoch: u64) -> bool {
+        self.operator().0 != epoch
+    }
+
+    /// The failure of a request the operator's disconnect overtook.
+    pub(super) fn disconnected_failure(&self) -> Failure {
+        Failure::new(
+            ErrorClass::Cancelled,
+            format!(
+                "disconnected by the operator: `{}` was disconnected while this request waited \
+                 or ran, so it was cancelled and the server is not connected again for it",
+                sanitize_capped(&self.name, 128)
+            ),
+        )
+    }
+
+    /// The operator's disconnect: the requests asked for until now are cancelled (and none of
+    /// them connects the server again), then the connection is closed.
+    pub(super) async fn disconnect(&self, cleanup: &super::cleanup::Cleanup) {
+        let overtaken = {
+            let mut operator = self.operator();
+            operator.0 += 1;
+            std::mem::replace(&mut operator.1, CancellationToken::new())
+        };
+        overtaken.cancel();
+        self.close(cleanup).await;
     }
 
     /// Remembers the log level the operator asked for, so a new connection asks it again.
@@ -365,12 +428,18 @@ impl Slot {
     }
 
     /// The live connection, connecting first when needed.
+    /// A request asked for in `epoch` ([`Ticket`]) fails instead once the operator has
+    /// disconnected the server since.
     pub(super) async fn ensure(
         &self,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
+        epoch: u64,
     ) -> Result<Arc<Live>, Failure> {
         let def = self.def()?;
+        if self.disconnected_since(epoch) {
+            return Err(self.disconnected_failure());
+        }
         if let Some(live) = self.live() {
             match self.retire_dead(&live) {
                 None => return Ok(live),
@@ -386,22 +455,30 @@ impl Slot {
             return Err(with_hint(failure));
         }
         let _gate = self.gate.lock().await;
+        if self.disconnected_since(epoch) {
+            return Err(self.disconnected_failure());
+        }
         if let Some(live) = self.live() {
             return Ok(live);
         }
-        self.connect_locked(def, ctx, cancel).await
+        self.connect_locked(def, ctx, cancel, epoch).await
     }
 
     /// Closes the current connection (if any) and makes one fresh attempt series. Concurrent
     /// reconnects coalesce: a caller that waited for another's reconnect uses its result.
+    /// Like [`Slot::ensure`], a reconnect asked for before the operator's disconnect fails.
     pub(super) async fn reconnect(
         &self,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
+        epoch: u64,
     ) -> Result<Arc<Live>, Failure> {
         let def = self.def()?;
         let seen_generation = self.facts().generation;
         let _gate = self.gate.lock().await;
+        if self.disconnected_since(epoch) {
+            return Err(self.disconnected_failure());
+        }
         if self.facts().generation != seen_generation
             && let Some(live) = self.live()
         {
@@ -410,14 +487,18 @@ impl Slot {
         if let Some(old) = self.set_live(None) {
             close_live(&old, ctx.cleanup).await;
         }
-        self.connect_locked(def, ctx, cancel).await
+        self.connect_locked(def, ctx, cancel, epoch).await
     }
 
+    /// Connects (the caller holds the gate). When the operator disconnects meanwhile, the
+    /// attempt (cancelled with the request's ticket) is not recorded as a failure, and a
+    /// connection that was made all the same is closed at once.
     async fn connect_locked(
         &self,
         def: &ServerDef,
         ctx: &ConnectContext<'_>,
         cancel: &CancellationToken,
+        epoch: u64,
     ) -> Result<Arc<Live>, Failure> {
         self.facts_mut().state = Some(ServerState::Connecting);
         let lookup = |name: &str| (ctx.lookup)(name);
@@ -431,10 +512,29 @@ impl Slot {
             ctx.client.map(|face| self.session_side(face)),
         )
         .await;
+        if self.disconnected_since(epoch) {
+            if let Ok(mut conn) = result {
+                conn.close().await;
+            }
+            let mut facts = self.facts_mut();
+            if facts.state == Some(ServerState::Connecting) {
+                facts.state = Some(ServerState::Disconnected);
+            }
+            return Err(self.disconnected_failure());
+        }
         let conn = match result {
             Ok(conn) => conn,
             Err(e) => return Err(self.record_failure(Failure::from_connect(&e))),
         };
+        Ok(self.connected(conn, ctx))
+    }
+
+    /// Makes `conn` the server's live connection: a new generation, and status facts from it.
+    fn connected(
+        &self,
+        conn: crate::mcp::connection::Connection,
+        ctx: &ConnectContext<'_>,
+    ) -> Arc<Live> {
         let pgid = conn
             .process()
             .map(crate::mcp::connection::StdioProcess::pid);
@@ -463,10 +563,11 @@ impl Slot {
             prompts: tokio::sync::Mutex::new(None),
             refs: Mutex::new(ResourceRefs::new(ctx.ref_key.clone(), self.name.clone())),
             pgid,
+            closing: CancellationToken::new(),
         });
         drop(facts);
         self.set_live(Some(live.clone()));
-        Ok(live)
+        live
     }
 
     /// Drops the catalog a `list_changed` notification made stale.
