@@ -6,7 +6,9 @@
 //! JSON-RPC message) or that is larger than the 16 MiB cap becomes a JSON-RPC error for the
 //! request it answers, recorded in [`Faults`] with its class (`protocol` or `limit`), so the
 //! request fails at once instead of waiting for its deadline; a JSON body nested too deep or with
-//! invalid UTF-8 is treated the same way. A listing page sent as an event is counted before it
+//! invalid UTF-8 is treated the same way. A server's request on a stream that cannot be decoded answers
+//! nothing of mcpdeck's, so it is answered instead: a JSON-RPC error posted to the endpoint
+//! and session of the latest POST ([`GuardedClient::answering`]). A listing page sent as an event is counted before it
 //! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
 //! a listing request is posted by mcpdeck itself (`http_post`), so a page sent as a plain JSON
 //! body is counted the same way before it is decoded. An answer to `server/discover` that is not a usable
@@ -48,6 +50,19 @@ pub(crate) struct GuardedClient {
     faults: Arc<Faults>,
     /// Client capabilities rmcp's typed `initialize` cannot carry (see `declare`).
     extra: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
+    /// Where the last POST went (endpoint, session, credentials, headers): the errors answering
+    /// a server's undecodable requests are posted there.
+    last: Arc<std::sync::Mutex<Option<ReplyTarget>>>,
+}
+
+/// The endpoint and headers a reply to the server is posted with.
+#[derive(Clone)]
+struct ReplyTarget {
+    uri: Arc<str>,
+    session_id: Option<Arc<str>>,
+    auth_header: Option<String>,
+    headers: HashMap<HeaderName, HeaderValue>,
+    limits: rmcp::transport::streamable_http_client::StreamableHttpResponseLimits,
 }
 
 impl GuardedClient {
@@ -57,7 +72,44 @@ impl GuardedClient {
             inner,
             faults,
             extra: None,
+            last: Arc::default(),
         }
+    }
+
+    /// Answers the server's undecodable requests (a request on an event stream that is not a
+    /// JSON-RPC message mcpdeck can read) with a JSON-RPC error, posted like any other message
+    /// to the endpoint and session of the latest POST, so the server need not wait for its own
+    /// deadline. Needs a Tokio runtime: a task does the posting, and ends with the connection
+    /// (when `Faults` drops its sender).
+    #[must_use]
+    pub(crate) fn answering(self) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(super::faults::QUEUED_REPLIES);
+        self.faults.answer_requests_to(tx);
+        let (inner, last) = (self.inner.clone(), self.last.clone());
+        tokio::spawn(async move {
+            while let Some(line) = rx.recv().await {
+                let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(line.trim_end())
+                else {
+                    continue;
+                };
+                let target = last
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                let Some(t) = target else { continue };
+                let post = Post {
+                    uri: t.uri,
+                    message,
+                    session_id: t.session_id,
+                    auth_header: t.auth_header,
+                    headers: t.headers,
+                    limits: t.limits,
+                };
+                // The server's answer to an error response is an empty 202; nothing waits on it.
+                let _ = post.forward(&inner).await;
+            }
+        });
+        self
     }
 
     /// Adds `extra` capabilities to the `initialize` request on the wire. Done here, under
@@ -325,6 +377,19 @@ impl HttpLayer for GuardedClient {
         };
         let mut custom_headers = headers;
         let message = with_context(message, &mut custom_headers);
+        let mut reply_headers = custom_headers.clone();
+        reply_headers.remove(&HeaderName::from_static("mcp-method"));
+        reply_headers.remove(&HeaderName::from_static("mcp-name"));
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(ReplyTarget {
+            uri: uri.clone(),
+            session_id: session_id.clone(),
+            auth_header: auth_header.clone(),
+            headers: reply_headers,
+            limits,
+        });
         let answer = if listing {
             // Read and counted here, so a page over its bounds is never decoded.
             let post = ListingPost {

@@ -264,6 +264,19 @@ impl Engine {
             | OperatorOp::Disconnect => Err(Failure::invalid(
                 "a session control runs outside policy".to_owned(),
             )),
+            OperatorOp::Skills => ops::list_skills(ctx).await,
+            OperatorOp::Skill { name, files } => {
+                self.approve(
+                    gate,
+                    ctx.slot,
+                    operation,
+                    Some(approve_uri(name)),
+                    None,
+                    ctx.cancel,
+                )
+                .await?;
+                ops::get_skill(ctx, name, files).await
+            }
         }
     }
 }

@@ -75,6 +75,8 @@ impl EngineRequest {
             | OperatorOp::AddRoot { .. }
             | OperatorOp::RemoveRoot { .. }
             | OperatorOp::Disconnect => return None,
+            OperatorOp::Skills => NormalizedOperation::ResourcesList,
+            OperatorOp::Skill { .. } => NormalizedOperation::ResourcesRead,
         })
     }
 
