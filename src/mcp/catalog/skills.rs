@@ -159,20 +159,18 @@ pub(crate) fn names_skill(skill: &Skill, wanted: &str) -> bool {
 /// The URI of the file `wanted` (a path inside the skill or a listed URI) of `skill`, when its
 /// entry lists it; a `dynamic` skill's files resolve against its root unverified.
 pub(crate) fn file_uri(skill: &Skill, wanted: &str) -> Option<String> {
-    match &skill.resources {
-        SkillResources::Files(files) => files
+    if let SkillResources::Files(files) = &skill.resources {
+        return files
             .iter()
             .find(|f| f.uri == wanted || path_in_skill(&skill.uri, &f.uri) == wanted)
-            .map(|f| f.uri.clone()),
-        _ => {
-            let root = skill.uri.strip_suffix(SKILL_MD)?;
-            Some(if wanted.contains("://") {
-                wanted.to_owned()
-            } else {
-                format!("{root}{}", wanted.trim_start_matches('/'))
-            })
-        }
+            .map(|f| f.uri.clone());
     }
+    let root = skill.uri.strip_suffix(SKILL_MD)?;
+    Some(if wanted.contains("://") {
+        wanted.to_owned()
+    } else {
+        format!("{root}{}", wanted.trim_start_matches('/'))
+    })
 }
 
 /// Checks the bytes read from `uri` against the skill's entry: its size first, then its digest,

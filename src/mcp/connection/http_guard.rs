@@ -14,7 +14,9 @@
 //! body is counted the same way before it is decoded. An answer to `server/discover` that is not a usable
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
-//! `initialize` on the same transport. Authentication refusals keep their own path.
+//! `initialize` on the same transport; a discover answer that comes only after that
+//! `initialize` was posted (the probe timed out under load) is dropped, so the handshake never
+//! reads the probe's id as its own. Authentication refusals keep their own path.
 //!
 //! Every POST also carries the headers the 2026-07-28 transport asks of each one, whatever the
 //! era: `MCP-Protocol-Version` (on `initialize` too, equal to the version its `_meta` names, see
@@ -53,6 +55,9 @@ pub(crate) struct GuardedClient {
     /// Where the last POST went (endpoint, session, credentials, headers): the errors answering
     /// a server's undecodable requests are posted there.
     last: Arc<std::sync::Mutex<Option<ReplyTarget>>>,
+    /// An `initialize` was posted: a `server/discover` answer arriving after it is the `auto`
+    /// probe's, come after its timeout, and is dropped rather than read as the handshake's.
+    initializing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The endpoint and headers a reply to the server is posted with.
@@ -73,7 +78,70 @@ impl GuardedClient {
             faults,
             extra: None,
             last: Arc::default(),
+            initializing: Arc::default(),
         }
+    }
+
+    /// The answer to a POST as rmcp should see it (see the module comment).
+    fn checked_answer(
+        &self,
+        answer: Result<StreamableHttpPostResponse, HttpError>,
+        posted: Posted,
+        max_event: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        if posted.discover && self.initializing.load(std::sync::atomic::Ordering::SeqCst) {
+            // The probe's late answer (or failure): the fallback handshake is under way and
+            // must not receive it (it carries the probe's id).
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        match answer {
+            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
+                Ok(StreamableHttpPostResponse::Sse(
+                    guard_stream(stream, posted, self.faults.clone(), max_event),
+                    sid,
+                ))
+            }
+            Ok(StreamableHttpPostResponse::Json(message, sid)) if posted.discover => Ok(
+                StreamableHttpPostResponse::Json(discover::usable_answer(message), sid),
+            ),
+            Ok(other) => Ok(other),
+            Err(err) => {
+                if let Some(id) = &posted.id {
+                    if posted.discover
+                        && let Some(fallback) = discover_fallback(&err, id)
+                    {
+                        return Ok(fallback);
+                    }
+                    if let Some(reason) = body_fault(&err) {
+                        let stand_in = self.faults.fail(id.clone(), undecodable(reason));
+                        return Ok(StreamableHttpPostResponse::Json(stand_in, None));
+                    }
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Marks the handshake as begun when `message` is `initialize`.
+    fn note_initialize(&self, message: &ClientJsonRpcMessage) {
+        if let ClientJsonRpcMessage::Request(r) = message
+            && matches!(r.request, ClientRequest::InitializeRequest(_))
+        {
+            self.initializing
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Keeps where the latest POST went, less the headers that name its method and target.
+    fn remember_target(&self, mut target: ReplyTarget) {
+        target
+            .headers
+            .remove(&HeaderName::from_static("mcp-method"));
+        target.headers.remove(&HeaderName::from_static("mcp-name"));
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(target);
     }
 
     /// Answers the server's undecodable requests (a request on an event stream that is not a
@@ -364,6 +432,7 @@ impl HttpLayer for GuardedClient {
             limits,
         } = post;
         let posted = Posted::of(&message);
+        self.note_initialize(&message);
         let mut listing = false;
         if let ClientJsonRpcMessage::Request(r) = &message
             && let Some((kind, first_page)) = Listing::of(&r.request)
@@ -377,17 +446,11 @@ impl HttpLayer for GuardedClient {
         };
         let mut custom_headers = headers;
         let message = with_context(message, &mut custom_headers);
-        let mut reply_headers = custom_headers.clone();
-        reply_headers.remove(&HeaderName::from_static("mcp-method"));
-        reply_headers.remove(&HeaderName::from_static("mcp-name"));
-        *self
-            .last
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(ReplyTarget {
+        self.remember_target(ReplyTarget {
             uri: uri.clone(),
             session_id: session_id.clone(),
             auth_header: auth_header.clone(),
-            headers: reply_headers,
+            headers: custom_headers.clone(),
             limits,
         });
         let answer = if listing {
@@ -412,37 +475,7 @@ impl HttpLayer for GuardedClient {
             };
             post.forward(&self.inner).await
         };
-        match answer {
-            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
-                Ok(StreamableHttpPostResponse::Sse(
-                    guard_stream(
-                        stream,
-                        posted,
-                        self.faults.clone(),
-                        limits.max_sse_event_size,
-                    ),
-                    sid,
-                ))
-            }
-            Ok(StreamableHttpPostResponse::Json(message, sid)) if posted.discover => Ok(
-                StreamableHttpPostResponse::Json(discover::usable_answer(message), sid),
-            ),
-            Ok(other) => Ok(other),
-            Err(err) => {
-                if let Some(id) = &posted.id {
-                    if posted.discover
-                        && let Some(fallback) = discover_fallback(&err, id)
-                    {
-                        return Ok(fallback);
-                    }
-                    if let Some(reason) = body_fault(&err) {
-                        let stand_in = self.faults.fail(id.clone(), undecodable(reason));
-                        return Ok(StreamableHttpPostResponse::Json(stand_in, None));
-                    }
-                }
-                Err(err)
-            }
-        }
+        self.checked_answer(answer, posted, limits.max_sse_event_size)
     }
 
     /// A stream without a limit of the caller's gets [`super::http::MAX_BODY_BYTES`].

@@ -266,15 +266,9 @@ impl Engine {
             )),
             OperatorOp::Skills => ops::list_skills(ctx).await,
             OperatorOp::Skill { name, files } => {
-                self.approve(
-                    gate,
-                    ctx.slot,
-                    operation,
-                    Some(approve_uri(name)),
-                    None,
-                    ctx.cancel,
-                )
-                .await?;
+                let shown = approve_uri(name);
+                self.approve(gate, ctx.slot, operation, Some(shown), None, ctx.cancel)
+                    .await?;
                 ops::get_skill(ctx, name, files).await
             }
         }
