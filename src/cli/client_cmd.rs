@@ -1,7 +1,8 @@
 //! The operator's client commands that agents never get: `templates` (resource templates with
 //! their URI templates), `complete` (argument completion),
 //! `read --template` (a resource template with values), `watch` (a resource subscription
-//! printed until a count or Ctrl-C) and `tasks` (a server's tasks: list, get, cancel, result).
+//! printed until a count or Ctrl-C), `tasks` (a server's tasks: list, get, cancel, result),
+//! and `skills` / `skill` (a server's skills, and one skill's files read and verified).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -53,6 +54,21 @@ pub fn templates(cx: Context, server: String, json: bool) -> Exit {
 /// `mcpdeck scan SERVER`: exit 0 when clean, 1 when anything was found.
 pub fn scan(cx: Context, server: String, json: bool) -> Exit {
     run_op(cx, server, OperatorOp::Scan, Printing::json(json))
+}
+
+/// `mcpdeck skills SERVER`.
+pub fn skills(cx: Context, server: String, json: bool) -> Exit {
+    run_op(cx, server, OperatorOp::Skills, Printing::json(json))
+}
+
+/// `mcpdeck skill SERVER NAME [--file PATH ...]`.
+pub fn skill(cx: Context, server: String, name: String, files: Vec<String>, json: bool) -> Exit {
+    run_op(
+        cx,
+        server,
+        OperatorOp::Skill { name, files },
+        Printing::json(json),
+    )
 }
 
 /// `key=value` pairs as strings.

@@ -192,6 +192,30 @@ pub enum Command {
     },
     /// Get a prompt's messages: arguments as key=value pairs (strings).
     Prompt(PromptArgs),
+    /// List a server's skills (`skills/list`, the `io.modelcontextprotocol/skills` extension):
+    /// names, URIs, files and sizes; no skill file is read.
+    Skills {
+        /// The configured server.
+        server: String,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read one skill: its `SKILL.md` and the files named with `--file`, each verified against
+    /// the listing (size, SHA-256 digest, front matter) and refused on any mismatch.
+    Skill {
+        /// The configured server.
+        server: String,
+        /// The skill's name, or the URI of its `SKILL.md` (asked with `skills/get`).
+        name: String,
+        /// Also read this file of the skill (its path inside the skill, e.g.
+        /// `references/FORMS.md`, or its URI); repeatable.
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Sandboxed stdio servers: `suggest SERVER` prints a `sandbox` profile derived from the
     /// definition, to review and paste into it.
     #[command(subcommand)]

@@ -122,6 +122,13 @@ fn dispatch(mut cx: Context, command: Command) -> Exit {
         Command::Scan { server, json } => client_cmd::scan(cx, server, json),
         Command::Pins(args) => pins_cmd::run(cx, args),
         Command::Prompt(args) => ops_cmd::prompt(cx, args),
+        Command::Skills { server, json } => client_cmd::skills(cx, server, json),
+        Command::Skill {
+            server,
+            name,
+            files,
+            json,
+        } => client_cmd::skill(cx, server, name, files, json),
         Command::Bench(args) => bench_cmd::bench(cx, args),
         Command::Lint {
             server,

@@ -72,6 +72,10 @@ pub enum OpResult {
     Pins(PinReport),
     /// `pins export` / `pins check` (the CLI's): several servers against a pin file.
     PinSet(PinSet),
+    /// `skills.list` (the operator's): the skills a server serves.
+    Skills(crate::mcp::catalog::skills::SkillList),
+    /// `skills.get` (the operator's): one skill with the files read, each verified.
+    Skill(crate::mcp::catalog::skills::SkillRead),
 }
 
 /// `pins export` / `pins check`: several servers and the pin file.

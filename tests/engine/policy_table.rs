@@ -220,6 +220,14 @@ fn requests() -> Vec<(&'static str, Req)> {
         ("session add root", Req::AddRoot(".")),
         ("session remove root", Req::RemoveRoot("file:///nowhere")),
         ("session disconnect", Req::Disconnect),
+        ("operator skills", Req::Op(OperatorOp::Skills)),
+        (
+            "operator skill",
+            Req::Op(OperatorOp::Skill {
+                name: "pdf".into(),
+                files: Vec::new(),
+            }),
+        ),
     ]
 }
 

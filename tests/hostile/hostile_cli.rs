@@ -128,16 +128,26 @@ fn oauth_challenge_exits_3_with_one_clear_message() {
 /// code, and the call that was waiting on them still ends: an `elicitation/create` nested 450
 /// levels deep is invalid (-32600; it used to be dropped, and the call waited for its deadline),
 /// one whose form schema nests 30 objects has invalid parameters (-32602; it used to be
-/// "method not found").
+/// "method not found"). Over stdio and over HTTP (where the deep one used to be skipped).
 #[test]
 fn undecodable_server_requests_are_answered_at_once_with_their_code() {
     let sb = Sandbox::new();
     let ask = |case: &str| json!({"command": fixture(), "args": ["raw", "--case", case], "requestTimeoutMs": 60000});
+    // Over HTTP the request arrives on the call's event stream and the error is posted back.
+    let http = HttpFixture::start("");
+    let ask_http =
+        |case: &str| json!({"url": http.url(&format!("/raw/{case}")), "requestTimeoutMs": 60000});
     with_servers(
         &sb,
-        &json!({"deep": ask("ask-deep"), "form": ask("ask-deep-form")}),
+        &json!({"deep": ask("ask-deep"), "form": ask("ask-deep-form"),
+            "deep-http": ask_http("ask-deep"), "form-http": ask_http("ask-deep-form")}),
     );
-    for (server, code) in [("deep", "-32600"), ("form", "-32602")] {
+    for (server, code) in [
+        ("deep", "-32600"),
+        ("form", "-32602"),
+        ("deep-http", "-32600"),
+        ("form-http", "-32602"),
+    ] {
         let started = std::time::Instant::now();
         let (exit, out, err) = run(&sb, &["call", server, "echo", "--no-validate"], false);
         assert_eq!(exit, 0, "{server}: {out}{err}");

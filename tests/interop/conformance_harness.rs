@@ -2,7 +2,8 @@
 //! (`@modelcontextprotocol/conformance`, pinned with its Node 22 by `scripts/install-conformance`
 //! into `tests/interop/conformance/`), run against mcpdeck's command line through the same adapter
 //! as `scripts/conformance` (`tests/interop/conformance/client.mjs`): input-required rounds,
-//! request metadata and version negotiation, the standard and custom headers. Every check of a
+//! request metadata and version negotiation, the standard and custom headers, skills (no file
+//! fetched before it is asked for; size, digest and front matter verified). Every check of a
 //! scenario must pass with `protocolVersion` unset, `auto` and `2026-07-28`. Fails under
 //! `CI=true` when the harness is missing; the whole suite is `scripts/conformance`.
 
@@ -119,4 +120,20 @@ fn custom_headers_from_tool_parameters() {
 #[test]
 fn tools_with_invalid_header_annotations() {
     passes_everywhere("http-invalid-tool-headers");
+}
+
+#[test]
+fn skills_are_listed_without_fetching_their_files() {
+    passes_everywhere("sep-2640-client-no-prefetch");
+}
+
+#[test]
+fn a_skill_whose_digest_size_or_front_matter_differs_is_refused() {
+    for scenario in [
+        "sep-2640-client-verify-digest",
+        "sep-2640-client-verify-size",
+        "sep-2640-client-verify-frontmatter",
+    ] {
+        passes_everywhere(scenario);
+    }
 }

@@ -19,6 +19,8 @@ pub enum CatalogKind {
     ResourceTemplates,
     /// `prompts/list`.
     Prompts,
+    /// `skills/list` (the skills extension).
+    Skills,
 }
 
 impl fmt::Display for CatalogKind {
@@ -28,6 +30,7 @@ impl fmt::Display for CatalogKind {
             Self::Resources => "resources",
             Self::ResourceTemplates => "resource templates",
             Self::Prompts => "prompts",
+            Self::Skills => "skills",
         })
     }
 }
@@ -52,7 +55,7 @@ impl PageLimits {
         max_pages: 100,
         max_entries: 5_000,
     };
-    /// Prompts: 100 pages, 5,000 entries.
+    /// Prompts and skills: 100 pages, 5,000 entries.
     pub const PROMPTS: Self = Self {
         max_pages: 100,
         max_entries: 5_000,
@@ -69,7 +72,7 @@ impl PageLimits {
         match kind {
             CatalogKind::Tools => Self::TOOLS,
             CatalogKind::Resources | CatalogKind::ResourceTemplates => Self::RESOURCES,
-            CatalogKind::Prompts => Self::PROMPTS,
+            CatalogKind::Prompts | CatalogKind::Skills => Self::PROMPTS,
         }
     }
 }

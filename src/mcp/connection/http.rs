@@ -176,7 +176,9 @@ pub(crate) async fn transport(
 ) -> Result<(HttpTransport, LiveSecrets), ConnectError> {
     parse_url(url)?;
     let guarded = Layered(
-        GuardedClient::new(http_client(connect_timeout, refused)?, faults).declaring(extra),
+        GuardedClient::new(http_client(connect_timeout, refused)?, faults)
+            .declaring(extra)
+            .answering(),
     );
     let client = auth_client(url, guarded, oauth)
         .await

@@ -6,13 +6,17 @@
 //! JSON-RPC message) or that is larger than the 16 MiB cap becomes a JSON-RPC error for the
 //! request it answers, recorded in [`Faults`] with its class (`protocol` or `limit`), so the
 //! request fails at once instead of waiting for its deadline; a JSON body nested too deep or with
-//! invalid UTF-8 is treated the same way. A listing page sent as an event is counted before it
+//! invalid UTF-8 is treated the same way. A server's request on a stream that cannot be decoded answers
+//! nothing of mcpdeck's, so it is answered instead: a JSON-RPC error posted to the endpoint
+//! and session of the latest POST ([`GuardedClient::answering`]). A listing page sent as an event is counted before it
 //! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
 //! a listing request is posted by mcpdeck itself (`http_post`), so a page sent as a plain JSON
 //! body is counted the same way before it is decoded. An answer to `server/discover` that is not a usable
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
-//! `initialize` on the same transport. Authentication refusals keep their own path.
+//! `initialize` on the same transport; a discover answer that comes only after that
+//! `initialize` was posted (the probe timed out under load) is dropped, so the handshake never
+//! reads the probe's id as its own. Authentication refusals keep their own path.
 //!
 //! Every POST also carries the headers the 2026-07-28 transport asks of each one, whatever the
 //! era: `MCP-Protocol-Version` (on `initialize` too, equal to the version its `_meta` names, see
@@ -48,6 +52,22 @@ pub(crate) struct GuardedClient {
     faults: Arc<Faults>,
     /// Client capabilities rmcp's typed `initialize` cannot carry (see `declare`).
     extra: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
+    /// Where the last POST went (endpoint, session, credentials, headers): the errors answering
+    /// a server's undecodable requests are posted there.
+    last: Arc<std::sync::Mutex<Option<ReplyTarget>>>,
+    /// An `initialize` was posted: a `server/discover` answer arriving after it is the `auto`
+    /// probe's, come after its timeout, and is dropped rather than read as the handshake's.
+    initializing: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The endpoint and headers a reply to the server is posted with.
+#[derive(Clone)]
+struct ReplyTarget {
+    uri: Arc<str>,
+    session_id: Option<Arc<str>>,
+    auth_header: Option<String>,
+    headers: HashMap<HeaderName, HeaderValue>,
+    limits: rmcp::transport::streamable_http_client::StreamableHttpResponseLimits,
 }
 
 impl GuardedClient {
@@ -57,7 +77,107 @@ impl GuardedClient {
             inner,
             faults,
             extra: None,
+            last: Arc::default(),
+            initializing: Arc::default(),
         }
+    }
+
+    /// The answer to a POST as rmcp should see it (see the module comment).
+    fn checked_answer(
+        &self,
+        answer: Result<StreamableHttpPostResponse, HttpError>,
+        posted: Posted,
+        max_event: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        if posted.discover && self.initializing.load(std::sync::atomic::Ordering::SeqCst) {
+            // The probe's late answer (or failure): the fallback handshake is under way and
+            // must not receive it (it carries the probe's id).
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        match answer {
+            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
+                Ok(StreamableHttpPostResponse::Sse(
+                    guard_stream(stream, posted, self.faults.clone(), max_event),
+                    sid,
+                ))
+            }
+            Ok(StreamableHttpPostResponse::Json(message, sid)) if posted.discover => Ok(
+                StreamableHttpPostResponse::Json(discover::usable_answer(message), sid),
+            ),
+            Ok(other) => Ok(other),
+            Err(err) => {
+                if let Some(id) = &posted.id {
+                    if posted.discover
+                        && let Some(fallback) = discover_fallback(&err, id)
+                    {
+                        return Ok(fallback);
+                    }
+                    if let Some(reason) = body_fault(&err) {
+                        let stand_in = self.faults.fail(id.clone(), undecodable(reason));
+                        return Ok(StreamableHttpPostResponse::Json(stand_in, None));
+                    }
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Marks the handshake as begun when `message` is `initialize`.
+    fn note_initialize(&self, message: &ClientJsonRpcMessage) {
+        if let ClientJsonRpcMessage::Request(r) = message
+            && matches!(r.request, ClientRequest::InitializeRequest(_))
+        {
+            self.initializing
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Keeps where the latest POST went, less the headers that name its method and target.
+    fn remember_target(&self, mut target: ReplyTarget) {
+        target
+            .headers
+            .remove(&HeaderName::from_static("mcp-method"));
+        target.headers.remove(&HeaderName::from_static("mcp-name"));
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(target);
+    }
+
+    /// Answers the server's undecodable requests (a request on an event stream that is not a
+    /// JSON-RPC message mcpdeck can read) with a JSON-RPC error, posted like any other message
+    /// to the endpoint and session of the latest POST, so the server need not wait for its own
+    /// deadline. Needs a Tokio runtime: a task does the posting, and ends with the connection
+    /// (when `Faults` drops its sender).
+    #[must_use]
+    pub(crate) fn answering(self) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(super::faults::QUEUED_REPLIES);
+        self.faults.answer_requests_to(tx);
+        let (inner, last) = (self.inner.clone(), self.last.clone());
+        tokio::spawn(async move {
+            while let Some(line) = rx.recv().await {
+                let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(line.trim_end())
+                else {
+                    continue;
+                };
+                let target = last
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                let Some(t) = target else { continue };
+                let post = Post {
+                    uri: t.uri,
+                    message,
+                    session_id: t.session_id,
+                    auth_header: t.auth_header,
+                    headers: t.headers,
+                    limits: t.limits,
+                };
+                // The server's answer to an error response is an empty 202; nothing waits on it.
+                let _ = post.forward(&inner).await;
+            }
+        });
+        self
     }
 
     /// Adds `extra` capabilities to the `initialize` request on the wire. Done here, under
@@ -312,6 +432,7 @@ impl HttpLayer for GuardedClient {
             limits,
         } = post;
         let posted = Posted::of(&message);
+        self.note_initialize(&message);
         let mut listing = false;
         if let ClientJsonRpcMessage::Request(r) = &message
             && let Some((kind, first_page)) = Listing::of(&r.request)
@@ -325,6 +446,13 @@ impl HttpLayer for GuardedClient {
         };
         let mut custom_headers = headers;
         let message = with_context(message, &mut custom_headers);
+        self.remember_target(ReplyTarget {
+            uri: uri.clone(),
+            session_id: session_id.clone(),
+            auth_header: auth_header.clone(),
+            headers: custom_headers.clone(),
+            limits,
+        });
         let answer = if listing {
             // Read and counted here, so a page over its bounds is never decoded.
             let post = ListingPost {
@@ -347,37 +475,7 @@ impl HttpLayer for GuardedClient {
             };
             post.forward(&self.inner).await
         };
-        match answer {
-            Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
-                Ok(StreamableHttpPostResponse::Sse(
-                    guard_stream(
-                        stream,
-                        posted,
-                        self.faults.clone(),
-                        limits.max_sse_event_size,
-                    ),
-                    sid,
-                ))
-            }
-            Ok(StreamableHttpPostResponse::Json(message, sid)) if posted.discover => Ok(
-                StreamableHttpPostResponse::Json(discover::usable_answer(message), sid),
-            ),
-            Ok(other) => Ok(other),
-            Err(err) => {
-                if let Some(id) = &posted.id {
-                    if posted.discover
-                        && let Some(fallback) = discover_fallback(&err, id)
-                    {
-                        return Ok(fallback);
-                    }
-                    if let Some(reason) = body_fault(&err) {
-                        let stand_in = self.faults.fail(id.clone(), undecodable(reason));
-                        return Ok(StreamableHttpPostResponse::Json(stand_in, None));
-                    }
-                }
-                Err(err)
-            }
-        }
+        self.checked_answer(answer, posted, limits.max_sse_event_size)
     }
 
     /// A stream without a limit of the caller's gets [`super::http::MAX_BODY_BYTES`].

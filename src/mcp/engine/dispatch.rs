@@ -268,6 +268,13 @@ impl Engine {
             | OperatorOp::Disconnect => Err(Failure::invalid(
                 "a session control runs outside policy".to_owned(),
             )),
+            OperatorOp::Skills => ops::list_skills(ctx).await,
+            OperatorOp::Skill { name, files } => {
+                let shown = approve_uri(name);
+                self.approve(gate, ctx.slot, operation, Some(shown), None, ctx.cancel)
+                    .await?;
+                ops::get_skill(ctx, name, files).await
+            }
         }
     }
 }

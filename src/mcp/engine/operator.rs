@@ -152,6 +152,16 @@ pub enum OperatorOp {
     },
     /// Closes the server's connection (its process ends); the others stay connected.
     Disconnect,
+    /// `skills/list`, every page (the skills extension); no skill file is read.
+    Skills,
+    /// One skill's entry (by name from the listing, or by URI through `skills/get`), its
+    /// `SKILL.md` and the named files, each verified against the entry.
+    Skill {
+        /// The skill's name or the URI of its `SKILL.md`.
+        name: String,
+        /// Further files to read, by path inside the skill or URI.
+        files: Vec<String>,
+    },
 }
 
 impl OperatorOp {
@@ -177,6 +187,8 @@ impl OperatorOp {
             Self::Scan => "scan",
             Self::Pins { .. } => "pins",
             Self::CheckPins { .. } => "pins.check",
+            Self::Skills => "skills.list",
+            Self::Skill { .. } => "skills.get",
         }
     }
 }

@@ -45,7 +45,7 @@ impl EngineRequest {
     /// The operation the policy judges it as, or `None` for a session control that runs
     /// outside policy and the trace (it sends the server nothing it asked for: roots, a
     /// disconnect). An operator operation is judged as the agents' operation it resembles:
-    /// completion as a catalog read, template reads, reads by URI and subscriptions as
+    /// completion and the skills listing as a catalog read, template and skill reads, reads by URI and subscriptions as
     /// `resources.read`, tasks, log levels, costs, pins and the scan as `tools.list`, a ping as
     /// `tools.list`, a call as the call it is.
     pub fn judged_as(&self) -> Option<NormalizedOperation> {
@@ -56,11 +56,12 @@ impl EngineRequest {
         Some(match op {
             OperatorOp::Call { tool, .. } => NormalizedOperation::ToolsCall { tool: tool.clone() },
             OperatorOp::Complete { .. } => NormalizedOperation::PromptsList,
-            OperatorOp::Templates => NormalizedOperation::ResourcesList,
+            OperatorOp::Templates | OperatorOp::Skills => NormalizedOperation::ResourcesList,
             OperatorOp::ReadUri { .. }
             | OperatorOp::ReadTemplate { .. }
             | OperatorOp::Subscribe { .. }
-            | OperatorOp::Unsubscribe { .. } => NormalizedOperation::ResourcesRead,
+            | OperatorOp::Unsubscribe { .. }
+            | OperatorOp::Skill { .. } => NormalizedOperation::ResourcesRead,
             OperatorOp::Ping
             | OperatorOp::TasksList
             | OperatorOp::TaskGet { .. }

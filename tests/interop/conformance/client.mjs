@@ -5,7 +5,8 @@
 // test data in MCP_CONFORMANCE_CONTEXT (JSON). This adapter does what an operator would do at a
 // shell: it writes an `mcp.json` naming the URL (with `protocolVersion` from
 // MCPDECK_CONFORMANCE_PROTOCOL when set), then runs `mcpdeck` commands against it — list the
-// tools, call them, read the resources, get the prompts. It never speaks MCP itself.
+// tools, call them, read the resources, get the prompts, list and load the skills. It never
+// speaks MCP itself.
 //
 // The authorization scenarios (`auth/*`) go to scripts/conformance-auth-client, which signs in.
 // MCPDECK selects the binary (default: target/debug/mcpdeck of this checkout).
@@ -120,6 +121,19 @@ switch (scenario) {
     }
     break;
   }
+  // The skills extension: list, as an operator finding out what a server offers; the verifying
+  // scenarios then load the listed skill asking for a supporting file too, which mcpdeck must
+  // not fetch once SKILL.md fails verification.
+  case 'sep-2640-client-no-prefetch':
+    deck(['skills', 't']);
+    break;
+  case 'sep-2640-client-verify-digest':
+  case 'sep-2640-client-verify-size':
+  case 'sep-2640-client-verify-frontmatter':
+    for (const skill of listed(deck(['skills', 't']), 'skills', 'name')) {
+      deck(['skill', 't', skill, '--file', 'references/FORMS.md']);
+    }
+    break;
   default:
     if (Array.isArray(context.toolCalls)) {
       deck(['tools', 't']);

@@ -19,7 +19,7 @@ fn params(cursor: Option<String>) -> Option<PaginatedRequestParams> {
 }
 
 /// Every page of one catalog through `request(cursor)`, within the bounds of `kind`.
-async fn list_pages<T>(
+pub(super) async fn list_pages<T>(
     ctx: &OpContext<'_>,
     conn: &Connection,
     kind: CatalogKind,

@@ -10,6 +10,7 @@ mod catalogs;
 mod cost;
 mod prompts;
 mod resources;
+mod skills;
 mod tools;
 
 use crate::mcp::connection::ErrorClass;
@@ -32,6 +33,7 @@ pub(super) use catalogs::{declared, prompts, resource_listing, tools};
 pub(super) use cost::tool_costs;
 pub(super) use prompts::{get_prompt, list_prompts};
 pub(super) use resources::{list_resources, list_templates, read_resource, read_uri};
+pub(super) use skills::{get_skill, list_skills};
 pub(super) use tools::{call_tool, describe_tool, list_tools, ping, search_tools, shape_call};
 
 /// What an operation needs besides the connection.
