@@ -92,7 +92,7 @@ impl App {
             Action::Help => (Overlay::Help(0), Vec::new()),
             Action::Trust => (Overlay::Trust(super::TrustView::default()), Vec::new()),
             Action::Doctor => (
-                Overlay::Doctor(super::overlays::DoctorView::default()),
+                Overlay::Doctor(super::overlays::DoctorView::opened(&self.info)),
                 Vec::new(),
             ),
             Action::Policy => return Some(self.open_policy_view()),

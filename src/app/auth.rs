@@ -171,7 +171,36 @@ impl AuthState {
     }
 }
 
+/// The advice an OAuth refusal carries for the CLI, which the console replaces with its key.
+const CLI_SIGN_IN: &str = ": run `mcpdeck auth login";
+
 impl App {
+    /// A failure's words as the console shows them: an authorization refusal of a server that
+    /// signs in with OAuth names the console's sign-in key, not the CLI command to run.
+    pub fn failure_words(&self, server: Option<&str>, class: &str, message: &str) -> String {
+        if class != "auth_required" {
+            return message.to_owned();
+        }
+        let oauth = server.is_some_and(|s| {
+            self.auth
+                .info
+                .as_ref()
+                .is_some_and(|i| i.servers.contains_key(s))
+        });
+        let (said, cli) = match message.find(CLI_SIGN_IN) {
+            Some(at) => (&message[..at], true),
+            None => (message, false),
+        };
+        let Some(key) = self
+            .keymap
+            .key_for(super::keymap::Ctx::Global, super::keymap::Action::SignIn)
+            .filter(|_| oauth || cli)
+        else {
+            return message.to_owned();
+        };
+        format!("{said}; press {key} to sign in")
+    }
+
     /// Whether `row` waits for sign-in: its last connection was refused for authorization and
     /// it signs in with OAuth.
     pub fn waits_for_sign_in(&self, row: &ServerRow) -> bool {

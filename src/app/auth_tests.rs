@@ -190,3 +190,35 @@ fn servers_that_do_not_sign_in_say_so() {
             .is_some_and(|m| m.contains("does not sign in with OAuth"))
     );
 }
+
+/// An authorization refusal in the console names the sign-in key, not the CLI command: in a
+/// list that failed to load and in a result's error; a server without OAuth is left alone.
+#[test]
+fn an_authorization_error_says_to_press_the_sign_in_key() {
+    use super::Load;
+    let (mut app, _d) = auth_app(AuthState::SignedOut);
+    let refused = "the server asks for OAuth sign-in (HTTP 401): run `mcpdeck auth login web`";
+    assert_eq!(
+        app.failure_words(Some("web"), "auth_required", refused),
+        "the server asks for OAuth sign-in (HTTP 401); press L to sign in"
+    );
+    assert_eq!(
+        app.failure_words(Some("web"), "auth_required", "HTTP 403: insufficient_scope"),
+        "HTTP 403: insufficient_scope; press L to sign in"
+    );
+    assert_eq!(
+        app.failure_words(Some("local"), "auth_required", "HTTP 401"),
+        "HTTP 401",
+        "a server without OAuth has no sign-in to offer"
+    );
+    assert_eq!(
+        app.failure_words(Some("web"), "timeout", "no answer in 30 s"),
+        "no answer in 30 s"
+    );
+    let pane = app.panes.get_mut("web").expect("pane");
+    pane.tools.catalog = Some(Load::Failed("auth_required".to_owned(), refused.to_owned()));
+    app.focus = super::Focus::Main;
+    let screen = crate::ui::tests::draw(&app, 120, 40);
+    assert!(screen.contains("press L to sign in"), "{screen}");
+    assert!(!screen.contains("mcpdeck auth login"), "{screen}");
+}

@@ -58,7 +58,28 @@ pub struct Editor {
     pub server: Option<String>,
     /// The last "test connect": running, or its result (sanitised).
     pub test: Option<Result<String, String>>,
+    /// The doctor it was opened from, which closing it returns to (as it was).
+    pub from_doctor: Option<super::overlays::DoctorView>,
 }
+
+/// The keys the buffer itself takes (the text area's own), for the editor's help: the keymap
+/// binds only save, test connect, close and help here, and every other key edits.
+pub const EDITING_KEYS: &[(&str, &str)] = &[
+    ("arrows Home End", "move the cursor"),
+    ("PgUp PgDn", "a page up / down"),
+    ("S-arrows", "select while moving"),
+    ("M-f M-b", "next / previous word"),
+    ("C-a C-e", "start / end of the line"),
+    (
+        "Backspace Delete",
+        "delete the character before / under the cursor",
+    ),
+    ("C-w M-d", "delete the word before / after the cursor"),
+    ("C-k C-j", "delete to the end / start of the line"),
+    ("C-u C-r", "undo / redo"),
+    ("C-x C-c C-y", "cut / copy the selection, paste"),
+    ("Enter Tab", "new line, indent"),
+];
 
 impl Editor {
     /// An editor over `text`.
@@ -76,6 +97,7 @@ impl Editor {
             dirty: false,
             server: None,
             test: None,
+            from_doctor: None,
         };
         editor.check();
         editor

@@ -397,7 +397,7 @@ impl App {
                     .map(|m| sanitize_capped(&m, 600))
                     .map_err(|m| sanitize_capped(&m, 1200));
                 self.message = Some(match &result {
-                    Ok(m) | Err(m) => m.lines().next().unwrap_or_default().to_owned(),
+                    Ok(m) | Err(m) => one_line(m),
                 });
                 if let Some(view) = view {
                     view.mode = HostsMode::Browse;
@@ -406,7 +406,7 @@ impl App {
             }
             HostsMsg::Planned(Err(why)) => {
                 let why = sanitize_capped(&why, 1200);
-                self.message = Some(why.lines().next().unwrap_or_default().to_owned());
+                self.message = Some(one_line(&why));
                 if let Some(view) = view {
                     view.mode = HostsMode::Browse;
                     view.outcome = Some(Err(why));
@@ -414,5 +414,21 @@ impl App {
             }
         }
         Vec::new()
+    }
+}
+
+/// A many-line answer on the one status line: its lines in order, each reason after the
+/// heading's colon and the next ones after `;` (`not importing anything: `a`: …; `b`: …`),
+/// so a refusal says why even when the view is closed.
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return String::new();
+    };
+    let rest: Vec<&str> = lines.collect();
+    if rest.is_empty() {
+        first.to_owned()
+    } else {
+        format!("{first} {}", rest.join("; "))
     }
 }

@@ -254,3 +254,22 @@ fn import_previews_and_writes_only_after_y() {
     ))));
     assert!(matches!(&view(&app).outcome, Some(Ok(m)) if m.contains("imported")));
 }
+
+/// A refused import says every reason: in the view, and on the status line (one line, the
+/// reasons after the heading), not only its heading.
+#[test]
+fn a_refused_import_says_each_reason() {
+    let (mut app, _d) = hosts_app("valid");
+    app.update(ch('i'));
+    let why = "not importing anything:\n  `fs`: `args[1]` holds what looks like an Anthropic API \
+               key written out\n  `fs`: sandbox: unknown preset `tight`";
+    app.update(Msg::Hosts(HostsMsg::Planned(Err(why.to_owned()))));
+    assert_eq!(
+        app.message.as_deref(),
+        Some(
+            "not importing anything: `fs`: `args[1]` holds what looks like an Anthropic API key \
+             written out; `fs`: sandbox: unknown preset `tight`"
+        )
+    );
+    assert!(matches!(&view(&app).outcome, Some(Err(m)) if m.lines().count() == 3));
+}

@@ -170,7 +170,10 @@ impl App {
         let Screen::Running(run) = std::mem::replace(&mut self.screen, Screen::Browse) else {
             return Vec::new();
         };
-        let view = result_view(outcome);
+        let mut view = result_view(outcome);
+        if let Some((class, message)) = &mut view.error {
+            *message = self.failure_words(outcome.server.as_deref(), class, message);
+        }
         let mut effects = Vec::new();
         if !view.spills.is_empty() {
             effects.push(Effect::RefreshSpills);

@@ -134,6 +134,8 @@ pub struct DoctorFile {
     pub path: std::path::PathBuf,
     /// Its layer.
     pub layer: crate::mcp::config::Layer,
+    /// Whether it exists (the doctor opens on the first that does).
+    pub present: bool,
 }
 
 /// Builds the derived views.
@@ -177,6 +179,7 @@ fn doctor(config: &ConfigSet) -> (Vec<InfoLine>, Vec<DoctorFile>) {
             line: out.len(),
             path: file.path.clone(),
             layer: file.layer,
+            present: file.present,
         });
         let presence = if file.present { "" } else { " (absent)" };
         out.push(line(

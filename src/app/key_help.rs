@@ -68,11 +68,19 @@ pub fn help_layout(rows: &[(&'static str, String, &str)], width: u16) -> Vec<Hel
     lines
 }
 
-/// The help rows of `contexts` only, in the help overlay's order.
+/// The help rows of `contexts` only, in the help overlay's order; the editor's list ends with
+/// the keys its buffer takes ([`super::editor::EDITING_KEYS`]).
 pub fn rows_of<'a>(keymap: &'a Keymap, contexts: &[Ctx]) -> Vec<(&'static str, String, &'a str)> {
     let names: Vec<&str> = contexts.iter().map(|c| ctx_name(*c)).collect();
     let mut rows = keymap.help_rows();
     rows.retain(|(name, _, _)| names.contains(name));
+    if contexts.contains(&Ctx::Editor) {
+        rows.extend(
+            super::editor::EDITING_KEYS
+                .iter()
+                .map(|(keys, desc)| ("editing", (*keys).to_owned(), *desc)),
+        );
+    }
     rows
 }
 

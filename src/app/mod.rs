@@ -37,6 +37,7 @@ mod model;
 mod msg;
 pub mod overlays;
 pub mod policy_view;
+mod query_hints;
 pub mod result_keys;
 pub mod result_links;
 pub mod roots_view;
@@ -431,6 +432,8 @@ impl App {
 pub mod auth_tests;
 #[cfg(test)]
 mod completion_tests;
+#[cfg(test)]
+mod doctor_tests;
 #[cfg(test)]
 pub mod hosts_tests;
 #[cfg(test)]

@@ -151,12 +151,24 @@ fn meta(mime: Option<&str>, size: Option<u64>) -> String {
     format!("{mime}{size}")
 }
 
+/// A resource's MIME type and size, then its annotations (`· audience user · priority 0.5`).
+fn resource_meta(r: &crate::mcp::catalog::ResourceSummary) -> String {
+    let mut shown = meta(r.mime_type.as_deref(), r.size);
+    if let Some(annotations) = &r.annotations {
+        if !shown.is_empty() {
+            shown.push_str(" · ");
+        }
+        shown.push_str(&sanitize_capped(&annotations.to_string(), 256));
+    }
+    shown
+}
+
 /// Resources, then templates, from a `resources.list` result.
 pub fn resource_rows(list: &ResourceList) -> Vec<ResourceRow> {
     let resources = list.resources.iter().map(|r| ResourceRow {
         reference: sanitize_capped(&r.reference, 512),
         name: sanitize_capped(&r.name, 256),
-        meta: meta(r.mime_type.as_deref(), r.size),
+        meta: resource_meta(r),
         description: sanitize_capped(&r.description, 400).replace('\n', " "),
         template: false,
     });

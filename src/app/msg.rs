@@ -152,6 +152,15 @@ pub enum Msg {
     Hosts(super::hosts::HostsMsg),
     /// A sign-in answer (store status, authorization URL, sign-in or sign-out outcome).
     Auth(super::auth::AuthMsg),
+    /// The engine was rebuilt (a reload, a save or a trust change): the new configuration
+    /// views, and the servers whose definition and state carried over — their connections and
+    /// catalogs are as they were, so their panes keep what they listed.
+    Rebuilt {
+        /// The new views.
+        info: Box<info::ConfigInfo>,
+        /// The servers the rebuild kept ([`crate::mcp::engine::ReloadPlan::kept`]).
+        kept: std::collections::BTreeSet<String>,
+    },
 }
 
 /// Something the runtime must do for the app.

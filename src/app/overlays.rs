@@ -58,6 +58,20 @@ pub struct DoctorView {
     pub file: usize,
 }
 
+impl DoctorView {
+    /// The doctor as it opens: on the first file that exists and mcpdeck may edit (the
+    /// lowest-precedence layers are often absent), else on the first file; scrolled so that
+    /// file's line shows.
+    pub fn opened(info: &ConfigInfo) -> Self {
+        let files = &info.doctor_files;
+        let file = files
+            .iter()
+            .position(|f| f.present && f.layer != crate::mcp::config::Layer::Packaged)
+            .unwrap_or(0);
+        Self { scroll: 0, file }
+    }
+}
+
 /// The trust view's state: its text (the project's state, the changes since it was trusted,
 /// each definition and its risks) scrolls in the one text viewer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -427,7 +441,7 @@ impl App {
                 if editor.dirty {
                     self.message = Some("closed the editor; unsaved changes discarded".to_owned());
                 }
-                self.overlay = None;
+                self.overlay = editor.from_doctor.map(Overlay::Doctor);
             }
             _ => {
                 if editor.area.input(to_input(key)) {
@@ -475,6 +489,9 @@ impl App {
             } => {
                 let mut editor = super::editor::Editor::new(path, layer, &text);
                 editor.server = self.server().map(|s| s.name.clone());
+                if let Some(Overlay::Doctor(d)) = &self.overlay {
+                    editor.from_doctor = Some(*d);
+                }
                 self.overlay = Some(Overlay::Editor(Box::new(editor)));
             }
             Msg::Saved(result) => {

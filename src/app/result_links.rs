@@ -188,6 +188,7 @@ mod tests {
                     uri: (*uri).to_owned(),
                 })
                 .collect(),
+            annotations: Vec::new(),
         };
         app.update(Msg::Done {
             id: *id,

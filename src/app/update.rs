@@ -58,7 +58,7 @@ impl App {
                 });
                 Vec::new()
             }
-            Msg::Info(info) => self.on_info(*info),
+            Msg::Info(info) => self.on_info(*info, &std::collections::BTreeSet::new()),
             Msg::FilesChanged(_) => vec![Effect::Reload { asked: false }],
             Msg::Reloaded { said, mode } => {
                 self.message = Some(sanitize_capped(&said, 256));
@@ -90,6 +90,7 @@ impl App {
             }
             Msg::Hosts(msg) => self.on_hosts_msg(msg),
             Msg::Auth(msg) => self.on_auth_msg(msg),
+            Msg::Rebuilt { info, kept } => self.on_info(*info, &kept),
         }
     }
 
@@ -103,13 +104,21 @@ impl App {
         self.servers.update(super::ServerListMsg::Rows(rows))
     }
 
-    /// The engine was rebuilt (trust change or reloaded configuration): catalogs belonged to
-    /// the old connections.
-    fn on_info(&mut self, info: super::info::ConfigInfo) -> Vec<Effect> {
-        for pane in self.panes.values_mut() {
-            pane.forget_catalogs();
+    /// The engine was rebuilt (trust change or reloaded configuration): the catalogs of the
+    /// servers it started again belonged to the old connections; those of the `kept` servers
+    /// (same definition, same state: same connection) stay.
+    fn on_info(
+        &mut self,
+        info: super::info::ConfigInfo,
+        kept: &std::collections::BTreeSet<String>,
+    ) -> Vec<Effect> {
+        for (name, pane) in &mut self.panes {
+            if !kept.contains(name) {
+                pane.forget_catalogs();
+            }
         }
-        if matches!(self.screen, Screen::Browse) && self.focus == Focus::Main {
+        let shown_kept = self.server().is_some_and(|s| kept.contains(&s.name));
+        if matches!(self.screen, Screen::Browse) && self.focus == Focus::Main && !shown_kept {
             self.focus = Focus::Servers;
         }
         self.trust.clone_from(&info.trust_state);

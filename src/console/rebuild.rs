@@ -46,8 +46,11 @@ impl Rebuild {
     fn finish_then(self, config: ConfigSet, then: Option<Answer>) {
         let views = info::build(&config, &TrustStore::load(self.trust_path.clone()));
         match self.engines.rebuild(config) {
-            Ok((engine, _)) => {
-                let _ = self.tx.send(Msg::Info(Box::new(views)));
+            Ok((engine, plan)) => {
+                let _ = self.tx.send(Msg::Rebuilt {
+                    info: Box::new(views),
+                    kept: plan.kept,
+                });
                 let _ = self.tx.send(Msg::Status(Box::new(engine.status())));
                 if let Some((said, answer)) = then {
                     let _ = self.tx.send(answer(Ok(said)));
@@ -239,7 +242,10 @@ pub fn reload_live(rebuild: Rebuild, policy: Option<PolicySource>, asked: bool) 
                 }
                 said.append(&mut notes);
                 said.retain(|s| !s.is_empty());
-                let _ = rebuild.tx.send(Msg::Info(Box::new(views)));
+                let _ = rebuild.tx.send(Msg::Rebuilt {
+                    info: Box::new(views),
+                    kept: plan.kept,
+                });
                 let _ = rebuild.tx.send(Msg::Status(Box::new(engine.status())));
                 say(said.join("; "));
             }

@@ -227,6 +227,10 @@ pub struct ToolCall {
     /// serialised (an agent's text names each link and its origin, not its URI).
     #[serde(skip)]
     pub links: Vec<crate::mcp::results::links::ResourceLinkRef>,
+    /// The annotations the server put on the result's content blocks (which the text also
+    /// shows, each as an `[annotations: …]` line before its block).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<crate::mcp::results::BlockAnnotations>,
 }
 
 /// A spill as a result names it.
@@ -416,12 +420,21 @@ mod tests {
                 name: "Report".to_owned(),
                 uri: "demo://private/report".to_owned(),
             }],
+            annotations: vec![crate::mcp::results::BlockAnnotations {
+                block: 0,
+                annotations: crate::mcp::results::ContentAnnotations {
+                    audience: vec!["user".to_owned()],
+                    priority: serde_json::Number::from_f64(0.5),
+                    last_modified: None,
+                },
+            }],
         });
         assert_eq!(
             call.to_value(),
             json!({"isError": false, "text": "hi", "structuredContent": {"echo": "hi"},
                    "outputSchemaVerdict": null,
-                   "spills": [{"basename": "a.txt", "size": 3, "mimeType": "text/plain"}]})
+                   "spills": [{"basename": "a.txt", "size": 3, "mimeType": "text/plain"}],
+                   "annotations": [{"block": 0, "audience": ["user"], "priority": 0.5}]})
         );
         let read = OpResult::Read(ResourceRead {
             reference: "mcp-resource-x".to_owned(),

@@ -117,6 +117,7 @@ fn result_links_list() {
                     output_schema_verdict: None,
                     spills: Vec::new(),
                     links,
+                    annotations: Vec::new(),
                 }),
                 text,
                 spills: Vec::new(),

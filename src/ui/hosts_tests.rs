@@ -102,3 +102,14 @@ fn sign_in_view_and_auth_line() {
     }));
     snapshot_all("auth_sign_in", &mut app);
 }
+
+#[test]
+fn hosts_import_refused() {
+    let (mut app, _d) = hosts_app("valid");
+    app.update(ch('i'));
+    let why = "not importing anything:\n  `demo-copy`: `args[1]` holds what looks like an \
+               Anthropic API key written out; write it as a reference\n  `demo-copy`: \
+               sandbox: unknown preset `tight`";
+    app.update(Msg::Hosts(HostsMsg::Planned(Err(why.to_owned()))));
+    snapshot_all("hosts_import_refused", &mut app);
+}

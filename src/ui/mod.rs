@@ -136,6 +136,8 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 #[cfg(test)]
+mod annotations_tests;
+#[cfg(test)]
 mod approval_tests;
 #[cfg(test)]
 mod client_tests;
@@ -157,5 +159,7 @@ mod scan_marks_tests;
 mod session_tests;
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod trial_tests;
 #[cfg(test)]
 mod views_tests;

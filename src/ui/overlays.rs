@@ -8,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
-use super::main_pane::{info_lines, tone_style};
+use super::main_pane::tone_style;
 use super::theme::theme;
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
@@ -77,17 +77,54 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
 fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big: Rect) {
     let (inner, block) = popup(frame, big, "Config doctor", theme().accent);
     frame.render_widget(block, big);
-    let mut lines = info_lines(&app.info.doctor, view.scroll, usize::from(inner.height));
-    // The selected file (what `e` edits) is highlighted.
-    if let Some(file) = app.info.doctor_files.get(view.file)
-        && let Some(line) = file
-            .line
-            .checked_sub(view.scroll)
-            .and_then(|i| lines.get_mut(i))
-    {
-        *line = std::mem::take(line).patch_style(Style::new().add_modifier(Modifier::REVERSED));
-    }
+    let selected = app.info.doctor_files.get(view.file).map(|f| f.line);
+    let lines = doctor_rows(
+        &app.info.doctor,
+        view.scroll,
+        selected,
+        (inner.width, inner.height),
+    );
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The doctor's lines from `start`, each wrapped at the pane's width (a continuation row indented
+/// under its line's text, so a long path or diagnostic reads whole), until `height` rows are
+/// filled; the `selected` file's line (what `e` edits) reversed, every row of it.
+fn doctor_rows(
+    doctor: &[crate::app::info::InfoLine],
+    start: usize,
+    selected: Option<usize>,
+    (width, height): (u16, u16),
+) -> Vec<Line<'static>> {
+    let width = usize::from(width).max(1);
+    let mut rows = Vec::new();
+    for (i, line) in doctor.iter().enumerate().skip(start) {
+        let indent = line.text.len() - line.text.trim_start().len() + 2;
+        let indent = if indent * 2 < width { indent } else { 0 };
+        let mut style = tone_style(line.tone);
+        if Some(i) == selected {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        let first = crate::app::viewer::wrap_words(&line.text, width);
+        let (head, rest) = first.split_first().map_or((String::new(), ""), |(h, _)| {
+            (
+                h.clone(),
+                line.text.get(h.len()..).unwrap_or("").trim_start(),
+            )
+        });
+        rows.push(Line::styled(head, style));
+        if !rest.is_empty() {
+            let pad = " ".repeat(indent);
+            for row in crate::app::viewer::wrap_words(rest, width - indent) {
+                rows.push(Line::styled(format!("{pad}{row}"), style));
+            }
+        }
+        if rows.len() >= usize::from(height) {
+            break;
+        }
+    }
+    rows.truncate(usize::from(height));
+    rows
 }
 
 fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big: Rect) {
@@ -362,6 +399,7 @@ fn render_about(app: &App, server: &str, frame: &mut Frame, body: Rect) {
     lines.extend(row.sandbox.clone().map(|s| fact("sandbox", s)));
     lines.extend(row.roots.clone().map(|r| fact("roots", r)));
     if let Some((class, message)) = &row.error {
+        let message = app.failure_words(Some(server), class, message);
         lines.push(fact("last error", format!("{class}: {message}")));
     }
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);

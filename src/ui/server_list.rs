@@ -25,6 +25,39 @@ pub fn state_glyph(state: ServerState) -> (&'static str, Color) {
     }
 }
 
+/// `name` within `room` columns: whole when it fits (the transport and badges after it are cut at
+/// the pane's edge); else its middle gives way to `…` and both ends stay, so servers whose names
+/// share a prefix (`github-personal`, `github-work`: `githu…onal`, `githu…work` at 40 columns)
+/// still differ in a narrow pane.
+fn fit_name(name: &str, room: usize) -> String {
+    use unicode_width::UnicodeWidthChar as _;
+    let width = |c: &char| c.width().unwrap_or(0);
+    if name.chars().map(|c| width(&c)).sum::<usize>() <= room {
+        return name.to_owned();
+    }
+    let kept = room.saturating_sub(1);
+    let tail_room = kept / 2;
+    let mut tail = Vec::new();
+    let mut used = 0;
+    for c in name.chars().rev() {
+        if used + width(&c) > tail_room {
+            break;
+        }
+        used += width(&c);
+        tail.push(c);
+    }
+    let mut head = String::new();
+    for c in name.chars() {
+        if used + width(&c) > kept {
+            break;
+        }
+        used += width(&c);
+        head.push(c);
+    }
+    let tail: String = tail.into_iter().rev().collect();
+    format!("{head}…{tail}")
+}
+
 /// Draws the servers pane: one row per server (state glyph, name, transport, badges) and the
 /// project's trust state under them. Draws the [`crate::app::ServerList`] component.
 pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
@@ -49,19 +82,28 @@ pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 state_glyph(s.state)
             };
+            // The glyph takes two columns; a name wider than the rest keeps both its ends.
+            let room = usize::from(list.width).saturating_sub(2);
+            let name = fit_name(&s.name, room);
+            let cut = name != s.name;
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), Style::new().fg(color)),
-                Span::raw(s.name.clone()),
-                Span::styled(format!(" {}", s.transport), Style::new().fg(theme().dim)),
+                Span::raw(name),
             ];
-            if !s.badges.is_empty() {
+            if !cut {
                 spans.push(Span::styled(
-                    format!(" {}", s.badges.join(",")),
-                    Style::new().fg(theme().warn),
+                    format!(" {}", s.transport),
+                    Style::new().fg(theme().dim),
                 ));
-            }
-            if waits {
-                spans.push(Span::styled(" sign-in", Style::new().fg(theme().warn)));
+                if !s.badges.is_empty() {
+                    spans.push(Span::styled(
+                        format!(" {}", s.badges.join(",")),
+                        Style::new().fg(theme().warn),
+                    ));
+                }
+                if waits {
+                    spans.push(Span::styled(" sign-in", Style::new().fg(theme().warn)));
+                }
             }
             let mut line = Line::from(spans);
             if i == list_state.selected {
@@ -87,4 +129,20 @@ pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(Line::styled(format!("Trust: {label}{mark}"), style)),
         trust,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_name;
+
+    #[test]
+    fn names_that_share_a_prefix_still_differ_when_cut() {
+        let a = fit_name("github-personal", 8);
+        let b = fit_name("github-work", 8);
+        assert_ne!(a, b);
+        assert_eq!((a.as_str(), b.as_str()), ("gith…nal", "gith…ork"));
+        assert_eq!(fit_name("fs", 8), "fs");
+        assert_eq!(fit_name("exactly8", 8), "exactly8");
+        assert_eq!(fit_name("日本語のサーバー名", 8), "日本…名");
+    }
 }

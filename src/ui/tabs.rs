@@ -55,6 +55,8 @@ fn load_lines<T>(
             Style::new().fg(theme().warn),
         )),
         Some(Load::Failed(class, message)) => {
+            let server = app.server().map(|s| s.name.as_str());
+            let message = app.failure_words(server, class, message);
             return crate::app::viewer::wrap_words(&format!("✗ {class}: {message}"), width)
                 .into_iter()
                 .map(|row| Line::styled(row, Style::new().fg(theme().error)))

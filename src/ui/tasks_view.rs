@@ -10,6 +10,7 @@ use ratatui::widgets::Paragraph;
 use super::theme::theme;
 use crate::app::tasks_view::TasksView;
 use crate::app::{App, Load};
+use crate::mcp::api::TaskInfo;
 
 fn dim_style() -> Style {
     Style::new().fg(theme().dim)
@@ -33,15 +34,70 @@ fn ttl(ms: Option<u64>) -> String {
     }
 }
 
+/// Columns apart by this many spaces, so no two run together.
+const GAP: usize = 2;
+/// The message column keeps at least this many columns while the id gives way.
+const MESSAGE_ROOM: usize = 12;
+/// An id never narrower than this (its ends stay, its middle gives way to `…`).
+const MIN_ID: usize = 9;
+
+/// The widths of the status, ttl, created and id columns for `tasks` in `width` columns: each
+/// as wide as its widest cell (or heading); when the row would leave the message less than
+/// [`MESSAGE_ROOM`], the id narrows first.
+fn widths(tasks: &[TaskInfo], width: usize) -> [usize; 4] {
+    let widest = |heading: &str, cell: &dyn Fn(&TaskInfo) -> String| {
+        tasks
+            .iter()
+            .map(|t| cell(t).chars().count())
+            .chain(std::iter::once(heading.chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let status = widest("status", &|t| t.status.clone());
+    let ttl_w = widest("ttl", &|t| ttl(t.ttl_ms));
+    let created = widest("created", &|t| created(t).to_owned());
+    let id = widest("id", &|t| t.task_id.clone());
+    let fixed = status + ttl_w + created + 4 * GAP;
+    let id = id.min(width.saturating_sub(fixed + MESSAGE_ROOM).max(MIN_ID));
+    [status, ttl_w, created, id]
+}
+
+fn created(t: &TaskInfo) -> &str {
+    t.created_at.as_deref().unwrap_or("—")
+}
+
+/// `text` padded to `width` and the gap; when longer, its middle gives way to `…`.
+fn cell(text: &str, width: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let shown = if chars.len() <= width {
+        text.to_owned()
+    } else {
+        let kept = width.saturating_sub(1);
+        let tail = kept / 2;
+        let head: String = chars[..kept - tail].iter().collect();
+        let end: String = chars[chars.len() - tail..].iter().collect();
+        format!("{head}…{end}")
+    };
+    format!("{shown:<width$}{}", " ".repeat(GAP))
+}
+
 /// Draws `view` in `area`.
 pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
     let title = format!("Tasks of {}", view.server);
     let (inner, block) = super::overlays::popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
+    let tasks = match &view.tasks {
+        Load::Ready(tasks) => tasks.as_slice(),
+        _ => &[],
+    };
+    let [status_w, ttl_w, created_w, id_w] = widths(tasks, usize::from(inner.width));
     let mut lines = vec![Line::styled(
         format!(
-            "{:<15}{:<10}{:<22}{:<34} message",
-            "status", "ttl", "created", "id"
+            "{}{}{}{}message",
+            cell("status", status_w),
+            cell("ttl", ttl_w),
+            cell("created", created_w),
+            cell("id", id_w)
         ),
         dim_style(),
     )];
@@ -61,14 +117,14 @@ pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
             for (i, t) in tasks.iter().enumerate().skip(start).take(height) {
                 let mut line = Line::from(vec![
                     Span::styled(
-                        format!("{:<15}", t.status),
+                        cell(&t.status, status_w),
                         Style::new().fg(status_color(&t.status)),
                     ),
                     Span::raw(format!(
-                        "{:<10}{:<22}{:<34} ",
-                        ttl(t.ttl_ms),
-                        t.created_at.as_deref().unwrap_or("—"),
-                        t.task_id
+                        "{}{}{}",
+                        cell(&ttl(t.ttl_ms), ttl_w),
+                        cell(created(t), created_w),
+                        cell(&t.task_id, id_w)
                     )),
                     Span::styled(t.status_message.clone().unwrap_or_default(), dim_style()),
                 ]);
@@ -80,4 +136,55 @@ pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, status: &str, created: &str) -> TaskInfo {
+        TaskInfo {
+            task_id: id.into(),
+            status: status.into(),
+            status_message: None,
+            created_at: Some(created.into()),
+            ttl_ms: None,
+            poll_interval_ms: None,
+        }
+    }
+
+    /// Cells longer than the old fixed columns (a fractional timestamp, a long id, a long
+    /// status) keep a gap before the next column.
+    #[test]
+    fn columns_never_run_together() {
+        let tasks = [
+            task(
+                "a-task-id-much-longer-than-thirty-four-characters-0001",
+                "input_required",
+                "2026-12-01T03:00:00.123456789+01:00",
+            ),
+            task("t2", "working", "2026-12-01T03:00:00Z"),
+        ];
+        let w = widths(&tasks, 120);
+        assert_eq!(w[..3], [14, 8, 35]);
+        let row = |t: &TaskInfo| {
+            format!(
+                "{}{}{}{}",
+                cell(&t.status, w[0]),
+                cell(&ttl(t.ttl_ms), w[1]),
+                cell(created(t), w[2]),
+                cell(&t.task_id, w[3])
+            )
+        };
+        let first = row(&tasks[0]);
+        assert!(first.contains("input_required  no limit  2026-12-01T03:00:00.123456789+01:00  "));
+        assert!(first.ends_with("  "), "{first:?}");
+        assert!(first.chars().count() <= 120 - MESSAGE_ROOM, "{first}");
+        assert!(first.contains('…'), "the id gave way: {first}");
+        let second = row(&tasks[1]);
+        assert!(
+            second.starts_with("working         no limit  2026-12-01T03:00:00Z"),
+            "{second}"
+        );
+    }
 }

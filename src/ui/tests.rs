@@ -268,11 +268,13 @@ fn fixed_info() -> crate::app::info::ConfigInfo {
                 line: 1,
                 path: "/home/op/.config/mcpdeck/mcp.json".into(),
                 layer: crate::mcp::config::Layer::User,
+                present: true,
             },
             crate::app::info::DoctorFile {
                 line: 3,
                 path: "/work/p/.mcp.json".into(),
                 layer: crate::mcp::config::Layer::Project,
+                present: true,
             },
         ],
         committed_pins: None,

@@ -356,3 +356,85 @@ fn config_schema_validates_what_config_check_accepts() {
     assert!(validator.is_valid(&json!({"mcpServers": {"a": {"command": "x"}}})));
     assert!(!validator.is_valid(&json!({"mcpServers": {"a": {"command": "x", "serverUrl": "y"}}})));
 }
+
+/// A server whose content blocks and resources carry annotations (the fixture's raw case).
+fn with_annotated(sb: &Sandbox) {
+    sb.write(
+        "config/mcpdeck/mcp.json",
+        &json!({"mcpServers": {"fx": {
+            "command": fixture(), "args": ["raw", "--case", "annotated"]
+        }}})
+        .to_string(),
+    );
+}
+
+#[test]
+fn annotations_show_in_text_and_json() {
+    let sb = Sandbox::new();
+    with_annotated(&sb);
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "echo"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        stdout.contains(
+            "[annotations: audience user · priority 0.9 · modified 2025-06-01T10:00:00Z]\nfor you\nplain\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[annotations: audience assistant · priority 0.2 · modified "),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+
+    let v = sb.json(&["call", "fx", "echo", "--json"]);
+    let annotations = &v["result"]["annotations"];
+    assert_eq!(
+        annotations[0],
+        json!({"block": 0, "audience": ["user"], "priority": 0.9,
+               "lastModified": "2025-06-01T10:00:00Z"}),
+        "{v}"
+    );
+    assert_eq!(annotations[1]["block"], 2, "the plain block has none: {v}");
+    let stamp = annotations[1]["lastModified"].as_str().expect("stamp");
+    assert!(!stamp.contains('\u{1b}'), "sanitised: {stamp:?}");
+    assert_eq!(annotations.as_array().map(Vec::len), Some(2), "{v}");
+}
+
+#[test]
+fn resource_annotations_show_in_the_list_and_json() {
+    let sb = Sandbox::new();
+    with_annotated(&sb);
+    let out = sb.cmd().args(["resources", "fx"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    let notes = stdout
+        .lines()
+        .find(|l| l.contains(" notes"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        notes.ends_with(
+            ": Meeting notes [annotations: audience user, assistant · priority 0.5 · modified 2025-05-31T08:00:00Z]"
+        ),
+        "{notes}"
+    );
+    let plain = stdout
+        .lines()
+        .find(|l| l.contains(" plain"))
+        .expect("plain");
+    assert!(!plain.contains("annotations"), "{plain}");
+
+    let v = sb.json(&["resources", "fx", "--json"]);
+    let resources = v["result"]["resources"].as_array().expect("resources");
+    assert_eq!(
+        resources[0]["annotations"],
+        json!({"audience": ["user", "assistant"], "priority": 0.5,
+               "lastModified": "2025-05-31T08:00:00Z"}),
+        "{v}"
+    );
+    assert!(resources[1].get("annotations").is_none(), "{v}");
+}

@@ -740,3 +740,62 @@ fn check_reports_a_sandbox_other_hosts_ignore() {
         "{v:#}"
     );
 }
+
+/// An import keeps mcpdeck's `sandbox` block (which only mcpdeck reads), leaves VS Code's own
+/// `sandbox` field behind, and refuses a block mcpdeck would refuse, saying why.
+#[test]
+fn import_keeps_mcpdecks_sandbox_block() {
+    let sb = Sandbox::new();
+    sb.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "pkg@1.0.0"], "sandbox": "read-only-project"}}}"#,
+    );
+    sb.write(
+        "project/.vscode/mcp.json",
+        r#"{"servers": {
+  "theirs": {"type": "stdio", "command": "x", "sandboxEnabled": true, "sandbox": {"filesystem": {"allowWrite": ["."]}}},
+  "ours": {"type": "stdio", "command": "x", "sandbox": {"read": ["."]}}
+}}"#,
+    );
+    sb.write(
+        "project/.cursor/mcp.json",
+        r#"{"mcpServers": {"bad": {"command": "x", "sandbox": {"net": "some"}}}}"#,
+    );
+    let import = |host: &str, name: &str| {
+        run(
+            &sb,
+            &[
+                "hosts", "import", host, name, "--to", "user", "--yes", "--json",
+            ],
+        )
+    };
+    let (code, _, text) = import("claude-code", "fs");
+    assert_eq!(code, 0, "{text}");
+    let (code, _, text) = import("vscode", "ours");
+    assert_eq!(code, 0, "{text}");
+    let (code, _, text) = import("vscode", "theirs");
+    assert_eq!(code, 0, "{text}");
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(sb.home.join("mcpdeck/mcp.json")).expect("written"),
+    )
+    .expect("json");
+    let servers = &written["mcpServers"];
+    assert_eq!(servers["fs"]["sandbox"], "read-only-project", "{written:#}");
+    assert_eq!(
+        servers["ours"]["sandbox"],
+        serde_json::json!({"read": ["."]}),
+        "{written:#}"
+    );
+    assert!(
+        servers["theirs"].get("sandbox").is_none(),
+        "VS Code's own field stays behind: {written:#}"
+    );
+
+    let (code, v, text) = import("cursor", "bad");
+    assert_eq!(code, 1, "{text}");
+    let message = v["error"]["message"].as_str().unwrap_or(&text).to_owned();
+    assert!(
+        message.contains("`bad`: ") && message.contains("sandbox"),
+        "{message}"
+    );
+}

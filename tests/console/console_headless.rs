@@ -507,3 +507,48 @@ fn saving_reloads_and_an_edited_project_shows_changed() {
         );
     });
 }
+
+/// Content annotations reach the console from a real server (the fixture's raw `annotated`
+/// case): a result's annotated blocks are each preceded by their line, and a listed resource's
+/// annotations follow its MIME type and size.
+#[test]
+fn annotations_show_in_the_result_and_the_resource_list() {
+    let dirs = ConsoleDirs::new();
+    dirs.user_servers(&serde_json::json!({"raw": {
+        "command": common::fixture(), "args": ["raw", "--case", "annotated"]
+    }}));
+    dirs.run(async |h: &mut Console| {
+        h.open_form("echo").await;
+        h.key(KeyCode::Enter);
+        let view = h.result("the annotated result").await;
+        assert!(view.error.is_none(), "{view:?}");
+        let at = view
+            .lines
+            .iter()
+            .position(|l| {
+                l == "[annotations: audience user · priority 0.9 · modified 2025-06-01T10:00:00Z]"
+            })
+            .unwrap_or_else(|| panic!("{:?}", view.lines));
+        assert_eq!(view.lines[at + 1..at + 3], ["for you", "plain"]);
+        assert!(
+            view.lines.iter().all(|l| !l.contains('\u{1b}')),
+            "{:?}",
+            view.lines
+        );
+        h.back();
+        h.app.focus = mcpdeck::app::Focus::Main;
+        h.app.tab = mcpdeck::app::Tab::Resources;
+        h.key(KeyCode::Right);
+        h.key(KeyCode::Left);
+        h.until("the resources", |a| !a.resource_entries().is_empty())
+            .await;
+        let entries = h.app.resource_entries();
+        let notes = entries.iter().find(|r| r.name == "notes").expect("notes");
+        assert_eq!(
+            notes.meta,
+            "audience user, assistant · priority 0.5 · modified 2025-05-31T08:00:00Z"
+        );
+        let plain = entries.iter().find(|r| r.name == "plain").expect("plain");
+        assert_eq!(plain.meta, "");
+    });
+}

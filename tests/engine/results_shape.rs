@@ -273,6 +273,87 @@ fn prompts_are_wrapped_and_bounded_by_message_count() {
     assert!(shape_prompt(&f.ctx(), None, &hundred).is_ok());
 }
 
+/// A small binary resource is shown byte by byte after its spill's name (the spill goes at
+/// exit); a larger one only names its spill.
+#[test]
+fn a_small_blob_read_is_shown_in_hex() {
+    let f = Fixture::new();
+    let small =
+        ResourceContents::blob("AAEC", "mem://bin").with_mime_type("application/octet-stream");
+    let shaped = shape_resource_read(&f.ctx(), &[small]).unwrap();
+    assert!(
+        shaped.text.contains("3 bytes, saved to spill file ")
+            && shaped.text.contains("; bytes: 00 01 02]"),
+        "{}",
+        shaped.text
+    );
+    let large = base64::engine::general_purpose::STANDARD.encode([7u8; 65]);
+    let large =
+        ResourceContents::blob(large, "mem://big").with_mime_type("application/octet-stream");
+    let shaped = shape_resource_read(&f.ctx(), &[large]).unwrap();
+    assert!(
+        shaped.text.contains("65 bytes, saved to spill file "),
+        "{}",
+        shaped.text
+    );
+    assert!(!shaped.text.contains("bytes: "), "{}", shaped.text);
+}
+
+/// A block the server annotated is preceded by one line naming its audience, priority and
+/// last change; a secret or a control character in the timestamp does not get through.
+#[test]
+fn annotated_blocks_are_preceded_by_their_annotations() {
+    let f = Fixture::new();
+    let r = result(json!({"content": [
+        {"type": "text", "text": "for you", "annotations": {"audience": ["user"],
+            "priority": 0.9, "lastModified": "2025-06-01T10:00:00Z"}},
+        {"type": "text", "text": "plain"},
+        {"type": "image", "data": "AAEC", "mimeType": "image/png",
+            "annotations": {"priority": 0}},
+        {"type": "text", "text": "late", "annotations": {"audience": ["assistant"],
+            "lastModified": "\u{1b}[2Jsk-live-SECRET-123"}},
+        {"type": "text", "text": "empty", "annotations": {}}
+    ]}));
+    let shaped = shape_tool_result(&f.ctx(), &r, None).unwrap();
+    let lines: Vec<&str> = shaped.text.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "[annotations: audience user · priority 0.9 · modified 2025-06-01T10:00:00Z]",
+            "for you",
+            "plain"
+        ]
+    );
+    assert_eq!(lines[3], "[annotations: priority 0]");
+    assert!(lines[4].starts_with("[image image/png"), "{}", lines[4]);
+    assert!(
+        lines[5].starts_with("[annotations: audience assistant · modified "),
+        "{}",
+        lines[5]
+    );
+    assert!(!shaped.text.contains('\u{1b}'), "{}", shaped.text);
+    assert!(!shaped.text.contains("SECRET"), "{}", shaped.text);
+    assert_eq!(
+        lines[6..],
+        ["late", "empty"],
+        "empty annotations show nothing"
+    );
+
+    let messages: Vec<PromptMessage> = serde_json::from_value(json!([
+        {"role": "user", "content": {"type": "text", "text": "Review this",
+            "annotations": {"audience": ["user"]}}}
+    ]))
+    .unwrap();
+    let shaped = shape_prompt(&f.ctx(), None, &messages).unwrap();
+    assert!(
+        shaped
+            .text
+            .contains("[user]\n[annotations: audience user]\nReview this"),
+        "{}",
+        shaped.text
+    );
+}
+
 #[test]
 fn an_eight_mib_text_result_shapes_quickly() {
     let f = Fixture::new();

@@ -156,6 +156,9 @@ pub struct ResourceSummary {
     pub size: Option<u64>,
     /// The description's first line, at most 200 characters.
     pub description: String,
+    /// The annotations the server put on the resource (audience, priority, last change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<crate::mcp::results::ContentAnnotations>,
 }
 
 /// Summarizes one resource under the reference the engine derived for it.
@@ -175,6 +178,9 @@ pub(crate) fn summarize_resource(resource: &Resource, reference: String) -> Reso
         description: first_line(
             resource.description.as_deref().unwrap_or(""),
             SUMMARY_DESCRIPTION_CHARS,
+        ),
+        annotations: crate::mcp::results::ContentAnnotations::from_rmcp(
+            resource.annotations.as_ref(),
         ),
     }
 }

@@ -177,9 +177,11 @@ fn server(cx: &mut Cx<'_>, path: &str, value: &Spanned) -> Option<HostDef> {
     } else {
         http_transport(cx, path, url?, members)?
     };
+    let sandbox = find(members, "sandbox").and_then(|m| super::sandbox_field::carried(false, m));
     Some(HostDef {
         transport,
         disabled,
+        sandbox,
     })
 }
 

@@ -74,6 +74,8 @@ pub(crate) fn from_deck(def: &ServerDef) -> HostDef {
     HostDef {
         transport,
         disabled: def.disabled,
+        // Compared by transport and fields only (`diff`); exports write no `sandbox`.
+        sandbox: None,
     }
 }
 
@@ -112,6 +114,7 @@ pub(crate) fn settled(def: &HostDef, places: &Places<'_>) -> HostDef {
     HostDef {
         transport,
         disabled: def.disabled,
+        sandbox: def.sandbox.clone(),
     }
 }
 
@@ -274,6 +277,9 @@ pub(crate) fn to_deck(
     }
     if def.disabled {
         out.insert("disabled".into(), Value::Bool(true));
+    }
+    if let Some(sandbox) = &def.sandbox {
+        out.insert("sandbox".into(), sandbox.clone());
     }
     if !problems.is_empty() {
         return Err(problems);

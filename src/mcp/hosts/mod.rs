@@ -172,6 +172,9 @@ pub struct HostDef {
     pub transport: HostTransport,
     /// The host would list it but not start it.
     pub disabled: bool,
+    /// mcpdeck's `sandbox` block written in the host's file (which only mcpdeck reads), as
+    /// written; an import carries it over. `None` also when the block is the host's own.
+    pub sandbox: Option<serde_json::Value>,
 }
 
 /// A host definition's transport.

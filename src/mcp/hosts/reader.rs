@@ -213,6 +213,8 @@ struct Fields<'a> {
     kind: Option<&'a Spanned>,
     url: Option<(&'static str, &'a Spanned)>,
     disabled: Option<&'a Spanned>,
+    /// mcpdeck's `sandbox` block, as an import carries it.
+    sandbox: Option<serde_json::Value>,
     start: usize,
 }
 
@@ -319,6 +321,7 @@ impl Here<'_> {
         Some(HostDef {
             transport,
             disabled,
+            sandbox: f.sandbox,
         })
     }
 
@@ -364,6 +367,7 @@ impl Here<'_> {
                 "sandbox" => {
                     let own = rules.extra_fields.contains(&"sandbox");
                     super::sandbox_field::report(cx, rules.host, own, path, m);
+                    f.sandbox = super::sandbox_field::carried(own, m);
                 }
                 k if rules.extra_fields.contains(&k) => {}
                 other => self.unknown_field(cx, path, other, m.key_start),

@@ -1,8 +1,9 @@
 //! Converting one `rmcp::model` content block into model-visible text: text stays
 //! text; image, audio and binary embedded resources become a one-line media entry whose bytes
 //! are decoded from base64 straight into a spill; a resource link shows its name and URI origin
-//! only; an unknown block shows a bounded metadata line, never the raw object. Every server
-//! string is sanitised and redacted here. Raw URIs and host paths never reach the output.
+//! only; an unknown block shows a bounded metadata line, never the raw object; a block the
+//! server annotated is preceded by one `[annotations: …]` line. Every server string is
+//! sanitised and redacted here. Raw URIs and host paths never reach the output.
 
 use std::borrow::Cow;
 use std::io::{self, Write as _};
@@ -18,6 +19,10 @@ use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// Longest MIME type or name shown in a metadata line, in bytes.
 const META_BYTES: usize = 128;
+
+/// A binary resource this small is also shown, byte by byte in hex, after its spill's name:
+/// the spill goes when the process exits, and a few bytes read whole where they are shown.
+pub(crate) const SHOWN_BLOB_BYTES: usize = 64;
 
 /// Standard base64, padded or not (servers differ).
 const BASE64: GeneralPurpose = GeneralPurpose::new(
@@ -192,6 +197,12 @@ pub(crate) fn convert_block(
     spills: &mut Vec<SpillEntry>,
 ) -> io::Result<()> {
     line_break(out)?;
+    if let Some(annotations) = super::annotations::of_block(block) {
+        out.push(
+            &ctx.redactor
+                .redact(&super::annotations::block_line(&annotations)),
+        )?;
+    }
     match block {
         ContentBlock::Text(text) => out.push(&ctx.clean(&text.text)),
         ContentBlock::Image(image) => {
@@ -249,17 +260,29 @@ pub(crate) fn convert_resource(
         } => {
             let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
             let entry = spill_base64(ctx, blob, mime)?;
-            out.push(&media_line(
-                MediaKind::Resource,
-                &ctx.meta(mime),
-                entry.as_ref(),
-            ))?;
+            let mut line = media_line(MediaKind::Resource, &ctx.meta(mime), entry.as_ref());
+            if let Some(hex) = entry.as_ref().and_then(|e| small_blob_hex(blob, e.size)) {
+                line.insert_str(line.len() - 1, &format!("; bytes: {hex}"));
+            }
+            out.push(&line)?;
             spills.extend(entry);
             Ok(())
         }
         #[allow(unreachable_patterns)]
         _ => out.push("[unsupported resource contents]"),
     }
+}
+
+/// The bytes of a blob of at most [`SHOWN_BLOB_BYTES`] (`size`, as spilled) in hex
+/// (`00 01 02`); `None` for a larger one.
+fn small_blob_hex(blob: &str, size: u64) -> Option<String> {
+    use base64::Engine as _;
+    if size > SHOWN_BLOB_BYTES as u64 {
+        return None;
+    }
+    let bytes = BASE64.decode(blob.trim()).ok()?;
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Some(hex.join(" "))
 }
 
 /// A bounded line for a block this version does not know: its `type` tag only.
@@ -331,6 +354,12 @@ mod tests {
         }
         assert!(is_plain_ascii("plain text\nline"));
         assert!(!is_plain_ascii("tab\there"));
+    }
+
+    #[test]
+    fn a_small_blob_is_shown_in_hex_and_a_larger_one_is_not() {
+        assert_eq!(small_blob_hex("AAEC", 3).as_deref(), Some("00 01 02"));
+        assert_eq!(small_blob_hex("AAEC", SHOWN_BLOB_BYTES as u64 + 1), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! references and the secret redactor. Nothing here performs network IO or draws; the engine
 //! hands in what the server returned and gets back text plus spill entries.
 
+pub(crate) mod annotations;
 pub(crate) mod bounded;
 pub(crate) mod content;
 pub(crate) mod links;
@@ -14,6 +15,7 @@ pub(crate) mod spill;
 pub(crate) mod structured;
 pub(crate) mod untrusted;
 
+pub use annotations::{BlockAnnotations, ContentAnnotations};
 pub(crate) use bounded::BoundedText;
 pub use bounded::{MAX_VISIBLE_BYTES, Overflow};
 pub use content::ShapeContext;

@@ -49,6 +49,9 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
         if !s.description.is_empty() {
             let _ = write!(text, ": {}", s.description);
         }
+        if let Some(annotations) = &s.annotations {
+            let _ = write!(text, " [annotations: {annotations}]");
+        }
         text.push('\n');
     }
     let templates: Vec<TemplateSummary> = listing

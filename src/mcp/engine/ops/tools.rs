@@ -243,6 +243,7 @@ pub(crate) fn shape_call(
             })
             .collect(),
         links: crate::mcp::results::links::resource_links(&shape_ctx, result),
+        annotations: crate::mcp::results::annotations::of_blocks(&shape_ctx, &result.content),
     };
     if shaped.is_error {
         let mut failure = Failure::new(
