@@ -53,7 +53,7 @@ pub(super) fn hints<'a>(app: &'a App, contexts: &[Ctx]) -> Vec<(String, &'a str)
         (Layer::Approval, Some(p)) if p.viewer.is_none() => {
             super::approval::approval_hints(app, !super::approval::arguments_fit(app, p))
         }
-        _ => app.keymap.hints_where(contexts, |a| app.offers(a)),
+        _ => app.keymap.hints_where(contexts, |a| app.front_offers(a)),
     }
 }
 
