@@ -5,6 +5,7 @@
 //! find it there.
 
 mod about;
+mod totals;
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
@@ -27,7 +28,7 @@ pub struct PanelSpec {
 pub type Content = (String, Vec<(&'static str, String)>);
 
 /// Every panel; an [`Action::Panel`] is an index here.
-pub const PANELS: &[PanelSpec] = &[about::PANEL];
+pub const PANELS: &[PanelSpec] = &[about::PANEL, totals::PANEL];
 
 /// The panel action named `name`.
 pub fn named(name: &str) -> Option<Action> {
