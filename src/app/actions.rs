@@ -109,10 +109,7 @@ impl App {
                 Overlay::Hosts(Box::default()),
                 vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
             ),
-            Action::About => match self.server() {
-                Some(s) => (Overlay::About(s.name.clone()), Vec::new()),
-                None => return Some(Vec::new()),
-            },
+            Action::Panel(index) => return Some(self.open_panel(index)),
             Action::Edit => return Some(self.edit_config()),
             Action::SignIn => return Some(self.sign_in()),
             Action::SignOut => return Some(self.sign_out()),

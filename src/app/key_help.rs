@@ -7,6 +7,7 @@
 use crossterm::event::KeyEvent;
 use unicode_width::UnicodeWidthStr as _;
 
+use super::component::{Component, Update};
 use super::keymap::{Action, Ctx, Keymap, ctx_name};
 use super::viewer::wrap_words;
 use super::{App, Effect, layout};
@@ -119,23 +120,95 @@ impl App {
             .keymap
             .lookup(&[Ctx::KeyHelp], &key)
             .or_else(|| self.keymap.lookup(&help.contexts, &key));
-        let (lines, height) = self.key_help_lines();
-        let max = lines.len().saturating_sub(height);
-        let Some(help) = &mut self.key_help else {
+        let Some(msg) = action.and_then(KeyHelp::message) else {
             return Vec::new();
         };
-        help.scroll = match action {
-            Some(Action::Back | Action::Help) => {
-                self.key_help = None;
-                return Vec::new();
-            }
-            Some(Action::Down) => help.scroll + 1,
-            Some(Action::Up) => help.scroll.saturating_sub(1),
-            Some(Action::PageDown) => help.scroll + height,
-            Some(Action::PageUp) => help.scroll.saturating_sub(height),
-            _ => help.scroll,
+        let (lines, height) = self.key_help_lines();
+        let page = Page {
+            max: lines.len().saturating_sub(height),
+            height,
+        };
+        if let Some(help) = self.key_help.take() {
+            self.key_help = help.update(msg, &page).next;
         }
-        .min(max);
         Vec::new()
+    }
+}
+
+/// What the box answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyHelpMsg {
+    /// Close the box.
+    Close,
+    /// Scroll a line down.
+    Down,
+    /// Scroll a line up.
+    Up,
+    /// Scroll a page down.
+    PageDown,
+    /// Scroll a page up.
+    PageUp,
+}
+
+/// The box's extent: the furthest it scrolls and how many rows it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// The last first line.
+    pub max: usize,
+    /// Rows shown.
+    pub height: usize,
+}
+
+impl Component for KeyHelp {
+    type Msg = KeyHelpMsg;
+    type Env<'a> = Page;
+    type Out = std::convert::Infallible;
+
+    fn message(action: Action) -> Option<KeyHelpMsg> {
+        Some(match action {
+            Action::Back | Action::Help => KeyHelpMsg::Close,
+            Action::Down => KeyHelpMsg::Down,
+            Action::Up => KeyHelpMsg::Up,
+            Action::PageDown => KeyHelpMsg::PageDown,
+            Action::PageUp => KeyHelpMsg::PageUp,
+            _ => return None,
+        })
+    }
+
+    fn update(mut self, msg: KeyHelpMsg, page: &Page) -> Update<Self> {
+        self.scroll = match msg {
+            KeyHelpMsg::Close => return Update::close(None),
+            KeyHelpMsg::Down => self.scroll + 1,
+            KeyHelpMsg::Up => self.scroll.saturating_sub(1),
+            KeyHelpMsg::PageDown => self.scroll + page.height,
+            KeyHelpMsg::PageUp => self.scroll.saturating_sub(page.height),
+        }
+        .min(page.max);
+        Update::stay(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn update_scrolls_within_the_box_and_closes() {
+        let page = Page { max: 5, height: 3 };
+        let help = KeyHelp {
+            contexts: vec![Ctx::Form],
+            scroll: 0,
+        };
+        let step = |h: KeyHelp, m| h.update(m, &page).next.expect("open");
+        let down = step(help.clone(), KeyHelpMsg::PageDown);
+        assert_eq!(down.scroll, 3);
+        assert_eq!(
+            step(step(down, KeyHelpMsg::PageDown), KeyHelpMsg::Down).scroll,
+            5
+        );
+        assert_eq!(step(help.clone(), KeyHelpMsg::Up).scroll, 0);
+        assert!(help.update(KeyHelpMsg::Close, &page).next.is_none());
+        assert_eq!(KeyHelp::message(Action::Help), Some(KeyHelpMsg::Close));
+        assert!(!KeyHelp::offers(Action::Copy));
     }
 }

@@ -79,6 +79,7 @@ pub(super) fn action_named(name: &str) -> Option<Action> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, a)| *a)
+        .or_else(|| super::panels::named(name))
 }
 
 /// The names actions have in `keys.toml`.
@@ -140,7 +141,6 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("tasks", Action::Tasks),
     ("read_uri", Action::ReadUri),
     ("hosts", Action::Hosts),
-    ("about", Action::About),
     ("import", Action::Import),
     ("import_project", Action::ImportProject),
     ("sign_in", Action::SignIn),

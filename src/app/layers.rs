@@ -6,7 +6,12 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use super::keymap::Ctx;
+use super::component::Component;
+use super::key_help::KeyHelp;
+use super::keymap::{Action, Ctx};
+use super::panels::PanelView;
+use super::roots_view::RootsView;
+use super::tasks_view::TasksView;
 use super::{App, Effect, Focus, Overlay, Screen, Tab};
 
 /// One kind of thing open in the console.
@@ -121,6 +126,18 @@ impl App {
         out
     }
 
+    /// Whether the footer may offer `action` in the layer in front: a component offers only
+    /// the actions its update takes.
+    pub fn front_offers(&self, action: Action) -> bool {
+        match (self.front(), &self.overlay) {
+            (Layer::KeyHelp, _) => KeyHelp::offers(action),
+            (Layer::Tasks, _) => TasksView::offers(action),
+            (Layer::Roots, _) => RootsView::offers(action),
+            (Layer::Overlay, Some(Overlay::Panel(_))) => PanelView::offers(action),
+            _ => self.offers(action),
+        }
+    }
+
     /// A key goes to the layer in front, and only to it.
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         match self.front() {
@@ -188,7 +205,7 @@ fn overlay_contexts(overlay: Option<&Overlay>) -> Vec<Ctx> {
             | Overlay::Approvals(_)
             | Overlay::Error(_)
             | Overlay::SignIn(_)
-            | Overlay::About(_),
+            | Overlay::Panel(_),
         ) => {
             vec![Ctx::View]
         }

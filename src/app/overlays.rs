@@ -45,8 +45,8 @@ pub enum Overlay {
     Hosts(Box<super::hosts::HostsView>),
     /// A sign-in under way: its authorization URL (`app::auth`).
     SignIn(super::auth::SignInView),
-    /// What is known about one server (its name).
-    About(String),
+    /// A registered panel (`app::panels`).
+    Panel(super::panels::PanelView),
 }
 
 /// The config doctor's state.
@@ -393,6 +393,9 @@ impl App {
         let Some(overlay) = self.overlay.take() else {
             return Vec::new();
         };
+        if let Overlay::Panel(view) = overlay {
+            return self.on_panel_action(view, action);
+        }
         let shared = Shared {
             spills: &self.spills,
             info: &self.info,

@@ -1,17 +1,19 @@
 //! The main pane's tabs as components. Each server has one [`ServerPane`]: a component per tab
 //! (tools, resources, prompts, log, config), each owning its catalog, its selection and its
 //! filter, with `update(&mut self, TabMsg) -> Vec<Effect>`. The catalog tabs are one generic
-//! [`CatalogTab`] over a [`Catalog`] (what it lists, how it loads); the Tools tab adds its
-//! search and marks around the same catalog code. The app routes a message to the tab in front
+//! [`CatalogTab`] over a [`Catalog`] (what it lists, how it loads); the Tools tab
+//! (`app::tools_tab`) adds its search and marks around the same catalog code, the Log tab is
+//! `app::log_tab`. The app routes a message to the tab in front
 //! (`ServerPane::update`); what is drawn comes from the same state (`ui::tabs`,
 //! `ui::log_tab`).
 
-use std::collections::VecDeque;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{Effect, Load, LogLine, PromptRow, ReqId, ResourceRow, Tab, ToolRow};
+pub use super::log_tab::{LogFilter, LogTab};
+pub use super::tools_tab::{Search, ToolsTab};
+use super::{Effect, Load, PromptRow, ReqId, ResourceRow, Tab, ToolRow};
 use crate::mcp::api::OpResult;
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
@@ -122,17 +124,6 @@ impl ListState {
             _ => {}
         }
     }
-}
-
-/// A search of the tool catalog.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Search {
-    /// The query typed so far.
-    pub query: String,
-    /// Whether keys still go into the query.
-    pub editing: bool,
-    /// The matches.
-    pub results: Load<Vec<ToolRow>>,
 }
 
 /// An entry a list can filter: its name and description.
@@ -255,7 +246,7 @@ impl<C: Catalog> CatalogTab<C> {
 }
 
 /// What every catalog tab does with a message: load once when shown, forget, or move the list.
-fn catalog_update<C: Catalog>(
+pub(super) fn catalog_update<C: Catalog>(
     catalog: &mut CatalogLoad<C>,
     list: &mut ListState,
     msg: TabMsg,
@@ -274,7 +265,11 @@ fn catalog_update<C: Catalog>(
 }
 
 /// Keeps a catalog reply when `catalog` still waits for `id`.
-fn settle_catalog<C: Catalog>(catalog: &mut CatalogLoad<C>, id: ReqId, outcome: &Outcome) {
+pub(super) fn settle_catalog<C: Catalog>(
+    catalog: &mut CatalogLoad<C>,
+    id: ReqId,
+    outcome: &Outcome,
+) {
     if catalog.as_ref().is_some_and(|l| l.waits_for(id)) {
         *catalog = Some(super::incoming::settle(outcome, C::rows));
     }
@@ -307,198 +302,11 @@ impl Listed for PromptRow {
     }
 }
 
-/// The Tools tab: the catalog and the engine-side ranked search over it.
-#[derive(Debug, Default)]
-pub struct ToolsTab {
-    /// The tool catalog (`None` until first shown).
-    pub catalog: CatalogLoad<Tools>,
-    /// The active search.
-    pub search: Option<Search>,
-    /// Selection.
-    pub list: ListState,
-    /// The catalog's token costs (asked for once the catalog is in).
-    pub costs: Option<Load<super::costs::ToolCosts>>,
-    /// How the catalog drifted from its pins across restarts (asked for once it is in).
-    pub drift: Option<Load<super::drift::ToolDrift>>,
-    /// What the poisoning scan found in the server's tools, prompts and templates (asked for
-    /// once the tool list is in; the Prompts and Resources tabs read it too).
-    pub scan: Option<Load<super::scan_marks::ScanMarks>>,
-}
-
-impl ToolsTab {
-    /// Handles one message.
-    pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
-        if msg == TabMsg::Forget {
-            self.search = None;
-            self.costs = None;
-            self.drift = None;
-            self.scan = None;
-        }
-        catalog_update::<Tools>(&mut self.catalog, &mut self.list, msg)
-    }
-
-    /// The catalog's reply `outcome`, kept when the tab still waits for `id`.
-    pub fn settle(&mut self, id: ReqId, outcome: &Outcome) {
-        settle_catalog::<Tools>(&mut self.catalog, id, outcome);
-    }
-
-    /// The rows shown: the search's matches while searching, else the catalog.
-    pub fn visible(&self) -> Option<&[ToolRow]> {
-        if let Some(search) = &self.search
-            && !search.query.trim().is_empty()
-        {
-            return match &search.results {
-                Load::Ready(rows) => Some(rows),
-                _ => None,
-            };
-        }
-        match &self.catalog {
-            Some(Load::Ready(rows)) => Some(rows),
-            _ => None,
-        }
-    }
-
-    /// `/`: starts a new search (the last matches stay until new ones arrive).
-    pub fn start_search(&mut self) {
-        let results = self.search.take().map_or(Load::Idle, |s| s.results);
-        self.search = Some(Search {
-            query: String::new(),
-            editing: true,
-            results,
-        });
-    }
-
-    /// A key typed into the search: the query changes and, when it is not blank, a search with
-    /// `id` is asked for.
-    pub fn on_search_key(&mut self, key: KeyEvent, server: &str, id: ReqId) -> Vec<Effect> {
-        let Some(search) = self.search.as_mut() else {
-            return Vec::new();
-        };
-        match key.code {
-            KeyCode::Esc => {
-                self.search = None;
-                return Vec::new();
-            }
-            KeyCode::Enter => {
-                search.editing = false;
-                return Vec::new();
-            }
-            KeyCode::Up | KeyCode::Down => {
-                let delta = if key.code == KeyCode::Up { -1 } else { 1 };
-                self.list.sel = self.list.sel.saturating_add_signed(delta);
-                return Vec::new();
-            }
-            KeyCode::Backspace => {
-                search.query.pop();
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                search.query.push(c);
-            }
-            _ => return Vec::new(),
-        }
-        self.list.sel = 0;
-        if search.query.trim().is_empty() {
-            search.results = Load::Idle;
-            return Vec::new();
-        }
-        search.results = Load::Loading(id);
-        let request = ProxyRequest::ToolsSearch {
-            server: server.to_owned(),
-            query: search.query.clone(),
-        };
-        vec![Effect::Engine {
-            id,
-            request: crate::mcp::EngineRequest::Agent(request),
-        }]
-    }
-}
-
 /// The Resources tab: resources, then templates.
 pub type ResourcesTab = CatalogTab<Resources>;
 
 /// The Prompts tab.
 pub type PromptsTab = CatalogTab<Prompts>;
-
-/// Which lines the Log tab shows (`v` cycles).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LogFilter {
-    /// Everything.
-    #[default]
-    All,
-    /// JSON-RPC traffic only.
-    Traffic,
-    /// Notifications only (progress, logging, list changes, exits).
-    Events,
-}
-
-impl LogFilter {
-    /// The next filter in the cycle.
-    #[must_use]
-    pub fn next(self) -> Self {
-        match self {
-            Self::All => Self::Traffic,
-            Self::Traffic => Self::Events,
-            Self::Events => Self::All,
-        }
-    }
-
-    /// The filter's name.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::All => "all",
-            Self::Traffic => "traffic",
-            Self::Events => "notifications",
-        }
-    }
-}
-
-/// The Log tab: notifications and traffic, newest last, and the stdio server's stderr.
-#[derive(Debug, Default)]
-pub struct LogTab {
-    /// Notifications and traffic, newest last (bounded by the app).
-    pub lines: VecDeque<LogLine>,
-    /// Which lines are shown.
-    pub shown: LogFilter,
-    /// The stdio server's kept stderr, sanitised lines (refreshed while the Log tab shows).
-    pub stderr: Vec<String>,
-    /// When the stderr was last asked for.
-    pub stderr_asked: Option<Instant>,
-    /// Selection (counted back from the newest line) and filter.
-    pub list: ListState,
-}
-
-impl LogTab {
-    /// Handles one message.
-    pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
-        match msg {
-            TabMsg::Show { server, now, .. } => {
-                self.stderr_asked = Some(now);
-                vec![Effect::ReadStderr(server)]
-            }
-            msg => self.list.update(msg, true),
-        }
-    }
-
-    /// The next view of the log (all, traffic, notifications); returns its name.
-    pub fn cycle(&mut self) -> &'static str {
-        self.shown = self.shown.next();
-        self.list.sel = 0;
-        self.shown.label()
-    }
-
-    /// The lines shown, oldest first.
-    pub fn visible(&self) -> Vec<&LogLine> {
-        self.lines
-            .iter()
-            .filter(|l| match self.shown {
-                LogFilter::All => true,
-                LogFilter::Traffic => l.body.is_some(),
-                LogFilter::Events => l.body.is_none(),
-            })
-            .filter(|l| self.list.keeps(l.kind, &l.text))
-            .collect()
-    }
-}
 
 /// One server's tabs.
 #[derive(Debug, Default)]
@@ -601,24 +409,6 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn the_log_tab_moves_back_in_time_and_filters_by_typing() {
-        let mut log = LogTab::default();
-        log.update(TabMsg::Move(-1));
-        assert_eq!(log.list.sel, 1, "up goes back from the newest line");
-        log.update(TabMsg::StartFilter);
-        assert_eq!(log.list.sel, 0);
-        log.update(TabMsg::FilterKey(key(KeyCode::Char('x'))));
-        assert_eq!(
-            log.list.filter.as_ref().map(|f| f.query.as_str()),
-            Some("x")
-        );
-        log.update(TabMsg::FilterKey(key(KeyCode::Up)));
-        assert_eq!(log.list.sel, 1);
-        log.update(TabMsg::FilterKey(key(KeyCode::Esc)));
-        assert_eq!(log.list.filter, None);
-    }
-
     fn resource(name: &str, description: &str, template: bool) -> ResourceRow {
         ResourceRow {
             reference: String::new(),
@@ -653,24 +443,5 @@ mod tests {
             None,
             "other tabs keep theirs"
         );
-    }
-
-    #[test]
-    fn a_blank_search_asks_nothing_and_a_query_asks_with_the_id() {
-        let mut tools = ToolsTab::default();
-        tools.start_search();
-        assert!(
-            tools
-                .on_search_key(key(KeyCode::Char(' ')), "s", 7)
-                .is_empty()
-        );
-        let effects = tools.on_search_key(key(KeyCode::Char('a')), "s", 8);
-        assert!(matches!(
-            effects.as_slice(),
-            [Effect::Engine {
-                id: 8,
-                request: crate::mcp::EngineRequest::Agent(ProxyRequest::ToolsSearch { .. })
-            }]
-        ));
     }
 }

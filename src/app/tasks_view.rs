@@ -3,6 +3,7 @@
 //! (`tasks/result`, shown like a call's), `x` cancels one (`tasks/cancel`), `r` lists again.
 //! Drawn by `ui::tasks_view`; keys in the `tasks_view` keymap context.
 
+use super::component::{Component, Update};
 use super::keymap::Action;
 use super::{App, Effect, Load, ReqId, Running, Screen, Waiter};
 use crate::mcp::api::{OpResult, TaskInfo};
@@ -18,6 +19,95 @@ pub struct TasksView {
     pub tasks: Load<Vec<TaskInfo>>,
     /// The selected row.
     pub sel: usize,
+}
+
+/// What the Tasks view answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TasksMsg {
+    /// Close the view.
+    Close,
+    /// Select the task above.
+    Up,
+    /// Select the task below.
+    Down,
+    /// List the tasks again.
+    Refresh,
+    /// Cancel the selected task.
+    Cancel,
+    /// Fetch the selected task's result (closes the view).
+    Result,
+}
+
+/// What the Tasks view asks of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TasksOut {
+    /// `tasks/list` again.
+    List,
+    /// `tasks/cancel` for `task`.
+    Cancel { server: String, task: String },
+    /// `tasks/result` for `task`, shown like a call's result.
+    Result { server: String, task: String },
+}
+
+impl TasksView {
+    /// The selected task's id, once listed.
+    fn selected(&self) -> Option<String> {
+        match &self.tasks {
+            Load::Ready(t) => t.get(self.sel).map(|t| t.task_id.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Component for TasksView {
+    type Msg = TasksMsg;
+    type Env<'a> = ();
+    type Out = TasksOut;
+
+    fn message(action: Action) -> Option<TasksMsg> {
+        Some(match action {
+            Action::Back | Action::Quit => TasksMsg::Close,
+            Action::Up => TasksMsg::Up,
+            Action::Down => TasksMsg::Down,
+            Action::Reconnect => TasksMsg::Refresh,
+            Action::Delete => TasksMsg::Cancel,
+            Action::Open => TasksMsg::Result,
+            _ => return None,
+        })
+    }
+
+    fn update(mut self, msg: TasksMsg, (): &()) -> Update<Self> {
+        let count = match &self.tasks {
+            Load::Ready(t) => t.len(),
+            _ => 0,
+        };
+        match msg {
+            TasksMsg::Close => Update::close(None),
+            TasksMsg::Up => {
+                self.sel = self.sel.saturating_sub(1);
+                Update::stay(self)
+            }
+            TasksMsg::Down => {
+                self.sel = (self.sel + 1).min(count.saturating_sub(1));
+                Update::stay(self)
+            }
+            TasksMsg::Refresh => Update::then(self, TasksOut::List),
+            TasksMsg::Cancel => match self.selected() {
+                Some(task) => {
+                    let server = self.server.clone();
+                    Update::then(self, TasksOut::Cancel { server, task })
+                }
+                None => Update::stay(self),
+            },
+            TasksMsg::Result => match self.selected() {
+                Some(task) => Update::close(Some(TasksOut::Result {
+                    server: self.server,
+                    task,
+                })),
+                None => Update::stay(self),
+            },
+        }
+    }
 }
 
 fn clean(t: &TaskInfo) -> TaskInfo {
@@ -74,57 +164,39 @@ impl App {
         action.map_or_else(Vec::new, |a| self.on_tasks_action(a))
     }
 
-    /// An action while the Tasks view is open.
+    /// An action while the Tasks view is open: its message, the update, then what it asks.
     pub(super) fn on_tasks_action(&mut self, action: Action) -> Vec<Effect> {
-        let Some(view) = &mut self.tasks_view else {
+        let (Some(view), Some(msg)) = (self.tasks_view.take(), TasksView::message(action)) else {
             return Vec::new();
         };
-        let count = match &view.tasks {
-            Load::Ready(t) => t.len(),
-            _ => 0,
-        };
-        let selected = match &view.tasks {
-            Load::Ready(t) => t.get(view.sel).map(|t| t.task_id.clone()),
-            _ => None,
-        };
-        let server = view.server.clone();
-        match action {
-            Action::Back | Action::Quit => self.tasks_view = None,
-            Action::Up => view.sel = view.sel.saturating_sub(1),
-            Action::Down => view.sel = (view.sel + 1).min(count.saturating_sub(1)),
-            Action::Reconnect => return self.list_tasks(),
-            Action::Delete => {
-                let Some(task) = selected else {
-                    return Vec::new();
-                };
+        let step = view.update(msg, &());
+        self.tasks_view = step.next;
+        match step.out {
+            None => Vec::new(),
+            Some(TasksOut::List) => self.list_tasks(),
+            Some(TasksOut::Cancel { server, task }) => {
                 let id = self.id(Waiter::Tasks);
                 self.message = Some(format!("cancelling task {task}…"));
-                return vec![Effect::Engine {
+                vec![Effect::Engine {
                     id,
                     request: EngineRequest::Operator {
                         server,
                         op: OperatorOp::TaskCancel { id: task },
                     },
-                }];
+                }]
             }
-            Action::Open => {
-                let Some(task) = selected else {
-                    return Vec::new();
-                };
-                self.tasks_view = None;
+            Some(TasksOut::Result { server, task }) => {
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
-                return vec![Effect::Engine {
+                vec![Effect::Engine {
                     id,
                     request: EngineRequest::Operator {
                         server,
                         op: OperatorOp::TaskResult { id: task },
                     },
-                }];
+                }]
             }
-            _ => {}
         }
-        Vec::new()
     }
 
     /// A `tasks/list` or `tasks/cancel` answer for the Tasks view.
@@ -168,6 +240,60 @@ impl App {
 mod tests {
     use super::*;
     use crate::app::testkit::demo_app;
+
+    fn listed(ids: &[&str]) -> TasksView {
+        let task = |id: &&str| TaskInfo {
+            task_id: (*id).into(),
+            status: "working".into(),
+            status_message: None,
+            created_at: None,
+            ttl_ms: None,
+            poll_interval_ms: None,
+        };
+        TasksView {
+            server: "demo".into(),
+            tasks: Load::Ready(ids.iter().map(task).collect()),
+            sel: 0,
+        }
+    }
+
+    #[test]
+    fn update_moves_within_the_list_and_asks_for_the_selected_task() {
+        let view = listed(&["a", "b"]);
+        let down = view.update(TasksMsg::Down, &()).next.expect("open");
+        let down = down.update(TasksMsg::Down, &()).next.expect("open");
+        assert_eq!(down.sel, 1, "stops at the last task");
+        let cancel = down.clone().update(TasksMsg::Cancel, &());
+        assert_eq!(
+            cancel.out,
+            Some(TasksOut::Cancel {
+                server: "demo".into(),
+                task: "b".into()
+            })
+        );
+        assert!(cancel.next.is_some(), "cancelling keeps the view");
+        let result = down.update(TasksMsg::Result, &());
+        assert!(result.next.is_none(), "a result closes the view");
+        assert!(matches!(result.out, Some(TasksOut::Result { task, .. }) if task == "b"));
+    }
+
+    #[test]
+    fn update_with_nothing_listed_asks_nothing_and_copy_is_not_taken() {
+        let view = listed(&[]);
+        for msg in [TasksMsg::Cancel, TasksMsg::Result, TasksMsg::Up] {
+            let step = view.clone().update(msg, &());
+            assert_eq!((step.next, step.out), (Some(view.clone()), None), "{msg:?}");
+        }
+        assert_eq!(
+            view.clone().update(TasksMsg::Refresh, &()).out,
+            Some(TasksOut::List)
+        );
+        assert!(view.update(TasksMsg::Close, &()).next.is_none());
+        assert!(
+            !TasksView::offers(Action::Copy),
+            "the footer never offers y copy here"
+        );
+    }
 
     #[test]
     fn the_view_lists_opens_and_cancels_the_selected_task() {

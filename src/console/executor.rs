@@ -130,13 +130,6 @@ impl Executor {
         Ok(how)
     }
 
-    /// Reads the configuration again and rebuilds the engine, off the loop thread (the new
-    /// views and status follow as messages; a failure comes as a message too); `false` when
-    /// this executor cannot reload.
-    pub(super) fn reload_config(&mut self) -> bool {
-        super::rebuild::reload(self.rebuild())
-    }
-
     /// What a rebuild on a blocking task needs.
     fn rebuild(&self) -> super::rebuild::Rebuild {
         super::rebuild::Rebuild {

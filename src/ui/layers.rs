@@ -55,7 +55,7 @@ pub(super) fn hints<'a>(app: &'a App, contexts: &[Ctx]) -> Vec<(String, &'a str)
         }
         _ => app
             .query_hints()
-            .unwrap_or_else(|| app.keymap.hints_where(contexts, |a| app.offers(a))),
+            .unwrap_or_else(|| app.keymap.hints_where(contexts, |a| app.front_offers(a))),
     }
 }
 

@@ -15,6 +15,7 @@ mod layers;
 mod log_tab;
 mod main_pane;
 mod overlays;
+mod panels;
 mod policy_view;
 mod result_links;
 mod roots_view;
@@ -24,6 +25,7 @@ mod side;
 mod tabs;
 mod tasks_view;
 pub mod theme;
+mod tools_tab;
 mod viewer;
 
 use ratatui::Frame;

@@ -61,7 +61,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
         Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
         Some(Overlay::SignIn(view)) => render_sign_in(app, view, frame, body),
-        Some(Overlay::About(server)) => render_about(app, server, frame, body),
+        Some(Overlay::Panel(view)) => super::panels::render(app, *view, frame, body),
         Some(Overlay::Hosts(view)) => {
             let title = format!(
                 "Hosts · {}",
@@ -367,44 +367,6 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
     let height = u16::try_from(needed + 2).unwrap_or(u16::MAX);
     let area = centered(body, 76, height);
     let title = format!("Sign in to {}", view.server);
-    let (inner, block) = popup(frame, area, &title, theme().accent);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
-}
-
-/// What is known about `server`: its row's facts, one per line.
-fn render_about(app: &App, server: &str, frame: &mut Frame, body: Rect) {
-    let Some(row) = app.servers.rows.iter().find(|s| s.name == server) else {
-        return;
-    };
-    let fact = |label: &str, value: String| {
-        Line::from(vec![
-            Span::styled(format!("{label:<10}"), Style::new().fg(theme().dim)),
-            Span::raw(value),
-        ])
-    };
-    let [tools, resources, prompts] = row
-        .counts
-        .map(|c| c.map_or("?".to_owned(), |n| n.to_string()));
-    let mut lines = vec![
-        fact("state", row.state.label().to_owned()),
-        fact("transport", row.transport.clone()),
-        fact("defined", row.layer.clone()),
-        fact(
-            "lists",
-            format!("{tools} tools · {resources} resources · {prompts} prompts"),
-        ),
-    ];
-    lines.extend(row.info.clone().map(|i| fact("server", i)));
-    lines.extend(row.sandbox.clone().map(|s| fact("sandbox", s)));
-    lines.extend(row.roots.clone().map(|r| fact("roots", r)));
-    if let Some((class, message)) = &row.error {
-        let message = app.failure_words(Some(server), class, message);
-        lines.push(fact("last error", format!("{class}: {message}")));
-    }
-    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let area = centered(body, 72, height);
-    let title = format!("About {server}");
     let (inner, block) = popup(frame, area, &title, theme().accent);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);

@@ -15,9 +15,9 @@ use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::window_start;
 use crate::app::scan_marks::ScanMarks;
 use crate::app::tabs::{
-    Catalog, CatalogTab, Listed, Prompts, PromptsTab, Resources, ResourcesTab, Tools, ToolsTab,
+    Catalog, CatalogTab, Listed, Prompts, PromptsTab, Resources, ResourcesTab, ToolsTab,
 };
-use crate::app::{App, Focus, Load, PromptRow, ResourceRow, ServerPane, Tab, ToolRow};
+use crate::app::{App, Focus, Load, PromptRow, ResourceRow, ServerPane, Tab};
 use crate::mcp::scan::Kind;
 
 /// One selectable row.
@@ -85,7 +85,7 @@ fn name_column<'a>(names: impl Iterator<Item = &'a str>, width: u16) -> usize {
 /// stays aligned; when longer, its middle gives way to `…` and both ends stay, so names that
 /// share a long prefix (`trigger-sampling-request`, `trigger-sampling-request-async`) still
 /// differ on screen.
-fn name_cell(name: &str, width: usize) -> String {
+pub(super) fn name_cell(name: &str, width: usize) -> String {
     let chars: Vec<char> = name.chars().collect();
     if chars.len() <= width {
         return format!("{name:<width$}  ");
@@ -117,7 +117,7 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         width: area.width,
     };
     let lines = match app.tab {
-        Tab::Tools => tools_tab(app, &pane.tools, &window),
+        Tab::Tools => super::tools_tab::lines(app, &pane.tools, &window),
         Tab::Resources => resources_tab(app, &pane.resources, &pane.tools, &window),
         Tab::Prompts => prompts_tab(app, &pane.prompts, &pane.tools, &window),
         Tab::Log => {
@@ -196,7 +196,7 @@ fn none_line() -> Line<'static> {
 /// A catalog tab's lines (the generic [`CatalogTab`] and the Tools tab): the load state, then
 /// `(none)` or the window of `shown`, the name column as wide as the longest name; `cells`
 /// draws one row's columns given that width.
-fn catalog_lines<L, R: Listed>(
+pub(super) fn catalog_lines<L, R: Listed>(
     app: &App,
     (load, what): (Option<&Load<L>>, &str),
     shown: Option<Vec<&R>>,
@@ -222,54 +222,9 @@ fn catalog_lines<L, R: Listed>(
     lines
 }
 
-/// The Tools tab component ([`ToolsTab`]): the catalog or the search's matches.
-fn tools_tab(app: &App, tab: &ToolsTab, w: &List) -> Vec<Line<'static>> {
-    let costs = match &tab.costs {
-        Some(Load::Ready(costs)) => Some(costs),
-        _ => None,
-    };
-    // The drift mark column, only while some tool drifted from its pins.
-    let drift = match &tab.drift {
-        Some(Load::Ready(drift)) if !drift.by_name.is_empty() => Some(drift),
-        _ => None,
-    };
-    let scan = scan_marks(tab, Kind::Tool);
-    let shown = tab.visible().map(|tools| tools.iter().collect());
-    let load = (tab.catalog.as_ref(), Tools::WHAT);
-    catalog_lines(app, load, shown, w, |t: &ToolRow, name_width| {
-        let mut spans = Vec::new();
-        if let Some(scan) = scan {
-            spans.push(scan_cell(scan, Kind::Tool, &t.name));
-        }
-        if let Some(drift) = drift {
-            let mark = if drift.by_name.contains_key(&t.name) {
-                "Δ "
-            } else {
-                "  "
-            };
-            spans.push(Span::styled(mark, Style::new().fg(theme().warn)));
-        }
-        spans.push(Span::styled(
-            name_cell(&t.name, name_width),
-            Style::new().fg(theme().text),
-        ));
-        if let Some(costs) = costs {
-            spans.push(Span::styled(
-                token_cell(costs.by_name.get(&t.name).copied()),
-                Style::new().fg(theme().dim),
-            ));
-        }
-        spans.push(Span::styled(
-            t.description.clone(),
-            Style::new().fg(theme().muted),
-        ));
-        spans
-    })
-}
-
 /// The scan's findings of `kind`, when some definition of that kind has any (its list then
 /// has a mark column).
-fn scan_marks(tools: &ToolsTab, kind: Kind) -> Option<&ScanMarks> {
+pub(super) fn scan_marks(tools: &ToolsTab, kind: Kind) -> Option<&ScanMarks> {
     match &tools.scan {
         Some(Load::Ready(marks)) if marks.any(kind) => Some(marks),
         _ => None,
@@ -277,18 +232,13 @@ fn scan_marks(tools: &ToolsTab, kind: Kind) -> Option<&ScanMarks> {
 }
 
 /// The scan mark column: `⚑ ` (in the warning colour) before a definition with findings.
-fn scan_cell(marks: &ScanMarks, kind: Kind, name: &str) -> Span<'static> {
+pub(super) fn scan_cell(marks: &ScanMarks, kind: Kind, name: &str) -> Span<'static> {
     let mark = if marks.of(kind, name).is_empty() {
         "  "
     } else {
         "⚑ "
     };
     Span::styled(mark, Style::new().fg(theme().warn))
-}
-
-/// The tokens column: `  92 tok  `, right-aligned, blank for a tool not in the costs.
-fn token_cell(tokens: Option<usize>) -> String {
-    tokens.map_or_else(|| " ".repeat(10), |n| format!("{n:>4} tok  "))
 }
 
 /// The rows a catalog tab shows, once its catalog is in.

@@ -239,6 +239,30 @@ fn a_long_status_line_wraps_and_the_last_line_stays_shown() {
     );
 }
 
+/// Every registered panel opens with its default key from the servers pane, is drawn at each
+/// size, and closes with Esc (a new panel gets its snapshots here without a new test).
+#[test]
+fn every_panel_with_a_default_key_opens_draws_and_closes() {
+    use crate::app::panels::PANELS;
+    for (i, panel) in PANELS.iter().enumerate() {
+        let Some((code, _)) = panel.keys.1.first() else {
+            continue;
+        };
+        let (mut app, _d) = tools_app();
+        app.focus = crate::app::Focus::Servers;
+        app.update(key(*code));
+        let open = app.overlay.as_ref();
+        assert!(
+            matches!(open, Some(Overlay::Panel(v)) if usize::from(v.index) == i),
+            "{}: {open:?}",
+            panel.name
+        );
+        snapshot_all(&format!("panel_{}", panel.name), &mut app);
+        app.update(key(KeyCode::Esc));
+        assert!(app.overlay.is_none(), "{}: Esc closes it", panel.name);
+    }
+}
+
 #[test]
 fn about_this_server() {
     let (mut app, _d) = tools_app();
@@ -247,10 +271,15 @@ fn about_this_server() {
     assert_eq!(
         app.overlay
             .as_ref()
-            .map(|o| matches!(o, Overlay::About(s) if s == "demo")),
+            .map(|o| matches!(o, Overlay::Panel(v) if v.index == 0)),
         Some(true)
     );
     snapshot_all("about_this_server", &mut app);
+    let copied = app.update(ch('y'));
+    assert!(
+        matches!(copied.as_slice(), [Effect::Copy(t)] if t.starts_with("About demo\nstate: ")),
+        "y copies the facts: {copied:?}"
+    );
     app.update(key(KeyCode::Esc));
     assert!(app.overlay.is_none(), "Esc closes it");
 }

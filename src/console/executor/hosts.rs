@@ -1,6 +1,6 @@
-//! The Hosts view's effects: reading other hosts' files (on a blocking task), test-connecting
-//! one host's server through the engine's connection code with the trust rules applied, and
-//! importing into mcpdeck's own file through the same planning and atomic write as
+//! The Hosts view's effects, each on a blocking task: reading other hosts' files,
+//! test-connecting one host's server through the engine's connection code with the trust rules
+//! applied, and importing into mcpdeck's own file through the same planning and atomic write as
 //! `mcpdeck hosts import`. Another host's files are only read.
 
 use std::fmt::Write as _;
@@ -52,12 +52,8 @@ impl Executor {
                     let _ = tx.send(Msg::Hosts(HostsMsg::Planned(planned)));
                 });
             }
-            HostsEffect::Write { preview } => self.host_import(&preview),
+            HostsEffect::Write { preview } => self.host_import(preview),
         }
-    }
-
-    fn send_hosts(&self, msg: HostsMsg) {
-        let _ = self.tx.send(Msg::Hosts(msg));
     }
 
     fn read_hosts(&self) {
@@ -97,41 +93,45 @@ impl Executor {
         });
     }
 
-    fn host_import(&mut self, preview: &ImportPreview) {
-        let result = import_plan(
-            self.engine().config(),
-            &self.host_env(),
-            preview.host,
-            &preview.server,
-            preview.to,
-        )
-            .and_then(|plan| {
-                if ImportPreview::of(&plan, &preview.server, preview.to) != *preview {
-                    return Err(
-                        "the files changed since the preview; nothing written — import again to see the new preview"
-                            .to_owned(),
-                    );
-                }
-                plan.write(&self.backups()?)
-            })
-            .map(|backup| {
-                let mut done = format!("imported `{}` into {}", preview.server, preview.path);
-                if let Some(b) = backup {
-                    let _ = write!(done, "; backup at {}", b.display());
-                }
-                if preview.to == ImportTo::Project {
-                    done.push_str("; project servers stay inert until the project is trusted");
-                }
-                if self.reload_config() {
-                    done.push_str("; configuration reloaded");
-                } else {
-                    done.push_str("; restart mcpdeck to use it");
-                }
-                done
-            });
-        self.send_hosts(HostsMsg::Imported(result));
-        self.read_hosts();
+    /// Plans the import again, writes it when it still matches the preview the operator saw,
+    /// reloads the configuration and reads the hosts again, all on a blocking task.
+    fn host_import(&self, preview: ImportPreview) {
+        let (engine, env, tx) = (self.engine(), self.host_env(), self.tx.clone());
+        let (backups, rebuild) = (self.backups(), self.rebuild());
+        tokio::task::spawn_blocking(move || {
+            let config = engine.config();
+            let result = import_plan(config, &env, preview.host, &preview.server, preview.to)
+                .and_then(|plan| {
+                    if ImportPreview::of(&plan, &preview.server, preview.to) != preview {
+                        return Err("the files changed since the preview; nothing written — \
+                                    import again to see the new preview"
+                            .to_owned());
+                    }
+                    plan.write(&backups?)
+                })
+                .map(|backup| imported(&preview, backup, super::super::rebuild::reload(rebuild)));
+            let _ = tx.send(Msg::Hosts(HostsMsg::Imported(result)));
+            let data = hosts_data::build(config, &read_all(&env), &env);
+            let _ = tx.send(Msg::Hosts(HostsMsg::Data(Box::new(data))));
+        });
     }
+}
+
+/// What an import that wrote `preview` says: where, the backup, and whether it was reloaded.
+fn imported(preview: &ImportPreview, backup: Option<PathBuf>, reloaded: bool) -> String {
+    let mut done = format!("imported `{}` into {}", preview.server, preview.path);
+    if let Some(b) = backup {
+        let _ = write!(done, "; backup at {}", b.display());
+    }
+    if preview.to == ImportTo::Project {
+        done.push_str("; project servers stay inert until the project is trusted");
+    }
+    if reloaded {
+        done.push_str("; configuration reloaded");
+    } else {
+        done.push_str("; restart mcpdeck to use it");
+    }
+    done
 }
 
 /// Reads `server` of `host` afresh and prepares its connection with the operator's `answers`

@@ -1,0 +1,59 @@
+//! What every converted layer is: a [`Component`] with a typed message enum, one exhaustive
+//! `update` over it, and hints read from the keymap for exactly the messages it takes (a key
+//! whose action maps to no message is neither dispatched nor offered in the footer). Drawing is
+//! `ui::X::render` over the state in `app::X`.
+
+use super::keymap::Action;
+
+/// One layer of the console.
+pub trait Component: Sized {
+    /// Everything the component answers to; `update` matches every variant.
+    type Msg: Copy;
+    /// What it reads of the rest of the app while updating (never changes it).
+    type Env<'a>;
+    /// What it asks the app to do after an update (effects, engine work, a status message).
+    type Out;
+
+    /// The message a keymap action means here; `None` when the component does not take it.
+    fn message(action: Action) -> Option<Self::Msg>;
+
+    /// Handles `msg`: the state next (`None` closes the layer) and what the app must do.
+    fn update(self, msg: Self::Msg, env: &Self::Env<'_>) -> Update<Self>;
+
+    /// Whether the footer may offer `action` here.
+    fn offers(action: Action) -> bool {
+        Self::message(action).is_some()
+    }
+}
+
+/// What an update returns.
+#[derive(Debug)]
+pub struct Update<C: Component> {
+    /// The state next; `None` closes the layer.
+    pub next: Option<C>,
+    /// What the app must do.
+    pub out: Option<C::Out>,
+}
+
+impl<C: Component> Update<C> {
+    /// Stays open as `next`, asking nothing.
+    pub fn stay(next: C) -> Self {
+        Self {
+            next: Some(next),
+            out: None,
+        }
+    }
+
+    /// Stays open as `next` and asks `out`.
+    pub fn then(next: C, out: C::Out) -> Self {
+        Self {
+            next: Some(next),
+            out: Some(out),
+        }
+    }
+
+    /// Closes the layer, asking `out` when given.
+    pub fn close(out: Option<C::Out>) -> Self {
+        Self { next: None, out }
+    }
+}

@@ -1,0 +1,183 @@
+//! The keymap's contexts: where a binding applies, the name of each context's table in
+//! `keys.toml` and its heading in the help, in the help's order.
+
+/// Where a binding applies. Global bindings apply wherever no text is being typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ctx {
+    /// Everywhere outside text entry and modals.
+    Global,
+    /// The servers pane has focus.
+    Servers,
+    /// Any tab's list has focus (bindings common to every tab).
+    List,
+    /// The Tools tab's list has focus.
+    ToolsTab,
+    /// The Resources tab's list has focus.
+    ResourcesTab,
+    /// The Prompts tab's list has focus.
+    PromptsTab,
+    /// The Log tab has focus.
+    LogTab,
+    /// The Config tab has focus.
+    ConfigTab,
+    /// A tool's detail view.
+    Detail,
+    /// The call form or raw JSON editor.
+    Form,
+    /// A call is running.
+    Running,
+    /// A result is shown.
+    Result,
+    /// A global view (spills, doctor, trust, help).
+    View,
+    /// The trust view.
+    TrustView,
+    /// The spills view and pager.
+    SpillsView,
+    /// The config editor.
+    Editor,
+    /// The workspace side panel has focus (keys type into its form).
+    Side,
+    /// The agent sessions view.
+    AgentsView,
+    /// An approval is in front (it takes every key).
+    Approval,
+    /// The approval in front shows all its arguments in the text viewer.
+    ApprovalArguments,
+    /// The policy view (the user's policy file).
+    PolicyView,
+    /// The config doctor.
+    DoctorView,
+    /// A server's elicitation form is in front (keys type into its fields).
+    Elicitation,
+    /// A server's URL elicitation is in front.
+    ElicitUrl,
+    /// A server's sampling request is in front (keys type into the reply).
+    Sampling,
+    /// The Hosts view (other agent hosts' configurations).
+    HostsView,
+    /// The Tasks view (a server's tasks).
+    TasksView,
+    /// The call form's suggestion list is open (completion).
+    Completion,
+    /// The Roots view (a server's roots for the session).
+    RootsView,
+    /// A result's list of resource links is open.
+    ResultLinks,
+    /// The spill pager (a window of a spill file in the text viewer).
+    Pager,
+    /// The box with the keys of the component in front (`F1` in the editor and the form).
+    KeyHelp,
+}
+
+/// Every context, in the order the help overlay lists them.
+pub const ALL_CTX: [Ctx; 32] = [
+    Ctx::Global,
+    Ctx::Servers,
+    Ctx::List,
+    Ctx::ToolsTab,
+    Ctx::ResourcesTab,
+    Ctx::PromptsTab,
+    Ctx::LogTab,
+    Ctx::ConfigTab,
+    Ctx::Detail,
+    Ctx::Form,
+    Ctx::Completion,
+    Ctx::Running,
+    Ctx::Result,
+    Ctx::ResultLinks,
+    Ctx::View,
+    Ctx::TrustView,
+    Ctx::SpillsView,
+    Ctx::Pager,
+    Ctx::AgentsView,
+    Ctx::Editor,
+    Ctx::Side,
+    Ctx::Approval,
+    Ctx::ApprovalArguments,
+    Ctx::PolicyView,
+    Ctx::DoctorView,
+    Ctx::Elicitation,
+    Ctx::ElicitUrl,
+    Ctx::Sampling,
+    Ctx::HostsView,
+    Ctx::TasksView,
+    Ctx::RootsView,
+    Ctx::KeyHelp,
+];
+
+/// A context's name in a keymap file.
+pub fn ctx_key(ctx: Ctx) -> &'static str {
+    match ctx {
+        Ctx::Global => "global",
+        Ctx::Servers => "servers",
+        Ctx::List => "list",
+        Ctx::ToolsTab => "tools",
+        Ctx::ResourcesTab => "resources",
+        Ctx::PromptsTab => "prompts",
+        Ctx::LogTab => "log",
+        Ctx::ConfigTab => "config",
+        Ctx::Detail => "detail",
+        Ctx::Form => "form",
+        Ctx::Running => "running",
+        Ctx::Result => "result",
+        Ctx::View => "view",
+        Ctx::TrustView => "trust_view",
+        Ctx::SpillsView => "spills_view",
+        Ctx::Editor => "editor",
+        Ctx::Side => "side",
+        Ctx::AgentsView => "agents_view",
+        Ctx::Approval => "approval",
+        Ctx::ApprovalArguments => "approval_arguments",
+        Ctx::PolicyView => "policy_view",
+        Ctx::DoctorView => "doctor_view",
+        Ctx::Elicitation => "elicitation",
+        Ctx::ElicitUrl => "elicitation_url",
+        Ctx::Sampling => "sampling",
+        Ctx::HostsView => "hosts_view",
+        Ctx::TasksView => "tasks_view",
+        Ctx::Completion => "completion",
+        Ctx::ResultLinks => "result_links",
+        Ctx::RootsView => "roots_view",
+        Ctx::Pager => "pager",
+        Ctx::KeyHelp => "key_help",
+    }
+}
+
+/// A context's name in the help overlay.
+pub fn ctx_name(ctx: Ctx) -> &'static str {
+    match ctx {
+        Ctx::Global => "everywhere",
+        Ctx::Servers => "servers",
+        Ctx::List => "lists",
+        Ctx::ToolsTab => "tools",
+        Ctx::ResourcesTab => "resources",
+        Ctx::PromptsTab => "prompts",
+        Ctx::LogTab => "log",
+        Ctx::ConfigTab => "config",
+        Ctx::Detail => "tool detail",
+        Ctx::Form => "call form",
+        Ctx::Running => "running",
+        Ctx::Result => "result",
+        Ctx::View => "views",
+        Ctx::TrustView => "trust view",
+        Ctx::SpillsView => "spills view",
+        Ctx::Editor => "config editor",
+        Ctx::Side => "workspace panel",
+        Ctx::AgentsView => "agents view",
+        Ctx::Approval => "approval",
+        Ctx::ApprovalArguments => "approval arguments",
+        Ctx::PolicyView => "policy view",
+        Ctx::DoctorView => "config doctor",
+        Ctx::Elicitation => "asks: form",
+        Ctx::ElicitUrl => "asks: URL",
+        Ctx::Sampling => "asks: sampling",
+        Ctx::HostsView => "hosts view",
+        Ctx::TasksView => "tasks view",
+        Ctx::Completion => "completions",
+        Ctx::ResultLinks => "resource links",
+        Ctx::RootsView => "roots view",
+        Ctx::Pager => "spill pager",
+        Ctx::KeyHelp => "keys of a view",
+    }
+}

@@ -1,0 +1,155 @@
+//! The Tools tab: the tool catalog (a [`CatalogTab`]'s catalog code over [`Tools`]), the
+//! engine-side ranked search over it, and what is asked once the catalog is in (token costs,
+//! drift from the pins, the poisoning scan's marks). Drawn by `ui::tools_tab`.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::tabs::{CatalogLoad, ListState, TabMsg, Tools, catalog_update, settle_catalog};
+use super::{Effect, Load, ReqId, ToolRow};
+use crate::mcp::engine::Outcome;
+use crate::mcp::proxy::ProxyRequest;
+
+/// A search of the tool catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Search {
+    /// The query typed so far.
+    pub query: String,
+    /// Whether keys still go into the query.
+    pub editing: bool,
+    /// The matches.
+    pub results: Load<Vec<ToolRow>>,
+}
+
+/// The Tools tab: the catalog and the engine-side ranked search over it.
+#[derive(Debug, Default)]
+pub struct ToolsTab {
+    /// The tool catalog (`None` until first shown).
+    pub catalog: CatalogLoad<Tools>,
+    /// The active search.
+    pub search: Option<Search>,
+    /// Selection.
+    pub list: ListState,
+    /// The catalog's token costs (asked for once the catalog is in).
+    pub costs: Option<Load<super::costs::ToolCosts>>,
+    /// How the catalog drifted from its pins across restarts (asked for once it is in).
+    pub drift: Option<Load<super::drift::ToolDrift>>,
+    /// What the poisoning scan found in the server's tools, prompts and templates (asked for
+    /// once the tool list is in; the Prompts and Resources tabs read it too).
+    pub scan: Option<Load<super::scan_marks::ScanMarks>>,
+}
+
+impl ToolsTab {
+    /// Handles one message.
+    pub fn update(&mut self, msg: TabMsg) -> Vec<Effect> {
+        if msg == TabMsg::Forget {
+            self.search = None;
+            self.costs = None;
+            self.drift = None;
+            self.scan = None;
+        }
+        catalog_update::<Tools>(&mut self.catalog, &mut self.list, msg)
+    }
+
+    /// The catalog's reply `outcome`, kept when the tab still waits for `id`.
+    pub fn settle(&mut self, id: ReqId, outcome: &Outcome) {
+        settle_catalog::<Tools>(&mut self.catalog, id, outcome);
+    }
+
+    /// The rows shown: the search's matches while searching, else the catalog.
+    pub fn visible(&self) -> Option<&[ToolRow]> {
+        if let Some(search) = &self.search
+            && !search.query.trim().is_empty()
+        {
+            return match &search.results {
+                Load::Ready(rows) => Some(rows),
+                _ => None,
+            };
+        }
+        match &self.catalog {
+            Some(Load::Ready(rows)) => Some(rows),
+            _ => None,
+        }
+    }
+
+    /// `/`: starts a new search (the last matches stay until new ones arrive).
+    pub fn start_search(&mut self) {
+        let results = self.search.take().map_or(Load::Idle, |s| s.results);
+        self.search = Some(Search {
+            query: String::new(),
+            editing: true,
+            results,
+        });
+    }
+
+    /// A key typed into the search: the query changes and, when it is not blank, a search with
+    /// `id` is asked for.
+    pub fn on_search_key(&mut self, key: KeyEvent, server: &str, id: ReqId) -> Vec<Effect> {
+        let Some(search) = self.search.as_mut() else {
+            return Vec::new();
+        };
+        match key.code {
+            KeyCode::Esc => {
+                self.search = None;
+                return Vec::new();
+            }
+            KeyCode::Enter => {
+                search.editing = false;
+                return Vec::new();
+            }
+            KeyCode::Up | KeyCode::Down => {
+                let delta = if key.code == KeyCode::Up { -1 } else { 1 };
+                self.list.sel = self.list.sel.saturating_add_signed(delta);
+                return Vec::new();
+            }
+            KeyCode::Backspace => {
+                search.query.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                search.query.push(c);
+            }
+            _ => return Vec::new(),
+        }
+        self.list.sel = 0;
+        if search.query.trim().is_empty() {
+            search.results = Load::Idle;
+            return Vec::new();
+        }
+        search.results = Load::Loading(id);
+        let request = ProxyRequest::ToolsSearch {
+            server: server.to_owned(),
+            query: search.query.clone(),
+        };
+        vec![Effect::Engine {
+            id,
+            request: crate::mcp::EngineRequest::Agent(request),
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn a_blank_search_asks_nothing_and_a_query_asks_with_the_id() {
+        let mut tools = ToolsTab::default();
+        tools.start_search();
+        assert!(
+            tools
+                .on_search_key(key(KeyCode::Char(' ')), "s", 7)
+                .is_empty()
+        );
+        let effects = tools.on_search_key(key(KeyCode::Char('a')), "s", 8);
+        assert!(matches!(
+            effects.as_slice(),
+            [Effect::Engine {
+                id: 8,
+                request: crate::mcp::EngineRequest::Agent(ProxyRequest::ToolsSearch { .. })
+            }]
+        ));
+    }
+}
