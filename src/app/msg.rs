@@ -152,6 +152,13 @@ pub enum Msg {
     Hosts(super::hosts::HostsMsg),
     /// A sign-in answer (store status, authorization URL, sign-in or sign-out outcome).
     Auth(super::auth::AuthMsg),
+    /// A server's request (elicitation or sampling) settled without the operator: the server
+    /// withdrew it (cancelled it, or its connection ended). In front, the modal says so and a
+    /// late answer is not sent; queued behind, it leaves the queue.
+    AskWithdrawn {
+        /// The request's ticket.
+        ticket: u64,
+    },
 }
 
 /// Something the runtime must do for the app.

@@ -21,7 +21,7 @@ struct Case {
 /// how it ended and whether the approver was asked.
 fn drive(case: &Case) -> (Result<Passed, Refusal>, bool) {
     let mut asked = false;
-    let run = || -> Result<Passed, Refusal> {
+    let mut run = || -> Result<Passed, Refusal> {
         let mut state = step(
             State::Start,
             Event::Verdict {
