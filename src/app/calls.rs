@@ -33,8 +33,10 @@ impl App {
             Screen::Detail(d) => {
                 if let Load::Ready(desc) = &d.load {
                     let schema = desc.input_schema.clone();
+                    let compiled = desc.arguments.as_ref().map(|c| c.0.clone());
+                    let target = Target::Tool(d.tool.clone());
                     self.screen =
-                        Screen::Form(Form::new(&d.server, Target::Tool(d.tool.clone()), schema));
+                        Screen::Form(Form::with_arguments(&d.server, target, schema, compiled));
                     self.last_detail = Some(d);
                 } else {
                     self.call_when_described = true;
@@ -183,5 +185,44 @@ impl App {
             cancelling: false,
         });
         vec![effect]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::arguments::compiles;
+    use crate::mcp::catalog::ToolCatalog;
+
+    /// The call form takes the argument types the catalog compiled for the tool: opening it
+    /// twice (two descriptions of one catalog entry) compiles the schema once.
+    #[test]
+    fn opening_the_form_twice_compiles_the_arguments_once() {
+        let (mut app, _d) = crate::app::testkit::demo_app();
+        let schema =
+            serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let tool: rmcp::model::Tool = serde_json::from_value(
+            serde_json::json!({"name": "count", "description": "counts", "inputSchema": schema}),
+        )
+        .expect("a tool");
+        let catalog = ToolCatalog::new(1, vec![tool]);
+        let before = compiles();
+        let mut forms = Vec::new();
+        for _ in 0..2 {
+            let desc = catalog.describe("count").expect("described");
+            app.open_detail("demo".into(), "count".into(), false);
+            let Screen::Detail(d) = &mut app.screen else {
+                panic!("no detail");
+            };
+            d.load = Load::Ready(Box::new(super::super::model::clean_description(&desc)));
+            app.on_call();
+            let Screen::Form(form) = &app.screen else {
+                panic!("no form");
+            };
+            forms.push(form.arguments.clone());
+            app.screen = Screen::Browse;
+        }
+        assert_eq!(compiles() - before, 1, "compiled once for both forms");
+        assert!(std::sync::Arc::ptr_eq(&forms[0], &forms[1]));
     }
 }

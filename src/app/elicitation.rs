@@ -77,6 +77,8 @@ pub struct ElicitState {
     pub mode: ElicitMode,
     /// When it was first shown (keys are ignored for a moment after).
     pub shown_at: Instant,
+    /// The server withdrew it: the modal says so and no answer is sent.
+    pub withdrawn: bool,
 }
 
 /// What a key did to an elicitation.
@@ -298,6 +300,7 @@ impl ElicitState {
             message: ask.message,
             mode,
             shown_at: now,
+            withdrawn: false,
         }
     }
 

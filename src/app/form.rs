@@ -162,6 +162,17 @@ fn display_enum(v: &Value) -> String {
 impl Form {
     /// Builds the form for `schema` (an object schema; anything else gives one raw field).
     pub fn new(server: &str, target: Target, schema: Value) -> Self {
+        Self::with_arguments(server, target, schema, None)
+    }
+
+    /// A form for `schema` typed by `arguments` when the catalog compiled them already (a
+    /// tool's description carries them), else by compiling `schema` here.
+    pub fn with_arguments(
+        server: &str,
+        target: Target,
+        schema: Value,
+        arguments: Option<std::sync::Arc<ToolArguments>>,
+    ) -> Self {
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -199,7 +210,8 @@ impl Form {
         Self {
             server: server.to_owned(),
             target,
-            arguments: std::sync::Arc::new(ToolArguments::compile(&schema)),
+            arguments: arguments
+                .unwrap_or_else(|| std::sync::Arc::new(ToolArguments::compile(&schema))),
             schema,
             fields,
             focus: 0,

@@ -594,6 +594,7 @@ pub fn clean_description(d: &ToolDescription) -> ToolDescription {
         server_claimed_annotations: d.server_claimed_annotations.as_ref().map(clean_json),
         meta: d.meta.as_ref().map(clean_json),
         flags: d.flags.clone(),
+        arguments: d.arguments.clone(),
     }
 }
 

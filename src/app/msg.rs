@@ -161,6 +161,13 @@ pub enum Msg {
         /// The servers the rebuild kept ([`crate::mcp::engine::ReloadPlan::kept`]).
         kept: std::collections::BTreeSet<String>,
     },
+    /// A server's request (elicitation or sampling) settled without the operator: the server
+    /// withdrew it (cancelled it, or its connection ended). In front, the modal says so and a
+    /// late answer is not sent; queued behind, it leaves the queue.
+    AskWithdrawn {
+        /// The request's ticket.
+        ticket: u64,
+    },
 }
 
 /// Something the runtime must do for the app.

@@ -35,6 +35,8 @@ pub struct SamplingState {
     pub scroll: usize,
     /// When it was first shown (keys are ignored for a moment after).
     pub shown_at: Instant,
+    /// The server withdrew it: the modal says so and no answer is sent.
+    pub withdrawn: bool,
 }
 
 impl PartialEq for SamplingState {
@@ -53,6 +55,7 @@ impl SamplingState {
             stop: 0,
             scroll: 0,
             shown_at: now,
+            withdrawn: false,
         }
     }
 

@@ -48,6 +48,29 @@ impl ServerAsk {
         }
     }
 
+    /// The ticket naming the reply the engine awaits.
+    pub fn ticket(&self) -> u64 {
+        match self {
+            Self::Elicit(e) => e.ticket,
+            Self::Sample(s) => s.ticket,
+        }
+    }
+
+    /// Whether the server withdrew it (the modal says so; no answer is sent).
+    pub fn withdrawn(&self) -> bool {
+        match self {
+            Self::Elicit(e) => e.withdrawn,
+            Self::Sample(s) => s.withdrawn,
+        }
+    }
+
+    fn withdraw(&mut self) {
+        match self {
+            Self::Elicit(e) => e.withdrawn = true,
+            Self::Sample(s) => s.withdrawn = true,
+        }
+    }
+
     /// Whether keys typed at `now` may answer.
     pub fn armed(&self, now: Instant) -> bool {
         let shown = match self {
@@ -57,6 +80,9 @@ impl ServerAsk {
         armed(shown, now)
     }
 }
+
+/// What a withdrawn request's modal and the status line say.
+pub const WITHDRAWN: &str = "withdrawn by the server: no answer is sent · any key closes";
 
 /// Whether keys typed at `now` may answer a request first shown at `shown`.
 pub fn armed(shown: Instant, now: Instant) -> bool {
@@ -88,8 +114,28 @@ impl App {
                 };
                 self.push_log(&server, line)
             }
+            Msg::AskWithdrawn { ticket } => {
+                self.on_ask_withdrawn(ticket);
+                Vec::new()
+            }
             _ => Vec::new(),
         }
+    }
+
+    /// The server withdrew its request `ticket`: in front, the modal says so until a key
+    /// closes it; queued behind, it leaves the queue unseen.
+    fn on_ask_withdrawn(&mut self, ticket: u64) {
+        let Some(at) = self.asks.iter().position(|a| a.ticket() == ticket) else {
+            return;
+        };
+        if at == 0 {
+            if let Some(front) = self.asks.front_mut() {
+                front.withdraw();
+            }
+        } else {
+            self.asks.remove(at);
+        }
+        self.message = Some(WITHDRAWN.to_owned());
     }
 
     /// A key while a server's request is in front.
@@ -99,6 +145,11 @@ impl App {
             return Vec::new();
         };
         if !front.armed(now) {
+            return Vec::new();
+        }
+        if front.withdrawn() {
+            // Any key closes it; nothing is sent.
+            self.close_front_ask();
             return Vec::new();
         }
         let action = self.keymap.lookup(&[front.ctx()], &key);
@@ -113,13 +164,19 @@ impl App {
             self.message = message;
         }
         if done {
-            self.asks.pop_front();
-            // The next request's guard starts when it is first shown.
-            if let Some(next) = self.asks.front_mut() {
-                *next.shown_at() = now;
-            }
+            self.close_front_ask();
         }
         effects
+    }
+
+    /// Takes the request in front off the screen; the next one's guard starts as it is first
+    /// shown.
+    fn close_front_ask(&mut self) {
+        self.asks.pop_front();
+        let now = self.now;
+        if let Some(next) = self.asks.front_mut() {
+            *next.shown_at() = now;
+        }
     }
 
     /// A paste while a server's request is in front: it types, never answers.
@@ -130,5 +187,73 @@ impl App {
             None => {}
         }
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::testkit::{ch, demo_app, key};
+    use crate::mcp::client::{ElicitKind, ElicitationAsk, Form, SamplingAsk};
+    use crossterm::event::KeyCode;
+
+    fn elicit(app: &mut App, ticket: u64) {
+        let form = Form::from_schema(&serde_json::json!({"type": "object", "properties": {}}));
+        let ask = ElicitationAsk {
+            server: "demo".into(),
+            message: "go on?".into(),
+            kind: ElicitKind::Form(form),
+        };
+        app.update(Msg::Elicit { ticket, ask });
+    }
+
+    fn sample(app: &mut App, ticket: u64) {
+        let ask = SamplingAsk {
+            server: "demo".into(),
+            system_prompt: None,
+            messages: vec![("user".into(), "hi".into())],
+            max_tokens: 10,
+            model_preferences: None,
+            tools: Vec::new(),
+        };
+        app.update(Msg::Sample { ticket, ask });
+    }
+
+    /// A withdrawn request in front says so; the key that would have answered only closes it,
+    /// and the next request comes to the front with its own key guard.
+    #[test]
+    fn a_withdrawn_request_in_front_sends_no_late_answer() {
+        let (mut app, _d) = demo_app();
+        elicit(&mut app, 1);
+        sample(&mut app, 2);
+        app.now += Duration::from_secs(1);
+        assert!(app.update(Msg::AskWithdrawn { ticket: 1 }).is_empty());
+        assert!(app.asks.front().is_some_and(ServerAsk::withdrawn));
+        assert_eq!(app.message.as_deref(), Some(WITHDRAWN));
+        let effects = app.update(key(KeyCode::Enter));
+        assert!(effects.is_empty(), "a late answer is not sent: {effects:?}");
+        assert_eq!(app.asks.front().map(ServerAsk::ticket), Some(2));
+        let next = app.asks.front().expect("the next request");
+        assert!(!next.armed(app.now), "its key guard starts now");
+    }
+
+    /// A withdrawn sampling request sends nothing either; one queued behind leaves unseen; an
+    /// unknown ticket changes nothing.
+    #[test]
+    fn withdrawn_sampling_and_queued_requests_leave_quietly() {
+        let (mut app, _d) = demo_app();
+        sample(&mut app, 1);
+        elicit(&mut app, 2);
+        app.update(Msg::AskWithdrawn { ticket: 2 });
+        assert_eq!(app.asks.len(), 1);
+        app.update(Msg::AskWithdrawn { ticket: 9 });
+        assert_eq!(app.asks.len(), 1);
+        app.now += Duration::from_secs(1);
+        app.update(Msg::AskWithdrawn { ticket: 1 });
+        let effects = app.update(ch('x'));
+        assert!(effects.is_empty(), "{effects:?}");
+        assert!(app.asks.is_empty());
     }
 }

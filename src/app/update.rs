@@ -91,6 +91,7 @@ impl App {
             Msg::Hosts(msg) => self.on_hosts_msg(msg),
             Msg::Auth(msg) => self.on_auth_msg(msg),
             Msg::Rebuilt { info, kept } => self.on_info(*info, &kept),
+            msg @ Msg::AskWithdrawn { .. } => self.on_server_ask_msg(msg),
         }
     }
 

@@ -16,7 +16,7 @@ use crate::app::Msg;
 use crate::mcp::client::{
     Answer, ClientRequests, ElicitAnswer, ElicitationAsk, SamplingAnswer, SamplingAsk,
 };
-use crate::mcp::pending::{Pending, Reply};
+use crate::mcp::pending::{Pending, Reply, Settled};
 
 /// A reply the engine waits on.
 #[derive(Debug)]
@@ -80,6 +80,20 @@ impl ConsoleClient {
     fn ticket(&self) -> u64 {
         self.tickets.fetch_add(1, Ordering::Relaxed)
     }
+
+    /// Tells the app when the request `ticket` settles without the operator (the server
+    /// withdrew it: its handler was dropped), so the modal says so and sends nothing.
+    fn watch<T: Clone + Send + Sync + 'static>(&self, ticket: u64, reply: Reply<T>) {
+        let (tx, replies) = (self.tx.clone(), self.replies.clone());
+        tokio::spawn(async move {
+            let settled = reply.settled().await;
+            drop(reply);
+            if !matches!(settled, Settled::Answered(_)) {
+                replies.take(ticket);
+                let _ = tx.send(Msg::AskWithdrawn { ticket });
+            }
+        });
+    }
 }
 
 impl ClientRequests for ConsoleClient {
@@ -87,9 +101,11 @@ impl ClientRequests for ConsoleClient {
         let ticket = self.ticket();
         let (pending, reply) = Pending::new(ticket, None);
         // Kept before the app hears of it: the answer may come back on another thread first.
-        self.replies.keep(ticket, Waiting::Elicit(reply));
+        self.replies.keep(ticket, Waiting::Elicit(reply.clone()));
         if self.tx.send(Msg::Elicit { ticket, ask }).is_err() {
             self.replies.take(ticket);
+        } else {
+            self.watch(ticket, reply);
         }
         Box::pin(async move {
             let settled = pending.wait(std::future::pending()).await;
@@ -100,9 +116,11 @@ impl ClientRequests for ConsoleClient {
     fn sample(&self, ask: SamplingAsk) -> Answer<SamplingAnswer> {
         let ticket = self.ticket();
         let (pending, reply) = Pending::new(ticket, None);
-        self.replies.keep(ticket, Waiting::Sample(reply));
+        self.replies.keep(ticket, Waiting::Sample(reply.clone()));
         if self.tx.send(Msg::Sample { ticket, ask }).is_err() {
             self.replies.take(ticket);
+        } else {
+            self.watch(ticket, reply);
         }
         Box::pin(async move {
             let settled = pending.wait(std::future::pending()).await;

@@ -31,6 +31,30 @@ pub struct ToolArguments {
     validator: Option<jsonschema::Validator>,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many schemas this thread compiled, for the tests that count them.
+    static COMPILES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many schemas this thread has compiled so far.
+#[cfg(test)]
+pub(crate) fn compiles() -> usize {
+    COMPILES.with(std::cell::Cell::get)
+}
+
+/// A catalog entry's compiled [`ToolArguments`], shared by every face that types the tool's
+/// arguments. Two are equal when they are the same compilation (the catalog compiles each
+/// entry once), which keeps the descriptions that carry one plain comparable data.
+#[derive(Debug, Clone)]
+pub struct Compiled(pub std::sync::Arc<ToolArguments>);
+
+impl PartialEq for Compiled {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 impl std::fmt::Debug for ToolArguments {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolArguments")
@@ -45,6 +69,8 @@ impl std::fmt::Debug for ToolArguments {
 impl ToolArguments {
     /// Compiles a tool's input schema.
     pub fn compile(schema: &Value) -> Self {
+        #[cfg(test)]
+        COMPILES.with(|n| n.set(n.get() + 1));
         let properties = schema.get("properties").and_then(Value::as_object);
         let types = properties
             .map(|props| {

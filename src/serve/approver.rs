@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::mcp::control::ControlHub;
 use crate::mcp::pending::Reply;
-use crate::mcp::policy::{ApprovalRequest, Approver, Decision};
+use crate::mcp::policy::{ApprovalRequest, Approver, Decision, approval_text};
 use rmcp::Peer;
 use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema,
@@ -113,43 +113,7 @@ impl Approver for ServeApprover {
 
     fn ask(&self, request: ApprovalRequest, reply: Reply<Decision>) {
         if let Some(peer) = self.elicitation_peer() {
-            let mut message = format!(
-                "mcpdeck: approve `{}` on server `{}`? Effects: {}{}.",
-                request.operation,
-                request.server,
-                request
-                    .effects
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if request.effects_claimed {
-                    " (server-claimed)"
-                } else {
-                    ""
-                },
-            );
-            if request.server_changed {
-                message.push_str(" The server's definition changed.");
-            }
-            if request.tool_changed {
-                message.push_str(" The tool's definition changed since first listed.");
-            }
-            for line in &request.drift {
-                message.push('\n');
-                message.push_str(line);
-            }
-            if !request.findings.is_empty() {
-                message.push_str("\nThe poisoning scan flags the tool's definition:");
-                for line in &request.findings {
-                    message.push('\n');
-                    message.push_str(line);
-                }
-            }
-            if let Some(arguments) = &request.arguments {
-                message.push_str("\nArguments:\n");
-                message.push_str(arguments);
-            }
+            let message = elicitation_message(&request);
             let timeout = std::time::Duration::from_millis(request.timeout_ms);
             let Some(schema) = answer_schema() else {
                 let _ = reply.answer(Decision::Deny);
@@ -200,4 +164,65 @@ fn drift_notice(request: &ApprovalRequest) -> String {
         line.push(')');
     }
     line
+}
+
+/// What the agent's host is asked when it answers approvals by elicitation: the question and
+/// its effects in the words every face uses, then what changed, the scan's findings and the
+/// arguments.
+fn elicitation_message(request: &ApprovalRequest) -> String {
+    let mut message = format!(
+        "mcpdeck: {} Effects: {}.",
+        approval_text::question(request),
+        approval_text::effects(request),
+    );
+    if request.server_changed {
+        message.push_str(" The server's definition changed.");
+    }
+    if request.tool_changed {
+        message.push_str(" The tool's definition changed since first listed.");
+    }
+    for line in &request.drift {
+        message.push('\n');
+        message.push_str(line);
+    }
+    if !request.findings.is_empty() {
+        message.push_str("\nThe poisoning scan flags the tool's definition:");
+        for line in &request.findings {
+            message.push('\n');
+            message.push_str(line);
+        }
+    }
+    if let Some(arguments) = &request.arguments {
+        message.push_str("\nArguments:\n");
+        message.push_str(arguments);
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's elicitation, the terminal approver and `mcpdeck approvals` ask the question
+    /// and state the effects in the one wording `approval_text` gives.
+    #[test]
+    fn every_text_face_words_the_question_alike() {
+        let request = approval_text::request_with_arguments("{}".into());
+        let question = approval_text::question(&request);
+        let effects = approval_text::effects(&request);
+        assert_eq!(question, "approve `tools.call t` on `s`?");
+        let elicited = elicitation_message(&request);
+        assert!(
+            elicited.starts_with(&format!("mcpdeck: {question} Effects: {effects}.")),
+            "{elicited}"
+        );
+        for who in [None, Some("serve 7")] {
+            let described = approval_text::describe(&request, who);
+            let head = who.map(|w| format!("{w}: ")).unwrap_or_default();
+            assert!(
+                described.starts_with(&format!("{head}{question}\n  effects: {effects}")),
+                "{described}"
+            );
+        }
+    }
 }

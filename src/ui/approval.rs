@@ -16,6 +16,7 @@ use crate::app::approval::Pending;
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::{Areas, centered};
 use crate::app::viewer::wrap;
+use crate::mcp::policy::approval_text;
 
 fn boxed<'a>(frame: &mut Frame, area: ratatui::layout::Rect, title: &str) -> Block<'a> {
     frame.render_widget(Clear, area);
@@ -55,17 +56,7 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     }
     lines.push(field("server", r.server.clone(), Style::new()));
     lines.push(field("operation", r.operation.clone(), Style::new()));
-    let effects: Vec<String> = r.effects.iter().map(ToString::to_string).collect();
-    let claim = if r.effects_claimed {
-        " (server-claimed)"
-    } else {
-        " (the server claims nothing: all four)"
-    };
-    lines.push(field(
-        "effects",
-        format!("{}{claim}", effects.join(", ")),
-        Style::new(),
-    ));
+    lines.push(field("effects", approval_text::effects(r), Style::new()));
     if let Some(sandbox) = &r.sandbox {
         lines.push(Line::styled(
             format!("sandboxed: {sandbox}"),
@@ -178,7 +169,7 @@ pub fn render(app: &App, pending: &Pending, frame: &mut Frame, a: &Areas) {
     }
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let area = centered(body, width, height);
-    let block = boxed(frame, area, "Approve operation?");
+    let block = boxed(frame, area, &approval_text::question(&pending.request));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines), inner);

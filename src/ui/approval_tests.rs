@@ -75,7 +75,7 @@ fn long_arguments_are_cut_in_the_modal_and_whole_in_the_viewer() {
     snapshot_all("approval_long_arguments", &mut app);
     let screen = draw(&app, 80, 24);
     assert!(screen.contains("of 122 · v shows all"), "{screen}");
-    assert!(screen.contains("all four"), "{screen}");
+    assert!(screen.contains("cannot prove less"), "{screen}");
     assert!(screen.contains("v all arguments"), "{screen}");
     app.update(ch('v'));
     app.update(key(KeyCode::End));
@@ -124,4 +124,19 @@ fn an_absent_policy_file_is_explained_in_full_at_80_columns() {
     let screen = draw(&app, 80, 24);
     assert!(screen.contains("no rules)"), "{screen}");
     assert!(screen.contains("without asking."), "{screen}");
+}
+
+/// The console's modal asks the question and states the effects in the words of
+/// `approval_text`, as the terminal approver, `mcpdeck approvals` and serve's elicitation do.
+#[test]
+fn the_modal_words_the_question_as_every_face_does() {
+    let (mut app, _d) = tools_app();
+    let ask = request("{}", false);
+    let question = crate::mcp::policy::approval_text::question(&ask);
+    let effects = crate::mcp::policy::approval_text::effects(&ask);
+    app.update(Msg::Approval(ask));
+    app.now += Duration::from_millis(400);
+    let screen = draw(&app, 120, 40);
+    assert!(screen.contains(&question), "{screen}");
+    assert!(screen.contains(&effects), "{screen}");
 }

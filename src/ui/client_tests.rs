@@ -58,6 +58,49 @@ fn elicitation_url() {
     snapshot_all("elicitation_url", &mut app);
 }
 
+/// The sampling request as `sampling_request` shows it.
+fn sampling_ask() -> SamplingAsk {
+    SamplingAsk {
+        server: "demo".into(),
+        system_prompt: Some("You are a helpful test server.".into()),
+        messages: vec![
+            ("user".into(), "What is the capital of France?".into()),
+            ("user".into(), "[image: image/png, 1.2 KiB]".into()),
+        ],
+        max_tokens: 100,
+        model_preferences: Some("hints: claude; intelligence 0.8".into()),
+        tools: vec!["get_weather".into()],
+    }
+}
+
+/// A request the server withdrew while it was in front says so (elicitation and sampling).
+#[test]
+fn withdrawn_requests_say_so() {
+    let (mut app, _d) = demo_app();
+    let ask = ElicitationAsk {
+        server: "demo".into(),
+        message: "Please tell us your name.".into(),
+        kind: ElicitKind::Form(Form::from_schema(
+            &json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+        )),
+    };
+    shown(&mut app, Msg::Elicit { ticket: 1, ask });
+    app.update(Msg::AskWithdrawn { ticket: 1 });
+    app.size = (80, 24);
+    insta::assert_snapshot!("elicitation_withdrawn_80x24", draw(&app, 80, 24));
+    let (mut app, _d) = demo_app();
+    shown(
+        &mut app,
+        Msg::Sample {
+            ticket: 2,
+            ask: sampling_ask(),
+        },
+    );
+    app.update(Msg::AskWithdrawn { ticket: 2 });
+    app.size = (80, 24);
+    insta::assert_snapshot!("sampling_withdrawn_80x24", draw(&app, 80, 24));
+}
+
 #[test]
 fn sampling_request() {
     let (mut app, _d) = demo_app();

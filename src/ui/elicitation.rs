@@ -37,6 +37,9 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
         Span::styled(e.server.clone(), Style::new().add_modifier(Modifier::BOLD)),
         Span::styled(waiting(app), dim_style()),
     ])];
+    if e.withdrawn {
+        head.push(withdrawn_line());
+    }
     head.extend(e.message.lines().take(4).map(|l| Line::raw(l.to_owned())));
     if !crate::app::server_asks::armed(e.shown_at, app.now) {
         head.push(Line::styled("(keys are ignored for a moment)", dim_style()));
@@ -49,6 +52,14 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
         ElicitMode::Form(form) => render_form(app, form, frame, rest),
         ElicitMode::Url { url, origin, .. } => render_url(url, origin, frame, rest),
     }
+}
+
+/// The line a withdrawn request's modal leads with (the sampling modal's too).
+pub(super) fn withdrawn_line() -> Line<'static> {
+    Line::styled(
+        format!("⚠ {}", crate::app::server_asks::WITHDRAWN),
+        Style::new().fg(theme().warn),
+    )
 }
 
 fn waiting(app: &App) -> String {

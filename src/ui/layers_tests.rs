@@ -73,7 +73,7 @@ fn everything_open() -> (App, tempfile::TempDir) {
 /// What only `layer` draws, to find on the screen.
 fn title(layer: Layer) -> &'static str {
     match layer {
-        Layer::Approval => "Approve operation?",
+        Layer::Approval => "approve `",
         Layer::Ask => "Server asks for a completion",
         Layer::KeyHelp => "Keys · ",
         Layer::Tasks => "Tasks of demo",

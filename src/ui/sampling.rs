@@ -39,6 +39,9 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
             dim_style(),
         ),
     ])];
+    if s.withdrawn {
+        head.push(super::elicitation::withdrawn_line());
+    }
     if !crate::app::server_asks::armed(s.shown_at, app.now) {
         head.push(Line::styled("(keys are ignored for a moment)", dim_style()));
     }

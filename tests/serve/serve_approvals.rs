@@ -168,11 +168,10 @@ async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
     let mut keys = watcher.stdin.take().expect("stdin");
     let screen = Screen::default();
     screen.follow(watcher.stdout.take().expect("stdout"));
+    // Killed on every path out of the test, a failed assertion's included.
+    let mut watcher = Reaped(Some(watcher));
     screen.shows("watching for approvals", 1).await;
-    assert!(
-        watcher.try_wait().expect("status").is_none(),
-        "no session is no reason to stop"
-    );
+    assert!(watcher.running(), "no session is no reason to stop");
 
     for round in 1..=2 {
         let agent = Arc::new(serve(&sb).await);
@@ -196,16 +195,13 @@ async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
             .await
             .expect("agent closes");
         screen.shows("ended", round).await;
-        assert!(
-            watcher.try_wait().expect("status").is_none(),
-            "{}",
-            screen.text()
-        );
+        assert!(watcher.running(), "{}", screen.text());
     }
 
     // Ctrl-C, typed on its terminal.
     keys.write_all(&[0x03]).expect("ctrl-c");
     keys.flush().expect("flush");
+    let mut watcher = watcher.0.take().expect("running");
     let status = tokio::task::spawn_blocking(move || watcher.wait())
         .await
         .expect("joined")
@@ -216,6 +212,15 @@ async fn approvals_watch_waits_for_sessions_and_runs_until_ctrl_c() {
 /// Stops a watcher the test did not stop itself (it failed before Ctrl-C): killing `script`
 /// closes the watcher's terminal, which ends it.
 struct Reaped(Option<std::process::Child>);
+
+impl Reaped {
+    /// Whether the watcher is still running.
+    fn running(&mut self) -> bool {
+        self.0
+            .as_mut()
+            .is_some_and(|c| c.try_wait().expect("status").is_none())
+    }
+}
 
 impl Drop for Reaped {
     fn drop(&mut self) {

@@ -36,6 +36,10 @@ pub struct ToolDescription {
     /// Name problems found when the catalog was listed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<NameFlag>,
+    /// The input schema's argument types and checks as the catalog compiled them (once per
+    /// entry), for the console's call form; never serialised.
+    #[serde(skip)]
+    pub arguments: Option<crate::mcp::arguments::Compiled>,
 }
 
 /// Every string in `value`, keys included, passed through the sanitiser.
@@ -76,6 +80,7 @@ pub(crate) fn describe_tool(tool: &Tool, flags: Vec<NameFlag>) -> ToolDescriptio
             .map(|a| sanitize_json(&to_value(a))),
         meta: tool.meta.as_ref().map(|m| sanitize_json(&to_value(m))),
         flags,
+        arguments: None,
     }
 }
 

@@ -105,7 +105,9 @@ impl ToolCatalog {
     pub fn describe(&self, name: &str) -> Option<ToolDescription> {
         let at = self.position(name)?;
         let flags = self.flags.get(at).cloned().unwrap_or_default();
-        self.tools.get(at).map(|tool| describe_tool(tool, flags))
+        let mut description = describe_tool(self.tools.get(at)?, flags);
+        description.arguments = self.arguments(name).map(crate::mcp::arguments::Compiled);
+        Some(description)
     }
 
     /// The output schema of the tool named `name`, for shaping its results.

@@ -44,31 +44,29 @@ pub struct ControlClient {
 impl ControlClient {
     /// Connects and attaches; returns the session's first snapshot.
     pub async fn attach(path: &Path) -> std::io::Result<(Self, SessionSnapshot)> {
-        let stream = UnixStream::connect(path).await?;
-        let (read, write) = stream.into_split();
-        let mut client = Self {
-            reader: LineReader::new(read, MAX_LINE, READ_CHUNK),
-            line: Vec::new(),
-            write,
-        };
-        client.send(&FromConsole::Hello).await?;
-        loop {
-            match client.next().await? {
-                Some(ToConsole::Snapshot { snapshot }) => return Ok((client, snapshot)),
-                Some(_) => {}
-                None => {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        "the session closed before sending a snapshot",
-                    ));
-                }
-            }
-        }
+        let mut client = Self::open(path, &FromConsole::Hello).await?;
+        let snapshot = client.snapshot().await?;
+        Ok((client, snapshot))
     }
 
     /// The session's snapshot without attaching: a look does not count as a console (the
     /// session's waits for one are unchanged) and receives no approvals.
     pub async fn peek(path: &Path) -> std::io::Result<SessionSnapshot> {
+        Self::open(path, &FromConsole::Status)
+            .await?
+            .snapshot()
+            .await
+    }
+
+    /// Follows the session's state without attaching: [`ControlClient::next`] yields a snapshot
+    /// now and another each time the number of operations waiting for a console changes. Like
+    /// [`ControlClient::peek`], this does not count as a console and receives no approvals.
+    pub async fn observe(path: &Path) -> std::io::Result<Self> {
+        Self::open(path, &FromConsole::Observe).await
+    }
+
+    /// Connects and sends the first message, which says what kind of client this is.
+    async fn open(path: &Path, first: &FromConsole) -> std::io::Result<Self> {
         let stream = UnixStream::connect(path).await?;
         let (read, write) = stream.into_split();
         let mut client = Self {
@@ -76,9 +74,14 @@ impl ControlClient {
             line: Vec::new(),
             write,
         };
-        client.send(&FromConsole::Status).await?;
+        client.send(first).await?;
+        Ok(client)
+    }
+
+    /// The next snapshot, skipping whatever else arrives first.
+    async fn snapshot(&mut self) -> std::io::Result<SessionSnapshot> {
         loop {
-            match client.next().await? {
+            match self.next().await? {
                 Some(ToConsole::Snapshot { snapshot }) => return Ok(snapshot),
                 Some(_) => {}
                 None => {
@@ -89,21 +92,6 @@ impl ControlClient {
                 }
             }
         }
-    }
-
-    /// Follows the session's state without attaching: [`ControlClient::next`] yields a snapshot
-    /// now and another each time the number of operations waiting for a console changes. Like
-    /// [`ControlClient::peek`], this does not count as a console and receives no approvals.
-    pub async fn observe(path: &Path) -> std::io::Result<Self> {
-        let stream = UnixStream::connect(path).await?;
-        let (read, write) = stream.into_split();
-        let mut client = Self {
-            reader: LineReader::new(read, MAX_LINE, READ_CHUNK),
-            line: Vec::new(),
-            write,
-        };
-        client.send(&FromConsole::Observe).await?;
-        Ok(client)
     }
 
     async fn send(&mut self, message: &FromConsole) -> std::io::Result<()> {

@@ -7,33 +7,55 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use super::gate_step::{Event, Passed, Refusal, State, step};
 use super::outcome::Failure;
 use super::slot::Slot;
 use super::{Engine, approve};
-use crate::mcp::pending::{Pending, Settled};
-use crate::mcp::policy::{ApprovalRequest, Approver, Decision, Mode, Verdict};
+use crate::mcp::pending::Pending;
+use crate::mcp::policy::{ApprovalRequest, Approver, Mode};
 use crate::mcp::proxy::NormalizedOperation;
 
-/// How the policy let an operation through.
-pub(super) enum Gate {
-    /// It runs; how it was let through (recorded in the trace).
-    Pass(&'static str),
-    /// An approver is asked once the operation's details (arguments, annotations) are known.
-    Ask(Arc<dyn Approver>),
-    /// The policy allows a tool call (a standing allow rule in enforce mode, or audit mode):
-    /// it runs, unless the tool drifted from its pins — then in enforce mode the rule does not
-    /// cover it and an approver is asked, and in audit mode it runs as `allowed_drifted` and
-    /// the approver is told.
-    Rule,
+/// How the policy lets an operation through: where the pure machine in `gate_step` stands, and
+/// the approver it will ask.
+pub(super) struct Gate {
+    state: State,
+    approver: Option<Arc<dyn Approver>>,
+    /// Why it refused, once it did.
+    refused: Option<Refusal>,
 }
 
 impl Gate {
+    fn new(state: State, approver: Option<Arc<dyn Approver>>) -> Self {
+        Self {
+            state,
+            approver,
+            refused: None,
+        }
+    }
+
+    /// Feeds the machine one event; a refusal is kept for the trace.
+    fn advance(&mut self, event: Event<'_>) -> Result<(), Refusal> {
+        match step(self.state, event) {
+            Ok(state) => {
+                self.state = state;
+                Ok(())
+            }
+            Err(refusal) => {
+                self.refused = Some(refusal.clone());
+                Err(refusal)
+            }
+        }
+    }
+
     /// The trace's decision: an approval never asked means the operation failed before it.
     pub(super) fn decision(&self) -> &'static str {
-        match self {
-            Self::Pass(decision) => decision,
-            Self::Ask(_) => "not_asked",
-            Self::Rule => "allowed",
+        if let Some(refusal) = &self.refused {
+            return refusal.name();
+        }
+        match self.state {
+            State::Pass(passed) => passed.name(),
+            State::Ask | State::Asked | State::NeedsApprover { .. } => "not_asked",
+            State::Start | State::Rule => "allowed",
         }
     }
 }
@@ -50,52 +72,31 @@ impl Engine {
     ) -> Result<Gate, (&'static str, Failure)> {
         let Some(slot) = server.and_then(|s| self.slots.get(s)) else {
             // Status, or an unknown server that `run` reports.
-            return Ok(Gate::Pass("allowed"));
+            return Ok(Gate::new(State::Pass(Passed::Allowed), None));
         };
-        let op = operation.to_string();
-        match self.policy().decide(&slot.name, operation) {
-            Verdict::Allow if matches!(operation, NormalizedOperation::ToolsCall { .. }) => {
-                return Ok(Gate::Rule);
-            }
-            Verdict::Allow => return Ok(Gate::Pass("allowed")),
-            Verdict::Deny(rule) => {
-                return Err((
-                    "denied",
-                    Failure::new(
-                        ErrorClass::Denied,
-                        format!(
-                            "`{op}` on `{}` is refused by policy rule `{rule}`",
-                            slot.name
-                        ),
-                    ),
-                ));
-            }
-            Verdict::Ask if slot.session_approved(&op) => {
-                return Ok(Gate::Pass("session_approval"));
-            }
-            Verdict::Ask => {}
-        }
-        let available = match self.approver.as_ref() {
-            None => false,
-            Some(approver) => tokio::select! {
-                available = approver.wait_available() => available,
-                () = cancel.cancelled() => false,
-                () = self.shutdown.cancelled() => false,
+        let refused = |refusal: Refusal| (refusal.name(), self.refusal(&refusal, slot, operation));
+        let verdict = self.policy().decide(&slot.name, operation);
+        let state = step(
+            State::Start,
+            Event::Verdict {
+                verdict: &verdict,
+                call: matches!(operation, NormalizedOperation::ToolsCall { .. }),
+                session_approved: slot.session_approved(&operation.to_string()),
             },
+        )
+        .map_err(refused)?;
+        let State::NeedsApprover { .. } = state else {
+            return Ok(Gate::new(state, None));
         };
-        let Some(approver) = self.approver.as_ref().filter(|_| available) else {
-            return Err((
-                "approval_required",
-                Failure::new(
-                    ErrorClass::ApprovalRequired,
-                    format!(
-                        "enforce mode: `{op}` on `{}` needs an operator's approval and no approver is attached",
-                        slot.name
-                    ),
-                ),
-            ));
-        };
-        Ok(Gate::Ask(approver.clone()))
+        let approver = self.attached_approver(Some(cancel)).await;
+        let state = step(
+            state,
+            Event::Approver {
+                available: approver.is_some(),
+            },
+        )
+        .map_err(refused)?;
+        Ok(Gate::new(state, approver))
     }
 
     /// Asks the gate's approver, when it is one, with what the operation will do; afterwards
@@ -109,28 +110,36 @@ impl Engine {
         listed: Option<&rmcp::model::Tool>,
         cancel: &CancellationToken,
     ) -> Result<(), Failure> {
-        let tool = match operation {
-            NormalizedOperation::ToolsCall { tool } => Some(tool.as_str()),
-            _ => None,
+        let tool_changed = match operation {
+            NormalizedOperation::ToolsCall { tool } => slot.tool_changed(tool),
+            _ => false,
         };
-        let tool_changed = tool.is_some_and(|t| slot.tool_changed(t));
-        let audit = self.policy().mode == Mode::Audit;
-        let approver = match gate {
-            Gate::Ask(approver) => approver.clone(),
-            Gate::Rule if tool_changed && audit => {
+        let refused = |refusal: Refusal| self.refusal(&refusal, slot, operation);
+        let details = Event::Details {
+            tool_changed,
+            audit: self.policy().mode == Mode::Audit,
+        };
+        gate.advance(details).map_err(refused)?;
+        if let State::NeedsApprover { .. } = gate.state {
+            gate.approver = self.attached_approver(None).await;
+            let available = gate.approver.is_some();
+            gate.advance(Event::Approver { available })
+                .map_err(refused)?;
+        }
+        let request = || self.request(slot, operation, arguments, listed, tool_changed);
+        let approver = match (gate.state, gate.approver.clone()) {
+            (State::Asked, Some(approver)) => approver,
+            (State::Pass(Passed::AllowedDrifted), _) => {
                 // Audit mode asks nobody: the trace records the drift, and whoever answers
                 // approvals is told (serve logs it and flags it to attached consoles).
                 if let Some(approver) = &self.approver {
-                    approver.flag(self.request(slot, operation, arguments, listed, tool_changed));
+                    approver.flag(request());
                 }
-                *gate = Gate::Pass("allowed_drifted");
                 return Ok(());
             }
-            Gate::Rule if tool_changed => self.drifted_approver(slot, operation).await?,
-            Gate::Pass(_) | Gate::Rule => return Ok(()),
+            _ => return Ok(()),
         };
-        let op = operation.to_string();
-        let ask = self.request(slot, operation, arguments, listed, tool_changed);
+        let ask = request();
         let (pending, reply) = Pending::new(ask.ticket, Some(self.approval_timeout));
         approver.ask(ask, reply);
         let settled = pending
@@ -141,9 +150,11 @@ impl Engine {
                 }
             })
             .await;
-        let (decision, result) = self.settle(&settled, slot, op);
-        *gate = Gate::Pass(decision);
-        result
+        gate.advance(Event::Settled(&settled)).map_err(refused)?;
+        if gate.state == State::Pass(Passed::ApprovedSession) {
+            slot.approve_session(operation.to_string());
+        }
+        Ok(())
     }
 
     /// The question about `operation` as an approver (or, in audit mode, a watcher) sees it:
@@ -191,75 +202,61 @@ impl Engine {
         }
     }
 
-    /// Who is asked about a tool call that a standing allow rule matched but that drifted from
-    /// its pins: the rule does not cover the changed tool until the operator accepts the change
-    /// (`mcpdeck pins SERVER --accept`), and without anyone to ask it fails closed.
-    async fn drifted_approver(
+    /// The attached approver, after waiting for one as long as the face waits (not past a
+    /// cancellation of the operation, when given, or the engine's stop).
+    async fn attached_approver(
         &self,
-        slot: &Slot,
-        operation: &NormalizedOperation,
-    ) -> Result<Arc<dyn Approver>, Failure> {
-        let available = match self.approver.as_ref() {
-            None => false,
-            Some(approver) => tokio::select! {
-                available = approver.wait_available() => available,
-                () = self.shutdown.cancelled() => false,
-            },
+        cancel: Option<&CancellationToken>,
+    ) -> Option<Arc<dyn Approver>> {
+        let approver = self.approver.as_ref()?;
+        let cancelled = async {
+            match cancel {
+                Some(cancel) => cancel.cancelled().await,
+                None => std::future::pending().await,
+            }
         };
-        match self.approver.as_ref().filter(|_| available) {
-            Some(approver) => Ok(approver.clone()),
-            None => Err(Failure::new(
-                ErrorClass::ApprovalRequired,
-                format!(
-                    "enforce mode: `{operation}` on `{}` changed since its pins, so no allow rule covers it until the change is accepted (`mcpdeck pins {} --accept`), and no approver is attached",
-                    slot.name, slot.name
-                ),
-            )),
-        }
+        let available = tokio::select! {
+            available = approver.wait_available() => available,
+            () = cancelled => false,
+            () = self.shutdown.cancelled() => false,
+        };
+        available.then(|| approver.clone())
     }
 
-    /// What an approver's answer (or its absence) means: how the trace records it, and whether
-    /// the operation runs.
-    fn settle(
-        &self,
-        answer: &Settled<Decision>,
-        slot: &Slot,
-        op: String,
-    ) -> (&'static str, Result<(), Failure>) {
-        match answer {
-            Settled::Answered(Decision::AllowOnce) => ("approved_once", Ok(())),
-            Settled::Answered(Decision::AllowSession) => {
-                slot.approve_session(op);
-                ("approved_session", Ok(()))
-            }
-            // Every face gone unanswered is a denial, as a refusal is.
-            Settled::Answered(Decision::Deny) | Settled::Abandoned => (
-                "approval_denied",
-                Err(Failure::new(
-                    ErrorClass::Denied,
-                    format!("the operator did not approve `{op}` on `{}`", slot.name),
-                )),
+    /// The failure a refusal is, in words for the operator.
+    fn refusal(&self, refusal: &Refusal, slot: &Slot, operation: &NormalizedOperation) -> Failure {
+        let name = &slot.name;
+        match refusal {
+            Refusal::Denied(rule) => Failure::new(
+                ErrorClass::Denied,
+                format!("`{operation}` on `{name}` is refused by policy rule `{rule}`"),
             ),
-            Settled::TimedOut => (
-                "approval_timeout",
-                Err(Failure::new(
-                    ErrorClass::Denied,
-                    format!(
-                        "no answer within {}: `{op}` on `{}` was not run",
-                        seconds(self.approval_timeout),
-                        slot.name
-                    ),
-                )),
+            Refusal::NoApprover => Failure::new(
+                ErrorClass::ApprovalRequired,
+                format!(
+                    "enforce mode: `{operation}` on `{name}` needs an operator's approval and no approver is attached"
+                ),
             ),
-            Settled::Cancelled => (
-                "approval_cancelled",
-                Err(Failure::new(
-                    ErrorClass::Cancelled,
-                    format!(
-                        "cancelled while waiting for approval of `{op}` on `{}`",
-                        slot.name
-                    ),
-                )),
+            Refusal::DriftedNoApprover => Failure::new(
+                ErrorClass::ApprovalRequired,
+                format!(
+                    "enforce mode: `{operation}` on `{name}` changed since its pins, so no allow rule covers it until the change is accepted (`mcpdeck pins {name} --accept`), and no approver is attached"
+                ),
+            ),
+            Refusal::NotApproved => Failure::new(
+                ErrorClass::Denied,
+                format!("the operator did not approve `{operation}` on `{name}`"),
+            ),
+            Refusal::TimedOut => Failure::new(
+                ErrorClass::Denied,
+                format!(
+                    "no answer within {}: `{operation}` on `{name}` was not run",
+                    seconds(self.approval_timeout)
+                ),
+            ),
+            Refusal::Cancelled => Failure::new(
+                ErrorClass::Cancelled,
+                format!("cancelled while waiting for approval of `{operation}` on `{name}`"),
             ),
         }
     }

@@ -23,6 +23,7 @@ mod dispatch;
 pub(crate) mod envelope;
 mod face;
 mod gate;
+mod gate_step;
 mod live;
 mod operator;
 mod ops;

@@ -91,16 +91,4 @@ impl EngineRequest {
             },
         }
     }
-
-    /// The operation's name in the trace: its outcome's, except a ping, which the trace has
-    /// always recorded as the catalog read it is judged as.
-    pub(super) fn trace_name(&self) -> String {
-        match self {
-            Self::Operator {
-                op: OperatorOp::Ping,
-                ..
-            } => NormalizedOperation::ToolsList.to_string(),
-            other => other.name(),
-        }
-    }
 }

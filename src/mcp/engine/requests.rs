@@ -83,7 +83,7 @@ impl Engine {
         self.trace.push(TraceRecord {
             at,
             server: server.clone(),
-            operation: request.trace_name(),
+            operation: request.name(),
             decision: decision.to_owned(),
             outcome: body
                 .as_ref()

@@ -36,6 +36,29 @@ pub(crate) fn all_arguments(request: &ApprovalRequest) -> String {
     text
 }
 
+/// The question itself, the same words on every face (the console's modal, `mcpdeck approvals`,
+/// serve's elicitation, the terminal approver): "approve `tools.call echo` on `fx`?"
+/// (sanitised).
+pub(crate) fn question(request: &ApprovalRequest) -> String {
+    format!(
+        "approve `{}` on `{}`?",
+        sanitize(&request.operation),
+        sanitize(&request.server)
+    )
+}
+
+/// The operation's effects and where they come from, the same words on every face: "read
+/// (server-claimed, from the tool's annotations)", or all four "(the proxy cannot prove less)".
+pub(crate) fn effects(request: &ApprovalRequest) -> String {
+    let effects: Vec<String> = request.effects.iter().map(ToString::to_string).collect();
+    let claim = if request.effects_claimed {
+        "server-claimed, from the tool's annotations"
+    } else {
+        "the proxy cannot prove less"
+    };
+    format!("{} ({claim})", effects.join(", "))
+}
+
 /// The request as lines for a terminal, ending without a newline. `who` names the asker (a
 /// serve session), when it is not this process.
 pub(crate) fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
@@ -43,23 +66,8 @@ pub(crate) fn describe(request: &ApprovalRequest, who: Option<&str>) -> String {
     if let Some(who) = who {
         let _ = write!(text, "{who}: ");
     }
-    let _ = write!(
-        text,
-        "approve `{}` on `{}`?",
-        sanitize(&request.operation),
-        sanitize(&request.server)
-    );
-    let effects: Vec<String> = request.effects.iter().map(ToString::to_string).collect();
-    let _ = write!(
-        text,
-        "\n  effects: {}{}",
-        effects.join(", "),
-        if request.effects_claimed {
-            " (server-claimed, from the tool's annotations)"
-        } else {
-            " (the proxy cannot prove less)"
-        }
-    );
+    text.push_str(&question(request));
+    let _ = write!(text, "\n  effects: {}", effects(request));
     if let Some(sandbox) = &request.sandbox {
         let _ = write!(text, "\n  sandboxed: {sandbox}");
     }
