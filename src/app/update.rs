@@ -90,6 +90,12 @@ impl App {
             }
             Msg::Hosts(msg) => self.on_hosts_msg(msg),
             Msg::Auth(msg) => self.on_auth_msg(msg),
+            Msg::SpillCopied(result) => {
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 512),
+                });
+                Vec::new()
+            }
         }
     }
 
