@@ -134,10 +134,16 @@ impl Pager {
     pub fn land(&mut self, at: &SpillAt, window: SpillWindow) -> Option<String> {
         let lines = window
             .lines
-            .iter()
-            .map(|l| sanitize(l).into_owned())
+            .into_iter()
+            .map(|l| sanitize(&l).into_owned())
             .collect();
-        self.window = SpillWindow { lines, ..window };
+        self.window = SpillWindow {
+            lines,
+            first: window.first,
+            total_lines: window.total_lines,
+            size: window.size,
+            found: window.found,
+        };
         let first = self.window.first;
         self.viewer.window = Some((first, self.window.total_lines));
         let lines = &self.window.lines;

@@ -125,12 +125,16 @@ pub fn copy_spill(clipboard: &Mutex<Clipboard>, path: &Path) -> Result<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     #[test]
     fn a_window_read_lands_around_the_wanted_line_and_the_end_is_the_end() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("spill.txt");
-        let text: String = (1..=5000).map(|i| format!("row {i}\n")).collect();
+        let mut text = String::new();
+        for i in 1..=5000 {
+            writeln!(text, "row {i}").expect("write");
+        }
         std::fs::write(&path, text + "tail without newline").expect("write");
         let cache = IndexCache::default();
         let w = read_window(&cache, &path, &SpillAt::Line(2000)).expect("read");

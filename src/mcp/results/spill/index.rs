@@ -225,6 +225,7 @@ pub fn search(path: &Path, query: &str, from: usize, forward: bool) -> io::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
     use std::io::Write as _;
 
     fn file(bytes: &[u8]) -> tempfile::NamedTempFile {
@@ -275,7 +276,7 @@ mod tests {
         let mut n = 0;
         while text.len() < 1024 * 1024 {
             n += 1;
-            text.push_str(&format!("line {n} of the big file\n"));
+            writeln!(text, "line {n} of the big file").expect("write");
         }
         text.push_str("the last line");
         (file(text.as_bytes()), n + 1)
