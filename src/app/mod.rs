@@ -40,6 +40,7 @@ mod model;
 mod msg;
 pub mod overlays;
 pub mod panels;
+pub mod pager;
 pub mod policy_view;
 mod query_hints;
 pub mod result_keys;
@@ -70,7 +71,8 @@ use ratatui_textarea::TextArea;
 
 pub use call_form::FormMsg;
 pub use msg::{Effect, Msg};
-pub use overlays::{DoctorView, ErrorView, Overlay, PAGER_WINDOW, Pager, TrustView};
+pub use overlays::{DoctorView, ErrorView, Overlay, TrustView};
+pub use pager::{PAGER_BYTES, PAGER_LINES, Pager, SpillAt};
 pub use server_list::{ServerList, ServerListMsg};
 pub use tabs::{ListFilter, ListState, LogFilter, Search, ServerPane, TabMsg};
 

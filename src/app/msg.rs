@@ -39,16 +39,14 @@ pub enum Msg {
     Event(ServerEvent),
     /// The session's spills.
     Spills(Vec<SpillEntry>),
-    /// A window of a spill file, read for the pager.
+    /// A window of a spill file's lines, read for the pager.
     SpillPage {
         /// The file.
         path: PathBuf,
-        /// The byte offset the text starts at.
-        offset: u64,
-        /// The file's size.
-        size: u64,
-        /// The text read (lossy UTF-8, not yet sanitised), or the read error.
-        text: Result<String, String>,
+        /// What was asked for.
+        at: super::SpillAt,
+        /// The lines read (lossy UTF-8, not yet sanitised), or the read error.
+        window: Result<crate::mcp::results::SpillWindow, String>,
     },
     /// The engine asks the operator to approve an operation (answered with
     /// [`Effect::Answer`]).
@@ -168,6 +166,8 @@ pub enum Msg {
         /// The request's ticket.
         ticket: u64,
     },
+    /// A spill's whole text was copied (what was copied and how), or why not.
+    SpillCopied(Result<String, String>),
 }
 
 /// Something the runtime must do for the app.
@@ -193,12 +193,12 @@ pub enum Effect {
     },
     /// Send a fresh [`Msg::Spills`].
     RefreshSpills,
-    /// Read a window of a spill file; answer with [`Msg::SpillPage`].
+    /// Read a window of a spill file's lines; answer with [`Msg::SpillPage`].
     ReadSpill {
         /// The file.
         path: PathBuf,
-        /// Where to start.
-        offset: u64,
+        /// Which lines.
+        at: super::SpillAt,
     },
     /// Copy sanitised text to the clipboard; answer with [`Msg::Copied`].
     Copy(String),
@@ -302,4 +302,12 @@ pub enum Effect {
     Hosts(super::hosts::HostsEffect),
     /// A sign-in request (store status, sign in, cancel, sign out).
     Auth(super::auth::AuthEffect),
+    /// Copy the whole text of a spill file (sanitised) to the clipboard, within the clipboard
+    /// caps; over a cap the message names the file instead. Answers with [`Msg::Copied`].
+    CopySpill {
+        /// The file.
+        path: PathBuf,
+        /// Its size as last known (the executor checks again).
+        size: u64,
+    },
 }

@@ -13,10 +13,7 @@ use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx};
 use super::update::{PAGE, to_input};
 use super::{App, Effect, Msg, SpillRow, viewer};
-use crate::mcp::sanitize::{sanitize, sanitize_capped};
-
-/// How many bytes of a spill the pager reads at a time.
-pub const PAGER_WINDOW: u64 = 64 * 1024;
+use crate::mcp::sanitize::sanitize_capped;
 
 /// A global view over the panes.
 #[derive(Debug)]
@@ -36,7 +33,7 @@ pub enum Overlay {
     /// The config editor.
     Editor(Box<super::editor::Editor>),
     /// The spill pager.
-    Pager(Pager),
+    Pager(super::pager::Pager),
     /// An operator-started failure.
     Error(ErrorView),
     /// The user's policy file and its rules.
@@ -91,21 +88,6 @@ pub struct ErrorView {
     pub class: String,
     /// The message (sanitised).
     pub message: String,
-}
-
-/// The lazy spill pager.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pager {
-    /// The file.
-    pub path: PathBuf,
-    /// Where the shown window starts.
-    pub offset: u64,
-    /// The file's size.
-    pub size: u64,
-    /// The window's lines, sanitised.
-    pub lines: Vec<String>,
-    /// Scroll position and search within the window.
-    pub viewer: viewer::Viewer,
 }
 
 /// What an overlay's update asks of the app.
@@ -175,9 +157,7 @@ impl Overlay {
     /// Handles `action` (already looked up in the overlay's keymap contexts).
     pub fn update(self, action: Action, s: &Shared) -> Step {
         match (self, action) {
-            (Self::Pager(_), Action::Back) => {
-                Step::keep(Self::Spills(super::spills_view::SpillsView::default()))
-            }
+            (Self::Pager(p), Action::Back) => super::pager::back(&p),
             (Self::SignIn(view), Action::Back | Action::Quit) => Step {
                 next: None,
                 effects: vec![Effect::Auth(super::auth::AuthEffect::Cancel(view.server))],
@@ -188,7 +168,7 @@ impl Overlay {
                 Step::with(Self::SignIn(view), copy)
             }
             (_, Action::Back | Action::Quit) => Step::default(),
-            (Self::Pager(p), action) => pager_update(p, action, s),
+            (Self::Pager(p), action) => super::pager::update(p, action, s),
             (Self::Spills(v), action) => v.update(action, s),
             (Self::Trust(t), action) => trust_update(t, action, s),
             (Self::Hosts(view), action) => view.update(action),
@@ -283,49 +263,6 @@ fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
     }
 }
 
-fn pager_update(mut p: Pager, action: Action, s: &Shared) -> Step {
-    match action {
-        Action::PageDown
-        | Action::Down
-        | Action::PageUp
-        | Action::Up
-        | Action::Top
-        | Action::Bottom => {
-            p.viewer.viewport = s.pager_viewport;
-            let effect = pager_move(&mut p, action);
-            Step::with(Overlay::Pager(p), effect)
-        }
-        Action::Copy => {
-            let text = sanitize(&p.path.display().to_string()).into_owned();
-            Step::with(Overlay::Pager(p), [Effect::Copy(text)])
-        }
-        _ => Step::keep(Overlay::Pager(p)),
-    }
-}
-
-/// Moves the pager's view; past either end of the window it reads the neighbouring window.
-fn pager_move(p: &mut Pager, action: Action) -> Option<Effect> {
-    let read = |offset: u64| Effect::ReadSpill {
-        path: p.path.clone(),
-        offset,
-    };
-    let at_end = p.viewer.top >= p.viewer.max_top(&p.lines);
-    let next = p.offset + PAGER_WINDOW;
-    match action {
-        Action::Down | Action::PageDown if at_end && next < p.size => return Some(read(next)),
-        Action::Up | Action::PageUp if p.viewer.top == 0 && p.offset > 0 => {
-            return Some(read(p.offset.saturating_sub(PAGER_WINDOW)));
-        }
-        Action::Down => p.viewer.scroll_by(&p.lines, 1),
-        Action::Up => p.viewer.scroll_by(&p.lines, -1),
-        Action::PageDown => p.viewer.page(&p.lines, true),
-        Action::PageUp => p.viewer.page(&p.lines, false),
-        Action::Top => p.viewer.home(),
-        _ => p.viewer.end(&p.lines),
-    }
-    None
-}
-
 impl App {
     /// A key while an overlay is open: the editor and a trust confirmation take text; the
     /// rest go through the overlay's keymap contexts (and the global scroll keys and quit).
@@ -345,6 +282,11 @@ impl App {
         }
         if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirm.is_some()) {
             return self.on_policy_confirm_key(key);
+        }
+        if let Some(Overlay::Pager(p)) = &mut self.overlay
+            && let Some(effects) = p.search_key(&key)
+        {
+            return effects;
         }
         let typed = match &mut self.overlay {
             Some(Overlay::Spills(v)) => v.filter_key(&key),
@@ -462,27 +404,30 @@ impl App {
         match msg {
             Msg::SpillPage {
                 path,
-                offset,
-                size,
-                text: Ok(text),
+                at,
+                window: Ok(window),
             } => {
-                let lines = sanitize(&text).lines().map(str::to_owned).collect();
-                // Paging back into the previous window lands on its end.
-                let back = matches!(&self.overlay, Some(Overlay::Pager(old))
-                    if old.path == path && old.offset > offset);
-                let mut viewer = viewer::Viewer::default();
-                if back {
-                    viewer.top = usize::MAX;
+                // A read for the pager in front keeps its viewer (the search); else a new one.
+                let mut pager = match self.overlay.take() {
+                    Some(Overlay::Pager(p)) if p.path == path => p,
+                    other => {
+                        let from_spills = matches!(other, Some(Overlay::Spills(_)));
+                        self.overlay = other;
+                        super::pager::Pager {
+                            path,
+                            window: crate::mcp::results::SpillWindow::default(),
+                            viewer: viewer::Viewer::default(),
+                            from_spills,
+                        }
+                    }
+                };
+                pager.viewer.viewport = self.pager_viewport();
+                if let Some(message) = pager.land(&at, window) {
+                    self.message = Some(message);
                 }
-                self.overlay = Some(Overlay::Pager(Pager {
-                    path,
-                    offset,
-                    size,
-                    lines,
-                    viewer,
-                }));
+                self.overlay = Some(Overlay::Pager(pager));
             }
-            Msg::SpillPage { text: Err(e), .. } | Msg::EditorText { text: Err(e), .. } => {
+            Msg::SpillPage { window: Err(e), .. } | Msg::EditorText { text: Err(e), .. } => {
                 self.message = Some(sanitize_capped(&e, 256));
             }
             Msg::EditorText {

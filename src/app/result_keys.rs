@@ -117,6 +117,9 @@ impl App {
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
+        if let Some(effect) = whole_text_action(view, action) {
+            return Some(vec![effect]);
+        }
         match action {
             Action::Up => move_cursor_or_scroll(view, -1),
             Action::Down => move_cursor_or_scroll(view, 1),
@@ -169,12 +172,42 @@ impl App {
                 };
                 return Some(vec![Effect::ReadSpill {
                     path: spill.path.clone(),
-                    offset: 0,
+                    at: crate::app::SpillAt::Line(0),
                 }]);
             }
             _ => return None,
         }
         Some(Vec::new())
+    }
+}
+
+/// The spill that holds the whole text of a result shown as a preview: the one its
+/// truncation note names.
+pub fn whole_text_spill(view: &ResultView) -> Option<&super::SpillRow> {
+    view.lines
+        .iter()
+        .rev()
+        .filter(|l| l.contains("the full text is in spill file"))
+        .find_map(|l| view.spills.iter().find(|s| l.contains(&s.basename)))
+}
+
+/// On a preview of a longer text (the human view), `End` opens the whole text at its last
+/// line and `y` copies the whole text, both from the spill; `None` otherwise.
+fn whole_text_action(view: &ResultView, action: Action) -> Option<Effect> {
+    if view.show_model {
+        return None;
+    }
+    let spill = whole_text_spill(view)?;
+    match action {
+        Action::Bottom => Some(Effect::ReadSpill {
+            path: spill.path.clone(),
+            at: super::SpillAt::End,
+        }),
+        Action::Copy => Some(Effect::CopySpill {
+            path: spill.path.clone(),
+            size: spill.size,
+        }),
+        _ => None,
     }
 }
 
@@ -197,4 +230,54 @@ fn move_cursor_or_scroll(view: &mut ResultView, delta: isize) {
     } = view;
     let body: &[String] = if *show_model { model } else { lines };
     viewer.scroll_by(body, delta);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn preview() -> ResultView {
+        let lines = vec![
+            "big line 1".to_owned(),
+            "[output truncated: 1060024 bytes, 53001 lines in total; the full text is in spill \
+             file spill-ab.txt]"
+                .to_owned(),
+        ];
+        let mut view = ResultView::new("resources.read".to_owned(), lines, None, Vec::new());
+        view.spills = vec![super::super::SpillRow {
+            basename: "spill-ab.txt".to_owned(),
+            path: "/run/spill-ab.txt".into(),
+            shown: "/run/spill-ab.txt".to_owned(),
+            size: 1_060_024,
+            mime: "text/plain".to_owned(),
+            origin: "resources.read".to_owned(),
+        }];
+        view
+    }
+
+    #[test]
+    fn a_preview_reads_and_copies_its_whole_text_from_the_spill() {
+        let mut view = preview();
+        assert_eq!(
+            whole_text_action(&view, Action::Bottom),
+            Some(Effect::ReadSpill {
+                path: "/run/spill-ab.txt".into(),
+                at: crate::app::SpillAt::End,
+            })
+        );
+        assert!(matches!(
+            whole_text_action(&view, Action::Copy),
+            Some(Effect::CopySpill {
+                size: 1_060_024,
+                ..
+            })
+        ));
+        assert_eq!(whole_text_action(&view, Action::Up), None);
+        // The model's view is what an agent sees: the preview and its note, copied as shown.
+        view.show_model = true;
+        assert_eq!(whole_text_action(&view, Action::Copy), None);
+        // A result that was not cut keeps the in-memory copy and its own End.
+        let whole = ResultView::new("t".to_owned(), vec!["a".to_owned()], None, Vec::new());
+        assert_eq!(whole_text_action(&whole, Action::Bottom), None);
+    }
 }

@@ -45,7 +45,7 @@ impl SpillsView {
             }
             Action::Open => spill.map(|s| Effect::ReadSpill {
                 path: s.path.clone(),
-                offset: 0,
+                at: crate::app::SpillAt::Line(0),
             }),
             Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
             Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
@@ -130,7 +130,7 @@ mod tests {
             fx,
             vec![Effect::ReadSpill {
                 path: "/run/spills/spill-2.png".into(),
-                offset: 0
+                at: crate::app::SpillAt::Line(0)
             }]
         );
         // Esc while typing clears the filter; the view stays.

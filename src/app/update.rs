@@ -92,6 +92,12 @@ impl App {
             Msg::Auth(msg) => self.on_auth_msg(msg),
             Msg::Rebuilt { info, kept } => self.on_info(*info, &kept),
             msg @ Msg::AskWithdrawn { .. } => self.on_server_ask_msg(msg),
+            Msg::SpillCopied(result) => {
+                self.message = Some(match result {
+                    Ok(m) | Err(m) => sanitize_capped(&m, 512),
+                });
+                Vec::new()
+            }
         }
     }
 

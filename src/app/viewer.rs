@@ -34,6 +34,9 @@ pub struct Viewer {
     pub viewport: (u16, u16),
     /// The search, if one was started.
     pub search: Option<ViewerSearch>,
+    /// When the text is a window of a longer one (the spill pager): the longer text's line
+    /// the window starts at, and its line count. Positions are then said in the longer text.
+    pub window: Option<(usize, usize)>,
 }
 
 /// `line` cut into rows of at most `width` columns (by display width), between words where a
@@ -277,7 +280,12 @@ impl Viewer {
             return "empty".to_owned();
         }
         let (first, last) = self.visible_lines(lines);
-        format!("lines {}–{} of {}", first + 1, last + 1, lines.len())
+        let (start, total) = self.window.unwrap_or((0, lines.len()));
+        format!(
+            "lines {}–{} of {total}",
+            start + first + 1,
+            start + last + 1
+        )
     }
 }
 

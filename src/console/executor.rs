@@ -7,7 +7,6 @@ mod auth;
 mod hosts;
 
 use std::collections::HashMap;
-use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::agents::Agents;
 use super::approver::ConsoleApprover;
 use super::clipboard::Clipboard;
-use crate::app::{Effect, Msg, PAGER_WINDOW, ReqId, info};
+use crate::app::{Effect, Msg, ReqId, info};
 use crate::mcp::config::ConfigSet;
 use crate::mcp::connection::ServerEvent;
 use crate::mcp::engine::{Engine, EngineOptions, Engines};
@@ -33,6 +32,8 @@ pub struct Executor {
     tokens: HashMap<ReqId, CancellationToken>,
     /// Shared with the blocking task a copy runs on (the system clipboard can block).
     clipboard: Arc<std::sync::Mutex<Clipboard>>,
+    /// The last spill the pager indexed (windows of it are read by seeking).
+    spill_index: Arc<super::spill_read::IndexCache>,
     trust_path: PathBuf,
     /// The policy engines are built with (read again after the console edits its file).
     policy: super::policy_io::SharedPolicy,
@@ -86,6 +87,7 @@ impl Executor {
             tx,
             tokens: HashMap::new(),
             clipboard: Arc::default(),
+            spill_index: Arc::default(),
             trust_path,
         })
     }
@@ -210,7 +212,8 @@ impl Executor {
             | Effect::ReadSpill { .. }
             | Effect::OpenEditor { .. }
             | Effect::SaveConfig { .. }
-            | Effect::Copy(_) => self.run_io(effect),
+            | Effect::Copy(_)
+            | Effect::CopySpill { .. } => self.run_io(effect),
             Effect::AllowAlways { .. } | Effect::ReadPolicy(_) | Effect::RemoveRule { .. } => {
                 self.run_policy(effect);
             }
@@ -324,19 +327,18 @@ impl Executor {
             Effect::RefreshSpills => {
                 let _ = self.tx.send(Msg::Spills(self.engines.spills()));
             }
-            Effect::ReadSpill { path, offset } => {
-                let tx = self.tx.clone();
+            Effect::ReadSpill { path, at } => {
+                let (tx, cache) = (self.tx.clone(), self.spill_index.clone());
                 tokio::task::spawn_blocking(move || {
-                    let (size, text) = match read_window(&path, offset) {
-                        Ok((size, text)) => (size, Ok(text)),
-                        Err(e) => (0, Err(format!("reading the spill failed: {e}"))),
-                    };
-                    let _ = tx.send(Msg::SpillPage {
-                        path,
-                        offset,
-                        size,
-                        text,
-                    });
+                    let window = super::spill_read::read_window(&cache, &path, &at);
+                    let _ = tx.send(Msg::SpillPage { path, at, window });
+                });
+            }
+            Effect::CopySpill { path, .. } => {
+                let (clipboard, tx) = (self.clipboard.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let result = super::spill_read::copy_spill(&clipboard, &path);
+                    let _ = tx.send(Msg::SpillCopied(result));
                 });
             }
             Effect::OpenEditor { path, layer } => {
@@ -446,22 +448,6 @@ fn engine_options(
             ..EngineOptions::default()
         }
     })
-}
-
-/// Reads one pager window: the file's size and up to [`PAGER_WINDOW`] bytes from `offset`.
-fn read_window(path: &Path, offset: u64) -> std::io::Result<(u64, String)> {
-    let mut file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    file.seek(SeekFrom::Start(offset.min(size)))?;
-    let mut buf = Vec::new();
-    file.take(PAGER_WINDOW).read_to_end(&mut buf)?;
-    // A binary spill (an image) is described, never shown as bytes.
-    if offset == 0
-        && let Some(description) = super::binary::describe(&buf, size)
-    {
-        return Ok((size, description));
-    }
-    Ok((size, String::from_utf8_lossy(&buf).into_owned()))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod executor;
 pub mod policy_io;
 pub mod rebuild;
 pub mod runtime;
+pub mod spill_read;
 pub mod terminal;
 
 use std::path::{Path, PathBuf};

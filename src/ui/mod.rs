@@ -154,6 +154,8 @@ mod key_help_tests;
 #[cfg(test)]
 mod live_tests;
 #[cfg(test)]
+mod pager_tests;
+#[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
 mod scan_marks_tests;

@@ -194,19 +194,18 @@ fn render_spills(
 
 fn render_pager(p: &crate::app::Pager, frame: &mut Frame, big: Rect) {
     let title = format!(
-        "{} · bytes {}–{} of {}",
+        "{} · {} lines, {} bytes",
         p.path
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default(),
-        p.offset,
-        (p.offset + crate::app::PAGER_WINDOW).min(p.size),
-        p.size
+        p.window.total_lines,
+        p.window.size
     );
     let title = crate::mcp::sanitize::sanitize(&title).into_owned();
     let (inner, block) = popup(frame, big, &title, theme().kind);
     frame.render_widget(block, big);
-    super::viewer::render_viewer(&p.viewer, &p.lines, None, frame, inner);
+    super::viewer::render_viewer(&p.viewer, p.lines(), None, frame, inner);
 }
 
 fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {

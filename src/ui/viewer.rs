@@ -49,8 +49,14 @@ fn render_with(
     let position = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
     let scrollbar = Rect::new(area.x + text.width, area.y, 1, text.height);
     render_text(viewer, lines, looks, frame, (text, scrollbar));
+    // The position row says what the text rows show: a viewer at its end stays at its end
+    // in an area other than the one it was laid out for (as `render_text` draws it).
+    let at_end = viewer.top > 0 && viewer.top >= viewer.max_top(lines);
     let mut laid = viewer.clone();
     laid.viewport = (text.width, text.height);
+    if at_end {
+        laid.top = laid.max_top(lines);
+    }
     frame.render_widget(Paragraph::new(position_line(&laid, lines)), position);
 }
 
@@ -161,6 +167,11 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
             text = format!("/{}▏  {text}", s.query);
         } else if s.matches.is_empty() {
             text = format!("/{}: no match  {text}", s.query);
+        } else if let Some((start, _)) = viewer.window {
+            // A window of a longer text: the match is searched in the whole text, so its line
+            // is what can be said, not how many there are.
+            let line = start + s.matches.get(s.current).copied().unwrap_or(0) + 1;
+            text = format!("/{}: match at line {line}  {text}", s.query);
         } else {
             let keys = s
                 .keys

@@ -84,21 +84,22 @@ fn config_editor_with_a_diagnostic() {
 #[test]
 fn spill_pager() {
     let (mut app, _d) = tools_app();
-    let text = (1..=60)
-        .map(|i| format!("{i:02} a spilled line"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let lines = (1..=60).map(|i| format!("{i:02} a spilled line")).collect();
     app.update(Msg::SpillPage {
         path: PathBuf::from("/run/user/1000/mcpdeck/spill-1/spill-1.txt"),
-        offset: 0,
-        size: 70_000,
-        text: Ok(text),
+        at: crate::app::SpillAt::Line(0),
+        window: Ok(crate::mcp::results::SpillWindow {
+            lines,
+            total_lines: 60,
+            size: 70_000,
+            ..Default::default()
+        }),
     });
     assert!(matches!(app.overlay, Some(Overlay::Pager(_))));
     snapshot_all("spill_pager", &mut app);
     // The footer offers the pager's keys, not the spills list's.
     let screen = draw(&app, 120, 40);
-    assert!(screen.contains("y copy path"), "{screen}");
+    assert!(screen.contains("y copy the whole text"), "{screen}");
     assert!(!screen.contains("delete spill"), "{screen}");
     app.update(key(KeyCode::End));
     let screen = draw(&app, 120, 40);

@@ -82,3 +82,17 @@ fn console_signs_in_and_out_in_tmux() {
         &[OsStr::new(crate::common::fixture())],
     );
 }
+
+/// `tests/console_tmux_whole.sh`: a 1 MB resource of the fixture reaches its last line with End
+/// and a search in it lands on the match; `y` copies all of a 160 KB resource (read back from
+/// tmux's buffer with `set-clipboard on`).
+#[test]
+fn console_reads_and_copies_whole_results_in_tmux() {
+    if !crate::common::peers::tmux() {
+        return;
+    }
+    run_script(
+        "console_tmux_whole.sh",
+        &[OsStr::new(crate::common::fixture())],
+    );
+}

@@ -26,5 +26,6 @@ pub use refs::RefError;
 pub(crate) use refs::{RefKey, ResourceRefs, is_resource_reference};
 pub use shape::{MAX_ERROR_TEXT_BYTES, ShapedResult, shape_tool_result};
 pub(crate) use spill::default_base;
+pub use spill::index::{LINE_CAP, LineIndex, SpillWindow, search as search_spill};
 pub use spill::{SpillDir, SpillEntry, SpillWriter, SweepReport, sweep};
 pub use structured::OutputVerdict;

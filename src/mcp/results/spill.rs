@@ -16,6 +16,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rustix::fs::{FlockOperation, flock};
 
+pub(crate) mod index;
+
 /// Prefix of every spill directory's name.
 const DIR_PREFIX: &str = "spill-";
 /// Name of the lock file inside a spill directory.
