@@ -101,16 +101,16 @@ pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
     }
     match tool {
         "workspace_find" => typed(tool, result, &mut out, |r: FindResult, out| {
-            find_lines(&r, status, out)
+            find_lines(&r, status, out);
         }),
         "workspace_query" => typed(tool, result, &mut out, |r: QueryResult, out| {
-            query_lines(&r, status, out)
+            query_lines(&r, status, out);
         }),
         "workspace_check" => typed(tool, result, &mut out, |r: CheckResult, out| {
-            check_lines(&r, out)
+            check_lines(&r, out);
         }),
         "workspace_capsule" => typed(tool, result, &mut out, |r: CapsuleResult, out| {
-            capsule_lines(&r, out)
+            capsule_lines(&r, out);
         }),
         _ => out.extend(
             serde_json::to_string_pretty(result)
