@@ -204,7 +204,9 @@ impl ErrorClass {
             Self::Protocol => "protocol",
             Self::Tls => "tls",
             Self::Dns => "dns",
-            Self::Refused | Self::NotReadOnly => "refused",
+            Self::Refused | Self::NotReadOnly | Self::NotConfirmed | Self::NotImportable => {
+                "refused"
+            }
             Self::Cancelled => "cancelled",
             Self::Limit { .. } => "limit",
             Self::InputRounds { .. } => "input_rounds",
@@ -233,7 +235,6 @@ impl ErrorClass {
             Self::NoSuchRule => "no_such_rule",
             Self::AuthFailed => "auth_failed",
             Self::TrustStore => "trust_store",
-            Self::NotConfirmed | Self::NotImportable => "refused",
             Self::InvalidDefinition => "invalid",
             Self::Inexpressible => "inexpressible",
             Self::NotStdio => "not_stdio",
@@ -264,29 +265,8 @@ impl ErrorClass {
             | Self::Spill
             | Self::Tokenizer
             | Self::Pins
-            | Self::NoState => Exit::Usage,
-            Self::Untrusted
-            | Self::Disabled
-            | Self::Denied
-            | Self::ApprovalRequired
-            | Self::NotReadOnly
-            | Self::RootsOutsideSandbox => Exit::Refused,
-            Self::AuthRequired { .. } => Exit::AuthRequired,
-            Self::SpawnFailed { .. }
-            | Self::Exited { .. }
-            | Self::HttpStatus { .. }
-            | Self::NotMcp { .. }
-            | Self::Protocol
-            | Self::Tls
-            | Self::Dns
-            | Self::Refused
-            | Self::SandboxRefused { .. }
-            | Self::Transport
-            | Self::Unreachable { .. } => Exit::Connection,
-            Self::ServerError { .. } | Self::ToolError => Exit::ServerError,
-            Self::Timeout { .. } | Self::Cancelled => Exit::Timeout,
-            Self::Limit { .. } | Self::InputRounds { .. } => Exit::Limit,
-            Self::PolicyFile
+            | Self::NoState
+            | Self::PolicyFile
             | Self::NoBackupDir
             | Self::NoSuchRule
             | Self::TrustStore
@@ -301,9 +281,30 @@ impl ErrorClass {
             | Self::Unresolved
             | Self::Internal
             | Self::NothingToTrust => Exit::Usage,
-            Self::NotConfirmed | Self::InputNeeded => Exit::Refused,
-            Self::AuthFailed => Exit::AuthRequired,
-            Self::HostConnect => Exit::Connection,
+            Self::Untrusted
+            | Self::Disabled
+            | Self::Denied
+            | Self::ApprovalRequired
+            | Self::NotReadOnly
+            | Self::RootsOutsideSandbox
+            | Self::NotConfirmed
+            | Self::InputNeeded => Exit::Refused,
+            Self::AuthRequired { .. } | Self::AuthFailed => Exit::AuthRequired,
+            Self::SpawnFailed { .. }
+            | Self::Exited { .. }
+            | Self::HttpStatus { .. }
+            | Self::NotMcp { .. }
+            | Self::Protocol
+            | Self::Tls
+            | Self::Dns
+            | Self::Refused
+            | Self::SandboxRefused { .. }
+            | Self::Transport
+            | Self::Unreachable { .. }
+            | Self::HostConnect => Exit::Connection,
+            Self::ServerError { .. } | Self::ToolError => Exit::ServerError,
+            Self::Timeout { .. } | Self::Cancelled => Exit::Timeout,
+            Self::Limit { .. } | Self::InputRounds { .. } => Exit::Limit,
         }
     }
 
