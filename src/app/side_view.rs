@@ -6,9 +6,12 @@
 use serde::Deserialize as _;
 use serde_json::Value;
 
+use crate::mcp::config::Severity;
 use crate::mcp::engine::Outcome;
 use crate::mcp::sanitize::sanitize_capped;
-use crate::workspace::results::{FindResult, Reply, ReplyStatus};
+use crate::workspace::results::{
+    CapsuleResult, CheckResult, FindResult, Finding, QueryResult, Reply, ReplyStatus,
+};
 
 /// How a line is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,19 +44,6 @@ fn line(kind: LineKind, text: &str) -> SideLine {
         kind,
         text: sanitize_capped(text, 4096),
     }
-}
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn n(v: &Value, key: &str) -> u64 {
-    v.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
-fn lines_of(v: &Value) -> String {
-    let lines = &v["lines"];
-    format!("{}-{}", n(lines, "start"), n(lines, "end"))
 }
 
 /// The readable lines of `tool`'s outcome.
@@ -110,10 +100,18 @@ pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
         ReplyStatus::Known => {}
     }
     match tool {
-        "workspace_find" => find_lines(result, status, &mut out),
-        "workspace_query" => query_lines(result, status, &mut out),
-        "workspace_check" => check_lines(result, &mut out),
-        "workspace_capsule" => capsule_lines(result, &mut out),
+        "workspace_find" => typed(tool, result, &mut out, |r: FindResult, out| {
+            find_lines(&r, status, out);
+        }),
+        "workspace_query" => typed(tool, result, &mut out, |r: QueryResult, out| {
+            query_lines(&r, status, out);
+        }),
+        "workspace_check" => typed(tool, result, &mut out, |r: CheckResult, out| {
+            check_lines(&r, out);
+        }),
+        "workspace_capsule" => typed(tool, result, &mut out, |r: CapsuleResult, out| {
+            capsule_lines(&r, out);
+        }),
         _ => out.extend(
             serde_json::to_string_pretty(result)
                 .unwrap_or_default()
@@ -124,14 +122,24 @@ pub fn envelope_lines(tool: &str, envelope: &Value) -> Vec<SideLine> {
     out
 }
 
-fn find_lines(result: &Value, status: ReplyStatus, out: &mut Vec<SideLine>) {
-    let Ok(found) = FindResult::deserialize(result) else {
-        out.push(line(
+/// Reads `result` as the tool's result type and hands it to `lines`; a result of another
+/// shape says so instead of showing an empty list.
+fn typed<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    result: &Value,
+    out: &mut Vec<SideLine>,
+    lines: impl FnOnce(T, &mut Vec<SideLine>),
+) {
+    match T::deserialize(result) {
+        Ok(typed) => lines(typed, out),
+        Err(_) => out.push(line(
             LineKind::Error,
-            "the workspace answered workspace_find with a result of another shape",
-        ));
-        return;
-    };
+            &format!("the workspace answered {tool} with a result of another shape"),
+        )),
+    }
+}
+
+fn find_lines(found: &FindResult, status: ReplyStatus, out: &mut Vec<SideLine>) {
     if status == ReplyStatus::Known {
         out.push(line(
             LineKind::Summary,
@@ -164,128 +172,118 @@ fn find_lines(result: &Value, status: ReplyStatus, out: &mut Vec<SideLine>) {
     }
 }
 
-fn query_lines(result: &Value, status: ReplyStatus, out: &mut Vec<SideLine>) {
-    let matches = result["matches"].as_array().map_or(&[][..], Vec::as_slice);
+fn query_lines(result: &QueryResult, status: ReplyStatus, out: &mut Vec<SideLine>) {
     if status == ReplyStatus::Known {
         out.push(line(
             LineKind::Summary,
             &format!(
                 "{} of {} match(es)",
-                matches.len(),
-                n(result, "total_matches")
+                result.matches.len(),
+                result.total_matches
             ),
         ));
     }
-    for m in matches {
+    for m in &result.matches {
         out.push(line(
             LineKind::Heading,
-            &format!("{}:{} [{}]", s(m, "path"), n(m, "line"), s(m, "kind")),
+            &format!("{}:{} [{}]", m.path, m.line, m.kind),
         ));
-        let snippet = s(m, "snippet");
-        if !snippet.is_empty() {
-            out.push(line(LineKind::Text, &format!("  {snippet}")));
+        if !m.snippet.is_empty() {
+            out.push(line(LineKind::Text, &format!("  {}", m.snippet)));
         }
-        if let Some(explain) = m.get("explain") {
+        if let Some(explain) = &m.explain {
             out.push(line(
                 LineKind::Dim,
                 &format!(
                     "  why: {}",
-                    serde_json::to_string(&explain["why"]).unwrap_or_default()
+                    serde_json::to_string(&explain.why).unwrap_or_default()
                 ),
             ));
         }
     }
 }
 
-fn check_lines(result: &Value, out: &mut Vec<SideLine>) {
-    let counts = &result["counts"];
+fn check_lines(result: &CheckResult, out: &mut Vec<SideLine>) {
     out.push(line(
         LineKind::Summary,
         &format!(
             "{} error(s), {} warning(s) in {} file(s) checked{}",
-            n(counts, "errors"),
-            n(counts, "warnings"),
-            n(result, "files_checked"),
-            if result["strict"].as_bool() == Some(true) {
-                " (strict)"
-            } else {
-                ""
-            },
+            result.counts.errors,
+            result.counts.warnings,
+            result.files_checked,
+            if result.strict { " (strict)" } else { "" },
         ),
     ));
-    let findings = result["findings"].as_array().map_or(&[][..], Vec::as_slice);
     // Grouped by file, in the order files first appear.
     let mut paths: Vec<&str> = Vec::new();
-    for f in findings {
-        if !paths.contains(&s(f, "path")) {
-            paths.push(s(f, "path"));
+    for f in &result.findings {
+        if !paths.contains(&f.path.as_str()) {
+            paths.push(&f.path);
         }
     }
     for path in paths {
         out.push(line(LineKind::Heading, path));
-        for f in findings.iter().filter(|f| s(f, "path") == path) {
-            let severity = s(f, "severity");
-            let kind = if severity == "error" {
-                LineKind::Error
-            } else {
-                LineKind::Warning
-            };
-            let at = match (f["line"].as_u64(), f["column"].as_u64()) {
-                (Some(l), Some(c)) => format!("{l}:{c} "),
-                (Some(l), None) => format!("{l} "),
-                _ => String::new(),
-            };
-            out.push(line(
-                kind,
-                &format!("  {severity} {at}{} {}", s(f, "code"), s(f, "message")),
-            ));
-            if let Some(fix) = f["suggestion"].as_str() {
-                out.push(line(LineKind::Dim, &format!("    → {fix}")));
-            }
+        for f in result.findings.iter().filter(|f| f.path == path) {
+            finding_lines(f, out);
         }
     }
-    if let Some(skipped) = result["paths_not_checked"].as_array()
-        && !skipped.is_empty()
-    {
+    if result.paths_not_checked > 0 {
         out.push(line(
             LineKind::Dim,
-            &format!("{} path(s) not checked", skipped.len()),
+            &format!("{} path(s) not checked", result.paths_not_checked),
         ));
     }
 }
 
-fn capsule_lines(result: &Value, out: &mut Vec<SideLine>) {
-    let capsule = &result["capsule"];
-    let claims = capsule["claims"].as_array().map_or(&[][..], Vec::as_slice);
+fn finding_lines(f: &Finding, out: &mut Vec<SideLine>) {
+    let (kind, severity) = match f.severity {
+        Severity::Error => (LineKind::Error, "error"),
+        Severity::Warning => (LineKind::Warning, "warning"),
+    };
+    let at = match (f.line, f.column) {
+        (Some(l), Some(c)) => format!("{l}:{c} "),
+        (Some(l), None) => format!("{l} "),
+        _ => String::new(),
+    };
+    out.push(line(
+        kind,
+        &format!("  {severity} {at}{} {}", f.code, f.message),
+    ));
+    if let Some(fix) = &f.suggestion {
+        out.push(line(LineKind::Dim, &format!("    → {fix}")));
+    }
+}
+
+fn capsule_lines(result: &CapsuleResult, out: &mut Vec<SideLine>) {
+    let capsule = &result.capsule;
     out.push(line(
         LineKind::Summary,
         &format!(
             "{} claim(s) over {} admitted file(s)",
-            claims.len(),
-            n(capsule, "admitted_files")
+            capsule.claims.len(),
+            capsule.admitted_files
         ),
     ));
     out.push(line(
         LineKind::Dim,
-        &format!("workspace {}", s(capsule, "workspace_fingerprint")),
+        &format!("workspace {}", capsule.workspace_fingerprint),
     ));
     out.push(line(
         LineKind::Dim,
         &format!(
             "integrity {} {}",
-            s(&result["integrity"], "algorithm"),
-            s(&result["integrity"], "hash")
+            result.integrity.algorithm, result.integrity.hash
         ),
     ));
-    for (i, c) in claims.iter().enumerate() {
+    for (i, c) in capsule.claims.iter().enumerate() {
         out.push(line(
             LineKind::Heading,
-            &format!("{}. {}:{}", i + 1, s(c, "path"), lines_of(c)),
+            &format!("{}. {}:{}-{}", i + 1, c.path, c.lines.start, c.lines.end),
         ));
-        out.push(line(LineKind::Text, &format!("  {}", s(c, "statement"))));
+        out.push(line(LineKind::Text, &format!("  {}", c.statement)));
         out.push(line(
             LineKind::Dim,
-            &format!("  sha256 {}", s(c, "passage_sha256")),
+            &format!("  sha256 {}", c.passage_sha256),
         ));
     }
 }
@@ -341,7 +339,7 @@ mod tests {
                 {"path": "b.md", "severity": "warning", "code": "broken_link", "line": 7, "message": "gone"},
                 {"path": "a/.mcp.json", "severity": "warning", "code": "unpinned_npx", "line": 3, "column": 1, "message": "pin", "suggestion": "x@1"}
             ],
-            "files_checked": 9, "counts": {"errors": 1, "warnings": 2}, "strict": true, "paths_not_checked": []}});
+            "files_checked": 9, "counts": {"errors": 1, "warnings": 2}, "strict": true, "paths_not_checked": 2}});
         let lines = envelope_lines("workspace_check", &e);
         assert_eq!(
             texts(&lines),
@@ -353,6 +351,7 @@ mod tests {
                 "    → x@1",
                 "b.md",
                 "  warning 7 broken_link gone",
+                "2 path(s) not checked",
             ]
         );
         assert_eq!(lines[2].kind, LineKind::Error);
@@ -367,8 +366,11 @@ mod tests {
             ["refused: another workspace call is still running; try again when it ends"]
         );
         let e = json!({"schema": "x", "status": "known", "result": {"matches": [
-            {"path": "evil\u{1b}[2J.md", "line": 1, "kind": "markdown", "snippet": "a\u{202e}b"}], "total_matches": 1}});
-        for l in envelope_lines("workspace_query", &e) {
+            {"path": "evil\u{1b}[2J.md", "line": 1, "kind": "markdown", "snippet": "a\u{202e}b",
+                "snippet_complete": true}], "total_matches": 1}});
+        let lines = envelope_lines("workspace_query", &e);
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        for l in lines {
             assert!(
                 !l.text
                     .chars()
@@ -382,9 +384,10 @@ mod tests {
     #[test]
     fn capsule_shows_claims_and_hashes() {
         let e = json!({"schema": "x", "status": "known", "result": {
-            "capsule": {"claims": [{"statement": "S", "path": "a.md", "lines": {"start": 1, "end": 2}, "passage_sha256": "ab"}],
+            "capsule": {"schema": "mcpdeck.workspace-capsule/v1", "workspace": "p", "question_sha256": "q",
+                "claims": [{"statement": "S", "path": "a.md", "lines": {"start": 1, "end": 2}, "passage_sha256": "ab"}],
                 "workspace_fingerprint": "fp", "admitted_files": 3},
-            "integrity": {"algorithm": "sha256", "hash": "hh"}}});
+            "integrity": {"algorithm": "sha256", "canonicalization": "c", "hash": "hh"}}});
         assert_eq!(
             texts(&envelope_lines("workspace_capsule", &e)),
             [

@@ -6,7 +6,7 @@
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
 use super::exit::Exit;
-use super::output::{print_error, print_json, print_text};
+use super::output::{print_error, print_text};
 use super::{AuthCommand, Context};
 use crate::mcp::auth::{self, AuthTarget, CredentialStore, SignInFace, SignedIn, Trigger};
 use crate::mcp::config::ConfigSet;
@@ -171,14 +171,15 @@ pub fn login(cx: &Context, name: &str, paste: bool, json: bool) -> Exit {
     )) {
         Ok(signed) => {
             if json {
-                print_json(&serde_json::json!({
-                    "ok": true, "server": name, "operation": "auth.login",
-                    "result": {
+                super::output::print_done(
+                    Some(name),
+                    "auth.login",
+                    &serde_json::json!({
                         "signedIn": true,
                         "expiresAt": signed.expires_at.map(rfc3339),
                         "scopes": signed.scopes,
-                    },
-                }));
+                    }),
+                );
             } else {
                 print_text(&format!(
                     "signed in to `{}`{}",
@@ -196,15 +197,13 @@ pub fn login(cx: &Context, name: &str, paste: bool, json: bool) -> Exit {
 }
 
 fn report_error(json: bool, operation: &str, message: &str) {
-    if json {
-        print_json(&super::output::error_envelope(
-            operation,
-            "auth_failed",
-            message,
-        ));
-    } else {
-        print_error(message);
-    }
+    // The callers choose the exit: a failed sign-in exits 3, a store that cannot be read 1.
+    let _ = super::output::fail(
+        json,
+        operation,
+        crate::mcp::connection::ErrorClass::AuthFailed,
+        message,
+    );
 }
 
 fn scopes_text(scopes: &[String]) -> String {
@@ -292,10 +291,11 @@ pub fn status(cx: &Context, only: Option<&str>, json: bool) -> Exit {
         });
     }
     if json {
-        print_json(&serde_json::json!({
-            "ok": true, "server": only, "operation": "auth.status",
-            "result": {"store": store.describe(), "servers": rows},
-        }));
+        super::output::print_done(
+            only,
+            "auth.status",
+            &serde_json::json!({"store": store.describe(), "servers": rows}),
+        );
     } else {
         print_text(&lines.join("\n"));
     }
@@ -317,10 +317,11 @@ pub fn logout(cx: &Context, name: &str, json: bool) -> Exit {
     match result {
         Ok(done) => {
             if json {
-                print_json(&serde_json::json!({
-                    "ok": true, "server": name, "operation": "auth.logout",
-                    "result": {"hadTokens": done.had_tokens, "revoked": done.revoked},
-                }));
+                super::output::print_done(
+                    Some(name),
+                    "auth.logout",
+                    &serde_json::json!({"hadTokens": done.had_tokens, "revoked": done.revoked}),
+                );
             } else if !done.had_tokens {
                 print_text(&format!("`{}` was not signed in", sanitize(name)));
             } else if done.revoked {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::exit::Exit;
-use super::output::{error_envelope, print_error, print_json};
+use super::output::{print_error, print_json};
 use super::run_op::{Printing, print_outcome, run_plan_observed, run_plan_with};
 use super::{CompleteArgs, Context, TasksArgs};
 use crate::mcp::api::{OpResult, Subscription};
@@ -19,12 +19,12 @@ use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::engine::{CompletionTarget, Engine, OperatorOp, Outcome, Success};
 
 fn usage(json: bool, operation: &str, message: &str) -> Exit {
-    if json {
-        print_json(&error_envelope(operation, "invalid_request", message));
-    } else {
-        print_error(message);
-    }
-    Exit::Usage
+    super::output::fail(
+        json,
+        operation,
+        crate::mcp::connection::ErrorClass::InvalidRequest,
+        message,
+    )
 }
 
 /// Runs one operator operation and prints its outcome.

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::exit::Exit;
-use super::output::{error_envelope, print_error, print_json, print_text};
+use super::output::{print_json, print_text};
 use super::status_cmd::location;
 use super::{ConfigCommand, Context};
 use crate::mcp::config::Counts;
@@ -136,12 +136,12 @@ fn unknown_server(cx: &Context, name: &str, json: bool) -> Exit {
             names.join(", ")
         }
     );
-    if json {
-        print_json(&error_envelope("config.show", "unknown_server", &message));
-    } else {
-        print_error(&message);
-    }
-    Exit::Usage
+    super::output::fail(
+        json,
+        "config.show",
+        crate::mcp::connection::ErrorClass::UnknownServer,
+        &message,
+    )
 }
 
 /// The `--json` envelope of `config show`.
@@ -169,7 +169,7 @@ fn show_json(servers: &[&Effective], trust: TrustState) -> serde_json::Value {
             })
         })
         .collect();
-    serde_json::json!({"ok": true, "operation": "config.show", "result": {"servers": items}})
+    super::output::done_envelope(None, "config.show", &serde_json::json!({"servers": items}))
 }
 
 /// The human text of `config show`.

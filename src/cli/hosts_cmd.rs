@@ -9,8 +9,9 @@ use clap::Subcommand;
 use super::Context;
 use super::config_cmd::{write_diagnostics, write_file_check};
 use super::exit::Exit;
-use super::output::{error_envelope, print_error, print_json, print_text};
+use super::output::{fail, print_done, print_error, print_json, print_text};
 use crate::mcp::config::Counts;
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::hosts::compare::{Cell, Row, matrix, matrix_view};
 use crate::mcp::hosts::convert::Places;
 use crate::mcp::hosts::export::{dropped_fields, export as export_snippet};
@@ -157,11 +158,11 @@ fn matrix_json(env: &HostEnv, reports: &[HostReport], rows: &[Row]) -> serde_jso
             })
         })
         .collect();
-    serde_json::json!({
-        "ok": true,
-        "operation": "hosts",
-        "result": {"project": env.project, "hosts": hosts, "servers": matrix_view(rows)},
-    })
+    super::output::done_envelope(
+        None,
+        "hosts",
+        &serde_json::json!({"project": env.project, "hosts": hosts, "servers": matrix_view(rows)}),
+    )
 }
 
 /// One line per host: its servers, diagnostics and the files found.
@@ -234,11 +235,7 @@ fn write_matrix(out: &mut String, rows: &[Row]) {
 
 fn show(report: &HostReport, json: bool) -> Exit {
     if json {
-        print_json(&serde_json::json!({
-            "ok": true,
-            "operation": "hosts.show",
-            "result": report_view(report),
-        }));
+        print_done(None, "hosts.show", &report_view(report));
         return Exit::Ok;
     }
     let mut out = format!(
@@ -379,23 +376,16 @@ fn check(reports: &[HostReport], json: bool) -> Exit {
 }
 
 fn export(cx: &Context, name: &str, host: HostId, json: bool) -> Exit {
-    let fail = |class: &str, message: &str| {
-        if json {
-            print_json(&error_envelope("hosts.export", class, message));
-        } else {
-            print_error(message);
-        }
-        Exit::Usage
-    };
+    let fail = |class: ErrorClass, message: &str| fail(json, "hosts.export", class, message);
     let Some(server) = cx.config.server(name) else {
         return fail(
-            "unknown_server",
+            ErrorClass::UnknownServer,
             &format!("mcpdeck has no server named `{name}`"),
         );
     };
     let Some(def) = &server.entry.def else {
         return fail(
-            "invalid",
+            ErrorClass::InvalidDefinition,
             &format!(
                 "`{name}` has errors in mcpdeck's configuration; `mcpdeck config check` lists them"
             ),
@@ -404,17 +394,17 @@ fn export(cx: &Context, name: &str, host: HostId, json: bool) -> Exit {
     match export_snippet(def, host) {
         Ok((snippet, notes)) => {
             if json {
-                print_json(&serde_json::json!({
-                    "ok": true,
-                    "operation": "hosts.export",
-                    "result": {
+                print_done(
+                    None,
+                    "hosts.export",
+                    &serde_json::json!({
                         "host": host,
                         "server": name,
                         "snippet": snippet,
                         "notes": notes,
                         "droppedFields": dropped_fields(def),
-                    },
-                }));
+                    }),
+                );
             } else {
                 print_text(&snippet);
                 for n in notes {
@@ -424,7 +414,7 @@ fn export(cx: &Context, name: &str, host: HostId, json: bool) -> Exit {
             Exit::Ok
         }
         Err(problems) => fail(
-            "inexpressible",
+            ErrorClass::Inexpressible,
             &format!(
                 "{} cannot express `{name}` as defined: {}",
                 host.name(),

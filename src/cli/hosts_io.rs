@@ -12,25 +12,16 @@ use super::Context;
 use super::ask::confirm;
 use super::exit::Exit;
 use super::hosts_cmd::{Target, places};
-use super::output::{print_error, print_json, print_text};
+use super::output::{print_done, print_text};
 use crate::mcp::config::Layer;
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::hosts::import::plan;
 use crate::mcp::hosts::probe::{inputs, prepare, try_connect};
 use crate::mcp::hosts::{HostEnv, HostId, read};
 use crate::mcp::sanitize::sanitize_capped;
 
-fn fail(operation: &str, json: bool, class: &str, message: &str, exit: Exit) -> Exit {
-    if json {
-        print_json(&json!({
-            "ok": false,
-            "operation": operation,
-            "result": null,
-            "error": {"class": class, "message": message},
-        }));
-    } else {
-        print_error(message);
-    }
-    exit
+fn fail(operation: &str, json: bool, class: ErrorClass, message: &str) -> Exit {
+    super::output::fail(json, operation, class, message)
 }
 
 /// Imports `names` (default: every valid server) from `host` into mcpdeck's `target` file.
@@ -54,14 +45,14 @@ pub fn import(
     };
     let plan = match plan(&report, names, (&path, layer), &places(env)) {
         Ok(plan) => plan,
-        Err(e) => return fail(OP, json, e.class, &e.message, Exit::Usage),
+        Err(e) => return fail(OP, json, e.class, &e.message),
     };
     let mut preview = plan.preview().join("\n");
     preview.push('\n');
-    let done = |backup: Option<PathBuf>| json!({"ok": true, "operation": OP, "result": {"file": plan.path, "added": plan.added, "unchanged": plan.unchanged, "backup": backup}});
+    let done = |backup: Option<PathBuf>| json!({"file": plan.path, "added": plan.added, "unchanged": plan.unchanged, "backup": backup});
     if plan.text.is_none() {
         if json {
-            print_json(&done(None));
+            print_done(None, OP, &done(None));
         } else {
             print_text(&format!("{preview}nothing to write\n"));
         }
@@ -74,20 +65,20 @@ pub fn import(
         if !std::io::stdin().is_terminal() {
             let message =
                 "not writing without a terminal to confirm on; pass --yes to import from a script";
-            return fail(OP, json, "refused", message, Exit::Refused);
+            return fail(OP, json, ErrorClass::NotConfirmed, message);
         }
         if !confirm(&format!("Write {}? [y/N] ", path.display())) {
-            return fail(OP, json, "refused", "nothing written", Exit::Refused);
+            return fail(OP, json, ErrorClass::NotConfirmed, "nothing written");
         }
     }
     let Some(backups) = crate::mcp::backup::backup_dir() else {
         let message = "no place for a backup: set HOME or XDG_STATE_HOME";
-        return fail(OP, json, "write_failed", message, Exit::Usage);
+        return fail(OP, json, ErrorClass::WriteFailed, message);
     };
     match plan.write(&backups) {
         Ok(backup) => {
             if json {
-                print_json(&done(backup));
+                print_done(None, OP, &done(backup));
             } else {
                 let mut out = format!("wrote {}", path.display());
                 if let Some(b) = backup {
@@ -100,7 +91,7 @@ pub fn import(
             }
             Exit::Ok
         }
-        Err(e) => fail(OP, json, "write_failed", &e, Exit::Usage),
+        Err(e) => fail(OP, json, ErrorClass::WriteFailed, &e),
     }
 }
 
@@ -110,7 +101,7 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
     let report = read(host, env);
     let Some(effective) = report.server(server) else {
         let message = format!("{} defines no server named `{server}`", host.name());
-        return fail(OP, json, "unknown_server", &message, Exit::Usage);
+        return fail(OP, json, ErrorClass::UnknownServer, &message);
     };
     let trust = cx.trust.state(&cx.config);
     // Inputs are asked on the terminal; without one, the refusal names them (trust first).
@@ -138,14 +129,10 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
                     needed.join("`, `"),
                     host.name()
                 );
-                return fail(OP, json, "input_needed", &message, Exit::Refused);
+                return fail(OP, json, ErrorClass::InputNeeded, &message);
             }
-            let exit = if r.class == "untrusted" {
-                Exit::Refused
-            } else {
-                Exit::Usage
-            };
-            return fail(OP, json, r.class, &r.message, exit);
+            // `untrusted` exits 2 (refused), the others 1: the class says which.
+            return fail(OP, json, r.class, &r.message);
         }
     };
     let where_ = prepared.source.clone();
@@ -156,20 +143,17 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
         Ok(rt) => rt,
         Err(e) => {
             let message = format!("cannot start the async runtime: {e}");
-            return fail(OP, json, "internal", &message, Exit::Usage);
+            return fail(OP, json, ErrorClass::Internal, &message);
         }
     };
     match runtime.block_on(try_connect(prepared)) {
         Ok(found) if json => {
-            print_json(&json!({
-                "ok": true,
-                "operation": OP,
-                "result": {
-                    "host": host, "server": server, "source": where_,
-                    "name": found.name, "version": found.version,
-                    "protocol": found.protocol, "tools": found.tools,
-                },
-            }));
+            let result = json!({
+                "host": host, "server": server, "source": where_,
+                "name": found.name, "version": found.version,
+                "protocol": found.protocol, "tools": found.tools,
+            });
+            print_done(None, OP, &result);
             Exit::Ok
         }
         Ok(found) => {
@@ -178,7 +162,7 @@ pub fn connect(cx: &Context, env: &HostEnv, host: HostId, server: &str, json: bo
         }
         Err(e) => {
             let message = format!("{} `{server}` ({where_}): {e}", host.id());
-            fail(OP, json, "connection", &message, Exit::Connection)
+            fail(OP, json, ErrorClass::HostConnect, &message)
         }
     }
 }

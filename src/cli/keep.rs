@@ -17,20 +17,7 @@ use crate::mcp::results::SpillEntry;
 /// resource spills carry the server's type, and textual resources are never spilled alone).
 const OVERFLOW_MIME: &str = "text/plain";
 
-/// One file written into the output directory.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct KeptFile {
-    /// Where it was written.
-    pub path: PathBuf,
-    /// Its size in bytes.
-    pub size: u64,
-    /// The content's MIME type.
-    pub mime_type: String,
-    /// The spill it was copied from (named in the result's text), if any.
-    #[serde(skip)]
-    pub spill: Option<String>,
-}
+pub use crate::mcp::engine::KeptFile;
 
 /// The spill holding the whole text when the result overflowed its bound.
 pub fn overflow_spill(success: &Success) -> Option<&SpillEntry> {

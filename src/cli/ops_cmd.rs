@@ -3,7 +3,6 @@
 
 use super::args::{meta_entries, prompt_arguments};
 use super::exit::Exit;
-use super::output::{error_envelope, print_error, print_json};
 use super::run_op::{Printing, run_plan_with, run_request, run_request_with};
 use super::{CallArgs, Context, PromptArgs, ReadArgs};
 use crate::mcp::arguments::{MISMATCH, call_arguments, needs_schema};
@@ -11,12 +10,12 @@ use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::proxy::ProxyRequest;
 
 fn usage(json: bool, operation: &str, message: &str) -> Exit {
-    if json {
-        print_json(&error_envelope(operation, "invalid_request", message));
-    } else {
-        print_error(message);
-    }
-    Exit::Usage
+    super::output::fail(
+        json,
+        operation,
+        crate::mcp::connection::ErrorClass::InvalidRequest,
+        message,
+    )
 }
 
 /// `mcpdeck tools SERVER [--search Q]`.

@@ -102,16 +102,12 @@ pub fn run(cx: Context, args: PinsArgs) -> Exit {
 }
 
 fn usage(json: bool, operation: &str, message: &str) -> Exit {
-    if json {
-        super::output::print_json(&super::output::error_envelope(
-            operation,
-            "invalid_request",
-            message,
-        ));
-    } else {
-        super::output::print_error(message);
-    }
-    Exit::Usage
+    super::output::fail(
+        json,
+        operation,
+        crate::mcp::connection::ErrorClass::InvalidRequest,
+        message,
+    )
 }
 
 /// The servers to export: those named, else every one that can connect.

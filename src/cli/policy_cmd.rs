@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::exit::Exit;
-use super::output::{print_error, print_json, print_text};
+use super::output::print_text;
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::policy::{Policy, RuleKind, add_allow_rule, remove_rule};
 
 /// `mcpdeck policy allow|remove`.
@@ -33,19 +34,14 @@ pub fn run(path: &Path, command: Option<PolicyCommand>, json: bool) -> Exit {
     }
 }
 
-fn fail(json: bool, class: &str, message: &str) -> Exit {
-    if json {
-        print_json(&super::output::error_envelope("policy", class, message));
-    } else {
-        print_error(message);
-    }
-    Exit::Usage
+fn fail(json: bool, class: ErrorClass, message: &str) -> Exit {
+    super::output::fail(json, "policy", class, message)
 }
 
 fn list(path: &Path, json: bool) -> Exit {
     let policy = match Policy::load(path) {
         Ok(policy) => policy,
-        Err(e) => return fail(json, "policy_file", &e.to_string()),
+        Err(e) => return fail(json, ErrorClass::PolicyFile, &e.to_string()),
     };
     let rules = policy.rules();
     if json {
@@ -53,16 +49,16 @@ fn list(path: &Path, json: bool) -> Exit {
             .iter()
             .map(|(kind, rule)| serde_json::json!({"kind": kind, "rule": rule}))
             .collect();
-        print_json(&serde_json::json!({
-            "ok": true,
-            "operation": "policy",
-            "result": {
+        super::output::print_done(
+            None,
+            "policy",
+            &serde_json::json!({
                 "file": path,
                 "exists": policy.source.is_some(),
                 "mode": policy.mode.label(),
                 "rules": list,
-            },
-        }));
+            }),
+        );
         return Exit::Ok;
     }
     let mut out = String::new();
@@ -95,7 +91,7 @@ fn edit(path: &Path, rule: &str, json: bool, add: bool) -> Exit {
     let Some(backups) = crate::mcp::backup::backup_dir() else {
         return fail(
             json,
-            "no_backup_dir",
+            ErrorClass::NoBackupDir,
             "no place for a backup: set HOME or XDG_STATE_HOME",
         );
     };
@@ -106,11 +102,11 @@ fn edit(path: &Path, rule: &str, json: bool, add: bool) -> Exit {
     };
     let changed = match result {
         Ok(changed) => changed,
-        Err(e) => return fail(json, "policy_file", &e.to_string()),
+        Err(e) => return fail(json, ErrorClass::PolicyFile, &e.to_string()),
     };
     if !add && !changed {
         let message = format!("no rule `{rule}` in {}", path.display());
-        return fail(json, "no_such_rule", &message);
+        return fail(json, ErrorClass::NoSuchRule, &message);
     }
     let outcome = match (add, changed) {
         (true, true) => "added",
@@ -118,11 +114,11 @@ fn edit(path: &Path, rule: &str, json: bool, add: bool) -> Exit {
         _ => "removed",
     };
     if json {
-        print_json(&serde_json::json!({
-            "ok": true,
-            "operation": "policy",
-            "result": {"outcome": outcome, "rule": rule, "file": path},
-        }));
+        super::output::print_done(
+            None,
+            "policy",
+            &serde_json::json!({"outcome": outcome, "rule": rule, "file": path}),
+        );
     } else {
         let message = match outcome {
             "added" => format!("added allow rule `{rule}` to {}", path.display()),

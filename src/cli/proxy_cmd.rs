@@ -2,7 +2,6 @@
 
 use super::Context;
 use super::exit::Exit;
-use super::output::{error_envelope, print_error, print_json};
 use super::run_op::run_request;
 use super::status_cmd;
 use crate::mcp::proxy::{ProxyRequest, parse_request};
@@ -21,10 +20,10 @@ pub fn run(cx: Context, request: &str, json: bool) -> Exit {
 }
 
 fn fail(json: bool, message: &str) -> Exit {
-    if json {
-        print_json(&error_envelope("invalid", "invalid_request", message));
-    } else {
-        print_error(message);
-    }
-    Exit::Usage
+    super::output::fail(
+        json,
+        "invalid",
+        crate::mcp::connection::ErrorClass::InvalidRequest,
+        message,
+    )
 }

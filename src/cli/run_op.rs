@@ -12,7 +12,7 @@ use super::exit::Exit;
 use super::keep::{self, KeptFile};
 use super::output::{print_error, print_json, print_text};
 use crate::mcp::connection::ErrorClass;
-use crate::mcp::engine::{Engine, EngineOptions, EngineRequest, Hint, Outcome};
+use crate::mcp::engine::{Engine, EngineOptions, EngineRequest, Envelope, Hint, Outcome};
 use crate::mcp::policy::{Mode, Policy};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
@@ -460,21 +460,12 @@ pub fn print_outcome(outcome: &Outcome, json: bool) {
 /// Prints an outcome with what `--full` and `--output` added.
 pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extras) {
     if printing.json {
-        let mut envelope = outcome.to_json();
-        if let Some(full) = &extras.full_text
-            && let Some(text) = envelope.pointer_mut("/result/text")
-        {
-            *text = serde_json::Value::String(full.clone());
+        let mut envelope = Envelope::of(outcome).with_full_text(extras.full_text.as_deref());
+        if printing.output.is_some() {
+            envelope = envelope.with_files(&extras.kept);
         }
-        if printing.output.is_some()
-            && let serde_json::Value::Object(map) = &mut envelope
-        {
-            map.insert(
-                "files".to_owned(),
-                serde_json::to_value(&extras.kept).unwrap_or_default(),
-            );
-        }
-        print_json(&envelope);
+        // Through a `Value`, so the keys are sorted as in every other `--json` line.
+        print_json(&serde_json::to_value(envelope.cli()).unwrap_or_default());
         return;
     }
     match &outcome.body {

@@ -4,36 +4,30 @@
 use std::path::PathBuf;
 
 use super::context::Context;
-use super::output::{error_envelope, print_error, print_json, print_text};
+use super::output::{fail, print_text};
 use crate::exit::Exit;
 use crate::mcp::config::Transport;
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// Runs `sandbox suggest`.
 pub fn suggest(cx: &Context, server: &str, json: bool) -> Exit {
-    let fail = |class: &str, message: String| {
-        if json {
-            print_json(&error_envelope("sandbox.suggest", class, &message));
-        } else {
-            print_error(&message);
-        }
-        Exit::Usage
-    };
+    let fail = |class: ErrorClass, message: String| fail(json, "sandbox.suggest", class, &message);
     let Some(found) = cx.config.servers.iter().find(|s| s.entry.name == server) else {
         return fail(
-            "unknown_server",
+            ErrorClass::UnknownServer,
             format!("no server named `{}`", sanitize_capped(server, 128)),
         );
     };
     let Some(def) = &found.entry.def else {
         return fail(
-            "invalid",
+            ErrorClass::InvalidDefinition,
             "the definition has errors: run `mcpdeck config check`".into(),
         );
     };
     let Transport::Stdio(stdio) = &def.transport else {
         return fail(
-            "not_stdio",
+            ErrorClass::NotStdio,
             "only stdio servers run in a sandbox (an HTTP server runs elsewhere)".into(),
         );
     };
@@ -57,12 +51,11 @@ pub fn suggest(cx: &Context, server: &str, json: bool) -> Exit {
         path_var.as_deref(),
     );
     if json {
-        print_json(&serde_json::json!({
-            "ok": true,
-            "operation": "sandbox.suggest",
-            "server": sanitize_capped(server, 128),
-            "result": s,
-        }));
+        super::output::print_done(
+            Some(&sanitize_capped(server, 128)),
+            "sandbox.suggest",
+            &serde_json::to_value(&s).unwrap_or_default(),
+        );
     } else {
         let block = serde_json::to_string_pretty(&serde_json::json!({"sandbox": s.sandbox}))
             .unwrap_or_default();

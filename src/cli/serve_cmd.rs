@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use super::exit::Exit;
-use super::output::{print_error, print_json, print_text};
+use super::output::{print_error, print_text};
 use crate::mcp::control::{
     ControlClient, ControlHub, ServerSnapshot, SessionSnapshot, ToConsole, list_sockets, socket_dir,
 };
@@ -188,7 +188,7 @@ pub fn approvals(json: bool, watch: bool, policy_path: PathBuf) -> Exit {
                     list.push(snapshot);
                 }
             }
-            print_json(&serde_json::json!({"ok": true, "operation": "approvals", "result": {"sessions": list}}));
+            super::output::print_done(None, "approvals", &serde_json::json!({"sessions": list}));
             return Exit::Ok;
         }
         let mut sessions = Vec::new();

@@ -214,10 +214,7 @@ async fn probe_row(
                 name,
                 state: "failed".to_owned(),
                 probe: None,
-                error: Some(serde_json::json!({
-                    "class": failure.class.name(),
-                    "message": failure.message,
-                })),
+                error: Some(failure),
                 roots: None,
             }
         }

@@ -11,9 +11,10 @@ use std::path::Path;
 use super::Context;
 use super::ask::confirm;
 use super::exit::Exit;
-use super::output::{print_error, print_json, print_text};
+use super::output::{fail, print_done, print_text};
 use crate::mcp::config::schema::displayable;
 use crate::mcp::config::{ServerEntry, Transport};
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::hosts::review::host_entry_lines;
 use crate::mcp::hosts::{HostEntry, HostId, project_entries};
 use crate::mcp::trust::risk::risks;
@@ -28,7 +29,7 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
             "{} has no .mcp.json or .mcpdeck/mcp.json and no other host's project file defines a server: nothing to trust",
             root.display()
         );
-        return report(json, false, "nothing_to_trust", &message, Exit::Usage);
+        return fail(json, "trust", ErrorClass::NothingToTrust, &message);
     }
     if state == TrustState::Trusted {
         // Nothing to confirm: the definitions on disk are the ones trusted.
@@ -37,7 +38,7 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
             root.display(),
             fingerprint(&cx.config)
         );
-        return report(json, true, "already_trusted", &message, Exit::Ok);
+        return done(json, "already_trusted", &message);
     }
     let mut text = describe(cx);
     if state == TrustState::Changed
@@ -52,21 +53,21 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
         if !std::io::stdin().is_terminal() {
             let message =
                 "not trusting without a terminal to confirm on; pass --yes to trust from a script";
-            return report(json, false, "refused", message, Exit::Refused);
+            return fail(json, "trust", ErrorClass::NotConfirmed, message);
         }
         if !confirm(&format!(
             "Trust these definitions for {}? [y/N] ",
             root.display()
         )) {
-            return report(json, false, "refused", "not trusted", Exit::Refused);
+            return fail(json, "trust", ErrorClass::NotConfirmed, "not trusted");
         }
     }
     match cx.trust.grant(&cx.config) {
         Ok(()) => {
             let message = format!("trusted {} ({})", root.display(), fingerprint(&cx.config));
-            report(json, true, "trusted", &message, Exit::Ok)
+            done(json, "trusted", &message)
         }
-        Err(e) => report(json, false, "trust_store", &e.to_string(), Exit::Usage),
+        Err(e) => fail(json, "trust", ErrorClass::TrustStore, &e.to_string()),
     }
 }
 
@@ -74,38 +75,32 @@ pub fn grant(cx: &mut Context, yes: bool, json: bool) -> Exit {
 pub fn revoke(cx: &mut Context, json: bool) -> Exit {
     let root = cx.config.project_root.clone();
     match cx.trust.revoke(&root) {
-        Ok(true) => report(
+        Ok(true) => done(
             json,
-            true,
             "revoked",
             &format!("revoked trust for {}", root.display()),
-            Exit::Ok,
         ),
-        Ok(false) => report(
+        Ok(false) => done(
             json,
-            true,
             "not_trusted",
             &format!("{} was not trusted", root.display()),
-            Exit::Ok,
         ),
-        Err(e) => report(json, false, "trust_store", &e.to_string(), Exit::Usage),
+        Err(e) => fail(json, "trust", ErrorClass::TrustStore, &e.to_string()),
     }
 }
 
-fn report(json: bool, ok: bool, outcome: &str, message: &str, exit: Exit) -> Exit {
+/// A trust command that did what it was asked: `outcome` names what happened.
+fn done(json: bool, outcome: &str, message: &str) -> Exit {
     if json {
-        let body = if ok {
-            serde_json::json!({"ok": true, "operation": "trust", "result": {"outcome": outcome, "message": message}})
-        } else {
-            serde_json::json!({"ok": false, "operation": "trust", "result": null, "error": {"class": outcome, "message": message}})
-        };
-        print_json(&body);
-    } else if ok {
-        print_text(message);
+        print_done(
+            None,
+            "trust",
+            &serde_json::json!({"outcome": outcome, "message": message}),
+        );
     } else {
-        print_error(message);
+        print_text(message);
     }
-    exit
+    Exit::Ok
 }
 
 /// Every project definition in full, with risks marked `!`.

@@ -149,9 +149,12 @@ pub struct LiveServer {
     /// What it answered, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<crate::mcp::engine::Probe>,
-    /// Why it did not (`class`, `message`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<Value>,
+    /// Why it did not: serialised brief, `{"class","message"}` (the details are in the text).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::mcp::engine::envelope::brief_failure"
+    )]
+    pub error: Option<crate::mcp::engine::Failure>,
     /// The roots it was offered, in one line (sanitised).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub roots: Option<String>,

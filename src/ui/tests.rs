@@ -370,18 +370,20 @@ fn workspace_envelope(tool: &str) -> serde_json::Value {
              "text": "Precedence is by layer.", "words": 4}],
             "words_used": 15, "budget": 800, "matching_passages": 6}),
         "workspace_query" => json!({"matches": [
-            {"path": "src/config.rs", "line": 12, "kind": "source", "snippet": "fn precedence() {"},
-            {"path": "README.md", "line": 40, "kind": "markdown", "snippet": "## Configuration"}],
+            {"path": "src/config.rs", "line": 12, "kind": "source", "snippet": "fn precedence() {", "snippet_complete": true},
+            {"path": "README.md", "line": 40, "kind": "markdown", "snippet": "## Configuration", "snippet_complete": true}],
             "total_matches": 2}),
         "workspace_check" => json!({"findings": [
             {"path": ".mcp.json", "severity": "error", "code": "syntax", "line": 3, "column": 9, "message": "expected `,` or `}`"},
             {"path": "docs/a.md", "severity": "warning", "code": "broken_link", "line": 7, "message": "`missing.md` does not exist"}],
-            "files_checked": 12, "paths_not_checked": [], "counts": {"errors": 1, "warnings": 1}, "strict": false}),
-        _ => json!({"capsule": {"claims": [
+            "files_checked": 12, "paths_not_checked": 0, "counts": {"errors": 1, "warnings": 1}, "strict": false}),
+        _ => json!({"capsule": {"schema": "mcpdeck.workspace-capsule/v1", "workspace": "proj",
+            "question_sha256": "51ab".repeat(16), "claims": [
             {"statement": "Project files override user files.", "path": "README.md",
              "lines": {"start": 40, "end": 44}, "passage_sha256": "9f2c".repeat(16)}],
             "workspace_fingerprint": "sha256:".to_owned() + &"ab".repeat(32), "admitted_files": 57},
-            "integrity": {"algorithm": "sha256", "hash": "c0de".repeat(16)}}),
+            "integrity": {"algorithm": "sha256", "canonicalization": "sorted keys, no whitespace",
+                "hash": "c0de".repeat(16)}}),
     };
     json!({"schema": "mcpdeck.workspace-result/v1", "status": "known", "workspace": "proj", "result": result})
 }

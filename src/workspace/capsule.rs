@@ -7,11 +7,12 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use super::envelope::Reason;
 use super::index::Snapshot;
+use super::results::{Capsule, CapsuleResult, Claim, Integrity, LineSpan, to_value};
 use super::text;
 
 /// The capsule's schema identifier.
@@ -52,36 +53,34 @@ pub fn run(
             .filter(|(n, _)| *n > 0)
             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
         let Some((_, statement)) = best else { continue };
-        claims.push(json!({
-            "statement": statement,
-            "path": file.rel,
-            "lines": {"start": chunk.start, "end": chunk.end},
-            "passage_sha256": hex::encode(Sha256::digest(passage.as_bytes())),
-        }));
+        claims.push(Claim {
+            statement,
+            path: file.rel.clone(),
+            lines: LineSpan {
+                start: chunk.start,
+                end: chunk.end,
+            },
+            passage_sha256: hex::encode(Sha256::digest(passage.as_bytes())),
+        });
     }
-    let capsule = json!({
-        "schema": CAPSULE_SCHEMA,
-        "workspace": alias,
-        "question_sha256": hex::encode(Sha256::digest(question.as_bytes())),
-        "claims": claims,
-        "workspace_fingerprint": snap.fingerprint,
-        "admitted_files": snap.files.len(),
-    });
-    let integrity = json!({
-        "algorithm": "sha256",
-        "canonicalization": "JSON with sorted object keys and no insignificant whitespace",
-        "hash": canonical_hash(&capsule),
-    });
-    let result = json!({"capsule": capsule, "integrity": integrity});
-    if claims_empty(&result) && max_claims > 0 {
+    let no_claims = claims.is_empty();
+    let capsule = Capsule {
+        schema: CAPSULE_SCHEMA.to_owned(),
+        workspace: alias.to_owned(),
+        question_sha256: hex::encode(Sha256::digest(question.as_bytes())),
+        claims,
+        workspace_fingerprint: snap.fingerprint.clone(),
+        admitted_files: snap.files.len(),
+    };
+    let integrity = Integrity {
+        algorithm: "sha256".to_owned(),
+        canonicalization: "JSON with sorted object keys and no insignificant whitespace".to_owned(),
+        hash: canonical_hash(&to_value(&capsule)),
+    };
+    let result = to_value(&CapsuleResult { capsule, integrity });
+    if no_claims && max_claims > 0 {
         Err((Reason::NoMatch, result))
     } else {
         Ok(result)
     }
-}
-
-fn claims_empty(result: &Value) -> bool {
-    result["capsule"]["claims"]
-        .as_array()
-        .is_none_or(Vec::is_empty)
 }

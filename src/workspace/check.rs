@@ -9,37 +9,15 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::graph;
 use super::index::{FileRecord, Snapshot};
+use super::results::{CheckResult, Counts, Finding, to_value};
 use crate::mcp::config::json::{self as cjson, Json, LineIndex, Spanned};
 use crate::mcp::config::refs::is_credential_name;
 use crate::mcp::config::schema::parse_file;
 use crate::mcp::config::{Diagnostic, Layer, Severity};
-
-/// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Finding {
-    /// Workspace-relative file.
-    pub path: String,
-    /// `error` or `warning`.
-    pub severity: Severity,
-    /// Stable kind, e.g. `unknown_field`, `syntax`, `broken_link`, `unpinned_npx`.
-    pub code: String,
-    /// JSON path inside the file, where one applies.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub json_path: String,
-    /// 1-based line, where known.
-    pub line: Option<u32>,
-    /// 1-based column, where known.
-    pub column: Option<u32>,
-    /// One line saying what is wrong.
-    pub message: String,
-    /// What to write instead, where there is an answer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub suggestion: Option<String>,
-}
 
 impl Finding {
     fn new(
@@ -444,12 +422,13 @@ pub fn run(snap: &Snapshot, paths: Option<&[Value]>, strict: bool) -> Value {
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .count();
-    json!({
-        "findings": findings,
-        "files_checked": files.len(),
-        "paths_not_checked": missing.len(),
-        "counts": {"errors": errors, "warnings": findings.len() - errors},
-        "strict": strict,
+    let warnings = findings.len() - errors;
+    to_value(&CheckResult {
+        findings,
+        files_checked: files.len(),
+        paths_not_checked: missing.len(),
+        counts: Counts { errors, warnings },
+        strict,
     })
 }
 

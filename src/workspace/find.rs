@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::envelope::Reason;
 use super::index::Snapshot;
-use super::results::{FindResult, LineSpan, Passage};
+use super::results::{FindResult, LineSpan, Passage, to_value};
 use super::text::word_count;
 
 /// A score rounded for display (four decimals).
@@ -51,13 +51,12 @@ pub fn run(
         });
     }
     let none_fit = passages.is_empty();
-    let result = FindResult {
+    let result = to_value(&FindResult {
         passages,
         words_used: used,
         budget,
         matching_passages: hits.len(),
-    }
-    .to_value();
+    });
     if hits.is_empty() {
         Err((Reason::NoMatch, result))
     } else if none_fit {

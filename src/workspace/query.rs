@@ -8,10 +8,13 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::envelope::Reason;
 use super::index::{FileRecord, Snapshot};
+use super::results::{
+    FiltersUsed, MatchExplain, MatchWhy, QueryMatch, QueryResult, Wildcard, to_value,
+};
 use super::text;
 
 /// The validated arguments of one query.
@@ -83,50 +86,47 @@ struct Match {
     matching_lines: usize,
 }
 
-/// The JSON of one returned match.
+/// One returned match.
 fn render(
     snap: &Snapshot,
     args: &QueryArgs,
     terms: &[String],
     wildcard: bool,
-    filters: &Value,
+    filters: FiltersUsed,
     m: &Match,
-) -> Value {
+) -> QueryMatch {
     let file = &snap.files[m.file];
     let line_text = file.text.lines().nth(m.line_index).unwrap_or("").trim();
     let snippet: String = line_text.chars().take(args.snippet_chars).collect();
-    let mut out = json!({
-        "path": file.rel,
-        "kind": file.kind,
-        "line": m.line_index + 1,
-        "snippet": snippet,
-        "snippet_complete": snippet.chars().count() == line_text.chars().count(),
-    });
-    if args.explain
-        && let Some(o) = out.as_object_mut()
-    {
+    let explain = args.explain.then(|| {
         let named = |ids: &[usize]| ids.iter().map(|t| terms[*t].clone()).collect::<Vec<_>>();
         let why = if wildcard {
-            json!({"matched": "wildcard"})
+            MatchWhy::Wildcard {
+                matched: Wildcard::Wildcard,
+            }
         } else {
-            json!({
-                "terms_in_path": named(&m.in_path),
-                "terms_in_line": named(&m.in_line),
-                "matching_lines": m.matching_lines,
-                "score": m.score,
-            })
+            MatchWhy::Terms {
+                terms_in_path: named(&m.in_path),
+                terms_in_line: named(&m.in_line),
+                matching_lines: m.matching_lines,
+                score: m.score,
+            }
         };
-        o.insert(
-            "explain".into(),
-            json!({
-                "why": why,
-                "node_type": file.kind,
-                "links_to": snap.links(m.file),
-                "filters": filters,
-            }),
-        );
+        MatchExplain {
+            why,
+            node_type: file.kind.to_owned(),
+            links_to: snap.links(m.file).into_iter().map(str::to_owned).collect(),
+            filters,
+        }
+    });
+    QueryMatch {
+        path: file.rel.clone(),
+        kind: file.kind.to_owned(),
+        line: m.line_index + 1,
+        snippet_complete: snippet.chars().count() == line_text.chars().count(),
+        snippet,
+        explain,
     }
-    out
 }
 
 /// The type, path and edge filters of one query.
@@ -179,8 +179,12 @@ impl<'a> Filters<'a> {
     }
 
     /// Which kinds of filter the query used (for `explain`).
-    fn used(&self) -> Value {
-        json!({"type": !self.types.is_empty(), "path": !self.paths.is_empty(), "edge": !self.edges.is_empty()})
+    fn used(&self) -> FiltersUsed {
+        FiltersUsed {
+            types: !self.types.is_empty(),
+            path: !self.paths.is_empty(),
+            edge: !self.edges.is_empty(),
+        }
     }
 }
 
@@ -241,13 +245,13 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
     matches.sort_by(|a, b| b.score.cmp(&a.score).then(a.file.cmp(&b.file)));
     matches.truncate(args.limit);
     let used = filters.used();
-    let matches: Vec<Value> = matches
+    let matches = matches
         .into_iter()
-        .map(|m| render(snap, args, &terms, wildcard, &used, &m))
+        .map(|m| render(snap, args, &terms, wildcard, used, &m))
         .collect();
-    let result = json!({
-        "matches": matches,
-        "total_matches": total,
+    let result = to_value(&QueryResult {
+        matches,
+        total_matches: total,
     });
     if total == 0 {
         Err((Reason::NoMatch, result))

@@ -113,6 +113,35 @@ fn full_and_output_carry_the_whole_large_text() {
     let stdout = String::from_utf8(out.stdout).expect("utf8");
     assert!(stdout.len() < 51 * 1024, "stdout keeps the preview");
 
+    // With --json, the envelope carries both: the whole text in its result, the kept files
+    // beside it.
+    let dir = sb.dir.path().join("big-json");
+    let out = sb
+        .cmd()
+        .args([
+            "call",
+            "fx",
+            "big_text",
+            "size=300000",
+            "--json",
+            "--full",
+            "--output",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["result"]["text"].as_str().map(str::len), Some(300_000));
+    let files = v["files"].as_array().expect("files");
+    assert!(
+        files.iter().any(|f| f["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("result.txt"))),
+        "{files:?}"
+    );
+
     // Without either, stderr says how to keep it.
     let out = sb
         .cmd()

@@ -553,4 +553,40 @@ async fn a_disconnect_cancels_a_connect_in_progress() {
     assert_eq!(status.servers[0].runtime.connect_count, 0);
     started_once_and_ended(&pids).await;
     engine.shutdown().await;
+/// The text of a tools listing of the fixture with `extra` dummy tools.
+async fn listing_text(extra: usize) -> mcpdeck::mcp::engine::Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let server = json!({"command": fixture(), "args": ["stdio", "--tools", extra.to_string()]});
+    let (engine, _rx) = engine(&dir, &json!({ "fx": server }));
+    let list = EngineRequest::Agent(ProxyRequest::ToolsList {
+        server: "fx".into(),
+    });
+    let outcome = engine.run(&list, &CancellationToken::new()).await;
+    engine.shutdown().await;
+    outcome
+}
+
+#[tokio::test]
+async fn a_listing_with_its_hint_stays_within_the_bound() {
+    use mcpdeck::mcp::results::MAX_VISIBLE_BYTES;
+    // Learn the listing's length and one dummy line's (every index from 1000 on has as many
+    // digits), then ask for the count whose text ends just under the bound, where the hint
+    // after it would have crossed it.
+    let base = listing_text(1001).await;
+    let text = &base.body.as_ref().unwrap().text;
+    let line = text
+        .lines()
+        .find(|l| l.contains("dummy_01000"))
+        .unwrap()
+        .len()
+        + 1;
+    let near = 1001 + (MAX_VISIBLE_BYTES - 10 - text.len()) / line;
+    let outcome = listing_text(near).await;
+    let agents = outcome.model_text();
+    assert!(
+        agents.len() <= MAX_VISIBLE_BYTES,
+        "{} bytes with the hint",
+        agents.len()
+    );
+    assert!(agents.ends_with(outcome.hint().unwrap().for_agents()));
 }

@@ -108,6 +108,25 @@ fn classes() -> Vec<ErrorClass> {
         ErrorClass::Unreachable {
             servers: Vec::new(),
         },
+        ErrorClass::PolicyFile,
+        ErrorClass::NoBackupDir,
+        ErrorClass::NoSuchRule,
+        ErrorClass::AuthFailed,
+        ErrorClass::TrustStore,
+        ErrorClass::NotConfirmed,
+        ErrorClass::InvalidDefinition,
+        ErrorClass::Inexpressible,
+        ErrorClass::NotStdio,
+        ErrorClass::TargetInvalid,
+        ErrorClass::NothingToImport,
+        ErrorClass::Conflict,
+        ErrorClass::NotImportable,
+        ErrorClass::WriteFailed,
+        ErrorClass::InputNeeded,
+        ErrorClass::Unresolved,
+        ErrorClass::Internal,
+        ErrorClass::HostConnect,
+        ErrorClass::NothingToTrust,
     ];
     // Exhaustive: a new class must be added above.
     for class in &all {
@@ -147,7 +166,26 @@ fn classes() -> Vec<ErrorClass> {
             | ErrorClass::Tokenizer
             | ErrorClass::Pins
             | ErrorClass::NoState
-            | ErrorClass::Unreachable { .. } => {}
+            | ErrorClass::Unreachable { .. }
+            | ErrorClass::PolicyFile
+            | ErrorClass::NoBackupDir
+            | ErrorClass::NoSuchRule
+            | ErrorClass::AuthFailed
+            | ErrorClass::TrustStore
+            | ErrorClass::NotConfirmed
+            | ErrorClass::InvalidDefinition
+            | ErrorClass::Inexpressible
+            | ErrorClass::NotStdio
+            | ErrorClass::TargetInvalid
+            | ErrorClass::NothingToImport
+            | ErrorClass::Conflict
+            | ErrorClass::NotImportable
+            | ErrorClass::WriteFailed
+            | ErrorClass::InputNeeded
+            | ErrorClass::Unresolved
+            | ErrorClass::Internal
+            | ErrorClass::HostConnect
+            | ErrorClass::NothingToTrust => {}
         }
     }
     all

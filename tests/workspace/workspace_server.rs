@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use mcpdeck::workspace::results;
 use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -204,6 +205,8 @@ async fn every_tool_answers_with_the_envelope() {
     );
     assert_eq!(found["status"], "known");
     assert_eq!(found["workspace"], ALIAS);
+    let typed: results::FindResult = serde_json::from_value(found["result"].clone()).unwrap();
+    assert_eq!(typed.passages[0].path, "README.md");
     let first = &found["result"]["passages"][0];
     assert_eq!(first["path"], "README.md");
     // The heading stays with the paragraph under it.
@@ -224,6 +227,11 @@ async fn every_tool_answers_with_the_envelope() {
         .map(|m| m["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["docs/usage.md"]);
+    // What the side panel reads back: the explained match, typed.
+    let typed: results::QueryResult = serde_json::from_value(q["result"].clone()).unwrap();
+    let explain = typed.matches[0].explain.as_ref().unwrap();
+    assert!(matches!(explain.why, results::MatchWhy::Wildcard { .. }));
+    assert!(explain.filters.edge && !explain.filters.path);
     let q = envelope(&call(&client, "workspace_query", json!({"workspace": ALIAS, "text": "helper", "type_filters": ["rust"], "path_filters": ["src/"]})).await);
     assert_eq!(q["result"]["matches"][0]["path"], "src/util.rs");
     assert_eq!(q["result"]["matches"][0]["kind"], "rust");
@@ -249,6 +257,11 @@ async fn every_tool_answers_with_the_envelope() {
 
     let c = envelope(&call(&client, "workspace_check", json!({"workspace": ALIAS})).await);
     assert_eq!(c["status"], "known");
+    let typed: results::CheckResult = serde_json::from_value(c["result"].clone()).unwrap();
+    assert_eq!(
+        typed.counts.errors + typed.counts.warnings,
+        typed.findings.len()
+    );
     let findings = c["result"]["findings"].as_array().unwrap();
     assert!(
         findings
@@ -266,6 +279,8 @@ async fn every_tool_answers_with_the_envelope() {
         .await,
     );
     assert_eq!(cap["status"], "known");
+    let typed: results::CapsuleResult = serde_json::from_value(cap["result"].clone()).unwrap();
+    assert_eq!(typed.capsule.schema, "mcpdeck.workspace-capsule/v1");
     let capsule = &cap["result"]["capsule"];
     let claims = capsule["claims"].as_array().unwrap();
     assert!(!claims.is_empty() && claims.len() <= 2);

@@ -159,7 +159,7 @@ fn prepare_connect(
             .filter(|v| !v.is_empty())
     };
     prepare(host, effective, trust, &places, &mut answer).map_err(|mut refusal| {
-        if refusal.class == "untrusted" {
+        if refusal.class == crate::mcp::connection::ErrorClass::Untrusted {
             refusal
                 .message
                 .push_str(" (here: the trust view, then a typed y)");

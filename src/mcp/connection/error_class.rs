@@ -144,6 +144,50 @@ pub enum ErrorClass {
         /// Every server, probed in turn.
         servers: Vec<LiveServer>,
     },
+    // The CLI's own commands (trust, policy, auth, hosts, sandbox), which run outside the
+    // engine but fail in the same envelope.
+    /// The policy file could not be read or written.
+    PolicyFile,
+    /// There is no place for a backup (neither `HOME` nor `XDG_STATE_HOME`).
+    NoBackupDir,
+    /// `policy remove` named a rule the file does not hold.
+    NoSuchRule,
+    /// Signing in, or reading or removing a sign-in, failed.
+    AuthFailed,
+    /// The trust store could not be read or written.
+    TrustStore,
+    /// The operator said no, or there is no terminal to ask on (trust, hosts import).
+    #[serde(rename = "refused")]
+    NotConfirmed,
+    /// A definition has errors under its own file's rules (hosts, sandbox).
+    #[serde(rename = "invalid")]
+    InvalidDefinition,
+    /// A definition cannot be written in the other host's format.
+    Inexpressible,
+    /// Only a stdio server runs in a sandbox.
+    NotStdio,
+    /// The file to import into cannot be read or is not a configuration.
+    TargetInvalid,
+    /// The host defines no valid server to import.
+    NothingToImport,
+    /// An imported server would replace a different one of the same name.
+    Conflict,
+    /// The import would write a configuration with errors, or its servers have problems.
+    #[serde(rename = "refused")]
+    NotImportable,
+    /// Writing a configuration file (or its backup) failed.
+    WriteFailed,
+    /// A test-connect needs input values that were not given.
+    InputNeeded,
+    /// A definition's references could not be resolved for a test-connect.
+    Unresolved,
+    /// mcpdeck itself failed (the async runtime could not start).
+    Internal,
+    /// Another host's definition could not be test-connected.
+    #[serde(rename = "connection")]
+    HostConnect,
+    /// `trust` in a project whose files define no server.
+    NothingToTrust,
 }
 
 impl ErrorClass {
@@ -160,7 +204,9 @@ impl ErrorClass {
             Self::Protocol => "protocol",
             Self::Tls => "tls",
             Self::Dns => "dns",
-            Self::Refused | Self::NotReadOnly => "refused",
+            Self::Refused | Self::NotReadOnly | Self::NotConfirmed | Self::NotImportable => {
+                "refused"
+            }
             Self::Cancelled => "cancelled",
             Self::Limit { .. } => "limit",
             Self::InputRounds { .. } => "input_rounds",
@@ -184,6 +230,23 @@ impl ErrorClass {
             Self::Pins => "pins",
             Self::NoState => "no_state",
             Self::Unreachable { .. } => "unreachable",
+            Self::PolicyFile => "policy_file",
+            Self::NoBackupDir => "no_backup_dir",
+            Self::NoSuchRule => "no_such_rule",
+            Self::AuthFailed => "auth_failed",
+            Self::TrustStore => "trust_store",
+            Self::InvalidDefinition => "invalid",
+            Self::Inexpressible => "inexpressible",
+            Self::NotStdio => "not_stdio",
+            Self::TargetInvalid => "target_invalid",
+            Self::NothingToImport => "nothing_to_import",
+            Self::Conflict => "conflict",
+            Self::WriteFailed => "write_failed",
+            Self::InputNeeded => "input_needed",
+            Self::Unresolved => "unresolved",
+            Self::Internal => "internal",
+            Self::HostConnect => "connection",
+            Self::NothingToTrust => "nothing_to_trust",
         }
     }
 
@@ -202,14 +265,31 @@ impl ErrorClass {
             | Self::Spill
             | Self::Tokenizer
             | Self::Pins
-            | Self::NoState => Exit::Usage,
+            | Self::NoState
+            | Self::PolicyFile
+            | Self::NoBackupDir
+            | Self::NoSuchRule
+            | Self::TrustStore
+            | Self::InvalidDefinition
+            | Self::Inexpressible
+            | Self::NotStdio
+            | Self::TargetInvalid
+            | Self::NothingToImport
+            | Self::Conflict
+            | Self::NotImportable
+            | Self::WriteFailed
+            | Self::Unresolved
+            | Self::Internal
+            | Self::NothingToTrust => Exit::Usage,
             Self::Untrusted
             | Self::Disabled
             | Self::Denied
             | Self::ApprovalRequired
             | Self::NotReadOnly
-            | Self::RootsOutsideSandbox => Exit::Refused,
-            Self::AuthRequired { .. } => Exit::AuthRequired,
+            | Self::RootsOutsideSandbox
+            | Self::NotConfirmed
+            | Self::InputNeeded => Exit::Refused,
+            Self::AuthRequired { .. } | Self::AuthFailed => Exit::AuthRequired,
             Self::SpawnFailed { .. }
             | Self::Exited { .. }
             | Self::HttpStatus { .. }
@@ -220,7 +300,8 @@ impl ErrorClass {
             | Self::Refused
             | Self::SandboxRefused { .. }
             | Self::Transport
-            | Self::Unreachable { .. } => Exit::Connection,
+            | Self::Unreachable { .. }
+            | Self::HostConnect => Exit::Connection,
             Self::ServerError { .. } | Self::ToolError => Exit::ServerError,
             Self::Timeout { .. } | Self::Cancelled => Exit::Timeout,
             Self::Limit { .. } | Self::InputRounds { .. } => Exit::Limit,
@@ -271,7 +352,26 @@ impl ErrorClass {
             | Self::Tokenizer
             | Self::Pins
             | Self::NoState
-            | Self::Unreachable { .. } => false,
+            | Self::Unreachable { .. }
+            | Self::PolicyFile
+            | Self::NoBackupDir
+            | Self::NoSuchRule
+            | Self::AuthFailed
+            | Self::TrustStore
+            | Self::NotConfirmed
+            | Self::InvalidDefinition
+            | Self::Inexpressible
+            | Self::NotStdio
+            | Self::TargetInvalid
+            | Self::NothingToImport
+            | Self::Conflict
+            | Self::NotImportable
+            | Self::WriteFailed
+            | Self::InputNeeded
+            | Self::Unresolved
+            | Self::Internal
+            | Self::HostConnect
+            | Self::NothingToTrust => false,
         }
     }
 
@@ -337,6 +437,25 @@ impl std::fmt::Display for ErrorClass {
                 let failed = servers.iter().filter(|s| s.error.is_some()).count();
                 write!(f, "{failed} server(s) did not answer")
             }
+            Self::PolicyFile => f.write_str("the policy file could not be read or written"),
+            Self::NoBackupDir => f.write_str("there is no place for a backup"),
+            Self::NoSuchRule => f.write_str("the policy has no such rule"),
+            Self::AuthFailed => f.write_str("signing in failed"),
+            Self::TrustStore => f.write_str("the trust store could not be read or written"),
+            Self::NotConfirmed => f.write_str("it was not confirmed"),
+            Self::InvalidDefinition => f.write_str("the definition has errors"),
+            Self::Inexpressible => f.write_str("the other host cannot express the definition"),
+            Self::NotStdio => f.write_str("only a stdio server runs in a sandbox"),
+            Self::TargetInvalid => f.write_str("the file to import into is not usable"),
+            Self::NothingToImport => f.write_str("there is nothing to import"),
+            Self::Conflict => f.write_str("a different server has that name already"),
+            Self::NotImportable => f.write_str("the import would not be valid"),
+            Self::WriteFailed => f.write_str("the file could not be written"),
+            Self::InputNeeded => f.write_str("the definition needs input values"),
+            Self::Unresolved => f.write_str("the definition's references could not be resolved"),
+            Self::Internal => f.write_str("mcpdeck itself failed"),
+            Self::HostConnect => f.write_str("the other host's server could not be reached"),
+            Self::NothingToTrust => f.write_str("the project defines no server to trust"),
         }
     }
 }

@@ -45,7 +45,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use approve::MAX_ARGUMENT_BYTES;
 pub use changed::{ReloadPlan, changed_servers};
-pub use envelope::{Envelope, Hint};
+pub use envelope::{Envelope, EnvelopeResult, Hint, KeptFile};
 pub(crate) use face::ClientFace;
 use live::Catalog;
 pub use operator::{CallArgs, CompletionTarget, OperatorOp};

@@ -12,18 +12,20 @@ use super::convert::{Places, to_deck};
 use super::{HostEffective, HostId, HostReport};
 use crate::mcp::config::Layer;
 use crate::mcp::config::schema::{displayable, parse_file};
+use crate::mcp::connection::ErrorClass;
 
 /// Why an import cannot go ahead: a stable class and words to show.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ImportError {
-    /// `unknown_server`, `nothing_to_import`, `refused`, `target_invalid` or `conflict`.
-    pub class: &'static str,
+    /// `UnknownServer`, `NothingToImport`, `NotImportable` (`refused`), `TargetInvalid` or
+    /// `Conflict`.
+    pub class: ErrorClass,
     /// What is wrong and what to do.
     pub message: String,
 }
 
 impl ImportError {
-    fn new(class: &'static str, message: String) -> Self {
+    fn new(class: ErrorClass, message: String) -> Self {
         Self { class, message }
     }
 }
@@ -106,7 +108,7 @@ pub(crate) fn plan(
         .or_insert_with(|| Value::Object(Map::new()));
     let Some(servers) = servers.as_object_mut() else {
         return Err(ImportError::new(
-            "target_invalid",
+            ErrorClass::TargetInvalid,
             format!("`mcpServers` in {} is not an object", path.display()),
         ));
     };
@@ -145,7 +147,7 @@ fn choose<'a>(
         for name in names {
             let Some(s) = report.server(name) else {
                 return Err(ImportError::new(
-                    "unknown_server",
+                    ErrorClass::UnknownServer,
                     format!("{} defines no server named `{name}`", host.name()),
                 ));
             };
@@ -155,7 +157,7 @@ fn choose<'a>(
     };
     if chosen.is_empty() {
         return Err(ImportError::new(
-            "nothing_to_import",
+            ErrorClass::NothingToImport,
             format!("{} defines no valid server to import", host.name()),
         ));
     }
@@ -202,7 +204,7 @@ fn convert(
     }
     if !problems.is_empty() {
         return Err(ImportError::new(
-            "refused",
+            ErrorClass::NotImportable,
             format!("not importing anything:\n  {}", problems.join("\n  ")),
         ));
     }
@@ -267,7 +269,7 @@ fn merge(
             Some(current) if current == value => unchanged.push(name.clone()),
             Some(_) => {
                 return Err(ImportError::new(
-                    "conflict",
+                    ErrorClass::Conflict,
                     format!(
                         "{} already defines `{name}` differently; remove or rename it there first",
                         path.display()
@@ -294,7 +296,7 @@ fn checked_text(doc: Map<String, Value>, path: &Path, layer: Layer) -> Result<St
         .find(|d| d.is_error())
     {
         return Err(ImportError::new(
-            "refused",
+            ErrorClass::NotImportable,
             format!("the result would not be valid, nothing written: {d}"),
         ));
     }
@@ -307,7 +309,7 @@ fn read_target(path: &Path) -> Result<Option<Map<String, Value>>, ImportError> {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => Ok(Some(map)),
             _ => Err(ImportError::new(
-                "target_invalid",
+                ErrorClass::TargetInvalid,
                 format!(
                     "{} is not a valid mcpdeck configuration; fix it first (`mcpdeck config check`)",
                     path.display()
@@ -316,7 +318,7 @@ fn read_target(path: &Path) -> Result<Option<Map<String, Value>>, ImportError> {
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(ImportError::new(
-            "target_invalid",
+            ErrorClass::TargetInvalid,
             format!("cannot read {}: {e}", path.display()),
         )),
     }

@@ -11,14 +11,15 @@ use std::path::PathBuf;
 use super::convert::{Places, connect_def};
 use super::{HostDef, HostEffective, HostId, Piece, Scope};
 use crate::mcp::config::ServerDef;
+use crate::mcp::connection::ErrorClass;
 use crate::mcp::engine::probe::connect_once;
 use crate::mcp::trust::TrustState;
 
 /// Why a test-connect does not start: a stable class and words to show.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Refusal {
-    /// `invalid`, `untrusted`, `input_needed` or `unresolved`.
-    pub class: &'static str,
+    /// `InvalidDefinition` (`invalid`), `Untrusted`, `InputNeeded` or `Unresolved`.
+    pub class: ErrorClass,
     /// What is wrong and what to do.
     pub message: String,
 }
@@ -109,7 +110,7 @@ pub(crate) fn prepare(
             .map(ToString::to_string)
             .unwrap_or_default();
         return Err(Refusal {
-            class: "invalid",
+            class: ErrorClass::InvalidDefinition,
             message: format!("`{name}` is invalid under {}'s rules: {first}", host.name()),
         });
     };
@@ -127,14 +128,14 @@ pub(crate) fn prepare(
             ),
         };
         return Err(Refusal {
-            class: "untrusted",
+            class: ErrorClass::Untrusted,
             message: format!(
                 "not connecting `{name}` ({source}): a project file's definition is project configuration and stays inert until this project is trusted; {why}"
             ),
         });
     }
     let (def, extra) = connect_def(def, name, places, answer).map_err(|e| Refusal {
-        class: "unresolved",
+        class: ErrorClass::Unresolved,
         message: format!("cannot test-connect `{name}`: {e}"),
     })?;
     let file_dir = entry.origin.file.parent().map_or_else(

@@ -92,6 +92,8 @@ pub(crate) struct BoundedText<'a> {
     overflow: Option<SpillWriter<'a>>,
     /// Set once the preview was cut: nothing more may be appended to it.
     preview_full: bool,
+    /// Bytes kept free below the bound for what a face appends (the next step's hint).
+    room: usize,
     total_bytes: u64,
     total_newlines: u64,
 }
@@ -106,9 +108,18 @@ impl<'a> BoundedText<'a> {
             buf_newlines: 0,
             overflow: None,
             preview_full: false,
+            room: 0,
             total_bytes: 0,
             total_newlines: 0,
         }
+    }
+
+    /// The same text keeping `room` bytes free below the byte bound, for what follows it in
+    /// the same envelope (a hint), so the whole stays within the bound.
+    #[must_use]
+    pub(crate) fn with_room(mut self, room: usize) -> Self {
+        self.room = room;
+        self
     }
 
     /// Whether anything has been pushed.
@@ -134,7 +145,7 @@ impl<'a> BoundedText<'a> {
             self.fill_preview(text);
             return Ok(());
         }
-        let fits = self.buf.len() + text.len() <= MAX_VISIBLE_BYTES
+        let fits = self.buf.len() + text.len() <= MAX_VISIBLE_BYTES.saturating_sub(self.room)
             && self.buf_newlines + nl < MAX_VISIBLE_LINES;
         if fits {
             self.buf.push_str(text);
@@ -196,6 +207,23 @@ mod tests {
         let base = tempfile::tempdir().unwrap();
         let spills = SpillDir::create(base.path()).unwrap();
         (base, spills)
+    }
+
+    #[test]
+    fn room_is_kept_free_below_the_byte_bound() {
+        let (_base, spills) = dir();
+        let room = 200;
+        let mut t = BoundedText::new(&spills, "tools.list").with_room(room);
+        t.push(&"x".repeat(MAX_VISIBLE_BYTES - room)).unwrap();
+        assert!(
+            t.finish().unwrap().overflow.is_none(),
+            "the bound less the room fits"
+        );
+        let mut t = BoundedText::new(&spills, "tools.list").with_room(room);
+        t.push(&"x".repeat(MAX_VISIBLE_BYTES - room + 1)).unwrap();
+        let out = t.finish().unwrap();
+        assert!(out.overflow.is_some(), "one byte more spills");
+        assert!(out.render().len() + room <= MAX_VISIBLE_BYTES);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub(crate) async fn tool_costs(ctx: &OpContext<'_>) -> Result<Success, Failure> 
          stand behind it",
         thousands(cost.proxy_tool)
     );
-    let (text, spills) = super::bounded(ctx, "tools.cost", &text)?;
+    let (text, spills) = super::bounded(ctx, "tools.cost", &text, 0)?;
     Ok(Success {
         result: OpResult::Costs(cost),
         text,

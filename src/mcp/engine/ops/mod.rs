@@ -124,14 +124,18 @@ fn undeclared(ctx: &OpContext<'_>, what: &str, result: OpResult) -> Success {
 }
 
 /// Bounds a listing's text like any result: past 50 KiB / 2,000 lines the rest is spilled.
+/// `room` bytes stay free for the hint the envelope appends
+/// ([`Hint::ROOM`](crate::mcp::engine::Hint::ROOM) for a listing
+/// that has one, else 0), so the text an agent gets is within the bound as a whole.
 fn bounded(
     ctx: &OpContext<'_>,
     origin: &str,
     text: &str,
+    room: usize,
 ) -> Result<(String, Vec<crate::mcp::results::SpillEntry>), Failure> {
     let io =
         |e: std::io::Error| Failure::new(ErrorClass::Spill, format!("writing a spill failed: {e}"));
-    let mut out = BoundedText::new(ctx.spills, origin);
+    let mut out = BoundedText::new(ctx.spills, origin).with_room(room);
     out.push(text).map_err(io)?;
     let bounded = out.finish().map_err(io)?;
     let mut visible = bounded.text.clone();

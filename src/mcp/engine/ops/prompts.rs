@@ -51,7 +51,7 @@ pub(crate) async fn list_prompts(ctx: &OpContext<'_>) -> Result<Success, Failure
         }
         text.push('\n');
     }
-    let (text, spills) = bounded(ctx, "prompts.list", &text)?;
+    let (text, spills) = bounded(ctx, "prompts.list", &text, 0)?;
     Ok(Success {
         result: OpResult::Prompts(PromptList {
             prompts: summaries,

@@ -10,6 +10,7 @@ use super::catalogs::declared;
 use super::{OpContext, bounded, resource_listing, shape_failure, undeclared, unexpected};
 use crate::mcp::api::{OpResult, ResourceList, ResourceRead, TemplateList, TemplateSummary};
 use crate::mcp::catalog::summarize_resources;
+use crate::mcp::engine::Hint;
 use crate::mcp::engine::outcome::{Failure, Success};
 use crate::mcp::results::shape_resource_read;
 use crate::mcp::sanitize::sanitize_capped;
@@ -81,7 +82,7 @@ pub(crate) async fn list_resources(ctx: &OpContext<'_>) -> Result<Success, Failu
             names.join(", ")
         );
     }
-    let (text, spills) = bounded(ctx, "resources.list", &text)?;
+    let (text, spills) = bounded(ctx, "resources.list", &text, Hint::ROOM)?;
     Ok(Success {
         result: OpResult::Resources(ResourceList {
             resources: summaries,
@@ -132,7 +133,7 @@ pub(crate) async fn list_templates(ctx: &OpContext<'_>) -> Result<Success, Failu
         }
         text.push('\n');
     }
-    let (text, spills) = bounded(ctx, "resources.templates", &text)?;
+    let (text, spills) = bounded(ctx, "resources.templates", &text, 0)?;
     Ok(Success {
         result: OpResult::Templates(TemplateList { templates }),
         text,

@@ -14,6 +14,7 @@ use super::{OpContext, bounded, tools, unexpected};
 use crate::mcp::api::{OpResult, SpillRef, ToolCall, ToolList, ToolMatch, ToolSearch};
 use crate::mcp::catalog::ToolCatalog;
 use crate::mcp::connection::{Connection, max_total_for};
+use crate::mcp::engine::Hint;
 use crate::mcp::engine::outcome::{Failure, Success};
 use crate::mcp::results::shape_tool_result;
 use crate::mcp::sanitize::sanitize_capped;
@@ -44,7 +45,7 @@ pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> 
         }
         text.push('\n');
     }
-    let (text, spills) = bounded(ctx, "tools.list", &text)?;
+    let (text, spills) = bounded(ctx, "tools.list", &text, Hint::ROOM)?;
     Ok(Success {
         result: OpResult::Tools(ToolList {
             count: summaries.len(),
@@ -110,7 +111,7 @@ pub(crate) async fn describe_tool(ctx: &OpContext<'_>, tool: &str) -> Result<Suc
         return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
     };
     let text = serde_json::to_string_pretty(&description).unwrap_or_default();
-    let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text)?;
+    let (text, spills) = bounded(ctx, &format!("tools.describe {tool}"), &text, 0)?;
     Ok(Success {
         result: OpResult::Describe(Box::new(description)),
         text,
