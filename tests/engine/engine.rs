@@ -553,6 +553,8 @@ async fn a_disconnect_cancels_a_connect_in_progress() {
     assert_eq!(status.servers[0].runtime.connect_count, 0);
     started_once_and_ended(&pids).await;
     engine.shutdown().await;
+}
+
 /// The text of a tools listing of the fixture with `extra` dummy tools.
 async fn listing_text(extra: usize) -> mcpdeck::mcp::engine::Outcome {
     let dir = tempfile::tempdir().unwrap();

@@ -331,6 +331,7 @@ mod tests {
             output_schema_verdict: None,
             spills: Vec::new(),
             links: Vec::new(),
+            annotations: Vec::new(),
         });
         let outcome = Outcome {
             server: Some("fx".to_owned()),

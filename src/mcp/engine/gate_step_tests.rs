@@ -4,8 +4,12 @@
 
 use super::*;
 
-/// One operation's situation at the gate.
+/// One operation's situation at the gate: the flags are the dimensions the tests cross.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each flag is one independent dimension of the cases crossed"
+)]
 struct Case {
     verdict: Verdict,
     call: bool,

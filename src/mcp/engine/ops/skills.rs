@@ -97,7 +97,7 @@ pub(crate) async fn list_skills(ctx: &OpContext<'_>) -> Result<Success, Failure>
         }
         text.push('\n');
     }
-    let (text, spills) = bounded(ctx, "skills.list", &text)?;
+    let (text, spills) = bounded(ctx, "skills.list", &text, 0)?;
     Ok(Success {
         result: OpResult::Skills(SkillList {
             skills,
@@ -249,7 +249,7 @@ pub(crate) async fn get_skill(
     }
     let summary = skills::summarize_skill(&skill);
     let text = skill_text(&summary, &read);
-    let (text, spills) = bounded(ctx, "skills.get", &text)?;
+    let (text, spills) = bounded(ctx, "skills.get", &text, 0)?;
     Ok(Success {
         result: OpResult::Skill(SkillRead {
             verified: summary.files.is_some(),
