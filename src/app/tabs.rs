@@ -366,7 +366,7 @@ impl ServerPane {
 }
 
 /// The effects of a catalog load: the request (the engine pushes the connecting state).
-fn load(id: ReqId, request: ProxyRequest) -> Vec<Effect> {
+pub(super) fn load(id: ReqId, request: ProxyRequest) -> Vec<Effect> {
     vec![Effect::Engine {
         id,
         request: crate::mcp::EngineRequest::Agent(request),

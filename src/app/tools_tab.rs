@@ -119,10 +119,7 @@ impl ToolsTab {
             server: server.to_owned(),
             query: search.query.clone(),
         };
-        vec![Effect::Engine {
-            id,
-            request: crate::mcp::EngineRequest::Agent(request),
-        }]
+        super::tabs::load(id, request)
     }
 }
 

@@ -8,8 +8,8 @@
 
 use crate::common;
 
-use common::AuthServer;
 use common::auth_fixture::{mcpdeck, sandbox};
+use common::{AuthServer, Sandbox};
 use serde_json::{Value, json};
 
 /// The tests' `CLIENT_SECRET` (see `auth_fixture::mcpdeck`), which the fixture's CI client has.
@@ -66,16 +66,22 @@ fn a_refusal_gets_a_client_credentials_token_without_a_browser() {
     );
 }
 
-#[test]
-fn a_refused_client_secret_is_reported_without_it() {
-    let server = AuthServer::start(&[]);
-    let sb = sandbox(
-        &server,
+/// A sandbox whose `web` server signs in with client credentials the authorization server does
+/// not know (`another-client`), so the grant is refused.
+fn refused_client_sandbox(server: &AuthServer) -> Sandbox {
+    sandbox(
+        server,
         Some(
             json!({"grant": "client_credentials", "clientId": "another-client",
                     "clientSecret": "${CLIENT_SECRET}"}),
         ),
-    );
+    )
+}
+
+#[test]
+fn a_refused_client_secret_is_reported_without_it() {
+    let server = AuthServer::start(&[]);
+    let sb = refused_client_sandbox(&server);
     let login = mcpdeck(&sb, &["auth", "login", "web"], "");
     assert_ne!(login.code, 0, "{}", login.stdout);
     assert!(
@@ -196,13 +202,7 @@ fn an_assertion_or_secret_in_a_token_refusal_is_redacted() {
 #[test]
 fn a_refused_headless_grant_names_its_credentials_not_a_browser_sign_in() {
     let server = AuthServer::start(&[]);
-    let sb = sandbox(
-        &server,
-        Some(
-            json!({"grant": "client_credentials", "clientId": "another-client",
-                    "clientSecret": "${CLIENT_SECRET}"}),
-        ),
-    );
+    let sb = refused_client_sandbox(&server);
     let call = mcpdeck(&sb, &["call", "web", "echo", "text=hello"], "");
     assert_ne!(call.code, 0, "{}", call.stdout);
     assert!(

@@ -159,16 +159,13 @@ pub(crate) async fn read_resource(
     read_uri(ctx, &uri, reference).await
 }
 
-/// Reads `uri` (the operator's read by URI, or a resolved reference, shown as `label`).
-pub(crate) async fn read_uri(
+/// What `resources/read` of `uri` returned, as the server sent it.
+pub(super) async fn read_contents(
     ctx: &OpContext<'_>,
     uri: &str,
-    label: &str,
-) -> Result<Success, Failure> {
-    let uri = uri.to_owned();
-    let reference = label;
+) -> Result<Vec<rmcp::model::ResourceContents>, Failure> {
     let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
-        ReadResourceRequestParams::new(uri),
+        ReadResourceRequestParams::new(uri.to_owned()),
     ));
     let conn = ctx.live.conn.read().await;
     let contents = match ctx.request(&conn, request).await? {
@@ -176,6 +173,17 @@ pub(crate) async fn read_uri(
         _ => return Err(unexpected("resources/read")),
     };
     drop(conn);
+    Ok(contents)
+}
+
+/// Reads `uri` (the operator's read by URI, or a resolved reference, shown as `label`).
+pub(crate) async fn read_uri(
+    ctx: &OpContext<'_>,
+    uri: &str,
+    label: &str,
+) -> Result<Success, Failure> {
+    let reference = label;
+    let contents = read_contents(ctx, uri).await?;
     let shape_ctx = ctx.shape_context("resources.read");
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use base64::Engine as _;
 use rmcp::model::{
-    ClientRequest, GetSkillRequest, GetSkillRequestParams, ListSkillsRequest, ReadResourceRequest,
-    ReadResourceRequestParams, ResourceContents, ServerResult, Skill,
+    ClientRequest, GetSkillRequest, GetSkillRequestParams, ListSkillsRequest, ResourceContents,
+    ServerResult, Skill,
 };
 use serde_json::Value;
 
@@ -152,15 +152,7 @@ async fn entry(ctx: &OpContext<'_>, wanted: &str) -> Result<Skill, Failure> {
 
 /// The bytes `resources/read` returned for `uri` (text as UTF-8, a blob decoded).
 async fn read_bytes(ctx: &OpContext<'_>, uri: &str) -> Result<Vec<u8>, Failure> {
-    let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
-        ReadResourceRequestParams::new(uri),
-    ));
-    let conn = ctx.live.conn.read().await;
-    let contents = match ctx.request(&conn, request).await? {
-        ServerResult::ReadResourceResult(r) => r.contents,
-        _ => return Err(unexpected("resources/read")),
-    };
-    drop(conn);
+    let contents = super::resources::read_contents(ctx, uri).await?;
     let content = contents
         .iter()
         .find(|c| matches!(c, ResourceContents::TextResourceContents { uri: u, .. } | ResourceContents::BlobResourceContents { uri: u, .. } if u == uri))
