@@ -7,7 +7,7 @@ use super::model::{clean_description, result_view, search_rows};
 use super::{App, Effect, Focus, LOG_CAP, Load, LogLine, ReqId, Screen, Tab, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::connection::traffic::{BODY_CAP, Traffic};
-use crate::mcp::connection::{ConnectionEvent, ServerEvent};
+use crate::mcp::connection::{ConnectionEvent, ErrorClass, ServerEvent};
 use crate::mcp::engine::Outcome;
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -67,7 +67,13 @@ impl App {
                         sanitize_capped(&f.message, 200)
                     ),
                 });
-                effects.extend(self.ensure_tab());
+                // A reconnect the operator's disconnect overtook leaves the server disconnected:
+                // loading the tab again would connect it once more.
+                let overtaken =
+                    matches!(&outcome.body, Err(f) if matches!(f.class, ErrorClass::Cancelled));
+                if !overtaken {
+                    effects.extend(self.ensure_tab());
+                }
             }
             Waiter::SideForm | Waiter::SideRun => {
                 self.side_done(id, outcome);

@@ -91,6 +91,47 @@ fn ping_shows_the_round_trip_and_disconnect_drops_that_servers_catalogs() {
     );
 }
 
+/// `r` then `D` at once: the reconnect comes back overtaken by the disconnect, and the tab is
+/// not loaded again (which would connect the server the operator just disconnected); a
+/// reconnect that succeeds loads it.
+#[test]
+fn a_reconnect_the_disconnect_overtook_does_not_load_the_tab_again() {
+    let reconnect_id = |effects: &[Effect]| match effects {
+        [
+            Effect::Engine {
+                id,
+                request: EngineRequest::Agent(ProxyRequest::Reconnect { .. }),
+            },
+        ] => *id,
+        other => panic!("expected one reconnect, got {other:?}"),
+    };
+    let (mut app, _d) = demo_app();
+    let id = reconnect_id(&app.update(ch('r')));
+    let effects = app.update(crate::app::testkit::failed(
+        id,
+        "reconnect",
+        crate::mcp::connection::ErrorClass::Cancelled,
+        "disconnected by the operator",
+    ));
+    assert!(effects.is_empty(), "{effects:?}");
+    let id = reconnect_id(&app.update(ch('r')));
+    let effects = app.update(crate::app::testkit::ok(
+        id,
+        "reconnect",
+        json!({"protocolVersion": "2025-11-25", "generation": 2, "serverName": "demo"}),
+    ));
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Engine {
+                request: EngineRequest::Agent(ProxyRequest::ToolsList { .. }),
+                ..
+            }
+        )),
+        "{effects:?}"
+    );
+}
+
 #[test]
 fn the_log_tab_steps_the_servers_level_and_lines_carry_level_and_logger() {
     let (mut app, _d) = demo_app();

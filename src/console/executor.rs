@@ -240,8 +240,11 @@ impl Executor {
     fn run_engine(&mut self, effect: Effect) {
         match effect {
             Effect::Engine { id, request } => {
+                // The moment of asking is now, on the loop, in the order the operator asked:
+                // a disconnect asked for after this request cancels it however the tasks run.
+                let asked = self.engine().asked(&request);
                 self.spawn(id, move |engine, token| async move {
-                    engine.run(&request, &token).await
+                    engine.run_asked(&request, asked, &token).await
                 });
             }
             Effect::Cancel(id) => {

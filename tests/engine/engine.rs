@@ -555,6 +555,39 @@ async fn a_disconnect_cancels_a_connect_in_progress() {
     engine.shutdown().await;
 }
 
+/// A request asked for before the operator's disconnect but run after it (the console queues
+/// each request as its own task, so the disconnect's task may run first): it fails as
+/// disconnected by the operator and never starts the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_asked_before_a_disconnect_but_run_after_it_does_not_connect() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let server = json!({"command": fixture(), "args": ["stdio"], "env": {"FIXTURE_PIDS": pids}});
+    let (engine, _rx) = engine(&dir, &json!({"fx": server}));
+    let cancel = CancellationToken::new();
+    let list = EngineRequest::Agent(ProxyRequest::ToolsList {
+        server: "fx".into(),
+    });
+    let asked = engine.asked(&list);
+    assert!(engine.run(&disconnect(), &cancel).await.ok());
+    let failure = engine
+        .run_asked(&list, asked, &cancel)
+        .await
+        .body
+        .unwrap_err();
+    assert!(
+        failure.message.contains("disconnected by the operator"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(engine.status().servers[0].runtime.connect_count, 0);
+    assert!(lines_of(&pids).is_empty(), "the server was started");
+    // Asked for after the disconnect, the same request connects as usual.
+    let asked = engine.asked(&list);
+    assert!(engine.run_asked(&list, asked, &cancel).await.ok());
+    engine.shutdown().await;
+}
+
 /// The text of a tools listing of the fixture with `extra` dummy tools.
 async fn listing_text(extra: usize) -> mcpdeck::mcp::engine::Outcome {
     let dir = tempfile::tempdir().unwrap();

@@ -54,7 +54,7 @@ pub use probe::Probe;
 pub use rebuild::Engines;
 pub(crate) use rebuild::OptionsFactory;
 pub use request::EngineRequest;
-pub use requests::CallOptions;
+pub use requests::{Asked, CallOptions};
 use slot::Slot;
 pub use slot::StatusChanges;
 

@@ -8,13 +8,40 @@ use super::{Engine, EngineRequest, OperatorOp};
 use crate::mcp::connection::ErrorClass;
 use crate::mcp::policy::TraceRecord;
 
+/// When a request was asked for ([`Engine::asked`]): its server's disconnect epoch then.
+#[derive(Debug, Clone)]
+pub struct Asked(Option<super::slot::Ticket>);
+
 impl Engine {
     /// Runs one request under the policy, which judges it as the operation it derives
     /// ([`EngineRequest::judged_as`]). `cancel` cancels it (and is also cancelled by
     /// [`Engine::shutdown`]). Every request the policy judges is recorded in the trace, metadata
     /// only; a session control (roots, a disconnect) runs outside policy and the trace.
     pub async fn run(&self, request: &EngineRequest, cancel: &CancellationToken) -> Outcome {
-        self.run_reporting(request, cancel, None).await
+        self.run_reporting(request, cancel, None, None).await
+    }
+
+    /// The moment `request` is asked for, for [`Engine::run_asked`]: a face that queues a
+    /// request before it runs (the console spawns each one) takes this when the operator asks,
+    /// so a disconnect of the server the operator asked for after it cancels the request, and
+    /// the request never connects the server again, whichever task runs first.
+    pub fn asked(&self, request: &EngineRequest) -> Asked {
+        Asked(
+            request
+                .server()
+                .and_then(|s| self.slots.get(s))
+                .map(|s| s.ticket()),
+        )
+    }
+
+    /// [`Engine::run`] for a request asked for at `asked` ([`Engine::asked`]).
+    pub async fn run_asked(
+        &self,
+        request: &EngineRequest,
+        asked: Asked,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        self.run_reporting(request, cancel, None, asked.0).await
     }
 
     /// [`Engine::run`], sending the downstream progress reports of a tool call to `progress`
@@ -25,7 +52,8 @@ impl Engine {
         cancel: &CancellationToken,
         progress: &tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>,
     ) -> Outcome {
-        self.run_reporting(request, cancel, Some(progress)).await
+        self.run_reporting(request, cancel, Some(progress), None)
+            .await
     }
 
     async fn run_reporting(
@@ -33,6 +61,7 @@ impl Engine {
         request: &EngineRequest,
         cancel: &CancellationToken,
         progress: Option<&tokio::sync::mpsc::Sender<crate::mcp::connection::ProgressUpdate>>,
+        asked: Option<super::slot::Ticket>,
     ) -> Outcome {
         let server = request.server().map(str::to_owned);
         let Some(judged) = request.judged_as() else {
@@ -54,10 +83,11 @@ impl Engine {
         }
         let started = std::time::Instant::now();
         let at = crate::mcp::clock::now_rfc3339();
-        // Taken before anything waits: the operator's disconnect of the server from now on
-        // cancels this request, and it never connects the server again (`slot.rs`).
+        // Taken when the request was asked for, or now, before anything waits: the operator's
+        // disconnect of the server from then on cancels this request, and it never connects the
+        // server again (`slot.rs`).
         let slot = server.as_deref().and_then(|s| self.slots.get(s));
-        let ticket = slot.map(|s| s.ticket());
+        let ticket = asked.or_else(|| slot.map(|s| s.ticket()));
         let cancel = &match &ticket {
             Some(t) => super::dispatch::combine(cancel, &t.cancel),
             None => cancel.clone(),
