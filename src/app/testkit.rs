@@ -156,3 +156,18 @@ pub fn workspace_answer(id: u64, envelope: &Value) -> Msg {
         serde_json::json!({"isError": false, "text": envelope.to_string(), "structuredContent": envelope.clone()}),
     )
 }
+
+/// The id of the first agent request among `effects` (a listing, a describe, a call).
+pub fn agent_request_id(effects: &[crate::app::Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            crate::app::Effect::Engine {
+                id,
+                request: crate::mcp::EngineRequest::Agent(_),
+                ..
+            } => Some(*id),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("an agent request in {effects:?}"))
+}

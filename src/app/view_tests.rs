@@ -5,22 +5,8 @@ use super::ResultScreen;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
-use super::testkit::{ch, demo_app, key, ok, tools_result};
+use super::testkit::{agent_request_id as first_execute, ch, demo_app, key, ok, tools_result};
 use super::{App, Effect, Screen};
-
-fn first_execute(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(_),
-                ..
-            } => Some(*id),
-            _ => None,
-        })
-        .expect("a request")
-}
 
 /// The echo form, run, answered with `structured`.
 fn result_with(structured: &serde_json::Value) -> (App, tempfile::TempDir) {

@@ -6,22 +6,8 @@ use crossterm::event::KeyCode;
 use serde_json::json;
 
 use super::tests::{draw, snapshot_all, tools_app};
-use crate::app::testkit::{ch, echo_description, key, ok};
-use crate::app::{Effect, Screen};
-
-fn request_id(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(_),
-                ..
-            } => Some(*id),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("an engine request in {effects:?}"))
-}
+use crate::app::Screen;
+use crate::app::testkit::{agent_request_id as request_id, ch, echo_description, key, ok};
 
 #[test]
 fn an_annotated_result() {

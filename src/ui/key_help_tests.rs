@@ -7,7 +7,7 @@ use crossterm::event::KeyCode;
 use super::tests::{draw, snapshot_all, tools_app};
 use super::views_tests::editor_app;
 use crate::app::testkit::{ch, ctrl, echo_description, key, ok};
-use crate::app::{App, Effect, Overlay, Screen};
+use crate::app::{App, Overlay, Screen};
 
 const EDITOR_TEXT: &str = "{\n  \"mcpServers\": {\n    \"demo\": {\"command\": \"mcpdeck\", \"args\": [\"demo-server\"]}\n  }\n}\n";
 
@@ -15,17 +15,7 @@ const EDITOR_TEXT: &str = "{\n  \"mcpServers\": {\n    \"demo\": {\"command\": \
 fn form_app() -> (App, tempfile::TempDir) {
     let (mut app, dir) = tools_app();
     let effects = app.update(key(KeyCode::Enter));
-    let id = effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(_),
-                ..
-            } => Some(*id),
-            _ => None,
-        })
-        .expect("a describe request");
+    let id = crate::app::testkit::agent_request_id(&effects);
     app.update(ok(id, "tools.describe", echo_description()));
     app.update(ch('c'));
     app.update(ch('h'));

@@ -119,17 +119,7 @@ fn log_levels() {
 fn subscribed_resource() {
     let (mut app, _d) = demo_app();
     let effects = to_tab(&mut app, Tab::Resources);
-    let id = effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(_),
-                ..
-            } => Some(*id),
-            _ => None,
-        })
-        .expect("listing");
+    let id = crate::app::testkit::agent_request_id(&effects);
     let reference = "mcp-resource-0123456789abcdef0123456789abcdef";
     app.update(ok(
         id,

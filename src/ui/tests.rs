@@ -10,7 +10,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 
-use crate::app::testkit::{ch, demo_app, echo_description, failed, key, ok, tools_result};
+use crate::app::testkit::{
+    agent_request_id as first_id, ch, demo_app, echo_description, failed, key, ok, tools_result,
+};
 use crate::app::{App, Effect, Msg};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
 use crate::mcp::policy::approval::{ApprovalRequest, EffectClass as Fx};
@@ -39,20 +41,6 @@ pub(super) fn snapshot_all(name: &str, app: &mut App) {
         app.size = (w, h);
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), draw(app, w, h));
     }
-}
-
-fn first_id(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(_),
-                ..
-            } => Some(*id),
-            _ => None,
-        })
-        .expect("an engine request")
 }
 
 pub(super) fn tools_app() -> (App, tempfile::TempDir) {

@@ -9,24 +9,11 @@ use serde_json::json;
 
 use super::tests::{draw, snapshot_all, tools_app};
 use crate::app::approval::Answered;
-use crate::app::testkit::{ch, ctrl, demo_app, echo_description, key, ok};
+use crate::app::testkit::{
+    agent_request_id as request_id, ch, ctrl, demo_app, echo_description, key, ok,
+};
 use crate::app::{App, Effect, Msg, Overlay, Screen, Tab};
 use crate::mcp::config::Layer;
-
-/// The id of the first engine request in `effects`.
-fn request_id(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::Agent(_),
-                ..
-            } => Some(*id),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("an engine request in {effects:?}"))
-}
 
 #[test]
 fn approvals_list() {

@@ -28,6 +28,10 @@ use crate::mcp::results::ResourceRefs;
 use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::{LastError, RuntimeStatus, ServerState};
 
+#[path = "slot_epoch.rs"]
+mod epoch;
+pub(super) use epoch::Ticket;
+
 /// Facts kept for status.
 #[derive(Debug, Default)]
 struct Facts {
@@ -65,16 +69,6 @@ pub(super) struct Slot {
     /// The operator's disconnects so far (the epoch), and the token the requests asked for
     /// since the last one run under ([`Ticket`]).
     operator: Mutex<(u64, CancellationToken)>,
-}
-
-/// What a request carries from the moment it is asked for: its server's disconnect epoch then,
-/// and the token the server's next disconnect cancels.
-#[derive(Debug, Clone)]
-pub(super) struct Ticket {
-    /// The operator's disconnects of the server before the request was asked for.
-    pub epoch: u64,
-    /// Cancelled by the next disconnect.
-    pub cancel: CancellationToken,
 }
 
 /// The engine's status generation: bumped after every change to what status reports, so a face
@@ -149,50 +143,6 @@ impl Slot {
             changes,
             operator: Mutex::new((0, CancellationToken::new())),
         }
-    }
-
-    fn operator(&self) -> std::sync::MutexGuard<'_, (u64, CancellationToken)> {
-        self.operator
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The ticket of a request asked for now.
-    pub(super) fn ticket(&self) -> Ticket {
-        let operator = self.operator();
-        Ticket {
-            epoch: operator.0,
-            cancel: operator.1.clone(),
-        }
-    }
-
-    /// Whether the operator disconnected the server since a request with `epoch` was asked for.
-    pub(super) fn disconnected_since(&self, epoch: u64) -> bool {
-        self.operator().0 != epoch
-    }
-
-    /// The failure of a request the operator's disconnect overtook.
-    pub(super) fn disconnected_failure(&self) -> Failure {
-        Failure::new(
-            ErrorClass::Cancelled,
-            format!(
-                "disconnected by the operator: `{}` was disconnected while this request waited \
-                 or ran, so it was cancelled and the server is not connected again for it",
-                sanitize_capped(&self.name, 128)
-            ),
-        )
-    }
-
-    /// The operator's disconnect: the requests asked for until now are cancelled (and none of
-    /// them connects the server again), then the connection is closed.
-    pub(super) async fn disconnect(&self, cleanup: &super::cleanup::Cleanup) {
-        let overtaken = {
-            let mut operator = self.operator();
-            operator.0 += 1;
-            std::mem::replace(&mut operator.1, CancellationToken::new())
-        };
-        overtaken.cancel();
-        self.close(cleanup).await;
     }
 
     /// Remembers the log level the operator asked for, so a new connection asks it again.
@@ -617,70 +567,5 @@ fn with_hint(mut failure: Failure) -> Failure {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::mcp::config::{Layer, Source};
-
-    fn slot() -> Slot {
-        let entry = ServerEntry {
-            name: "s".into(),
-            source: Source {
-                layer: Layer::User,
-                file: std::path::Path::new("/x/mcp.json").into(),
-                line: Some(1),
-            },
-            raw: serde_json::json!({"command": "x"}).into(),
-            def: None,
-            diagnostics: Vec::new(),
-        };
-        Slot::new(
-            Arc::new(entry),
-            ServerState::Disconnected,
-            std::path::Path::new("/x"),
-            tokio::sync::watch::Sender::new(0),
-        )
-    }
-
-    fn tool(description: &str) -> rmcp::model::Tool {
-        rmcp::model::Tool::new(
-            "deploy",
-            description.to_owned(),
-            Arc::new(serde_json::Map::new()),
-        )
-    }
-
-    #[test]
-    fn a_changed_tool_definition_drops_its_session_approval() {
-        let slot = slot();
-        slot.observe_tools(&[tool("Deploy the app")], None);
-        slot.approve_session("tools.call deploy".into());
-        slot.approve_session("tools.list".into());
-        slot.observe_tools(&[tool("Deploy the app")], None);
-        assert!(
-            slot.session_approved("tools.call deploy"),
-            "unchanged: kept"
-        );
-        assert!(!slot.tool_changed("deploy"));
-        slot.observe_tools(&[tool("Deploy the app and delete the database")], None);
-        assert!(
-            !slot.session_approved("tools.call deploy"),
-            "changed: dropped"
-        );
-        assert!(slot.tool_changed("deploy"), "flagged for the next approval");
-        assert!(slot.session_approved("tools.list"), "other approvals stay");
-    }
-
-    #[test]
-    fn unusable_definitions_are_refused_with_their_reason() {
-        let mut s = slot();
-        for (state, class, exit) in [
-            (ServerState::Invalid, "invalid_config", 1),
-            (ServerState::Inert, "untrusted", 2),
-            (ServerState::Disabled, "disabled", 2),
-        ] {
-            s.static_state = state;
-            let failure = s.def().expect_err("refused");
-            assert_eq!((failure.class.name(), failure.exit() as u8), (class, exit));
-        }
-    }
-}
+#[path = "slot_tests.rs"]
+mod tests;
