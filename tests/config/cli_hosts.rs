@@ -352,19 +352,17 @@ fn import_previews_writes_atomically_with_a_backup_and_refuses_literals() {
     assert!(text.contains("+ fs:"), "preview shown: {text}");
     assert_eq!(std::fs::read_to_string(&target).expect("deck"), before);
 
-    let (code, v, text) = run(
-        &sb,
-        &[
-            "hosts",
-            "import",
-            "claude-code",
-            "fs",
-            "--to",
-            "user",
-            "--yes",
-            "--json",
-        ],
-    );
+    let import_fs = [
+        "hosts",
+        "import",
+        "claude-code",
+        "fs",
+        "--to",
+        "user",
+        "--yes",
+        "--json",
+    ];
+    let (code, v, text) = run(&sb, &import_fs);
     assert_eq!(code, 0, "{text}");
     let backup = v["result"]["backup"].as_str().expect("backup path");
     assert_eq!(std::fs::read_to_string(backup).expect("backup"), before);
@@ -392,19 +390,7 @@ fn import_previews_writes_atomically_with_a_backup_and_refuses_literals() {
         "the local scope wins in Claude Code, so its definition is imported"
     );
     // Importing the same again changes nothing.
-    let (code, v, _) = run(
-        &sb,
-        &[
-            "hosts",
-            "import",
-            "claude-code",
-            "fs",
-            "--to",
-            "user",
-            "--yes",
-            "--json",
-        ],
-    );
+    let (code, v, _) = run(&sb, &import_fs);
     assert_eq!(code, 0);
     assert_eq!(v["result"]["unchanged"][0], "fs");
 

@@ -184,8 +184,7 @@ impl Engine {
         let body = match self.session_slot(server) {
             Err(e) => Err(e),
             Ok(slot) => {
-                let was_connected = slot.live().is_some();
-                slot.disconnect(&self.cleanup).await;
+                let was_connected = slot.disconnect(&self.cleanup).await;
                 let name = sanitize_capped(server, 128);
                 Ok(Success {
                     text: if was_connected {

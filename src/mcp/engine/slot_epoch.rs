@@ -52,11 +52,13 @@ impl Slot {
     }
 
     /// The operator's disconnect: the requests asked for until now are cancelled (and none of
-    /// them connects the server again), then the connection is closed.
+    /// them connects the server again), then the connection is closed. Whether there was
+    /// something to end: a connection, or a connect in progress (which holds the gate).
     pub(in crate::mcp::engine) async fn disconnect(
         &self,
         cleanup: &crate::mcp::engine::cleanup::Cleanup,
-    ) {
+    ) -> bool {
+        let ended = self.live().is_some() || self.gate.try_lock().is_err();
         let overtaken = {
             let mut operator = self.operator();
             operator.0 += 1;
@@ -64,5 +66,6 @@ impl Slot {
         };
         overtaken.cancel();
         self.close(cleanup).await;
+        ended
     }
 }
