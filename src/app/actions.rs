@@ -1,6 +1,10 @@
 //! Named actions (what keymaps point to): navigation, opening, calling, submitting, going back,
 //! copying. Each returns the effects the runtime must carry out.
 
+use super::agents_view::AgentsView;
+use super::overlays::DoctorView;
+use super::result_keys::ResultMsg;
+use super::spills_view::SpillsView;
 use super::{RawForm, ResultScreen};
 use ratatui_textarea::TextArea;
 
@@ -10,27 +14,20 @@ use super::{App, Detail, Effect, Focus, Load, Overlay, Running, Screen, TABS, Ta
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize;
 
-use super::update::{PAGE, tab_index};
+use super::update::PAGE;
 
 impl App {
+    /// An action for the panes (nothing is open over them). The screen in front takes its own
+    /// first (a result: its viewer and links, [`ResultMsg`]); every other action has one arm
+    /// here, so a new action fails to compile until it says what the panes do with it.
     pub(super) fn on_action(&mut self, action: Action) -> Vec<Effect> {
-        if let Some(effects) = self.on_result_action(action) {
-            return effects;
-        }
-        if let Some(effects) = self.on_view_action(action) {
-            return effects;
-        }
-        if let Some(effects) = self.on_client_action(action) {
-            return effects;
-        }
-        if let Some(effects) = self.on_session_action(action) {
-            return effects;
+        if matches!(self.screen, Screen::Result(..))
+            && let Some(msg) = ResultMsg::of(action)
+        {
+            return self.on_result(msg);
         }
         match action {
-            Action::Quit => {
-                self.quitting = true;
-                vec![Effect::Quit]
-            }
+            Action::Quit => self.quit(),
             Action::FocusNext => self.focus_next(),
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
@@ -42,82 +39,120 @@ impl App {
             Action::Filter => self.start_filter(),
             Action::Call => self.on_call(),
             Action::Reconnect => self.reconnect(),
-            Action::Reload => {
-                self.message = Some("reloading the configuration…".to_owned());
-                vec![Effect::Reload { asked: true }]
-            }
+            Action::Reload => self.reload(),
             Action::Copy => self.on_copy(),
             Action::Back => self.on_back(),
             Action::Submit => self.on_submit(),
-            Action::ToggleRaw => {
-                self.toggle_raw();
-                Vec::new()
-            }
+            Action::ToggleRaw => self.toggle_raw(),
             Action::LogFilter => self.cycle_log_filter(),
-            Action::Fold | Action::FoldAll => {
-                if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen
-                    && !view.show_model
-                {
-                    view.toggle_fold(action == Action::FoldAll);
-                }
-                Vec::new()
-            }
-            Action::FullText => {
-                if let Screen::Detail(d) = &mut self.screen {
-                    if d.full_description.is_some() {
-                        d.show_full = !d.show_full;
-                    } else {
-                        self.message = Some("the description is shown whole".to_owned());
-                    }
-                }
-                Vec::new()
-            }
-            Action::ToggleModel => {
-                if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen {
-                    view.show_model = !view.show_model;
-                    view.viewer = super::viewer::Viewer::default();
-                }
-                Vec::new()
-            }
+            Action::Fold | Action::FoldAll => self.fold(action == Action::FoldAll),
+            Action::FullText => self.toggle_full_text(),
+            Action::ToggleModel => self.toggle_model(),
             Action::Suspend => vec![Effect::Suspend],
             Action::Complete => self.on_complete(),
-            // Handled where their views are.
-            _ => Vec::new(),
+            Action::Help => self.open_view(Overlay::Help(0)),
+            Action::Trust => self.open_view(Overlay::Trust(super::TrustView::default())),
+            Action::Doctor => self.open_view(Overlay::Doctor(DoctorView::opened(&self.info))),
+            Action::Policy => self.open_policy_view(),
+            Action::Approvals => self.open_view(Overlay::Approvals(0)),
+            Action::Agents => self.open_view(Overlay::Agents(AgentsView::default())),
+            Action::Spills => self.open_view(Overlay::Spills(SpillsView::default())),
+            Action::Hosts => self.open_view(Overlay::Hosts(Box::default())),
+            Action::Panel(index) => self.open_panel(index),
+            Action::Edit => self.edit_config(),
+            Action::SignIn => self.sign_in(),
+            Action::SignOut => self.sign_out(),
+            Action::Workspace => self.toggle_side(),
+            Action::TaskMode => self.toggle_task_mode(),
+            Action::Tasks => self.open_tasks(),
+            Action::ReadUri => self.open_uri_form(),
+            Action::Ping => self.ping(),
+            Action::Disconnect => self.disconnect(),
+            Action::Roots => self.open_roots(),
+            Action::LogLevelUp | Action::LogLevelDown => {
+                self.step_log_level(action == Action::LogLevelUp)
+            }
+            Action::Subscribe => self.toggle_subscription(),
+            // A result's own (taken above), and the actions of the layers over the panes
+            // (approvals, asks, the global views, the editor, the side panel): nothing here, on
+            // any other screen or when a keymap binds one for the panes.
+            Action::Top
+            | Action::Bottom
+            | Action::NextMatch
+            | Action::PrevMatch
+            | Action::Grant
+            | Action::Revoke
+            | Action::Delete
+            | Action::TestConnect
+            | Action::Save
+            | Action::AllowOnce
+            | Action::AllowSession
+            | Action::Deny
+            | Action::AllowAlways
+            | Action::ViewArguments
+            | Action::Decline
+            | Action::Toggle
+            | Action::NextOption
+            | Action::PrevOption
+            | Action::OpenUrl
+            | Action::StopReason
+            | Action::Import
+            | Action::ImportProject
+            | Action::AddRoot => Vec::new(),
         }
     }
 
-    /// The actions that open a global view (or the editor, or the side panel).
-    fn on_view_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        let (overlay, effects) = match action {
-            Action::Help => (Overlay::Help(0), Vec::new()),
-            Action::Trust => (Overlay::Trust(super::TrustView::default()), Vec::new()),
-            Action::Doctor => (
-                Overlay::Doctor(super::overlays::DoctorView::opened(&self.info)),
-                Vec::new(),
-            ),
-            Action::Policy => return Some(self.open_policy_view()),
-            Action::Approvals => (Overlay::Approvals(0), Vec::new()),
-            Action::Agents => (
-                Overlay::Agents(super::agents_view::AgentsView::default()),
-                vec![Effect::ScanAgents],
-            ),
-            Action::Spills => (
-                Overlay::Spills(super::spills_view::SpillsView::default()),
-                vec![Effect::RefreshSpills],
-            ),
-            Action::Hosts => (
-                Overlay::Hosts(Box::default()),
-                vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
-            ),
-            Action::Panel(index) => return Some(self.open_panel(index)),
-            Action::Edit => return Some(self.edit_config()),
-            Action::SignIn => return Some(self.sign_in()),
-            Action::SignOut => return Some(self.sign_out()),
-            Action::Workspace => return Some(self.toggle_side()),
-            _ => return None,
+    /// Opens a global view, with the effects that fill it.
+    fn open_view(&mut self, overlay: Overlay) -> Vec<Effect> {
+        let effects = match &overlay {
+            Overlay::Agents(_) => vec![Effect::ScanAgents],
+            Overlay::Spills(_) => vec![Effect::RefreshSpills],
+            Overlay::Hosts(_) => vec![Effect::Hosts(super::hosts::HostsEffect::Read)],
+            _ => Vec::new(),
         };
         self.overlay = Some(overlay);
-        Some(effects)
+        effects
+    }
+
+    fn quit(&mut self) -> Vec<Effect> {
+        self.quitting = true;
+        vec![Effect::Quit]
+    }
+
+    fn reload(&mut self) -> Vec<Effect> {
+        self.message = Some("reloading the configuration…".to_owned());
+        vec![Effect::Reload { asked: true }]
+    }
+
+    /// Folds or opens the JSON container on the cursor line of the result in front (or all).
+    fn fold(&mut self, all: bool) -> Vec<Effect> {
+        if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen
+            && !view.show_model
+        {
+            view.toggle_fold(all);
+        }
+        Vec::new()
+    }
+
+    /// A tool detail's whole description, or its first 2 KiB again.
+    fn toggle_full_text(&mut self) -> Vec<Effect> {
+        if let Screen::Detail(d) = &mut self.screen {
+            if d.full_description.is_some() {
+                d.show_full = !d.show_full;
+            } else {
+                self.message = Some("the description is shown whole".to_owned());
+            }
+        }
+        Vec::new()
+    }
+
+    /// A result's model-visible text, or its human view again.
+    fn toggle_model(&mut self) -> Vec<Effect> {
+        if let Screen::Result(ResultScreen { view, .. }) = &mut self.screen {
+            view.show_model = !view.show_model;
+            view.viewer = super::viewer::Viewer::default();
+        }
+        Vec::new()
     }
 
     /// Tab: servers → main pane → side panel (when shown) → servers.
@@ -141,13 +176,19 @@ impl App {
         if !matches!(self.screen, Screen::Browse) {
             return Vec::new();
         }
-        let at = tab_index(self.tab);
+        // The Skills tab is there only for a server that declares the extension.
+        let skills = self.server().is_some_and(|s| s.skills);
+        let tabs: Vec<Tab> = TABS
+            .into_iter()
+            .filter(|t| *t != Tab::Skills || skills)
+            .collect();
+        let at = tabs.iter().position(|t| *t == self.tab).unwrap_or(0);
         let next = if forward {
-            (at + 1) % TABS.len()
+            (at + 1) % tabs.len()
         } else {
-            (at + TABS.len() - 1) % TABS.len()
+            (at + tabs.len() - 1) % tabs.len()
         };
-        self.tab = TABS[next];
+        self.tab = tabs[next];
         self.focus = Focus::Main;
         self.ensure_tab()
     }
@@ -213,7 +254,7 @@ impl App {
     }
 
     /// Switches between the call form and its raw JSON twin (a bad JSON stays, with the error).
-    fn toggle_raw(&mut self) {
+    fn toggle_raw(&mut self) -> Vec<Effect> {
         self.screen = match std::mem::replace(&mut self.screen, Screen::Browse) {
             Screen::Form(form) => {
                 let text = serde_json::to_string_pretty(&form.lenient_value())
@@ -246,6 +287,7 @@ impl App {
             }
             other => other,
         };
+        Vec::new()
     }
 
     pub(super) fn on_open(&mut self) -> Vec<Effect> {
@@ -306,6 +348,7 @@ impl App {
                 self.screen = Screen::Form(form);
                 Vec::new()
             }
+            Tab::Skills => self.open_skill(server, sel),
             Tab::Log => self.open_log_line(&server, sel),
             Tab::Config => Vec::new(),
         }

@@ -3,7 +3,8 @@
 
 use super::ResultScreen;
 use super::form::Target;
-use super::model::{clean_description, result_view, search_rows};
+use super::model::{clean_description, result_view};
+use super::tools_tab::search_rows;
 use super::{App, Effect, Focus, LOG_CAP, Load, LogLine, ReqId, Screen, Tab, Waiter};
 use crate::mcp::api::OpResult;
 use crate::mcp::connection::traffic::{BODY_CAP, Traffic};
@@ -84,7 +85,10 @@ impl App {
                 effects.extend(self.ask_drift(&server));
                 effects.extend(self.ask_scan(&server));
             }
-            w @ (Waiter::Resources(_) | Waiter::Prompts(_) | Waiter::Search(_)) => {
+            w @ (Waiter::Resources(_)
+            | Waiter::Prompts(_)
+            | Waiter::Skills(_)
+            | Waiter::Search(_)) => {
                 self.on_catalog(w, id, outcome);
             }
             Waiter::Costs(server) => self.on_costs(&server, id, outcome),
@@ -120,6 +124,11 @@ impl App {
             Waiter::Prompts(server) => {
                 if let Some(pane) = self.panes.get_mut(&server) {
                     pane.prompts.settle(id, outcome);
+                }
+            }
+            Waiter::Skills(server) => {
+                if let Some(pane) = self.panes.get_mut(&server) {
+                    pane.skills.settle(id, outcome);
                 }
             }
             Waiter::Search(server) => {

@@ -68,10 +68,12 @@ pub enum Ctx {
     Pager,
     /// The box with the keys of the component in front (`F1` in the editor and the form).
     KeyHelp,
+    /// The Skills tab has focus.
+    SkillsTab,
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 32] = [
+pub const ALL_CTX: [Ctx; 33] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -104,6 +106,7 @@ pub const ALL_CTX: [Ctx; 32] = [
     Ctx::TasksView,
     Ctx::RootsView,
     Ctx::KeyHelp,
+    Ctx::SkillsTab,
 ];
 
 /// A context's name in a keymap file.
@@ -141,6 +144,7 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::RootsView => "roots_view",
         Ctx::Pager => "pager",
         Ctx::KeyHelp => "key_help",
+        Ctx::SkillsTab => "skills",
     }
 }
 
@@ -179,5 +183,6 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::RootsView => "roots view",
         Ctx::Pager => "spill pager",
         Ctx::KeyHelp => "keys of a view",
+        Ctx::SkillsTab => "skills",
     }
 }

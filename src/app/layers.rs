@@ -116,6 +116,7 @@ impl App {
                     Tab::Tools => Ctx::ToolsTab,
                     Tab::Resources => Ctx::ResourcesTab,
                     Tab::Prompts => Ctx::PromptsTab,
+                    Tab::Skills => Ctx::SkillsTab,
                     Tab::Log => Ctx::LogTab,
                     Tab::Config => Ctx::ConfigTab,
                 };

@@ -130,26 +130,31 @@ pub fn window_start(selected: usize, height: usize) -> usize {
     selected.saturating_sub(height - 1)
 }
 
-/// The tab bar's labels: `Tools(12)` with the server's counts when known.
-pub fn tab_labels(counts: [Option<usize>; 3]) -> [(super::Tab, String); 5] {
+/// The tab bar's labels: `Tools(12)` with the server's counts when known; `Skills` only for
+/// a server that declares the skills extension.
+pub fn tab_labels(counts: [Option<usize>; 3], skills: bool) -> Vec<(super::Tab, String)> {
     let count = |name: &str, n: Option<usize>| {
         n.map_or_else(|| name.to_owned(), |n| format!("{name}({n})"))
     };
-    [
+    let mut labels = vec![
         (super::Tab::Tools, count("Tools", counts[0])),
         (super::Tab::Resources, count("Resources", counts[1])),
         (super::Tab::Prompts, count("Prompts", counts[2])),
         (super::Tab::Log, "Log".to_owned()),
         (super::Tab::Config, "Config".to_owned()),
-    ]
+    ];
+    if skills {
+        labels.insert(3, (super::Tab::Skills, "Skills".to_owned()));
+    }
+    labels
 }
 
 /// The tab whose label is drawn at column `x` of a tab bar starting at column `left` (each
 /// label is drawn with one space either side), if any.
-pub fn tab_at(counts: [Option<usize>; 3], left: u16, x: u16) -> Option<super::Tab> {
+pub fn tab_at(counts: [Option<usize>; 3], skills: bool, left: u16, x: u16) -> Option<super::Tab> {
     let mut start = usize::from(left);
     let x = usize::from(x);
-    for (tab, label) in tab_labels(counts) {
+    for (tab, label) in tab_labels(counts, skills) {
         let end = start + unicode_width::UnicodeWidthStr::width(label.as_str()) + 2;
         if (start..end).contains(&x) {
             return Some(tab);

@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use super::Effect;
 use super::tabs::{ListState, TabMsg};
-use super::{Effect, LogLine};
 
 /// Which lines the Log tab shows (`v` cycles).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,6 +86,19 @@ impl LogTab {
             .filter(|l| self.list.keeps(l.kind, &l.text))
             .collect()
     }
+}
+
+/// One log line of a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    /// What kind of event.
+    pub kind: &'static str,
+    /// The text, sanitised.
+    pub text: String,
+    /// The message body for traffic lines (sanitised JSON, secrets redacted, capped).
+    pub body: Option<String>,
+    /// A server log message's logger (sanitised; its text starts with it).
+    pub logger: Option<String>,
 }
 
 #[cfg(test)]

@@ -53,6 +53,7 @@ pub mod server_list;
 pub mod session;
 pub mod side;
 pub mod side_view;
+pub mod skills_tab;
 pub mod spills_view;
 mod status;
 mod tab_routing;
@@ -76,10 +77,12 @@ pub use pager::{PAGER_BYTES, PAGER_LINES, Pager, SpillAt};
 pub use server_list::{ServerList, ServerListMsg};
 pub use tabs::{ListFilter, ListState, LogFilter, Search, ServerPane, TabMsg};
 
-pub use model::{
-    HeaderKind, LogLine, PromptRow, ResourceRow, ResultView, ServerRow, SpillRow, ToolRow,
-    server_rows,
-};
+pub use log_tab::LogLine;
+pub use model::{HeaderKind, ResultView};
+pub use server_list::{ServerRow, server_rows};
+pub use spills_view::SpillRow;
+pub use tabs::{PromptRow, ResourceRow};
+pub use tools_tab::ToolRow;
 
 use crate::mcp::status::StatusReport;
 
@@ -122,6 +125,8 @@ pub(crate) enum Waiter {
     Drift(String),
     /// A server's poisoning scan (`scan`).
     Scan(String),
+    /// A server's skills (`skills.list`).
+    Skills(String),
 }
 
 /// Something loaded in the background.
@@ -168,13 +173,16 @@ pub enum Tab {
     Log,
     /// The server's definition.
     Config,
+    /// The server's skills (when it declares the skills extension).
+    Skills,
 }
 
 /// Every tab, in order.
-pub const TABS: [Tab; 5] = [
+pub const TABS: [Tab; 6] = [
     Tab::Tools,
     Tab::Resources,
     Tab::Prompts,
+    Tab::Skills,
     Tab::Log,
     Tab::Config,
 ];

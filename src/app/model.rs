@@ -1,273 +1,18 @@
-//! Display rows built from engine data. This is where server text enters the console's state,
-//! so every string is sanitised here, once.
+//! A result's display rows ([`ResultView`], drawn by `ui::viewer` and `ui::main_pane`) built
+//! from an outcome, and the cleaning of a tool's description and of JSON. Server text enters
+//! the console's state here (and in each list's row builder beside its state), so every string
+//! is sanitised once.
 
 use serde_json::Value;
 
-use crate::mcp::api::{OpResult, PromptList, ResourceList, ToolList, ToolSearch};
+use super::spills_view::{SpillRow, spill_rows};
+use crate::mcp::api::OpResult;
 use crate::mcp::catalog::describe::ToolDescription;
-use crate::mcp::catalog::summary::ToolSummary;
 use crate::mcp::engine::Outcome;
-use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
-use crate::mcp::status::{ServerState, StatusReport};
-use crate::mcp::trust::TrustState;
 
 /// Descriptions are shown capped at this many bytes, with a marker.
 pub const DESCRIPTION_CAP: usize = 2048;
-
-/// One server in the servers pane.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerRow {
-    /// The configured name.
-    pub name: String,
-    /// The live state.
-    pub state: ServerState,
-    /// `stdio` / `http` / `?`.
-    pub transport: String,
-    /// The source layer label.
-    pub layer: String,
-    /// Badges: shadowed, inert, disabled, invalid, changed.
-    pub badges: Vec<&'static str>,
-    /// `protocol · server name version`, once connected.
-    pub info: Option<String>,
-    /// The last error: class and message.
-    pub error: Option<(String, String)>,
-    /// Catalog sizes (tools, resources, prompts) once listed.
-    pub counts: [Option<usize>; 3],
-    /// The sandbox's rules in one line (sanitised), when it runs in one.
-    pub sandbox: Option<String>,
-    /// The roots it is offered, in one line (sanitised), when it has a valid definition.
-    pub roots: Option<String>,
-}
-
-/// The servers pane rows for a status report.
-pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
-    status
-        .servers
-        .iter()
-        .map(|s| {
-            let mut badges = Vec::new();
-            if !s.shadowed.is_empty() {
-                badges.push("shadowed");
-            }
-            match s.state {
-                ServerState::Inert => badges.push("inert"),
-                ServerState::Disabled => badges.push("disabled"),
-                ServerState::Invalid => badges.push("invalid"),
-                _ => {}
-            }
-            if s.source.layer.is_project() && status.project.trust == TrustState::Changed {
-                badges.push("changed");
-            }
-            if s.sandbox.is_some() {
-                badges.push("sandboxed");
-            }
-            let r = &s.runtime;
-            let info = r.protocol_version.as_ref().map(|p| {
-                // The era: 2026-07-28 on is stateless; anything before began with initialize.
-                let era = if p.as_str() >= "2026-07-28" {
-                    "stateless"
-                } else {
-                    "legacy"
-                };
-                sanitize_capped(
-                    &format!(
-                        "{p} ({era}) · {} {}",
-                        r.server_name.as_deref().unwrap_or("?"),
-                        r.server_version.as_deref().unwrap_or("")
-                    ),
-                    200,
-                )
-            });
-            ServerRow {
-                name: sanitize_capped(&s.name, 128),
-                state: s.state,
-                transport: s.transport.unwrap_or("?").to_owned(),
-                layer: s.source.layer.label().to_owned(),
-                badges,
-                info,
-                error: r.last_error.as_ref().map(|e| {
-                    (
-                        sanitize_capped(&e.class, 64),
-                        sanitize_capped(&e.message, 2048),
-                    )
-                }),
-                counts: [r.tools, r.resources, r.prompts],
-                sandbox: s.sandbox.clone(),
-                roots: s.roots.clone(),
-            }
-        })
-        .collect()
-}
-
-/// One tool in a list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolRow {
-    /// The name (sanitised).
-    pub name: String,
-    /// The one-line description (sanitised).
-    pub description: String,
-    /// Required argument names.
-    pub required: Vec<String>,
-}
-
-fn tool_row(t: &ToolSummary) -> ToolRow {
-    ToolRow {
-        name: sanitize_capped(&t.name, 256),
-        description: sanitize_capped(&t.description, 400).replace('\n', " "),
-        required: t.required.iter().map(|s| sanitize_capped(s, 128)).collect(),
-    }
-}
-
-/// Tools from a `tools.list` result.
-pub fn tool_rows(list: &ToolList) -> Vec<ToolRow> {
-    list.tools.iter().map(tool_row).collect()
-}
-
-/// Tools from a `tools.search` result.
-pub fn search_rows(search: &ToolSearch) -> Vec<ToolRow> {
-    search.matches.iter().map(|m| tool_row(&m.tool)).collect()
-}
-
-/// One resource or template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceRow {
-    /// The opaque reference (empty for templates, which are listed only).
-    pub reference: String,
-    /// The name (sanitised).
-    pub name: String,
-    /// MIME type and size, as shown.
-    pub meta: String,
-    /// The description (sanitised).
-    pub description: String,
-    /// Whether it is a template (listed after the resources; opening one asks for its
-    /// variables).
-    pub template: bool,
-}
-
-fn meta(mime: Option<&str>, size: Option<u64>) -> String {
-    let mime = mime.map(|m| sanitize_capped(m, 128)).unwrap_or_default();
-    let size = size.map(|s| format!(" {s} B")).unwrap_or_default();
-    format!("{mime}{size}")
-}
-
-/// A resource's MIME type and size, then its annotations (`· audience user · priority 0.5`).
-fn resource_meta(r: &crate::mcp::catalog::ResourceSummary) -> String {
-    let mut shown = meta(r.mime_type.as_deref(), r.size);
-    if let Some(annotations) = &r.annotations {
-        if !shown.is_empty() {
-            shown.push_str(" · ");
-        }
-        shown.push_str(&sanitize_capped(&annotations.to_string(), 256));
-    }
-    shown
-}
-
-/// Resources, then templates, from a `resources.list` result.
-pub fn resource_rows(list: &ResourceList) -> Vec<ResourceRow> {
-    let resources = list.resources.iter().map(|r| ResourceRow {
-        reference: sanitize_capped(&r.reference, 512),
-        name: sanitize_capped(&r.name, 256),
-        meta: resource_meta(r),
-        description: sanitize_capped(&r.description, 400).replace('\n', " "),
-        template: false,
-    });
-    let templates = list.templates.iter().map(|t| ResourceRow {
-        reference: String::new(),
-        name: sanitize_capped(&t.name, 256),
-        meta: meta(t.mime_type.as_deref(), None),
-        description: t
-            .description
-            .as_deref()
-            .map(|d| sanitize_capped(d, 400).replace('\n', " "))
-            .unwrap_or_default(),
-        template: true,
-    });
-    resources.chain(templates).collect()
-}
-
-/// One prompt.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PromptRow {
-    /// The name (sanitised).
-    pub name: String,
-    /// The description (sanitised).
-    pub description: String,
-    /// The arguments as a JSON Schema of strings (for the form).
-    pub schema: Value,
-}
-
-/// Prompts from a `prompts.list` result.
-pub fn prompt_rows(list: &PromptList) -> Vec<PromptRow> {
-    list.prompts
-        .iter()
-        .map(|p| {
-            let mut props = serde_json::Map::new();
-            let mut required = Vec::new();
-            for arg in &p.arguments {
-                let mut prop = serde_json::json!({"type": "string"});
-                if !arg.description.is_empty() {
-                    prop["description"] = Value::String(sanitize(&arg.description).into_owned());
-                }
-                let name = sanitize_capped(&arg.name, 128);
-                props.insert(name.clone(), prop);
-                if arg.required {
-                    required.push(Value::String(name));
-                }
-            }
-            PromptRow {
-                name: sanitize_capped(&p.name, 256),
-                description: sanitize_capped(&p.description, 400).replace('\n', " "),
-                schema: serde_json::json!({"type": "object", "properties": props, "required": required}),
-            }
-        })
-        .collect()
-}
-
-/// One log line of a server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogLine {
-    /// What kind of event.
-    pub kind: &'static str,
-    /// The text, sanitised.
-    pub text: String,
-    /// The message body for traffic lines (sanitised JSON, secrets redacted, capped).
-    pub body: Option<String>,
-    /// A server log message's logger (sanitised; its text starts with it).
-    pub logger: Option<String>,
-}
-
-/// One spill of the session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpillRow {
-    /// The file's name (the engine's key for it).
-    pub basename: String,
-    /// Full path (operator only).
-    pub path: std::path::PathBuf,
-    /// The path as shown, sanitised.
-    pub shown: String,
-    /// Size in bytes.
-    pub size: u64,
-    /// MIME type (sanitised).
-    pub mime: String,
-    /// The origin operation (sanitised).
-    pub origin: String,
-}
-
-/// Spill rows.
-pub fn spill_rows(spills: &[SpillEntry]) -> Vec<SpillRow> {
-    spills
-        .iter()
-        .map(|s| SpillRow {
-            basename: s.basename.clone(),
-            path: s.path.clone(),
-            shown: sanitize(&s.path.display().to_string()).into_owned(),
-            size: s.size,
-            mime: sanitize_capped(&s.mime, 128),
-            origin: sanitize_capped(&s.origin, 256),
-        })
-        .collect()
-}
 
 /// What a result header row is, for its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -552,6 +297,7 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
                 // untrusted-data wrapper an agent sees.
                 OpResult::Read(read) => push_text(&mut head, &unwrapped(&read.text)),
                 OpResult::Prompt(prompt) => push_text(&mut head, &unwrapped(&prompt.text)),
+                OpResult::Skill(read) => skill_text(&mut head, read),
                 other => json = Some(other.to_value()),
             }
             spills = spill_rows(&success.spills);
@@ -577,6 +323,23 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
     view.spills = spills;
     view.links = super::result_links::link_rows(outcome);
     view
+}
+
+/// A skill read from the Skills tab: each file read (only `SKILL.md` there) under a line that
+/// says whether it was verified against the listing.
+fn skill_text(out: &mut Vec<String>, read: &crate::mcp::catalog::skills::SkillRead) {
+    let checked = if read.verified {
+        "verified: size, SHA-256, front matter"
+    } else {
+        "size and SHA-256 not checked (the server lists it as dynamic); front matter compared"
+    };
+    for file in &read.files {
+        if !out.is_empty() {
+            out.push(String::new());
+        }
+        push_text(out, &format!("── {} · {checked}", file.path));
+        push_text(out, &file.text);
+    }
 }
 
 /// A tool description ready to show: every string sanitised, the description capped at

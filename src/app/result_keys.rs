@@ -100,13 +100,10 @@ impl App {
         Vec::new()
     }
 
-    /// The actions a result screen handles itself; `None` for the rest.
-    pub(super) fn on_result_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        if !matches!(self.screen, Screen::Result(..)) {
-            return None;
-        }
-        if let Some(effects) = self.on_links_action(action) {
-            return Some(effects);
+    /// A result screen's own action: its link list first when open, then the viewer.
+    pub(super) fn on_result(&mut self, msg: ResultMsg) -> Vec<Effect> {
+        if let Some(effects) = self.on_link_list(msg) {
+            return effects;
         }
         self.layout_result();
         // The position row names the keys that move between matches, as the keymap has them.
@@ -115,69 +112,95 @@ impl App {
             .zip(key(Action::PrevMatch))
             .map(|(next, prev)| format!("{next}/{prev}"));
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
-            return None;
+            return Vec::new();
         };
-        if let Some(effect) = whole_text_action(view, action) {
-            return Some(vec![effect]);
+        if let Some(effect) = whole_text_action(view, msg) {
+            return vec![effect];
         }
-        match action {
-            Action::Up => move_cursor_or_scroll(view, -1),
-            Action::Down => move_cursor_or_scroll(view, 1),
-            Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
-                let ResultView {
-                    viewer,
-                    lines,
-                    model,
-                    show_model,
-                    ..
-                } = &mut **view;
-                let body: &[String] = if *show_model { model } else { lines };
-                match action {
-                    Action::PageUp => viewer.page(body, false),
-                    Action::PageDown => viewer.page(body, true),
-                    Action::Top => viewer.home(),
-                    _ => viewer.end(body),
-                }
-                let (first, last) = viewer.visible_lines(body);
-                view.cursor = if action == Action::Bottom {
-                    last
-                } else {
-                    first
-                };
+        let ResultView {
+            viewer,
+            lines,
+            model,
+            show_model,
+            cursor,
+            ..
+        } = &mut **view;
+        let body: &[String] = if *show_model { model } else { lines };
+        match msg {
+            ResultMsg::Up => move_cursor_or_scroll(view, -1),
+            ResultMsg::Down => move_cursor_or_scroll(view, 1),
+            // The fold cursor follows: to the first row shown, or the last after `End`.
+            ResultMsg::PageUp => {
+                viewer.page(body, false);
+                *cursor = viewer.visible_lines(body).0;
             }
-            Action::Search => {
-                view.viewer.start_search();
-                if let Some(search) = &mut view.viewer.search {
+            ResultMsg::PageDown => {
+                viewer.page(body, true);
+                *cursor = viewer.visible_lines(body).0;
+            }
+            ResultMsg::Top => {
+                viewer.home();
+                *cursor = viewer.visible_lines(body).0;
+            }
+            ResultMsg::Bottom => {
+                viewer.end(body);
+                *cursor = viewer.visible_lines(body).1;
+            }
+            ResultMsg::Search => {
+                viewer.start_search();
+                if let Some(search) = &mut viewer.search {
                     search.keys = match_keys;
                 }
             }
-            Action::NextMatch | Action::PrevMatch => {
-                let ResultView {
-                    viewer,
-                    lines,
-                    model,
-                    show_model,
-                    ..
-                } = &mut **view;
-                let body: &[String] = if *show_model { model } else { lines };
-                viewer.next_match(body, action == Action::NextMatch);
+            ResultMsg::NextMatch | ResultMsg::PrevMatch => {
+                viewer.next_match(body, msg == ResultMsg::NextMatch);
                 if let Some(s) = &viewer.search {
-                    view.cursor = s.matches.get(s.current).copied().unwrap_or(view.cursor);
+                    *cursor = s.matches.get(s.current).copied().unwrap_or(*cursor);
                 }
             }
-            Action::Open => {
-                let Some(spill) = view.spill_in_view() else {
-                    self.message = Some("this result wrote no spill".to_owned());
-                    return Some(Vec::new());
-                };
-                return Some(vec![Effect::ReadSpill {
-                    path: spill.path.clone(),
-                    at: crate::app::SpillAt::Line(0),
-                }]);
-            }
-            _ => return None,
+            ResultMsg::Open => return self.open_from_result(),
+            ResultMsg::Back => return self.on_back(),
+            ResultMsg::Copy => return self.on_copy(),
         }
-        Some(Vec::new())
+        Vec::new()
+    }
+}
+
+/// What a result screen answers to itself; the panes take every other action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultMsg {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Search,
+    NextMatch,
+    PrevMatch,
+    Open,
+    Back,
+    Copy,
+}
+
+impl ResultMsg {
+    /// The message `action` means on a result; `None` when the panes take it.
+    pub fn of(action: Action) -> Option<Self> {
+        Some(match action {
+            Action::Up => Self::Up,
+            Action::Down => Self::Down,
+            Action::PageUp => Self::PageUp,
+            Action::PageDown => Self::PageDown,
+            Action::Top => Self::Top,
+            Action::Bottom => Self::Bottom,
+            Action::Search => Self::Search,
+            Action::NextMatch => Self::NextMatch,
+            Action::PrevMatch => Self::PrevMatch,
+            Action::Open => Self::Open,
+            Action::Back => Self::Back,
+            Action::Copy => Self::Copy,
+            _ => return None,
+        })
     }
 }
 
@@ -193,17 +216,17 @@ pub fn whole_text_spill(view: &ResultView) -> Option<&super::SpillRow> {
 
 /// On a preview of a longer text (the human view), `End` opens the whole text at its last
 /// line and `y` copies the whole text, both from the spill; `None` otherwise.
-fn whole_text_action(view: &ResultView, action: Action) -> Option<Effect> {
+fn whole_text_action(view: &ResultView, msg: ResultMsg) -> Option<Effect> {
     if view.show_model {
         return None;
     }
     let spill = whole_text_spill(view)?;
-    match action {
-        Action::Bottom => Some(Effect::ReadSpill {
+    match msg {
+        ResultMsg::Bottom => Some(Effect::ReadSpill {
             path: spill.path.clone(),
             at: super::SpillAt::End,
         }),
-        Action::Copy => Some(Effect::CopySpill {
+        ResultMsg::Copy => Some(Effect::CopySpill {
             path: spill.path.clone(),
             size: spill.size,
         }),
@@ -259,25 +282,25 @@ mod tests {
     fn a_preview_reads_and_copies_its_whole_text_from_the_spill() {
         let mut view = preview();
         assert_eq!(
-            whole_text_action(&view, Action::Bottom),
+            whole_text_action(&view, ResultMsg::Bottom),
             Some(Effect::ReadSpill {
                 path: "/run/spill-ab.txt".into(),
                 at: crate::app::SpillAt::End,
             })
         );
         assert!(matches!(
-            whole_text_action(&view, Action::Copy),
+            whole_text_action(&view, ResultMsg::Copy),
             Some(Effect::CopySpill {
                 size: 1_060_024,
                 ..
             })
         ));
-        assert_eq!(whole_text_action(&view, Action::Up), None);
+        assert_eq!(whole_text_action(&view, ResultMsg::Up), None);
         // The model's view is what an agent sees: the preview and its note, copied as shown.
         view.show_model = true;
-        assert_eq!(whole_text_action(&view, Action::Copy), None);
+        assert_eq!(whole_text_action(&view, ResultMsg::Copy), None);
         // A result that was not cut keeps the in-memory copy and its own End.
         let whole = ResultView::new("t".to_owned(), vec!["a".to_owned()], None, Vec::new());
-        assert_eq!(whole_text_action(&whole, Action::Bottom), None);
+        assert_eq!(whole_text_action(&whole, ResultMsg::Bottom), None);
     }
 }

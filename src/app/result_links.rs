@@ -8,6 +8,7 @@
 use serde_json::json;
 
 use super::keymap::{Action, Ctx};
+use super::result_keys::ResultMsg;
 use super::{App, Effect, ResultScreen, ResultView, Screen};
 use crate::mcp::api::OpResult;
 use crate::mcp::engine::Outcome;
@@ -74,27 +75,54 @@ impl ResultView {
 }
 
 impl App {
-    /// The actions of a result with resource links: `Open` reads the one link or opens the
-    /// list; while the list is open, `Up`/`Down` pick, `Open` reads the pick, `Back` closes
-    /// the list. `None` for everything else (and for a result without links).
-    pub(super) fn on_links_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+    /// While a result's link list is open it takes the moves, `Back` (closes it) and `Open`
+    /// (reads the pick); `None` for the rest, which act on the result under it.
+    pub(super) fn on_link_list(&mut self, msg: ResultMsg) -> Option<Vec<Effect>> {
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
-        if view.links.is_empty() || view.show_model {
-            return None;
-        }
+        let at = view
+            .link_pick
+            .filter(|_| !view.links.is_empty() && !view.show_model)?;
         let last = view.links.len() - 1;
-        match (view.link_pick, action) {
-            (Some(at), Action::Up) => view.link_pick = Some(at.saturating_sub(1)),
-            (Some(at), Action::Down) => view.link_pick = Some((at + 1).min(last)),
-            (Some(_), Action::Back) => view.link_pick = None,
-            (Some(at), Action::Open) => return Some(self.read_link(at)),
-            (None, Action::Open) if last == 0 => return Some(self.read_link(0)),
-            (None, Action::Open) => view.link_pick = Some(view.link_in_view()),
-            _ => return None,
+        match msg {
+            ResultMsg::Up => view.link_pick = Some(at.saturating_sub(1)),
+            ResultMsg::Down => view.link_pick = Some((at + 1).min(last)),
+            ResultMsg::Back => view.link_pick = None,
+            ResultMsg::Open => return Some(self.read_link(at)),
+            ResultMsg::PageUp
+            | ResultMsg::PageDown
+            | ResultMsg::Top
+            | ResultMsg::Bottom
+            | ResultMsg::Search
+            | ResultMsg::NextMatch
+            | ResultMsg::PrevMatch
+            | ResultMsg::Copy => return None,
         }
         Some(Vec::new())
+    }
+
+    /// `Open` on a result: reads its one resource link or opens the list of them; without
+    /// links, opens the spill the text in view names.
+    pub(super) fn open_from_result(&mut self) -> Vec<Effect> {
+        let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
+            return Vec::new();
+        };
+        if !view.links.is_empty() && !view.show_model {
+            if view.links.len() == 1 {
+                return self.read_link(0);
+            }
+            view.link_pick = Some(view.link_in_view());
+            return Vec::new();
+        }
+        let Some(spill) = view.spill_in_view() else {
+            self.message = Some("this result wrote no spill".to_owned());
+            return Vec::new();
+        };
+        vec![Effect::ReadSpill {
+            path: spill.path.clone(),
+            at: super::SpillAt::Line(0),
+        }]
     }
 
     /// Reads the result's link `at` on the server that returned it.

@@ -10,7 +10,7 @@ use crossterm::event::KeyEvent;
 
 use super::elicitation::ElicitState;
 use super::keymap::Ctx;
-use super::model::LogLine;
+use super::log_tab::LogLine;
 use super::sampling::SamplingState;
 use super::{App, Effect, Msg};
 use crate::mcp::sanitize::sanitize_capped;

@@ -2,7 +2,10 @@
 //! the console follows the selection (the main pane shows the selected server's tabs); drawing
 //! is `ui::server_list::server_list`.
 
-use super::{Effect, ServerRow};
+use super::Effect;
+use crate::mcp::sanitize::sanitize_capped;
+use crate::mcp::status::{ServerState, StatusReport};
+use crate::mcp::trust::TrustState;
 
 /// What the server list is told.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,4 +65,92 @@ impl ServerList {
             self.selected = at;
         }
     }
+}
+
+/// One server in the servers pane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerRow {
+    /// The configured name.
+    pub name: String,
+    /// The live state.
+    pub state: ServerState,
+    /// `stdio` / `http` / `?`.
+    pub transport: String,
+    /// The source layer label.
+    pub layer: String,
+    /// Badges: shadowed, inert, disabled, invalid, changed.
+    pub badges: Vec<&'static str>,
+    /// `protocol · server name version`, once connected.
+    pub info: Option<String>,
+    /// The last error: class and message.
+    pub error: Option<(String, String)>,
+    /// Catalog sizes (tools, resources, prompts) once listed.
+    pub counts: [Option<usize>; 3],
+    /// The sandbox's rules in one line (sanitised), when it runs in one.
+    pub sandbox: Option<String>,
+    /// The roots it is offered, in one line (sanitised), when it has a valid definition.
+    pub roots: Option<String>,
+    /// Whether it declared the skills extension (its tab bar then shows Skills).
+    pub skills: bool,
+}
+
+/// The servers pane rows for a status report.
+pub fn server_rows(status: &StatusReport) -> Vec<ServerRow> {
+    status
+        .servers
+        .iter()
+        .map(|s| {
+            let mut badges = Vec::new();
+            if !s.shadowed.is_empty() {
+                badges.push("shadowed");
+            }
+            match s.state {
+                ServerState::Inert => badges.push("inert"),
+                ServerState::Disabled => badges.push("disabled"),
+                ServerState::Invalid => badges.push("invalid"),
+                _ => {}
+            }
+            if s.source.layer.is_project() && status.project.trust == TrustState::Changed {
+                badges.push("changed");
+            }
+            if s.sandbox.is_some() {
+                badges.push("sandboxed");
+            }
+            let r = &s.runtime;
+            let info = r.protocol_version.as_ref().map(|p| {
+                // The era: 2026-07-28 on is stateless; anything before began with initialize.
+                let era = if p.as_str() >= "2026-07-28" {
+                    "stateless"
+                } else {
+                    "legacy"
+                };
+                sanitize_capped(
+                    &format!(
+                        "{p} ({era}) · {} {}",
+                        r.server_name.as_deref().unwrap_or("?"),
+                        r.server_version.as_deref().unwrap_or("")
+                    ),
+                    200,
+                )
+            });
+            ServerRow {
+                name: sanitize_capped(&s.name, 128),
+                state: s.state,
+                transport: s.transport.unwrap_or("?").to_owned(),
+                layer: s.source.layer.label().to_owned(),
+                badges,
+                info,
+                error: r.last_error.as_ref().map(|e| {
+                    (
+                        sanitize_capped(&e.class, 64),
+                        sanitize_capped(&e.message, 2048),
+                    )
+                }),
+                counts: [r.tools, r.resources, r.prompts],
+                sandbox: s.sandbox.clone(),
+                roots: s.roots.clone(),
+                skills: r.skills,
+            }
+        })
+        .collect()
 }

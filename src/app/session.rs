@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::keymap::Action;
 use super::roots_view::RootsView;
 use super::{App, Effect, Focus, ReqId, Running, Screen, Tab, Waiter};
 use crate::mcp::api::OpResult;
@@ -65,60 +64,50 @@ fn step_level(now: Option<&str>, up: bool) -> &'static str {
 }
 
 impl App {
-    /// The session controls' actions; `None` for any other action.
-    pub(super) fn on_session_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        let server = self.server().map(|s| s.name.clone());
-        let effects = match action {
-            Action::Ping => {
-                let server = server?;
-                self.message = Some(format!("pinging {server}…"));
-                self.session_effect(server, OperatorOp::Ping)
-            }
-            Action::Disconnect => {
-                let server = server?;
-                self.message = Some(format!("disconnecting {server}…"));
-                self.session_effect(server, OperatorOp::Disconnect)
-            }
-            Action::Roots => {
-                let server = server?;
-                self.session.roots = Some(RootsView::new(&server));
-                let effects = self.session_effect(server, OperatorOp::Roots);
-                if let (
-                    Some(view),
-                    [
-                        Effect::Engine {
-                            id,
-                            request: EngineRequest::Operator { .. },
-                            ..
-                        },
-                    ],
-                ) = (&mut self.session.roots, effects.as_slice())
-                {
-                    view.roots = super::Load::Loading(*id);
-                }
-                effects
-            }
-            Action::LogLevelUp | Action::LogLevelDown => {
-                if self.tab != Tab::Log {
-                    return None;
-                }
-                let server = server?;
-                let now = self.session.levels.get(&server).map(String::as_str);
-                let level = step_level(now, action == Action::LogLevelUp).to_owned();
-                self.message = Some(format!("asking {server} for log messages from {level} up…"));
-                let id = self.id(Waiter::Session);
-                vec![Effect::Engine {
-                    id,
-                    request: EngineRequest::Operator {
-                        server,
-                        op: OperatorOp::SetLogLevel { level },
-                    },
-                }]
-            }
-            Action::Subscribe => self.toggle_subscription()?,
-            _ => return None,
+    /// Pings the selected server.
+    pub(super) fn ping(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
         };
-        Some(effects)
+        self.message = Some(format!("pinging {server}…"));
+        self.session_effect(server, OperatorOp::Ping)
+    }
+
+    /// Closes the selected server's connection.
+    pub(super) fn disconnect(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        self.message = Some(format!("disconnecting {server}…"));
+        self.session_effect(server, OperatorOp::Disconnect)
+    }
+
+    /// Opens the selected server's Roots view and asks for its roots.
+    pub(super) fn open_roots(&mut self) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        let mut view = RootsView::new(&server);
+        let effects = self.session_effect(server, OperatorOp::Roots);
+        if let [Effect::Engine { id, .. }] = effects.as_slice() {
+            view.roots = super::Load::Loading(*id);
+        }
+        self.session.roots = Some(view);
+        effects
+    }
+
+    /// In the Log tab: asks the selected server for log messages from one level up (or down).
+    pub(super) fn step_log_level(&mut self, up: bool) -> Vec<Effect> {
+        let Some(server) = self.server().map(|s| s.name.clone()) else {
+            return Vec::new();
+        };
+        if self.tab != Tab::Log {
+            return Vec::new();
+        }
+        let now = self.session.levels.get(&server).map(String::as_str);
+        let level = step_level(now, up).to_owned();
+        self.message = Some(format!("asking {server} for log messages from {level} up…"));
+        self.session_effect(server, OperatorOp::SetLogLevel { level })
     }
 
     fn session_effect(&mut self, server: String, op: OperatorOp) -> Vec<Effect> {
@@ -157,7 +146,12 @@ impl App {
 
     /// Subscribes to (or unsubscribes from) the resource open in front, or the one selected in
     /// the Resources tab.
-    fn toggle_subscription(&mut self) -> Option<Vec<Effect>> {
+    pub(super) fn toggle_subscription(&mut self) -> Vec<Effect> {
+        self.subscription_request().unwrap_or_default()
+    }
+
+    /// The subscription request `toggle_subscription` sends, if any.
+    fn subscription_request(&mut self) -> Option<Vec<Effect>> {
         let (server, reference) = if let Some(found) = self.shown_read() {
             found
         } else {

@@ -3,9 +3,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::Effect;
 use super::keymap::Action;
 use super::overlays::{Overlay, Shared, Step, scrolled};
-use super::{Effect, SpillRow};
+use crate::mcp::results::SpillEntry;
+use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// The spills view: which spill is selected and what the list is narrowed to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,6 +90,38 @@ impl SpillsView {
         }
         Some(None)
     }
+}
+
+/// One spill of the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpillRow {
+    /// The file's name (the engine's key for it).
+    pub basename: String,
+    /// Full path (operator only).
+    pub path: std::path::PathBuf,
+    /// The path as shown, sanitised.
+    pub shown: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// MIME type (sanitised).
+    pub mime: String,
+    /// The origin operation (sanitised).
+    pub origin: String,
+}
+
+/// Spill rows.
+pub fn spill_rows(spills: &[SpillEntry]) -> Vec<SpillRow> {
+    spills
+        .iter()
+        .map(|s| SpillRow {
+            basename: s.basename.clone(),
+            path: s.path.clone(),
+            shown: sanitize(&s.path.display().to_string()).into_owned(),
+            size: s.size,
+            mime: sanitize_capped(&s.mime, 128),
+            origin: sanitize_capped(&s.origin, 256),
+        })
+        .collect()
 }
 
 #[cfg(test)]

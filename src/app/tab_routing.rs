@@ -18,10 +18,13 @@ impl App {
             .map_or_else(Vec::new, |pane| pane.update(tab, msg))
     }
 
-    /// Starts a filter over the Resources, Prompts or Log list.
+    /// Starts a filter over the Resources, Prompts, Skills or Log list.
     pub(super) fn start_filter(&mut self) -> Vec<Effect> {
         if self.focus != Focus::Main
-            || !matches!(self.tab, Tab::Resources | Tab::Prompts | Tab::Log)
+            || !matches!(
+                self.tab,
+                Tab::Resources | Tab::Prompts | Tab::Skills | Tab::Log
+            )
         {
             return Vec::new();
         }
@@ -68,6 +71,7 @@ impl App {
             Tab::Tools => pane.tools.visible().map_or(0, <[_]>::len),
             Tab::Resources => pane.resources.entries().len(),
             Tab::Prompts => pane.prompts.entries().len(),
+            Tab::Skills => pane.skills.entries().len(),
             Tab::Log => pane.log.visible().len(),
             Tab::Config => self
                 .server()
@@ -107,11 +111,12 @@ impl App {
             Tab::Tools => Waiter::Tools(server),
             Tab::Resources => Waiter::Resources(server),
             Tab::Prompts => Waiter::Prompts(server),
+            Tab::Skills => Waiter::Skills(server),
             Tab::Log | Tab::Config => return effects,
         };
         if effects
             .iter()
-            .any(|e| matches!(e, Effect::Engine { id: i, request: crate::mcp::EngineRequest::Agent(_), .. } if *i == id))
+            .any(|e| matches!(e, Effect::Engine { id: i, .. } if *i == id))
         {
             let registered = self.id(waiter);
             debug_assert_eq!(registered, id);

@@ -13,10 +13,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 pub use super::log_tab::{LogFilter, LogTab};
 pub use super::tools_tab::{Search, ToolsTab};
-use super::{Effect, Load, PromptRow, ReqId, ResourceRow, Tab, ToolRow};
-use crate::mcp::api::OpResult;
+use super::{Effect, Load, ReqId, Tab, ToolRow};
+use crate::mcp::EngineRequest;
+use crate::mcp::api::{OpResult, PromptList, ResourceList};
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
+use crate::mcp::sanitize::{sanitize, sanitize_capped};
+use serde_json::Value;
 
 /// What a tab component is told.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,7 +145,7 @@ pub trait Catalog {
     /// What the list holds, in words ("tools", "prompts").
     const WHAT: &'static str;
     /// The engine request that lists the catalog of `server`.
-    fn request(server: String) -> ProxyRequest;
+    fn request(server: String) -> EngineRequest;
     /// The rows of a reply, when it is this catalog's result.
     fn rows(result: &OpResult) -> Option<Vec<Self::Row>>;
 }
@@ -154,12 +157,12 @@ pub struct Tools;
 impl Catalog for Tools {
     type Row = ToolRow;
     const WHAT: &'static str = "tools";
-    fn request(server: String) -> ProxyRequest {
-        ProxyRequest::ToolsList { server }
+    fn request(server: String) -> EngineRequest {
+        EngineRequest::Agent(ProxyRequest::ToolsList { server })
     }
     fn rows(result: &OpResult) -> Option<Vec<ToolRow>> {
         match result {
-            OpResult::Tools(list) => Some(super::model::tool_rows(list)),
+            OpResult::Tools(list) => Some(super::tools_tab::tool_rows(list)),
             _ => None,
         }
     }
@@ -172,12 +175,12 @@ pub struct Resources;
 impl Catalog for Resources {
     type Row = ResourceRow;
     const WHAT: &'static str = "resources";
-    fn request(server: String) -> ProxyRequest {
-        ProxyRequest::ResourcesList { server }
+    fn request(server: String) -> EngineRequest {
+        EngineRequest::Agent(ProxyRequest::ResourcesList { server })
     }
     fn rows(result: &OpResult) -> Option<Vec<ResourceRow>> {
         match result {
-            OpResult::Resources(list) => Some(super::model::resource_rows(list)),
+            OpResult::Resources(list) => Some(resource_rows(list)),
             _ => None,
         }
     }
@@ -190,12 +193,12 @@ pub struct Prompts;
 impl Catalog for Prompts {
     type Row = PromptRow;
     const WHAT: &'static str = "prompts";
-    fn request(server: String) -> ProxyRequest {
-        ProxyRequest::PromptsList { server }
+    fn request(server: String) -> EngineRequest {
+        EngineRequest::Agent(ProxyRequest::PromptsList { server })
     }
     fn rows(result: &OpResult) -> Option<Vec<PromptRow>> {
         match result {
-            OpResult::Prompts(list) => Some(super::model::prompt_rows(list)),
+            OpResult::Prompts(list) => Some(prompt_rows(list)),
             _ => None,
         }
     }
@@ -317,6 +320,8 @@ pub struct ServerPane {
     pub resources: ResourcesTab,
     /// The Prompts tab.
     pub prompts: PromptsTab,
+    /// The Skills tab (shown for a server that declares the skills extension).
+    pub skills: super::skills_tab::SkillsTab,
     /// The Log tab.
     pub log: LogTab,
     /// The Config tab (its selection is the scroll offset).
@@ -330,6 +335,7 @@ impl ServerPane {
             Tab::Tools => self.tools.update(msg),
             Tab::Resources => self.resources.update(msg),
             Tab::Prompts => self.prompts.update(msg),
+            Tab::Skills => self.skills.update(msg),
             Tab::Log => self.log.update(msg),
             Tab::Config => self.config.update(msg, false),
         }
@@ -341,6 +347,7 @@ impl ServerPane {
             Tab::Tools => &self.tools.list,
             Tab::Resources => &self.resources.list,
             Tab::Prompts => &self.prompts.list,
+            Tab::Skills => &self.skills.list,
             Tab::Log => &self.log.list,
             Tab::Config => &self.config,
         }
@@ -352,6 +359,7 @@ impl ServerPane {
             Tab::Tools => &mut self.tools.list,
             Tab::Resources => &mut self.resources.list,
             Tab::Prompts => &mut self.prompts.list,
+            Tab::Skills => &mut self.skills.list,
             Tab::Log => &mut self.log.list,
             Tab::Config => &mut self.config,
         }
@@ -359,18 +367,110 @@ impl ServerPane {
 
     /// Every catalog belonged to a connection that is gone.
     pub fn forget_catalogs(&mut self) {
-        for tab in [Tab::Tools, Tab::Resources, Tab::Prompts] {
+        for tab in [Tab::Tools, Tab::Resources, Tab::Prompts, Tab::Skills] {
             self.update(tab, TabMsg::Forget);
         }
     }
 }
 
 /// The effects of a catalog load: the request (the engine pushes the connecting state).
-pub(super) fn load(id: ReqId, request: ProxyRequest) -> Vec<Effect> {
-    vec![Effect::Engine {
-        id,
-        request: crate::mcp::EngineRequest::Agent(request),
-    }]
+pub(super) fn load(id: ReqId, request: EngineRequest) -> Vec<Effect> {
+    vec![Effect::Engine { id, request }]
+}
+
+/// One resource or template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceRow {
+    /// The opaque reference (empty for templates, which are listed only).
+    pub reference: String,
+    /// The name (sanitised).
+    pub name: String,
+    /// MIME type and size, as shown.
+    pub meta: String,
+    /// The description (sanitised).
+    pub description: String,
+    /// Whether it is a template (listed after the resources; opening one asks for its
+    /// variables).
+    pub template: bool,
+}
+
+fn meta(mime: Option<&str>, size: Option<u64>) -> String {
+    let mime = mime.map(|m| sanitize_capped(m, 128)).unwrap_or_default();
+    let size = size.map(|s| format!(" {s} B")).unwrap_or_default();
+    format!("{mime}{size}")
+}
+
+/// A resource's MIME type and size, then its annotations (`· audience user · priority 0.5`).
+fn resource_meta(r: &crate::mcp::catalog::ResourceSummary) -> String {
+    let mut shown = meta(r.mime_type.as_deref(), r.size);
+    if let Some(annotations) = &r.annotations {
+        if !shown.is_empty() {
+            shown.push_str(" · ");
+        }
+        shown.push_str(&sanitize_capped(&annotations.to_string(), 256));
+    }
+    shown
+}
+
+/// Resources, then templates, from a `resources.list` result.
+pub fn resource_rows(list: &ResourceList) -> Vec<ResourceRow> {
+    let resources = list.resources.iter().map(|r| ResourceRow {
+        reference: sanitize_capped(&r.reference, 512),
+        name: sanitize_capped(&r.name, 256),
+        meta: resource_meta(r),
+        description: sanitize_capped(&r.description, 400).replace('\n', " "),
+        template: false,
+    });
+    let templates = list.templates.iter().map(|t| ResourceRow {
+        reference: String::new(),
+        name: sanitize_capped(&t.name, 256),
+        meta: meta(t.mime_type.as_deref(), None),
+        description: t
+            .description
+            .as_deref()
+            .map(|d| sanitize_capped(d, 400).replace('\n', " "))
+            .unwrap_or_default(),
+        template: true,
+    });
+    resources.chain(templates).collect()
+}
+
+/// One prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptRow {
+    /// The name (sanitised).
+    pub name: String,
+    /// The description (sanitised).
+    pub description: String,
+    /// The arguments as a JSON Schema of strings (for the form).
+    pub schema: Value,
+}
+
+/// Prompts from a `prompts.list` result.
+pub fn prompt_rows(list: &PromptList) -> Vec<PromptRow> {
+    list.prompts
+        .iter()
+        .map(|p| {
+            let mut props = serde_json::Map::new();
+            let mut required = Vec::new();
+            for arg in &p.arguments {
+                let mut prop = serde_json::json!({"type": "string"});
+                if !arg.description.is_empty() {
+                    prop["description"] = Value::String(sanitize(&arg.description).into_owned());
+                }
+                let name = sanitize_capped(&arg.name, 128);
+                props.insert(name.clone(), prop);
+                if arg.required {
+                    required.push(Value::String(name));
+                }
+            }
+            PromptRow {
+                name: sanitize_capped(&p.name, 256),
+                description: sanitize_capped(&p.description, 400).replace('\n', " "),
+                schema: serde_json::json!({"type": "object", "properties": props, "required": required}),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,34 +1,20 @@
 //! Tasks (2025-11-25) in the console: the call form's task switch (a tool whose task support
 //! is `optional` runs as a task when the operator asks; one that requires it runs as one either
-//! way, the engine sees to that), and the actions of the operator's client-side views.
+//! way, the engine sees to that).
 
 use super::form::Target;
-use super::keymap::Action;
 use super::{App, Effect, Screen};
 
 impl App {
-    /// The actions of the client-side features; `None` when `action` is not one of them.
-    pub(super) fn on_client_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        match action {
-            Action::TaskMode => {
-                self.toggle_task_mode();
-                Some(Vec::new())
-            }
-            Action::Tasks => Some(self.open_tasks()),
-            Action::ReadUri => Some(self.open_uri_form()),
-            _ => None,
-        }
-    }
-
     /// Switches the call form in front between a plain call and a task.
-    fn toggle_task_mode(&mut self) {
+    pub(super) fn toggle_task_mode(&mut self) -> Vec<Effect> {
         let (Screen::Form(form) | Screen::Raw(super::RawForm { form, .. })) = &mut self.screen
         else {
-            return;
+            return Vec::new();
         };
         if !matches!(form.target, Target::Tool(_)) {
             self.message = Some("only a tool call runs as a task".to_owned());
-            return;
+            return Vec::new();
         }
         form.as_task = !form.as_task;
         self.message = Some(if form.as_task {
@@ -36,5 +22,6 @@ impl App {
         } else {
             "runs as a plain call (a tool that requires a task still runs as one)".to_owned()
         });
+        Vec::new()
     }
 }

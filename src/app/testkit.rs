@@ -76,6 +76,8 @@ pub fn typed(operation: &str, result: Value) -> OpResult {
         "reconnect" => from(result).map(OpResult::Reconnected),
         "completion.complete" => from(result).map(OpResult::Completion),
         "tools.cost" => from(result).map(OpResult::Costs),
+        "skills.list" => from(result).map(OpResult::Skills),
+        "skills.get" => from(result).map(OpResult::Skill),
         other => panic!("no typed result for operation `{other}`"),
     };
     parsed.unwrap_or_else(|e| panic!("`{operation}` result does not fit its type: {e}"))

@@ -452,7 +452,7 @@ fn clicking_a_tab_selects_it_and_loads_it() {
     app.update(Msg::Resize(80, 24));
     let areas = layout::areas(app.size, false);
     let counts = app.server().map(|s| s.counts).unwrap_or_default();
-    let labels = layout::tab_labels(counts);
+    let labels = layout::tab_labels(counts, false);
     // " Tools " then " Resources ": the first column of the Resources label.
     let column = areas.main.x + 1 + u16::try_from(labels[0].1.len() + 2 + 1).expect("small");
     let fx = app.update(Msg::Mouse(MouseEvent {

@@ -5,9 +5,12 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::tabs::{CatalogLoad, ListState, TabMsg, Tools, catalog_update, settle_catalog};
-use super::{Effect, Load, ReqId, ToolRow};
+use super::{Effect, Load, ReqId};
+use crate::mcp::api::{ToolList, ToolSearch};
+use crate::mcp::catalog::summary::ToolSummary;
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
+use crate::mcp::sanitize::sanitize_capped;
 
 /// A search of the tool catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,8 +122,37 @@ impl ToolsTab {
             server: server.to_owned(),
             query: search.query.clone(),
         };
-        super::tabs::load(id, request)
+        super::tabs::load(id, crate::mcp::EngineRequest::Agent(request))
     }
+}
+
+/// One tool in a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRow {
+    /// The name (sanitised).
+    pub name: String,
+    /// The one-line description (sanitised).
+    pub description: String,
+    /// Required argument names.
+    pub required: Vec<String>,
+}
+
+fn tool_row(t: &ToolSummary) -> ToolRow {
+    ToolRow {
+        name: sanitize_capped(&t.name, 256),
+        description: sanitize_capped(&t.description, 400).replace('\n', " "),
+        required: t.required.iter().map(|s| sanitize_capped(s, 128)).collect(),
+    }
+}
+
+/// Tools from a `tools.list` result.
+pub fn tool_rows(list: &ToolList) -> Vec<ToolRow> {
+    list.tools.iter().map(tool_row).collect()
+}
+
+/// Tools from a `tools.search` result.
+pub fn search_rows(search: &ToolSearch) -> Vec<ToolRow> {
+    search.matches.iter().map(|m| tool_row(&m.tool)).collect()
 }
 
 #[cfg(test)]

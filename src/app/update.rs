@@ -7,8 +7,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent
 use ratatui_textarea::{Input, Key};
 
 use super::keymap::{Action, Ctx};
-use super::model::{server_rows, spill_rows};
-use super::{App, Effect, Focus, Msg, Screen, TABS, Tab, approval};
+use super::server_list::server_rows;
+use super::spills_view::spill_rows;
+use super::{App, Effect, Focus, Msg, Screen, Tab, approval};
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
 /// Rows a page key moves.
@@ -321,8 +322,12 @@ impl App {
                     && mouse.row == areas.main.y + 1
                     && matches!(self.screen, Screen::Browse) =>
             {
-                let counts = self.server().map(|s| s.counts).unwrap_or_default();
-                let Some(tab) = super::layout::tab_at(counts, areas.main.x + 1, mouse.column)
+                let (counts, skills) = self
+                    .server()
+                    .map(|s| (s.counts, s.skills))
+                    .unwrap_or_default();
+                let Some(tab) =
+                    super::layout::tab_at(counts, skills, areas.main.x + 1, mouse.column)
                 else {
                     return Vec::new();
                 };
@@ -349,11 +354,6 @@ impl App {
             _ => Vec::new(),
         }
     }
-}
-
-/// The index of a tab in [`TABS`].
-pub fn tab_index(tab: Tab) -> usize {
-    TABS.iter().position(|t| *t == tab).unwrap_or(0)
 }
 
 /// A crossterm key as the text area's input.

@@ -126,6 +126,10 @@ pub struct RuntimeStatus {
     pub resources: Option<usize>,
     /// Prompts listed on the current connection.
     pub prompts: Option<usize>,
+    /// Whether the server declared the skills extension (`io.modelcontextprotocol/skills`);
+    /// left out of the JSON when it did not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skills: bool,
 }
 
 /// A failure remembered for status.

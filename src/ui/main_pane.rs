@@ -73,8 +73,11 @@ pub(super) fn target_name(form: &Form) -> String {
 }
 
 fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
-    let counts = app.server().map(|s| s.counts).unwrap_or_default();
-    let spans: Vec<Span> = crate::app::layout::tab_labels(counts)
+    let (counts, skills) = app
+        .server()
+        .map(|s| (s.counts, s.skills))
+        .unwrap_or_default();
+    let spans: Vec<Span> = crate::app::layout::tab_labels(counts, skills)
         .into_iter()
         .map(|(tab, label)| {
             let style = if tab == app.tab {

@@ -22,6 +22,7 @@ mod roots_view;
 mod sampling;
 mod server_list;
 mod side;
+mod skills_tab;
 mod tabs;
 mod tasks_view;
 pub mod theme;
@@ -161,6 +162,8 @@ mod sandbox_tests;
 mod scan_marks_tests;
 #[cfg(test)]
 mod session_tests;
+#[cfg(test)]
+mod skills_tests;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]

@@ -120,6 +120,7 @@ pub fn render_tab(app: &App, frame: &mut Frame, area: Rect) {
         Tab::Tools => super::tools_tab::lines(app, &pane.tools, &window),
         Tab::Resources => resources_tab(app, &pane.resources, &pane.tools, &window),
         Tab::Prompts => prompts_tab(app, &pane.prompts, &pane.tools, &window),
+        Tab::Skills => super::skills_tab::lines(app, &pane.skills, &window),
         Tab::Log => {
             let (list, stderr) = super::log_tab::split(&pane.log, area);
             let next = app.keymap.key_for(
@@ -242,7 +243,7 @@ pub(super) fn scan_cell(marks: &ScanMarks, kind: Kind, name: &str) -> Span<'stat
 }
 
 /// The rows a catalog tab shows, once its catalog is in.
-fn ready<C: Catalog>(tab: &CatalogTab<C>) -> Option<Vec<&C::Row>> {
+pub(super) fn ready<C: Catalog>(tab: &CatalogTab<C>) -> Option<Vec<&C::Row>> {
     matches!(&tab.catalog, Some(Load::Ready(_))).then(|| tab.entries())
 }
 

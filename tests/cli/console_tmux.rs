@@ -96,3 +96,16 @@ fn console_reads_and_copies_whole_results_in_tmux() {
         &[OsStr::new(crate::common::fixture())],
     );
 }
+
+/// `tests/console_tmux_skills.sh`: a server that declares the skills extension (the fixture's
+/// `--skills`) shows a Skills tab that lists its skill, and Enter reads the skill verified.
+#[test]
+fn console_lists_and_reads_skills_in_tmux() {
+    if !crate::common::peers::tmux() {
+        return;
+    }
+    run_script(
+        "console_tmux_skills.sh",
+        &[OsStr::new(crate::common::fixture())],
+    );
+}

@@ -552,3 +552,53 @@ fn annotations_show_in_the_result_and_the_resource_list() {
         assert_eq!(plain.meta, "");
     });
 }
+
+/// A real server that declares the skills extension (the fixture's `--skills`) gets a Skills
+/// tab: it lists the skill when shown, and `Enter` reads its `SKILL.md` through the verified
+/// path (size, SHA-256, front matter) into a result.
+#[test]
+fn the_skills_tab_lists_a_real_servers_skills_and_reads_one_verified() {
+    let dirs = ConsoleDirs::new();
+    dirs.user_servers(&serde_json::json!({"fx": {
+        "command": common::fixture(), "args": ["stdio", "--skills"]
+    }}));
+    dirs.run(async |h: &mut Console| {
+        h.key(KeyCode::Enter);
+        h.until("the server's skills declared", |a| {
+            a.server().is_some_and(|s| s.skills)
+        })
+        .await;
+        for _ in 0..6 {
+            if h.app.tab == mcpdeck::app::Tab::Skills {
+                break;
+            }
+            h.key(KeyCode::Right);
+        }
+        assert_eq!(h.app.tab, mcpdeck::app::Tab::Skills);
+        h.until("the skills", |a| {
+            a.pane().is_some_and(|p| !p.skills.entries().is_empty())
+        })
+        .await;
+        let names: Vec<String> = h
+            .app
+            .pane()
+            .map(|p| p.skills.entries().iter().map(|s| s.name.clone()).collect())
+            .unwrap_or_default();
+        assert_eq!(names, ["greeting"]);
+        h.key(KeyCode::Enter);
+        let view = h.result("the skill read").await;
+        assert!(view.error.is_none(), "{view:?}");
+        assert!(
+            view.lines
+                .iter()
+                .any(|l| l == "── SKILL.md · verified: size, SHA-256, front matter"),
+            "{:?}",
+            view.lines
+        );
+        assert!(
+            view.lines.iter().any(|l| l == "Say hello, then the name."),
+            "{:?}",
+            view.lines
+        );
+    });
+}

@@ -55,6 +55,7 @@ mod tests {
             counts,
             sandbox: None,
             roots: None,
+            skills: false,
         }
     }
 

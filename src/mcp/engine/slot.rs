@@ -504,6 +504,7 @@ impl Slot {
         rt.tools = None;
         rt.resources = None;
         rt.prompts = None;
+        rt.skills = identity.capabilities.supports_skills();
         let live = Arc::new(Live {
             redactor: conn.redactor().clone(),
             conn: tokio::sync::RwLock::new(conn),
