@@ -68,10 +68,16 @@ pub enum Ctx {
     Pager,
     /// The box with the keys of the component in front (`F1` in the editor and the form).
     KeyHelp,
+    /// The tools search is typed (characters type into the query).
+    ToolSearch,
+    /// A list's filter is typed (characters type into the query).
+    Filter,
+    /// The result viewer's search is typed (characters type into the query).
+    TextSearch,
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 32] = [
+pub const ALL_CTX: [Ctx; 35] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -104,6 +110,9 @@ pub const ALL_CTX: [Ctx; 32] = [
     Ctx::TasksView,
     Ctx::RootsView,
     Ctx::KeyHelp,
+    Ctx::ToolSearch,
+    Ctx::Filter,
+    Ctx::TextSearch,
 ];
 
 /// A context's name in a keymap file.
@@ -141,6 +150,9 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::RootsView => "roots_view",
         Ctx::Pager => "pager",
         Ctx::KeyHelp => "key_help",
+        Ctx::ToolSearch => "tool_search",
+        Ctx::Filter => "filter",
+        Ctx::TextSearch => "text_search",
     }
 }
 
@@ -179,5 +191,8 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::RootsView => "roots view",
         Ctx::Pager => "spill pager",
         Ctx::KeyHelp => "keys of a view",
+        Ctx::ToolSearch => "tools search",
+        Ctx::Filter => "list filter",
+        Ctx::TextSearch => "text search",
     }
 }

@@ -189,6 +189,7 @@ mod tests {
                 })
                 .collect(),
             annotations: Vec::new(),
+            raw: None,
         };
         app.update(Msg::Done {
             id: *id,
