@@ -31,8 +31,8 @@ fn inline_view(text_view: ResultView, frame: &str) -> ResultView {
     let lines = frame.lines().map(|l| sanitize(l).into_owned()).collect();
     let title = format!("{} · raw JSON as sent", text_view.title);
     let mut raw = ResultView::new(title, lines, None, Vec::new());
-    raw.model = text_view.model.clone();
-    raw.spills = text_view.spills.clone();
+    raw.model.clone_from(&text_view.model);
+    raw.spills.clone_from(&text_view.spills);
     raw.text_view = Some(Box::new(text_view));
     raw
 }
