@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: whole results, at 80x24. The fixture (run with `--big-resources`) lists a 1 MB
 # and a 160 KB text resource. Reading the 1 MB one shows its preview; End opens the whole text
-# from its spill at its true last line. `y` on the 160 KB one copies all of it: through OSC 52
+# from its spill at its true last line, and `J` its raw JSON, whose end `End` reaches. `y` on
+# the 160 KB one copies all of it: through OSC 52
 # here (no system clipboard), which tmux keeps as a paste buffer (`set-clipboard on`).
 # Waits poll the screen with a bound; nothing relies on a fixed delay.
 # Usage: tests/console_tmux_whole.sh path/to/mcpdeck path/to/fixture
@@ -57,6 +58,15 @@ $T send-keys -t e2e Enter
 wait_for "match at line 26500"
 $T send-keys -t e2e Escape
 wait_gone "of 53001"
+# J: the answer as the server sent it. A 1 MB frame is a raw spill, opened in the pager at its
+# first line (the frame's start); End reaches the frame's end, where the resource's last line
+# is (the frame is one line of 1 MB, read in 16 KiB lines and wrapped, hence `wait_joined`).
+$T send-keys -t e2e J
+wait_for '{"jsonrpc":"2.0"'
+$T send-keys -t e2e End
+wait_joined 'thelastlineofbig-1mb'
+$T send-keys -t e2e Escape
+wait_for "big-1mb line 000001"
 
 # The 160 KB resource (the second in the list): y copies all of it.
 $T send-keys -t e2e Escape

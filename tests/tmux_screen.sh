@@ -28,3 +28,14 @@ wait_gone() {
     done
     fail "still saw '$1'"
 }
+
+# wait_joined TEXT [SECONDS]: until TEXT is on screen with spaces, line ends and box edges
+# removed (TEXT written without spaces), for a line the view wraps across screen rows.
+wait_joined() {
+    local deadline=$((SECONDS + ${2:-20}))
+    while ((SECONDS < deadline)); do
+        if $T capture-pane -p -t e2e | tr -d ' \n│' | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    fail "did not see '$1' (joined)"
+}

@@ -78,6 +78,7 @@ impl App {
             // any other screen or when a keymap binds one for the panes.
             Action::Top
             | Action::Bottom
+            | Action::RawJson
             | Action::NextMatch
             | Action::PrevMatch
             | Action::Grant

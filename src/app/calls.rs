@@ -35,8 +35,8 @@ impl App {
                     let schema = desc.input_schema.clone();
                     let compiled = desc.arguments.as_ref().map(|c| c.0.clone());
                     let target = Target::Tool(d.tool.clone());
-                    self.screen =
-                        Screen::Form(Form::with_arguments(&d.server, target, schema, compiled));
+                    let form = Form::with_arguments(&d.server, target, schema, compiled);
+                    self.screen = Screen::Form(form.with_meta_field());
                     self.last_detail = Some(d);
                 } else {
                     self.call_when_described = true;
@@ -80,7 +80,9 @@ impl App {
     pub(super) fn on_submit(&mut self) -> Vec<Effect> {
         let (form, value) = match std::mem::replace(&mut self.screen, Screen::Browse) {
             Screen::Form(mut form) => {
-                if let Ok(v) = form.value() {
+                // Both checked, so every error shows at once.
+                let (value, meta) = (form.value(), form.meta());
+                if let (Ok(v), Ok(_)) = (value, meta) {
                     (form, v)
                 } else {
                     self.screen = Screen::Form(form);
@@ -91,7 +93,7 @@ impl App {
                 let text = area.lines().join("\n");
                 let error = match serde_json::from_str::<serde_json::Value>(&text) {
                     Ok(v) if v.is_object() => {
-                        if form.validate(&v).is_ok() {
+                        if form.validate(&v).is_ok() && form.meta().is_ok() {
                             form.fill(&v);
                             let args = v;
                             return self.start_call(form, &args);
@@ -156,22 +158,27 @@ impl App {
             },
         };
         form.errors.clear();
+        // Checked on submit; nothing to attach when it does not parse.
+        let meta = form.meta().unwrap_or_default();
         let effect = match request {
-            // A task is the operator's call: run as one, with the form's arguments as given.
-            ProxyRequest::ToolsCall { server, tool, args } if form.as_task => Effect::Engine {
-                id,
-                request: crate::mcp::EngineRequest::operator(
-                    server,
-                    crate::mcp::OperatorOp::Call {
-                        tool,
-                        args: crate::mcp::engine::CallArgs::Given(args),
-                        options: crate::mcp::engine::CallOptions {
-                            as_task: true,
-                            ..crate::mcp::engine::CallOptions::default()
+            // A task or a call with `_meta` entries is the operator's call, with the form's
+            // arguments as given.
+            ProxyRequest::ToolsCall { server, tool, args } if form.as_task || !meta.is_empty() => {
+                Effect::Engine {
+                    id,
+                    request: crate::mcp::EngineRequest::operator(
+                        server,
+                        crate::mcp::OperatorOp::Call {
+                            tool,
+                            args: crate::mcp::engine::CallArgs::Given(args),
+                            options: crate::mcp::engine::CallOptions {
+                                as_task: form.as_task,
+                                meta,
+                            },
                         },
-                    },
-                ),
-            },
+                    ),
+                }
+            }
             request => Effect::Engine {
                 id,
                 request: crate::mcp::EngineRequest::Agent(request),

@@ -48,6 +48,14 @@ fn the_doctor_opens_on_a_file_that_exists_and_the_editor_returns_to_it() {
         text: Ok("{\"mcpServers\": {}}\n".to_owned()),
     });
     assert!(matches!(app.overlay, Some(Overlay::Editor(_))));
+    // What the keymap says `Esc` does here is what it does.
+    let esc = app
+        .keymap
+        .hints(&[super::keymap::Ctx::Editor])
+        .into_iter()
+        .find(|(k, _)| k == "Esc")
+        .map(|(_, d)| d.to_owned());
+    assert_eq!(esc.as_deref(), Some("back to the doctor / tab (discards)"));
     app.update(key(KeyCode::Esc));
     assert!(
         matches!(

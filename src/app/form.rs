@@ -25,6 +25,8 @@ pub enum FieldKind {
     Enum(Vec<Value>),
     /// Any JSON (objects, arrays, unions), typed as JSON text.
     Json,
+    /// Not an argument: the call's `_meta` entries (`app::form_meta`).
+    Meta,
 }
 
 /// One form field.
@@ -289,7 +291,7 @@ impl Form {
     pub fn value(&mut self) -> Result<Value, Invalid> {
         let mut map = Map::new();
         let mut failed = false;
-        for field in &mut self.fields {
+        for field in self.fields.iter_mut().filter(|f| f.kind != FieldKind::Meta) {
             field.error = None;
             match parse_field(field, &self.arguments) {
                 Ok(Some(v)) => {
@@ -353,7 +355,7 @@ impl Form {
         let Some(map) = value.as_object() else {
             return;
         };
-        for field in &mut self.fields {
+        for field in self.fields.iter_mut().filter(|f| f.kind != FieldKind::Meta) {
             field.error = None;
             field.value = match map.get(&field.key) {
                 None => String::new(),
@@ -396,10 +398,12 @@ fn parse_field(field: &Field, arguments: &ToolArguments) -> Result<Option<Value>
         FieldKind::Integer => "not an integer".to_owned(),
         FieldKind::Bool => "true or false".to_owned(),
         FieldKind::Enum(_) => "not one of the allowed values".to_owned(),
-        FieldKind::Text | FieldKind::Json => match serde_json::from_str::<Value>(text) {
-            Err(e) => format!("invalid JSON: {e}"),
-            Ok(_) => format!("must be {}", arguments.types(&field.key).join(" or ")),
-        },
+        FieldKind::Text | FieldKind::Json | FieldKind::Meta => {
+            match serde_json::from_str::<Value>(text) {
+                Err(e) => format!("invalid JSON: {e}"),
+                Ok(_) => format!("must be {}", arguments.types(&field.key).join(" or ")),
+            }
+        }
     })
 }
 

@@ -70,10 +70,16 @@ pub enum Ctx {
     KeyHelp,
     /// The Skills tab has focus.
     SkillsTab,
+    /// The tools search is typed (characters type into the query).
+    ToolSearch,
+    /// A list's filter is typed (characters type into the query).
+    Filter,
+    /// The result viewer's search is typed (characters type into the query).
+    TextSearch,
 }
 
 /// Every context, in the order the help overlay lists them.
-pub const ALL_CTX: [Ctx; 33] = [
+pub const ALL_CTX: [Ctx; 36] = [
     Ctx::Global,
     Ctx::Servers,
     Ctx::List,
@@ -107,6 +113,9 @@ pub const ALL_CTX: [Ctx; 33] = [
     Ctx::RootsView,
     Ctx::KeyHelp,
     Ctx::SkillsTab,
+    Ctx::ToolSearch,
+    Ctx::Filter,
+    Ctx::TextSearch,
 ];
 
 /// A context's name in a keymap file.
@@ -145,6 +154,9 @@ pub fn ctx_key(ctx: Ctx) -> &'static str {
         Ctx::Pager => "pager",
         Ctx::KeyHelp => "key_help",
         Ctx::SkillsTab => "skills",
+        Ctx::ToolSearch => "tool_search",
+        Ctx::Filter => "filter",
+        Ctx::TextSearch => "text_search",
     }
 }
 
@@ -184,5 +196,8 @@ pub fn ctx_name(ctx: Ctx) -> &'static str {
         Ctx::Pager => "spill pager",
         Ctx::KeyHelp => "keys of a view",
         Ctx::SkillsTab => "skills",
+        Ctx::ToolSearch => "tools search",
+        Ctx::Filter => "list filter",
+        Ctx::TextSearch => "text search",
     }
 }

@@ -153,4 +153,5 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("log_level_up", Action::LogLevelUp),
     ("log_level_down", Action::LogLevelDown),
     ("subscribe", Action::Subscribe),
+    ("raw_json", Action::RawJson),
 ];

@@ -154,6 +154,8 @@ pub enum Action {
     Subscribe,
     /// Open a registered panel (an index into `app::panels::PANELS`).
     Panel(u8),
+    /// Switch a result between its text and its raw JSON as the server sent it.
+    RawJson,
 }
 
 /// One binding.

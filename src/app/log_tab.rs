@@ -104,11 +104,7 @@ pub struct LogLine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
-    }
+    use crate::app::QueryKey;
 
     #[test]
     fn the_log_tab_moves_back_in_time_and_filters_by_typing() {
@@ -117,14 +113,14 @@ mod tests {
         assert_eq!(log.list.sel, 1, "up goes back from the newest line");
         log.update(TabMsg::StartFilter);
         assert_eq!(log.list.sel, 0);
-        log.update(TabMsg::FilterKey(key(KeyCode::Char('x'))));
+        log.update(TabMsg::FilterKey(QueryKey::Type('x')));
         assert_eq!(
             log.list.filter.as_ref().map(|f| f.query.as_str()),
             Some("x")
         );
-        log.update(TabMsg::FilterKey(key(KeyCode::Up)));
+        log.update(TabMsg::FilterKey(QueryKey::Move(-1)));
         assert_eq!(log.list.sel, 1);
-        log.update(TabMsg::FilterKey(key(KeyCode::Esc)));
+        log.update(TabMsg::FilterKey(QueryKey::Clear));
         assert_eq!(log.list.filter, None);
     }
 }

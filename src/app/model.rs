@@ -56,6 +56,10 @@ pub struct ResultView {
     pub links: Vec<super::result_links::LinkRow>,
     /// The highlighted link while the list of links is open.
     pub link_pick: Option<usize>,
+    /// The response frame as the server sent it, for the raw JSON view (`app::raw_json`).
+    pub raw: Option<crate::mcp::results::RawJson>,
+    /// Set on the raw JSON view: the text view it returns to.
+    pub text_view: Option<Box<ResultView>>,
 }
 
 impl ResultView {
@@ -77,6 +81,8 @@ impl ResultView {
             fold,
             pointers: Vec::new(),
             plain: Vec::new(),
+            raw: None,
+            text_view: None,
         };
         view.fold_at = view.lines.len();
         let printed = view
@@ -322,6 +328,7 @@ pub fn result_view(outcome: &Outcome) -> ResultView {
     view.error = error;
     view.spills = spills;
     view.links = super::result_links::link_rows(outcome);
+    view.raw = super::raw_json::raw_of(outcome);
     view
 }
 

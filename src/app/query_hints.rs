@@ -1,37 +1,67 @@
-//! The footer while a query is typed (the tool search, a list's filter, the result's search):
-//! every character goes into the query there, so the keymap's hints of the list underneath
-//! (`c call`, `/ search`) do not apply. These are the keys the query handlers take
-//! (`on_search_key`, `on_filter_key`, `on_result_search_key`), which own those keys outright.
+//! Typing a query (the tool search, a list's filter, the result's search): characters and
+//! Backspace edit the query, and the few keys that act on it come from the keymap's contexts
+//! `tool_search`, `filter` and `text_search` ([`App::query_key`]). The footer there shows those
+//! contexts' hints after a lead naming what is typed, so the keymap underneath (`c call`,
+//! `/ search`) never shows while its keys would type.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::App;
+use super::keymap::{Action, Ctx};
+
+/// A key typed into a query, as the keymap of its context reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryKey {
+    /// A character typed into the query.
+    Type(char),
+    /// Backspace: the query's last character goes.
+    Erase,
+    /// Move the selection by this many rows (`up` / `down`).
+    Move(isize),
+    /// Stop typing and keep the query (`open`: a list opens its entry).
+    Keep,
+    /// Drop the query (`back`).
+    Clear,
+    /// A key that does nothing here.
+    Ignore,
+}
 
 impl App {
-    /// The hints while a query is typed, or `None` when keys go through the keymap.
-    pub fn query_hints(&self) -> Option<Vec<(String, &'static str)>> {
-        let hint = |k: &str, d: &'static str| (k.to_owned(), d);
+    /// What `key` does in the query context `ctx`: its binding there, else it types.
+    pub(super) fn query_key(&self, ctx: Ctx, key: &KeyEvent) -> QueryKey {
+        match self.keymap.lookup(&[ctx], key) {
+            Some(Action::Back) => QueryKey::Clear,
+            Some(Action::Open | Action::Submit) => QueryKey::Keep,
+            Some(Action::Up) => QueryKey::Move(-1),
+            Some(Action::Down) => QueryKey::Move(1),
+            _ => match key.code {
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    QueryKey::Type(c)
+                }
+                KeyCode::Backspace => QueryKey::Erase,
+                _ => QueryKey::Ignore,
+            },
+        }
+    }
+
+    /// The query context keys go to now, and what the footer says is typed there.
+    fn query_context(&self) -> Option<(Ctx, &'static str)> {
         if self.searching() {
-            return Some(vec![
-                hint("type", "search tools"),
-                hint("↑↓", "move"),
-                hint("Enter", "keep the query"),
-                hint("Esc", "clear the search"),
-            ]);
+            Some((Ctx::ToolSearch, "search tools"))
+        } else if self.filtering() {
+            Some((Ctx::Filter, "filter"))
+        } else if self.result_searching() {
+            Some((Ctx::TextSearch, "search the text"))
+        } else {
+            None
         }
-        if self.filtering() {
-            return Some(vec![
-                hint("type", "filter"),
-                hint("↑↓", "move"),
-                hint("Enter", "open"),
-                hint("Esc", "clear the filter"),
-            ]);
-        }
-        if self.result_searching() {
-            return Some(vec![
-                hint("type", "search the text"),
-                hint("Enter", "keep the query (n/N move)"),
-                hint("Esc", "drop the search"),
-            ]);
-        }
-        None
+    }
+
+    /// The hints while a query is typed, or `None` when keys go through the keymap.
+    pub fn query_hints(&self) -> Option<Vec<(String, &str)>> {
+        let (ctx, typed) = self.query_context()?;
+        let mut hints = vec![("type".to_owned(), typed)];
+        hints.extend(self.keymap.hints(&[ctx]));
+        Some(hints)
     }
 }

@@ -2,11 +2,11 @@
 //! moving the fold cursor, and opening the spill a truncated result names.
 
 use super::ResultScreen;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
 use super::keymap::{Action, Ctx};
-use super::{App, Effect, ResultView, Screen};
+use super::{App, Effect, QueryKey, ResultView, Screen};
 
 /// The text area of a result view inside the main pane's `body`: below the header rows, above
 /// the position row, left of the scrollbar. Drawing uses the same split.
@@ -35,6 +35,7 @@ impl App {
         match action {
             Action::Call => form.is_some(),
             Action::Fold | Action::FoldAll => view.fold.is_some() && !view.show_model,
+            Action::RawJson => view.raw.is_some() || view.text_view.is_some(),
             _ => true,
         }
     }
@@ -69,6 +70,7 @@ impl App {
     /// A key typed into the result viewer's search: Enter keeps the query (n/N move), Esc
     /// drops the search.
     pub(super) fn on_result_search_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let key = self.query_key(Ctx::TextSearch, &key);
         self.layout_result();
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return Vec::new();
@@ -84,18 +86,18 @@ impl App {
         let Some(search) = viewer.search.as_mut() else {
             return Vec::new();
         };
-        match key.code {
-            KeyCode::Esc => viewer.search = None,
-            KeyCode::Enter => search.editing = false,
-            KeyCode::Backspace => {
+        match key {
+            QueryKey::Clear => viewer.search = None,
+            QueryKey::Keep => search.editing = false,
+            QueryKey::Erase => {
                 search.query.pop();
                 viewer.find(body);
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            QueryKey::Type(c) => {
                 search.query.push(c);
                 viewer.find(body);
             }
-            _ => {}
+            QueryKey::Move(_) | QueryKey::Ignore => {}
         }
         Vec::new()
     }
@@ -103,6 +105,9 @@ impl App {
     /// A result screen's own action: its link list first when open, then the viewer.
     pub(super) fn on_result(&mut self, msg: ResultMsg) -> Vec<Effect> {
         if let Some(effects) = self.on_link_list(msg) {
+            return effects;
+        }
+        if let Some(effects) = self.on_raw_json(msg) {
             return effects;
         }
         self.layout_result();
@@ -161,6 +166,8 @@ impl App {
             ResultMsg::Open => return self.open_from_result(),
             ResultMsg::Back => return self.on_back(),
             ResultMsg::Copy => return self.on_copy(),
+            // Taken by `on_raw_json` above.
+            ResultMsg::RawJson => {}
         }
         Vec::new()
     }
@@ -181,6 +188,7 @@ pub enum ResultMsg {
     Open,
     Back,
     Copy,
+    RawJson,
 }
 
 impl ResultMsg {
@@ -199,6 +207,7 @@ impl ResultMsg {
             Action::Open => Self::Open,
             Action::Back => Self::Back,
             Action::Copy => Self::Copy,
+            Action::RawJson => Self::RawJson,
             _ => return None,
         })
     }

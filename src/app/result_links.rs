@@ -97,7 +97,8 @@ impl App {
             | ResultMsg::Search
             | ResultMsg::NextMatch
             | ResultMsg::PrevMatch
-            | ResultMsg::Copy => return None,
+            | ResultMsg::Copy
+            | ResultMsg::RawJson => return None,
         }
         Some(Vec::new())
     }
@@ -217,6 +218,7 @@ mod tests {
                 })
                 .collect(),
             annotations: Vec::new(),
+            raw: None,
         };
         app.update(Msg::Done {
             id: *id,

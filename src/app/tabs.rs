@@ -9,8 +9,6 @@
 
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 pub use super::log_tab::{LogFilter, LogTab};
 pub use super::tools_tab::{Search, ToolsTab};
 use super::{Effect, Load, ReqId, Tab, ToolRow};
@@ -42,8 +40,8 @@ pub enum TabMsg {
     Clamp(usize),
     /// `/`: start typing a filter.
     StartFilter,
-    /// A key typed into the filter (not Enter, which the app turns into opening the entry).
-    FilterKey(KeyEvent),
+    /// A key typed into the filter (not `Keep`, which the app turns into opening the entry).
+    FilterKey(super::QueryKey),
     /// The catalog belonged to a connection that is gone: ask again when next shown.
     Forget,
 }
@@ -108,23 +106,24 @@ impl ListState {
         Vec::new()
     }
 
-    fn on_filter_key(&mut self, key: KeyEvent, flip: impl Fn(isize) -> isize) {
+    fn on_filter_key(&mut self, key: super::QueryKey, flip: impl Fn(isize) -> isize) {
+        use super::QueryKey;
         let Some(filter) = self.filter.as_mut() else {
             return;
         };
-        match key.code {
-            KeyCode::Esc => self.filter = None,
-            KeyCode::Up => self.sel = self.sel.saturating_add_signed(flip(-1)),
-            KeyCode::Down => self.sel = self.sel.saturating_add_signed(flip(1)),
-            KeyCode::Backspace => {
+        match key {
+            QueryKey::Clear => self.filter = None,
+            QueryKey::Move(delta) => self.sel = self.sel.saturating_add_signed(flip(delta)),
+            QueryKey::Erase => {
                 filter.query.pop();
                 self.sel = 0;
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            QueryKey::Type(c) => {
                 filter.query.push(c);
                 self.sel = 0;
             }
-            _ => {}
+            QueryKey::Keep => filter.editing = false,
+            QueryKey::Ignore => {}
         }
     }
 }
@@ -476,11 +475,6 @@ pub fn prompt_rows(list: &PromptList) -> Vec<PromptRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::KeyEvent;
-
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
-    }
 
     #[test]
     fn a_catalog_tab_loads_once_and_again_after_forget() {
@@ -529,7 +523,10 @@ mod tests {
         ]));
         pane.update(Tab::Resources, TabMsg::StartFilter);
         for c in "user".chars() {
-            pane.update(Tab::Resources, TabMsg::FilterKey(key(KeyCode::Char(c))));
+            pane.update(
+                Tab::Resources,
+                TabMsg::FilterKey(crate::app::QueryKey::Type(c)),
+            );
         }
         let names: Vec<(&str, bool)> = pane
             .resources

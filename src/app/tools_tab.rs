@@ -2,12 +2,10 @@
 //! engine-side ranked search over it, and what is asked once the catalog is in (token costs,
 //! drift from the pins, the poisoning scan's marks). Drawn by `ui::tools_tab`.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use super::tabs::{CatalogLoad, ListState, TabMsg, Tools, catalog_update, settle_catalog};
-use super::{Effect, Load, ReqId};
 use crate::mcp::api::{ToolList, ToolSearch};
 use crate::mcp::catalog::summary::ToolSummary;
+use super::{Effect, Load, QueryKey, ReqId};
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
@@ -86,31 +84,28 @@ impl ToolsTab {
 
     /// A key typed into the search: the query changes and, when it is not blank, a search with
     /// `id` is asked for.
-    pub fn on_search_key(&mut self, key: KeyEvent, server: &str, id: ReqId) -> Vec<Effect> {
+    pub fn on_search_key(&mut self, key: QueryKey, server: &str, id: ReqId) -> Vec<Effect> {
         let Some(search) = self.search.as_mut() else {
             return Vec::new();
         };
-        match key.code {
-            KeyCode::Esc => {
+        match key {
+            QueryKey::Clear => {
                 self.search = None;
                 return Vec::new();
             }
-            KeyCode::Enter => {
+            QueryKey::Keep => {
                 search.editing = false;
                 return Vec::new();
             }
-            KeyCode::Up | KeyCode::Down => {
-                let delta = if key.code == KeyCode::Up { -1 } else { 1 };
+            QueryKey::Move(delta) => {
                 self.list.sel = self.list.sel.saturating_add_signed(delta);
                 return Vec::new();
             }
-            KeyCode::Backspace => {
+            QueryKey::Erase => {
                 search.query.pop();
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                search.query.push(c);
-            }
-            _ => return Vec::new(),
+            QueryKey::Type(c) => search.query.push(c),
+            QueryKey::Ignore => return Vec::new(),
         }
         self.list.sel = 0;
         if search.query.trim().is_empty() {
@@ -159,20 +154,12 @@ pub fn search_rows(search: &ToolSearch) -> Vec<ToolRow> {
 mod tests {
     use super::*;
 
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
-    }
-
     #[test]
     fn a_blank_search_asks_nothing_and_a_query_asks_with_the_id() {
         let mut tools = ToolsTab::default();
         tools.start_search();
-        assert!(
-            tools
-                .on_search_key(key(KeyCode::Char(' ')), "s", 7)
-                .is_empty()
-        );
-        let effects = tools.on_search_key(key(KeyCode::Char('a')), "s", 8);
+        assert!(tools.on_search_key(QueryKey::Type(' '), "s", 7).is_empty());
+        let effects = tools.on_search_key(QueryKey::Type('a'), "s", 8);
         assert!(matches!(
             effects.as_slice(),
             [Effect::Engine {

@@ -230,7 +230,8 @@ impl App {
     /// A key typed into a list filter: typing narrows, arrows move, Enter opens the highlighted
     /// entry (the filter stays), Esc clears the filter.
     pub(super) fn on_filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if key.code == KeyCode::Enter {
+        let key = self.query_key(Ctx::Filter, &key);
+        if key == super::QueryKey::Keep {
             let tab = self.tab;
             if let Some(filter) = self
                 .pane_mut()
@@ -252,6 +253,7 @@ impl App {
             return Vec::new();
         };
         let id = self.next_id;
+        let key = self.query_key(Ctx::ToolSearch, &key);
         let Some(pane) = self.panes.get_mut(&server) else {
             return Vec::new();
         };
@@ -260,8 +262,8 @@ impl App {
             let registered = self.id(super::Waiter::Search(server));
             debug_assert_eq!(registered, id);
         }
-        // Enter ends the search and opens the highlighted match, as in every list's filter.
-        if key.code == KeyCode::Enter {
+        // Keeping the query opens the highlighted match, as in every list's filter.
+        if key == super::QueryKey::Keep {
             return self.on_open();
         }
         effects

@@ -4,29 +4,10 @@
 
 use serde_json::{Map, Value};
 
-/// The `--meta` entries of a call: `key=value` (a string) or `key:=JSON`, each key once.
+/// The `--meta` entries of a call: `key=value` (a string) or `key:=JSON`, each key once (the
+/// engine's one parser, which the console's form uses too).
 pub fn meta_entries(raw: &[String]) -> Result<Map<String, Value>, String> {
-    let mut out = Map::new();
-    for arg in raw {
-        let (key, value) = match arg.split_once(":=") {
-            Some((key, json)) if !key.contains('=') => (
-                key,
-                serde_json::from_str(json)
-                    .map_err(|e| format!("`--meta {key}:=` needs JSON: {e}"))?,
-            ),
-            _ => {
-                let Some((key, text)) = arg.split_once('=') else {
-                    return Err(format!("`--meta {arg}` is not key=value or key:=JSON"));
-                };
-                (key, Value::String(text.to_owned()))
-            }
-        };
-        let key = checked_key(key)?;
-        if out.insert(key.clone(), value).is_some() {
-            return Err(format!("`--meta {key}` is given twice"));
-        }
-    }
-    Ok(out)
+    crate::mcp::engine::CallOptions::parse_meta(raw).map_err(|e| format!("--meta: {e}"))
 }
 
 fn checked_key(key: &str) -> Result<String, String> {

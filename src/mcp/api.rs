@@ -234,6 +234,10 @@ pub struct ToolCall {
     /// shows, each as an `[annotations: …]` line before its block).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub annotations: Vec<crate::mcp::results::BlockAnnotations>,
+    /// The response frame as the server sent it (secrets redacted), for the console's raw
+    /// JSON view; never serialised (`--json` is the typed result).
+    #[serde(skip)]
+    pub raw: Option<crate::mcp::results::RawJson>,
 }
 
 /// A spill as a result names it.
@@ -299,6 +303,10 @@ pub struct ResourceRead {
     pub reference: String,
     /// The body as an agent sees it (wrapped as untrusted data, bounded).
     pub text: String,
+    /// The response frame as the server sent it (secrets redacted), for the console's raw
+    /// JSON view; never serialised.
+    #[serde(skip)]
+    pub raw: Option<crate::mcp::results::RawJson>,
 }
 
 /// `prompts.list`.
@@ -320,6 +328,10 @@ pub struct PromptGet {
     pub text: String,
     /// How many messages the server returned.
     pub messages: usize,
+    /// The response frame as the server sent it (secrets redacted), for the console's raw
+    /// JSON view; never serialised.
+    #[serde(skip)]
+    pub raw: Option<crate::mcp::results::RawJson>,
 }
 
 /// `reconnect`.
@@ -431,6 +443,10 @@ mod tests {
                     last_modified: None,
                 },
             }],
+            // Nor the frame as the server sent it.
+            raw: Some(crate::mcp::results::RawJson::Inline(
+                "{\"id\":1}".to_owned(),
+            )),
         });
         assert_eq!(
             call.to_value(),
@@ -442,6 +458,7 @@ mod tests {
         let read = OpResult::Read(ResourceRead {
             reference: "mcp-resource-x".to_owned(),
             text: "body".to_owned(),
+            raw: Some(crate::mcp::results::RawJson::Inline("{}".to_owned())),
         });
         assert_eq!(
             read.to_value(),

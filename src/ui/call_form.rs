@@ -36,7 +36,7 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
             ));
         }
     }
-    if form.fields.is_empty() {
+    if form.fields.iter().all(|f| f.kind == FieldKind::Meta) {
         lines.push(Line::styled(
             "No arguments. Enter runs it.",
             Style::new().fg(theme().dim),
@@ -51,6 +51,7 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
             FieldKind::Bool => "bool ␣",
             FieldKind::Enum(_) => "enum ␣",
             FieldKind::Json => "json",
+            FieldKind::Meta => "key=value …",
         };
         let star = if f.required { "*" } else { "" };
         let null = if f.nullable { "|null" } else { "" };

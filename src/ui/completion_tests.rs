@@ -118,6 +118,7 @@ fn result_links_list() {
                     spills: Vec::new(),
                     links,
                     annotations: Vec::new(),
+                    raw: None,
                 }),
                 text,
                 spills: Vec::new(),

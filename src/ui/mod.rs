@@ -157,6 +157,8 @@ mod live_tests;
 #[cfg(test)]
 mod pager_tests;
 #[cfg(test)]
+mod raw_json_tests;
+#[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
 mod scan_marks_tests;

@@ -10,7 +10,7 @@ use super::tests::{draw, snapshot_all, tools_app};
 use crate::app::Load;
 use crate::app::auth::AuthState;
 use crate::app::auth_tests::auth_app;
-use crate::app::testkit::{app_with, ch, key};
+use crate::app::testkit::{app_with, ch, ctrl, key};
 
 #[test]
 fn servers_sharing_a_prefix() {
@@ -66,4 +66,31 @@ fn the_footer_in_a_search_shows_the_keys_that_work_there() {
     snapshot_all("tool_search_typing", &mut app);
     app.update(key(KeyCode::Esc));
     assert!(!footer(&app).contains("type search tools"));
+}
+
+/// The search footer is the keymap's `tool_search` context: a key remapped there is the key the
+/// footer names, and it does what the footer says; a filter's footer is its own context's.
+#[test]
+fn the_footer_in_a_query_comes_from_the_keymap() {
+    let (mut app, _d) = tools_app();
+    app.focus = crate::app::Focus::Main;
+    let problems = app.keymap.apply(
+        r#"tool_search = [{ keys = ["C-g"], action = "back", desc = "give up", hint = true }]"#,
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    app.update(ch('/'));
+    app.update(ch('x'));
+    let typing = footer(&app);
+    assert!(typing.contains("C-g give up"), "{typing}");
+    assert!(!typing.contains("Esc clear the search"), "{typing}");
+    app.update(ctrl('g'));
+    assert!(
+        app.pane().is_some_and(|p| p.tools.search.is_none()),
+        "the remapped key cleared the search"
+    );
+    app.tab = crate::app::Tab::Resources;
+    app.update(ch('/'));
+    let filtering = footer(&app);
+    assert!(filtering.contains("type filter"), "{filtering}");
+    assert!(filtering.contains("Esc clear the filter"), "{filtering}");
 }

@@ -602,3 +602,98 @@ fn the_skills_tab_lists_a_real_servers_skills_and_reads_one_verified() {
         );
     });
 }
+
+/// The raw JSON view shows a real server's answer as it sent it: `J` on a call's result shows
+/// the frame the fixture wrote, its secret (a `${PATH}` reference, resolved from this process)
+/// redacted and its escaped control character left as the two characters it was sent as;
+/// `J` again is the text.
+#[test]
+fn the_raw_key_shows_the_answer_as_the_server_sent_it() {
+    let dirs = ConsoleDirs::new();
+    let frame = dirs.write("frame", "");
+    dirs.user_servers(&serde_json::json!({"raw": {
+        "command": common::fixture(), "args": ["raw", "--case", "as-sent"],
+        "env": {"FIXTURE_SECRET": "${PATH}", "FIXTURE_FRAME_FILE": frame},
+    }}));
+    dirs.run(async |h: &mut Console| {
+        h.open_form("echo").await;
+        h.key(KeyCode::Enter);
+        let text = h.result("the result").await;
+        assert!(text.raw.is_some(), "the frame was kept");
+        h.ch('J');
+        let Screen::Result(ResultScreen { view, .. }) = &h.app.screen else {
+            panic!("{:?}", h.app.screen);
+        };
+        let sent = std::fs::read_to_string(&frame).expect("the fixture wrote its frame");
+        let path = std::env::var("PATH").expect("PATH");
+        assert!(sent.contains(&path));
+        assert_eq!(
+            view.lines,
+            [sent.replace(&path, "[redacted]")],
+            "one line, as sent, the secret redacted"
+        );
+        assert!(view.lines[0].contains(r"\u001b[2J"), "{:?}", view.lines);
+        h.ch('J');
+        let back = h.result("the text again").await;
+        assert_eq!(back.lines, text.lines);
+    });
+}
+
+/// The call form's `_meta` field reaches the server: entries typed there are in the request's
+/// `_meta` (the fixture writes what it received), the call's arguments are unchanged, and a key
+/// the protocol keeps is refused on the field, with nothing sent.
+#[test]
+fn the_forms_meta_entries_reach_the_server() {
+    let dirs = ConsoleDirs::new();
+    let seen = dirs.root.join("meta");
+    dirs.user_servers(&serde_json::json!({"fx": {
+        "command": common::fixture(), "args": ["stdio"],
+        "env": {"FIXTURE_META": seen},
+    }}));
+    dirs.run(async |h: &mut Console| {
+        h.open_form("echo").await;
+        let Screen::Form(form) = &h.app.screen else {
+            panic!("{:?}", h.app.screen);
+        };
+        let meta_at = form
+            .fields
+            .iter()
+            .position(|f| f.key == "_meta")
+            .expect("a _meta field");
+        let text_at = form
+            .fields
+            .iter()
+            .position(|f| f.key == "text")
+            .expect("text");
+        h.type_text("hi");
+        for _ in text_at..meta_at {
+            h.key(KeyCode::Down);
+        }
+        h.type_text("io.modelcontextprotocol/x=1");
+        h.key(KeyCode::Enter);
+        let Screen::Form(form) = &h.app.screen else {
+            panic!("a refused entry keeps the form: {:?}", h.app.screen);
+        };
+        assert!(
+            form.fields[meta_at]
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("kept for the protocol")),
+            "{:?}",
+            form.fields[meta_at]
+        );
+        assert!(!seen.exists(), "nothing was sent");
+        for _ in 0.."io.modelcontextprotocol/x=1".len() {
+            h.key(KeyCode::Backspace);
+        }
+        h.type_text("trace=abc n:=3");
+        h.key(KeyCode::Enter);
+        let view = h.result("the call's result").await;
+        assert!(view.error.is_none(), "{view:?}");
+        assert!(view.lines.iter().any(|l| l == "hi"), "{:?}", view.lines);
+        let line = std::fs::read_to_string(&seen).expect("the fixture saw the call");
+        let meta: serde_json::Value = serde_json::from_str(line.trim()).expect("one JSON line");
+        assert_eq!(meta["trace"], "abc", "{meta}");
+        assert_eq!(meta["n"], 3, "{meta}");
+    });
+}

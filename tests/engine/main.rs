@@ -15,6 +15,7 @@ mod engine_client_ops;
 mod messages_in_words;
 mod policy_table;
 mod props;
+mod raw_frames;
 mod results_shape;
 mod results_spill_sweep;
 mod scan_measure;

@@ -185,8 +185,9 @@ async fn connect_stdio(
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let sandboxed = |e: ConnectError| explain_sandboxed(stdio_def.sandbox.as_deref(), e);
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
-    let transport =
-        traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
+    let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic)
+        .counting(routes.clone())
+        .keeping_raw(faults.clone());
     let transport = declare::Declared::new(transport, extra);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
@@ -370,8 +371,9 @@ async fn connect_http(
     // The OAuth tokens its requests carry are secrets too, from the moment each is sent.
     let redactor = redactor.with_live(tokens);
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
-    let transport =
-        traffic::Tapped::new(transport, &sink, &redactor, traffic).counting(routes.clone());
+    let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic)
+        .counting(routes.clone())
+        .keeping_raw(faults.clone());
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {

@@ -53,6 +53,9 @@ pub struct Faults {
     replies: Mutex<Option<tokio::sync::mpsc::Sender<String>>>,
     /// Undecodable server requests answered with an error.
     answered: AtomicU64,
+    /// The requests whose response frame is kept as sent (`raw.rs`); the frame readers that
+    /// share these faults hand it over as they decode it.
+    pub(crate) raw: super::raw::RawFrames,
 }
 
 /// Errors owed to a server's undecodable requests that may wait to be written; more are

@@ -8,7 +8,8 @@
 //! JSON-RPC message) fails the request it answers at once, or, when it is a request of the
 //! server's, is answered with a JSON-RPC error for its id (see [`super::faults`]); every other
 //! line reaches rmcp as a decoded message through a small channel. It never holds more than one
-//! raw frame, and the raw bytes are dropped as soon as they are decoded.
+//! raw frame, and the raw bytes are dropped as soon as they are decoded, except the answer of a
+//! request that asked for its frame as sent (`raw.rs`), which is copied to that request's slot.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -97,6 +98,7 @@ async fn forward(
     let Some(message) = decode(line, faults) else {
         return Ok(());
     };
+    faults.raw.offer(&message, line);
     output
         .send(faults.check_discover(message))
         .await

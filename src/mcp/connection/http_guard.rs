@@ -11,7 +11,8 @@
 //! and session of the latest POST ([`GuardedClient::answering`]). A listing page sent as an event is counted before it
 //! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
 //! a listing request is posted by mcpdeck itself (`http_post`), so a page sent as a plain JSON
-//! body is counted the same way before it is decoded. An answer to `server/discover` that is not a usable
+//! body is counted the same way before it is decoded; so is a request whose answer is kept as
+//! sent (`raw.rs`), whose body or event is handed to its slot as it is decoded. An answer to `server/discover` that is not a usable
 //! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
 //! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport; a discover answer that comes only after that
@@ -304,7 +305,10 @@ fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String>
             let checked = discover::usable_answer(message);
             serde_json::to_string(&checked).ok()
         }
-        Ok(_) => Some(data),
+        Ok(message) => {
+            faults.raw.offer(&message, data.as_bytes());
+            Some(data)
+        }
         Err(err) => {
             let reason = super::faults::reason(data.as_bytes(), &err);
             let stand_in = fail_frame(data.as_bytes(), &reason, faults)?;
@@ -434,11 +438,14 @@ impl HttpLayer for GuardedClient {
         let posted = Posted::of(&message);
         self.note_initialize(&message);
         let mut listing = false;
-        if let ClientJsonRpcMessage::Request(r) = &message
-            && let Some((kind, first_page)) = Listing::of(&r.request)
-        {
-            self.faults.expect_listing(r.id.clone(), kind, first_page);
-            listing = true;
+        if let ClientJsonRpcMessage::Request(r) = &message {
+            if let Some((kind, first_page)) = Listing::of(&r.request) {
+                self.faults.expect_listing(r.id.clone(), kind, first_page);
+                listing = true;
+            }
+            // rmcp's client decodes a JSON body before anyone sees it: an answer wanted as
+            // sent is read here, like a listing, and handed over before it is decoded.
+            listing |= self.faults.raw.wants(&r.id);
         }
         let message = match &self.extra {
             Some(extra) => super::declare::with_capabilities(message, extra),

@@ -8,8 +8,9 @@
 //! `faults::check_listing`), and refused as `limit` before it is decoded when over its bounds.
 //! An SSE answer gets the same per-event cap as rmcp's own stream. Every other outcome (a
 //! challenge, 202, an expired session, an HTTP error, an unexpected content type) is reported
-//! with the error rmcp's client gives for it, so the layers above see no difference. Every
-//! other request still goes through rmcp's client.
+//! with the error rmcp's client gives for it, so the layers above see no difference. A request
+//! whose answer is kept as sent (`raw.rs`) is posted here too, and its body handed over as it is
+//! decoded. Every other request still goes through rmcp's client.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -160,7 +161,10 @@ fn decode_listing(
         return Ok(StreamableHttpPostResponse::Json(refusal, session));
     }
     match serde_json::from_slice::<ServerJsonRpcMessage>(body) {
-        Ok(message) => Ok(StreamableHttpPostResponse::Json(message, session)),
+        Ok(message) => {
+            faults.raw.offer(&message, body);
+            Ok(StreamableHttpPostResponse::Json(message, session))
+        }
         Err(err) => {
             let why = reason(body, &err);
             match fail_frame(body, &why, faults) {

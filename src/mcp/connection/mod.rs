@@ -24,6 +24,7 @@ mod http_post;
 mod listen;
 mod negotiation;
 pub(crate) mod orphans;
+pub(crate) mod raw;
 mod request;
 pub(crate) mod retry;
 mod rounds;

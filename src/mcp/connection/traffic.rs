@@ -120,6 +120,8 @@ pub(crate) struct Tapped<T> {
     tap: Option<Tap>,
     /// Progress reports are counted here as they arrive (see `events::ProgressRoutes`).
     progress: Option<super::events::ProgressRoutes>,
+    /// The faults the frame readers share, whose raw frames a request may ask for (`raw.rs`).
+    faults: Option<Arc<super::faults::Faults>>,
 }
 
 impl<T> Tapped<T> {
@@ -133,6 +135,7 @@ impl<T> Tapped<T> {
                 in_flight: Arc::default(),
             }),
             progress: None,
+            faults: None,
         }
     }
 
@@ -140,6 +143,14 @@ impl<T> Tapped<T> {
     #[must_use]
     pub(crate) fn counting(mut self, routes: super::events::ProgressRoutes) -> Self {
         self.progress = Some(routes);
+        self
+    }
+
+    /// Notes, as each request that carries a [`super::raw::RawSlot`] is sent, that its
+    /// answer's frame goes there (the readers sharing `faults` hand it over).
+    #[must_use]
+    pub(crate) fn keeping_raw(mut self, faults: Arc<super::faults::Faults>) -> Self {
+        self.faults = Some(faults);
         self
     }
 }
@@ -160,6 +171,12 @@ where
         {
             // Before the request is on the wire, so its first report finds its route.
             routes.open(token, &route);
+        }
+        if let (Some(faults), rmcp::model::JsonRpcMessage::Request(r)) = (&self.faults, &mut item)
+            && let Some(slot) = r.request.extensions_mut().remove::<super::raw::RawSlot>()
+        {
+            // Before the request is on the wire, so its answer finds its slot.
+            faults.raw.expect(r.id.clone(), slot);
         }
         if let Some(tap) = &self.tap
             && let Ok(value) = serde_json::to_value(&item)

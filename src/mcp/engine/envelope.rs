@@ -332,6 +332,7 @@ mod tests {
             spills: Vec::new(),
             links: Vec::new(),
             annotations: Vec::new(),
+            raw: None,
         });
         let outcome = Outcome {
             server: Some("fx".to_owned()),

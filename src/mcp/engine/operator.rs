@@ -486,6 +486,7 @@ pub(super) async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success
         &format!("task {}", sanitize_capped(id, 64)),
         &result,
         None,
+        None,
     )
 }
 

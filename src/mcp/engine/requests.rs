@@ -139,6 +139,46 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
+    /// `_meta` entries as the operator writes them (the CLI's `--meta` words, the console
+    /// form's `_meta` field): `key=value` (a string) or `key:=JSON`, each key once. Checked
+    /// with [`CallOptions::check_meta`] when the call is sent.
+    pub fn parse_meta<S: AsRef<str>>(
+        words: &[S],
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        use crate::mcp::sanitize::sanitize_capped;
+        let mut out = serde_json::Map::new();
+        for word in words {
+            let word = word.as_ref();
+            let (key, value) = match word.split_once(":=") {
+                Some((key, json)) if !key.contains('=') => (
+                    key,
+                    serde_json::from_str(json).map_err(|e| {
+                        format!("`{}:=` needs JSON: {e}", sanitize_capped(key, 128))
+                    })?,
+                ),
+                _ => {
+                    let Some((key, text)) = word.split_once('=') else {
+                        return Err(format!(
+                            "`{}` is not key=value or key:=JSON",
+                            sanitize_capped(word, 128)
+                        ));
+                    };
+                    (key, serde_json::Value::String(text.to_owned()))
+                }
+            };
+            if key.is_empty() {
+                return Err("a `_meta` key is empty".to_owned());
+            }
+            if out.insert(key.to_owned(), value).is_some() {
+                return Err(format!(
+                    "`_meta` key `{}` is given twice",
+                    sanitize_capped(key, 128)
+                ));
+            }
+        }
+        Ok(out)
+    }
+
     /// Refuses `_meta` keys the protocol keeps for itself: `progressToken`, and any key whose
     /// prefix (before the last `/`) has a `modelcontextprotocol` or `mcp` label, such as
     /// `io.modelcontextprotocol/protocolVersion`. Also refuses an empty key.
@@ -169,6 +209,18 @@ mod tests {
         let mut meta = serde_json::Map::new();
         meta.insert(key.to_owned(), serde_json::Value::Bool(true));
         CallOptions::check_meta(&meta)
+    }
+
+    #[test]
+    fn meta_words_are_strings_or_json_each_key_once() {
+        let meta = CallOptions::parse_meta(&["trace=a=b", "n:=3", "o:={\"k\":[1]}"]).expect("ok");
+        assert_eq!(
+            serde_json::Value::Object(meta),
+            serde_json::json!({"trace": "a=b", "n": 3, "o": {"k": [1]}})
+        );
+        for bad in [&["x"][..], &["=1"], &["n:=nope"], &["a=1", "a:=2"]] {
+            assert!(CallOptions::parse_meta(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

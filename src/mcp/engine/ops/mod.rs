@@ -146,6 +146,27 @@ fn bounded(
     Ok((visible, spills))
 }
 
+/// `request` asking for its answer's frame as the server sent it, in `slot` (see
+/// `connection::raw`).
+fn with_raw(
+    mut request: rmcp::model::ClientRequest,
+    slot: &crate::mcp::connection::raw::RawSlot,
+) -> rmcp::model::ClientRequest {
+    rmcp::model::GetExtensions::extensions_mut(&mut request).insert(slot.clone());
+    request
+}
+
+/// The raw view's copy of `frame`, when it was kept.
+fn kept_raw(
+    shape_ctx: &crate::mcp::results::ShapeContext<'_>,
+    frame: Option<Vec<u8>>,
+) -> Result<Option<crate::mcp::results::RawJson>, Failure> {
+    frame
+        .map(|f| crate::mcp::results::keep_raw(shape_ctx, &f))
+        .transpose()
+        .map_err(|e| shape_failure(crate::mcp::results::ShapeError::Io(e)))
+}
+
 fn shape_failure(e: crate::mcp::results::ShapeError) -> Failure {
     match e {
         crate::mcp::results::ShapeError::Limit(limit) => Failure::limit(limit.to_string()),

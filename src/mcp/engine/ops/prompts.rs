@@ -84,9 +84,13 @@ pub(crate) async fn get_prompt(
         .iter()
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
-    let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(
-        GetPromptRequestParams::new(name.to_owned()).with_arguments(args),
-    ));
+    let raw = crate::mcp::connection::raw::RawSlot::default();
+    let request = super::with_raw(
+        ClientRequest::GetPromptRequest(GetPromptRequest::new(
+            GetPromptRequestParams::new(name.to_owned()).with_arguments(args),
+        )),
+        &raw,
+    );
     let conn = ctx.live.conn.read().await;
     let ServerResult::GetPromptResult(result) = ctx.request(&conn, request).await? else {
         return Err(unexpected("prompts/get"));
@@ -101,6 +105,7 @@ pub(crate) async fn get_prompt(
             prompt: sanitize_capped(name, 128),
             text: shaped.text.clone(),
             messages: result.messages.len(),
+            raw: super::kept_raw(&shape_ctx, raw.take())?,
         }),
         text: shaped.text,
         spills: shaped.spills,

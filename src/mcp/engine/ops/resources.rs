@@ -10,6 +10,7 @@ use super::catalogs::declared;
 use super::{OpContext, bounded, resource_listing, shape_failure, undeclared, unexpected};
 use crate::mcp::api::{OpResult, ResourceList, ResourceRead, TemplateList, TemplateSummary};
 use crate::mcp::catalog::summarize_resources;
+use crate::mcp::connection::raw::RawSlot;
 use crate::mcp::engine::Hint;
 use crate::mcp::engine::outcome::{Failure, Success};
 use crate::mcp::results::shape_resource_read;
@@ -164,9 +165,21 @@ pub(super) async fn read_contents(
     ctx: &OpContext<'_>,
     uri: &str,
 ) -> Result<Vec<rmcp::model::ResourceContents>, Failure> {
-    let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+    read_contents_kept(ctx, uri, None).await
+}
+
+/// [`read_contents`], with the answer's frame as the server sent it in `raw` when given.
+async fn read_contents_kept(
+    ctx: &OpContext<'_>,
+    uri: &str,
+    raw: Option<&RawSlot>,
+) -> Result<Vec<rmcp::model::ResourceContents>, Failure> {
+    let mut request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
         ReadResourceRequestParams::new(uri.to_owned()),
     ));
+    if let Some(raw) = raw {
+        request = super::with_raw(request, raw);
+    }
     let conn = ctx.live.conn.read().await;
     let contents = match ctx.request(&conn, request).await? {
         ServerResult::ReadResourceResult(r) => r.contents,
@@ -183,13 +196,15 @@ pub(crate) async fn read_uri(
     label: &str,
 ) -> Result<Success, Failure> {
     let reference = label;
-    let contents = read_contents(ctx, uri).await?;
+    let raw = RawSlot::default();
+    let contents = read_contents_kept(ctx, uri, Some(&raw)).await?;
     let shape_ctx = ctx.shape_context("resources.read");
     let shaped = shape_resource_read(&shape_ctx, &contents).map_err(shape_failure)?;
     Ok(Success {
         result: OpResult::Read(ResourceRead {
             reference: reference.to_owned(),
             text: shaped.text.clone(),
+            raw: super::kept_raw(&shape_ctx, raw.take())?,
         }),
         text: shaped.text,
         spills: shaped.spills,

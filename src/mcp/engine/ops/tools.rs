@@ -10,9 +10,10 @@ use rmcp::model::{
 use serde_json::Value;
 
 use super::catalogs::relist_tools;
-use super::{OpContext, bounded, tools, unexpected};
+use super::{OpContext, bounded, tools, unexpected, with_raw};
 use crate::mcp::api::{OpResult, SpillRef, ToolCall, ToolList, ToolMatch, ToolSearch};
 use crate::mcp::catalog::ToolCatalog;
+use crate::mcp::connection::raw::RawSlot;
 use crate::mcp::connection::{Connection, max_total_for};
 use crate::mcp::engine::Hint;
 use crate::mcp::engine::outcome::{Failure, Success};
@@ -140,10 +141,12 @@ pub(crate) async fn call_tool(
         .as_ref()
         .and_then(|c| c.output_schema(tool).cloned());
     let mut conn = ctx.live.conn.read().await;
-    let result = if ctx.as_task {
-        call_as_task(ctx, &conn, tool, args).await?
+    // The answer's frame as the server sent it, for the raw view (a task's is not kept).
+    let raw = RawSlot::default();
+    let (result, frame) = if ctx.as_task {
+        (call_as_task(ctx, &conn, tool, args).await?, None)
     } else {
-        let mut answer = send_call(ctx, &conn, tool, &args).await;
+        let mut answer = send_call(ctx, &conn, tool, &args, &raw).await;
         if let Err(e) = &answer
             && header_mismatch(&conn, e)
         {
@@ -158,26 +161,26 @@ pub(crate) async fn call_tool(
             }
             schema = catalog.output_schema(tool).cloned();
             conn = ctx.live.conn.read().await;
-            answer = send_call(ctx, &conn, tool, &args).await;
+            answer = send_call(ctx, &conn, tool, &args, &raw).await;
         }
         match answer {
             Ok(ServerResult::CallToolResult(result))
                 if crate::mcp::client::tasks::result_requires_task(&result) =>
             {
                 (ctx.note)("the server runs this tool only as a task; running it as one");
-                call_as_task(ctx, &conn, tool, args).await?
+                (call_as_task(ctx, &conn, tool, args).await?, None)
             }
-            Ok(ServerResult::CallToolResult(result)) => result,
+            Ok(ServerResult::CallToolResult(result)) => (result, raw.take()),
             Ok(_) => return Err(unexpected("tools/call")),
             Err(e) if crate::mcp::client::tasks::requires_task(&e) => {
                 (ctx.note)("the server runs this tool only as a task; running it as one");
-                call_as_task(ctx, &conn, tool, args).await?
+                (call_as_task(ctx, &conn, tool, args).await?, None)
             }
             Err(e) => return Err(ctx.request_failure(&e)),
         }
     };
     drop(conn);
-    shape_call(ctx, tool, &result, schema.as_ref())
+    shape_call(ctx, tool, &result, schema.as_ref(), frame)
 }
 
 /// One `tools/call` request (with its input-required rounds).
@@ -186,13 +189,17 @@ async fn send_call(
     conn: &Connection,
     tool: &str,
     args: &serde_json::Map<String, Value>,
+    raw: &RawSlot,
 ) -> Result<ServerResult, crate::mcp::connection::RequestError> {
     let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args.clone());
     if let Some(meta) = ctx.meta {
         // rmcp adds the protocol's own entries (version, client, progress token) as it sends.
         params.meta = Some(RequestMetaObject::from(meta.clone()));
     }
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let request = with_raw(
+        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+        raw,
+    );
     let timeout = conn.request_timeout();
     conn.request_routed(
         request,
@@ -218,17 +225,20 @@ fn header_mismatch(conn: &Connection, e: &crate::mcp::connection::RequestError) 
 /// JSON-RPC `HeaderMismatch` (2026-07-28, Streamable HTTP).
 const HEADER_MISMATCH: i32 = -32020;
 
-/// Shapes a tool result (a call's, or a task's) into a success, or a `tool_error` failure.
+/// Shapes a tool result (a call's, or a task's) into a success, or a `tool_error` failure;
+/// `frame` is the answer as the server sent it, when it was kept.
 pub(crate) fn shape_call(
     ctx: &OpContext<'_>,
     tool: &str,
     result: &rmcp::model::CallToolResult,
     schema: Option<&serde_json::Map<String, Value>>,
+    frame: Option<Vec<u8>>,
 ) -> Result<Success, Failure> {
     let origin = format!("tools.call {tool}");
     let shape_ctx = ctx.shape_context(&origin);
     let shaped = shape_tool_result(&shape_ctx, result, schema)
         .map_err(|e| Failure::new(ErrorClass::Spill, format!("writing a spill failed: {e}")))?;
+    let raw = super::kept_raw(&shape_ctx, frame)?;
     let result = ToolCall {
         is_error: shaped.is_error,
         text: shaped.text.clone(),
@@ -245,6 +255,7 @@ pub(crate) fn shape_call(
             .collect(),
         links: crate::mcp::results::links::resource_links(&shape_ctx, result),
         annotations: crate::mcp::results::annotations::of_blocks(&shape_ctx, &result.content),
+        raw,
     };
     if shaped.is_error {
         let mut failure = Failure::new(

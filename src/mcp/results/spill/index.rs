@@ -188,7 +188,8 @@ impl LineIndex {
 
 /// The line of the next match of `query` (case-insensitive) in the file at `path`, searching
 /// forward from line `from` (or backward from the line before it), wrapping around. One
-/// streaming pass; a match cut by [`LINE_CAP`] is not found.
+/// streaming pass. A match that straddles a [`LINE_CAP`] cut is found on the line it starts in:
+/// the cut line's last bytes are kept and joined with the next line's first ones.
 pub fn search(path: &Path, query: &str, from: usize, forward: bool) -> io::Result<Option<usize>> {
     let query = query.to_lowercase();
     if query.is_empty() {
@@ -197,29 +198,82 @@ pub fn search(path: &Path, query: &str, from: usize, forward: bool) -> io::Resul
     let mut reader = BufReader::with_capacity(BUFFER, File::open(path)?);
     let mut line = Vec::new();
     // The first match at or after `from`, the last before it, the first and the last overall.
-    let (mut after, mut before, mut first, mut last) = (None, None, None, None);
+    let mut found = Found::default();
+    // The last bytes of the line before, when a cut (not a newline) ended it.
+    let mut cut_tail: Option<Vec<u8>> = None;
+    let reach = query.len().saturating_sub(1);
     let mut at = 0;
-    while next_line(&mut reader, &mut line)? > 0 {
+    loop {
+        let n = next_line(&mut reader, &mut line)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(tail) = cut_tail.take()
+            && straddles(&tail, &line[..line.len().min(reach)], &query)
+            && found.hit(at - 1, from, forward)
+        {
+            break;
+        }
         if String::from_utf8_lossy(&line)
             .to_lowercase()
             .contains(&query)
+            && found.hit(at, from, forward)
         {
-            first.get_or_insert(at);
-            last = Some(at);
-            if at < from {
-                before = Some(at);
-            } else if forward {
-                after = Some(at);
-                break;
-            }
+            break;
+        }
+        // A line of exactly the cap that consumed no newline was cut.
+        if line.len() == LINE_CAP && n == LINE_CAP && reach > 0 {
+            cut_tail = Some(line[LINE_CAP - reach.min(LINE_CAP)..].to_vec());
         }
         at += 1;
     }
-    Ok(if forward {
-        after.or(first)
-    } else {
-        before.or(last)
-    })
+    Ok(found.answer(forward))
+}
+
+/// Whether `query` occurs across the join of `tail` (a cut line's last bytes) and `head` (the
+/// next line's first): both are one byte shorter than the query, so any match crosses the cut.
+fn straddles(tail: &[u8], head: &[u8], query: &str) -> bool {
+    let mut joined = Vec::with_capacity(tail.len() + head.len());
+    joined.extend_from_slice(tail);
+    joined.extend_from_slice(head);
+    String::from_utf8_lossy(&joined)
+        .to_lowercase()
+        .contains(query)
+}
+
+/// The matches a search has seen: the first at or after `from`, the last before it, and the
+/// first and last overall (for wrapping).
+#[derive(Default)]
+struct Found {
+    after: Option<usize>,
+    before: Option<usize>,
+    first: Option<usize>,
+    last: Option<usize>,
+}
+
+impl Found {
+    /// Notes a match on line `at`; `true` when a forward search can stop.
+    fn hit(&mut self, at: usize, from: usize, forward: bool) -> bool {
+        self.first.get_or_insert(at);
+        self.last = Some(at);
+        if at < from {
+            self.before = Some(at);
+            false
+        } else if forward {
+            self.after = Some(at);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn answer(&self, forward: bool) -> Option<usize> {
+        if forward {
+            self.after.or(self.first)
+        } else {
+            self.before.or(self.last)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -331,6 +385,37 @@ mod tests {
             "wraps"
         );
         assert_eq!(search(p, "absent", 0, true).expect("search"), None);
+    }
+
+    #[test]
+    fn a_match_that_straddles_a_cut_is_found_on_the_line_it_starts_in() {
+        // "needle" starts three bytes before the first cut and ends after it.
+        let mut text = "x".repeat(LINE_CAP - 3);
+        text.push_str("NEEdle");
+        text.push_str(&"y".repeat(LINE_CAP));
+        text.push_str("\nafter\n");
+        let f = file(text.as_bytes());
+        let p = f.path();
+        let index = LineIndex::build(p).expect("index");
+        assert_eq!(index.lines(), 4, "two cuts, then the line after");
+        assert_eq!(search(p, "needle", 0, true).expect("search"), Some(0));
+        assert_eq!(search(p, "needle", 3, false).expect("search"), Some(0));
+        assert_eq!(
+            search(p, "needle", 1, true).expect("search"),
+            Some(0),
+            "wraps"
+        );
+        // Across a newline is no match: only a cut joins two lines.
+        let f = file(b"nee\ndle\n");
+        assert_eq!(search(f.path(), "needle", 0, true).expect("search"), None);
+        // A match wholly inside the line after a cut is that line's.
+        let mut text = "x".repeat(LINE_CAP);
+        text.push_str("needle");
+        let f = file(text.as_bytes());
+        assert_eq!(
+            search(f.path(), "needle", 0, true).expect("search"),
+            Some(1)
+        );
     }
 
     #[test]
