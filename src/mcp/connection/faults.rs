@@ -53,6 +53,8 @@ pub struct Faults {
     replies: Mutex<Option<tokio::sync::mpsc::Sender<String>>>,
     /// Undecodable server requests answered with an error.
     answered: AtomicU64,
+    /// Server requests sent as tasks, with the parameters rmcp's types drop (`task_asks`).
+    pub(crate) task_asks: super::task_asks::TaskAsks,
 }
 
 /// Errors owed to a server's undecodable requests that may wait to be written; more are
@@ -341,7 +343,10 @@ pub(crate) fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessa
         }
     }
     match serde_json::from_slice::<ServerJsonRpcMessage>(frame) {
-        Ok(message) => Some(message),
+        Ok(message) => {
+            super::task_asks::note(&message, frame, faults);
+            Some(message)
+        }
         Err(err) => fail_frame(frame, &reason(frame, &err), faults),
     }
 }

@@ -304,7 +304,10 @@ fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String>
             let checked = discover::usable_answer(message);
             serde_json::to_string(&checked).ok()
         }
-        Ok(_) => Some(data),
+        Ok(message) => {
+            super::task_asks::note(&message, data.as_bytes(), faults);
+            Some(data)
+        }
         Err(err) => {
             let reason = super::faults::reason(data.as_bytes(), &err);
             let stand_in = fail_frame(data.as_bytes(), &reason, faults)?;
