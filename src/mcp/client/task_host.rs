@@ -26,7 +26,7 @@ use super::handler;
 use crate::mcp::sanitize::sanitize_capped;
 
 /// The most tasks one connection hosts at once; a server asking for more is refused.
-pub const MAX_HOSTED: usize = 64;
+pub(crate) const MAX_HOSTED: usize = 64;
 /// The poll interval suggested to the server.
 const POLL_MS: u64 = 500;
 /// The longest a hosted task is kept when the server names no `ttl` (or a longer one).
@@ -82,7 +82,7 @@ impl Hosted {
 
 /// The tasks one connection hosts for its server.
 #[derive(Default)]
-pub struct TaskHost {
+pub(crate) struct TaskHost {
     tasks: Mutex<BTreeMap<String, Hosted>>,
     next: std::sync::atomic::AtomicU64,
 }

@@ -15,7 +15,9 @@ use super::events::{ClientEvents, EventSink, ProgressRoutes, ServerEvent};
 use super::handshake::{
     Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
 };
-use super::{Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, task_asks, traffic};
+use super::{
+    Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, task_asks, traffic,
+};
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{
     Grant, HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport,

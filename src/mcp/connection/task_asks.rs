@@ -23,7 +23,7 @@ const MAX_NOTED: usize = 64;
 
 /// The parameters of task-augmented server requests, by id, until rmcp takes them.
 #[derive(Debug, Default)]
-pub struct TaskAsks(Mutex<VecDeque<(RequestId, Value)>>);
+pub(crate) struct TaskAsks(Mutex<VecDeque<(RequestId, Value)>>);
 
 impl TaskAsks {
     fn put(&self, id: RequestId, params: Value) {
