@@ -186,7 +186,7 @@ pub(crate) async fn follow<P: TaskPeer>(
             note(&format!("task {shown} {}", describe(&task.task)));
         }
         poll = poll_interval(task.task.poll_interval_ms, poll);
-        last = task.task.clone();
+        last.clone_from(&task.task);
         let TaskPayload::InputRequired { input_requests } = &task.payload else {
             if task.status().is_terminal() {
                 return Ok(task);

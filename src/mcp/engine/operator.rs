@@ -436,8 +436,8 @@ fn not_in_extension(ctx: &OpContext<'_>, conn: &Connection, method: &str) -> Opt
         Failure::new(
             ErrorClass::NotSupported,
             format!(
-                "{} speaks protocol {}, whose tasks extension has no {method}: mcpdeck follows \
-                 each task on the call that created it, until it ends (nothing was sent)",
+                "{}: no {method} in protocol {}'s tasks extension; mcpdeck follows each task \
+                 on the call that created it, until it ends (nothing was sent)",
                 sanitize_capped(&ctx.slot.name, 128),
                 sanitize_capped(conn.protocol_version(), 32)
             ),
