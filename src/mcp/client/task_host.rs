@@ -225,8 +225,7 @@ impl TaskHost {
         let ended = outcome
             .wait_for(|o| !matches!(o, Outcome::Working))
             .await
-            .map(|o| o.clone())
-            .unwrap_or(Outcome::Cancelled);
+            .map_or(Outcome::Cancelled, |o| o.clone());
         let related = json!({"io.modelcontextprotocol/related-task": {"taskId": id}});
         match ended {
             Outcome::Done(mut value) => {
