@@ -187,12 +187,16 @@ fn sampling_elicitation_and_read_by_uri_over_stdio() {
     );
     assert_eq!(code, 0, "{v}");
     assert!(text(&v).contains("async answer"), "{v}");
+    // Sent as a task, answered as one: the server polled tasks/get and fetched tasks/result.
+    assert!(text(&v).contains("[COMPLETED] Async sampling"), "{v}");
+    assert!(text(&v).contains("Task created: mcpdeck-"), "{v}");
     let (code, v, stderr) = run(
         &sb,
         &["call", "everything", "trigger-elicitation-request-async"],
     );
     assert_eq!(code, 0, "{v}");
-    assert!(text(&v).contains("decline"), "{v}");
+    assert!(text(&v).contains("[DECLINED]"), "{v}");
+    assert!(!text(&v).contains("[SYNC]"), "{v}");
     assert!(stderr.contains("answered: decline"), "{stderr}");
     let (code, v, _) = run(
         &sb,

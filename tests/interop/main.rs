@@ -14,3 +14,4 @@ mod interop_cli;
 mod interop_client;
 mod interop_sandbox;
 mod modern_python;
+mod tasks_python;

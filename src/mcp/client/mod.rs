@@ -11,6 +11,7 @@ pub(crate) mod elicit;
 pub(crate) mod handler;
 pub(crate) mod roots;
 pub(crate) mod sampling;
+pub(crate) mod task_host;
 pub(crate) mod tasks;
 
 use std::future::Future;
@@ -179,10 +180,12 @@ pub fn log_line(level: &str, logger: Option<&str>, data: &Value) -> String {
 }
 
 /// The 2025-11-25 `tasks` client capability: mcpdeck answers task-augmented sampling and
-/// elicitation requests (synchronously, which the protocol allows). rmcp 3.11's typed
+/// elicitation requests as tasks (`task_host`), and lists and cancels the tasks it hosts. rmcp 3.11's typed
 /// capabilities have no field for it, so it is added to the `initialize` message on the wire.
 pub fn tasks_capability() -> Value {
     serde_json::json!({
+        "list": {},
+        "cancel": {},
         "requests": {
             "sampling": {"createMessage": {}},
             "elicitation": {"create": {}}

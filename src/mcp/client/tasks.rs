@@ -185,7 +185,7 @@ pub(crate) async fn call_as_task(
 
 /// When following a task stops: `deadline` after `started`, or the task's `ttl` when that is
 /// sooner; what it is, in words.
-fn follow_until(
+pub(crate) fn follow_until(
     (started, deadline): (tokio::time::Instant, Duration),
     ttl_ms: Option<u64>,
 ) -> (tokio::time::Instant, Duration, &'static str) {

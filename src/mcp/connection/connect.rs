@@ -15,7 +15,9 @@ use super::events::{ClientEvents, EventSink, ProgressRoutes, ServerEvent};
 use super::handshake::{
     Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
 };
-use super::{Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, traffic};
+use super::{
+    Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, task_asks, traffic,
+};
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{
     Grant, HttpDef, ProtocolChoice, ServerDef, StdioDef, Template, Transport,
@@ -185,6 +187,7 @@ async fn connect_stdio(
     let (mut process, transport) = stdio::spawn(&spec, sink.clone(), faults.clone())?;
     let sandboxed = |e: ConnectError| explain_sandboxed(stdio_def.sandbox.as_deref(), e);
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
+    let transport = task_asks::TaskAware::new(transport, faults.clone());
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic)
         .counting(routes.clone())
         .keeping_raw(faults.clone());
@@ -371,6 +374,7 @@ async fn connect_http(
     // The OAuth tokens its requests carry are secrets too, from the moment each is sent.
     let redactor = redactor.with_live(tokens);
     let (handler, routes) = client_handler(&sink, offered, client, &redactor);
+    let transport = task_asks::TaskAware::new(transport, faults.clone());
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic)
         .counting(routes.clone())
         .keeping_raw(faults.clone());

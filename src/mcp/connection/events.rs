@@ -262,6 +262,8 @@ pub(crate) struct ClientEvents {
     client: Option<ClientSide>,
     routes: ProgressRoutes,
     redactor: Option<super::Redactor>,
+    /// The tasks this connection hosts for its server (2025-11-25 task-augmented requests).
+    hosted: Arc<crate::mcp::client::task_host::TaskHost>,
 }
 
 impl ClientEvents {
@@ -278,6 +280,7 @@ impl ClientEvents {
             client,
             routes: ProgressRoutes::default(),
             redactor: None,
+            hosted: Arc::default(),
         }
     }
 
@@ -320,9 +323,16 @@ impl ClientEvents {
     }
 }
 
-/// The capabilities mcpdeck declares: everything with a broker, nothing without one.
+/// The capabilities mcpdeck declares: everything with a broker, nothing without one — except
+/// the tasks extension, which mcpdeck follows itself whoever asked (`tasks`).
 pub(crate) fn declared_capabilities(with_client: bool) -> ClientCapabilities {
     let mut caps = ClientCapabilities::default();
+    let mut extensions = rmcp::model::ExtensionCapabilities::new();
+    extensions.insert(
+        rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+        serde_json::Map::new(),
+    );
+    caps.extensions = Some(extensions);
     if with_client {
         let mut roots = RootsCapabilities::default();
         roots.list_changed = Some(true);
@@ -378,6 +388,16 @@ impl ClientHandler for ClientEvents {
         request: rmcp::model::CustomRequest,
         _cx: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        let server = self.sink.server();
+        let side = self.client.as_ref();
+        let params = request.params.as_ref();
+        if let Some(answer) = self
+            .hosted
+            .answer(side, &server, &request.method, params)
+            .await
+        {
+            return answer.map(rmcp::model::CustomResult);
+        }
         Err(handler::unreadable_request(
             self.client.as_ref(),
             &request.method,

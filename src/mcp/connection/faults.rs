@@ -56,6 +56,8 @@ pub struct Faults {
     /// The requests whose response frame is kept as sent (`raw.rs`); the frame readers that
     /// share these faults hand it over as they decode it.
     pub(crate) raw: super::raw::RawFrames,
+    /// Server requests sent as tasks, with the parameters rmcp's types drop (`task_asks`).
+    pub(crate) task_asks: super::task_asks::TaskAsks,
 }
 
 /// Errors owed to a server's undecodable requests that may wait to be written; more are
@@ -344,7 +346,10 @@ pub(crate) fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessa
         }
     }
     match serde_json::from_slice::<ServerJsonRpcMessage>(frame) {
-        Ok(message) => Some(message),
+        Ok(message) => {
+            super::task_asks::note(&message, frame, faults);
+            Some(message)
+        }
         Err(err) => fail_frame(frame, &reason(frame, &err), faults),
     }
 }

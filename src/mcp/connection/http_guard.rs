@@ -307,6 +307,7 @@ fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String>
         }
         Ok(message) => {
             faults.raw.offer(&message, data.as_bytes());
+            super::task_asks::note(&message, data.as_bytes(), faults);
             Some(data)
         }
         Err(err) => {

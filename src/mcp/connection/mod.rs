@@ -31,6 +31,8 @@ mod rounds;
 mod session_controls;
 pub(crate) mod stderr_ring;
 pub(crate) mod stdio;
+mod task_asks;
+mod tasks;
 pub(crate) mod traffic;
 
 use std::sync::Arc;

@@ -17,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    ClientRequest, InputRequiredResult, InputResponses, NumberOrString, ProgressToken, ResultType,
+    ClientRequest, InputRequests, InputResponses, NumberOrString, ProgressToken, ResultType,
     ServerResult,
 };
 use tokio::sync::mpsc;
@@ -49,7 +49,7 @@ impl Connection {
                 .await?;
             left = left.saturating_sub(started.elapsed());
             let ServerResult::InputRequiredResult(asked) = answer else {
-                return check_result_type(answer, &request);
+                return check_result_type(answer, &request, self.tasks_negotiated());
             };
             if !carries_rounds(&request) {
                 return Err(protocol(format!(
@@ -65,7 +65,9 @@ impl Connection {
                 return Err(out_of_time(max_total));
             }
             self.report_round(done + 1, progress);
-            let responses = self.answer_inputs(&asked, cancel).await?;
+            let responses = self
+                .answer_inputs(asked.input_requests.as_ref(), cancel)
+                .await?;
             round = retry_of(&request, responses, asked.request_state);
         }
         Err(too_many_rounds())
@@ -92,14 +94,14 @@ impl Connection {
         }
     }
 
-    /// Answers every input request of one round, in key order.
-    async fn answer_inputs(
+    /// Answers every input request of one round (or of a task, `tasks`), in key order.
+    pub(super) async fn answer_inputs(
         &self,
-        asked: &InputRequiredResult,
+        requests: Option<&InputRequests>,
         cancel: &CancellationToken,
     ) -> Result<InputResponses, RequestError> {
         let mut responses = InputResponses::new();
-        let Some(requests) = &asked.input_requests else {
+        let Some(requests) = requests else {
             return Ok(responses);
         };
         let handler = self.service.service();
@@ -156,12 +158,23 @@ fn retry_of(
     next
 }
 
-/// A result whose `resultType` mcpdeck does not know is invalid (absent means `complete`;
-/// `task` is left to the tasks path, which asked for it).
+/// A result whose `resultType` mcpdeck does not know is invalid (absent means `complete`).
+/// A task handle (`task`) is valid only as the answer to `tools/call` from a server that
+/// advertised the tasks extension (`tasks`); the caller follows it.
 fn check_result_type(
     result: ServerResult,
     request: &ClientRequest,
+    tasks: bool,
 ) -> Result<ServerResult, RequestError> {
+    if matches!(result, ServerResult::CreateTaskResult(_))
+        && !(tasks && matches!(request, ClientRequest::CallToolRequest(_)))
+    {
+        return Err(protocol(format!(
+            "the server answered {} with a task (resultType `task`), which only tools/call may \
+             carry, and only from a server that advertises the tasks extension",
+            request.method()
+        )));
+    }
     let kind = match &result {
         ServerResult::CallToolResult(r) => r.result_type.as_ref(),
         ServerResult::GetPromptResult(r) => r.result_type.as_ref(),
@@ -196,7 +209,7 @@ fn protocol(message: String) -> RequestError {
     ConnectError::new(ErrorClass::Protocol, message)
 }
 
-fn too_many_rounds() -> RequestError {
+pub(super) fn too_many_rounds() -> RequestError {
     ConnectError::new(
         ErrorClass::InputRounds {
             rounds: MAX_INPUT_ROUNDS,
@@ -271,11 +284,37 @@ mod tests {
         ));
         let parse = |text: &str| -> ServerResult { serde_json::from_str(text).expect("result") };
         let odd = parse(r#"{"content":[],"resultType":"later"}"#);
-        let e = check_result_type(odd, &request).expect_err("refused");
+        let e = check_result_type(odd, &request, true).expect_err("refused");
         assert_eq!(e.class, ErrorClass::Protocol);
-        assert!(check_result_type(parse(r#"{"content":[]}"#), &request).is_ok());
+        assert!(check_result_type(parse(r#"{"content":[]}"#), &request, true).is_ok());
         assert!(
-            check_result_type(parse(r#"{"content":[],"resultType":"complete"}"#), &request).is_ok()
+            check_result_type(
+                parse(r#"{"content":[],"resultType":"complete"}"#),
+                &request,
+                true
+            )
+            .is_ok()
         );
+    }
+
+    #[test]
+    fn a_task_is_valid_only_from_tools_call_with_the_extension_negotiated() {
+        let call = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("echo"),
+        ));
+        let list = ClientRequest::ListToolsRequest(ListToolsRequest::default());
+        let task = || -> ServerResult {
+            serde_json::from_str(
+                r#"{"resultType":"task","taskId":"t","status":"working",
+                    "createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z",
+                    "ttlMs":null}"#,
+            )
+            .expect("result")
+        };
+        assert!(matches!(task(), ServerResult::CreateTaskResult(_)));
+        assert!(check_result_type(task(), &call, true).is_ok());
+        let e = check_result_type(task(), &call, false).expect_err("not negotiated");
+        assert_eq!(e.class, ErrorClass::Protocol);
+        assert!(check_result_type(task(), &list, true).is_err());
     }
 }

@@ -8,7 +8,7 @@
 // legacy is what 2025-11-25 servers speak.
 #![allow(deprecated)]
 
-use crate::mcp::connection::ErrorClass;
+use crate::mcp::connection::{Connection, ErrorClass};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -429,9 +429,28 @@ fn task_failure(ctx: &OpContext<'_>, e: &crate::mcp::connection::RequestError) -
     ctx.request_failure(e)
 }
 
+/// The refusal of `tasks/list` and `tasks/result` on a 2026 session, before anything is sent:
+/// the tasks extension has neither (a task is followed on the call that created it).
+fn not_in_extension(ctx: &OpContext<'_>, conn: &Connection, method: &str) -> Option<Failure> {
+    conn.is_modern().then(|| {
+        Failure::new(
+            ErrorClass::NotSupported,
+            format!(
+                "{}: no {method} in protocol {}'s tasks extension; mcpdeck follows each task \
+                 on the call that created it, until it ends (nothing was sent)",
+                sanitize_capped(&ctx.slot.name, 128),
+                sanitize_capped(conn.protocol_version(), 32)
+            ),
+        )
+    })
+}
+
 /// `tasks/list`.
 pub(super) async fn list_tasks(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
+    if let Some(refusal) = not_in_extension(ctx, &conn, "tasks/list") {
+        return Err(refusal);
+    }
     let tasks = crate::mcp::client::tasks::list_tasks(&conn)
         .await
         .map_err(|e| task_failure(ctx, &e))?;
@@ -477,6 +496,9 @@ pub(super) async fn task(
 /// `tasks/result`: the task's tool result, shaped like a call's.
 pub(super) async fn task_result(ctx: &OpContext<'_>, id: &str) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
+    if let Some(refusal) = not_in_extension(ctx, &conn, "tasks/result") {
+        return Err(refusal);
+    }
     let result = crate::mcp::client::tasks::task_result(&conn, id, ctx.cancel)
         .await
         .map_err(|e| task_failure(ctx, &e))?;

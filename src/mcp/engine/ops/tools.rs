@@ -171,6 +171,13 @@ pub(crate) async fn call_tool(
                 (call_as_task(ctx, &conn, tool, args).await?, None)
             }
             Ok(ServerResult::CallToolResult(result)) => (result, raw.take()),
+            // A 2026 server's task handle (the tasks extension, checked as it arrived).
+            Ok(ServerResult::CreateTaskResult(created)) => (
+                conn.follow_task(created.task, ctx.task_timeout, ctx.cancel, ctx.note)
+                    .await
+                    .map_err(|e| ctx.request_failure(&e))?,
+                None,
+            ),
             Ok(_) => return Err(unexpected("tools/call")),
             Err(e) if crate::mcp::client::tasks::requires_task(&e) => {
                 (ctx.note)("the server runs this tool only as a task; running it as one");
