@@ -11,9 +11,10 @@
 //! and session of the latest POST ([`GuardedClient::answering`]). A listing page sent as an event is counted before it
 //! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
 //! a listing request is posted by mcpdeck itself (`http_post`), so a page sent as a plain JSON
-//! body is counted the same way before it is decoded. An answer to `server/discover` that is not a usable
-//! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
-//! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
+//! body is counted the same way before it is decoded; so is a `tools/call`, whose plain JSON
+//! answer is decoded straight into a tool result (a large text is held once, not four times).
+//! An answer to `server/discover` that is not a usable discover result (an empty result, any
+//! JSON-RPC error, an HTTP 400/404/405, a body that is not JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport; a discover answer that comes only after that
 //! `initialize` was posted (the probe timed out under load) is dropped, so the handshake never
 //! reads the probe's id as its own. Authentication refusals keep their own path.
@@ -434,11 +435,13 @@ impl HttpLayer for GuardedClient {
         let posted = Posted::of(&message);
         self.note_initialize(&message);
         let mut listing = false;
-        if let ClientJsonRpcMessage::Request(r) = &message
-            && let Some((kind, first_page)) = Listing::of(&r.request)
-        {
-            self.faults.expect_listing(r.id.clone(), kind, first_page);
-            listing = true;
+        let mut call = false;
+        if let ClientJsonRpcMessage::Request(r) = &message {
+            if let Some((kind, first_page)) = Listing::of(&r.request) {
+                self.faults.expect_listing(r.id.clone(), kind, first_page);
+                listing = true;
+            }
+            call = matches!(r.request, ClientRequest::CallToolRequest(_));
         }
         let message = match &self.extra {
             Some(extra) => super::declare::with_capabilities(message, extra),
@@ -453,8 +456,9 @@ impl HttpLayer for GuardedClient {
             headers: custom_headers.clone(),
             limits,
         });
-        let answer = if listing {
-            // Read and counted here, so a page over its bounds is never decoded.
+        let answer = if listing || call {
+            // Read and counted here, so a page over its bounds is never decoded, and a tool
+            // result is decoded straight into its type.
             let post = ListingPost {
                 client: &self.inner,
                 uri: &uri,
@@ -463,7 +467,7 @@ impl HttpLayer for GuardedClient {
                 custom_headers,
                 limits,
             };
-            post_listing(post, &message, &self.faults).await
+            post_listing(post, &message, &self.faults, call).await
         } else {
             let post = Post {
                 uri,
