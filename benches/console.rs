@@ -122,8 +122,8 @@ fn bench_first_frame(c: &mut Criterion) {
 
 /// The engine's answer to `tools.search` (as `search_tools` builds it).
 fn search_result(catalog: &ToolCatalog, query: &str) -> OpResult {
-    let matches = catalog
-        .search(query)
+    let (hits, total) = catalog.search_counted(query);
+    let matches = hits
         .into_iter()
         .map(|(summary, rank)| ToolMatch {
             tool: summary.clone(),
@@ -133,6 +133,7 @@ fn search_result(catalog: &ToolCatalog, query: &str) -> OpResult {
     OpResult::Search(ToolSearch {
         query: query.to_owned(),
         matches,
+        total,
     })
 }
 

@@ -3,10 +3,11 @@
 
 Spawns the server given after `--`, sends `initialize`, `notifications/initialized` and
 `tools/list` (following `nextCursor`) as newline-delimited JSON-RPC over stdio, closes the
-server's stdin, waits for it to exit, and prints the number of tools. No dependencies, no
-validation beyond matching response ids: it exists only to be timed.
+server's stdin, waits for it to exit, and prints the number of tools. With `--call TOOL` it
+sends `tools/call` for TOOL (no arguments) instead of listing, and prints the result's text
+blocks. No dependencies, no validation beyond matching response ids: it exists only to be timed.
 
-Usage: raw-mcp-client.py -- COMMAND [ARG...]
+Usage: raw-mcp-client.py [--call TOOL] -- COMMAND [ARG...]
 """
 
 import json
@@ -16,6 +17,9 @@ import sys
 
 def main() -> int:
     argv = sys.argv[1:]
+    call = None
+    if len(argv) > 1 and argv[0] == "--call":
+        call, argv = argv[1], argv[2:]
     if argv and argv[0] == "--":
         argv = argv[1:]
     if not argv:
@@ -54,8 +58,16 @@ def main() -> int:
     })
     response(1)
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    if call is not None:
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": call, "arguments": {}}})
+        result = response(2)
+        for block in result.get("content", []):
+            if block.get("type") == "text":
+                sys.stdout.write(block["text"])
+        sys.stdout.flush()
     tools, cursor, request_id = [], None, 2
-    while True:
+    while call is None:
         params = {"cursor": cursor} if cursor else {}
         send({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params})
         page = response(request_id)
@@ -70,7 +82,8 @@ def main() -> int:
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
-    print(len(tools))
+    if call is None:
+        print(len(tools))
     return 0
 
 

@@ -65,14 +65,14 @@ def cmdline(pid):
 
 
 def is_server(argv):
-    """The server of every case: the fixture binary, python running minimal-mcp-server.py, or
-    node running server-everything."""
+    """The server of every case: the fixture binary, python running minimal-mcp-server.py or
+    large-mcp-server.py, or node running server-everything."""
     if not argv:
         return False
     if os.path.basename(argv[0]) == "mcpdeck-fixture":
         return True
     if os.path.basename(argv[0]).startswith("python") and any(
-        a.endswith("minimal-mcp-server.py") for a in argv[1:3]
+        a.endswith(("minimal-mcp-server.py", "large-mcp-server.py")) for a in argv[1:3]
     ):
         return True
     return (
@@ -177,7 +177,7 @@ def time_first_byte(cases, runs, warmup, env):
 def print_first_byte(rows, runs, everything_runs):
     print()
     print(f"time to first byte and to exit: medians of {runs} interleaved runs per client "
-          f"({everything_runs} for everything)")
+          f"({everything_runs} for the slow servers)")
     header = f"{'server':<11} {'client':<10} {'first byte ms':>13} {'exit ms':>9}  vs mcpdeck"
     print(header)
     print("-" * len(header))
@@ -198,12 +198,13 @@ def main():
     env = dict(os.environ, **spec.get("env", {}))
     rows, first_rows = [], []
     everything_runs = spec.get("everything_runs", runs)
+    # The servers timed with fewer runs: server-everything and the large results.
+    slow = set(spec.get("slow", ["everything"]))
     for server, cases in spec["servers"].items():
-        n = runs if server != "everything" else everything_runs
+        n = everything_runs if server in slow else runs
         for case, (first, done) in zip(cases, time_first_byte(cases, n, warmup, env)):
             first_rows.append((server, case["client"], first, done))
         timer = time_with_hyperfine if shutil.which("hyperfine") else time_with_python
-        n = runs if server != "everything" else spec.get("everything_runs", runs)
         walls = timer(cases, n, warmup, env)
         for case, wall in zip(cases, walls):
             mem = [sample_run(case["argv"], env) for _ in range(mem_runs)]
@@ -212,7 +213,7 @@ def main():
             rows.append((server, case["client"], wall, client, tree))
     print()
     print(f"timer: {'hyperfine -N' if shutil.which('hyperfine') else 'python perf_counter'}; "
-          f"{runs} timed runs ({spec.get('everything_runs', runs)} for everything) after "
+          f"{runs} timed runs ({everything_runs} for {', '.join(sorted(slow))}) after "
           f"{warmup} warm-up; memory: median of {mem_runs} sampled runs")
     header = f"{'server':<11} {'client':<10} {'median wall ms':>14} {'client RSS MiB':>14} " \
              f"{'tree RSS MiB':>12}  vs mcpdeck"
@@ -223,7 +224,10 @@ def main():
         note = ""
         b = base.get(server)
         if b and client != "mcpdeck":
-            if client == "floor":
+            if client == "floor" and server == "tools-10k":
+                note = (f"mcpdeck - floor = {b[2] - wall:+.1f} ms, "
+                        f"{(b[2] - wall) * 1000 / 10_000:+.2f} us per tool")
+            elif client == "floor":
                 note = f"mcpdeck - floor = {b[2] - wall:+.1f} ms"
             else:
                 note = f"{wall / b[2]:.1f}x wall, {rss / b[3]:.1f}x client RSS"

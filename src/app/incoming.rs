@@ -138,10 +138,15 @@ impl App {
                     .and_then(|p| p.tools.search.as_mut())
                     && search.results.waits_for(id)
                 {
+                    let mut total = 0;
                     search.results = settle(outcome, |r| match r {
-                        OpResult::Search(found) => Some(search_rows(found)),
+                        OpResult::Search(found) => {
+                            total = found.total;
+                            Some(search_rows(found))
+                        }
                         _ => None,
                     });
+                    search.total = total;
                 }
             }
             _ => {}

@@ -19,6 +19,8 @@ pub struct Search {
     pub editing: bool,
     /// The matches.
     pub results: Load<Vec<ToolRow>>,
+    /// How many tools match in all (the results are the best of them).
+    pub total: usize,
 }
 
 /// The Tools tab: the catalog and the engine-side ranked search over it.
@@ -74,11 +76,15 @@ impl ToolsTab {
 
     /// `/`: starts a new search (the last matches stay until new ones arrive).
     pub fn start_search(&mut self) {
-        let results = self.search.take().map_or(Load::Idle, |s| s.results);
+        let (results, total) = self
+            .search
+            .take()
+            .map_or((Load::Idle, 0), |s| (s.results, s.total));
         self.search = Some(Search {
             query: String::new(),
             editing: true,
             results,
+            total,
         });
     }
 

@@ -1,7 +1,8 @@
 //! The console runtime: owns the terminal and the [`Runtime`] (app, executor, engine), runs the
 //! one `select!` loop over terminal events, engine results, connection events, signals and — only
 //! while something animates — a tick; hands each message to [`Runtime::step`] (the same turn the
-//! headless tests drive); draws at most once per 16 ms and only when state changed. The terminal is restored
+//! headless tests drive); draws only when state changed, as soon as what woke it has been handled
+//! (at most twice per 16 ms, see `pacing`). The terminal is restored
 //! on every exit path, then the engine shuts down (children killed, spills removed).
 
 pub mod agents;
@@ -10,6 +11,7 @@ pub mod binary;
 pub mod client;
 pub mod clipboard;
 pub mod executor;
+pub mod pacing;
 pub mod policy_io;
 pub mod rebuild;
 pub mod runtime;
@@ -31,8 +33,7 @@ use crate::mcp::policy::Policy;
 pub use executor::Executor;
 pub use runtime::{Flow, Runtime};
 
-/// The shortest time between two frames.
-pub const FRAME: Duration = Duration::from_millis(16);
+pub use pacing::FRAME;
 /// The animation tick (spinner, elapsed time, approval guard).
 pub const TICK: Duration = Duration::from_millis(100);
 
@@ -168,17 +169,17 @@ async fn run_loop(rt: &mut Runtime, guard: &mut terminal::TerminalGuard) -> Resu
     let mut discovery = tokio::time::interval(agents::DISCOVERY);
     discovery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut dirty = true;
-    let mut last_draw: Option<Instant> = None;
+    let mut pacing = pacing::Pacing::default();
     loop {
         let now = Instant::now();
-        let due = last_draw.map_or(now, |t| t + FRAME);
+        let due = pacing.due(now);
         if dirty && now >= due {
             guard
                 .terminal
                 .draw(|f| crate::ui::render(&rt.app, f))
                 .map_err(|e| format!("drawing failed: {e}"))?;
             dirty = false;
-            last_draw = Some(now);
+            pacing.drew(now);
         }
         let wake = if dirty {
             Some(due.max(now))

@@ -176,6 +176,9 @@ pub struct ToolSearch {
     pub query: String,
     /// The matches.
     pub matches: Vec<ToolMatch>,
+    /// How many tools match in all (the matches are the best of them, at most 20).
+    #[serde(default)]
+    pub total: usize,
 }
 
 /// One search match.

@@ -160,6 +160,9 @@ fn render_query_bar(app: &App, pane: &ServerPane, frame: &mut Frame, area: Rect)
     {
         let status = match &search.results {
             Load::Loading(_) => " …".to_owned(),
+            Load::Ready(r) if search.total > r.len() => {
+                format!("  {} of {} matches", r.len(), search.total)
+            }
             Load::Ready(r) => format!("  {} match(es)", r.len()),
             Load::Failed(c, m) => format!("  {c}: {m}"),
             Load::Idle => String::new(),

@@ -583,3 +583,29 @@ fn the_trust_diff_scrolls_to_its_last_line_in_the_viewer() {
         assert!(!draw(&app, w, h).contains("server-59"));
     }
 }
+
+#[test]
+fn the_search_line_says_how_many_of_all_the_matches_it_shows() {
+    let (mut app, _d) = tools_app();
+    app.size = (80, 24);
+    app.update(ch('/'));
+    let id = first_id(&app.update(ch('e')));
+    let echo = json!({"tool": {"name": "echo", "description": "", "required": []},
+                      "rank": "NamePrefix"});
+    app.update(ok(
+        id,
+        "tools.search",
+        json!({"query": "e", "matches": [echo], "total": 103}),
+    ));
+    let screen = draw(&app, 80, 24);
+    assert!(screen.contains("/ e▏  1 of 103 matches"), "{screen}");
+    // Every match shown: the count alone.
+    let id = first_id(&app.update(ch('c')));
+    app.update(ok(
+        id,
+        "tools.search",
+        json!({"query": "ec", "matches": [echo], "total": 1}),
+    ));
+    let screen = draw(&app, 80, 24);
+    assert!(screen.contains("/ ec▏  1 match(es)"), "{screen}");
+}

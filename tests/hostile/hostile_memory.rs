@@ -43,6 +43,12 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>, i32)> {
             0,
         ),
         (
+            "a 15 MiB text result with an escape every 80 bytes",
+            vec!["raw", "--case", "huge-escaped"],
+            vec!["call", "fx", "echo", "--no-validate"],
+            0,
+        ),
+        (
             "tasks/list pages of 40,000 tasks, each with a fresh cursor",
             vec!["raw", "--case", "tasks-flood"],
             vec!["tasks", "fx"],
@@ -76,6 +82,12 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>, i32)> {
         (
             "HTTP JSON body: a 15 MiB text result",
             vec!["http", "/raw/huge-text"],
+            vec!["call", "fx", "echo", "--no-validate"],
+            0,
+        ),
+        (
+            "HTTP JSON body: a 15 MiB text result with an escape every 80 bytes",
+            vec!["http", "/raw/huge-escaped"],
             vec!["call", "fx", "echo", "--no-validate"],
             0,
         ),

@@ -182,10 +182,17 @@ impl ToolIndex {
     }
 
     /// The best [`MAX_SEARCH_RESULTS`] matches of `query`, best first, ties by name.
+    #[cfg(test)]
     pub(crate) fn search(&self, query: &str) -> Vec<SearchHit> {
+        self.search_counted(query).0
+    }
+
+    /// The best [`MAX_SEARCH_RESULTS`] matches of `query`, best first, ties by name, and how
+    /// many entries match in all, so a face can say "20 of 103".
+    pub(crate) fn search_counted(&self, query: &str) -> (Vec<SearchHit>, usize) {
         let terms = query_terms(query);
         if terms.is_empty() || self.entries.is_empty() {
-            return Vec::new();
+            return (Vec::new(), 0);
         }
         // worst[e]: the worst field any term was found in for entry e, so far.
         let mut worst = vec![IN_NAME; self.entries.len()];
@@ -200,6 +207,7 @@ impl ToolIndex {
         let joined = terms.join(" ");
         // Entries are in name order, so filling one bucket per rank keeps ties by name.
         let mut buckets: [Vec<SearchHit>; 5] = Default::default();
+        let mut total = 0;
         for (entry, worst) in self.entries.iter().zip(&worst) {
             let rank = match *worst {
                 IN_NAME => self.name_rank(entry, &terms, &joined),
@@ -207,6 +215,7 @@ impl ToolIndex {
                 IN_DESCRIPTION => MatchRank::Description,
                 _ => continue,
             };
+            total += 1;
             let bucket = &mut buckets[rank as usize];
             if bucket.len() < MAX_SEARCH_RESULTS {
                 bucket.push(SearchHit {
@@ -215,11 +224,12 @@ impl ToolIndex {
                 });
             }
         }
-        buckets
+        let hits = buckets
             .into_iter()
             .flatten()
             .take(MAX_SEARCH_RESULTS)
-            .collect()
+            .collect();
+        (hits, total)
     }
 
     /// Exact, prefix or substring, for an entry whose name holds every term.

@@ -66,11 +66,17 @@ impl ToolCatalog {
 
     /// The best matches of `query` with why each matched (at most 20, deterministic).
     pub fn search(&self, query: &str) -> Vec<(&ToolSummary, MatchRank)> {
-        self.index
-            .search(query)
+        self.search_counted(query).0
+    }
+
+    /// The best matches of `query` (as [`ToolCatalog::search`]) and how many tools match in all.
+    pub fn search_counted(&self, query: &str) -> (Vec<(&ToolSummary, MatchRank)>, usize) {
+        let (hits, total) = self.index.search_counted(query);
+        let hits = hits
             .into_iter()
             .filter_map(|hit| self.summaries.get(hit.index).map(|s| (s, hit.rank)))
-            .collect()
+            .collect();
+        (hits, total)
     }
 
     /// The position of the first tool named exactly `name`.

@@ -10,13 +10,13 @@
 //! keeps more than the id and a short reason of any frame. Frames are read without decoding
 //! (their id, their size in values) by `faults_scan.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    ClientRequest, ErrorCode, ErrorData, JsonRpcResponse, ListToolsResult, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientRequest, ErrorCode, ErrorData, JsonRpcResponse, ListToolsResult,
+    RequestId, ServerJsonRpcMessage, ServerResult,
 };
 
 use super::error::{ConnectError, ErrorClass};
@@ -48,6 +48,8 @@ pub struct Faults {
     listings: Mutex<HashMap<RequestId, Listing>>,
     /// JSON values received so far in the current listing of each kind.
     listed_values: Mutex<HashMap<Listing, usize>>,
+    /// `tools/call` requests awaiting their answer (stdio), decoded straight into their type.
+    calls: Mutex<HashSet<RequestId>>,
     /// Where the JSON-RPC errors answering a server's undecodable requests go (stdio: a task
     /// writing them to the server's stdin); `None`: such requests are skipped.
     replies: Mutex<Option<tokio::sync::mpsc::Sender<String>>>,
@@ -217,6 +219,27 @@ impl Faults {
         listings.insert(id, listing);
     }
 
+    /// Notes that `id` is a `tools/call` request, so its answer is decoded as a tool result.
+    pub fn expect_call(&self, id: RequestId) {
+        let mut calls = self
+            .calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if calls.len() >= MAX_REMEMBERED {
+            calls.clear();
+        }
+        calls.insert(id);
+    }
+
+    /// Whether this frame answers a pending `tools/call` (removed: one answer per request).
+    fn call_answered(&self, frame: &[u8]) -> bool {
+        let mut calls = self
+            .calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        !calls.is_empty() && response_id(frame).is_some_and(|id| calls.remove(&id))
+    }
+
     /// The pending listing this frame answers, if any (removed: one answer per request).
     fn listing_answered(&self, frame: &[u8]) -> Option<(RequestId, Listing)> {
         let mut listings = self
@@ -329,29 +352,49 @@ pub(crate) fn reason(frame: &[u8], err: &serde_json::Error) -> String {
 /// counted and skipped (`None`).
 pub(crate) fn decode(frame: &[u8], faults: &Faults) -> Option<ServerJsonRpcMessage> {
     let frame = frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame);
-    if let Some((id, listing)) = faults.listing_answered(frame) {
-        if let Some(refusal) = over_bounds(frame, id, listing, faults) {
-            return Some(refusal);
-        }
-        if listing == Listing::Tools
-            && let Ok(page) = serde_json::from_slice::<JsonRpcResponse<ListToolsResult>>(frame)
-        {
-            // Decoded straight into its type: rmcp's untagged result enum would first buffer
-            // the whole page as an intermediate tree, several times the frame's size.
-            return Some(ServerJsonRpcMessage::Response(JsonRpcResponse {
-                jsonrpc: page.jsonrpc,
-                id: page.id,
-                result: ServerResult::ListToolsResult(page.result),
-            }));
-        }
-    }
-    match serde_json::from_slice::<ServerJsonRpcMessage>(frame) {
+    match decode_message(frame, faults, faults.call_answered(frame)) {
         Ok(message) => {
             super::task_asks::note(&message, frame, faults);
             Some(message)
         }
         Err(err) => fail_frame(frame, &reason(frame, &err), faults),
     }
+}
+
+/// Decodes one frame into a message: a listing page over its bounds becomes its refusal before
+/// it is decoded, and a tools page and a tool result (`call`: the frame answers a `tools/call`)
+/// are decoded straight into their types. rmcp's untagged result enum would first buffer the
+/// whole frame as an intermediate tree, and copy every escaped string once more for each
+/// untagged level it tries: a 15 MiB text result would be held three or four times over.
+pub(crate) fn decode_message(
+    frame: &[u8],
+    faults: &Faults,
+    call: bool,
+) -> Result<ServerJsonRpcMessage, serde_json::Error> {
+    if let Some((id, listing)) = faults.listing_answered(frame) {
+        if let Some(refusal) = over_bounds(frame, id, listing, faults) {
+            return Ok(refusal);
+        }
+        if listing == Listing::Tools
+            && let Ok(page) = serde_json::from_slice::<JsonRpcResponse<ListToolsResult>>(frame)
+        {
+            return Ok(response(page, ServerResult::ListToolsResult));
+        }
+    }
+    // A task, an `input_required` round or an error is not a tool result: decoded as any frame.
+    if call && let Ok(answer) = serde_json::from_slice::<JsonRpcResponse<CallToolResult>>(frame) {
+        return Ok(response(answer, ServerResult::CallToolResult));
+    }
+    serde_json::from_slice::<ServerJsonRpcMessage>(frame)
+}
+
+/// A response decoded into its own type, as rmcp's message.
+fn response<R>(answer: JsonRpcResponse<R>, wrap: fn(R) -> ServerResult) -> ServerJsonRpcMessage {
+    ServerJsonRpcMessage::Response(JsonRpcResponse {
+        jsonrpc: answer.jsonrpc,
+        id: answer.id,
+        result: wrap(answer.result),
+    })
 }
 
 /// The stand-in error for a listing page over its bounds (more entries than the listing may

@@ -1,6 +1,7 @@
 //! Tests of `connection/faults.rs`.
 
 use super::*;
+use rmcp::model::ContentBlock;
 
 fn nested(depth: usize) -> String {
     format!("{}{}", "[".repeat(depth), "]".repeat(depth))
@@ -131,4 +132,50 @@ fn undecodable_answers_fail_their_request_and_others_are_counted() {
     assert_eq!(faults.skipped(), 2);
     assert!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#, &faults).is_some());
     assert_eq!(faults.skipped(), 2);
+}
+
+/// The result of a decoded response frame.
+fn result_of(message: Option<ServerJsonRpcMessage>) -> ServerResult {
+    match message {
+        Some(ServerJsonRpcMessage::Response(r)) => r.result,
+        other => panic!("a response was expected, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_answer_to_a_call_is_read_as_a_tool_result_with_its_escaped_text() {
+    let faults = Faults::default();
+    faults.expect_call(RequestId::Number(4));
+    // `contents` would make rmcp's union take it for a resource read, which comes first there.
+    let frame = br#"{"jsonrpc":"2.0","id":4,"result":{"contents":[],"content":[{"type":"text","text":"a\nb \"c\" \u00e9"}]}}"#;
+    let ServerResult::CallToolResult(result) = result_of(decode(frame, &faults)) else {
+        panic!("a tool result was expected");
+    };
+    let Some(ContentBlock::Text(text)) = result.content.first() else {
+        panic!("a text block was expected");
+    };
+    assert_eq!(text.text, "a\nb \"c\" é");
+    // One answer per request: the same frame again is decoded as any frame, and rmcp's union
+    // takes it for something else.
+    assert!(!matches!(
+        result_of(decode(frame, &faults)),
+        ServerResult::CallToolResult(_)
+    ));
+}
+
+#[test]
+fn a_call_answered_with_a_task_or_an_error_is_decoded_as_any_frame() {
+    let faults = Faults::default();
+    faults.expect_call(RequestId::Number(5));
+    let task = br#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null}}"#;
+    assert!(!matches!(
+        result_of(decode(task, &faults)),
+        ServerResult::CallToolResult(_)
+    ));
+    faults.expect_call(RequestId::Number(6));
+    let error = br#"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"no such tool"}}"#;
+    assert!(matches!(
+        decode(error, &faults),
+        Some(ServerJsonRpcMessage::Error(_))
+    ));
 }

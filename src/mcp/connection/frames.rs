@@ -133,8 +133,10 @@ pub(crate) fn transport<W: AsyncWrite + Unpin + Send + 'static>(
     LineTransport::new(rx, writer, STDIN_CLOSED).on_send(Box::new(
         move |item: &ClientJsonRpcMessage| {
             if let ClientJsonRpcMessage::Request(r) = item {
-                if matches!(r.request, ClientRequest::DiscoverRequest(_)) {
-                    faults.expect_discover(r.id.clone());
+                match r.request {
+                    ClientRequest::DiscoverRequest(_) => faults.expect_discover(r.id.clone()),
+                    ClientRequest::CallToolRequest(_) => faults.expect_call(r.id.clone()),
+                    _ => {}
                 }
                 if let Some((listing, first_page)) = Listing::of(&r.request) {
                     faults.expect_listing(r.id.clone(), listing, first_page);

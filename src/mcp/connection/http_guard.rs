@@ -11,10 +11,12 @@
 //! and session of the latest POST ([`GuardedClient::answering`]). A listing page sent as an event is counted before it
 //! is decoded (entries and JSON values, as on stdio) and refused as `limit` when over its bounds;
 //! a listing request is posted by mcpdeck itself (`http_post`), so a page sent as a plain JSON
-//! body is counted the same way before it is decoded; so is a request whose answer is kept as
-//! sent (`raw.rs`), whose body or event is handed to its slot as it is decoded. An answer to `server/discover` that is not a usable
-//! discover result (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not
-//! JSON) becomes "method not found", which makes rmcp's `auto` lifecycle fall back to
+//! body is counted the same way before it is decoded; so is a `tools/call`, whose plain JSON
+//! answer is decoded straight into a tool result (a large text is held once, not four times),
+//! and a request whose answer is kept as sent (`raw.rs`), whose body or event is handed to its
+//! slot as it is decoded. An answer to `server/discover` that is not a usable discover result
+//! (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not JSON) becomes
+//! "method not found", which makes rmcp's `auto` lifecycle fall back to
 //! `initialize` on the same transport; a discover answer that comes only after that
 //! `initialize` was posted (the probe timed out under load) is dropped, so the handshake never
 //! reads the probe's id as its own. Authentication refusals keep their own path.
@@ -439,6 +441,7 @@ impl HttpLayer for GuardedClient {
         let posted = Posted::of(&message);
         self.note_initialize(&message);
         let mut listing = false;
+        let mut call = false;
         if let ClientJsonRpcMessage::Request(r) = &message {
             if let Some((kind, first_page)) = Listing::of(&r.request) {
                 self.faults.expect_listing(r.id.clone(), kind, first_page);
@@ -447,6 +450,7 @@ impl HttpLayer for GuardedClient {
             // rmcp's client decodes a JSON body before anyone sees it: an answer wanted as
             // sent is read here, like a listing, and handed over before it is decoded.
             listing |= self.faults.raw.wants(&r.id);
+            call = matches!(r.request, ClientRequest::CallToolRequest(_));
         }
         let message = match &self.extra {
             Some(extra) => super::declare::with_capabilities(message, extra),
@@ -461,8 +465,9 @@ impl HttpLayer for GuardedClient {
             headers: custom_headers.clone(),
             limits,
         });
-        let answer = if listing {
-            // Read and counted here, so a page over its bounds is never decoded.
+        let answer = if listing || call {
+            // Read and counted here, so a page over its bounds is never decoded, and a tool
+            // result is decoded straight into its type.
             let post = ListingPost {
                 client: &self.inner,
                 uri: &uri,
@@ -471,7 +476,7 @@ impl HttpLayer for GuardedClient {
                 custom_headers,
                 limits,
             };
-            post_listing(post, &message, &self.faults).await
+            post_listing(post, &message, &self.faults, call).await
         } else {
             let post = Post {
                 uri,

@@ -1,5 +1,5 @@
-//! mcpdeck's own POST for listing requests (`tools/list`, `resources/list`, …) over Streamable
-//! HTTP.
+//! mcpdeck's own POST for listing requests (`tools/list`, `resources/list`, …) and tool calls
+//! over Streamable HTTP.
 //!
 //! rmcp's reqwest client decodes a plain JSON answer into its model before anyone can look at
 //! it, and a 15 MiB listing of schemas full of enums grows about thirtyfold while it is decoded.
@@ -8,9 +8,11 @@
 //! `faults::check_listing`), and refused as `limit` before it is decoded when over its bounds.
 //! An SSE answer gets the same per-event cap as rmcp's own stream. Every other outcome (a
 //! challenge, 202, an expired session, an HTTP error, an unexpected content type) is reported
-//! with the error rmcp's client gives for it, so the layers above see no difference. A request
-//! whose answer is kept as sent (`raw.rs`) is posted here too, and its body handed over as it is
-//! decoded. Every other request still goes through rmcp's client.
+//! with the error rmcp's client gives for it, so the layers above see no difference. A tool
+//! call's plain JSON answer is decoded straight into a tool result, so a 15 MiB text is held
+//! once rather than once per untagged level of rmcp's message. A request whose answer is kept
+//! as sent (`raw.rs`) is posted here too, and its body handed over as it is decoded. Every
+//! other request still goes through rmcp's client.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,7 +27,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
-use super::faults::{Faults, check_listing, fail_frame, reason};
+use super::faults::{Faults, decode_message, fail_frame, reason};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -53,6 +55,7 @@ pub(super) async fn post_listing(
     post: ListingPost<'_>,
     message: &ClientJsonRpcMessage,
     faults: &Faults,
+    call: bool,
 ) -> Result<StreamableHttpPostResponse, HttpError> {
     let body = serde_json::to_vec(message)?;
     let had_session = post.session_id.is_some();
@@ -95,7 +98,7 @@ pub(super) async fn post_listing(
         return Err(StreamableHttpError::UnexpectedContentType(content_type));
     }
     let body = read_bounded(response, limits.max_json_response_size).await?;
-    decode_listing(&body, session, faults)
+    decode_listing(&body, session, faults, call)
 }
 
 impl ListingPost<'_> {
@@ -150,17 +153,17 @@ fn no_body(
     None
 }
 
-/// A JSON answer, counted before it is decoded: a page over its bounds never becomes a model.
+/// A JSON answer, counted before it is decoded: a page over its bounds never becomes a model,
+/// and a tool result (`call`) is decoded straight into its type (see `faults::decode_message`).
 /// A body that does not decode becomes the frame failure a stdio frame would (or rmcp's error).
 fn decode_listing(
     body: &[u8],
     session: Option<String>,
     faults: &Faults,
+    call: bool,
 ) -> Result<StreamableHttpPostResponse, HttpError> {
-    if let Some(refusal) = check_listing(body, faults) {
-        return Ok(StreamableHttpPostResponse::Json(refusal, session));
-    }
-    match serde_json::from_slice::<ServerJsonRpcMessage>(body) {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    match decode_message(body, faults, call) {
         Ok(message) => {
             faults.raw.offer(&message, body);
             Ok(StreamableHttpPostResponse::Json(message, session))
@@ -256,7 +259,12 @@ async fn read_bounded(mut response: reqwest::Response, max: usize) -> Result<Vec
     {
         return Err(too_large());
     }
-    let mut body = Vec::new();
+    // An announced length is allocated once, so a 15 MiB body never sits in a doubled buffer.
+    let announced = response
+        .content_length()
+        .and_then(|len| usize::try_from(len).ok())
+        .unwrap_or(0);
+    let mut body = Vec::with_capacity(announced);
     while let Some(chunk) = response
         .chunk()
         .await

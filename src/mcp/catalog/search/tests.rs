@@ -103,6 +103,12 @@ fn same_input_same_output_and_at_most_twenty() {
     let got = names(&fields, &a);
     assert_eq!(got[0], "tool_000");
     assert_eq!(got[19], "tool_019");
+    // The total counts every match, not only the twenty kept.
+    assert_eq!(idx.search_counted("tool"), (a, 100));
+    // 4, 14, …, 94 and 40 to 49: nineteen numbers hold a 4.
+    assert_eq!(idx.search_counted("thing 4").1, 19);
+    assert_eq!(idx.search_counted("tool_042").1, 1);
+    assert_eq!(idx.search_counted("nothing").1, 0);
 }
 
 #[test]

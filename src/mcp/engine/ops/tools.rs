@@ -60,13 +60,17 @@ pub(crate) async fn list_tools(ctx: &OpContext<'_>) -> Result<Success, Failure> 
 /// `tools.search`.
 pub(crate) async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Success, Failure> {
     let catalog = tools(ctx).await?;
-    let hits = catalog.search(query);
+    let (hits, total) = catalog.search_counted(query);
     let shown_query = sanitize_capped(query, 200);
-    let mut text = super::heading(
-        hits.len(),
-        ("match", "matches"),
-        &format!("for \"{shown_query}\" on {}", ctx.slot.name),
-    );
+    let rest = format!("for \"{shown_query}\" on {}", ctx.slot.name);
+    let mut text = if total > hits.len() {
+        format!(
+            "{} of {total} matches {rest} (the best shown):\n",
+            hits.len()
+        )
+    } else {
+        super::heading(hits.len(), ("match", "matches"), &rest)
+    };
     let mut items = Vec::new();
     for (summary, rank) in &hits {
         let _ = writeln!(text, "- {}: {}", summary.name, summary.description);
@@ -79,6 +83,7 @@ pub(crate) async fn search_tools(ctx: &OpContext<'_>, query: &str) -> Result<Suc
         result: OpResult::Search(ToolSearch {
             query: shown_query,
             matches: items,
+            total,
         }),
         text,
         spills: Vec::new(),
