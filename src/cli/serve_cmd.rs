@@ -64,6 +64,7 @@ pub fn serve(cx: Context, mode: Option<Mode>) -> Exit {
             policy,
             approver: Some(approver.clone()),
             pins: crate::mcp::pins::PinStore::user(),
+            listen_lists: true,
             ..EngineOptions::default()
         };
         let engine = match Engine::new(cx.config, cx.trust, options) {

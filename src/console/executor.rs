@@ -448,6 +448,7 @@ fn engine_options(
             traffic: true,
             client: Some(client),
             pins: crate::mcp::pins::PinStore::user(),
+            listen_lists: true,
             ..EngineOptions::default()
         }
     })

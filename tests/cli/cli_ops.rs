@@ -507,6 +507,16 @@ fn meta_entries_reach_the_server_in_both_eras() {
                 meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
                 "the protocol's own entries are kept: {meta}"
             );
+        } else {
+            // A legacy session's request names no protocol context: rmcp's dual-era server
+            // would serve it statelessly, outside the session (the Python SDK 2.3 refuses it).
+            let modern: Vec<&String> = meta
+                .as_object()
+                .expect("an object")
+                .keys()
+                .filter(|k| k.starts_with("io.modelcontextprotocol/"))
+                .collect();
+            assert!(modern.is_empty(), "{version}: {meta}");
         }
         let (code, v) = run(
             &sb,

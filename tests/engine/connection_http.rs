@@ -415,3 +415,60 @@ async fn same_origin_307_is_followed() {
     assert_eq!(first_text(&r), "moved");
     conn.close().await;
 }
+
+/// A 2026-07-28 listen whose stream drops (closed without a response) is listened again with
+/// the same filter, and what the server sends on the new stream arrives. The fixture sends a
+/// notification only when the filter asks for it, and never on the first stream, so the
+/// tools-list change proves the re-listen; the resource subscription then joins the lists in
+/// one filter.
+#[tokio::test]
+async fn a_dropped_listen_is_listened_again_and_later_changes_arrive() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = dir.path().join("events");
+    let fx = HttpFixture::start_with(KEYS, &[("FIXTURE_EVENTS", &events)]);
+    let mut def = http_def(&fx.url("/raw/listen-drop"), &[]);
+    def.protocol = ProtocolChoice::Modern;
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let mut conn = connect_with_events(&def, here(), &no_vars, Some(tx))
+        .await
+        .expect("connects");
+    assert!(conn.is_modern());
+    conn.listen_lists(true)
+        .await
+        .expect("list changes acknowledged");
+    wait_for(&mut rx, |e| matches!(e, ConnectionEvent::ToolListChanged)).await;
+    conn.listen_resource("mem://watched", true)
+        .await
+        .expect("the resource acknowledged");
+    wait_for(
+        &mut rx,
+        |e| matches!(e, ConnectionEvent::ResourceUpdated { uri } if uri == "mem://watched"),
+    )
+    .await;
+    let listens: Vec<serde_json::Value> = std::fs::read_to_string(&events)
+        .expect("events")
+        .lines()
+        .filter_map(|l| l.strip_prefix("listen "))
+        .map(|l| serde_json::from_str(l).expect("a filter"))
+        .collect();
+    let lists = json!({"toolsListChanged": true, "resourcesListChanged": true});
+    let mut both = lists.clone();
+    both["resourceSubscriptions"] = json!(["mem://watched"]);
+    assert_eq!(listens, [lists.clone(), lists, both]);
+    conn.close().await;
+}
+
+async fn wait_for(
+    rx: &mut tokio::sync::mpsc::Receiver<mcpdeck::mcp::connection::ServerEvent>,
+    wanted: impl Fn(&ConnectionEvent) -> bool,
+) {
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("the notification arrives")
+            .expect("the channel stays open");
+        if wanted(&ev.event) {
+            return;
+        }
+    }
+}

@@ -133,3 +133,53 @@ async fn forcing_2026_on_a_legacy_server_suggests_auto() {
     assert!(err.message.contains("\"auto\""), "{}", err.message);
     assert!(!err.message.contains("Some("), "{}", err.message);
 }
+
+/// The methods `def`'s connection sent during its handshake, in order.
+async fn handshake_methods(def: &ServerDef) -> (String, Vec<String>) {
+    use mcpdeck::mcp::connection::{ConnectionEvent, connect_observed};
+    let (tx, mut rx) = tokio::sync::mpsc::channel(256);
+    let mut conn = connect_observed(def, here(), &no_vars, Some(tx), true)
+        .await
+        .unwrap_or_else(|e| panic!("auto connects to {}: {e}", def.name));
+    let version = conn.protocol_version().to_owned();
+    conn.close().await;
+    let mut sent = Vec::new();
+    while let Ok(ev) = rx.try_recv() {
+        if let ConnectionEvent::Traffic(t) = ev.event
+            && t.outgoing
+            && t.kind == "request"
+        {
+            sent.extend(t.method);
+        }
+    }
+    (version, sent)
+}
+
+/// A stdio server that never answers `server/discover` (and sits idle) is given mcpdeck's probe
+/// bound (2 s, then 1 s idle), not rmcp's 10 s: with an 8 s handshake timeout the connection
+/// still opens, in the older era. The era is then kept for the server, so connecting again sends `initialize` at once.
+#[tokio::test]
+async fn a_silent_stdio_server_costs_one_bounded_probe_then_none() {
+    let mut def = raw_def("discover-silent");
+    def.request_timeout_ms = Some(8_000);
+    let (version, sent) = handshake_methods(&def).await;
+    assert_eq!(version, "2025-11-25");
+    assert_eq!(sent, ["server/discover", "initialize"]);
+    let (version, sent) = handshake_methods(&def).await;
+    assert_eq!(version, "2025-11-25");
+    assert_eq!(sent, ["initialize"], "the era was probed again");
+}
+
+/// A modern server's era is kept too: the next connection opens with `server/discover` and
+/// reaches 2026-07-28 the same way.
+#[tokio::test]
+async fn a_modern_era_is_kept_for_the_next_connection() {
+    let mut def = stdio_def(&[], &[("FIXTURE_ERA_CASE", "modern-kept")]);
+    def.protocol = ProtocolChoice::Auto;
+    for _ in 0..2 {
+        let (version, sent) = handshake_methods(&def).await;
+        assert_eq!(version, "2026-07-28");
+        assert_eq!(sent.first().map(String::as_str), Some("server/discover"));
+        assert!(!sent.iter().any(|m| m == "initialize"), "{sent:?}");
+    }
+}

@@ -16,7 +16,7 @@ use super::handshake::{
     Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
 };
 use super::{
-    Connection, EXIT_GRACE, declare, faults, http, negotiation, stdio, task_asks, traffic,
+    Connection, EXIT_GRACE, declare, era, faults, http, negotiation, stdio, task_asks, traffic,
 };
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{
@@ -140,6 +140,47 @@ impl Opening {
             log_level: client.and_then(|c| c.log_level.clone()),
         })
     }
+
+    /// In `auto`, the era kept for the server `key` names (see [`era`]): the lifecycle opens in
+    /// it when one is known, and otherwise a stdio probe gets mcpdeck's bound. `None` outside
+    /// `auto`.
+    fn with_era(&mut self, def: &ServerDef, key: u64, stdio: bool) -> Option<EraUse> {
+        if def.protocol != ProtocolChoice::Auto {
+            return None;
+        }
+        let cached = era::known(key);
+        match cached {
+            Some(known) => (self.offered, self.lifecycle) = era::lifecycle_in(known),
+            None if stdio => self.faults.probe_within(era::PROBE_TIMEOUT),
+            None => {}
+        }
+        Some(EraUse { key, cached })
+    }
+}
+
+/// A connection in `auto`: its era cache key, and the era it opens in when one was known.
+#[derive(Clone, Copy)]
+struct EraUse {
+    key: u64,
+    cached: Option<era::Era>,
+}
+
+impl EraUse {
+    /// Keeps (`Ok`) or forgets (a failure in the cached era) what the connection found.
+    fn record<T>(self, result: &Result<Connection, T>) {
+        match result {
+            Ok(conn) => era::remember(
+                self.key,
+                if conn.is_modern() {
+                    era::Era::Modern
+                } else {
+                    era::Era::Legacy
+                },
+            ),
+            Err(_) if self.cached.is_some() => era::forget(self.key),
+            Err(_) => {}
+        }
+    }
 }
 
 /// The handler that serves the session, redacting with the connection's final `redactor`, and
@@ -164,6 +205,38 @@ async fn connect_stdio(
     traffic: bool,
     client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, ConnectError> {
+    let mut opening = Opening::new(def, &stdio_def.env, lookup, client.as_ref())?;
+    let key = era::stdio_key(
+        &stdio_def.command,
+        &stdio_def.args,
+        def.resolved_cwd(file_dir).as_deref(),
+        &opening.resolved,
+    );
+    let era_use = opening.with_era(def, key, true);
+    let connected = start_stdio(
+        def,
+        stdio_def,
+        file_dir,
+        lookup,
+        (sink, traffic, client),
+        opening,
+    )
+    .await;
+    if let Some(era_use) = era_use {
+        era_use.record(&connected);
+    }
+    connected
+}
+
+/// Spawns the server and runs the handshake `opening` describes.
+async fn start_stdio(
+    def: &ServerDef,
+    stdio_def: &StdioDef,
+    file_dir: &Path,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    (sink, traffic, client): (EventSink, bool, Option<crate::mcp::client::ClientSide>),
+    opening: Opening,
+) -> Result<Connection, ConnectError> {
     let Opening {
         timeout,
         offered,
@@ -174,7 +247,7 @@ async fn connect_stdio(
         faults,
         extra,
         log_level,
-    } = Opening::new(def, &stdio_def.env, lookup, client.as_ref())?;
+    } = opening;
     let sandbox = sandbox_profile(stdio_def, file_dir, &env, lookup)?;
     let spec = stdio::SpawnSpec {
         command: stdio_def.command.clone(),
@@ -342,6 +415,23 @@ async fn connect_http(
     traffic: bool,
     client: Option<crate::mcp::client::ClientSide>,
 ) -> Result<Connection, Attempt> {
+    let mut opening = Opening::new(def, &http_def.headers, lookup, client.as_ref())?;
+    let era_use = opening.with_era(def, era::http_key(&http_def.url), false);
+    let connected = start_http(def, http_def, lookup, (sink, traffic, client), opening).await;
+    if let Some(era_use) = era_use {
+        era_use.record(&connected);
+    }
+    connected
+}
+
+/// Builds the Streamable HTTP client and runs the handshake `opening` describes.
+async fn start_http(
+    def: &ServerDef,
+    http_def: &HttpDef,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    (sink, traffic, client): (EventSink, bool, Option<crate::mcp::client::ClientSide>),
+    opening: Opening,
+) -> Result<Connection, Attempt> {
     let Opening {
         timeout,
         offered,
@@ -352,7 +442,7 @@ async fn connect_http(
         faults,
         extra,
         log_level,
-    } = Opening::new(def, &http_def.headers, lookup, client.as_ref())?;
+    } = opening;
     let headers = http::build_headers(&headers)?;
     let oauth = oauth_target(def, http_def, lookup)?;
     let uses_oauth = oauth.as_ref().map(|t| t.oauth.grant);

@@ -44,6 +44,12 @@ pub struct Faults {
     skipped: AtomicU64,
     /// The id of a `server/discover` request awaiting its answer (stdio).
     discover: Mutex<Option<RequestId>>,
+    /// How long the `auto` probe waits for that answer (stdio; `None`: rmcp's own wait).
+    probe: Mutex<Option<std::time::Duration>>,
+    /// A probe that timed out: its late answer is dropped.
+    late_discover: Mutex<Option<RequestId>>,
+    /// The stdio server's pid (0: not known), whose CPU time tells a probe it is still busy.
+    server_pid: std::sync::atomic::AtomicU32,
     /// Listing requests awaiting their page (stdio): id → what is listed.
     listings: Mutex<HashMap<RequestId, Listing>>,
     /// JSON values received so far in the current listing of each kind.
@@ -182,23 +188,100 @@ impl Faults {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id);
     }
 
-    /// Passes the answer to a pending `server/discover` through [`super::discover::usable_answer`].
-    pub fn check_discover(&self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+    /// Passes the answer to a pending `server/discover` through [`super::discover::usable_answer`];
+    /// `None` for the late answer of a probe that timed out (the handshake moved on).
+    pub fn check_discover(&self, message: ServerJsonRpcMessage) -> Option<ServerJsonRpcMessage> {
         let id = match &message {
             ServerJsonRpcMessage::Response(r) => Some(&r.id),
             ServerJsonRpcMessage::Error(e) => e.id.as_ref(),
             _ => None,
         };
+        if id.is_none() {
+            return Some(message);
+        }
+        let mut late = self
+            .late_discover
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if late.as_ref() == id {
+            *late = None;
+            return None;
+        }
+        drop(late);
         let mut pending = self
             .discover
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if id.is_some() && pending.as_ref() == id {
+        if pending.as_ref() == id {
             *pending = None;
             drop(pending);
-            return super::discover::usable_answer(message);
+            return Some(super::discover::usable_answer(message));
         }
-        message
+        Some(message)
+    }
+
+    /// Makes the `auto` probe give up on its `server/discover` after `timeout` (stdio).
+    pub fn probe_within(&self, timeout: std::time::Duration) {
+        *self
+            .probe
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(timeout);
+    }
+
+    /// Notes the stdio server's pid.
+    pub fn set_server_pid(&self, pid: u32) {
+        self.server_pid.store(pid, Ordering::Relaxed);
+    }
+
+    /// The CPU time the server's process tree has used so far (see [`super::era::tree_cpu`]).
+    pub fn server_cpu(&self) -> Option<u64> {
+        match self.server_pid.load(Ordering::Relaxed) {
+            0 => None,
+            pid => super::era::tree_cpu(pid),
+        }
+    }
+
+    /// Whether the probe `id` still waits for its answer.
+    pub fn probe_pending(&self, id: &RequestId) -> bool {
+        self.discover
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            == Some(id)
+    }
+
+    /// How long the probe waits, if mcpdeck bounds it.
+    pub fn probe_timeout(&self) -> Option<std::time::Duration> {
+        *self
+            .probe
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// When the probe `id` is still unanswered: the "method not found" that stands in for its
+    /// answer (so rmcp falls back to `initialize` now), its late answer to be dropped.
+    pub fn probe_expired(&self, id: &RequestId) -> Option<ServerJsonRpcMessage> {
+        let mut pending = self
+            .discover
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if pending.as_ref() != Some(id) {
+            return None;
+        }
+        *pending = None;
+        drop(pending);
+        *self
+            .late_discover
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.clone());
+        Some(ServerJsonRpcMessage::error(
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "no answer to server/discover from a server that went idle",
+                None,
+            ),
+            Some(id.clone()),
+        ))
     }
 
     /// Notes that `id` is a listing request, so its page is checked before it is decoded.

@@ -95,14 +95,11 @@ async fn forward(
         stats.non_json_lines.fetch_add(1, Ordering::Relaxed);
         return Ok(());
     }
-    let Some(message) = decode(line, faults) else {
+    let Some(message) = decode(line, faults).and_then(|m| faults.check_discover(m)) else {
         return Ok(());
     };
     faults.raw.offer(&message, line);
-    output
-        .send(faults.check_discover(message))
-        .await
-        .map_err(|_| ())
+    output.send(message).await.map_err(|_| ())
 }
 
 /// The rmcp transport of a stdio server: the one line transport
@@ -112,7 +109,10 @@ async fn forward(
 /// undecodable requests (see [`Faults::answer_requests_to`]) written between its own lines; that
 /// writing task holds the writer weakly, so it never keeps the server's stdin open.
 pub(crate) fn transport<W: AsyncWrite + Unpin + Send + 'static>(
-    rx: mpsc::Receiver<ServerJsonRpcMessage>,
+    (rx, probe_tx): (
+        mpsc::Receiver<ServerJsonRpcMessage>,
+        mpsc::WeakSender<ServerJsonRpcMessage>,
+    ),
     stdin: W,
     faults: Arc<Faults>,
 ) -> LineTransport<RoleClient, W> {
@@ -134,7 +134,12 @@ pub(crate) fn transport<W: AsyncWrite + Unpin + Send + 'static>(
         move |item: &ClientJsonRpcMessage| {
             if let ClientJsonRpcMessage::Request(r) = item {
                 match r.request {
-                    ClientRequest::DiscoverRequest(_) => faults.expect_discover(r.id.clone()),
+                    ClientRequest::DiscoverRequest(_) => {
+                        faults.expect_discover(r.id.clone());
+                        if let Some(timeout) = faults.probe_timeout() {
+                            expire_probe(r.id.clone(), timeout, faults.clone(), probe_tx.clone());
+                        }
+                    }
                     ClientRequest::CallToolRequest(_) => faults.expect_call(r.id.clone()),
                     _ => {}
                 }
@@ -144,6 +149,39 @@ pub(crate) fn transport<W: AsyncWrite + Unpin + Send + 'static>(
             }
         },
     ))
+}
+
+/// Once `timeout` has passed and the server then used no CPU time for
+/// [`super::era::PROBE_IDLE`] (a server still starting up is given more, up to rmcp's own
+/// 10 s), answers the still unanswered probe `id` with the stand-in of
+/// [`Faults::probe_expired`] on the reader's channel (held weakly: the stream's end is not
+/// delayed by the timer).
+fn expire_probe(
+    id: rmcp::model::RequestId,
+    timeout: std::time::Duration,
+    faults: Arc<Faults>,
+    tx: mpsc::WeakSender<ServerJsonRpcMessage>,
+) {
+    tokio::spawn(async move {
+        tokio::time::sleep(timeout).await;
+        let mut used = faults.server_cpu();
+        loop {
+            if !faults.probe_pending(&id) {
+                return;
+            }
+            tokio::time::sleep(super::era::PROBE_IDLE).await;
+            let now = faults.server_cpu();
+            if now.is_none() || now == used {
+                break;
+            }
+            used = now;
+        }
+        if let Some(stand_in) = faults.probe_expired(&id)
+            && let Some(tx) = tx.upgrade()
+        {
+            let _ = tx.send(stand_in).await;
+        }
+    });
 }
 
 /// What a write to a server says once its stdin is closed.
@@ -180,6 +218,76 @@ mod tests {
         // `[1]` is JSON but no message, and has no id: counted and skipped.
         assert_eq!(faults.skipped(), 1);
         assert!(stats.oversized.load(Ordering::SeqCst));
+    }
+
+    fn discover_request() -> ClientJsonRpcMessage {
+        serde_json::from_str(r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}"#)
+            .expect("a request")
+    }
+
+    fn discover_answer() -> ServerJsonRpcMessage {
+        serde_json::from_str(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"serverInfo":{"name":"s","version":"1"},"ttlMs":0,"cacheScope":"private"}}"#,
+        )
+        .expect("an answer")
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_probe_gets_method_not_found_at_the_bound_and_its_late_answer_is_dropped()
+    {
+        use rmcp::transport::Transport as _;
+        let (tx, rx) = channel();
+        let faults = Arc::new(Faults::default());
+        let bound = std::time::Duration::from_secs(5);
+        faults.probe_within(bound);
+        let mut t = transport((rx, tx.downgrade()), tokio::io::sink(), faults.clone());
+        t.send(discover_request()).await.expect("sent");
+        let started = tokio::time::Instant::now();
+        let got = t.receive().await.expect("the stand-in");
+        // No server process here: it counts as idle, so the stand-in comes one idle check later.
+        let waited = started.elapsed();
+        let expected = bound + super::super::era::PROBE_IDLE;
+        assert!(
+            waited >= expected && waited < expected + std::time::Duration::from_millis(10),
+            "{waited:?}"
+        );
+        let ServerJsonRpcMessage::Error(e) = got else {
+            panic!("an error was expected: {got:?}");
+        };
+        assert_eq!(e.error.code, rmcp::model::ErrorCode::METHOD_NOT_FOUND);
+        assert!(faults.check_discover(discover_answer()).is_none());
+        drop(tx);
+    }
+
+    #[test]
+    fn the_servers_requests_and_notifications_pass_the_probe_check() {
+        let faults = Faults::default();
+        faults.expect_discover(rmcp::model::RequestId::Number(0));
+        for text in [
+            r#"{"jsonrpc":"2.0","id":"s-1","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+        ] {
+            let message: ServerJsonRpcMessage = serde_json::from_str(text).expect("a message");
+            assert!(faults.check_discover(message).is_some(), "{text}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_probe_answered_in_time_is_left_alone() {
+        use rmcp::transport::Transport as _;
+        let (tx, rx) = channel();
+        let faults = Arc::new(Faults::default());
+        faults.probe_within(std::time::Duration::from_secs(5));
+        let mut t = transport((rx, tx.downgrade()), tokio::io::sink(), faults.clone());
+        t.send(discover_request()).await.expect("sent");
+        let answer = faults.check_discover(discover_answer()).expect("passed on");
+        tx.send(answer).await.expect("queued");
+        assert!(matches!(
+            t.receive().await,
+            Some(ServerJsonRpcMessage::Response(_))
+        ));
+        let after = tokio::time::timeout(std::time::Duration::from_secs(60), t.receive()).await;
+        assert!(after.is_err(), "nothing stands in for an answered probe");
     }
 
     /// A response line of exactly `len` bytes (padded inside its result).

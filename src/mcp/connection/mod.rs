@@ -11,6 +11,7 @@ mod client_meta;
 mod connect;
 pub(crate) mod declare;
 pub(crate) mod discover;
+mod era;
 pub(crate) mod error;
 pub(crate) mod error_class;
 pub(crate) mod events;

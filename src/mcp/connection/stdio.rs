@@ -153,6 +153,7 @@ pub(crate) fn spawn(
         .kill_on_drop(true);
     let mut child = cmd.spawn().map_err(|e| spawn_error(&spec.command, &e))?;
     let pid = child.id().unwrap_or(0);
+    faults.set_server_pid(pid);
     let pgid = i32::try_from(pid).ok().and_then(Pid::from_raw);
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -173,6 +174,7 @@ pub(crate) fn spawn(
     let (written_tx, stderr_written) = watch::channel(0);
     let stderr_task = tokio::spawn(drain(stderr, ring.clone(), written_tx));
     let (frames_tx, frames_rx) = channel();
+    let frames_tx_weak = frames_tx.downgrade();
     let pump_task = tokio::spawn(pump(stdout, frames_tx, stats.clone(), faults.clone()));
     let (exit_tx, exit_rx) = watch::channel(None);
     let (shutdown_tx, shutdown_rx) = oneshot::channel();
@@ -190,7 +192,7 @@ pub(crate) fn spawn(
         closing: closing.clone(),
         redactor: spec.redactor.clone(),
     }));
-    let transport = transport(frames_rx, stdin, faults);
+    let transport = transport((frames_rx, frames_tx_weak), stdin, faults);
     Ok((
         StdioProcess {
             pid,

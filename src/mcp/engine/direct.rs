@@ -37,6 +37,7 @@ impl Engine {
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
             client: self.client.as_ref(),
+            listen_lists: self.listen_lists,
         };
         let live = slot.ensure(&connect, &cancel, ticket.epoch).await?;
         let cancel = super::dispatch::combine(&cancel, &live.closing);

@@ -49,6 +49,7 @@ impl Engine {
             ref_key: &self.ref_key,
             cleanup: &self.cleanup,
             client: self.client.as_ref(),
+            listen_lists: self.listen_lists,
         };
         if let EngineRequest::Agent(ProxyRequest::Reconnect { .. }) = request {
             self.approve(gate, slot, operation, None, None, &cancel)

@@ -22,6 +22,8 @@ pub(super) struct ConnectContext<'a> {
     pub cleanup: &'a super::cleanup::Cleanup,
     /// The face's client side (None: declare nothing, refuse server requests).
     pub client: Option<&'a ClientFace>,
+    /// Whether a 2026-07-28 connection listens for list changes once it is made.
+    pub listen_lists: bool,
 }
 
 /// A face's answers to server requests and its roots choice, for every connection.

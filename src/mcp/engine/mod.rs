@@ -109,6 +109,9 @@ pub struct EngineOptions {
     /// Bumped after every change to what [`Engine::status`] reports (the console subscribes;
     /// default: a generation nobody hears).
     pub status_changes: Option<StatusChanges>,
+    /// On 2026-07-28 sessions, listen for the list changes each server declares (the console
+    /// and serve mode, which keep catalogs across requests; a one-shot command does not).
+    pub listen_lists: bool,
 }
 
 /// The engine. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -137,6 +140,7 @@ pub struct Engine {
     tickets: std::sync::atomic::AtomicU64,
     trace: Trace,
     client: Option<ClientFace>,
+    listen_lists: bool,
 }
 
 /// How many connection events may queue before new ones are counted as dropped.
@@ -228,6 +232,7 @@ impl Engine {
             tickets: std::sync::atomic::AtomicU64::new(1),
             trace: Trace::default(),
             client,
+            listen_lists: options.listen_lists,
         })
     }
 

@@ -518,6 +518,10 @@ impl Slot {
         });
         drop(facts);
         self.set_live(Some(live.clone()));
+        if ctx.listen_lists {
+            let listening = live.clone();
+            tokio::spawn(async move { listening.conn.read().await.follow_list_changes().await });
+        }
         live
     }
 
