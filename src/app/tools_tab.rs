@@ -3,9 +3,9 @@
 //! drift from the pins, the poisoning scan's marks). Drawn by `ui::tools_tab`.
 
 use super::tabs::{CatalogLoad, ListState, TabMsg, Tools, catalog_update, settle_catalog};
+use super::{Effect, Load, QueryKey, ReqId};
 use crate::mcp::api::{ToolList, ToolSearch};
 use crate::mcp::catalog::summary::ToolSummary;
-use super::{Effect, Load, QueryKey, ReqId};
 use crate::mcp::engine::Outcome;
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
