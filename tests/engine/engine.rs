@@ -189,11 +189,27 @@ async fn notifications_reach_the_subscriber_and_shutdown_cleans_up() {
         args: json!({"size": 100_000}).as_object().unwrap().clone(),
     };
     assert!(engine.run(&EngineRequest::Agent(big), &cancel).await.ok());
-    assert_eq!(engine.spills().len(), 1);
-    let spill = engine.spills()[0].path.clone();
-    assert!(spill.exists());
+    // The text, and the answer's frame as sent (over 64 KiB, so a raw spill of its own).
+    let spills: Vec<_> = engine
+        .spills()
+        .iter()
+        .map(|s| (s.path.clone(), s.origin.clone()))
+        .collect();
+    assert_eq!(spills.len(), 2, "{spills:?}");
+    assert_eq!(
+        spills
+            .iter()
+            .filter(|(_, origin)| origin.ends_with("(raw JSON)"))
+            .count(),
+        1,
+        "{spills:?}"
+    );
+    assert!(spills.iter().all(|(path, _)| path.exists()));
     engine.shutdown().await;
-    assert!(!spill.exists(), "spills removed at shutdown");
+    assert!(
+        spills.iter().all(|(path, _)| !path.exists()),
+        "spills removed at shutdown"
+    );
     let trace = engine.trace();
     assert_eq!(trace.len(), 2);
     assert_eq!(trace[0].operation, "tools.call notify");

@@ -1,6 +1,7 @@
 //! The response frame kept as the server sent it (the raw JSON view's source): byte for byte
-//! over stdio, with the connection's secrets redacted, inline when small; a large one is a raw
-//! spill removed with the engine's other spills.
+//! over stdio and over HTTP (a plain JSON body and an SSE event), with the connection's secrets
+//! redacted, inline when small; a large one is a raw spill removed with the engine's other
+//! spills.
 
 #![allow(clippy::unwrap_used)]
 
@@ -20,14 +21,21 @@ use tokio_util::sync::CancellationToken;
 
 const SECRET: &str = "tok-raw-frame-5531";
 
-/// An engine over the raw fixture's `case`, with `MY_TOKEN` set to [`SECRET`] for references
-/// and the fixture writing what it sent to `frame`.
+/// An engine over the raw fixture's `case` on stdio, with `MY_TOKEN` set to [`SECRET`] for
+/// references and the fixture writing what it sent to `frame`.
 fn engine(dir: &tempfile::TempDir, case: &str, frame: &std::path::Path) -> Engine {
+    engine_of(
+        dir,
+        &json!({"fx": {
+            "command": fixture(), "args": ["raw", "--case", case],
+            "env": {"FIXTURE_SECRET": "${MY_TOKEN}", "FIXTURE_FRAME_FILE": frame},
+        }}),
+    )
+}
+
+/// An engine over `servers`, with `MY_TOKEN` set to [`SECRET`] for references.
+fn engine_of(dir: &tempfile::TempDir, servers: &serde_json::Value) -> Engine {
     let file = dir.path().join("mcp.json");
-    let servers = json!({"fx": {
-        "command": fixture(), "args": ["raw", "--case", case],
-        "env": {"FIXTURE_SECRET": "${MY_TOKEN}", "FIXTURE_FRAME_FILE": frame},
-    }});
     std::fs::write(&file, json!({"mcpServers": servers}).to_string()).unwrap();
     let config = ConfigSet::from_files(
         dir.path().to_path_buf(),
@@ -63,13 +71,44 @@ async fn a_call_keeps_its_answer_byte_for_byte_with_secrets_redacted() {
     let frame = dir.path().join("frame");
     let engine = engine(&dir, "as-sent", &frame);
     let outcome = engine.run(&call(), &CancellationToken::new()).await;
+    assert_kept_as_sent(&outcome, &frame);
+    engine.shutdown().await;
+}
+
+/// Over HTTP the answer is a plain JSON body or an SSE event's data; either is kept as sent,
+/// the secret (here a header's reference) redacted.
+#[tokio::test]
+async fn over_http_a_json_body_and_an_event_are_kept_as_sent() {
+    for path in ["/raw/as-sent", "/raw/as-sent-as-sse"] {
+        let dir = tempfile::tempdir().unwrap();
+        let frame = dir.path().join("frame");
+        let fx = common::HttpFixture::start_with(
+            "k=read",
+            &[
+                ("FIXTURE_SECRET", std::path::Path::new(SECRET)),
+                ("FIXTURE_FRAME_FILE", &frame),
+            ],
+        );
+        let engine = engine_of(
+            &dir,
+            &json!({"fx": {"url": fx.url(path), "headers": {"X-Key": "${MY_TOKEN}"}}}),
+        );
+        let outcome = engine.run(&call(), &CancellationToken::new()).await;
+        assert_kept_as_sent(&outcome, &frame);
+        engine.shutdown().await;
+    }
+}
+
+/// The call succeeded, and its kept frame is what the fixture wrote to `frame`, with only the
+/// secret redacted (in the frame and in the decoded text).
+fn assert_kept_as_sent(outcome: &mcpdeck::mcp::engine::Outcome, frame: &std::path::Path) {
     let Ok(success) = &outcome.body else {
         panic!("{:?}", outcome.body);
     };
     let OpResult::Call(result) = &success.result else {
         panic!("{:?}", success.result);
     };
-    let sent = String::from_utf8(std::fs::read(&frame).unwrap()).unwrap();
+    let sent = String::from_utf8(std::fs::read(frame).unwrap()).unwrap();
     assert!(sent.contains(SECRET), "the server sent the secret: {sent}");
     assert!(
         sent.contains("2.50"),
@@ -85,7 +124,6 @@ async fn a_call_keeps_its_answer_byte_for_byte_with_secrets_redacted() {
     );
     // The typed result says the same thing, decoded.
     assert!(result.text.contains("[redacted]") && !result.text.contains(SECRET));
-    engine.shutdown().await;
 }
 
 #[tokio::test]
