@@ -294,19 +294,7 @@ async fn cancel_task(
             timeout,
         )
         .await;
-    let how = if sent.is_ok() {
-        "tasks/cancel was sent and accepted"
-    } else {
-        "tasks/cancel was sent"
-    };
-    note(&format!(
-        "task {} cancelled: {how}",
-        sanitize_capped(id, 64)
-    ));
-    ConnectError::new(
-        ErrorClass::Cancelled,
-        format!("the request was cancelled; {how}"),
-    )
+    crate::mcp::connection::task_cancelled(id, sent.is_ok(), note)
 }
 
 /// `tasks/list`: the server's tasks, within the bounds of a tool catalog

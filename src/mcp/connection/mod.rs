@@ -34,6 +34,7 @@ pub(crate) mod stderr_ring;
 pub(crate) mod stdio;
 mod task_asks;
 mod tasks;
+pub(crate) use tasks::task_cancelled;
 pub(crate) mod traffic;
 
 use std::sync::Arc;

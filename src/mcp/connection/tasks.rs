@@ -308,7 +308,17 @@ async fn cancelled<P: TaskPeer>(
     id: &str,
     note: &(dyn Fn(&str) + Send + Sync),
 ) -> RequestError {
-    let how = cancel_note(peer.cancel(id).await);
+    task_cancelled(id, peer.cancel(id).await, note)
+}
+
+/// The failure of a task the caller cancelled, once `tasks/cancel` was sent (`accepted`: the
+/// server answered it), told to `note` as well; both eras' task loops end with it.
+pub(crate) fn task_cancelled(
+    id: &str,
+    accepted: bool,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> RequestError {
+    let how = cancel_note(accepted);
     note(&format!(
         "task {} cancelled: {how}",
         sanitize_capped(id, 64)
