@@ -28,15 +28,7 @@ for SIZE in 80x24 120x40; do
     T="tmux -L $SOCK-$SIZE"
     $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
         "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' XDG_STATE_HOME='$WORK/state' TERM=xterm-256color '$BIN'; exec sleep 600"
-    wait_for "fixture"
-    for _ in 1 2 3 4 5 6; do
-        if $T capture-pane -p -t e2e | grep -qF "┌ fixture ·"; then break; fi
-        $T send-keys -t e2e Down
-        sleep 0.1
-    done
-    wait_for "┌ fixture ·"
-    $T send-keys -t e2e Enter
-    wait_for "Tools("
+    open_server fixture
     # Connected: the server declared the extension, so the tab bar names Skills after Prompts.
     wait_for "  Skills  Log"
     # Tools → Resources → Prompts → Skills.

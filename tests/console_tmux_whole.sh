@@ -27,15 +27,7 @@ $T -f /dev/null new-session -d -s e2e -x 80 -y 24 \
 $T set-option -g set-clipboard on >/dev/null
 
 
-wait_for "fixture"
-for _ in 1 2 3 4 5 6; do
-    if $T capture-pane -p -t e2e | grep -qF "┌ fixture ·"; then break; fi
-    $T send-keys -t e2e Down
-    sleep 0.1
-done
-wait_for "┌ fixture ·"
-$T send-keys -t e2e Enter
-wait_for "Tools("
+open_server fixture
 
 # The Resources tab filtered to the two big ones; Enter reads the first, the 1 MB one.
 $T send-keys -t e2e l

@@ -39,3 +39,17 @@ wait_joined() {
     done
     fail "did not see '$1' (joined)"
 }
+
+# open_server NAME: selects the server NAME (Down until the main pane is titled with it, polling
+# the screen between keys) and connects it (Enter), until its tabs show.
+open_server() {
+    wait_for "$1"
+    for _ in 1 2 3 4 5 6; do
+        if $T capture-pane -p -t e2e | grep -qF "┌ $1 ·"; then break; fi
+        $T send-keys -t e2e Down
+        sleep 0.1
+    done
+    wait_for "┌ $1 ·"
+    $T send-keys -t e2e Enter
+    wait_for "Tools("
+}
