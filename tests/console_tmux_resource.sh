@@ -24,38 +24,16 @@ printf '{"mcpServers": {"everything": {"command": "node", "args": ["%s", "stdio"
     "$EVERYTHING" > "$WORK/cfg/mcpdeck/mcp.json"
 LAST="reuses the transport for subsequent requests"
 
-fail() {
-    echo "FAIL ($SIZE): $*" >&2
-    echo "--- screen ---" >&2
-    $T capture-pane -p -t e2e >&2 || true
-    exit 1
-}
-
-# wait_for TEXT [SECONDS]: until TEXT is on screen.
-wait_for() {
-    local deadline=$((SECONDS + ${2:-30}))
-    while ((SECONDS < deadline)); do
-        if $T capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-    done
-    fail "did not see '$1'"
-}
+# shellcheck source=tests/tmux_screen.sh
+. "$(dirname "$0")/tmux_screen.sh"
 
 for SIZE in 80x24 200x50; do
     T="tmux -L $SOCK-$SIZE"
     $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
         "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' TERM=xterm-256color '$BIN'; exec sleep 600"
     wait_for "Servers"
-    wait_for "everything"
-    # Select the `everything` row: the main pane's title names the selected server.
-    for _ in 1 2 3 4 5 6; do
-        if $T capture-pane -p -t e2e | grep -qF "┌ everything ·"; then break; fi
-        $T send-keys -t e2e Down
-        sleep 0.1
-    done
-    wait_for "┌ everything ·"
-    $T send-keys -t e2e Enter
-    wait_for "Tools("
+    # Select the `everything` row (the main pane's title names the selected server), connect.
+    open_server everything
     $T send-keys -t e2e l
     wait_for "structure.md"
     $T send-keys -t e2e /
