@@ -1,6 +1,6 @@
 //! The agent sessions view's state: how far it is scrolled and a filter (`/` starts it, typing
 //! narrows the sessions by pid, project, mode or server name, `Enter` keeps it, `Esc` clears),
-//! as in every list. Drawing is `ui::agents::agents_view`.
+//! as in every list. Drawing is `ui::agents_view`.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

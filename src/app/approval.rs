@@ -146,7 +146,7 @@ impl App {
                 Some(Action::Back) => front.viewer = None,
                 Some(action) => {
                     viewer.viewport = viewport;
-                    scroll(viewer, &front.arguments, action);
+                    viewer.scroll(&front.arguments, action);
                 }
                 None => {}
             }
@@ -221,19 +221,6 @@ impl App {
         let areas = self.areas();
         let text = super::layout::viewer_text(super::layout::inner(areas.big));
         (text.width, text.height)
-    }
-}
-
-/// Moves `viewer` over `lines` as a scroll `action` asks.
-pub(super) fn scroll(viewer: &mut Viewer, lines: &[String], action: Action) {
-    match action {
-        Action::Down => viewer.scroll_by(lines, 1),
-        Action::Up => viewer.scroll_by(lines, -1),
-        Action::PageDown => viewer.page(lines, true),
-        Action::PageUp => viewer.page(lines, false),
-        Action::Top => viewer.home(),
-        Action::Bottom => viewer.end(lines),
-        _ => {}
     }
 }
 

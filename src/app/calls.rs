@@ -2,7 +2,7 @@
 //! submitting it, and the request that starts it (a tool call or a prompt).
 
 use super::form::{Form, Target};
-use super::{App, Detail, Effect, Focus, Load, Running, Screen, Tab, Waiter};
+use super::{App, Detail, Effect, Focus, Load, ReqId, Running, Screen, Tab, Waiter};
 use super::{RawForm, ResultScreen};
 use crate::mcp::proxy::ProxyRequest;
 
@@ -120,20 +120,27 @@ impl App {
 
     pub(super) fn start_call(&mut self, mut form: Form, value: &serde_json::Value) -> Vec<Effect> {
         let id = self.id(Waiter::Run);
+        let Some(effect) = Self::resource_effect(id, &form, value)
+            .or_else(|| Self::call_effect(id, &mut form, value))
+        else {
+            return Vec::new();
+        };
+        form.errors.clear();
+        self.screen = Screen::Running(Running {
+            id,
+            form,
+            started: self.now,
+            progress: None,
+            cancelling: false,
+        });
+        vec![effect]
+    }
+
+    /// The engine request a tool's or prompt's form runs (`None` for a resource's).
+    fn call_effect(id: ReqId, form: &mut Form, value: &serde_json::Value) -> Option<Effect> {
         let server = form.server.clone();
-        if let Some(effect) = Self::resource_effect(id, &form, value) {
-            form.errors.clear();
-            self.screen = Screen::Running(Running {
-                id,
-                form,
-                started: self.now,
-                progress: None,
-                cancelling: false,
-            });
-            return vec![effect];
-        }
         let request = match &form.target {
-            Target::Template(_) | Target::Uri => return Vec::new(),
+            Target::Template(_) | Target::Uri => return None,
             Target::Tool(tool) => ProxyRequest::ToolsCall {
                 server,
                 tool: tool.clone(),
@@ -157,10 +164,9 @@ impl App {
                     .unwrap_or_default(),
             },
         };
-        form.errors.clear();
         // Checked on submit; nothing to attach when it does not parse.
         let meta = form.meta().unwrap_or_default();
-        let effect = match request {
+        Some(match request {
             // A task or a call with `_meta` entries is the operator's call, with the form's
             // arguments as given.
             ProxyRequest::ToolsCall { server, tool, args } if form.as_task || !meta.is_empty() => {
@@ -183,15 +189,7 @@ impl App {
                 id,
                 request: crate::mcp::EngineRequest::Agent(request),
             },
-        };
-        self.screen = Screen::Running(Running {
-            id,
-            form,
-            started: self.now,
-            progress: None,
-            cancelling: false,
-        });
-        vec![effect]
+        })
     }
 }
 

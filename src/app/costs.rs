@@ -4,10 +4,9 @@
 
 use std::collections::HashMap;
 
-use super::incoming::settle;
-use super::{App, Effect, Load, ReqId, Waiter};
+use super::{App, Effect, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
+use crate::mcp::engine::{OperatorOp, Outcome};
 
 /// A server's tool costs as the console shows them.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -51,32 +50,13 @@ fn costs_of(result: &OpResult) -> Option<ToolCosts> {
 impl App {
     /// Asks for `server`'s tool costs once its tool list is in (and not already asked).
     pub(super) fn ask_costs(&mut self, server: &str) -> Vec<Effect> {
-        let ready = self.panes.get(server).is_some_and(|p| {
-            matches!(p.tools.catalog, Some(Load::Ready(_))) && p.tools.costs.is_none()
-        });
-        if !ready {
-            return Vec::new();
-        }
-        let id = self.id(Waiter::Costs(server.to_owned()));
-        if let Some(pane) = self.panes.get_mut(server) {
-            pane.tools.costs = Some(Load::Loading(id));
-        }
-        vec![Effect::Engine {
-            id,
-            request: EngineRequest::Operator {
-                server: server.to_owned(),
-                op: OperatorOp::ToolCosts,
-            },
-        }]
+        let waiter = Waiter::Costs(server.to_owned());
+        self.ask_after_catalog(server, |t| &mut t.costs, waiter, |_| OperatorOp::ToolCosts)
     }
 
     /// The costs arrived (dropped when the tab forgot its catalog meanwhile).
     pub(super) fn on_costs(&mut self, server: &str, id: ReqId, outcome: &Outcome) {
-        if let Some(pane) = self.panes.get_mut(server)
-            && pane.tools.costs.as_ref().is_some_and(|l| l.waits_for(id))
-        {
-            pane.tools.costs = Some(settle(outcome, costs_of));
-        }
+        self.settle_after_catalog(server, |t| &mut t.costs, id, outcome, costs_of);
     }
 }
 

@@ -6,10 +6,9 @@
 
 use std::collections::HashMap;
 
-use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
+use crate::mcp::engine::{OperatorOp, Outcome};
 use crate::mcp::scan::Kind;
 
 /// A server's drifted tools as the console shows them.
@@ -43,27 +42,12 @@ fn drift_of(result: &OpResult, against: Option<&str>) -> Option<ToolDrift> {
 impl App {
     /// Asks for `server`'s drift once its tool list is in (and not already asked).
     pub(crate) fn ask_drift(&mut self, server: &str) -> Vec<Effect> {
-        let ready = self.panes.get(server).is_some_and(|p| {
-            matches!(p.tools.catalog, Some(Load::Ready(_))) && p.tools.drift.is_none()
-        });
-        if !ready {
-            return Vec::new();
-        }
-        let id = self.id(Waiter::Drift(server.to_owned()));
-        if let Some(pane) = self.panes.get_mut(server) {
-            pane.tools.drift = Some(Load::Loading(id));
-        }
-        let op = match self.committed_pins(server) {
+        let op = |app: &Self| match app.committed_pins(server) {
             Some((_, pins)) => OperatorOp::CheckPins { pins: pins.clone() },
             None => OperatorOp::Pins { accept: false },
         };
-        vec![Effect::Engine {
-            id,
-            request: EngineRequest::Operator {
-                server: server.to_owned(),
-                op,
-            },
-        }]
+        let waiter = Waiter::Drift(server.to_owned());
+        self.ask_after_catalog(server, |t| &mut t.drift, waiter, op)
     }
 
     /// The committed pin file's name and its pins for `server`, when the file names it.
@@ -81,11 +65,8 @@ impl App {
     /// The drift arrived (dropped when the tab forgot its catalog meanwhile).
     pub(super) fn on_drift(&mut self, server: &str, id: ReqId, outcome: &Outcome) {
         let against = self.committed_pins(server).map(|(file, _)| file.to_owned());
-        if let Some(pane) = self.panes.get_mut(server)
-            && pane.tools.drift.as_ref().is_some_and(|l| l.waits_for(id))
-        {
-            pane.tools.drift = Some(settle(outcome, |r| drift_of(r, against.as_deref())));
-        }
+        let pick = |r: &OpResult| drift_of(r, against.as_deref());
+        self.settle_after_catalog(server, |t| &mut t.drift, id, outcome, pick);
     }
 
     /// How `tool` of `server` drifted, as its detail shows it (empty when it did not).

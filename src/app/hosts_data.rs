@@ -4,13 +4,13 @@
 //! known traps, and the side-by-side matrix against mcpdeck. Built off the state machine (the
 //! executor reads the files, then calls [`build`]); every string kept is sanitised here.
 
-use super::info::{InfoLine, Tone};
+use super::info::{InfoLine, Tone, line};
 use crate::mcp::config::{ConfigSet, Diagnostic, Severity};
 use crate::mcp::hosts::compare::{Cell, Row, matrix};
 use crate::mcp::hosts::convert::Places;
 use crate::mcp::hosts::probe::{inputs, source_of};
 use crate::mcp::hosts::{HostDef, HostEffective, HostEnv, HostId, HostReport, Piece};
-use crate::mcp::sanitize::{sanitize, sanitize_capped};
+use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::var_is_set;
 
 /// Everything the Hosts view shows.
@@ -67,13 +67,6 @@ pub struct MatrixRow {
     pub cells: Vec<&'static str>,
     /// In words, per host that defines the name: same, differs (which fields), only here.
     pub detail: Vec<InfoLine>,
-}
-
-fn line(text: impl AsRef<str>, tone: Tone) -> InfoLine {
-    InfoLine {
-        text: sanitize(text.as_ref()).into_owned(),
-        tone,
-    }
 }
 
 /// A diagnostic without its file (the file is the heading above it): `line:col: error[code] at

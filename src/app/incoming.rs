@@ -80,7 +80,7 @@ impl App {
                 self.side_done(id, outcome);
             }
             Waiter::Tools(server) => {
-                self.on_catalog(Waiter::Tools(server.clone()), id, outcome);
+                self.on_catalog(&Waiter::Tools(server.clone()), id, outcome);
                 effects.extend(self.ask_costs(&server));
                 effects.extend(self.ask_drift(&server));
                 effects.extend(self.ask_scan(&server));
@@ -89,7 +89,7 @@ impl App {
             | Waiter::Prompts(_)
             | Waiter::Skills(_)
             | Waiter::Search(_)) => {
-                self.on_catalog(w, id, outcome);
+                self.on_catalog(&w, id, outcome);
             }
             Waiter::Costs(server) => self.on_costs(&server, id, outcome),
             Waiter::Drift(server) => self.on_drift(&server, id, outcome),
@@ -109,33 +109,25 @@ impl App {
 
     /// A tab's catalog or the tool search arrived: it goes to the tab component that asked,
     /// when it still waits for this id.
-    fn on_catalog(&mut self, waiter: Waiter, id: ReqId, outcome: &Outcome) {
+    fn on_catalog(&mut self, waiter: &Waiter, id: ReqId, outcome: &Outcome) {
+        let (Waiter::Tools(server)
+        | Waiter::Resources(server)
+        | Waiter::Prompts(server)
+        | Waiter::Skills(server)
+        | Waiter::Search(server)) = waiter
+        else {
+            return;
+        };
+        let Some(pane) = self.panes.get_mut(server) else {
+            return;
+        };
         match waiter {
-            Waiter::Tools(server) => {
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.tools.settle(id, outcome);
-                }
-            }
-            Waiter::Resources(server) => {
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.resources.settle(id, outcome);
-                }
-            }
-            Waiter::Prompts(server) => {
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.prompts.settle(id, outcome);
-                }
-            }
-            Waiter::Skills(server) => {
-                if let Some(pane) = self.panes.get_mut(&server) {
-                    pane.skills.settle(id, outcome);
-                }
-            }
-            Waiter::Search(server) => {
-                if let Some(search) = self
-                    .panes
-                    .get_mut(&server)
-                    .and_then(|p| p.tools.search.as_mut())
+            Waiter::Tools(_) => pane.tools.settle(id, outcome),
+            Waiter::Resources(_) => pane.resources.settle(id, outcome),
+            Waiter::Prompts(_) => pane.prompts.settle(id, outcome),
+            Waiter::Skills(_) => pane.skills.settle(id, outcome),
+            _ => {
+                if let Some(search) = pane.tools.search.as_mut()
                     && search.results.waits_for(id)
                 {
                     let mut total = 0;
@@ -149,7 +141,6 @@ impl App {
                     search.total = total;
                 }
             }
-            _ => {}
         }
     }
 

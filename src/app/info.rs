@@ -37,7 +37,7 @@ pub enum Tone {
     Dim,
 }
 
-fn line(text: impl AsRef<str>, tone: Tone) -> InfoLine {
+pub(super) fn line(text: impl AsRef<str>, tone: Tone) -> InfoLine {
     InfoLine {
         text: sanitize(text.as_ref()).into_owned(),
         tone,
@@ -192,12 +192,7 @@ fn doctor(config: &ConfigSet) -> (Vec<InfoLine>, Vec<DoctorFile>) {
             if file.present { Tone::Plain } else { Tone::Dim },
         ));
         for d in file.all_diagnostics() {
-            let tone = if d.is_error() {
-                Tone::Error
-            } else {
-                Tone::Warn
-            };
-            out.extend(diagnostic_lines(d, "    ", tone));
+            out.extend(diagnostic_lines(d, "    "));
         }
     }
     let counts = config.counts();
@@ -211,8 +206,14 @@ fn doctor(config: &ConfigSet) -> (Vec<InfoLine>, Vec<DoctorFile>) {
     (out, files)
 }
 
-/// A diagnostic as `config check` prints it: its line, then its `help:` line dimmed.
-fn diagnostic_lines(d: &crate::mcp::config::Diagnostic, indent: &str, tone: Tone) -> Vec<InfoLine> {
+/// A diagnostic as `config check` prints it: its line (red for an error, else amber), then
+/// its `help:` line dimmed.
+fn diagnostic_lines(d: &crate::mcp::config::Diagnostic, indent: &str) -> Vec<InfoLine> {
+    let tone = if d.is_error() {
+        Tone::Error
+    } else {
+        Tone::Warn
+    };
     d.to_string()
         .lines()
         .enumerate()
@@ -273,12 +274,7 @@ fn servers(config: &ConfigSet) -> BTreeMap<String, Vec<InfoLine>> {
                 ));
             }
             for d in &e.diagnostics {
-                let tone = if d.is_error() {
-                    Tone::Error
-                } else {
-                    Tone::Warn
-                };
-                out.extend(diagnostic_lines(d, "", tone));
+                out.extend(diagnostic_lines(d, ""));
             }
             (e.name.clone(), out)
         })

@@ -9,6 +9,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use super::component::Component;
 use super::key_help::KeyHelp;
 use super::keymap::{Action, Ctx};
+use super::overlays::ErrorView;
 use super::panels::PanelView;
 use super::roots_view::RootsView;
 use super::tasks_view::TasksView;
@@ -135,6 +136,7 @@ impl App {
             (Layer::Tasks, _) => TasksView::offers(action),
             (Layer::Roots, _) => RootsView::offers(action),
             (Layer::Overlay, Some(Overlay::Panel(_))) => PanelView::offers(action),
+            (Layer::Overlay, Some(Overlay::Error(_))) => ErrorView::offers(action),
             _ => self.offers(action),
         }
     }

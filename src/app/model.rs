@@ -122,6 +122,16 @@ impl ResultView {
         }
     }
 
+    /// The viewer, the text it shows ([`Self::body`]) and the fold cursor, to move together.
+    pub fn viewer_body(&mut self) -> (&mut super::viewer::Viewer, &[String], &mut usize) {
+        let body = if self.show_model {
+            &self.model
+        } else {
+            &self.lines
+        };
+        (&mut self.viewer, body, &mut self.cursor)
+    }
+
     /// Whether the fold cursor is shown (foldable JSON in the human view).
     pub fn has_cursor(&self) -> bool {
         !self.show_model && self.fold.is_some()

@@ -2,15 +2,18 @@
 //! and the spill pager, approvals, agent sessions, the config editor and operator-started
 //! errors. Each owns its state (scroll, selection, a typed confirmation) and answers a keymap
 //! [`Action`] with a [`Step`]: what is in front next, the effects to run and a status message.
-//! The app routes keys here whenever an overlay is open; drawing is `ui::overlays`.
+//! The app routes keys here whenever an overlay is open; drawing is `ui::overlays` (which
+//! hands the pager, spills and editor to `ui::pager`, `ui::spills_view` and `ui::editor`).
 
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::agents::AgentRow;
+use super::component::{Component, Update};
 use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx};
+use super::panels::{PanelMsg, PanelView};
 use super::update::{PAGE, to_input};
 use super::{App, Effect, Msg, SpillRow, viewer};
 use crate::mcp::sanitize::sanitize_capped;
@@ -88,6 +91,27 @@ pub struct ErrorView {
     pub class: String,
     /// The message (sanitised).
     pub message: String,
+}
+
+/// The error modal answers to a panel's two messages: copy its text (`class: message`), close.
+impl Component for ErrorView {
+    type Msg = PanelMsg;
+    type Env<'a> = ();
+    type Out = Effect;
+
+    fn message(action: Action) -> Option<PanelMsg> {
+        PanelView::message(action)
+    }
+
+    fn update(self, msg: PanelMsg, (): &()) -> Update<Self> {
+        match msg {
+            PanelMsg::Copy => {
+                let text = format!("{}: {}", self.class, self.message);
+                Update::then(self, Effect::Copy(text))
+            }
+            PanelMsg::Close => Update::close(None),
+        }
+    }
 }
 
 /// What an overlay's update asks of the app.
@@ -181,10 +205,6 @@ impl Overlay {
             (Self::Help(scroll), action) => {
                 Step::keep(Self::Help(scrolled(scroll, action, s.help_len)))
             }
-            (Self::Error(e), Action::Copy) => {
-                let effect = Effect::Copy(format!("{}: {}", e.class, e.message));
-                Step::with(Self::Error(e), [effect])
-            }
             (other, _) => Step::keep(other),
         }
     }
@@ -249,15 +269,7 @@ fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
             // The prompt row under the text is the one difference from the pager's layout.
             let (w, h) = s.pager_viewport;
             t.viewer.viewport = (w, h.saturating_sub(1));
-            match action {
-                Action::Down => t.viewer.scroll_by(&lines, 1),
-                Action::Up => t.viewer.scroll_by(&lines, -1),
-                Action::PageDown => t.viewer.page(&lines, true),
-                Action::PageUp => t.viewer.page(&lines, false),
-                Action::Top => t.viewer.home(),
-                Action::Bottom => t.viewer.end(&lines),
-                _ => {}
-            }
+            t.viewer.scroll(&lines, action);
             Step::keep(Overlay::Trust(t))
         }
     }
@@ -335,8 +347,13 @@ impl App {
         let Some(overlay) = self.overlay.take() else {
             return Vec::new();
         };
-        if let Overlay::Panel(view) = overlay {
-            return self.on_panel_action(view, action);
+        match overlay {
+            Overlay::Panel(view) => {
+                let content = view.content(self);
+                return self.on_component(view, action, &content, Overlay::Panel);
+            }
+            Overlay::Error(view) => return self.on_component(view, action, &(), Overlay::Error),
+            _ => {}
         }
         let shared = Shared {
             spills: &self.spills,
@@ -353,6 +370,24 @@ impl App {
             self.message = Some(m);
         }
         step.effects
+    }
+
+    /// Hands `action` to the overlay component `view` (`front` puts it back in front); one
+    /// that does not take the action stays as it was.
+    fn on_component<C: Component<Out = Effect>>(
+        &mut self,
+        view: C,
+        action: Action,
+        env: &C::Env<'_>,
+        front: fn(C) -> Overlay,
+    ) -> Vec<Effect> {
+        let Some(msg) = C::message(action) else {
+            self.overlay = Some(front(view));
+            return Vec::new();
+        };
+        let step = view.update(msg, env);
+        self.overlay = step.next.map(front);
+        step.out.into_iter().collect()
     }
 
     /// A key in the config editor: save, test connect and close are keymap actions; anything
@@ -466,5 +501,41 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error() -> ErrorView {
+        ErrorView {
+            title: "Sign in".into(),
+            class: "auth".into(),
+            message: "refused".into(),
+        }
+    }
+
+    #[test]
+    fn the_error_modal_copies_its_class_and_message_and_closes() {
+        let step = error().update(PanelMsg::Copy, &());
+        assert_eq!(step.next, Some(error()), "copying leaves it open");
+        assert_eq!(step.out, Some(Effect::Copy("auth: refused".into())));
+        let step = error().update(PanelMsg::Close, &());
+        assert!(step.next.is_none() && step.out.is_none());
+        assert_eq!(ErrorView::message(Action::Quit), Some(PanelMsg::Close));
+        assert!(ErrorView::offers(Action::Copy) && !ErrorView::offers(Action::Down));
+    }
+
+    #[test]
+    fn a_key_the_error_modal_does_not_take_leaves_it_open() {
+        let (mut app, _dir) = crate::app::testkit::demo_app();
+        app.overlay = Some(Overlay::Error(error()));
+        app.update(crate::app::testkit::key(KeyCode::Down));
+        assert!(matches!(&app.overlay, Some(Overlay::Error(e)) if *e == error()));
+        let copied = app.update(crate::app::testkit::ch('y'));
+        assert_eq!(copied, vec![Effect::Copy("auth: refused".into())]);
+        app.update(crate::app::testkit::key(KeyCode::Esc));
+        assert!(app.overlay.is_none(), "Esc closes it");
     }
 }

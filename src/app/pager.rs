@@ -222,12 +222,7 @@ fn move_view(p: &mut Pager, action: Action) -> Option<Effect> {
         }
         Action::Top if p.window.first > 0 => return Some(p.read(SpillAt::Line(0))),
         Action::Bottom if !p.holds_end() => return Some(p.read(SpillAt::End)),
-        Action::Down => p.viewer.scroll_by(lines, 1),
-        Action::Up => p.viewer.scroll_by(lines, -1),
-        Action::PageDown => p.viewer.page(lines, true),
-        Action::PageUp => p.viewer.page(lines, false),
-        Action::Top => p.viewer.home(),
-        _ => p.viewer.end(lines),
+        _ => p.viewer.scroll(lines, action),
     }
     None
 }

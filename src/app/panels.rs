@@ -102,16 +102,6 @@ impl App {
         }
         Vec::new()
     }
-
-    /// An action while panel `view` is in front.
-    pub(super) fn on_panel_action(&mut self, view: PanelView, action: Action) -> Vec<Effect> {
-        let Some(msg) = PanelView::message(action) else {
-            return Vec::new();
-        };
-        let step = view.update(msg, &view.content(self));
-        self.overlay = step.next.map(Overlay::Panel);
-        step.out.into_iter().collect()
-    }
 }
 
 #[cfg(test)]
@@ -136,6 +126,23 @@ mod tests {
         );
         assert!(view.update(PanelMsg::Close, &content).next.is_none());
         assert!(PanelView::offers(Action::Copy) && !PanelView::offers(Action::Down));
+    }
+
+    #[test]
+    fn a_key_the_panel_does_not_take_leaves_it_open() {
+        use crate::app::testkit::{ch, demo_app, key};
+        use crossterm::event::KeyCode;
+        let (mut app, _dir) = demo_app();
+        app.focus = crate::app::Focus::Servers;
+        app.update(ch('i'));
+        assert!(matches!(app.overlay, Some(Overlay::Panel(_))), "i opens it");
+        for code in [KeyCode::Down, KeyCode::PageDown, KeyCode::Up] {
+            app.update(key(code));
+            let open = matches!(app.overlay, Some(Overlay::Panel(PanelView { index: 0 })));
+            assert!(open, "{code:?} leaves it open");
+        }
+        app.update(key(KeyCode::Esc));
+        assert!(app.overlay.is_none(), "Esc closes it");
     }
 
     #[test]

@@ -75,14 +75,7 @@ impl App {
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return Vec::new();
         };
-        let ResultView {
-            viewer,
-            lines,
-            model,
-            show_model,
-            ..
-        } = &mut **view;
-        let body: &[String] = if *show_model { model } else { lines };
+        let (viewer, body, _) = view.viewer_body();
         let Some(search) = viewer.search.as_mut() else {
             return Vec::new();
         };
@@ -122,15 +115,7 @@ impl App {
         if let Some(effect) = whole_text_action(view, msg) {
             return vec![effect];
         }
-        let ResultView {
-            viewer,
-            lines,
-            model,
-            show_model,
-            cursor,
-            ..
-        } = &mut **view;
-        let body: &[String] = if *show_model { model } else { lines };
+        let (viewer, body, cursor) = view.viewer_body();
         match msg {
             ResultMsg::Up => move_cursor_or_scroll(view, -1),
             ResultMsg::Down => move_cursor_or_scroll(view, 1),
@@ -253,14 +238,7 @@ fn move_cursor_or_scroll(view: &mut ResultView, delta: isize) {
         view.viewer.show_line(&view.lines, cursor);
         return;
     }
-    let ResultView {
-        viewer,
-        lines,
-        model,
-        show_model,
-        ..
-    } = view;
-    let body: &[String] = if *show_model { model } else { lines };
+    let (viewer, body, _) = view.viewer_body();
     viewer.scroll_by(body, delta);
 }
 

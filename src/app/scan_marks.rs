@@ -6,10 +6,9 @@
 
 use std::collections::HashMap;
 
-use super::incoming::settle;
 use super::{App, Effect, Load, ReqId, Waiter};
 use crate::mcp::api::OpResult;
-use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
+use crate::mcp::engine::{OperatorOp, Outcome};
 use crate::mcp::scan::Kind;
 
 /// A server's scan findings as the console shows them.
@@ -52,32 +51,13 @@ fn marks_of(result: &OpResult) -> Option<ScanMarks> {
 impl App {
     /// Asks for `server`'s scan once its tool list is in (and not already asked).
     pub(crate) fn ask_scan(&mut self, server: &str) -> Vec<Effect> {
-        let ready = self.panes.get(server).is_some_and(|p| {
-            matches!(p.tools.catalog, Some(Load::Ready(_))) && p.tools.scan.is_none()
-        });
-        if !ready {
-            return Vec::new();
-        }
-        let id = self.id(Waiter::Scan(server.to_owned()));
-        if let Some(pane) = self.panes.get_mut(server) {
-            pane.tools.scan = Some(Load::Loading(id));
-        }
-        vec![Effect::Engine {
-            id,
-            request: EngineRequest::Operator {
-                server: server.to_owned(),
-                op: OperatorOp::Scan,
-            },
-        }]
+        let waiter = Waiter::Scan(server.to_owned());
+        self.ask_after_catalog(server, |t| &mut t.scan, waiter, |_| OperatorOp::Scan)
     }
 
     /// The scan arrived (dropped when the tab forgot its catalog meanwhile).
     pub(super) fn on_scan(&mut self, server: &str, id: ReqId, outcome: &Outcome) {
-        if let Some(pane) = self.panes.get_mut(server)
-            && pane.tools.scan.as_ref().is_some_and(|l| l.waits_for(id))
-        {
-            pane.tools.scan = Some(settle(outcome, marks_of));
-        }
+        self.settle_after_catalog(server, |t| &mut t.scan, id, outcome, marks_of);
     }
 
     /// What the scan found in the `kind` definition `name` of `server`, as a tool's detail or

@@ -4,7 +4,7 @@
 //! verified path (size, SHA-256, front matter) and shows it like a result. Drawn by
 //! `ui::skills_tab`.
 
-use super::tabs::{Catalog, CatalogTab, Listed};
+use super::tabs::{Catalog, CatalogTab};
 use super::{App, Effect, Running, Screen, Waiter};
 use crate::mcp::EngineRequest;
 use crate::mcp::api::OpResult;
@@ -22,15 +22,6 @@ pub struct SkillRow {
     pub files: Option<usize>,
 }
 
-impl Listed for SkillRow {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-}
-
 /// The skills catalog (`skills.list`, every page; no file read).
 #[derive(Debug)]
 pub struct Skills;
@@ -39,10 +30,7 @@ impl Catalog for Skills {
     type Row = SkillRow;
     const WHAT: &'static str = "skills";
     fn request(server: String) -> EngineRequest {
-        EngineRequest::Operator {
-            server,
-            op: OperatorOp::Skills,
-        }
+        EngineRequest::operator(server, OperatorOp::Skills)
     }
     fn rows(result: &OpResult) -> Option<Vec<SkillRow>> {
         let OpResult::Skills(list) = result else {

@@ -277,32 +277,21 @@ pub(super) fn settle_catalog<C: Catalog>(
     }
 }
 
-impl Listed for ToolRow {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
+/// [`Listed`] for rows that keep their name and description in fields of those names.
+macro_rules! listed_by_fields {
+    ($($row:ty),+) => {$(
+        impl Listed for $row {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn description(&self) -> &str {
+                &self.description
+            }
+        }
+    )+};
 }
 
-impl Listed for ResourceRow {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-}
-
-impl Listed for PromptRow {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-}
+listed_by_fields!(ToolRow, ResourceRow, PromptRow, super::skills_tab::SkillRow);
 
 /// The Resources tab: resources, then templates.
 pub type ResourcesTab = CatalogTab<Resources>;

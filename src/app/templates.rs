@@ -26,13 +26,8 @@ impl App {
     pub(super) fn open_template(&mut self, server: String, name: &str) -> Vec<Effect> {
         let id = self.id(Waiter::Template(name.to_owned()));
         self.message = Some(format!("reading the template {name}…"));
-        vec![Effect::Engine {
-            id,
-            request: EngineRequest::Operator {
-                server,
-                op: OperatorOp::Templates,
-            },
-        }]
+        let request = EngineRequest::operator(server, OperatorOp::Templates);
+        vec![Effect::Engine { id, request }]
     }
 
     /// The templates arrived: the variables form of `name` opens (when nothing else did).
@@ -121,28 +116,18 @@ impl App {
                             .collect()
                     })
                     .unwrap_or_default();
-                Some(Effect::Engine {
-                    id,
-                    request: EngineRequest::Operator {
-                        server,
-                        op: OperatorOp::ReadTemplate {
-                            template: name.clone(),
-                            values,
-                        },
-                    },
-                })
+                let template = name.clone();
+                let op = OperatorOp::ReadTemplate { template, values };
+                let request = EngineRequest::operator(server, op);
+                Some(Effect::Engine { id, request })
             }
             Target::Uri => {
                 let uri = value.get("uri").and_then(Value::as_str).unwrap_or_default();
-                Some(Effect::Engine {
-                    id,
-                    request: EngineRequest::Operator {
-                        server,
-                        op: OperatorOp::ReadUri {
-                            uri: uri.to_owned(),
-                        },
-                    },
-                })
+                let op = OperatorOp::ReadUri {
+                    uri: uri.to_owned(),
+                };
+                let request = EngineRequest::operator(server, op);
+                Some(Effect::Engine { id, request })
             }
             _ => None,
         }

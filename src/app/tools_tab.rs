@@ -2,11 +2,13 @@
 //! engine-side ranked search over it, and what is asked once the catalog is in (token costs,
 //! drift from the pins, the poisoning scan's marks). Drawn by `ui::tools_tab`.
 
+use super::incoming::settle;
 use super::tabs::{CatalogLoad, ListState, TabMsg, Tools, catalog_update, settle_catalog};
 use super::{Effect, Load, QueryKey, ReqId};
+use crate::mcp::api::OpResult;
 use crate::mcp::api::{ToolList, ToolSearch};
 use crate::mcp::catalog::summary::ToolSummary;
-use crate::mcp::engine::Outcome;
+use crate::mcp::engine::{EngineRequest, OperatorOp, Outcome};
 use crate::mcp::proxy::ProxyRequest;
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -124,6 +126,54 @@ impl ToolsTab {
             query: search.query.clone(),
         };
         super::tabs::load(id, crate::mcp::EngineRequest::Agent(request))
+    }
+}
+
+/// Where [`ToolsTab`] keeps one thing asked once its catalog is in.
+pub(super) type AfterCatalog<T> = fn(&mut ToolsTab) -> &mut Option<Load<T>>;
+
+impl super::App {
+    /// Asks the engine for `op` about `server` once its tool list is in and `slot` is still
+    /// empty (asked once); `slot` then waits for the reply.
+    pub(super) fn ask_after_catalog<T>(
+        &mut self,
+        server: &str,
+        slot: AfterCatalog<T>,
+        waiter: super::Waiter,
+        op: impl FnOnce(&Self) -> OperatorOp,
+    ) -> Vec<Effect> {
+        let Some(pane) = self.panes.get_mut(server) else {
+            return Vec::new();
+        };
+        if !matches!(pane.tools.catalog, Some(Load::Ready(_))) || slot(&mut pane.tools).is_some() {
+            return Vec::new();
+        }
+        let op = op(self);
+        let id = self.id(waiter);
+        if let Some(pane) = self.panes.get_mut(server) {
+            *slot(&mut pane.tools) = Some(Load::Loading(id));
+        }
+        let server = server.to_owned();
+        super::tabs::load(id, EngineRequest::Operator { server, op })
+    }
+
+    /// The reply to [`Self::ask_after_catalog`], kept when `slot` still waits for `id` (dropped
+    /// when the tab forgot its catalog meanwhile).
+    pub(super) fn settle_after_catalog<T>(
+        &mut self,
+        server: &str,
+        slot: AfterCatalog<T>,
+        id: ReqId,
+        outcome: &Outcome,
+        pick: impl FnOnce(&OpResult) -> Option<T>,
+    ) {
+        if let Some(pane) = self.panes.get_mut(server)
+            && slot(&mut pane.tools)
+                .as_ref()
+                .is_some_and(|l| l.waits_for(id))
+        {
+            *slot(&mut pane.tools) = Some(settle(outcome, pick));
+        }
     }
 }
 

@@ -210,6 +210,21 @@ impl Viewer {
         self.top = self.max_top(lines);
     }
 
+    /// Moves over `lines` as a scroll `action` asks (the line and page keys, top and bottom);
+    /// any other action leaves it.
+    pub fn scroll(&mut self, lines: &[String], action: super::keymap::Action) {
+        use super::keymap::Action;
+        match action {
+            Action::Down => self.scroll_by(lines, 1),
+            Action::Up => self.scroll_by(lines, -1),
+            Action::PageDown => self.page(lines, true),
+            Action::PageUp => self.page(lines, false),
+            Action::Top => self.home(),
+            Action::Bottom => self.end(lines),
+            _ => {}
+        }
+    }
+
     /// Scrolls the least needed so that every row of `line` is visible (its first row when it
     /// is taller than the viewport).
     pub fn show_line(&mut self, lines: &[String], line: usize) {

@@ -5,9 +5,9 @@
 //! the arguments in the one text viewer.
 
 use ratatui::Frame;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::theme::theme;
 use super::viewer::wrap_styled;
@@ -17,18 +17,6 @@ use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::{Areas, centered};
 use crate::app::viewer::wrap;
 use crate::mcp::policy::approval_text;
-
-fn boxed<'a>(frame: &mut Frame, area: ratatui::layout::Rect, title: &str) -> Block<'a> {
-    frame.render_widget(Clear, area);
-    Block::new()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(theme().warn))
-        .title(Line::styled(
-            format!(" {title} "),
-            Style::new().add_modifier(Modifier::BOLD),
-        ))
-}
 
 fn field(label: &str, value: String, style: Style) -> Line<'static> {
     Line::from(vec![
@@ -155,9 +143,7 @@ pub fn render(app: &App, pending: &Pending, frame: &mut Frame, a: &Areas) {
             "Arguments · {} on {}",
             pending.request.operation, pending.request.server
         );
-        let block = boxed(frame, a.big, &title);
-        let inner = block.inner(a.big);
-        frame.render_widget(block, a.big);
+        let inner = super::overlays::framed(frame, a.big, &title, theme().warn);
         super::viewer::render_viewer(viewer, &pending.arguments, None, frame, inner);
         return;
     }
@@ -169,9 +155,8 @@ pub fn render(app: &App, pending: &Pending, frame: &mut Frame, a: &Areas) {
     }
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let area = centered(body, width, height);
-    let block = boxed(frame, area, &approval_text::question(&pending.request));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let title = approval_text::question(&pending.request);
+    let inner = super::overlays::framed(frame, area, &title, theme().warn);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 

@@ -19,23 +19,7 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
         format!("{} on {}{task}", target_name(form), form.server),
         Style::new().add_modifier(Modifier::BOLD),
     )];
-    // What the poisoning scan found in the prompt or template (sanitised by the app).
-    if !form.findings.is_empty() {
-        let count = form.findings.len();
-        lines.push(Line::styled(
-            format!(
-                "⚑ {count} poisoning-scan {}",
-                if count == 1 { "finding" } else { "findings" }
-            ),
-            Style::new().fg(theme().warn),
-        ));
-        for finding in &form.findings {
-            lines.push(Line::styled(
-                format!("  {finding}"),
-                Style::new().fg(theme().muted),
-            ));
-        }
-    }
+    lines.extend(super::calls::findings_lines(&form.findings));
     if form.fields.iter().all(|f| f.kind == FieldKind::Meta) {
         lines.push(Line::styled(
             "No arguments. Enter runs it.",

@@ -29,24 +29,7 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
         };
         lines.push(Line::styled(text, Style::new().fg(colour)));
     }
-    // What the poisoning scan found in it: a heading, then each finding (rule, field, line and
-    // column, excerpt).
-    if !d.findings.is_empty() {
-        let count = d.findings.len();
-        lines.push(Line::styled(
-            format!(
-                "⚑ {count} poisoning-scan {}",
-                if count == 1 { "finding" } else { "findings" }
-            ),
-            Style::new().fg(theme().warn),
-        ));
-        for finding in &d.findings {
-            lines.push(Line::styled(
-                format!("  {finding}"),
-                Style::new().fg(theme().muted),
-            ));
-        }
-    }
+    lines.extend(findings_lines(&d.findings));
     match &d.load {
         Load::Idle | Load::Loading(_) => {
             lines.push(Line::styled("Describing…", Style::new().fg(theme().warn)));
@@ -219,4 +202,23 @@ fn number(n: f64) -> String {
     } else {
         format!("{n}")
     }
+}
+
+/// What the poisoning scan found in a definition (sanitised by the app): a heading, then each
+/// finding (rule, field, line and column, excerpt); nothing when it found nothing.
+pub(super) fn findings_lines(findings: &[String]) -> Vec<Line<'static>> {
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    let count = findings.len();
+    let noun = if count == 1 { "finding" } else { "findings" };
+    let heading = format!("⚑ {count} poisoning-scan {noun}");
+    let mut lines = vec![Line::styled(heading, Style::new().fg(theme().warn))];
+    let muted = Style::new().fg(theme().muted);
+    lines.extend(
+        findings
+            .iter()
+            .map(|f| Line::styled(format!("  {f}"), muted)),
+    );
+    lines
 }

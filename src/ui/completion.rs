@@ -7,7 +7,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::theme::theme;
 use crate::app::completion::{CompletionList, VISIBLE};
@@ -27,20 +26,8 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
         .saturating_sub(3)
         .clamp(1, VISIBLE);
     let lines = list_lines(list, usize::from(body.width.saturating_sub(2)), rows);
-    let height = u16::try_from(lines.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(body.height);
-    if height < 3 {
-        return;
-    }
-    let area = Rect::new(body.x, body.y + body.height - height, body.width, height);
     let title = format!(" {} — completions ", list.label);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(Style::new().fg(theme().accent))
-        .title(title);
-    frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    super::overlays::bottom_box(frame, body, title, lines);
 }
 
 /// The list's rows: the suggestions around the highlight, then a count or a state line.

@@ -30,8 +30,7 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
             crate::app::layout::centered(area, 96, 14),
         ),
     };
-    let (inner, block) = super::overlays::popup(frame, area, title, theme().kind);
-    frame.render_widget(block, area);
+    let inner = super::overlays::framed(frame, area, title, theme().kind);
     let mut head = vec![Line::from(vec![
         Span::styled("server  ", dim_style()),
         Span::styled(e.server.clone(), Style::new().add_modifier(Modifier::BOLD)),
@@ -233,26 +232,14 @@ fn constraints(app: &App, field: &FormField) -> String {
             min_len,
             max_len,
         } => {
-            let mut s = format
+            let s = format
                 .as_deref()
                 .map_or_else(|| "text".to_owned(), |f| format!("text ({f})"));
-            if let Some(m) = min_len {
-                let _ = write!(s, ", at least {m} characters");
-            }
-            if let Some(m) = max_len {
-                let _ = write!(s, ", at most {m} characters");
-            }
-            s
+            bounded(s, AT_LEAST, [*min_len, *max_len], " characters")
         }
         FieldKind::Number { integer, min, max } => {
-            let mut s = if *integer { "whole number" } else { "number" }.to_owned();
-            if let Some(m) = min {
-                let _ = write!(s, ", ≥ {m}");
-            }
-            if let Some(m) = max {
-                let _ = write!(s, ", ≤ {m}");
-            }
-            s
+            let s = if *integer { "whole number" } else { "number" }.to_owned();
+            bounded(s, ["≥", "≤"], [*min, *max], "")
         }
         FieldKind::Boolean => format!("yes / no ({toggle})"),
         FieldKind::Single(o) => format!("one of {} ({prev} {next})", o.len()),
@@ -261,18 +248,30 @@ fn constraints(app: &App, field: &FormField) -> String {
             min_items,
             max_items,
         } => {
-            let mut s = format!(
+            let s = format!(
                 "any of {} ({prev} {next} move, {toggle} picks)",
                 options.len()
             );
-            if let Some(m) = min_items {
-                let _ = write!(s, ", at least {m}");
-            }
-            if let Some(m) = max_items {
-                let _ = write!(s, ", at most {m}");
-            }
-            s
+            bounded(s, AT_LEAST, [*min_items, *max_items], "")
         }
     };
     format!("{need} · {kind}")
+}
+
+/// How [`bounded`] words a lower and an upper bound of a length or a count.
+const AT_LEAST: [&str; 2] = ["at least", "at most"];
+
+/// `s` followed by `, LOW min UNIT` and `, HIGH max UNIT` for the bounds (min, max) given.
+fn bounded<T: std::fmt::Display>(
+    mut s: String,
+    words: [&str; 2],
+    bounds: [Option<T>; 2],
+    unit: &str,
+) -> String {
+    for (word, bound) in words.into_iter().zip(bounds) {
+        if let Some(m) = bound {
+            let _ = write!(s, ", {word} {m}{unit}");
+        }
+    }
+    s
 }

@@ -2,11 +2,12 @@
 //! calls; lists build only their visible window. Every string drawn here was sanitised when it
 //! entered the state.
 
-mod agents;
+mod agents_view;
 mod approval;
 mod call_form;
 mod calls;
 mod completion;
+mod editor;
 mod elicitation;
 mod help;
 mod hosts;
@@ -15,6 +16,7 @@ mod layers;
 mod log_tab;
 mod main_pane;
 mod overlays;
+mod pager;
 mod panels;
 mod policy_view;
 mod result_links;
@@ -23,6 +25,7 @@ mod sampling;
 mod server_list;
 mod side;
 mod skills_tab;
+mod spills_view;
 mod tabs;
 mod tasks_view;
 pub mod theme;

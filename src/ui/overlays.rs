@@ -1,6 +1,6 @@
-//! Global views drawn over the panes (the overlay layer): help, config doctor, trust, spills,
-//! the spill pager, approvals, agent sessions, the editor, hosts, sign-in and operator-started
-//! errors.
+//! Global views drawn over the panes (the overlay layer): help, config doctor, trust,
+//! approvals, sign-in and operator-started errors here; the spills list, the spill pager, agent
+//! sessions, the editor, policy, hosts and panels each in their own file, called from here.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -32,6 +32,31 @@ pub(super) fn popup<'a>(
     (inner, block)
 }
 
+/// Draws an empty [`popup`] over `area` and returns the inside to draw in.
+pub(super) fn framed(frame: &mut Frame, area: Rect, title: &str, color: Color) -> Rect {
+    let (inner, block) = popup(frame, area, title, color);
+    frame.render_widget(block, area);
+    inner
+}
+
+/// Draws `lines` in an accent box titled `title` over the bottom of `body`, as tall as the
+/// lines (at most `body`); nothing when not even one line fits.
+pub(super) fn bottom_box(frame: &mut Frame, body: Rect, title: String, lines: Vec<Line<'_>>) {
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(body.height);
+    if height < 3 {
+        return;
+    }
+    let area = Rect::new(body.x, body.y + body.height - height, body.width, height);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(theme().accent))
+        .title(title);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
 /// Draws the global view that is open.
 pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     // The status line and footer stay visible under views.
@@ -39,26 +64,23 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     match &app.overlay {
         None => {}
         Some(Overlay::Help(scroll)) => {
-            let (inner, block) = popup(frame, big, "Keys", theme().accent);
-            frame.render_widget(block, big);
+            let inner = framed(frame, big, "Keys", theme().accent);
             super::help::render_help(app, frame, inner, *scroll);
         }
         Some(Overlay::Doctor(view)) => render_doctor(app, *view, frame, big),
         Some(Overlay::Policy(view)) => {
-            let (inner, block) = popup(frame, big, "Policy", theme().warn);
-            frame.render_widget(block, big);
+            let inner = framed(frame, big, "Policy", theme().warn);
             super::policy_view::render(view, frame, inner);
         }
         Some(Overlay::Trust(view)) => render_trust(app, view, frame, big),
-        Some(Overlay::Spills(view)) => render_spills(app, view, frame, big),
-        Some(Overlay::Pager(pager)) => render_pager(pager, frame, big),
+        Some(Overlay::Spills(view)) => super::spills_view::render(app, view, frame, big),
+        Some(Overlay::Pager(pager)) => super::pager::render(pager, frame, big),
         Some(Overlay::Agents(view)) => {
-            let (inner, block) = popup(frame, big, "Agent sessions", theme().accent);
-            frame.render_widget(block, big);
-            super::agents::agents_view(app, view, frame, inner);
+            let inner = framed(frame, big, "Agent sessions", theme().accent);
+            super::agents_view::render(app, view, frame, inner);
         }
         Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
-        Some(Overlay::Editor(editor)) => render_editor(editor, frame, big),
+        Some(Overlay::Editor(editor)) => super::editor::render(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
         Some(Overlay::SignIn(view)) => render_sign_in(app, view, frame, body),
         Some(Overlay::Panel(view)) => super::panels::render(app, *view, frame, body),
@@ -67,16 +89,14 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
                 "Hosts · {}",
                 view.data.as_ref().map_or("", |d| d.project.as_str())
             );
-            let (inner, block) = popup(frame, big, &title, theme().accent);
-            frame.render_widget(block, big);
+            let inner = framed(frame, big, &title, theme().accent);
             super::hosts::render(view, frame, inner);
         }
     }
 }
 
 fn render_doctor(app: &App, view: crate::app::DoctorView, frame: &mut Frame, big: Rect) {
-    let (inner, block) = popup(frame, big, "Config doctor", theme().accent);
-    frame.render_widget(block, big);
+    let inner = framed(frame, big, "Config doctor", theme().accent);
     let selected = app.info.doctor_files.get(view.file).map(|f| f.line);
     let lines = doctor_rows(
         &app.info.doctor,
@@ -129,8 +149,7 @@ fn doctor_rows(
 
 fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big: Rect) {
     let crate::app::TrustView { viewer, confirming } = view;
-    let (inner, block) = popup(frame, big, "Project trust", theme().warn);
-    frame.render_widget(block, big);
+    let inner = framed(frame, big, "Project trust", theme().warn);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let lines: Vec<String> = app.info.trust.iter().map(|l| l.text.clone()).collect();
     let styles: Vec<Style> = app.info.trust.iter().map(|l| tone_style(l.tone)).collect();
@@ -144,73 +163,8 @@ fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big:
     }
 }
 
-fn render_spills(
-    app: &App,
-    view: &crate::app::spills_view::SpillsView,
-    frame: &mut Frame,
-    big: Rect,
-) {
-    let (inner, block) = popup(frame, big, "Spills of this session", theme().kind);
-    frame.render_widget(block, big);
-    let sel = view.sel;
-    let shown = view.shown(&app.spills);
-    let mut lines = Vec::new();
-    if let Some(query) = &view.filter {
-        let cursor = if view.editing { "▏" } else { "" };
-        lines.push(Line::styled(
-            format!(
-                "/{query}{cursor}  {} of {} spills",
-                shown.len(),
-                app.spills.len()
-            ),
-            Style::new().fg(theme().accent),
-        ));
-    }
-    if app.spills.is_empty() {
-        lines.push(Line::styled(
-            "No spills yet: large or binary results are written to files here.",
-            Style::new().fg(theme().dim),
-        ));
-    }
-    let height = usize::from(inner.height).saturating_sub(lines.len()) / 2;
-    let start = crate::app::layout::window_start(sel, height);
-    for (i, s) in shown.iter().enumerate().skip(start).take(height) {
-        let style = if i == sel {
-            Style::new().add_modifier(Modifier::REVERSED)
-        } else {
-            Style::new()
-        };
-        lines.push(Line::styled(
-            format!("{} B  {}  {}", s.size, s.mime, s.origin),
-            style,
-        ));
-        lines.push(Line::styled(
-            format!("  {}", s.shown),
-            Style::new().fg(theme().dim),
-        ));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
-}
-
-fn render_pager(p: &crate::app::Pager, frame: &mut Frame, big: Rect) {
-    let title = format!(
-        "{} · {} lines, {} bytes",
-        p.path
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        p.window.total_lines,
-        p.window.size
-    );
-    let title = crate::mcp::sanitize::sanitize(&title).into_owned();
-    let (inner, block) = popup(frame, big, &title, theme().kind);
-    frame.render_widget(block, big);
-    super::viewer::render_viewer(&p.viewer, p.lines(), None, frame, inner);
-}
-
 fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
-    let (inner, block) = popup(frame, big, "Approvals", theme().warn);
-    frame.render_widget(block, big);
+    let inner = framed(frame, big, "Approvals", theme().warn);
     let mut lines = vec![Line::styled(
         format!("policy mode {}", app.policy),
         Style::new().fg(theme().dim),
@@ -244,64 +198,6 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn render_editor(editor: &crate::app::editor::Editor, frame: &mut Frame, big: Rect) {
-    let title = crate::mcp::sanitize::sanitize(&format!(
-        "Edit {}{}",
-        editor.path.display(),
-        if editor.dirty { " (modified)" } else { "" }
-    ))
-    .into_owned();
-    let (inner, block) = popup(frame, big, &title, theme().accent);
-    frame.render_widget(block, big);
-    let mut lines = vec![if editor.valid() {
-        Line::styled("✓ valid", Style::new().fg(theme().ok))
-    } else {
-        Line::styled(
-            "✗ errors: saving is refused",
-            Style::new().fg(theme().error),
-        )
-    }];
-    for d in editor.diagnostics.iter().take(4) {
-        let color = if d.error { theme().error } else { theme().warn };
-        lines.push(Line::styled(d.text.clone(), Style::new().fg(color)));
-        if let Some(help) = &d.help {
-            lines.push(Line::styled(
-                format!("  {help}"),
-                Style::new().fg(theme().dim),
-            ));
-        }
-    }
-    if editor.diagnostics.len() > 4 {
-        lines.push(Line::styled(
-            format!(
-                "… {} more (the config doctor lists all)",
-                editor.diagnostics.len() - 4
-            ),
-            Style::new().fg(theme().dim),
-        ));
-    }
-    match &editor.test {
-        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().ok))),
-        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().error))),
-        None => {}
-    }
-    // The diagnostics wrap; the buffer keeps at least half the box.
-    let rows: usize = lines
-        .iter()
-        .map(|l| {
-            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-            crate::app::viewer::rows_of(&text, usize::from(inner.width))
-        })
-        .sum();
-    let rows = u16::try_from(rows).unwrap_or(u16::MAX);
-    let para = Paragraph::new(lines).wrap(Wrap { trim: false });
-    let shown = rows.min(inner.height / 2).max(1);
-    let [text, diags] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(shown)]).areas(inner);
-    frame.render_widget(&editor.area, text);
-    frame.render_widget(para, diags);
-}
-
 fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
     let crate::app::ErrorView {
         title,
@@ -309,8 +205,7 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
         message,
     } = error;
     let area = centered(body, 60, 8);
-    let (inner, block) = popup(frame, area, title, theme().error);
-    frame.render_widget(block, area);
+    let inner = framed(frame, area, title, theme().error);
     frame.render_widget(
         Paragraph::new(vec![
             Line::styled(
@@ -366,7 +261,6 @@ fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Fr
     let height = u16::try_from(needed + 2).unwrap_or(u16::MAX);
     let area = centered(body, 76, height);
     let title = format!("Sign in to {}", view.server);
-    let (inner, block) = popup(frame, area, &title, theme().accent);
-    frame.render_widget(block, area);
+    let inner = framed(frame, area, &title, theme().accent);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

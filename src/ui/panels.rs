@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::overlays::popup;
+use super::overlays::framed;
 use super::theme::theme;
 use crate::app::App;
 use crate::app::layout::centered;
@@ -28,7 +28,6 @@ pub fn render(app: &App, view: PanelView, frame: &mut Frame, body: Rect) {
         .collect();
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let area = centered(body, 72, height);
-    let (inner, block) = popup(frame, area, &title, theme().accent);
-    frame.render_widget(block, area);
+    let inner = framed(frame, area, &title, theme().accent);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

@@ -6,7 +6,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::theme::theme;
 use crate::app::ResultView;
@@ -43,22 +42,10 @@ pub fn render(view: &ResultView, frame: &mut Frame, body: Rect) {
             ])
         })
         .collect();
-    let height = u16::try_from(lines.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(body.height);
-    if height < 3 {
-        return;
-    }
-    let area = Rect::new(body.x, body.y + body.height - height, body.width, height);
     let title = format!(
         " {} resource links · read on {} ",
         view.links.len(),
         first.server
     );
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(Style::new().fg(theme().accent))
-        .title(title);
-    frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    super::overlays::bottom_box(frame, body, title, lines);
 }

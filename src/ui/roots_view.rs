@@ -19,8 +19,7 @@ fn dim_style() -> Style {
 /// Draws `view` in `area`.
 pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
     let title = format!("Roots of {} (this session)", view.server);
-    let (inner, block) = super::overlays::popup(frame, area, &title, theme().accent);
-    frame.render_widget(block, area);
+    let inner = super::overlays::framed(frame, area, &title, theme().accent);
     let mut lines = Vec::new();
     if let Some(path) = &view.adding {
         lines.push(Line::from(vec![

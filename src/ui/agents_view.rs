@@ -16,7 +16,7 @@ use crate::mcp::status::ServerState;
 
 /// Draws the [`AgentsView`] component into `inner`: the filter bar when one is open, then the
 /// sessions it keeps, from its scroll.
-pub fn agents_view(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect) {
+pub fn render(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect) {
     let dim = Style::new().fg(theme().dim);
     let mut lines = Vec::new();
     let shown = view.shown(&app.agents);
