@@ -5,8 +5,8 @@
 //! (`serde_json::to_string`, no whitespace, the schema's keys as `serde_json` keeps them).
 //! Titles, annotations, `outputSchema` and `_meta` are not sent to the model by hosts, so they
 //! are not counted. The tokenizer is `o200k_base` (the GPT-4o and later models' one), run by
-//! `tiktoken-rs`'s encoder; its vocabulary is compressed into the binary by `build.rs` and
-//! inflated once, on first use.
+//! `tiktoken-rs`'s encoder; its vocabulary is compressed into the binary by `build.rs` (each token as the
+//! pair of earlier tokens it joins) and rebuilt once, on first use.
 
 use std::sync::OnceLock;
 
@@ -18,14 +18,17 @@ use tiktoken_rs::CoreBPE;
 /// The tokenizer's name.
 pub const TOKENIZER: &str = "o200k_base";
 
-/// The vocabulary: one length byte per token, in rank order (raw DEFLATE).
-static LENS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.lens"));
-/// The tokens' bytes, concatenated in rank order (raw DEFLATE).
-static BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bytes"));
+/// The vocabulary, one pair of ranks per rank, in rank order: the left halves (raw DEFLATE of
+/// 3-byte little-endian values split into planes).
+static LEFT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.left"));
+/// The right halves; [`ONE_BYTE`] marks a token that is one byte, the left value.
+static RIGHT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.right"));
+/// The right half of a one-byte token.
+const ONE_BYTE: u32 = 0x00ff_ffff;
 
 /// The compressed vocabulary's size in the binary, in bytes.
 pub fn vocabulary_bytes() -> usize {
-    LENS.len() + BYTES.len()
+    LEFT.len() + RIGHT.len()
 }
 
 /// The encoder, built once.
@@ -37,21 +40,41 @@ fn encoder() -> Result<&'static CoreBPE, String> {
         .map_err(Clone::clone)
 }
 
-fn build_encoder() -> Result<CoreBPE, String> {
-    let inflate = |data: &[u8]| {
-        miniz_oxide::inflate::decompress_to_vec_with_limit(data, 8 << 20)
-            .map_err(|e| format!("the tokenizer's vocabulary does not inflate: {e}"))
+/// Every ordinary token's bytes, in rank order, rebuilt from the pairs.
+fn vocabulary() -> Result<Vec<Vec<u8>>, String> {
+    let values = |data: &[u8]| -> Result<Vec<u32>, String> {
+        let planes = miniz_oxide::inflate::decompress_to_vec_with_limit(data, 8 << 20)
+            .map_err(|e| format!("the tokenizer's vocabulary does not inflate: {e}"))?;
+        let n = planes.len() / 3;
+        Ok((0..n)
+            .map(|i| u32::from_le_bytes([planes[i], planes[n + i], planes[2 * n + i], 0]))
+            .collect())
     };
-    let (lens, bytes) = (inflate(LENS)?, inflate(BYTES)?);
-    let mut encoder = std::collections::HashMap::default();
-    let mut at = 0;
-    for (rank, len) in lens.iter().enumerate() {
-        let end = at + usize::from(*len);
-        let (Some(token), Ok(rank)) = (bytes.get(at..end), u32::try_from(rank)) else {
-            return Err("the tokenizer's vocabulary is truncated".to_owned());
+    let (left, right) = (values(LEFT)?, values(RIGHT)?);
+    if left.len() != right.len() {
+        return Err("the tokenizer's vocabulary is truncated".to_owned());
+    }
+    let mut tokens: Vec<Vec<u8>> = Vec::with_capacity(left.len());
+    for (a, b) in left.into_iter().zip(right) {
+        let token = if b == ONE_BYTE {
+            vec![u8::try_from(a).map_err(|_| "the tokenizer's vocabulary is corrupt".to_owned())?]
+        } else {
+            let half = |r: u32| tokens.get(usize::try_from(r).unwrap_or(usize::MAX));
+            let (Some(a), Some(b)) = (half(a), half(b)) else {
+                return Err("the tokenizer's vocabulary is corrupt".to_owned());
+            };
+            [a.as_slice(), b.as_slice()].concat()
         };
-        encoder.insert(token.to_vec(), rank);
-        at = end;
+        tokens.push(token);
+    }
+    Ok(tokens)
+}
+
+fn build_encoder() -> Result<CoreBPE, String> {
+    let mut encoder = std::collections::HashMap::default();
+    for (rank, token) in vocabulary()?.into_iter().enumerate() {
+        let rank = u32::try_from(rank).map_err(|_| "the tokenizer's vocabulary is too large")?;
+        encoder.insert(token, rank);
     }
     CoreBPE::new(
         encoder,
@@ -149,8 +172,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_vocabulary_in_the_binary_is_at_most_one_mebibyte() {
-        assert!(vocabulary_bytes() <= 1 << 20, "{}", vocabulary_bytes());
+    fn the_vocabulary_in_the_binary_is_at_most_three_quarters_of_a_mebibyte() {
+        assert!(vocabulary_bytes() <= 3 << 18, "{}", vocabulary_bytes());
+    }
+
+    #[test]
+    fn every_rebuilt_token_is_tiktoken_rs_own() {
+        let reference = tiktoken_rs::o200k_base().unwrap();
+        let tokens = vocabulary().unwrap();
+        assert_eq!(tokens.len(), 199_998);
+        for (rank, token) in tokens.iter().enumerate() {
+            let rank = u32::try_from(rank).unwrap();
+            assert_eq!(
+                &reference.decode_bytes(&[rank]).unwrap(),
+                token,
+                "rank {rank}"
+            );
+        }
+        assert!(reference.decode_bytes(&[199_998]).is_err());
     }
 
     #[test]
