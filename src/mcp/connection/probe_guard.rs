@@ -158,16 +158,14 @@ where
         self.inner.send(item)
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        async move {
-            loop {
-                let message = self.inner.receive().await?;
-                let late = self.fallen_back
-                    && self.probe.is_some()
-                    && answered(&message) == self.probe.as_ref();
-                if !late {
-                    return Some(message);
-                }
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let message = self.inner.receive().await?;
+            let late = self.fallen_back
+                && self.probe.is_some()
+                && answered(&message) == self.probe.as_ref();
+            if !late {
+                return Some(message);
             }
         }
     }
@@ -301,13 +299,13 @@ mod tests {
         assert!(is_not_found(&answer), "{answer:?}");
     }
 
-    fn event(data: &str) -> Result<sse_stream::Sse, sse_stream::Error> {
-        Ok(sse_stream::Sse {
+    fn sse(data: &str) -> sse_stream::Sse {
+        sse_stream::Sse {
             event: None,
             data: Some(data.to_owned()),
             id: None,
             retry: None,
-        })
+        }
     }
 
     fn channel_stream(
@@ -322,7 +320,7 @@ mod tests {
         let bound = Duration::from_secs(8);
         let (tx, rx) = mpsc::unbounded_channel();
         let stream: SseStream = channel_stream(rx);
-        tx.send(event(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#))
+        tx.send(Ok(sse(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#)))
             .expect("queued");
         let started = tokio::time::Instant::now();
         let answer = within(bound, RequestId::Number(0), async move {
@@ -332,14 +330,14 @@ mod tests {
         assert_eq!(started.elapsed(), bound);
         assert!(is_not_found(&answer), "{answer:?}");
         // The held answer, released now, has no reader left.
-        assert!(tx.send(event(DISCOVERED)).is_err());
+        assert!(tx.send(Ok(sse(DISCOVERED))).is_err());
     }
 
     #[tokio::test(start_paused = true)]
     async fn an_answer_in_time_is_read_off_its_stream() {
         let (tx, rx) = mpsc::unbounded_channel();
         let stream: SseStream = channel_stream(rx);
-        tx.send(event(DISCOVERED)).expect("queued");
+        tx.send(Ok(sse(DISCOVERED))).expect("queued");
         let answer = within(Duration::from_secs(8), RequestId::Number(0), async move {
             Ok(StreamableHttpPostResponse::Sse(stream, Some("s".into())))
         })
@@ -352,9 +350,9 @@ mod tests {
             "{answer:?}"
         );
         drop(tx);
-        let (_tx, rx) = mpsc::unbounded_channel();
+        let (closed, rx) = mpsc::unbounded_channel();
         let empty: SseStream = channel_stream(rx);
-        drop(_tx);
+        drop(closed);
         let ended = within(Duration::from_secs(8), RequestId::Number(0), async move {
             Ok(StreamableHttpPostResponse::Sse(empty, None))
         })

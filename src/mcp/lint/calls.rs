@@ -41,7 +41,7 @@ impl Probe<'_> {
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
             match self.request(request).await {
                 Ok(ServerResult::CallToolResult(result)) => {
-                    self.check_result(&subject, tool, &result)
+                    self.check_result(&subject, tool, &result);
                 }
                 Ok(ServerResult::CreateTaskResult(created)) => {
                     let followed = self
