@@ -23,7 +23,10 @@ pub fn lint(cx: Context, server: String, call: bool, json: Option<bool>) -> Exit
         Box::new(move |engine, cancel| {
             let (server, counted) = (server.clone(), counted.clone());
             Box::pin(async move {
-                let options = LintOptions { call };
+                let options = LintOptions {
+                    call,
+                    task_timeout: Some(engine.task_timeout(&server)),
+                };
                 let linted = engine
                     .with_connection(&server, cancel, async |conn, cancel| {
                         run_lint(&server, conn, cancel, options).await

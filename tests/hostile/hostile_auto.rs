@@ -183,3 +183,38 @@ async fn a_modern_era_is_kept_for_the_next_connection() {
         assert!(!sent.iter().any(|m| m == "initialize"), "{sent:?}");
     }
 }
+
+/// An HTTP server that holds its `server/discover` answer: mcpdeck falls back to `initialize`
+/// at its own bound (half the request timeout here, 2 s) instead of waiting on the probe, and the
+/// answer released afterwards never reaches the legacy session.
+#[tokio::test]
+async fn an_http_probe_held_past_its_bound_falls_back_and_its_late_answer_is_ignored() {
+    let fx = HttpFixture::start("");
+    let mut def = http_def(&fx.url("/raw/discover-held"), &[]);
+    def.protocol = ProtocolChoice::Auto;
+    def.request_timeout_ms = Some(4000);
+    let started = std::time::Instant::now();
+    let mut conn = connect(&def, here(), &no_vars)
+        .await
+        .expect("the fallback handshake completes");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "the probe waited its bound: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(conn.protocol_version(), "2025-11-25");
+    mcpdeck::mcp::connection::install_crypto_provider();
+    let released = reqwest::get(fx.url("/release-discover"))
+        .await
+        .expect("reachable")
+        .text()
+        .await
+        .expect("text");
+    assert_eq!(released, "released");
+    for _ in 0..3 {
+        let r = call(&conn, "echo", json!({})).await.expect("calls");
+        assert!(!r.content.is_empty());
+    }
+    assert_eq!(conn.protocol_version(), "2025-11-25");
+    conn.close().await;
+}

@@ -270,6 +270,28 @@ fn roots_and_sampling_over_streamable_http() {
     );
     assert_eq!(code, 0, "{v}");
     assert!(text(&v).contains("over http"), "{v}");
+    // A server request sent as a task (2025-11-25), over HTTP: answered as a task, which the
+    // server polls with tasks/get and fetches with tasks/result, each a POST of its own.
+    let (code, v, _) = run(
+        &sb,
+        &[
+            "call",
+            "web",
+            "trigger-sampling-request-async",
+            "prompt=hi",
+            "--sampling-reply",
+            "async over http",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert!(text(&v).contains("async over http"), "{v}");
+    assert!(text(&v).contains("[COMPLETED] Async sampling"), "{v}");
+    assert!(text(&v).contains("Task created: mcpdeck-"), "{v}");
+    let (code, v, stderr) = run(&sb, &["call", "web", "trigger-elicitation-request-async"]);
+    assert_eq!(code, 0, "{v}");
+    assert!(text(&v).contains("[DECLINED]"), "{v}");
+    assert!(!text(&v).contains("[SYNC]"), "{v}");
+    assert!(stderr.contains("answered: decline"), "{stderr}");
     let (code, v, _) = run(
         &sb,
         &["call", "web", "simulate-research-query", "topic=http"],

@@ -106,3 +106,35 @@ fn a_failed_task_is_its_error_and_the_timeout_sends_tasks_cancel() {
     let message = v["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("no tasks/list"), "{v:#}");
 }
+
+#[test]
+fn a_task_without_its_times_is_followed_and_lint_follows_a_task_to_its_result() {
+    let Some(python) = crate::common::peers::python_sdk2() else {
+        return;
+    };
+    let (sb, log) = sandbox(&python);
+    // The handle and every tasks/get answer leave out createdAt, lastUpdatedAt and ttlMs.
+    let (v, stderr) = call(&sb, &["call", "py", "bare"]);
+    assert_eq!(v["ok"], true, "{v:#} {stderr}");
+    let text = v["result"]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("bare finished"), "{v:#}");
+    assert!(!logged(&log, "tasks/get").is_empty(), "it was polled");
+
+    // `lint --call` calls the one read-only tool, which runs as a task: its result, reached by
+    // polling, breaks the tool's output schema, and that is what the lint reports.
+    let (v, stderr) = call(&sb, &["lint", "py", "--call"]);
+    let findings = v["result"]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let about_report: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["subject"] == "tool report")
+        .collect();
+    assert_eq!(about_report.len(), 1, "{v:#} {stderr}");
+    assert_eq!(about_report[0]["rule"], "output-schema", "{v:#}");
+    assert_eq!(logged(&log, "created report").len(), 1);
+    let polls_of_report = logged(&log, "tasks/get").len();
+    assert!(polls_of_report >= 2, "{polls_of_report}: the lint polled");
+    assert!(logged(&log, "tasks/cancel").is_empty());
+}

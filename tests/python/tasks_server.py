@@ -8,7 +8,10 @@ the file named by `TASKS_LOG` (when set), so a test can count polls and see that
 
 Tools: `plain` (never a task), `slow` (a task that works for `seconds` seconds, polled at
 `poll_ms`), `ask` (a task that needs the operator's name through `input_required`), `hang`
-(a task that never ends unless cancelled), `broken` (a task that fails with a JSON-RPC error).
+(a task that never ends unless cancelled), `broken` (a task that fails with a JSON-RPC error),
+`bare` (a task whose handle and `tasks/get` answers leave out `createdAt`, `lastUpdatedAt` and
+`ttlMs`), `report` (marked read-only, with an output schema; a task whose result's
+`structuredContent` does not match it, for `lint --call`).
 
     tasks_server.py stdio
 """
@@ -25,6 +28,8 @@ from mcp_types import RequestParams
 from mcp.server.context import ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel
 
 TASKS = "io.modelcontextprotocol/tasks"
 
@@ -56,6 +61,7 @@ class Tasks(Extension):
         self.tasks: dict[str, dict[str, Any]] = {}
         self.work: dict[str, asyncio.Task[None]] = {}
         self.answers: dict[str, asyncio.Future[Any]] = {}
+        self.bare: set[str] = set()
 
     def methods(self):
         return (
@@ -70,7 +76,7 @@ class Tasks(Extension):
 
     async def intercept_tool_call(self, params, ctx, call_next):
         name = params.name
-        if name not in ("slow", "ask", "hang", "broken"):
+        if name not in ("slow", "ask", "hang", "broken", "bare", "report"):
             return await call_next(ctx)
         if not self.declared(ctx):
             from mcp.server.mcpserver.server import require_client_extension
@@ -90,7 +96,16 @@ class Tasks(Extension):
         self.tasks[task_id] = task
         self.work[task_id] = asyncio.create_task(self.run(task_id, name, args))
         log(f"created {name} {task_id}")
-        return {"resultType": "task", **task}
+        if name == "bare":
+            self.bare.add(task_id)
+        return {"resultType": "task", **self.shown(task_id)}
+
+    def shown(self, task_id: str) -> dict[str, Any]:
+        task = dict(self.tasks[task_id])
+        if task_id in self.bare:
+            for key in ("createdAt", "lastUpdatedAt", "ttlMs"):
+                task.pop(key, None)
+        return task
 
     def set(self, task_id: str, **fields: Any) -> None:
         task = self.tasks[task_id]
@@ -122,6 +137,15 @@ class Tasks(Extension):
                          result={"content": [{"type": "text", "text": text}]})
             elif name == "hang":
                 await asyncio.sleep(3600)
+            elif name == "bare":
+                await asyncio.sleep(0.2)
+                self.set(task_id, status="completed", statusMessage="done",
+                         result={"content": [{"type": "text", "text": "bare finished"}]})
+            elif name == "report":
+                await asyncio.sleep(0.2)
+                self.set(task_id, status="completed", statusMessage="reported",
+                         result={"content": [{"type": "text", "text": "many"}],
+                                 "structuredContent": {"count": "many"}})
             elif name == "broken":
                 await asyncio.sleep(0.1)
                 self.set(task_id, status="failed", statusMessage="it broke",
@@ -136,7 +160,7 @@ class Tasks(Extension):
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=-32602, message="Failed to retrieve task: Task not found")
-        return {"resultType": "complete", **task}
+        return {"resultType": "complete", **self.shown(params.taskId)}
 
     async def update(self, ctx, params: UpdateParams):
         log(f"tasks/update {params.taskId} {sorted(params.inputResponses)}")
@@ -184,6 +208,22 @@ def hang(poll_ms: int = 100) -> str:
 def broken() -> str:
     """A task that fails with a JSON-RPC error."""
     return "not a task"
+
+
+@server.tool()
+def bare() -> str:
+    """A task that leaves out its times."""
+    return "not a task"
+
+
+class Report(BaseModel):
+    count: int
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def report() -> Report:
+    """Count something, as a task (its result breaks its own output schema)."""
+    return Report(count=0)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ use super::handshake::{
     Started, explain_http_failure, finish, handshake_timeout, is_transport_failure, lifecycle_for,
 };
 use super::{
-    Connection, EXIT_GRACE, declare, era, faults, http, negotiation, stdio, task_asks, traffic,
+    Connection, EXIT_GRACE, declare, era, faults, http, negotiation, probe_guard, stdio, task_asks,
+    traffic,
 };
 use crate::mcp::auth::{AuthTarget, CredentialStore};
 use crate::mcp::config::{
@@ -142,8 +143,8 @@ impl Opening {
     }
 
     /// In `auto`, the era kept for the server `key` names (see [`era`]): the lifecycle opens in
-    /// it when one is known, and otherwise a stdio probe gets mcpdeck's bound. `None` outside
-    /// `auto`.
+    /// it when one is known, and otherwise the probe gets mcpdeck's bound (stdio: [`era::PROBE_TIMEOUT`]
+    /// and the idle rule; HTTP: [`era::http_probe_bound`]). `None` outside `auto`.
     fn with_era(&mut self, def: &ServerDef, key: u64, stdio: bool) -> Option<EraUse> {
         if def.protocol != ProtocolChoice::Auto {
             return None;
@@ -152,7 +153,9 @@ impl Opening {
         match cached {
             Some(known) => (self.offered, self.lifecycle) = era::lifecycle_in(known),
             None if stdio => self.faults.probe_within(era::PROBE_TIMEOUT),
-            None => {}
+            None => self
+                .faults
+                .probe_within(era::http_probe_bound(self.timeout)),
         }
         Some(EraUse { key, cached })
     }
@@ -265,6 +268,8 @@ async fn start_stdio(
         .counting(routes.clone())
         .keeping_raw(faults.clone());
     let transport = declare::Declared::new(transport, extra);
+    // rmcp's own 10 s may end a busy server's probe before mcpdeck's bound does.
+    let transport = probe_guard::ProbeGuard::new(transport);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {
@@ -468,6 +473,8 @@ async fn start_http(
     let transport = traffic::Tapped::new(transport, &sink, &redactor, traffic)
         .counting(routes.clone())
         .keeping_raw(faults.clone());
+    // A probe's answer that comes after the fallback `initialize` is never the handshake's.
+    let transport = probe_guard::ProbeGuard::new(transport);
     let started =
         tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await;
     let service = match started {

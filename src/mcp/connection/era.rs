@@ -33,6 +33,22 @@ pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// probe to give up, once [`PROBE_TIMEOUT`] has passed.
 pub(crate) const PROBE_IDLE: Duration = Duration::from_secs(1);
 
+/// The longest the `auto` probe waits for an HTTP server's answer to `server/discover` before
+/// it falls back to `initialize` (at most half the connection's request timeout, so the fallback
+/// keeps the other half; see [`http_probe_bound`]). An HTTP server is already running, so the
+/// wait covers one request, not a start-up; and a legacy HTTP server nearly always refuses the
+/// probe at once (HTTP 400/404/405 or a JSON-RPC error), so only a server that holds the POST
+/// open without answering pays it. The bound is long because a modern server slow under load
+/// must not be taken for a legacy one (which would refuse the fallback `initialize`), and
+/// shorter than rmcp's fixed 10 s so that, even on a loaded machine, rmcp reads mcpdeck's
+/// stand-in answer rather than timing out itself.
+pub(crate) const HTTP_PROBE_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// The HTTP probe's bound for a connection whose requests time out after `request_timeout`.
+pub(crate) fn http_probe_bound(request_timeout: Duration) -> Duration {
+    HTTP_PROBE_TIMEOUT.min(request_timeout / 2)
+}
+
 /// The CPU time (user and system, in clock ticks) used so far by the process `pid` and its
 /// descendants, from `/proc`; `None` when `pid` is gone.
 pub(crate) fn tree_cpu(pid: u32) -> Option<u64> {

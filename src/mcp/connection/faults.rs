@@ -44,7 +44,8 @@ pub struct Faults {
     skipped: AtomicU64,
     /// The id of a `server/discover` request awaiting its answer (stdio).
     discover: Mutex<Option<RequestId>>,
-    /// How long the `auto` probe waits for that answer (stdio; `None`: rmcp's own wait).
+    /// How long the `auto` probe waits for its answer (`None`: rmcp's own wait). Over stdio
+    /// the idle rule of `frames` applies on top; over HTTP, `probe_guard`'s bound.
     probe: Mutex<Option<std::time::Duration>>,
     /// A probe that timed out: its late answer is dropped.
     late_discover: Mutex<Option<RequestId>>,

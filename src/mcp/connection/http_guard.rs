@@ -17,9 +17,9 @@
 //! slot as it is decoded. An answer to `server/discover` that is not a usable discover result
 //! (an empty result, any JSON-RPC error, an HTTP 400/404/405, a body that is not JSON) becomes
 //! "method not found", which makes rmcp's `auto` lifecycle fall back to
-//! `initialize` on the same transport; a discover answer that comes only after that
-//! `initialize` was posted (the probe timed out under load) is dropped, so the handshake never
-//! reads the probe's id as its own. Authentication refusals keep their own path.
+//! `initialize` on the same transport. In `auto`, the probe's POST and the reading of its answer
+//! are bounded (`probe_guard`): past the bound a "method not found" stands in and the late
+//! answer is never read. Authentication refusals keep their own path.
 //!
 //! Every POST also carries the headers the 2026-07-28 transport asks of each one, whatever the
 //! era: `MCP-Protocol-Version` (on `initialize` too, equal to the version its `_meta` names, see
@@ -58,9 +58,6 @@ pub(crate) struct GuardedClient {
     /// Where the last POST went (endpoint, session, credentials, headers): the errors answering
     /// a server's undecodable requests are posted there.
     last: Arc<std::sync::Mutex<Option<ReplyTarget>>>,
-    /// An `initialize` was posted: a `server/discover` answer arriving after it is the `auto`
-    /// probe's, come after its timeout, and is dropped rather than read as the handshake's.
-    initializing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The endpoint and headers a reply to the server is posted with.
@@ -81,7 +78,6 @@ impl GuardedClient {
             faults,
             extra: None,
             last: Arc::default(),
-            initializing: Arc::default(),
         }
     }
 
@@ -92,11 +88,6 @@ impl GuardedClient {
         posted: Posted,
         max_event: usize,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        if posted.discover && self.initializing.load(std::sync::atomic::Ordering::SeqCst) {
-            // The probe's late answer (or failure): the fallback handshake is under way and
-            // must not receive it (it carries the probe's id).
-            return Ok(StreamableHttpPostResponse::Accepted);
-        }
         match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, sid)) => {
                 Ok(StreamableHttpPostResponse::Sse(
@@ -122,16 +113,6 @@ impl GuardedClient {
                 }
                 Err(err)
             }
-        }
-    }
-
-    /// Marks the handshake as begun when `message` is `initialize`.
-    fn note_initialize(&self, message: &ClientJsonRpcMessage) {
-        if let ClientJsonRpcMessage::Request(r) = message
-            && matches!(r.request, ClientRequest::InitializeRequest(_))
-        {
-            self.initializing
-                .store(true, std::sync::atomic::Ordering::SeqCst);
         }
     }
 
@@ -430,6 +411,41 @@ impl HttpLayer for GuardedClient {
     }
 
     async fn post(&self, post: Post) -> Result<StreamableHttpPostResponse, HttpError> {
+        let probe = match &post.message {
+            ClientJsonRpcMessage::Request(r)
+                if matches!(r.request, ClientRequest::DiscoverRequest(_)) =>
+            {
+                self.faults
+                    .probe_timeout()
+                    .map(|bound| (bound, r.id.clone()))
+            }
+            _ => None,
+        };
+        match probe {
+            Some((bound, id)) => super::probe_guard::within(bound, id, self.guarded(post)).await,
+            None => self.guarded(post).await,
+        }
+    }
+
+    /// A stream without a limit of the caller's gets [`super::http::MAX_BODY_BYTES`].
+    async fn get(&self, get: Get) -> Result<SseStream, HttpError> {
+        let max = get.max_event.unwrap_or(super::http::MAX_BODY_BYTES);
+        let get = Get {
+            max_event: Some(max),
+            ..get
+        };
+        let stream = get.forward(&self.inner).await?;
+        let posted = Posted {
+            id: None,
+            discover: false,
+        };
+        Ok(guard_stream(stream, posted, self.faults.clone(), max))
+    }
+}
+
+impl GuardedClient {
+    /// Posts `post` with the checks of the module comment.
+    async fn guarded(&self, post: Post) -> Result<StreamableHttpPostResponse, HttpError> {
         let Post {
             uri,
             message,
@@ -439,7 +455,6 @@ impl HttpLayer for GuardedClient {
             limits,
         } = post;
         let posted = Posted::of(&message);
-        self.note_initialize(&message);
         let mut listing = false;
         let mut call = false;
         if let ClientJsonRpcMessage::Request(r) = &message {
@@ -489,21 +504,6 @@ impl HttpLayer for GuardedClient {
             post.forward(&self.inner).await
         };
         self.checked_answer(answer, posted, limits.max_sse_event_size)
-    }
-
-    /// A stream without a limit of the caller's gets [`super::http::MAX_BODY_BYTES`].
-    async fn get(&self, get: Get) -> Result<SseStream, HttpError> {
-        let max = get.max_event.unwrap_or(super::http::MAX_BODY_BYTES);
-        let get = Get {
-            max_event: Some(max),
-            ..get
-        };
-        let stream = get.forward(&self.inner).await?;
-        let posted = Posted {
-            id: None,
-            discover: false,
-        };
-        Ok(guard_stream(stream, posted, self.faults.clone(), max))
     }
 }
 

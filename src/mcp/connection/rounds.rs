@@ -166,6 +166,8 @@ fn check_result_type(
     request: &ClientRequest,
     tasks: bool,
 ) -> Result<ServerResult, RequestError> {
+    // A task handle lacking a field mcpdeck does not need is typed here (`task_handle`).
+    let result = super::task_handle::handle(result)?;
     if matches!(result, ServerResult::CreateTaskResult(_))
         && !(tasks && matches!(request, ClientRequest::CallToolRequest(_)))
     {

@@ -100,10 +100,7 @@ pub(crate) trait TaskPeer: Sync {
 impl TaskPeer for Connection {
     async fn get(&self, id: &str) -> Result<DetailedTask, RequestError> {
         let request = ClientRequest::GetTaskRequest(GetTaskRequest::new(GetTaskParams::new(id)));
-        match self.task_request(request).await? {
-            ServerResult::GetTaskResult(got) => Ok(got.task),
-            _ => Err(protocol("tasks/get did not answer with a task")),
-        }
+        super::task_handle::detailed(self.task_request(request).await?)
     }
 
     async fn update(&self, id: &str, responses: InputResponses) -> Result<(), RequestError> {

@@ -14,6 +14,15 @@ use crate::mcp::connection::Connection;
 use crate::mcp::sanitize::sanitize_capped;
 
 impl Engine {
+    /// How long a tool call run as a task on `server` is followed (see `task_timeout_of`);
+    /// the default for a server not configured.
+    pub fn task_timeout(&self, server: &str) -> std::time::Duration {
+        self.slots.get(server).map_or(
+            crate::mcp::config::ServerDef::DEFAULT_TASK_TIMEOUT,
+            |slot| self.task_timeout_of(slot),
+        )
+    }
+
     /// Connects to `server` (or uses its live connection) and runs `f` on the connection.
     pub async fn with_connection<T>(
         &self,

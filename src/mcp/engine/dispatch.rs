@@ -16,6 +16,19 @@ use crate::mcp::proxy::{NormalizedOperation, ProxyRequest, check_server};
 use crate::mcp::status::StatusReport;
 
 impl Engine {
+    /// How long a tool call run as a task on `slot`'s server is followed: the engine's
+    /// setting, else the server's `taskTimeoutMs`, else the default.
+    pub(super) fn task_timeout_of(&self, slot: &Slot) -> std::time::Duration {
+        self.task_timeout.unwrap_or_else(|| {
+            slot.entry
+                .def
+                .as_ref()
+                .map_or(crate::mcp::config::ServerDef::DEFAULT_TASK_TIMEOUT, |d| {
+                    d.task_timeout()
+                })
+        })
+    }
+
     /// Runs a request the policy let through: connects (or reconnects) its server, then hands
     /// it to the operation it names. `operation` is what the policy judged it as; `epoch` is
     /// the server's disconnect epoch when the request was asked for ([`super::slot::Ticket`]).
@@ -81,14 +94,7 @@ impl Engine {
             meta: call_options
                 .map(|options| &options.meta)
                 .filter(|meta| !meta.is_empty()),
-            task_timeout: self.task_timeout.unwrap_or_else(|| {
-                slot.entry
-                    .def
-                    .as_ref()
-                    .map_or(crate::mcp::config::ServerDef::DEFAULT_TASK_TIMEOUT, |d| {
-                        d.task_timeout()
-                    })
-            }),
+            task_timeout: self.task_timeout_of(slot),
             progress,
             keep_data: self.keep_data,
             pins: self.pins.as_ref(),

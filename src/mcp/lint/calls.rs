@@ -1,9 +1,14 @@
 //! `lint --call`: each tool marked read-only (`readOnlyHint: true`) is called once with sample
 //! arguments that satisfy its input schema, and what it returns is checked: a tool with an
 //! `outputSchema` must return `structuredContent` that matches it. Tools not marked read-only
-//! are never called.
+//! are never called. A call a 2026 server answers with a task (`resultType: "task"`) is
+//! followed to its end as `call` follows it (`tasks/get` polls, input asked through the
+//! operator's answers, `tasks/cancel` at the task timeout), and the task's result is what is
+//! checked.
 
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult, Tool};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult, Tool,
+};
 use serde_json::Value;
 
 use super::Level;
@@ -36,13 +41,21 @@ impl Probe<'_> {
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
             match self.request(request).await {
                 Ok(ServerResult::CallToolResult(result)) => {
-                    if result.is_error == Some(true) {
-                        let message = "answered sample arguments that satisfy its schema with \
-                                       isError"
-                            .to_owned();
-                        self.find("call-failed", Level::Note, &subject, message);
-                    } else {
-                        self.check_output(&subject, tool, result.structured_content.as_ref());
+                    self.check_result(&subject, tool, &result);
+                }
+                Ok(ServerResult::CreateTaskResult(created)) => {
+                    let followed = self
+                        .conn
+                        .follow_task(created.task, self.task_timeout, self.cancel, &|_| {})
+                        .await;
+                    match followed {
+                        Ok(result) => self.check_result(&subject, tool, &result),
+                        Err(e) => self.find(
+                            "call-failed",
+                            Level::Warning,
+                            &subject,
+                            format!("ran as a task, which failed: {e}"),
+                        ),
                     }
                 }
                 Ok(_) => self.find(
@@ -55,6 +68,17 @@ impl Probe<'_> {
             }
         }
         called
+    }
+
+    /// What a call (or the task it ran as) returned: `isError` is noted, and the structured
+    /// content is checked against the output schema.
+    fn check_result(&mut self, subject: &str, tool: &Tool, result: &CallToolResult) {
+        if result.is_error == Some(true) {
+            let message = "answered sample arguments that satisfy its schema with isError";
+            self.find("call-failed", Level::Note, subject, message.to_owned());
+        } else {
+            self.check_output(subject, tool, result.structured_content.as_ref());
+        }
     }
 
     /// `output-schema`: structured content is there when an output schema is, and matches it.

@@ -29,6 +29,9 @@ pub(crate) const MAX_CALLS: usize = 50;
 pub struct LintOptions {
     /// Call every tool marked read-only with sample arguments and check what it returns.
     pub call: bool,
+    /// How long a call the server runs as a task is followed (`None`: the default task
+    /// timeout).
+    pub task_timeout: Option<std::time::Duration>,
 }
 
 /// The connection being linted and the findings so far.
@@ -36,6 +39,8 @@ pub(super) struct Probe<'a> {
     pub(super) conn: &'a Connection,
     pub(super) cancel: &'a CancellationToken,
     pub(super) findings: Vec<Finding>,
+    /// How long a tool call answered with a task is followed.
+    pub(super) task_timeout: std::time::Duration,
 }
 
 impl Probe<'_> {
@@ -72,6 +77,9 @@ pub async fn lint(
         conn,
         cancel,
         findings: Vec::new(),
+        task_timeout: options
+            .task_timeout
+            .unwrap_or(crate::mcp::config::ServerDef::DEFAULT_TASK_TIMEOUT),
     };
     let caps = conn.identity().capabilities.clone();
     let mut checked = Checked::default();
