@@ -165,7 +165,7 @@ pub fn tabs_from(labels: &[(super::Tab, String)], active: super::Tab, width: usi
     };
     let mut first = 0;
     while first < at {
-        let mark = if first > 0 { TABS_SCROLLED.len() } else { 0 };
+        let mark = usize::from(first > 0);
         if mark + cells[first..=at].iter().sum::<usize>() <= width {
             break;
         }
@@ -184,7 +184,7 @@ pub fn tab_at(
 ) -> Option<super::Tab> {
     let labels = tab_labels(counts, skills);
     let first = tabs_from(&labels, active, usize::from(width));
-    let mark = if first > 0 { 1 } else { 0 };
+    let mark = usize::from(first > 0);
     let mut start = usize::from(left) + mark;
     let x = usize::from(x);
     for (tab, label) in labels.into_iter().skip(first) {

@@ -77,7 +77,7 @@ pub enum ConnectionEvent {
     /// poll or a `notifications/tasks` push showed (text sanitised).
     Task {
         /// The task as last seen.
-        task: crate::mcp::api::TaskInfo,
+        task: Box<crate::mcp::api::TaskInfo>,
         /// Why the task loop stopped following it before it ended (cancelled, timed out, a
         /// failed poll); `None` while it is followed and once it ended.
         ended: Option<String>,

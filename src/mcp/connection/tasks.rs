@@ -206,7 +206,7 @@ impl TaskPeer for Connection {
 
     fn seen(&self, task: &Task, ended: Option<&str>) {
         self.sink.emit(ConnectionEvent::Task {
-            task: task_info(task),
+            task: Box::new(task_info(task)),
             ended: ended.map(|e| super::error::clean(&self.redactor, &sanitize_capped(e, 512))),
         });
     }
