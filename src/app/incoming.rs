@@ -248,6 +248,10 @@ impl App {
                 };
                 return self.push_log(&event.server, line);
             }
+            ConnectionEvent::Task { task, ended } => {
+                self.on_task_seen(&event.server, task, ended.as_deref());
+                return Vec::new();
+            }
         };
         let mut effects = self.push_log(
             &event.server,

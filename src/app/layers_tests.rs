@@ -23,6 +23,7 @@ fn a_paste_over_the_tasks_view_does_not_type_into_the_form_under_it() {
         server: "demo".into(),
         tasks: Load::Ready(Vec::new()),
         sel: 0,
+        known: false,
     });
     assert_eq!(app.front(), Layer::Tasks);
     app.update(Msg::Paste("typed".into()));

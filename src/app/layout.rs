@@ -149,12 +149,45 @@ pub fn tab_labels(counts: [Option<usize>; 3], skills: bool) -> Vec<(super::Tab, 
     labels
 }
 
-/// The tab whose label is drawn at column `x` of a tab bar starting at column `left` (each
-/// label is drawn with one space either side), if any.
-pub fn tab_at(counts: [Option<usize>; 3], skills: bool, left: u16, x: u16) -> Option<super::Tab> {
-    let mut start = usize::from(left);
+/// The mark a tab bar starts with when labels before the first shown are scrolled off.
+pub const TABS_SCROLLED: &str = "‹";
+
+/// The first label a tab bar of `width` columns shows (each label is drawn with one space
+/// either side): 0 when the active tab fits from the start, else the fewest labels scrolled off
+/// (the bar then starts with [`TABS_SCROLLED`]) for the active tab to end inside the bar.
+pub fn tabs_from(labels: &[(super::Tab, String)], active: super::Tab, width: usize) -> usize {
+    let cells: Vec<usize> = labels
+        .iter()
+        .map(|(_, l)| unicode_width::UnicodeWidthStr::width(l.as_str()) + 2)
+        .collect();
+    let Some(at) = labels.iter().position(|(t, _)| *t == active) else {
+        return 0;
+    };
+    let mut first = 0;
+    while first < at {
+        let mark = usize::from(first > 0);
+        if mark + cells[first..=at].iter().sum::<usize>() <= width {
+            break;
+        }
+        first += 1;
+    }
+    first
+}
+
+/// The tab whose label is drawn at column `x` of a tab bar of `width` columns starting at column
+/// `left` with `active` in front (scrolled as [`tabs_from`] says), if any.
+pub fn tab_at(
+    (counts, skills): ([Option<usize>; 3], bool),
+    active: super::Tab,
+    (left, width): (u16, u16),
+    x: u16,
+) -> Option<super::Tab> {
+    let labels = tab_labels(counts, skills);
+    let first = tabs_from(&labels, active, usize::from(width));
+    let mark = usize::from(first > 0);
+    let mut start = usize::from(left) + mark;
     let x = usize::from(x);
-    for (tab, label) in tab_labels(counts, skills) {
+    for (tab, label) in labels.into_iter().skip(first) {
         let end = start + unicode_width::UnicodeWidthStr::width(label.as_str()) + 2;
         if (start..end).contains(&x) {
             return Some(tab);

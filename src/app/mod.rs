@@ -363,6 +363,8 @@ pub struct App {
     pub session: session::SessionState,
     /// The box with the keys of the component in front (its help key where `?` types).
     pub key_help: Option<key_help::KeyHelp>,
+    /// The tasks-extension tasks this console started (the 2026 Tasks view lists them).
+    pub session_tasks: tasks_view::SessionTasks,
 }
 
 /// How many log lines a server keeps.
@@ -411,6 +413,7 @@ impl App {
             early_completions: elicit_complete::EarlyCompletions::default(),
             session: session::SessionState::default(),
             key_help: None,
+            session_tasks: tasks_view::SessionTasks::default(),
         }
     }
 

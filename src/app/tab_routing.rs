@@ -43,11 +43,21 @@ impl App {
             _ => return Vec::new(),
         }
         if self.focus == Focus::Servers {
-            return self.servers.update(super::ServerListMsg::Move(delta));
+            let effects = self.servers.update(super::ServerListMsg::Move(delta));
+            self.leave_absent_skills();
+            return effects;
         }
         let effects = self.route_to_tab(TabMsg::Move(delta));
         self.clamp_selection();
         effects
+    }
+
+    /// With the Skills tab in front and a server selected that does not declare the skills
+    /// extension (its bar has no Skills tab), shows its Tools tab instead.
+    pub(super) fn leave_absent_skills(&mut self) {
+        if self.tab == Tab::Skills && !self.server().is_some_and(|s| s.skills) {
+            self.tab = Tab::Tools;
+        }
     }
 
     /// Keeps the current tab's selection inside its list (clamping asks for nothing).

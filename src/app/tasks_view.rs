@@ -1,7 +1,12 @@
 //! The Tasks view: the selected server's tasks (`tasks/list` on the console's own session),
 //! each with its status, creation time and time to live. `Enter` fetches a task's result
 //! (`tasks/result`, shown like a call's), `x` cancels one (`tasks/cancel`), `r` lists again.
-//! Drawn by `ui::tasks_view`; keys in the `tasks_view` keymap context.
+//! Protocol 2026-07-28's tasks extension has no `tasks/list` and no `tasks/result`: there the
+//! view lists the tasks this console started ([`SessionTasks`], kept from the engine's
+//! `ConnectionEvent::Task` events: as created, then as each poll or push showed them), and `x`
+//! still sends `tasks/cancel`. Drawn by `ui::tasks_view`; keys in the `tasks_view` keymap context.
+
+use std::collections::BTreeMap;
 
 use super::component::{Component, Update};
 use super::keymap::Action;
@@ -19,6 +24,60 @@ pub struct TasksView {
     pub tasks: Load<Vec<TaskInfo>>,
     /// The selected row.
     pub sel: usize,
+    /// The rows are the tasks this session started (the server's protocol has no `tasks/list`).
+    pub known: bool,
+}
+
+/// The tasks of the tasks extension this console started, per server, in the order they
+/// started, as the engine last reported each (strings sanitised).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionTasks(BTreeMap<String, Vec<KnownTask>>);
+
+/// One task this console started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnownTask {
+    /// As last polled (or pushed).
+    pub task: TaskInfo,
+    /// Why mcpdeck stopped following it before it ended.
+    pub ended: Option<String>,
+}
+
+impl SessionTasks {
+    /// Takes the engine's report of a task of `server`.
+    pub fn seen(&mut self, server: &str, task: &TaskInfo, ended: Option<&str>) {
+        let known = KnownTask {
+            task: clean(task),
+            ended: ended.map(|e| sanitize_capped(e, 300)),
+        };
+        let tasks = self.0.entry(server.to_owned()).or_default();
+        match tasks
+            .iter_mut()
+            .find(|t| t.task.task_id == known.task.task_id)
+        {
+            Some(old) => *old = known,
+            None => tasks.push(known),
+        }
+    }
+
+    /// The rows of `server`'s tasks: a task no longer followed says so in its message.
+    pub fn rows(&self, server: &str) -> Vec<TaskInfo> {
+        let Some(tasks) = self.0.get(server) else {
+            return Vec::new();
+        };
+        tasks
+            .iter()
+            .map(|t| {
+                let mut row = t.task.clone();
+                if let Some(ended) = &t.ended {
+                    row.status_message = Some(match &row.status_message {
+                        Some(m) => format!("no longer polled: {ended} (last: {m})"),
+                        None => format!("no longer polled: {ended}"),
+                    });
+                }
+                row
+            })
+            .collect()
+    }
 }
 
 /// What the Tasks view answers to.
@@ -47,9 +106,19 @@ pub enum TasksOut {
     Cancel { server: String, task: String },
     /// `tasks/result` for `task`, shown like a call's result.
     Result { server: String, task: String },
+    /// Say that the protocol has no `tasks/result` (a task's result shows on its call).
+    NoResult,
 }
 
 impl TasksView {
+    /// How many tasks are listed.
+    fn rows(&self) -> usize {
+        match &self.tasks {
+            Load::Ready(t) => t.len(),
+            _ => 0,
+        }
+    }
+
     /// The selected task's id, once listed.
     fn selected(&self) -> Option<String> {
         match &self.tasks {
@@ -77,10 +146,7 @@ impl Component for TasksView {
     }
 
     fn update(mut self, msg: TasksMsg, (): &()) -> Update<Self> {
-        let count = match &self.tasks {
-            Load::Ready(t) => t.len(),
-            _ => 0,
-        };
+        let count = self.rows();
         match msg {
             TasksMsg::Close => Update::close(None),
             TasksMsg::Up => {
@@ -99,6 +165,7 @@ impl Component for TasksView {
                 }
                 None => Update::stay(self),
             },
+            TasksMsg::Result if self.known => Update::then(self, TasksOut::NoResult),
             TasksMsg::Result => match self.selected() {
                 Some(task) => Update::close(Some(TasksOut::Result {
                     server: self.server,
@@ -119,6 +186,7 @@ fn clean(t: &TaskInfo) -> TaskInfo {
         created_at: text(&t.created_at, 64),
         ttl_ms: t.ttl_ms,
         poll_interval_ms: t.poll_interval_ms,
+        last_updated_at: text(&t.last_updated_at, 64),
     }
 }
 
@@ -132,6 +200,7 @@ impl App {
             server,
             tasks: Load::Idle,
             sel: 0,
+            known: false,
         });
         self.list_tasks()
     }
@@ -185,6 +254,14 @@ impl App {
                     },
                 }]
             }
+            Some(TasksOut::NoResult) => {
+                self.message = Some(
+                    "no tasks/result in protocol 2026-07-28: a task's result shows on the call \
+                     that started it"
+                        .to_owned(),
+                );
+                Vec::new()
+            }
             Some(TasksOut::Result { server, task }) => {
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
@@ -196,6 +273,19 @@ impl App {
                     },
                 }]
             }
+        }
+    }
+
+    /// The engine's report of a task this console started: kept, and shown at once when the
+    /// Tasks view lists that server's known tasks.
+    pub(super) fn on_task_seen(&mut self, server: &str, task: &TaskInfo, ended: Option<&str>) {
+        self.session_tasks.seen(server, task, ended);
+        if let Some(view) = &mut self.tasks_view
+            && view.known
+            && view.server == server
+        {
+            view.tasks = Load::Ready(self.session_tasks.rows(server));
+            view.sel = view.sel.min(view.rows().saturating_sub(1));
         }
     }
 
@@ -214,7 +304,8 @@ impl App {
                 }
                 OpResult::Task(task) => {
                     let task = clean(task);
-                    self.message = Some(format!("task {} {}", task.task_id, task.status));
+                    let status = task.status.replace('_', " ");
+                    self.message = Some(format!("task {} {status}", task.task_id));
                     self.list_tasks()
                 }
                 _ => Vec::new(),
@@ -224,7 +315,13 @@ impl App {
                     sanitize_capped(f.class.name(), 64),
                     sanitize_capped(&f.message, 300),
                 );
+                let no_list = matches!(f.class, crate::mcp::connection::ErrorClass::NotSupported);
                 match &mut self.tasks_view {
+                    Some(view) if view.tasks.waits_for(id) && no_list => {
+                        view.known = true;
+                        view.tasks = Load::Ready(self.session_tasks.rows(&view.server));
+                        view.sel = view.sel.min(view.rows().saturating_sub(1));
+                    }
                     Some(view) if view.tasks.waits_for(id) => {
                         view.tasks = Load::Failed(class, message);
                     }
@@ -249,11 +346,13 @@ mod tests {
             created_at: None,
             ttl_ms: None,
             poll_interval_ms: None,
+            last_updated_at: None,
         };
         TasksView {
             server: "demo".into(),
             tasks: Load::Ready(ids.iter().map(task).collect()),
             sel: 0,
+            known: false,
         }
     }
 
@@ -317,6 +416,7 @@ mod tests {
             created_at: Some("2026-01-01T00:00:00Z".into()),
             ttl_ms: Some(60_000),
             poll_interval_ms: None,
+            last_updated_at: None,
         };
         let outcome = Outcome {
             server: Some("demo".into()),

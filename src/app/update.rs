@@ -311,6 +311,7 @@ impl App {
                 let effects = self.servers.update(super::ServerListMsg::Select(row));
                 if self.servers.selected != before {
                     self.screen = Screen::Browse;
+                    self.leave_absent_skills();
                 }
                 self.focus = Focus::Servers;
                 effects
@@ -328,8 +329,9 @@ impl App {
                     .server()
                     .map(|s| (s.counts, s.skills))
                     .unwrap_or_default();
+                let bar = (areas.main.x + 1, areas.main.width.saturating_sub(2));
                 let Some(tab) =
-                    super::layout::tab_at(counts, skills, areas.main.x + 1, mouse.column)
+                    super::layout::tab_at((counts, skills), self.tab, bar, mouse.column)
                 else {
                     return Vec::new();
                 };

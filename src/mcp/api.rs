@@ -406,6 +406,9 @@ pub struct TaskInfo {
     pub ttl_ms: Option<u64>,
     /// The suggested poll interval in milliseconds.
     pub poll_interval_ms: Option<u64>,
+    /// When it last changed, as the server wrote it (protocol 2026-07-28's tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_updated_at: Option<String>,
 }
 
 impl OpResult {

@@ -132,6 +132,7 @@ fn tasks_view() {
         created_at: Some("2026-12-01T03:00:00Z".into()),
         ttl_ms: Some(300_000),
         poll_interval_ms: Some(1000),
+        last_updated_at: None,
     };
     app.tasks_view = Some(TasksView {
         server: "demo".into(),
@@ -144,6 +145,52 @@ fn tasks_view() {
             ),
         ]),
         sel: 1,
+        known: false,
     });
     snapshot_all("tasks_view", &mut app);
+}
+
+/// On a 2026 session the view says the protocol has no `tasks/list` or `tasks/result` and lists
+/// the tasks the session started, with their last update and why one is no longer polled.
+#[test]
+fn tasks_view_of_a_2026_session() {
+    use crate::app::Load;
+    use crate::app::tasks_view::TasksView;
+    use crate::mcp::api::TaskInfo;
+    let (mut app, _d) = demo_app();
+    let task = |id: &str, status: &str, message: &str| TaskInfo {
+        task_id: id.into(),
+        status: status.into(),
+        status_message: Some(message.into()),
+        created_at: Some("2026-12-03T10:00:00Z".into()),
+        ttl_ms: Some(600_000),
+        poll_interval_ms: Some(250),
+        last_updated_at: Some("2026-12-03T10:00:05Z".into()),
+    };
+    app.session_tasks
+        .seen("demo", &task("m-1", "working", "still working"), None);
+    app.session_tasks.seen(
+        "demo",
+        &task("m-2", "working", "started"),
+        Some("the request was cancelled; tasks/cancel was sent and accepted"),
+    );
+    app.session_tasks.seen(
+        "demo",
+        &task("m-3", "cancelled", "cancelled by the client"),
+        None,
+    );
+    app.tasks_view = Some(TasksView {
+        server: "demo".into(),
+        tasks: Load::Ready(app.session_tasks.rows("demo")),
+        sel: 0,
+        known: true,
+    });
+    snapshot_all("tasks_view_2026", &mut app);
+    app.tasks_view = Some(TasksView {
+        server: "demo".into(),
+        tasks: Load::Ready(Vec::new()),
+        sel: 0,
+        known: true,
+    });
+    snapshot_all("tasks_view_2026_empty", &mut app);
 }

@@ -37,6 +37,7 @@ fn everything_open() -> (App, tempfile::TempDir) {
         server: "demo".into(),
         tasks: crate::app::Load::Ready(Vec::new()),
         sel: 0,
+        known: false,
     });
     app.key_help = Some(crate::app::key_help::KeyHelp {
         contexts: vec![Ctx::TasksView, Ctx::View],

@@ -77,9 +77,17 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
         .server()
         .map(|s| (s.counts, s.skills))
         .unwrap_or_default();
-    let spans: Vec<Span> = crate::app::layout::tab_labels(counts, skills)
+    let labels = crate::app::layout::tab_labels(counts, skills);
+    let first = crate::app::layout::tabs_from(&labels, app.tab, usize::from(area.width));
+    let scrolled = (first > 0).then(|| {
+        Span::styled(
+            crate::app::layout::TABS_SCROLLED,
+            Style::new().fg(theme().dim),
+        )
+    });
+    let spans: Vec<Span> = scrolled
         .into_iter()
-        .map(|(tab, label)| {
+        .chain(labels.into_iter().skip(first).map(|(tab, label)| {
             let style = if tab == app.tab {
                 Style::new()
                     .fg(theme().accent)
@@ -88,7 +96,7 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
                 Style::new().fg(theme().muted)
             };
             Span::styled(format!(" {label} "), style)
-        })
+        }))
         .collect();
     let mut spans = spans;
     // The Tools tab's token costs, after the labels (clicks there select no tab).

@@ -12,6 +12,17 @@ use crate::app::tabs::Catalog;
 
 /// The Skills tab component ([`SkillsTab`]).
 pub(super) fn lines(app: &App, tab: &SkillsTab, w: &List) -> Vec<Line<'static>> {
+    // A server that does not declare the extension (yet: its status may still be coming).
+    if let Some(server) = app.server().filter(|s| !s.skills) {
+        return vec![Line::styled(
+            format!(
+                "{} does not declare the skills extension (io.modelcontextprotocol/skills): \
+                 it has no skills to list.",
+                server.name
+            ),
+            Style::new().fg(theme().dim),
+        )];
+    }
     let load = (tab.catalog.as_ref(), Skills::WHAT);
     catalog_lines(app, load, ready(tab), w, |s: &SkillRow, name_width| {
         let files = match s.files {

@@ -109,3 +109,31 @@ fn console_lists_and_reads_skills_in_tmux() {
         &[OsStr::new(crate::common::fixture())],
     );
 }
+
+/// `tests/console_tmux_tasks.sh`: a protocol 2026-07-28 server's task (the fixture's
+/// `task-modern`) is listed in the Tasks view as this session's, and `x` cancels it with
+/// `tasks/cancel`.
+#[test]
+fn console_lists_and_cancels_a_2026_task_in_tmux() {
+    if !crate::common::peers::tmux() {
+        return;
+    }
+    run_script(
+        "console_tmux_tasks.sh",
+        &[OsStr::new(crate::common::fixture())],
+    );
+}
+
+/// `tests/console_tmux_lists.sh`: the Tools tab refreshes when a 2026 server (the fixture's
+/// `listen-grow`) sends `notifications/tools/list_changed` on the console's
+/// `subscriptions/listen`, after a tool call made it add a tool.
+#[test]
+fn console_refreshes_a_2026_tool_list_in_tmux() {
+    if !crate::common::peers::tmux() {
+        return;
+    }
+    run_script(
+        "console_tmux_lists.sh",
+        &[OsStr::new(crate::common::fixture())],
+    );
+}

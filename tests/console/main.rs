@@ -12,3 +12,4 @@ mod console_headless;
 mod console_hosts;
 mod console_live;
 mod console_session;
+mod console_tasks;

@@ -438,6 +438,7 @@ impl From<&TaskState> for crate::mcp::api::TaskInfo {
             poll_interval_ms: state
                 .poll
                 .map(|p| u64::try_from(p.as_millis()).unwrap_or(u64::MAX)),
+            last_updated_at: None,
         }
     }
 }

@@ -73,6 +73,15 @@ pub enum ConnectionEvent {
     },
     /// One JSON-RPC message on the wire (only when traffic is tapped).
     Traffic(Box<super::traffic::Traffic>),
+    /// A task of the tasks extension this connection follows, as created, then at each change a
+    /// poll or a `notifications/tasks` push showed (text sanitised).
+    Task {
+        /// The task as last seen.
+        task: Box<crate::mcp::api::TaskInfo>,
+        /// Why the task loop stopped following it before it ended (cancelled, timed out, a
+        /// failed poll); `None` while it is followed and once it ended.
+        ended: Option<String>,
+    },
 }
 
 /// One progress report for a request whose caller asked to hear them (serve mode forwards
@@ -264,6 +273,8 @@ pub(crate) struct ClientEvents {
     redactor: Option<super::Redactor>,
     /// The tasks this connection hosts for its server (2025-11-25 task-augmented requests).
     hosted: Arc<crate::mcp::client::task_host::TaskHost>,
+    /// Where `notifications/tasks` pushes go (the tasks extension's loops, `tasks.rs`).
+    pushes: super::tasks::TaskPushes,
 }
 
 impl ClientEvents {
@@ -281,7 +292,13 @@ impl ClientEvents {
             routes: ProgressRoutes::default(),
             redactor: None,
             hosted: Arc::default(),
+            pushes: super::tasks::TaskPushes::default(),
         }
+    }
+
+    /// Where this handler sends `notifications/tasks` pushes.
+    pub(crate) fn task_pushes(&self) -> &super::tasks::TaskPushes {
+        &self.pushes
     }
 
     /// Redacts routed progress messages with the connection's secrets.
@@ -476,6 +493,15 @@ impl ClientHandler for ClientEvents {
     ) {
         self.sink
             .emit(ConnectionEvent::ResourceUpdated { uri: p.uri });
+    }
+
+    /// `notifications/tasks`: goes to the loop following the task, which shows it at once.
+    async fn on_task_status(
+        &self,
+        p: rmcp::model::TaskStatusNotificationParams,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        self.pushes.push(p.task);
     }
 
     // rmcp 3.11 has no typed `notifications/elicitation/complete`: it arrives as a custom one.

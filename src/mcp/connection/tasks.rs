@@ -12,11 +12,19 @@
 //! task. Cancelling sends `tasks/cancel` — never `notifications/cancelled`, which the extension
 //! forbids for tasks: the polls run under their own tokens, so cancelling the operation never
 //! cancels a poll's request. There is no `tasks/list` and no `tasks/result` in this extension.
+//! A `notifications/tasks` push (the whole task, as `tasks/get` would answer) goes to the loop
+//! following that task (`TaskPushes`, fed by the connection's handler) and is shown at once;
+//! the poll stays the source of truth, so a push saying the task ended or needs input only
+//! brings the next poll forward. rmcp 3.11's `subscriptions/listen` filter cannot name task
+//! ids, so mcpdeck does not ask for pushes: it takes those a server sends unasked. Every state
+//! the loop sees goes to the faces as `ConnectionEvent::Task` (the console's Tasks view lists
+//! the tasks of a 2026 session from them).
 //! A task handle from a server that did not advertise the extension, or for anything but
 //! `tools/call`, is refused as invalid (`rounds::check_result_type`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -25,6 +33,7 @@ use rmcp::model::{
     ServerResult, TASKS_EXTENSION_ID, Task, TaskPayload, TaskStatus, UpdateTaskParams,
     UpdateTaskRequest,
 };
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::client::tasks::{DEFAULT_POLL, MAX_POLL, MIN_POLL};
@@ -95,6 +104,70 @@ pub(crate) trait TaskPeer: Sync {
         requests: &InputRequests,
         cancel: &CancellationToken,
     ) -> impl Future<Output = Result<InputResponses, RequestError>> + Send;
+    /// The `notifications/tasks` pushes for task `id` from now on.
+    fn pushes(&self, id: &str) -> mpsc::Receiver<DetailedTask>;
+    /// The task as last seen; `ended`: why the loop stopped following it before it ended.
+    fn seen(&self, task: &Task, ended: Option<&str>);
+}
+
+/// Where `notifications/tasks` pushes go: the task loop following each task id. A push can
+/// arrive before its loop starts (a server may send it right after the task handle, and the
+/// handler runs each notification in a task of its own), so the last few pushes nobody took
+/// wait for a loop to open; a push that does not fit is dropped (the loop's polls have it).
+#[derive(Clone, Default)]
+pub(crate) struct TaskPushes(Arc<Mutex<Routes>>);
+
+#[derive(Default)]
+struct Routes {
+    loops: HashMap<String, mpsc::Sender<DetailedTask>>,
+    /// Pushes for tasks no loop follows (yet), oldest first, at most [`EARLY_PUSHES`].
+    early: std::collections::VecDeque<DetailedTask>,
+}
+
+/// Pushes that may wait for their loop before new ones are dropped.
+const PUSH_QUEUE: usize = 8;
+/// Pushes kept for tasks no loop follows yet.
+const EARLY_PUSHES: usize = 16;
+
+impl TaskPushes {
+    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The pushes for `id` from now on, after those that came before (the routes of loops that
+    /// ended go).
+    pub(crate) fn open(&self, id: &str) -> mpsc::Receiver<DetailedTask> {
+        let (tx, rx) = mpsc::channel(PUSH_QUEUE);
+        let mut routes = self.routes();
+        routes.loops.retain(|_, tx| !tx.is_closed());
+        let early = std::mem::take(&mut routes.early);
+        for task in early {
+            if task.task.task_id == id {
+                let _ = tx.try_send(task);
+            } else {
+                routes.early.push_back(task);
+            }
+        }
+        routes.loops.insert(id.to_owned(), tx);
+        rx
+    }
+
+    /// Hands a pushed task to the loop following it, or keeps it for one to come.
+    pub(crate) fn push(&self, task: DetailedTask) {
+        let mut routes = self.routes();
+        if let Some(tx) = routes.loops.get(&task.task.task_id)
+            && !tx.is_closed()
+        {
+            let _ = tx.try_send(task);
+            return;
+        }
+        if routes.early.len() == EARLY_PUSHES {
+            routes.early.pop_front();
+        }
+        routes.early.push_back(task);
+    }
 }
 
 impl TaskPeer for Connection {
@@ -123,9 +196,25 @@ impl TaskPeer for Connection {
     ) -> Result<InputResponses, RequestError> {
         self.answer_inputs(Some(requests), cancel).await
     }
+
+    fn pushes(&self, id: &str) -> mpsc::Receiver<DetailedTask> {
+        self.service.service().task_pushes().open(id)
+    }
+
+    fn seen(&self, task: &Task, ended: Option<&str>) {
+        self.sink.emit(ConnectionEvent::Task {
+            task: Box::new(task_info(task)),
+            ended: ended.map(|e| super::error::clean(&self.redactor, &sanitize_capped(e, 512))),
+        });
+    }
 }
 
 impl Connection {
+    /// `tasks/cancel` for a task of the extension, bounded; whether the server acknowledged it.
+    pub(crate) async fn cancel_task(&self, id: &str) -> bool {
+        TaskPeer::cancel(self, id).await
+    }
+
     /// A task method, under its own token: cancelling the operation must not send
     /// `notifications/cancelled` for it.
     async fn task_request(&self, request: ClientRequest) -> Result<ServerResult, RequestError> {
@@ -141,7 +230,9 @@ pub(crate) fn poll_interval(suggested: Option<u64>, last: Duration) -> Duration 
         .clamp(MIN_POLL, MAX_POLL)
 }
 
-/// Polls the task until it ends; returns it in its terminal state.
+/// Polls the task until it ends; returns it in its terminal state. The peer sees the task as
+/// created, each change a poll or a push shows, and, when the loop ends without the task
+/// ending, why it stopped following it.
 pub(crate) async fn follow<P: TaskPeer>(
     peer: &P,
     created: Task,
@@ -149,41 +240,67 @@ pub(crate) async fn follow<P: TaskPeer>(
     cancel: &CancellationToken,
     note: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<DetailedTask, RequestError> {
-    let started = tokio::time::Instant::now();
-    let id = created.task_id.clone();
-    let shown = sanitize_capped(&id, 64);
-    note(&format!("runs as task {shown}: {}", describe(&created)));
     let mut last = created;
+    peer.seen(&last, None);
+    let end = follow_from(peer, &mut last, deadline, cancel, note).await;
+    if let Err(e) = &end {
+        peer.seen(&last, Some(&e.message));
+    }
+    end
+}
+
+/// The task loop from `last`, which it keeps as the task was last seen. A `notifications/tasks`
+/// push for the task is shown at once; `tasks/get` stays the source of truth, so a push that
+/// says the task ended or needs input is followed by a poll at once rather than acted on.
+async fn follow_from<P: TaskPeer>(
+    peer: &P,
+    last: &mut Task,
+    deadline: Duration,
+    cancel: &CancellationToken,
+    note: &(dyn Fn(&str) + Send + Sync),
+) -> Result<DetailedTask, RequestError> {
+    let started = tokio::time::Instant::now();
+    let id = last.task_id.clone();
+    let shown = sanitize_capped(&id, 64);
+    note(&format!("runs as task {shown}: {}", describe(last)));
+    let mut pushes = peer.pushes(&id);
     let mut poll = poll_interval(last.poll_interval_ms, DEFAULT_POLL);
+    let mut at_once = false;
     let mut answered = BTreeSet::new();
     let mut updates = 0;
     loop {
         let (until, after, which) =
             crate::mcp::client::tasks::follow_until((started, deadline), last.ttl_ms);
-        let step = async {
-            tokio::time::sleep(poll).await;
-            peer.get(&id).await
-        };
-        let task = tokio::select! {
-            got = step => got?,
+        let wait = if at_once { Duration::ZERO } else { poll };
+        let pushed = tokio::select! {
+            () = tokio::time::sleep(wait) => None,
+            Some(pushed) = pushes.recv() => Some(pushed),
             () = tokio::time::sleep_until(until) => {
-                let how = cancel_note(peer.cancel(&id).await);
-                let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
-                return Err(ConnectError::new(
-                    ErrorClass::Timeout { after_ms },
-                    format!("task {shown} did not finish within {after_ms} ms ({which}); {how}"),
-                ));
+                return Err(expired(peer, &shown, &id, after, which).await);
+            }
+            () = cancel.cancelled() => return Err(cancelled(peer, &id, note).await),
+        };
+        if let Some(pushed) = pushed {
+            if pushed.task.task_id == id {
+                at_once = pushed.status().is_terminal()
+                    || matches!(pushed.payload, TaskPayload::InputRequired { .. });
+                observe(peer, last, &pushed.task, &shown, note);
+            }
+            continue;
+        }
+        at_once = false;
+        let task = tokio::select! {
+            got = peer.get(&id) => got?,
+            () = tokio::time::sleep_until(until) => {
+                return Err(expired(peer, &shown, &id, after, which).await);
             }
             () = cancel.cancelled() => return Err(cancelled(peer, &id, note).await),
         };
         if task.task.task_id != id {
             return Err(protocol("tasks/get answered with another task"));
         }
-        if task.task.status != last.status || task.task.status_message != last.status_message {
-            note(&format!("task {shown} {}", describe(&task.task)));
-        }
+        observe(peer, last, &task.task, &shown, note);
         poll = poll_interval(task.task.poll_interval_ms, poll);
-        last.clone_from(&task.task);
         let TaskPayload::InputRequired { input_requests } = &task.payload else {
             if task.status().is_terminal() {
                 return Ok(task);
@@ -200,6 +317,44 @@ pub(crate) async fn follow<P: TaskPeer>(
         )
         .await?;
     }
+}
+
+/// Takes `now` as the task's state: tells `note` when its status or message changed and the
+/// peer when anything it shows did.
+fn observe<P: TaskPeer>(
+    peer: &P,
+    last: &mut Task,
+    now: &Task,
+    shown: &str,
+    note: &(dyn Fn(&str) + Send + Sync),
+) {
+    if now.status != last.status || now.status_message != last.status_message {
+        note(&format!("task {shown} {}", describe(now)));
+    }
+    let changed = now.status != last.status
+        || now.status_message != last.status_message
+        || now.last_updated_at != last.last_updated_at
+        || now.ttl_ms != last.ttl_ms;
+    last.clone_from(now);
+    if changed {
+        peer.seen(last, None);
+    }
+}
+
+/// The failure of a task that outlived its deadline, once `tasks/cancel` was sent.
+async fn expired<P: TaskPeer>(
+    peer: &P,
+    shown: &str,
+    id: &str,
+    after: Duration,
+    which: &str,
+) -> RequestError {
+    let how = cancel_note(peer.cancel(id).await);
+    let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
+    ConnectError::new(
+        ErrorClass::Timeout { after_ms },
+        format!("task {shown} did not finish within {after_ms} ms ({which}); {how}"),
+    )
 }
 
 /// Answers the input requests of an `input_required` task that were not answered before, and
@@ -275,15 +430,40 @@ fn finished(
     }
 }
 
-/// `status` or `status: message`, sanitised.
-fn describe(task: &Task) -> String {
-    let status = match task.status {
+/// A status as the protocol writes it.
+fn status_word(status: TaskStatus) -> &'static str {
+    match status {
         TaskStatus::Working => "working",
         TaskStatus::InputRequired => "input_required",
         TaskStatus::Completed => "completed",
         TaskStatus::Failed => "failed",
         TaskStatus::Cancelled => "cancelled",
-        _ => "in an unknown state",
+        _ => "unknown",
+    }
+}
+
+/// The task as every face shows it (text sanitised; an empty timestamp is none).
+pub(crate) fn task_info(task: &Task) -> crate::mcp::api::TaskInfo {
+    let stamp = |s: &str| (!s.is_empty()).then(|| sanitize_capped(s, 64));
+    crate::mcp::api::TaskInfo {
+        task_id: sanitize_capped(&task.task_id, 128),
+        status: status_word(task.status).to_owned(),
+        status_message: task
+            .status_message
+            .as_deref()
+            .map(|m| sanitize_capped(m, 512)),
+        created_at: stamp(&task.created_at),
+        ttl_ms: task.ttl_ms,
+        poll_interval_ms: task.poll_interval_ms,
+        last_updated_at: stamp(&task.last_updated_at),
+    }
+}
+
+/// `status` or `status: message`, sanitised.
+fn describe(task: &Task) -> String {
+    let status = match status_word(task.status) {
+        "unknown" => "in an unknown state",
+        word => word,
     };
     match &task.status_message {
         Some(m) => format!("{status}: {}", sanitize_capped(m, 512)),

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use serde_json::json;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::*;
@@ -55,6 +56,10 @@ fn asking(keys: &[&str]) -> DetailedTask {
 struct Scripted {
     answers: Mutex<VecDeque<DetailedTask>>,
     sent: Mutex<Vec<(Instant, String)>>,
+    /// The pushes the loop hears (none unless a test gives a channel).
+    pushes: Mutex<Option<mpsc::Receiver<DetailedTask>>>,
+    /// What the loop reported as seen, and when: `status` or `status ended: why`.
+    seen: Mutex<Vec<(Instant, String)>>,
 }
 
 impl Scripted {
@@ -62,7 +67,18 @@ impl Scripted {
         Self {
             answers: Mutex::new(answers.into()),
             sent: Mutex::new(Vec::new()),
+            pushes: Mutex::new(None),
+            seen: Mutex::new(Vec::new()),
         }
+    }
+
+    fn with_pushes(self, rx: mpsc::Receiver<DetailedTask>) -> Self {
+        *self.pushes.lock().expect("lock") = Some(rx);
+        self
+    }
+
+    fn seen(&self) -> Vec<(Instant, String)> {
+        self.seen.lock().expect("lock").clone()
     }
 
     fn record(&self, what: String) {
@@ -118,6 +134,24 @@ impl TaskPeer for Scripted {
             .keys()
             .map(|k| (k.clone(), json!({"roots": []})))
             .collect())
+    }
+
+    fn pushes(&self, id: &str) -> mpsc::Receiver<DetailedTask> {
+        assert_eq!(id, "t-1");
+        self.pushes
+            .lock()
+            .expect("lock")
+            .take()
+            .unwrap_or_else(|| mpsc::channel(1).1)
+    }
+
+    fn seen(&self, task: &Task, ended: Option<&str>) {
+        let info = task_info(task);
+        let what = match ended {
+            Some(why) => format!("{} ended: {why}", info.status),
+            None => info.status,
+        };
+        self.seen.lock().expect("lock").push((Instant::now(), what));
     }
 }
 
@@ -238,4 +272,100 @@ fn a_failed_task_is_its_json_rpc_error_and_a_cancelled_one_is_cancelled() {
     let cancelled = DetailedTask::new(task(TaskStatus::Cancelled, None), TaskPayload::Cancelled);
     let e = finished(cancelled, &super::super::Redactor::default()).expect_err("cancelled");
     assert_eq!(e.class, ErrorClass::Cancelled);
+}
+
+/// A `notifications/tasks` push shows the task's new state at once, long before the next poll
+/// was due; the poll that follows at once (the task said it ended) is what ends the loop.
+#[tokio::test(start_paused = true)]
+async fn a_pushed_status_is_shown_before_the_poll_and_the_poll_decides() {
+    let peer = Scripted::new(vec![completed("polled")]);
+    let (tx, rx) = mpsc::channel(4);
+    let peer = peer.with_pushes(rx);
+    let started = Instant::now();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        let mut pushed = completed("pushed");
+        pushed.task.status_message = Some("done early".into());
+        let _ = tx.send(pushed).await;
+        // Held open: a closed channel must not end the loop either.
+        tokio::time::sleep(HOUR).await;
+    });
+    let seed = task(TaskStatus::Working, Some(5_000));
+    let end = follow(&peer, seed, HOUR, &CancellationToken::new(), &quiet())
+        .await
+        .expect("completes");
+    let result = finished(end, &super::super::Redactor::default()).expect("a tool result");
+    assert_eq!(
+        result.content[0].as_text().map(|t| t.text.as_str()),
+        Some("polled"),
+        "the poll's result is the call's, not the push's"
+    );
+    let seen = peer.seen();
+    let pushed_at = started + Duration::from_millis(1_200);
+    assert_eq!(
+        seen,
+        vec![
+            (started, "working".to_owned()),
+            (pushed_at, "completed".to_owned()),
+            (pushed_at, "completed".to_owned()),
+        ],
+        "created, pushed, then the poll's own answer (its message differs)"
+    );
+    let gets = peer.times("get");
+    assert_eq!(
+        gets,
+        vec![pushed_at],
+        "no poll before the push (the interval is 5 s); one at once after it"
+    );
+}
+
+/// A push for another task is ignored, and the loop that stops following a task without it
+/// ending reports why.
+#[tokio::test(start_paused = true)]
+async fn a_push_for_another_task_is_ignored_and_a_cancelled_loop_says_it_ended() {
+    let (tx, rx) = mpsc::channel(4);
+    let peer = Scripted::new(vec![working(Some(1_000))]).with_pushes(rx);
+    let mut other = completed("other");
+    other.task.task_id = "t-2".into();
+    tx.send(other).await.expect("sent");
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        trigger.cancel();
+    });
+    let seed = task(TaskStatus::Working, Some(1_000));
+    follow(&peer, seed, HOUR, &cancel, &quiet())
+        .await
+        .expect_err("cancelled");
+    assert_eq!(peer.sent(), vec!["get", "cancel"]);
+    let seen: Vec<String> = peer.seen().into_iter().map(|(_, s)| s).collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0], "working");
+    assert!(
+        seen[1].starts_with("working ended: the request was cancelled; tasks/cancel"),
+        "{seen:?}"
+    );
+}
+
+/// A push that arrives before its task's loop opens (the handle and the push came together)
+/// still reaches the loop; one for a task nobody follows stays for its own loop.
+#[test]
+fn a_push_before_its_loop_opens_waits_for_it() {
+    let pushes = TaskPushes::default();
+    let mut other = working(None);
+    other.task.task_id = "t-2".into();
+    pushes.push(other);
+    pushes.push(completed("early"));
+    let mut rx = pushes.open("t-1");
+    let got = rx.try_recv().expect("the early push");
+    assert_eq!(got.task.task_id, "t-1");
+    assert!(rx.try_recv().is_err(), "only t-1's");
+    pushes.push(working(Some(5)));
+    assert_eq!(
+        rx.try_recv().expect("a later push").task.poll_interval_ms,
+        Some(5)
+    );
+    let mut rx2 = pushes.open("t-2");
+    assert_eq!(rx2.try_recv().expect("t-2's push").task.task_id, "t-2");
 }

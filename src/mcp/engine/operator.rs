@@ -478,6 +478,9 @@ pub(super) async fn task(
     cancel_it: bool,
 ) -> Result<Success, Failure> {
     let conn = ctx.live.conn.read().await;
+    if cancel_it && conn.is_modern() {
+        return Ok(cancel_modern(&conn, id).await);
+    }
     let state = if cancel_it {
         crate::mcp::client::tasks::cancel_task_by_id(&conn, id, ctx.cancel).await
     } else {
@@ -491,6 +494,32 @@ pub(super) async fn task(
         result: OpResult::Task(info),
         spills: Vec::new(),
     })
+}
+
+/// `tasks/cancel` on a 2026 session: the tasks extension's typed request, whose answer is an
+/// acknowledgement only (the task's status shows on its next poll).
+async fn cancel_modern(conn: &Connection, id: &str) -> Success {
+    let accepted = conn.cancel_task(id).await;
+    let shown = sanitize_capped(id, 128);
+    let how = if accepted {
+        "acknowledged"
+    } else {
+        "sent, not acknowledged"
+    };
+    let info = TaskInfo {
+        task_id: shown.clone(),
+        status: "cancel_requested".to_owned(),
+        status_message: None,
+        created_at: None,
+        ttl_ms: None,
+        poll_interval_ms: None,
+        last_updated_at: None,
+    };
+    Success {
+        text: format!("tasks/cancel for task {shown} {how}; its status shows on its next poll\n"),
+        result: OpResult::Task(info),
+        spills: Vec::new(),
+    }
 }
 
 /// `tasks/result`: the task's tool result, shaped like a call's.
