@@ -131,23 +131,20 @@ fn check(
     Ok(())
 }
 
-/// Replaces `path` with `body` atomically: a 0600 temporary file in the same directory, synced,
-/// renamed over it.
-pub(super) fn replace(path: &Path, body: &[u8]) -> std::io::Result<()> {
+/// Writes one server's file atomically: streamed into a 0600 temporary file in the same
+/// directory, synced, renamed over it.
+pub(super) fn write(path: &Path, file: &ServerFile) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.as_file()
         .set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    tmp.write_all(body)?;
+    let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+    serde_json::to_writer_pretty(&mut out, file).map_err(std::io::Error::other)?;
+    out.flush()?;
+    drop(out);
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// Writes one server's file.
-pub(super) fn write(path: &Path, file: &ServerFile) -> std::io::Result<()> {
-    let body = serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?;
-    replace(path, &body)
 }
 
 /// The directory `dir`, created 0700 when missing.

@@ -70,11 +70,16 @@ impl PinStore {
     fn update<T>(
         &self,
         key: &ServerKey,
-        bytes: Option<&[u8]>,
+        parsed: Option<ServerFile>,
         change: impl FnOnce(&mut BTreeMap<String, Pin>) -> (T, bool),
     ) -> std::io::Result<T> {
         let path = self.server_path(key);
-        let mut file = server_file::parse(&path, bytes, key)?;
+        let mut file = if let Some(file) = parsed {
+            file
+        } else {
+            let bytes = server_file::read_bytes(&path)?;
+            server_file::parse(&path, bytes.as_deref(), key)?
+        };
         let (out, dirty) = change(&mut file.pins);
         if dirty {
             server_file::ensure_dir(&self.servers_dir())?;
@@ -114,10 +119,22 @@ impl PinStore {
                 return Ok(Drift::default());
             }
         }
+        let mut file = server_file::parse(&path, bytes.as_deref(), key)?;
+        drop(bytes);
+        if !has_kinds(&file.pins, kinds) {
+            // A baseline: every definition is pinned as it comes, none is held.
+            for def in current().filter(|d| kinds.contains(&d.kind)) {
+                let k = entry_key(def.kind, &def.name);
+                file.pins.entry(k).or_insert_with(|| new_pin(&def, false));
+            }
+            if has_kinds(&file.pins, kinds) {
+                server_file::ensure_dir(&self.servers_dir())?;
+                server_file::write(&path, &file)?;
+            }
+            return Ok(Drift::default());
+        }
         let current: Vec<Definition> = current().collect();
-        self.update(key, bytes.as_deref(), |pins| {
-            observe_pins(pins, &current, kinds)
-        })
+        self.update(key, Some(file), |pins| observe_pins(pins, &current, kinds))
     }
 
     /// Accepts a listing as the pins of `key` (only `kinds`): changed definitions are
@@ -129,8 +146,7 @@ impl PinStore {
         kinds: &[Kind],
     ) -> std::io::Result<Drift> {
         let _lock = self.lock()?;
-        let bytes = server_file::read_bytes(&self.server_path(key))?;
-        self.update(key, bytes.as_deref(), |pins| {
+        self.update(key, None, |pins| {
             let drift = compare(pins, current, kinds);
             pins.retain(|k, _| {
                 super::split_key(k)
@@ -188,11 +204,7 @@ fn observe_pins(
     kinds: &[Kind],
 ) -> (Drift, bool) {
     // The first listing of these kinds is their baseline, not a drift.
-    let baseline = !pins.keys().any(|k| {
-        super::split_key(k)
-            .0
-            .is_some_and(|kind| kinds.contains(&kind))
-    });
+    let baseline = !has_kinds(pins, kinds);
     let drift = if baseline {
         Drift::default()
     } else {
@@ -207,6 +219,15 @@ fn observe_pins(
         }
     }
     (drift, dirty)
+}
+
+/// Whether `pins` hold any definition of `kinds`.
+fn has_kinds(pins: &BTreeMap<String, Pin>, kinds: &[Kind]) -> bool {
+    pins.keys().any(|k| {
+        super::split_key(k)
+            .0
+            .is_some_and(|kind| kinds.contains(&kind))
+    })
 }
 
 fn new_pin(def: &Definition, pending: bool) -> Pin {
