@@ -13,20 +13,7 @@ pub(crate) fn canonical_json(value: &serde_json::Value) -> String {
 /// Appends the canonical text of `value` to `out`.
 pub(crate) fn write_canonical(value: &serde_json::Value, out: &mut String) {
     match value {
-        serde_json::Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&serde_json::Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[key], out);
-            }
-            out.push('}');
-        }
+        serde_json::Value::Object(map) => write_canonical_map(map, out),
         serde_json::Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -39,4 +26,28 @@ pub(crate) fn write_canonical(value: &serde_json::Value, out: &mut String) {
         }
         scalar => out.push_str(&scalar.to_string()),
     }
+}
+
+/// Appends the canonical text of the object `map` to `out`.
+pub(crate) fn write_canonical_map(
+    map: &serde_json::Map<String, serde_json::Value>,
+    out: &mut String,
+) {
+    let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+    entries.sort_by_key(|(key, _)| *key);
+    out.push('{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(key, out);
+        out.push(':');
+        write_canonical(value, out);
+    }
+    out.push('}');
+}
+
+/// Appends `text` as a JSON string.
+pub(crate) fn write_string(text: &str, out: &mut String) {
+    out.push_str(&serde_json::to_string(text).unwrap_or_default());
 }

@@ -54,9 +54,20 @@ fn a_rug_pull_across_restarts_is_shown_rated_and_accepted() {
     // First process: the listing is the baseline.
     let listed = sb.stdout(&["tools", "rug"]);
     assert!(listed.contains("Deploys the app to staging."), "{listed}");
-    let store = sb.dir.path().join(".local/state/mcpdeck/pins.json");
-    let mode = std::fs::metadata(&store).unwrap().permissions().mode() & 0o777;
+    let store = sb.dir.path().join(".local/state/mcpdeck/pins");
+    let files: Vec<_> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "one file for the one server listed: {files:?}"
+    );
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the pin store is private");
+    let dir_mode = std::fs::metadata(&store).unwrap().permissions().mode() & 0o777;
+    assert_eq!(dir_mode, 0o700);
     // A new process, and the server changed its definition since.
     let (code, report) = run(&sb, &["pins", "rug"]);
     assert_eq!(code, 0, "{report:#}");

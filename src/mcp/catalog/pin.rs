@@ -6,12 +6,9 @@
 use std::collections::HashMap;
 
 use rmcp::model::Tool;
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::describe::to_value;
-
-pub(crate) use crate::mcp::canonical::canonical_json;
 
 /// SHA-256 of a tool's definition: name, description, input and output schemas, annotations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,30 +24,30 @@ impl ToolPin {
 
 /// Pins a tool's definition as first listed; a later different pin means the tool changed.
 pub(crate) fn pin_tool(tool: &Tool) -> ToolPin {
-    let mut parts = Map::new();
-    parts.insert("name".into(), Value::String(tool.name.to_string()));
-    parts.insert(
-        "description".into(),
-        tool.description
-            .as_deref()
-            .map_or(Value::Null, |d| Value::String(d.to_owned())),
-    );
-    parts.insert(
-        "inputSchema".into(),
-        Value::Object((*tool.input_schema).clone()),
-    );
-    parts.insert(
-        "outputSchema".into(),
-        tool.output_schema
-            .as_ref()
-            .map_or(Value::Null, |s| Value::Object((**s).clone())),
-    );
-    parts.insert(
-        "annotations".into(),
-        tool.annotations.as_ref().map_or(Value::Null, to_value),
-    );
-    let digest = Sha256::digest(canonical_json(&Value::Object(parts)).as_bytes());
-    ToolPin(digest.into())
+    use crate::mcp::canonical::{write_canonical, write_canonical_map, write_string};
+    // The canonical JSON of {annotations, description, inputSchema, name, outputSchema} (keys
+    // in byte order), written from the tool itself: nothing is copied.
+    let mut text = String::from("{\"annotations\":");
+    match &tool.annotations {
+        Some(a) => write_canonical(&to_value(a), &mut text),
+        None => text.push_str("null"),
+    }
+    text.push_str(",\"description\":");
+    match tool.description.as_deref() {
+        Some(d) => write_string(d, &mut text),
+        None => text.push_str("null"),
+    }
+    text.push_str(",\"inputSchema\":");
+    write_canonical_map(&tool.input_schema, &mut text);
+    text.push_str(",\"name\":");
+    write_string(&tool.name, &mut text);
+    text.push_str(",\"outputSchema\":");
+    match &tool.output_schema {
+        Some(s) => write_canonical_map(s, &mut text),
+        None => text.push_str("null"),
+    }
+    text.push('}');
+    ToolPin(Sha256::digest(text.as_bytes()).into())
 }
 
 /// The pins of every tool as first listed in this session, per server.
@@ -93,9 +90,50 @@ impl PinSet {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Map, Value, json};
 
     use super::*;
+    use crate::mcp::canonical::canonical_json;
+
+    /// The pin as first written: the canonical JSON of a copy of the pinned parts.
+    fn pin_by_copy(tool: &Tool) -> ToolPin {
+        let mut parts = Map::new();
+        parts.insert("name".into(), Value::String(tool.name.to_string()));
+        parts.insert(
+            "description".into(),
+            tool.description
+                .as_deref()
+                .map_or(Value::Null, |d| Value::String(d.to_owned())),
+        );
+        parts.insert(
+            "inputSchema".into(),
+            Value::Object((*tool.input_schema).clone()),
+        );
+        parts.insert(
+            "outputSchema".into(),
+            tool.output_schema
+                .as_ref()
+                .map_or(Value::Null, |s| Value::Object((**s).clone())),
+        );
+        parts.insert(
+            "annotations".into(),
+            tool.annotations.as_ref().map_or(Value::Null, to_value),
+        );
+        ToolPin(Sha256::digest(canonical_json(&Value::Object(parts)).as_bytes()).into())
+    }
+
+    #[test]
+    fn the_pin_written_from_the_tool_is_that_of_a_copy_of_its_parts() {
+        let tools = [
+            json!({"name": "t\u{7f}\"", "inputSchema": {}}),
+            json!({"name": "t", "description": "d\n\u{2028}", "inputSchema": {"z": [1, {"b": null, "a": 2.5}], "a": "x"},
+                "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true, "title": "T"}}),
+        ];
+        for t in tools {
+            let t = tool(t);
+            assert_eq!(pin_tool(&t), pin_by_copy(&t), "{t:?}");
+        }
+    }
 
     fn tool(value: Value) -> Tool {
         serde_json::from_value(value).unwrap()

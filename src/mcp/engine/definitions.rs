@@ -68,20 +68,31 @@ async fn observe(ctx: &OpContext<'_>, defs: Vec<Definition>, kinds: Vec<Kind>) -
         .ok()
 }
 
-/// A tool listing against the pins: the tools and the server itself.
+/// A tool listing against the pins: the tools and the server itself. Each tool is turned into
+/// JSON one at a time as the store compares it, so the catalog is not held twice.
 pub(super) async fn observe_tools(
     ctx: &OpContext<'_>,
-    tools: &[rmcp::model::Tool],
+    catalog: &std::sync::Arc<crate::mcp::catalog::ToolCatalog>,
 ) -> Option<Drift> {
-    ctx.pins?;
-    let mut defs = vec![server_definition(ctx).await];
-    defs.extend(
-        tools
-            .iter()
-            .filter_map(|t| serde_json::to_value(t).ok())
-            .map(|v| Definition::new(Kind::Tool, v)),
-    );
-    observe(ctx, defs, vec![Kind::Tool, Kind::Server]).await
+    let store = ctx.pins?.clone();
+    let server = server_definition(ctx).await;
+    let key = ctx.slot.pin_key.clone();
+    let catalog = catalog.clone();
+    tokio::task::spawn_blocking(move || {
+        let current = || {
+            std::iter::once(server.clone()).chain(
+                catalog
+                    .tools()
+                    .iter()
+                    .filter_map(|t| serde_json::to_value(t).ok())
+                    .map(|v| Definition::new(Kind::Tool, v)),
+            )
+        };
+        store.observe_with(&key, current, &[Kind::Tool, Kind::Server])
+    })
+    .await
+    .ok()?
+    .ok()
 }
 
 /// A prompt or template listing against the pins.

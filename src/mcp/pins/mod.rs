@@ -1,7 +1,7 @@
 //! Pins that survive restarts: the first-seen definition of every tool, prompt and resource
 //! template of a server, and of its `serverInfo` and `instructions`, kept in mcpdeck's state
-//! directory (`$XDG_STATE_HOME/mcpdeck/pins.json`, 0600, one lock, atomic writes: the console,
-//! serve and the CLI share it) and compared on every later listing.
+//! directory (`$XDG_STATE_HOME/mcpdeck/pins/`, a 0600 file per server, one lock, atomic writes:
+//! the console, serve and the CLI share it) and compared on every later listing.
 //!
 //! Pins are keyed by the server's identity — its name and the layer (and, for a project, the
 //! project) that defines it — never by its definition's fingerprint: bumping an `npx` package
@@ -11,6 +11,7 @@
 
 mod drift;
 mod file;
+mod server_file;
 mod store;
 
 use serde::{Deserialize, Serialize};
@@ -86,7 +87,18 @@ pub fn split_key(key: &str) -> (Option<Kind>, &str) {
 /// depend on (name, title, description, schemas, annotations; a prompt's arguments; a
 /// template's URI template and type; the server's `serverInfo` and `instructions`).
 pub fn pinned_parts(definition: &Definition) -> Value {
-    let keep: &[&str] = match definition.kind {
+    let mut out = Map::new();
+    for key in pinned_keys(definition.kind) {
+        if let Some(v) = definition.value.get(*key).filter(|v| !v.is_null()) {
+            out.insert((*key).to_owned(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// The members of a definition of `kind` that are pinned (plain ASCII names).
+fn pinned_keys(kind: Kind) -> &'static [&'static str] {
+    match kind {
         Kind::Tool => &[
             "name",
             "title",
@@ -98,14 +110,36 @@ pub fn pinned_parts(definition: &Definition) -> Value {
         Kind::Prompt => &["name", "title", "description", "arguments"],
         Kind::ResourceTemplate => &["name", "title", "description", "uriTemplate", "mimeType"],
         Kind::Server => &["serverInfo", "instructions"],
-    };
-    let mut out = Map::new();
-    for key in keep {
-        if let Some(v) = definition.value.get(*key).filter(|v| !v.is_null()) {
-            out.insert((*key).to_owned(), v.clone());
-        }
     }
-    Value::Object(out)
+}
+
+/// [`digest`] of [`pinned_parts`] of `definition`, written straight from the definition
+/// (nothing is copied).
+pub fn definition_digest(definition: &Definition) -> String {
+    use sha2::Digest as _;
+    let mut parts: Vec<(&str, &Value)> = pinned_keys(definition.kind)
+        .iter()
+        .filter_map(|key| {
+            let v = definition.value.get(*key).filter(|v| !v.is_null())?;
+            Some((*key, v))
+        })
+        .collect();
+    parts.sort_by_key(|(key, _)| *key);
+    let mut canonical = String::from("{");
+    for (i, (key, value)) in parts.into_iter().enumerate() {
+        if i > 0 {
+            canonical.push(',');
+        }
+        canonical.push('"');
+        canonical.push_str(key);
+        canonical.push_str("\":");
+        crate::mcp::canonical::write_canonical(value, &mut canonical);
+    }
+    canonical.push('}');
+    format!(
+        "sha256:{}",
+        hex::encode(sha2::Sha256::digest(canonical.as_bytes()))
+    )
 }
 
 /// `sha256:<hex>` of a pinned definition's canonical JSON.

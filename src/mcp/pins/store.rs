@@ -1,71 +1,59 @@
-//! The pin store file: `pins.json` in mcpdeck's state directory, 0600 in a 0700 directory,
-//! read and written under one advisory lock (`pins.lock`, `flock`), replaced atomically (a
-//! temporary file in the same directory, then rename), as the trust and credential stores
-//! are. A corrupt file is reported and never overwritten.
+//! The pin store: one file per server in `pins/` of mcpdeck's state directory (see
+//! `server_file.rs`), 0600 in 0700 directories, read and written under one advisory lock
+//! (`pins.lock`, `flock`), each file replaced atomically, as the trust and credential stores
+//! are. A corrupt file is reported and never overwritten. A listing that matches its pins
+//! reads only their digests and writes nothing.
 
-use std::collections::BTreeMap;
-use std::io::Write as _;
+use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::{Drift, Pin, ServerKey, compare, digest, entry_key, pinned_parts};
+use super::server_file::{self, ServerFile};
+use super::{Drift, Pin, ServerKey, compare, definition_digest, entry_key, pinned_parts};
 use crate::mcp::scan::{Definition, Kind};
 
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StoreFile {
-    version: u32,
-    servers: Vec<StoredServer>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StoredServer {
-    #[serde(flatten)]
-    key: ServerKey,
-    pins: BTreeMap<String, Pin>,
-}
-
-/// Where pins are kept; cheap to clone, every operation opens the file under the lock.
+/// Where pins are kept; cheap to clone, every operation opens its file under the lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PinStore {
     path: PathBuf,
 }
 
-fn io(message: String) -> std::io::Error {
-    std::io::Error::other(message)
-}
-
 impl PinStore {
-    /// The store at `path` (its lock is `pins.lock` beside it).
+    /// The store whose one-file form (of earlier versions) is `path`: its lock is `pins.lock`
+    /// beside it, each server's file is in `pins/` beside it.
     pub fn at(path: PathBuf) -> Self {
         Self { path }
     }
 
-    /// The user's store: `$XDG_STATE_HOME/mcpdeck/pins.json` (else `~/.local/state/...`).
+    /// The user's store: `$XDG_STATE_HOME/mcpdeck/` (else `~/.local/state/...`).
     pub fn user() -> Option<Self> {
         Some(Self::at(
             crate::mcp::auth::store::state_dir()?.join("pins.json"),
         ))
     }
 
-    /// The file's path.
+    /// The path of the one-file store of earlier versions (migrated on first use).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file holding the pins of `key`.
+    pub fn server_path(&self, key: &ServerKey) -> PathBuf {
+        server_file::path_of(&self.servers_dir(), key)
     }
 
     fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
     }
 
+    fn servers_dir(&self) -> PathBuf {
+        self.dir().join("pins")
+    }
+
+    /// Takes the lock, migrating the one-file store first if it is there.
     fn lock(&self) -> std::io::Result<std::fs::File> {
         let dir = self.dir();
-        if !dir.is_dir() {
-            std::fs::create_dir_all(dir)?;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-        }
+        server_file::ensure_dir(dir)?;
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -74,64 +62,28 @@ impl PinStore {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
             .map_err(std::io::Error::from)?;
+        server_file::migrate(&self.path, &self.servers_dir())?;
         Ok(file)
     }
 
-    fn read(&self) -> std::io::Result<StoreFile> {
-        match std::fs::read(&self.path) {
-            Ok(bytes) => match serde_json::from_slice::<StoreFile>(&bytes) {
-                Ok(file) if file.version == 1 => Ok(file),
-                Ok(file) => Err(io(format!(
-                    "the pin store {} has unknown version {}; mcpdeck will not overwrite it",
-                    self.path.display(),
-                    file.version
-                ))),
-                Err(e) => Err(io(format!(
-                    "the pin store {} is not valid ({e}); fix or remove it by hand, mcpdeck will not overwrite it",
-                    self.path.display()
-                ))),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoreFile {
-                version: 1,
-                servers: Vec::new(),
-            }),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn write(&self, file: &StoreFile) -> std::io::Result<()> {
-        let body = serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(self.dir())?;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        tmp.write_all(&body)?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
-    }
-
-    /// Runs `change` on the pins of `key` under the lock, writing the file when it says so.
+    /// Runs `change` on the pins of `key` under the lock, writing its file when it says so.
     fn update<T>(
         &self,
         key: &ServerKey,
+        parsed: Option<ServerFile>,
         change: impl FnOnce(&mut BTreeMap<String, Pin>) -> (T, bool),
     ) -> std::io::Result<T> {
-        let _lock = self.lock()?;
-        let mut file = self.read()?;
-        let index = if let Some(i) = file.servers.iter().position(|s| &s.key == key) {
-            i
+        let path = self.server_path(key);
+        let mut file = if let Some(file) = parsed {
+            file
         } else {
-            file.servers.push(StoredServer {
-                key: key.clone(),
-                pins: BTreeMap::new(),
-            });
-            file.servers.len() - 1
+            let bytes = server_file::read_bytes(&path)?;
+            server_file::parse(&path, bytes.as_deref(), key)?
         };
-        let server = &mut file.servers[index];
-        let (out, dirty) = change(&mut server.pins);
+        let (out, dirty) = change(&mut file.pins);
         if dirty {
-            file.servers.sort_by(|a, b| a.key.cmp(&b.key));
-            self.write(&file)?;
+            server_file::ensure_dir(&self.servers_dir())?;
+            server_file::write(&path, &file)?;
         }
         Ok(out)
     }
@@ -145,28 +97,44 @@ impl PinStore {
         current: &[Definition],
         kinds: &[Kind],
     ) -> std::io::Result<Drift> {
-        self.update(key, |pins| {
-            // The first listing of these kinds is their baseline, not a drift.
-            let baseline = !pins.keys().any(|k| {
-                super::split_key(k)
-                    .0
-                    .is_some_and(|kind| kinds.contains(&kind))
-            });
-            let drift = if baseline {
-                Drift::default()
-            } else {
-                compare(pins, current, kinds)
-            };
-            let mut dirty = false;
-            for def in current.iter().filter(|d| kinds.contains(&d.kind)) {
-                let k = entry_key(def.kind, &def.name);
-                if let std::collections::btree_map::Entry::Vacant(slot) = pins.entry(k) {
-                    slot.insert(new_pin(def, !baseline));
-                    dirty = true;
-                }
+        self.observe_with(key, || current.iter().cloned(), kinds)
+    }
+
+    /// [`Self::observe`] of the definitions `current()` yields. A listing that matches its pins
+    /// is checked one definition at a time against their digests alone (the stored definitions
+    /// are not built, the listing is not held) and writes nothing; otherwise the listing is
+    /// collected and compared in full.
+    pub fn observe_with<I: Iterator<Item = Definition>>(
+        &self,
+        key: &ServerKey,
+        current: impl Fn() -> I,
+        kinds: &[Kind],
+    ) -> std::io::Result<Drift> {
+        let _lock = self.lock()?;
+        let path = self.server_path(key);
+        let bytes = server_file::read_bytes(&path)?;
+        if let Some(bytes) = &bytes {
+            let stored = server_file::digests(&path, bytes, key)?;
+            if matches_digests(&stored.pins, current(), kinds) {
+                return Ok(Drift::default());
             }
-            (drift, dirty)
-        })
+        }
+        let mut file = server_file::parse(&path, bytes.as_deref(), key)?;
+        drop(bytes);
+        if !has_kinds(&file.pins, kinds) {
+            // A baseline: every definition is pinned as it comes, none is held.
+            for def in current().filter(|d| kinds.contains(&d.kind)) {
+                let k = entry_key(def.kind, &def.name);
+                file.pins.entry(k).or_insert_with(|| new_pin(&def, false));
+            }
+            if has_kinds(&file.pins, kinds) {
+                server_file::ensure_dir(&self.servers_dir())?;
+                server_file::write(&path, &file)?;
+            }
+            return Ok(Drift::default());
+        }
+        let current: Vec<Definition> = current().collect();
+        self.update(key, Some(file), |pins| observe_pins(pins, &current, kinds))
     }
 
     /// Accepts a listing as the pins of `key` (only `kinds`): changed definitions are
@@ -177,7 +145,8 @@ impl PinStore {
         current: &[Definition],
         kinds: &[Kind],
     ) -> std::io::Result<Drift> {
-        self.update(key, |pins| {
+        let _lock = self.lock()?;
+        self.update(key, None, |pins| {
             let drift = compare(pins, current, kinds);
             pins.retain(|k, _| {
                 super::split_key(k)
@@ -194,22 +163,84 @@ impl PinStore {
     /// The accepted pins of `key` (pending additions left out).
     pub fn accepted(&self, key: &ServerKey) -> std::io::Result<BTreeMap<String, Pin>> {
         let _lock = self.lock()?;
-        let file = self.read()?;
-        Ok(file
-            .servers
-            .into_iter()
-            .find(|s| &s.key == key)
-            .map(|s| s.pins.into_iter().filter(|(_, p)| !p.pending).collect())
-            .unwrap_or_default())
+        let path = self.server_path(key);
+        let bytes = server_file::read_bytes(&path)?;
+        let file: ServerFile = server_file::parse(&path, bytes.as_deref(), key)?;
+        Ok(file.pins.into_iter().filter(|(_, p)| !p.pending).collect())
     }
+}
+
+/// Whether `current` matches the pins exactly (of `kinds`): every definition listed has an
+/// accepted pin of the same digest, and every accepted pin is listed. False for a baseline
+/// (no pins of these kinds yet), which is written.
+fn matches_digests(
+    pins: &BTreeMap<String, server_file::DigestOnly>,
+    current: impl Iterator<Item = Definition>,
+    kinds: &[Kind],
+) -> bool {
+    let accepted = pins
+        .iter()
+        .filter(|(k, p)| !p.pending && super::split_key(k).0.is_some_and(|k| kinds.contains(&k)))
+        .count();
+    if accepted == 0 {
+        return false;
+    }
+    let mut listed = HashSet::new();
+    for def in current.filter(|d| kinds.contains(&d.kind)) {
+        let key = entry_key(def.kind, &def.name);
+        match pins.get(&key) {
+            Some(pin) if !pin.pending && pin.digest == definition_digest(&def) => {}
+            _ => return false,
+        }
+        listed.insert(key);
+    }
+    listed.len() == accepted
+}
+
+/// The listing against `pins`, pinning what was never seen; says whether anything was pinned.
+fn observe_pins(
+    pins: &mut BTreeMap<String, Pin>,
+    current: &[Definition],
+    kinds: &[Kind],
+) -> (Drift, bool) {
+    // The first listing of these kinds is their baseline, not a drift.
+    let baseline = !has_kinds(pins, kinds);
+    let drift = if baseline {
+        Drift::default()
+    } else {
+        compare(pins, current, kinds)
+    };
+    let mut dirty = false;
+    for def in current.iter().filter(|d| kinds.contains(&d.kind)) {
+        let k = entry_key(def.kind, &def.name);
+        if let std::collections::btree_map::Entry::Vacant(slot) = pins.entry(k) {
+            slot.insert(new_pin(def, !baseline));
+            dirty = true;
+        }
+    }
+    (drift, dirty)
+}
+
+/// Whether `pins` hold any definition of `kinds`.
+fn has_kinds(pins: &BTreeMap<String, Pin>, kinds: &[Kind]) -> bool {
+    pins.keys().any(|k| {
+        super::split_key(k)
+            .0
+            .is_some_and(|kind| kinds.contains(&kind))
+    })
 }
 
 fn new_pin(def: &Definition, pending: bool) -> Pin {
     let parts = pinned_parts(def);
     Pin {
-        digest: digest(&parts),
+        digest: super::digest(&parts),
         definition: parts,
         first_seen: crate::mcp::clock::now_rfc3339(),
         pending,
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+#[path = "store_tests.rs"]
+mod tests;

@@ -30,7 +30,7 @@ fn the_first_listing_is_the_baseline_and_later_additions_stay_added() {
             .unwrap()
             .is_empty()
     );
-    let mode = std::fs::metadata(store.path())
+    let mode = std::fs::metadata(store.server_path(&key()))
         .unwrap()
         .permissions()
         .mode()

@@ -61,9 +61,9 @@ pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failu
     )
     .await
     .map_err(page_failure)?;
-    let persisted = crate::mcp::engine::definitions::observe_tools(ctx, &tools).await;
-    ctx.slot.observe_tools(&tools, persisted);
     let catalog = Arc::new(ToolCatalog::new(ctx.live.generation, tools));
+    let persisted = crate::mcp::engine::definitions::observe_tools(ctx, &catalog).await;
+    ctx.slot.observe_tools(catalog.tools(), persisted);
     ctx.slot.record_sizes(Some(catalog.len()), None, None);
     *cache = Some(catalog.clone());
     Ok(catalog)
