@@ -114,7 +114,11 @@ fn report(bar: &ProgressBar, event: &ServerEvent) {
         .take(MAX_MESSAGE)
         .collect();
     let server = sanitize(&event.server).into_owned();
-    bar.set_message(format!("{server}: {amount} {message}").trim_end().to_owned());
+    bar.set_message(
+        format!("{server}: {amount} {message}")
+            .trim_end()
+            .to_owned(),
+    );
 }
 
 /// Runs `ask` (a question on the terminal) with the spinner erased, and draws it again after.

@@ -251,7 +251,11 @@ pub(super) fn candidates_in(root: &Path, dir: &Path) -> Option<std::collections:
     for entry in builder.build() {
         let entry = entry.ok()?;
         if entry.depth() == 1 && entry.file_type().is_some_and(|t| t.is_file()) {
-            let rel = entry.path().strip_prefix(root).ok().and_then(relative_string);
+            let rel = entry
+                .path()
+                .strip_prefix(root)
+                .ok()
+                .and_then(relative_string);
             out.extend(rel);
         }
     }
@@ -267,12 +271,14 @@ pub(super) fn candidate_now(root: &Path, rel: &str) -> Result<Option<Candidate>,
     if meta.is_dir() {
         return Err(());
     }
-    Ok((meta.is_file() && meta.len() <= MAX_FILE_BYTES).then(|| Candidate {
-        rel: rel.to_owned(),
-        size: meta.len(),
-        mtime_ns: mtime_ns(&meta),
-        inode: meta.ino(),
-    }))
+    Ok(
+        (meta.is_file() && meta.len() <= MAX_FILE_BYTES).then(|| Candidate {
+            rel: rel.to_owned(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            inode: meta.ino(),
+        }),
+    )
 }
 
 /// `a/b/c` for a relative path whose every component is UTF-8 and not sensitive.

@@ -311,7 +311,14 @@ impl IndexCache {
             return Ok(Some(Arc::clone(snapshot)));
         }
         let admitted = self.records.len();
-        self.rebuild(Coverage { admitted, ..coverage }, cancel).map(Some)
+        self.rebuild(
+            Coverage {
+                admitted,
+                ..coverage
+            },
+            cancel,
+        )
+        .map(Some)
     }
 
     /// Drops `rel` from the records (at `at`, its search result) and the rejected files.
@@ -392,7 +399,10 @@ mod tests {
                         .unwrap();
                 }
             }
-            std::fs::File::open(&dir).unwrap().set_modified(old).unwrap();
+            std::fs::File::open(&dir)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
         }
     }
 
@@ -440,7 +450,11 @@ mod tests {
         let mut cache = IndexCache::new();
         let first = cache.refresh(root, &stop).unwrap();
         assert_eq!(paths(&first), [".gitignore", "docs/a.md", "docs/b.md"]);
-        assert!(matches!(cache.watch, Watch::Notified(_)), "{:?}", cache.watch);
+        assert!(
+            matches!(cache.watch, Watch::Notified(_)),
+            "{:?}",
+            cache.watch
+        );
         assert_eq!(cache.walks, 1);
         // Nothing changed: the same snapshot, not a copy.
         assert!(Arc::ptr_eq(&cache.refresh(root, &stop).unwrap(), &first));

@@ -213,7 +213,10 @@ impl Snapshot {
         // The path's terms count in every passage of its file.
         let mut in_path = vec![0u32; ids.len()];
         for (fi, f) in self.files.iter().enumerate() {
-            in_path.iter_mut().zip(&ids).for_each(|(n, id)| *n = count_of(&f.path_terms, *id));
+            in_path
+                .iter_mut()
+                .zip(&ids)
+                .for_each(|(n, id)| *n = count_of(&f.path_terms, *id));
             for ci in 0..f.passage_count() {
                 let pairs = f.chunk_terms(ci);
                 let mut any = false;

@@ -6,7 +6,7 @@
 //! one is rebuilt only when its file changes. Pure; no IO.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
 use sha2::{Digest as _, Sha256};
 
@@ -94,9 +94,6 @@ pub struct FileRecord {
     /// The content as read, kept only when it differs from `text` (an MCP config file with a
     /// hidden credential); `workspace_check` reads it so its positions are the file's own.
     original: Option<Box<str>>,
-    /// SHA-256 of the content as read, made when first asked for (only the capsule's
-    /// fingerprint uses it).
-    sha256: OnceLock<[u8; 32]>,
     /// Its passages, where they are and where their pairs end (their sections are found again
     /// from the text when an answer quotes one: [`FileRecord::chunk`]).
     passages: Box<[Place]>,
@@ -131,7 +128,9 @@ impl FileRecord {
         let chunks = text::chunks(&text, markdown);
         let mut words = String::new();
         let mut path_pairs: Vec<(u32, u32)> = Vec::new();
-        text::each_token(&rel, &mut words, |t| path_pairs.push((vocabulary.intern(t), 1)));
+        text::each_token(&rel, &mut words, |t| {
+            path_pairs.push((vocabulary.intern(t), 1));
+        });
         let path_len = u32::try_from(path_pairs.len()).unwrap_or(u32::MAX);
         let path_terms = merged(&mut path_pairs);
         let mut terms = Vec::new();
@@ -181,7 +180,6 @@ impl FileRecord {
             walked: Stamp::of(candidate),
             text,
             original,
-            sha256: OnceLock::new(),
             passages: passages.into_boxed_slice(),
             terms: terms.into_boxed_slice(),
             path_terms,
@@ -245,12 +243,10 @@ impl FileRecord {
             .is_some_and(|from| u32::try_from(i).is_ok_and(|i| i >= from))
     }
 
-    /// SHA-256 of the content as read, hex.
+    /// SHA-256 of the content as read, hex, computed when asked (only the capsule's workspace
+    /// fingerprint needs it, once per snapshot).
     pub fn sha256_hex(&self) -> String {
-        hex::encode(
-            self.sha256
-                .get_or_init(|| Sha256::digest(self.content().as_bytes()).into()),
-        )
+        hex::encode(Sha256::digest(self.content().as_bytes()))
     }
 }
 

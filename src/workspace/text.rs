@@ -30,7 +30,10 @@ pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
 /// other word lower-cased.
 pub fn each_token(text: &str, scratch: &mut String, mut each: impl FnMut(&str)) {
     for w in text.split(|c: char| !c.is_alphanumeric()) {
-        let lower = if w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) {
+        let lower = if w
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
             if w.len() < 2 {
                 continue;
             }
@@ -51,11 +54,13 @@ pub fn each_token(text: &str, scratch: &mut String, mut each: impl FnMut(&str)) 
         if is_stopword(lower) {
             continue;
         }
-        let folded = lower.len() > 3
-            && lower.ends_with('s')
-            && !lower.ends_with("ss")
-            && lower.is_ascii();
-        each(if folded { &lower[..lower.len() - 1] } else { lower });
+        let folded =
+            lower.len() > 3 && lower.ends_with('s') && !lower.ends_with("ss") && lower.is_ascii();
+        each(if folded {
+            &lower[..lower.len() - 1]
+        } else {
+            lower
+        });
     }
 }
 
@@ -245,7 +250,10 @@ mod tests {
 
     #[test]
     fn each_token_yields_what_tokens_yields() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]), "sorted for binary search");
+        assert!(
+            STOPWORDS.windows(2).all(|w| w[0] < w[1]),
+            "sorted for binary search"
+        );
         assert!(STOPWORDS.iter().all(|w| w.len() <= 5));
         let text = "The Configs, configs and CLASS works: ÉTÉ Straße ΣΑΣ id_rsa x \
                     a1 42 übers RUST's THERE these Ünits";

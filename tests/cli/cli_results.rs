@@ -103,7 +103,9 @@ fn piped_output_carries_no_progress() {
         assert!(!stderr.contains(forbidden), "{forbidden:?} in {stderr:?}");
     }
     assert!(
-        !stderr.chars().any(|c| ('\u{2800}'..='\u{28ff}').contains(&c)),
+        !stderr
+            .chars()
+            .any(|c| ('\u{2800}'..='\u{28ff}').contains(&c)),
         "a spinner frame in {stderr:?}"
     );
 }

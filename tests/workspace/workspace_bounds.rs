@@ -342,7 +342,10 @@ fn settle(root: &Path) {
                 file.set_modified(old).unwrap();
             }
         }
-        std::fs::File::open(&dir).unwrap().set_modified(old).unwrap();
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
     }
 }
 
@@ -368,10 +371,17 @@ fn a_changed_added_and_deleted_file_are_seen_by_the_next_call() {
     settle(ws.path());
     let mut raw = Raw::start(ws.path(), &[]);
     let find = |raw: &mut Raw, word: &str| {
-        let e = raw.call("workspace_find", json!({"workspace": ALIAS, "question": word}));
+        let e = raw.call(
+            "workspace_find",
+            json!({"workspace": ALIAS, "question": word}),
+        );
         e["result"]["passages"]
             .as_array()
-            .map(|p| p.iter().map(|p| p["path"].as_str().unwrap().to_owned()).collect())
+            .map(|p| {
+                p.iter()
+                    .map(|p| p["path"].as_str().unwrap().to_owned())
+                    .collect()
+            })
             .unwrap_or_else(Vec::<String>::new)
     };
     assert_eq!(all_paths(&mut raw), ["docs/a.md", "docs/b.md"]);
