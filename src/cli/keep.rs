@@ -207,9 +207,10 @@ mod tests {
     fn a_streamed_text_is_what_sanitising_it_whole_gives() {
         // Tabs, CRLF, escapes and multi-byte characters on every side of each batch boundary,
         // and one line longer than a batch.
+        use std::fmt::Write as _;
         let mut text = String::new();
         for i in 0..40_000 {
-            text.push_str(&format!("{i}\tcol\u{1b}[31mé✓\r\n"));
+            let _ = write!(text, "{i}\tcol\u{1b}[31mé✓\r\n");
         }
         text.push_str(&"\tlong ✓".repeat(30_000));
         text.push_str("\nend\tno newline\u{202e}");
