@@ -65,11 +65,13 @@ def cmdline(pid):
 
 
 def is_server(argv):
-    """The server of every case: the fixture binary, python running minimal-mcp-server.py or
-    large-mcp-server.py, or node running server-everything."""
+    """The server of every case: the fixture binary, `mcpdeck workspace-server`, python running
+    minimal-mcp-server.py or large-mcp-server.py, or node running server-everything."""
     if not argv:
         return False
     if os.path.basename(argv[0]) == "mcpdeck-fixture":
+        return True
+    if len(argv) > 1 and argv[1] == "workspace-server":
         return True
     if os.path.basename(argv[0]).startswith("python") and any(
         a.endswith(("minimal-mcp-server.py", "large-mcp-server.py")) for a in argv[1:3]
@@ -224,7 +226,12 @@ def main():
         note = ""
         b = base.get(server)
         if b and client != "mcpdeck":
-            if client == "floor" and server == "tools-10k":
+            if server == "ws-100k" and client == "grep -r":
+                note = f"mcpdeck's first answer {b[2] / wall:.2f}x grep -r"
+            elif server == "ws-100k" and client == "mcpdeck-21":
+                note = (f"each later answer {(wall - b[2]) / 20:.1f} ms; server RSS "
+                        f"{tree - rss:.1f} MiB")
+            elif client == "floor" and server == "tools-10k":
                 note = (f"mcpdeck - floor = {b[2] - wall:+.1f} ms, "
                         f"{(b[2] - wall) * 1000 / 10_000:+.2f} us per tool")
             elif client == "floor":

@@ -35,7 +35,8 @@ impl Approver for TtyApprover {
     fn ask(&self, request: ApprovalRequest, reply: Reply<Decision>) {
         let policy_path = self.policy_path.clone();
         std::thread::spawn(move || {
-            let _ = reply.answer(on_tty(&request, &policy_path).unwrap_or(Decision::Deny));
+            let asked = crate::cli::progress::pause(|| on_tty(&request, &policy_path));
+            let _ = reply.answer(asked.unwrap_or(Decision::Deny));
         });
     }
 }

@@ -150,7 +150,7 @@ fn on_tty<T: Clone + Send + Sync + 'static>(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         conversation.begin();
-        let answer = Tty::open().and_then(|mut tty| f(&mut tty));
+        let answer = crate::cli::progress::pause(|| Tty::open().and_then(|mut tty| f(&mut tty)));
         for text in conversation.end() {
             crate::cli::output::print_error(&text);
         }

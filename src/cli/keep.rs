@@ -2,8 +2,9 @@
 //! directory that is removed when mcpdeck exits; `--output` copies the whole text result and
 //! every media item into `DIR` before that happens (created 0700 when missing; files 0600,
 //! created `O_EXCL` so nothing is ever overwritten), named after the content — `result.txt`,
-//! `image-1.png`, `audio-1.wav`, `resource-<name>` — and `--full` reads the whole text back
-//! instead of the 50 KiB / 2,000-line preview.
+//! `image-1.png`, `audio-1.wav`, `resource-<name>` — and `--full` prints the whole text
+//! instead of the 50 KiB / 2,000-line preview, streamed from the spill to stdout (read back
+//! whole only for `--json` and `--output`).
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::{self, Write as _};
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::mcp::engine::Success;
 use crate::mcp::results::SpillEntry;
+use crate::mcp::sanitize::sanitize;
 
 /// The MIME type the bound gives the spill holding a whole overflowing text (media and
 /// resource spills carry the server's type, and textual resources are never spilled alone).
@@ -29,6 +31,48 @@ pub fn full_text(success: &Success) -> io::Result<String> {
     match overflow_spill(success) {
         Some(spill) => std::fs::read_to_string(&spill.path),
         None => Ok(success.text.clone()),
+    }
+}
+
+/// How much of a streamed text is gathered before it is sanitised and written (whole lines:
+/// a longer line is gathered whole).
+const STREAM_BATCH: usize = 64 * 1024;
+
+/// Writes the whole text of a result to `out` through the sanitiser, as [`full_text`] would
+/// read it, without holding it whole: the spill is read in batches of whole lines (so a tab's
+/// column and a CRLF never straddle two batches and the output is byte for byte what
+/// sanitising the whole text gives). Returns the last byte of the text.
+pub fn stream_full_text(success: &Success, out: &mut impl io::Write) -> io::Result<Option<u8>> {
+    let Some(spill) = overflow_spill(success) else {
+        out.write_all(sanitize(&success.text).as_bytes())?;
+        return Ok(success.text.as_bytes().last().copied());
+    };
+    stream_sanitized(&spill.path, out)
+}
+
+/// Writes the file at `path` (UTF-8 text) to `out` through the sanitiser in batches of whole
+/// lines; returns its last byte.
+fn stream_sanitized(path: &Path, out: &mut impl io::Write) -> io::Result<Option<u8>> {
+    use std::io::BufRead as _;
+    let mut reader = io::BufReader::with_capacity(STREAM_BATCH, std::fs::File::open(path)?);
+    let mut batch: Vec<u8> = Vec::with_capacity(2 * STREAM_BATCH);
+    let mut last = None;
+    loop {
+        let n = reader.read_until(b'\n', &mut batch)?;
+        if n > 0 && batch.len() < STREAM_BATCH {
+            continue;
+        }
+        if !batch.is_empty() {
+            // A batch ends at a newline or at the end, so it is whole UTF-8 as the text was.
+            let text = std::str::from_utf8(&batch)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            out.write_all(sanitize(text).as_bytes())?;
+            last = batch.last().copied();
+            batch.clear();
+        }
+        if n == 0 {
+            return Ok(last);
+        }
     }
 }
 
@@ -158,6 +202,27 @@ pub fn name_files(text: &str, kept: &[KeptFile]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_text_is_what_sanitising_it_whole_gives() {
+        // Tabs, CRLF, escapes and multi-byte characters on every side of each batch boundary,
+        // and one line longer than a batch.
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for i in 0..40_000 {
+            let _ = write!(text, "{i}\tcol\u{1b}[31mé✓\r\n");
+        }
+        text.push_str(&"\tlong ✓".repeat(30_000));
+        text.push_str("\nend\tno newline\u{202e}");
+        assert!(text.len() > 3 * STREAM_BATCH);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("spill.txt");
+        std::fs::write(&path, &text).expect("write");
+        let mut out = Vec::new();
+        let last = stream_sanitized(&path, &mut out).expect("streams");
+        assert_eq!(String::from_utf8(out).expect("utf8"), sanitize(&text));
+        assert_eq!(last, Some(text.as_bytes()[text.len() - 1]));
+    }
 
     #[test]
     fn names_are_safe_and_never_hidden() {

@@ -26,6 +26,7 @@ mod ops_cmd;
 mod output;
 mod pins_cmd;
 mod policy_cmd;
+mod progress;
 mod proxy_cmd;
 mod run_op;
 mod sandbox_cmd;

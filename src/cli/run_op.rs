@@ -127,6 +127,15 @@ pub fn run_plan_observed(
         trust: cx.trust.state(&cx.config),
         login: cx.login,
     };
+    // A spinner while waiting, on a terminal only (and never under `watch`, which prints the
+    // events itself).
+    let (events, progress_events) = match events {
+        None if super::progress::wanted() => {
+            let (tx, rx) = tokio::sync::mpsc::channel(64);
+            (Some(tx), Some(rx))
+        }
+        events => (events, None),
+    };
     runtime.block_on(async move {
         let options = engine_options(&cx.client, policy, policy_path, events);
         let engine = match Engine::new(cx.config, cx.trust, options) {
@@ -143,7 +152,10 @@ pub fn run_plan_observed(
         // with its children still running.
         let signals = install_signals();
         tokio::spawn(watch_signals(signals, cancel.clone(), interrupted.clone()));
+        let progress = progress_events.map(super::progress::Progress::start);
         let outcome = run_signing_in(&engine, &plan, &cancel, &sign_in).await;
+        // Erased before the first byte of the answer.
+        drop(progress);
         // Files are kept and the whole text read before shutdown removes the spills, and the
         // outcome is printed (and flushed) before shutdown too: a server may take its whole
         // grace to exit after end of input, and the answer must not wait for that.
@@ -438,7 +450,14 @@ fn gather(outcome: &Outcome, printing: &Printing) -> Result<Extras, String> {
         return Ok(Extras::default());
     };
     let mut extras = Extras::default();
-    if printing.full {
+    // Plain `--full` streams the spill when printing; the envelope and `--output`'s renaming
+    // need the text whole.
+    let streamed = printing.full && !printing.json && printing.output.is_none();
+    if let Some(spill) = keep::overflow_spill(success).filter(|_| streamed) {
+        std::fs::File::open(&spill.path)
+            .map_err(|e| format!("cannot read the whole result back: {e}"))?;
+    }
+    if printing.full && !streamed {
         extras.full_text = Some(
             keep::full_text(success)
                 .map_err(|e| format!("cannot read the whole result back: {e}"))?,
@@ -449,6 +468,46 @@ fn gather(outcome: &Outcome, printing: &Printing) -> Result<Extras, String> {
             .map_err(|e| format!("cannot keep the result in {}: {e}", dir.display()))?;
     }
     Ok(extras)
+}
+
+/// Prints the whole text of `success` (`--full`) streamed from its spill, then `hint`, ending
+/// with a newline as [`print_text`] does.
+fn print_streamed(success: &crate::mcp::engine::Success, hint: Option<&str>) {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let last = match keep::stream_full_text(success, &mut out) {
+        Ok(last) => last,
+        Err(e) => {
+            drop(out);
+            print_error(&format!("cannot read the whole result back: {e}"));
+            return;
+        }
+    };
+    let last = match hint.filter(|h| !h.is_empty()) {
+        Some(hint) => {
+            let _ = out.write_all(sanitize(hint).as_bytes());
+            hint.as_bytes().last().copied()
+        }
+        None => last,
+    };
+    if last != Some(b'\n') {
+        let _ = writeln!(out);
+    }
+    let _ = out.flush();
+}
+
+/// Says on stderr which spills hold the result and that they go when mcpdeck exits.
+fn print_spills(success: &crate::mcp::engine::Success) {
+    let mut err = std::io::stderr().lock();
+    for spill in &success.spills {
+        let _ = writeln!(
+            err,
+            "spill {} ({} bytes, {}) — removed when mcpdeck exits; --output DIR keeps it",
+            sanitize(&spill.basename),
+            spill.size,
+            sanitize(&spill.mime)
+        );
+    }
 }
 
 /// Prints an outcome: the envelope with `--json`, else the model-visible text (errors to
@@ -470,10 +529,15 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
     }
     match &outcome.body {
         Ok(success) => {
-            let text = extras.full_text.as_deref().unwrap_or(&success.text);
             let hint = outcome
                 .hint()
                 .map(|h| cli_hint(h, outcome.server.as_deref()));
+            if printing.full && extras.full_text.is_none() {
+                print_streamed(success, hint.as_deref());
+                print_spills(success);
+                return;
+            }
+            let text = extras.full_text.as_deref().unwrap_or(&success.text);
             let text = format!("{text}{}", hint.unwrap_or_default());
             print_text(&keep::name_files(&text, &extras.kept));
             let mut err = std::io::stderr().lock();
@@ -489,15 +553,8 @@ pub fn print_outcome_with(outcome: &Outcome, printing: &Printing, extras: &Extra
                 }
                 return;
             }
-            for spill in &success.spills {
-                let _ = writeln!(
-                    err,
-                    "spill {} ({} bytes, {}) — removed when mcpdeck exits; --output DIR keeps it",
-                    sanitize(&spill.basename),
-                    spill.size,
-                    sanitize(&spill.mime)
-                );
-            }
+            drop(err);
+            print_spills(success);
         }
         Err(failure) => {
             if let Some(text) = &failure.text {

@@ -225,8 +225,64 @@ pub fn walk(root: &Path, cancel: &AtomicBool, max_files: usize) -> Result<Walk, 
     })
 }
 
+/// The workspace-relative paths of the candidate files directly in `dir` (a directory the
+/// walk of `root` entered), by the same rules as [`walk`] (the ignore files of `dir` and of
+/// every directory above it apply). `None` when `dir` cannot be listed.
+pub(super) fn candidates_in(root: &Path, dir: &Path) -> Option<std::collections::BTreeSet<String>> {
+    let mut builder = ignore::WalkBuilder::new(dir);
+    builder
+        .max_depth(Some(1))
+        .hidden(false)
+        .follow_links(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .ignore(true)
+        .parents(true)
+        .filter_entry(|entry| {
+            entry.depth() == 0
+                || entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|name| !is_sensitive_name(name))
+        });
+    let mut out = std::collections::BTreeSet::new();
+    for entry in builder.build() {
+        let entry = entry.ok()?;
+        if entry.depth() == 1 && entry.file_type().is_some_and(|t| t.is_file()) {
+            let rel = entry
+                .path()
+                .strip_prefix(root)
+                .ok()
+                .and_then(relative_string);
+            out.extend(rel);
+        }
+    }
+    Some(out)
+}
+
+/// The candidate at `rel` as it is now: a regular file of at most [`MAX_FILE_BYTES`], not
+/// reached through a symlink. `Err(())` when `rel` is now a directory.
+pub(super) fn candidate_now(root: &Path, rel: &str) -> Result<Option<Candidate>, ()> {
+    let Ok(meta) = std::fs::symlink_metadata(root.join(rel)) else {
+        return Ok(None);
+    };
+    if meta.is_dir() {
+        return Err(());
+    }
+    Ok(
+        (meta.is_file() && meta.len() <= MAX_FILE_BYTES).then(|| Candidate {
+            rel: rel.to_owned(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            inode: meta.ino(),
+        }),
+    )
+}
+
 /// `a/b/c` for a relative path whose every component is UTF-8 and not sensitive.
-fn relative_string(rel: &Path) -> Option<String> {
+pub(super) fn relative_string(rel: &Path) -> Option<String> {
     let mut parts = Vec::new();
     for component in rel.components() {
         let std::path::Component::Normal(part) = component else {

@@ -41,8 +41,9 @@ pub fn run(
             break;
         }
         let file = &snap.files[hit.file];
-        let chunk = &file.chunks[hit.chunk];
-        let passage = chunk.text(&file.text);
+        let Some(passage) = file.passage_text(hit.chunk) else {
+            continue;
+        };
         let best = text::sentences(passage)
             .into_iter()
             .filter(|s| s.chars().count() <= MAX_CLAIM_CHARS)
@@ -53,6 +54,9 @@ pub fn run(
             .filter(|(n, _)| *n > 0)
             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
         let Some((_, statement)) = best else { continue };
+        let Some(chunk) = file.chunk(hit.chunk) else {
+            continue;
+        };
         claims.push(Claim {
             statement,
             path: file.rel.clone(),
@@ -69,7 +73,7 @@ pub fn run(
         workspace: alias.to_owned(),
         question_sha256: hex::encode(Sha256::digest(question.as_bytes())),
         claims,
-        workspace_fingerprint: snap.fingerprint.clone(),
+        workspace_fingerprint: snap.fingerprint().to_owned(),
         admitted_files: snap.files.len(),
     };
     let integrity = Integrity {

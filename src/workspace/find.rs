@@ -30,12 +30,16 @@ pub fn run(
             break;
         }
         let file = &snap.files[hit.file];
-        let chunk = &file.chunks[hit.chunk];
-        let text = chunk.text(&file.text);
+        let Some(text) = file.passage_text(hit.chunk) else {
+            continue;
+        };
         let words = word_count(text);
         if used + words > budget {
             continue;
         }
+        let Some(chunk) = file.chunk(hit.chunk) else {
+            continue;
+        };
         used += words;
         passages.push(Passage {
             path: file.rel.clone(),

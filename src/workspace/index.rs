@@ -1,9 +1,7 @@
-//! The in-memory index of one workspace: admitted files, their passages, BM25 postings and
-//! graph edges, rebuilt incrementally.
-//!
-//! Every call re-walks the root (so new, removed and newly ignored files are seen) but re-reads
-//! and re-tokenizes only files whose size, modification time or inode changed. A snapshot is
-//! immutable and shared; a new one is built only when something changed. Nothing is persisted.
+//! The in-memory index of one workspace at one moment: admitted files, their passages, BM25
+//! postings and graph edges. [`IndexCache`] (in [`super::cache`]) keeps it current. A snapshot
+//! is immutable and shared; a new one is built only when something changed. Nothing is
+//! persisted.
 //!
 //! The index is compact so that its memory follows the admitted text: terms are interned once
 //! per workspace ([`super::record::Vocabulary`]), a file keeps its passages' term frequencies
@@ -11,16 +9,16 @@
 //! edges are file indices. At most `max_files` candidate files (walk order) are admitted; the
 //! rest are counted in [`Coverage`], never silently dropped.
 
-use std::collections::{BTreeSet, HashMap};
-use std::path::Path;
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, OnceLock, PoisonError};
 
 use sha2::{Digest as _, Sha256};
 
-use super::admission::{self, Cancelled, Candidate, DirStamp};
+use super::admission::Cancelled;
+pub use super::cache::IndexCache;
 pub use super::record::FileRecord;
-use super::record::{SharedVocabulary, Stamp};
+use super::record::SharedVocabulary;
 use super::text;
 
 /// BM25 term-frequency saturation.
@@ -84,12 +82,13 @@ pub struct Snapshot {
     avg_len: f64,
     /// How much of the workspace this snapshot holds.
     pub coverage: Coverage,
-    /// SHA-256 over every admitted path and its content hash.
-    pub fingerprint: String,
+    /// SHA-256 over every admitted path and its content hash, made when first asked for (only
+    /// the capsule quotes it).
+    fingerprint: OnceLock<String>,
 }
 
 impl Snapshot {
-    fn build(
+    pub(super) fn build(
         files: Vec<Arc<FileRecord>>,
         vocabulary: SharedVocabulary,
         coverage: Coverage,
@@ -97,17 +96,14 @@ impl Snapshot {
     ) -> Result<Self, Cancelled> {
         let mut passages = 0usize;
         let mut total_len = 0u64;
-        let mut hasher = Sha256::new();
         for f in &files {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Cancelled);
             }
-            passages += f.ranges.len();
-            total_len += f.ranges.iter().map(|r| u64::from(r.1)).sum::<u64>();
-            hasher.update(f.rel.as_bytes());
-            hasher.update([0]);
-            hasher.update(f.sha256_hex().as_bytes());
-            hasher.update([b'\n']);
+            passages += f.passage_count();
+            total_len += (0..f.passage_count())
+                .map(|i| u64::from(f.passage_len(i)))
+                .sum::<u64>();
         }
         let edges = files
             .iter()
@@ -134,7 +130,21 @@ impl Snapshot {
             vocabulary,
             avg_len,
             coverage,
-            fingerprint: hex::encode(hasher.finalize()),
+            fingerprint: OnceLock::new(),
+        })
+    }
+
+    /// SHA-256 over every admitted path and its content hash.
+    pub fn fingerprint(&self) -> &str {
+        self.fingerprint.get_or_init(|| {
+            let mut hasher = Sha256::new();
+            for f in &self.files {
+                hasher.update(f.rel.as_bytes());
+                hasher.update([0]);
+                hasher.update(f.sha256_hex().as_bytes());
+                hasher.update([b'\n']);
+            }
+            hex::encode(hasher.finalize())
         })
     }
 
@@ -200,15 +210,19 @@ impl Snapshot {
         let mut found: Vec<(u32, u32, u32)> = Vec::new(); // (file, passage, first pair index)
         let mut counts: Vec<u32> = Vec::new(); // per found passage, one count per query term
         let mut df = vec![0u32; ids.len()];
+        // The path's terms count in every passage of its file.
+        let mut in_path = vec![0u32; ids.len()];
         for (fi, f) in self.files.iter().enumerate() {
-            for ci in 0..f.ranges.len() {
+            in_path
+                .iter_mut()
+                .zip(&ids)
+                .for_each(|(n, id)| *n = count_of(&f.path_terms, *id));
+            for ci in 0..f.passage_count() {
                 let pairs = f.chunk_terms(ci);
                 let mut any = false;
                 let at = counts.len();
                 for (k, id) in ids.iter().enumerate() {
-                    let n = pairs
-                        .binary_search_by_key(id, |p| p.0)
-                        .map_or(0, |i| pairs[i].1);
+                    let n = count_of(pairs, *id) + in_path[k];
                     if n > 0 {
                         if !any {
                             counts.resize(at + ids.len(), 0);
@@ -238,7 +252,7 @@ impl Snapshot {
             .into_iter()
             .map(|(fi, ci, at)| {
                 let file = &self.files[fi as usize];
-                let len = f64::from(file.ranges[ci as usize].1);
+                let len = f64::from(file.passage_len(ci as usize));
                 let norm = K1 * (1.0 - B + B * len / self.avg_len);
                 let score: f64 = (0..ids.len())
                     .map(|k| f64::from(counts[at as usize + k]))
@@ -263,17 +277,15 @@ impl Snapshot {
     }
 }
 
-fn index_of(files: &[Arc<FileRecord>], rel: &str) -> Option<usize> {
-    files.binary_search_by(|f| f.rel.as_str().cmp(rel)).ok()
+/// The count of term `id` in sorted `(term id, count)` pairs.
+fn count_of(pairs: &[(u32, u32)], id: u32) -> u32 {
+    pairs
+        .binary_search_by_key(&id, |p| p.0)
+        .map_or(0, |i| pairs[i].1)
 }
 
-/// Stamps this close to (or after) the last walk's start are not trusted.
-const RACY_MARGIN_NS: i128 = 100_000_000;
-
-fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+fn index_of(files: &[Arc<FileRecord>], rel: &str) -> Option<usize> {
+    files.binary_search_by(|f| f.rel.as_str().cmp(rel)).ok()
 }
 
 /// Questions are usually answered by prose: documentation passages outrank code, and tests,
@@ -286,11 +298,7 @@ fn weight(file: &FileRecord, chunk: usize) -> f64 {
         "json" | "toml" | "yaml" | "mcp-config" => 0.8,
         _ => 0.5,
     };
-    let in_test_module = file
-        .tests_from
-        .zip(file.chunks.get(chunk))
-        .is_some_and(|(from, c)| c.bytes.0 >= from);
-    if in_test_module || is_test_material(&file.rel) {
+    if file.in_test_module(chunk) || is_test_material(&file.rel) {
         kind * 0.5
     } else {
         kind
@@ -315,179 +323,10 @@ fn is_test_material(rel: &str) -> bool {
         || name.starts_with("test_")
 }
 
-/// The cache of one workspace.
-#[derive(Debug)]
-pub struct IndexCache {
-    /// The admitted files of the last walk, sorted by path.
-    records: Vec<Arc<FileRecord>>,
-    /// Candidates whose content was not admitted (binary, not UTF-8…), as walked: they are
-    /// not re-read until they change.
-    rejected: HashMap<String, Candidate>,
-    /// The directories (and out-of-tree ignore files) of the last walk.
-    dirs: Vec<DirStamp>,
-    /// When the last walk started (ns since the epoch).
-    walk_started_ns: i128,
-    vocabulary: SharedVocabulary,
-    max_files: usize,
-    snapshot: Option<Arc<Snapshot>>,
-}
-
-impl Default for IndexCache {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl IndexCache {
-    /// An empty cache admitting [`DEFAULT_MAX_FILES`] files.
-    pub fn new() -> Self {
-        Self::with_max_files(DEFAULT_MAX_FILES)
-    }
-
-    /// An empty cache admitting at most `max_files` candidate files (capped at
-    /// [`MAX_MAX_FILES`]).
-    pub fn with_max_files(max_files: usize) -> Self {
-        Self {
-            records: Vec::new(),
-            rejected: HashMap::new(),
-            dirs: Vec::new(),
-            walk_started_ns: 0,
-            vocabulary: SharedVocabulary::default(),
-            max_files: max_files.min(MAX_MAX_FILES),
-            snapshot: None,
-        }
-    }
-
-    /// The current snapshot of `root`, re-reading only what changed since the last call.
-    pub fn refresh(
-        &mut self,
-        root: &Path,
-        cancel: &AtomicBool,
-    ) -> Result<Arc<Snapshot>, Cancelled> {
-        if let Some(snapshot) = &self.snapshot
-            && self.still_valid(root, cancel)?
-        {
-            return Ok(Arc::clone(snapshot));
-        }
-        let started = now_ns();
-        // A record read within the racy margin of the previous walk is read again.
-        let previous = self.walk_started_ns;
-        let settled = |c: &Candidate| c.mtime_ns < previous - RACY_MARGIN_NS;
-        let walk = admission::walk(root, cancel, self.max_files)?;
-        self.dirs = walk.dirs;
-        self.walk_started_ns = started;
-        let mut rejected = HashMap::new();
-        let mut files = Vec::with_capacity(walk.candidates.len());
-        let mut changed = false;
-        {
-            let mut vocabulary = self
-                .vocabulary
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            for candidate in walk.candidates {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(Cancelled);
-                }
-                if self.rejected.get(&candidate.rel) == Some(&candidate) && settled(&candidate) {
-                    rejected.insert(candidate.rel.clone(), candidate);
-                    continue;
-                }
-                let previous = self
-                    .records
-                    .binary_search_by(|r| r.rel.as_str().cmp(&candidate.rel))
-                    .ok()
-                    .map(|i| &self.records[i]);
-                let record = match previous {
-                    Some(r) if r.walked.matches(&candidate) && settled(&candidate) => Arc::clone(r),
-                    _ => {
-                        changed = true;
-                        let Some(text) = admission::read_admitted(root, &candidate) else {
-                            rejected.insert(candidate.rel.clone(), candidate);
-                            continue;
-                        };
-                        Arc::new(FileRecord::build(&candidate, text, &mut vocabulary))
-                    }
-                };
-                files.push(record);
-            }
-        }
-        changed |= files.len() != self.records.len();
-        self.records.clone_from(&files);
-        self.rejected = rejected;
-        let coverage = Coverage {
-            admitted: files.len(),
-            skipped_over_limit: walk.skipped,
-            max_files: self.max_files,
-        };
-        if let Some(snapshot) = &self.snapshot
-            && !changed
-            && snapshot.coverage == coverage
-        {
-            return Ok(Arc::clone(snapshot));
-        }
-        // Never hold two generations of postings at once.
-        self.snapshot = None;
-        let snapshot = Arc::new(Snapshot::build(
-            files,
-            Arc::clone(&self.vocabulary),
-            coverage,
-            cancel,
-        )?);
-        self.snapshot = Some(Arc::clone(&snapshot));
-        Ok(snapshot)
-    }
-
-    /// Whether nothing the last walk saw has changed: no directory's entries (a created,
-    /// removed or renamed entry changes its directory's mtime) and no file's size, mtime or
-    /// inode. Ignore files are files of the walk (or stamped), so rule changes are seen too.
-    ///
-    /// Timestamps have a coarse granularity on some filesystems, so a stamp taken within
-    /// [`RACY_MARGIN_NS`] of the last walk's start proves nothing (a later change could keep
-    /// it): such a cache is never trusted, as git treats "racily clean" index entries.
-    fn still_valid(&self, root: &Path, cancel: &AtomicBool) -> Result<bool, Cancelled> {
-        let racy = |mtime: i128| mtime >= self.walk_started_ns - RACY_MARGIN_NS;
-        for dir in &self.dirs {
-            if racy(dir.stamp.0) || admission::stamp_of(&dir.path) != Some(dir.stamp) {
-                return Ok(false);
-            }
-        }
-        let walked = self
-            .records
-            .iter()
-            .map(|r| (r.rel.as_str(), r.walked))
-            .chain(
-                self.rejected
-                    .values()
-                    .map(|c| (c.rel.as_str(), Stamp::of(c))),
-            );
-        for (i, (rel, stamp)) in walked.enumerate() {
-            if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
-                return Err(Cancelled);
-            }
-            if racy(i128::from(stamp.mtime_ns))
-                || !admission::unchanged(
-                    root,
-                    rel,
-                    stamp.size,
-                    i128::from(stamp.mtime_ns),
-                    stamp.inode,
-                )
-            {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    fn paths(snap: &Snapshot) -> Vec<&str> {
-        snap.files.iter().map(|f| f.rel.as_str()).collect()
-    }
 
     #[test]
     fn documentation_outranks_tests_that_quote_the_question() {
@@ -535,51 +374,5 @@ mod tests {
                 "{quoting} still matches, lower: {hits:?}"
             );
         }
-    }
-
-    #[test]
-    fn changes_are_seen_on_the_next_refresh() {
-        let ws = tempfile::tempdir().unwrap();
-        let root = ws.path();
-        let stop = AtomicBool::new(false);
-        std::fs::write(root.join("a.md"), "alpha\n").unwrap();
-        let mut cache = IndexCache::new();
-        let s1 = cache.refresh(root, &stop).unwrap();
-        assert_eq!(paths(&s1), ["a.md"]);
-        // Unchanged (and racy, so re-walked): the same content.
-        let s2 = cache.refresh(root, &stop).unwrap();
-        assert_eq!(s2.fingerprint, s1.fingerprint);
-        std::fs::write(root.join("a.md"), "alpha beta gamma\n").unwrap();
-        let s3 = cache.refresh(root, &stop).unwrap();
-        assert!(!s3.search("gamma").is_empty());
-        std::fs::write(root.join("b.md"), "delta\n").unwrap();
-        let s4 = cache.refresh(root, &stop).unwrap();
-        assert_eq!(paths(&s4), ["a.md", "b.md"]);
-        std::fs::write(root.join(".gitignore"), "b.md\n").unwrap();
-        let s5 = cache.refresh(root, &stop).unwrap();
-        assert_eq!(paths(&s5), [".gitignore", "a.md"]);
-        std::fs::remove_file(root.join("a.md")).unwrap();
-        let s6 = cache.refresh(root, &stop).unwrap();
-        assert_eq!(paths(&s6), [".gitignore"]);
-        assert_ne!(s6.fingerprint, s5.fingerprint);
-    }
-
-    #[test]
-    fn an_old_untouched_tree_is_served_from_the_cache() {
-        let ws = tempfile::tempdir().unwrap();
-        let root = ws.path();
-        let stop = AtomicBool::new(false);
-        std::fs::write(root.join("a.md"), "alpha\n").unwrap();
-        let mut cache = IndexCache::new();
-        cache.refresh(root, &stop).unwrap();
-        // Pretend the walk happened long after every stamp.
-        cache.walk_started_ns += 10 * RACY_MARGIN_NS;
-        assert!(cache.still_valid(root, &stop).unwrap());
-        std::fs::write(root.join("a.md"), "alpha two\n").unwrap();
-        assert!(!cache.still_valid(root, &stop).unwrap());
-        // A cancelled check stops (the first file is checked only after the flag is read).
-        cache.refresh(root, &stop).unwrap();
-        cache.walk_started_ns += 10 * RACY_MARGIN_NS;
-        assert!(cache.still_valid(root, &AtomicBool::new(true)).is_err());
     }
 }

@@ -3,14 +3,17 @@
 //! A read-only MCP server over stdio answering bounded questions about operator-bound
 //! directories with four tools (`workspace_find`, `workspace_query`, `workspace_check`,
 //! `workspace_capsule`). It owns: binding and the root identity anchor ([`binding`]), the
-//! privacy policy ([`admission`]), the in-memory index ([`index`]), the tools, the envelope and
+//! privacy policy ([`admission`]), the in-memory index ([`index`]) kept current by change
+//! notification ([`cache`], [`changes`]), the tools, the envelope and
 //! bounds ([`envelope`], [`slot`], [`frame`]) and sanitary stderr diagnostics ([`observe`]).
 //! It never writes, repairs, executes, persists state, opens sockets or runs commands; stdout
 //! carries only the protocol. It reads no configuration, trust store or environment value.
 
 pub mod admission;
 pub mod binding;
+pub mod cache;
 pub mod capsule;
+pub mod changes;
 pub mod check;
 pub mod envelope;
 pub mod find;

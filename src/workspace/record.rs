@@ -66,6 +66,19 @@ impl Stamp {
     }
 }
 
+/// Where one passage is, compactly (a file is at most 1 MiB, so `u32` holds every offset).
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    /// Where the passage's pairs end in [`FileRecord::terms`].
+    terms_end: u32,
+    /// Its length in tokens (the path's included).
+    len: u32,
+    /// First and last line, 1-based.
+    lines: (u32, u32),
+    /// Byte range in the text.
+    bytes: (u32, u32),
+}
+
 /// One admitted file.
 #[derive(Debug)]
 pub struct FileRecord {
@@ -81,16 +94,16 @@ pub struct FileRecord {
     /// The content as read, kept only when it differs from `text` (an MCP config file with a
     /// hidden credential); `workspace_check` reads it so its positions are the file's own.
     original: Option<Box<str>>,
-    /// SHA-256 of the content as read.
-    sha256: [u8; 32],
-    /// Its passages.
-    pub chunks: Vec<Chunk>,
-    /// Packed `(term id, weighted count)` pairs of every passage, passage after passage.
+    /// Its passages, where they are and where their pairs end (their sections are found again
+    /// from the text when an answer quotes one: [`FileRecord::chunk`]).
+    passages: Box<[Place]>,
+    /// Packed `(term id, weighted count)` pairs of every passage, passage after passage, the
+    /// path's terms left out.
     pub(super) terms: Box<[(u32, u32)]>,
-    /// Per passage: where its pairs end in `terms`, and its length in tokens.
-    pub(super) ranges: Box<[(u32, u32)]>,
-    /// Where a Rust file's test module starts (byte offset of `#[cfg(test)]`), if it has one.
-    pub(super) tests_from: Option<usize>,
+    /// The path's `(term id, count)` pairs, sorted by id: they count in every passage.
+    pub(super) path_terms: Box<[(u32, u32)]>,
+    /// The first passage of a Rust file's test module (from `#[cfg(test)]`), if it has one.
+    tests_from: Option<u32>,
     /// Resolved relative references (before filtering to admitted files), sorted.
     pub(super) targets: Box<[Box<str>]>,
 }
@@ -104,7 +117,6 @@ impl FileRecord {
         let rel = candidate.rel.clone();
         let kind = graph::kind_of(&rel);
         let markdown = kind == "markdown";
-        let sha256: [u8; 32] = Sha256::digest(content.as_bytes()).into();
         let (text, original) = if kind == "mcp-config" {
             match redact::hide_credentials(&content) {
                 Some(hidden) => (hidden, Some(content.into_boxed_str())),
@@ -114,36 +126,44 @@ impl FileRecord {
             (content, None)
         };
         let chunks = text::chunks(&text, markdown);
+        let mut words = String::new();
+        let mut path_pairs: Vec<(u32, u32)> = Vec::new();
+        text::each_token(&rel, &mut words, |t| {
+            path_pairs.push((vocabulary.intern(t), 1));
+        });
+        let path_len = u32::try_from(path_pairs.len()).unwrap_or(u32::MAX);
+        let path_terms = merged(&mut path_pairs);
         let mut terms = Vec::new();
-        let mut ranges = Vec::with_capacity(chunks.len());
+        let mut passages = Vec::with_capacity(chunks.len());
         let mut scratch: Vec<(u32, u32)> = Vec::new();
-        let path_terms: Vec<u32> = text::tokens(&rel).map(|t| vocabulary.intern(&t)).collect();
         for c in &chunks {
             scratch.clear();
-            for t in text::tokens(c.text(&text)) {
-                scratch.push((vocabulary.intern(&t), 1));
-            }
+            text::each_token(c.text(&text), &mut words, |t| {
+                scratch.push((vocabulary.intern(t), 1));
+            });
             // A word of the section's heading says what the whole passage is about.
             let heading = c.section.as_deref().unwrap_or("");
-            for t in text::tokens(heading) {
-                scratch.push((vocabulary.intern(&t), HEADING_WEIGHT));
-            }
-            scratch.extend(path_terms.iter().map(|id| (*id, 1)));
-            let len = u32::try_from(scratch.len()).unwrap_or(u32::MAX);
-            scratch.sort_unstable_by_key(|p| p.0);
-            let begin = ranges_end(&ranges);
-            for &(id, n) in &scratch {
-                let open = terms.len() > begin;
-                match terms.last_mut() {
-                    Some((last, count)) if open && *last == id => *count += n,
-                    _ => terms.push((id, n)),
-                }
-            }
-            ranges.push((u32::try_from(terms.len()).unwrap_or(u32::MAX), len));
+            text::each_token(heading, &mut words, |t| {
+                scratch.push((vocabulary.intern(t), HEADING_WEIGHT));
+            });
+            let len = u32::try_from(scratch.len())
+                .unwrap_or(u32::MAX)
+                .saturating_add(path_len);
+            merge_into(&mut scratch, &mut terms);
+            passages.push(Place {
+                terms_end: u32::try_from(terms.len()).unwrap_or(u32::MAX),
+                len,
+                lines: (c.start, c.end),
+                bytes: (narrow(c.bytes.0), narrow(c.bytes.1)),
+            });
         }
         let tests_from = (kind == "rust")
             .then(|| text.find("#[cfg(test)]"))
-            .flatten();
+            .flatten()
+            .map(|at| {
+                let first = chunks.partition_point(|c| c.bytes.0 < at);
+                u32::try_from(first).unwrap_or(u32::MAX)
+            });
         let refs = if markdown {
             graph::markdown_links(&text)
         } else {
@@ -160,10 +180,9 @@ impl FileRecord {
             walked: Stamp::of(candidate),
             text,
             original,
-            sha256,
-            chunks,
+            passages: passages.into_boxed_slice(),
             terms: terms.into_boxed_slice(),
-            ranges: ranges.into_boxed_slice(),
+            path_terms,
             tests_from,
             targets: targets.into_iter().map(String::into_boxed_str).collect(),
         }
@@ -174,24 +193,85 @@ impl FileRecord {
         self.original.as_deref().unwrap_or(&self.text)
     }
 
-    /// The `(term id, count)` pairs of passage `chunk`.
+    /// The number of passages.
+    pub fn passage_count(&self) -> usize {
+        self.passages.len()
+    }
+
+    /// Passage `i`'s length in tokens.
+    pub(super) fn passage_len(&self, i: usize) -> u32 {
+        self.passages.get(i).map_or(0, |p| p.len)
+    }
+
+    /// The `(term id, count)` pairs of passage `chunk`, the path's terms left out.
     pub(super) fn chunk_terms(&self, chunk: usize) -> &[(u32, u32)] {
         let start = chunk
             .checked_sub(1)
-            .and_then(|p| self.ranges.get(p))
-            .map_or(0, |r| r.0 as usize);
-        let end = self.ranges.get(chunk).map_or(start, |r| r.0 as usize);
+            .and_then(|p| self.passages.get(p))
+            .map_or(0, |r| r.terms_end as usize);
+        let end = self
+            .passages
+            .get(chunk)
+            .map_or(start, |r| r.terms_end as usize);
         self.terms.get(start..end).unwrap_or(&[])
     }
 
-    /// SHA-256 of the content as read, hex.
+    /// Passage `i`'s text.
+    pub fn passage_text(&self, i: usize) -> Option<&str> {
+        let p = self.passages.get(i)?;
+        self.text.get(p.bytes.0 as usize..p.bytes.1 as usize)
+    }
+
+    /// Passage `i` with its section (found again from the text).
+    pub fn chunk(&self, i: usize) -> Option<Chunk> {
+        let p = self.passages.get(i)?;
+        let section = text::chunks(&self.text, self.kind == "markdown")
+            .into_iter()
+            .nth(i)
+            .and_then(|c| c.section);
+        Some(Chunk {
+            start: p.lines.0,
+            end: p.lines.1,
+            bytes: (p.bytes.0 as usize, p.bytes.1 as usize),
+            section,
+        })
+    }
+
+    /// Whether passage `i` lies in a Rust file's test module.
+    pub(super) fn in_test_module(&self, i: usize) -> bool {
+        self.tests_from
+            .is_some_and(|from| u32::try_from(i).is_ok_and(|i| i >= from))
+    }
+
+    /// SHA-256 of the content as read, hex, computed when asked (only the capsule's workspace
+    /// fingerprint needs it, once per snapshot).
     pub fn sha256_hex(&self) -> String {
-        hex::encode(self.sha256)
+        hex::encode(Sha256::digest(self.content().as_bytes()))
     }
 }
 
-/// Where the pairs of the passages already finished end (a new passage never merges into the
-/// last pair of the previous one).
-fn ranges_end(ranges: &[(u32, u32)]) -> usize {
-    ranges.last().map_or(0, |r| r.0 as usize)
+/// `pairs` sorted by term id with the counts of one id summed.
+fn merged(pairs: &mut [(u32, u32)]) -> Box<[(u32, u32)]> {
+    let mut out = Vec::with_capacity(pairs.len());
+    merge_into(pairs, &mut out);
+    out.into_boxed_slice()
+}
+
+/// Appends `pairs` to `out` sorted by term id, the counts of one id summed (never merging
+/// into a pair already in `out`).
+fn merge_into(pairs: &mut [(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    pairs.sort_unstable_by_key(|p| p.0);
+    let begin = out.len();
+    for &(id, n) in &*pairs {
+        let open = out.len() > begin;
+        match out.last_mut() {
+            Some((last, count)) if open && *last == id => *count += n,
+            _ => out.push((id, n)),
+        }
+    }
+}
+
+/// A byte offset of an admitted file (at most 1 MiB) as `u32`.
+fn narrow(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
 }

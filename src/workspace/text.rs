@@ -21,8 +21,52 @@ pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 2)
         .map(str::to_lowercase)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stopword(w))
         .map(fold)
+}
+
+/// Calls `each` with every token of `text`, the same as [`tokens`] yields, without allocating
+/// for a word that is already lower-case ASCII (most words of most files); `scratch` holds any
+/// other word lower-cased.
+pub fn each_token(text: &str, scratch: &mut String, mut each: impl FnMut(&str)) {
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        let lower = if w
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
+            if w.len() < 2 {
+                continue;
+            }
+            w
+        } else {
+            if w.chars().count() < 2 {
+                continue;
+            }
+            scratch.clear();
+            if w.is_ascii() {
+                scratch.push_str(w);
+                scratch.make_ascii_lowercase();
+            } else {
+                scratch.push_str(&w.to_lowercase());
+            }
+            scratch.as_str()
+        };
+        if is_stopword(lower) {
+            continue;
+        }
+        let folded =
+            lower.len() > 3 && lower.ends_with('s') && !lower.ends_with("ss") && lower.is_ascii();
+        each(if folded {
+            &lower[..lower.len() - 1]
+        } else {
+            lower
+        });
+    }
+}
+
+/// Whether `word` (lower-cased) is a stop word (the list is sorted).
+fn is_stopword(word: &str) -> bool {
+    word.len() <= 5 && STOPWORDS.binary_search(&word).is_ok()
 }
 
 /// A light stemmer: `configs` → `config`, `works` → `work` (not `class`, not short words).
@@ -203,6 +247,22 @@ pub fn sentences(passage: &str) -> Vec<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_token_yields_what_tokens_yields() {
+        assert!(
+            STOPWORDS.windows(2).all(|w| w[0] < w[1]),
+            "sorted for binary search"
+        );
+        assert!(STOPWORDS.iter().all(|w| w.len() <= 5));
+        let text = "The Configs, configs and CLASS works: ÉTÉ Straße ΣΑΣ id_rsa x \
+                    a1 42 übers RUST's THERE these Ünits";
+        let mut scratch = String::new();
+        let mut seen = Vec::new();
+        each_token(text, &mut scratch, |t| seen.push(t.to_owned()));
+        assert_eq!(seen, tokens(text).collect::<Vec<_>>());
+        assert!(seen.contains(&"config".to_owned()) && seen.contains(&"class".to_owned()));
+    }
 
     #[test]
     fn tokens_fold_and_drop_stopwords() {

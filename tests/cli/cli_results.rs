@@ -83,6 +83,33 @@ fn output_keeps_text_and_media_after_exit() {
     assert_eq!(std::fs::read(&image).expect("unchanged"), png);
 }
 
+/// The spinner is for terminals: with stdout and stderr piped, a call that takes longer than
+/// the spinner's delay and reports progress writes its answer and nothing of the spinner — no
+/// carriage return, no escape sequence, no spinner frame.
+#[test]
+fn piped_output_carries_no_progress() {
+    let sb = Sandbox::new();
+    with_fixture(&sb, &[]);
+    let out = sb
+        .cmd()
+        .args(["call", "fx", "slow", "steps=4", "delay_ms=150"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(stdout.starts_with("done 4 steps"), "{stdout:?}");
+    let stderr = String::from_utf8(out.stderr).expect("utf8");
+    for forbidden in ["\r", "\u{1b}", "waiting for the server"] {
+        assert!(!stderr.contains(forbidden), "{forbidden:?} in {stderr:?}");
+    }
+    assert!(
+        !stderr
+            .chars()
+            .any(|c| ('\u{2800}'..='\u{28ff}').contains(&c)),
+        "a spinner frame in {stderr:?}"
+    );
+}
+
 #[test]
 fn full_and_output_carry_the_whole_large_text() {
     let sb = Sandbox::new();

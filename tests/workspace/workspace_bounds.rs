@@ -1,7 +1,8 @@
 //! The workspace server's bounds, through the real binary over raw stdio lines: an over-long
 //! input line refuses only its own request, `--max-files` admits a bounded part of a workspace
-//! and every answer says so (`coverage`), `workspace_check` checks a file named twice once, and
-//! literal credentials of an MCP config file never appear in quoting tools. Every read is bounded
+//! and every answer says so (`coverage`), `workspace_check` checks a file named twice once,
+//! literal credentials of an MCP config file never appear in quoting tools, and a file changed,
+//! added or deleted between calls is seen by the next one. Every read is bounded
 //! by the child's own output; nothing synchronises on a sleep.
 
 #![allow(
@@ -322,6 +323,80 @@ fn literal_credentials_of_an_mcp_config_never_appear_in_quoting_tools() {
         .collect();
     assert!(lines.contains(&6), "{check}");
     assert!(!check.to_string().contains("zqx"), "{check}");
+    assert!(raw.finish().0);
+}
+
+/// Dates every file and directory under `root` (and `root`) an hour back, as a settled
+/// checkout is: the server then relies on change notification between calls instead of
+/// walking again (stamps this close to a walk are never trusted).
+fn settle(root: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let file = std::fs::File::options().write(true).open(&path).unwrap();
+                file.set_modified(old).unwrap();
+            }
+        }
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+}
+
+/// The paths `workspace_query` matches with `*`.
+fn all_paths(raw: &mut Raw) -> Vec<String> {
+    let all = raw.call("workspace_query", json!({"workspace": ALIAS, "text": "*"}));
+    all["result"]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A file changed, added or deleted after a call is seen by the very next call. Nothing waits:
+/// the kernel queues the change notification while the write is made, and the next call reads
+/// what is queued before it answers.
+#[test]
+fn a_changed_added_and_deleted_file_are_seen_by_the_next_call() {
+    let ws = tempfile::tempdir().unwrap();
+    write(ws.path(), "docs/a.md", "# A\n\nThe alpha note.\n");
+    write(ws.path(), "docs/b.md", "# B\n\nThe bravo note.\n");
+    settle(ws.path());
+    let mut raw = Raw::start(ws.path(), &[]);
+    let find = |raw: &mut Raw, word: &str| {
+        let e = raw.call(
+            "workspace_find",
+            json!({"workspace": ALIAS, "question": word}),
+        );
+        e["result"]["passages"]
+            .as_array()
+            .map(|p| {
+                p.iter()
+                    .map(|p| p["path"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_else(Vec::<String>::new)
+    };
+    assert_eq!(all_paths(&mut raw), ["docs/a.md", "docs/b.md"]);
+    assert!(find(&mut raw, "zulu").is_empty());
+
+    std::fs::write(ws.path().join("docs/a.md"), "# A\n\nThe zulu note now.\n").unwrap();
+    assert_eq!(find(&mut raw, "zulu"), ["docs/a.md"], "the changed file");
+    std::fs::write(ws.path().join("docs/c.md"), "# C\n\nThe charlie note.\n").unwrap();
+    assert_eq!(find(&mut raw, "charlie"), ["docs/c.md"], "the added file");
+    std::fs::remove_file(ws.path().join("docs/b.md")).unwrap();
+    assert!(find(&mut raw, "bravo").is_empty(), "the deleted file");
+    assert_eq!(all_paths(&mut raw), ["docs/a.md", "docs/c.md"]);
+    // A new directory is walked again and seen too.
+    write(ws.path(), "more/d.md", "# D\n\nThe delta note.\n");
+    assert_eq!(find(&mut raw, "delta"), ["more/d.md"]);
     assert!(raw.finish().0);
 }
 
