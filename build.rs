@@ -144,7 +144,7 @@ fn from_vcs_info(dir: &Path) -> Option<String> {
     Some(value[..end].to_owned()).filter(|c| is_commit(c))
 }
 
-/// Link-time size cuts for release builds on x86_64 Linux, where rustc links with its bundled
+/// Link-time size cuts for release builds on `x86_64` Linux, where rustc links with its bundled
 /// LLD:
 /// - `--icf=all` folds functions (and read-only data) that compiled to identical bytes, which
 ///   generic code produces a lot of;
@@ -153,7 +153,7 @@ fn from_vcs_info(dir: &Path) -> Option<String> {
 ///   terminal, ends every child and removes every spill, then the process aborts. The tables
 ///   would only serve a backtrace, and the stripped binary's backtrace has no names anyway;
 /// - when the C library the binary is built against is glibc 2.36 or later (the first to load
-///   them), relative relocations are packed (`-z pack-relative-relocs`, DT_RELR): the same
+///   them), relative relocations are packed (`-z pack-relative-relocs`, `DT_RELR`): the same
 ///   position-independent binary, with its relocation table about 20 times smaller.
 ///
 /// `MCPDECK_PLAIN_LINK=1` links without any of them, for a toolchain whose linker is not LLD.

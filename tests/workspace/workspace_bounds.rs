@@ -377,12 +377,11 @@ fn a_changed_added_and_deleted_file_are_seen_by_the_next_call() {
         );
         e["result"]["passages"]
             .as_array()
-            .map(|p| {
+            .map_or_else(Vec::<String>::new, |p| {
                 p.iter()
                     .map(|p| p["path"].as_str().unwrap().to_owned())
                     .collect()
             })
-            .unwrap_or_else(Vec::<String>::new)
     };
     assert_eq!(all_paths(&mut raw), ["docs/a.md", "docs/b.md"]);
     assert!(find(&mut raw, "zulu").is_empty());
