@@ -150,24 +150,8 @@ pub struct Walk {
 /// are kept when a tree is over the limit does not depend on the filesystem. Checks `cancel`
 /// between entries.
 pub fn walk(root: &Path, cancel: &AtomicBool, max_files: usize) -> Result<Walk, Cancelled> {
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .sort_by_file_name(std::cmp::Ord::cmp)
-        .hidden(false)
-        .follow_links(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(true)
-        .require_git(false)
-        .ignore(true)
-        .parents(true)
-        .filter_entry(|entry| {
-            entry.depth() == 0
-                || entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|name| !is_sensitive_name(name))
-        });
+    let mut builder = walker(root);
+    builder.sort_by_file_name(std::cmp::Ord::cmp);
     let mut out = Vec::new();
     let mut dirs = Vec::new();
     let mut skipped = 0usize;
@@ -225,13 +209,12 @@ pub fn walk(root: &Path, cancel: &AtomicBool, max_files: usize) -> Result<Walk, 
     })
 }
 
-/// The workspace-relative paths of the candidate files directly in `dir` (a directory the
-/// walk of `root` entered), by the same rules as [`walk`] (the ignore files of `dir` and of
-/// every directory above it apply). `None` when `dir` cannot be listed.
-pub(super) fn candidates_in(root: &Path, dir: &Path) -> Option<std::collections::BTreeSet<String>> {
+/// A walk of `dir` by the workspace's rules: hidden files included, links not followed, the
+/// ignore files (`.gitignore`, `.git/info/exclude`, the global one, `.ignore`) of `dir` and every
+/// directory above it applied, sensitive names never entered.
+fn walker(dir: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(dir);
     builder
-        .max_depth(Some(1))
         .hidden(false)
         .follow_links(false)
         .git_ignore(true)
@@ -247,6 +230,15 @@ pub(super) fn candidates_in(root: &Path, dir: &Path) -> Option<std::collections:
                     .to_str()
                     .is_some_and(|name| !is_sensitive_name(name))
         });
+    builder
+}
+
+/// The workspace-relative paths of the candidate files directly in `dir` (a directory the
+/// walk of `root` entered), by the same rules as [`walk`] (the ignore files of `dir` and of
+/// every directory above it apply). `None` when `dir` cannot be listed.
+pub(super) fn candidates_in(root: &Path, dir: &Path) -> Option<std::collections::BTreeSet<String>> {
+    let mut builder = walker(dir);
+    builder.max_depth(Some(1));
     let mut out = std::collections::BTreeSet::new();
     for entry in builder.build() {
         let entry = entry.ok()?;
