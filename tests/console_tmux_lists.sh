@@ -28,8 +28,7 @@ printf '{"mcpServers": {"grower": {"command": "%s", "args": ["raw", "--case", "l
 
 for SIZE in 80x24 120x40; do
     T="tmux -L $SOCK-$SIZE"
-    $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
-        "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' XDG_STATE_HOME='$WORK/state' TERM=xterm-256color '$BIN'; exec sleep 600"
+    start_console "$SIZE"
     open_server grower
     wait_for "Tools(2)"
     wait_for "grow"

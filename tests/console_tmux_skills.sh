@@ -26,8 +26,7 @@ printf '{"mcpServers": {"fixture": {"command": "%s", "args": ["stdio", "--skills
 
 for SIZE in 80x24 120x40; do
     T="tmux -L $SOCK-$SIZE"
-    $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
-        "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' XDG_STATE_HOME='$WORK/state' TERM=xterm-256color '$BIN'; exec sleep 600"
+    start_console "$SIZE"
     open_server fixture
     # Connected: the server declared the extension, so the tab bar names Skills after Prompts.
     wait_for "  Skills  Log"

@@ -29,8 +29,7 @@ for SIZE in 80x24 120x40; do
     printf '{"mcpServers": {"tasks": {"command": "%s", "args": ["raw", "--case", "task-modern"], "protocolVersion": "2026-07-28", "env": {"FIXTURE_EVENTS": "%s"}}}}\n' \
         "$FIXTURE" "$EVENTS" > "$WORK/cfg/mcpdeck/mcp.json"
     T="tmux -L $SOCK-$SIZE"
-    $T -f /dev/null new-session -d -s e2e -x "${SIZE%x*}" -y "${SIZE#*x}" \
-        "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' XDG_STATE_HOME='$WORK/state' TERM=xterm-256color '$BIN'; exec sleep 600"
+    start_console "$SIZE"
     open_server tasks
     wait_for "echo"
     $T send-keys -t e2e Enter

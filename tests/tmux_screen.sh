@@ -53,3 +53,11 @@ open_server() {
     $T send-keys -t e2e Enter
     wait_for "Tools("
 }
+
+# start_console WxH: runs $BIN in a new tmux session `e2e` of that size on $T, in $WORK/proj,
+# with its configuration, runtime and state homes under $WORK (the caller made cfg, proj, run
+# and state there) and no MCPDECK_CONFIG from the environment.
+start_console() {
+    $T -f /dev/null new-session -d -s e2e -x "${1%x*}" -y "${1#*x}" \
+        "cd '$WORK/proj' && env -u MCPDECK_CONFIG XDG_CONFIG_HOME='$WORK/cfg' XDG_RUNTIME_DIR='$WORK/run' XDG_STATE_HOME='$WORK/state' TERM=xterm-256color '$BIN'; exec sleep 600"
+}
