@@ -9,7 +9,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use super::component::Component;
 use super::key_help::KeyHelp;
 use super::keymap::{Action, Ctx};
-use super::overlays::ErrorView;
+use super::overlays::{DoctorView, ErrorView, TrustView};
 use super::panels::PanelView;
 use super::roots_view::RootsView;
 use super::tasks_view::TasksView;
@@ -137,6 +137,8 @@ impl App {
             (Layer::Roots, _) => RootsView::offers(action),
             (Layer::Overlay, Some(Overlay::Panel(_))) => PanelView::offers(action),
             (Layer::Overlay, Some(Overlay::Error(_))) => ErrorView::offers(action),
+            (Layer::Overlay, Some(Overlay::Trust(_))) => TrustView::offers(action),
+            (Layer::Overlay, Some(Overlay::Doctor(_))) => DoctorView::offers(action),
             _ => self.offers(action),
         }
     }

@@ -1,16 +1,19 @@
 //! The global views in front of the panes, as components: help, config doctor, trust, spills
 //! and the spill pager, approvals, agent sessions, the config editor and operator-started
-//! errors. Each owns its state (scroll, selection, a typed confirmation) and answers a keymap
-//! [`Action`] with a [`Step`]: what is in front next, the effects to run and a status message.
+//! errors. Each owns its state (scroll, selection, a typed confirmation). The error modal, the
+//! doctor and the trust view are [`Component`]s (their `Out` is [`Asks`]); the others answer a
+//! keymap [`Action`] with a [`Step`]: what is in front next, the effects to run and a status
+//! message.
 //! The app routes keys here whenever an overlay is open; drawing is `ui::overlays` (which
 //! hands the pager, spills and editor to `ui::pager`, `ui::spills_view` and `ui::editor`).
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
 use super::agents::AgentRow;
 use super::component::{Component, Update};
+use super::confirm::Confirm;
 use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx};
 use super::panels::{PanelMsg, PanelView};
@@ -72,14 +75,172 @@ impl DoctorView {
     }
 }
 
+/// What the doctor answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoctorMsg {
+    /// Copy the doctor's text.
+    Copy,
+    /// Edit the selected file.
+    Edit,
+    /// A line or page key: up and down move between files (or scroll when there are none),
+    /// the page keys scroll.
+    Move(Action),
+    /// Close the view.
+    Close,
+}
+
+/// The doctor copies its text, edits the selected file, moves between files (up, down) and
+/// scrolls its text (the page keys).
+impl Component for DoctorView {
+    type Msg = DoctorMsg;
+    type Env<'a> = Shared<'a>;
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<DoctorMsg> {
+        match action {
+            Action::Copy => Some(DoctorMsg::Copy),
+            Action::Edit => Some(DoctorMsg::Edit),
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                Some(DoctorMsg::Move(action))
+            }
+            Action::Back | Action::Quit => Some(DoctorMsg::Close),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: DoctorMsg, s: &Shared<'_>) -> Update<Self> {
+        let files = &s.info.doctor_files;
+        match msg {
+            DoctorMsg::Copy => {
+                let text: Vec<&str> = s.info.doctor.iter().map(|l| l.text.as_str()).collect();
+                Update::then(self, Effect::Copy(text.join("\n")).into())
+            }
+            DoctorMsg::Edit => match files.get(self.file) {
+                Some(f) if f.layer != crate::mcp::config::Layer::Packaged => {
+                    let (path, layer) = (f.path.clone(), f.layer);
+                    Update::then(self, Effect::OpenEditor { path, layer }.into())
+                }
+                _ => Update::then(self, Asks::said("no file to edit here")),
+            },
+            DoctorMsg::Move(action @ (Action::Up | Action::Down)) if !files.is_empty() => {
+                self.file = scrolled(self.file, action, files.len() - 1);
+                let line = files[self.file].line;
+                let height = usize::from(s.pager_viewport.1).max(1) + 1;
+                if line < self.scroll {
+                    self.scroll = line;
+                } else if line >= self.scroll + height {
+                    self.scroll = line + 1 - height;
+                }
+                Update::stay(self)
+            }
+            DoctorMsg::Move(action) => {
+                let max = s.info.doctor.len().saturating_sub(1);
+                self.scroll = scrolled(self.scroll, action, max);
+                Update::stay(self)
+            }
+            DoctorMsg::Close => Update::close(None),
+        }
+    }
+}
+
 /// The trust view's state: its text (the project's state, the changes since it was trusted,
 /// each definition and its risks) scrolls in the one text viewer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TrustView {
     /// Scroll position over the wrapped rows.
     pub viewer: viewer::Viewer,
-    /// Whether a typed `y` is awaited to grant trust.
-    pub confirming: bool,
+    /// The grant a typed `y` sends, while the prompt waits for it.
+    pub confirm: Option<Confirm<Effect>>,
+}
+
+/// What the trust view answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustMsg {
+    /// Ask to trust the project's definitions (a typed `y` confirms).
+    Grant,
+    /// Forget the project's trust.
+    Revoke,
+    /// Copy the view's text.
+    Copy,
+    /// Move over the text: a line or page key, top or bottom.
+    Scroll(Action),
+    /// Close the view.
+    Close,
+}
+
+/// The trust view grants (after a typed `y`) and revokes trust, copies and scrolls its text.
+impl Component for TrustView {
+    type Msg = TrustMsg;
+    type Env<'a> = Shared<'a>;
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<TrustMsg> {
+        match action {
+            Action::Grant => Some(TrustMsg::Grant),
+            Action::Revoke => Some(TrustMsg::Revoke),
+            Action::Copy => Some(TrustMsg::Copy),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => Some(TrustMsg::Scroll(action)),
+            Action::Back | Action::Quit => Some(TrustMsg::Close),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: TrustMsg, s: &Shared<'_>) -> Update<Self> {
+        let lines = || -> Vec<String> { s.info.trust.iter().map(|l| l.text.clone()).collect() };
+        match msg {
+            TrustMsg::Grant if s.info.trustable => {
+                self.confirm = Some(Confirm::new(Effect::GrantTrust));
+                Update::then(self, Asks::said("type y to trust these definitions"))
+            }
+            TrustMsg::Grant => {
+                self.confirm = None;
+                Update::then(self, Asks::said("no project configuration to trust"))
+            }
+            TrustMsg::Revoke => Update::then(self, Effect::RevokeTrust.into()),
+            TrustMsg::Copy => Update::then(self, Effect::Copy(lines().join("\n")).into()),
+            TrustMsg::Scroll(action) => {
+                // The prompt row under the text is the one difference from the pager's layout.
+                let (w, h) = s.pager_viewport;
+                self.viewer.viewport = (w, h.saturating_sub(1));
+                self.viewer.scroll(&lines(), action);
+                Update::stay(self)
+            }
+            TrustMsg::Close => Update::close(None),
+        }
+    }
+}
+
+/// What an overlay component asks of the app: effects to run, and a status message.
+#[derive(Debug, Default, PartialEq)]
+pub struct Asks {
+    /// Effects to run.
+    pub effects: Vec<Effect>,
+    /// A status message.
+    pub message: Option<String>,
+}
+
+impl Asks {
+    /// Only a status message.
+    pub fn said(message: &str) -> Self {
+        Self {
+            effects: Vec::new(),
+            message: Some(message.to_owned()),
+        }
+    }
+}
+
+impl From<Effect> for Asks {
+    fn from(effect: Effect) -> Self {
+        Self {
+            effects: vec![effect],
+            message: None,
+        }
+    }
 }
 
 /// An operator-started failure, shown as a modal.
@@ -194,13 +355,11 @@ impl Overlay {
             (_, Action::Back | Action::Quit) => Step::default(),
             (Self::Pager(p), action) => super::pager::update(p, action, s),
             (Self::Spills(v), action) => v.update(action, s),
-            (Self::Trust(t), action) => trust_update(t, action, s),
             (Self::Hosts(view), action) => view.update(action),
             (Self::Agents(view), action) => view.update(action, s),
             (Self::Approvals(scroll), action) => {
                 Step::keep(Self::Approvals(scrolled(scroll, action, s.approvals_len)))
             }
-            (Self::Doctor(d), action) => doctor_update(d, action, s),
             (Self::Policy(v), action) => v.update(action, s.policy_path),
             (Self::Help(scroll), action) => {
                 Step::keep(Self::Help(scrolled(scroll, action, s.help_len)))
@@ -210,68 +369,12 @@ impl Overlay {
     }
 }
 
-fn doctor_update(mut d: DoctorView, action: Action, s: &Shared) -> Step {
-    let files = &s.info.doctor_files;
-    match action {
-        Action::Copy => {
-            let text = s
-                .info
-                .doctor
-                .iter()
-                .map(|l| l.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n");
-            Step::with(Overlay::Doctor(d), [Effect::Copy(text)])
-        }
-        Action::Edit => match files.get(d.file) {
-            Some(f) if f.layer != crate::mcp::config::Layer::Packaged => Step::with(
-                Overlay::Doctor(d),
-                [Effect::OpenEditor {
-                    path: f.path.clone(),
-                    layer: f.layer,
-                }],
-            ),
-            _ => Step::keep(Overlay::Doctor(d)).said("no file to edit here"),
-        },
-        // Up and down move between files; the page keys scroll.
-        Action::Up | Action::Down if !files.is_empty() => {
-            d.file = scrolled(d.file, action, files.len() - 1);
-            let line = files[d.file].line;
-            let height = usize::from(s.pager_viewport.1).max(1) + 1;
-            if line < d.scroll {
-                d.scroll = line;
-            } else if line >= d.scroll + height {
-                d.scroll = line + 1 - height;
-            }
-            Step::keep(Overlay::Doctor(d))
-        }
-        _ => {
-            let max = s.info.doctor.len().saturating_sub(1);
-            d.scroll = scrolled(d.scroll, action, max);
-            Step::keep(Overlay::Doctor(d))
-        }
-    }
-}
-
-fn trust_update(mut t: TrustView, action: Action, s: &Shared) -> Step {
-    match action {
-        Action::Grant if s.info.trustable => {
-            t.confirming = true;
-            Step::keep(Overlay::Trust(t)).said("type y to trust these definitions")
-        }
-        Action::Grant => {
-            t.confirming = false;
-            Step::keep(Overlay::Trust(t)).said("no project configuration to trust")
-        }
-        Action::Revoke => Step::with(Overlay::Trust(t), [Effect::RevokeTrust]),
-        _ => {
-            let lines: Vec<String> = s.info.trust.iter().map(|l| l.text.clone()).collect();
-            // The prompt row under the text is the one difference from the pager's layout.
-            let (w, h) = s.pager_viewport;
-            t.viewer.viewport = (w, h.saturating_sub(1));
-            t.viewer.scroll(&lines, action);
-            Step::keep(Overlay::Trust(t))
-        }
+/// Hands `action` to the component `view`: its update, or the view as it was when it does
+/// not take the action.
+fn dispatch<C: Component>(view: C, action: Action, env: &C::Env<'_>) -> Result<Update<C>, C> {
+    match C::message(action) {
+        Some(msg) => Ok(view.update(msg, env)),
+        None => Err(view),
     }
 }
 
@@ -283,14 +386,13 @@ impl App {
             return self.on_editor_key(key);
         }
         if let Some(Overlay::Trust(t)) = &mut self.overlay
-            && t.confirming
+            && let Some(confirm) = t.confirm.take()
         {
-            t.confirming = false;
-            if key.code == KeyCode::Char('y') {
-                return vec![Effect::GrantTrust];
+            let granted = confirm.answer(&key);
+            if granted.is_none() {
+                self.message = Some("trust not granted".to_owned());
             }
-            self.message = Some("trust not granted".to_owned());
-            return Vec::new();
+            return granted.into_iter().collect();
         }
         if matches!(&self.overlay, Some(Overlay::Policy(v)) if v.confirm.is_some()) {
             return self.on_policy_confirm_key(key);
@@ -347,24 +449,24 @@ impl App {
         let Some(overlay) = self.overlay.take() else {
             return Vec::new();
         };
-        match overlay {
+        let step = match overlay {
             Overlay::Panel(view) => {
                 let content = view.content(self);
-                return self.on_component(view, action, &content, Overlay::Panel);
+                return self.settle(dispatch(view, action, &content), Overlay::Panel);
             }
-            Overlay::Error(view) => return self.on_component(view, action, &(), Overlay::Error),
-            _ => {}
-        }
-        let shared = Shared {
-            spills: &self.spills,
-            info: &self.info,
-            agents: &self.agents,
-            help_len: self.keymap.help_rows().len(),
-            approvals_len: self.decided.len() + self.approvals.len(),
-            pager_viewport: self.pager_viewport(),
-            policy_path: self.policy_path.as_ref(),
+            Overlay::Error(view) => {
+                return self.settle(dispatch(view, action, &()), Overlay::Error);
+            }
+            Overlay::Trust(view) => {
+                let step = dispatch(view, action, &self.shared());
+                return self.settle(step, Overlay::Trust);
+            }
+            Overlay::Doctor(view) => {
+                let step = dispatch(view, action, &self.shared());
+                return self.settle(step, Overlay::Doctor);
+            }
+            overlay => overlay.update(action, &self.shared()),
         };
-        let step = overlay.update(action, &shared);
         self.overlay = step.next;
         if let Some(m) = step.message {
             self.message = Some(m);
@@ -372,22 +474,44 @@ impl App {
         step.effects
     }
 
-    /// Hands `action` to the overlay component `view` (`front` puts it back in front); one
-    /// that does not take the action stays as it was.
-    fn on_component<C: Component<Out = Effect>>(
+    /// The app state the overlays read.
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            spills: &self.spills,
+            info: &self.info,
+            agents: &self.agents,
+            help_len: self.keymap.help_rows().len(),
+            approvals_len: self.decided.len() + self.approvals.len(),
+            pager_viewport: self.pager_viewport(),
+            policy_path: self.policy_path.as_ref(),
+        }
+    }
+
+    /// Puts an overlay component's update in effect (`front` puts it back in front): its next
+    /// state, its status message and effects; one that did not take the action stays as it was.
+    fn settle<C: Component>(
         &mut self,
-        view: C,
-        action: Action,
-        env: &C::Env<'_>,
+        step: Result<Update<C>, C>,
         front: fn(C) -> Overlay,
-    ) -> Vec<Effect> {
-        let Some(msg) = C::message(action) else {
-            self.overlay = Some(front(view));
+    ) -> Vec<Effect>
+    where
+        C::Out: Into<Asks>,
+    {
+        let step = match step {
+            Ok(step) => step,
+            Err(view) => {
+                self.overlay = Some(front(view));
+                return Vec::new();
+            }
+        };
+        self.overlay = step.next.map(front);
+        let Some(asks) = step.out.map(Into::into) else {
             return Vec::new();
         };
-        let step = view.update(msg, env);
-        self.overlay = step.next.map(front);
-        step.out.into_iter().collect()
+        if asks.message.is_some() {
+            self.message = asks.message;
+        }
+        asks.effects
     }
 
     /// A key in the config editor: save, test connect and close are keymap actions; anything
@@ -507,6 +631,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::KeyCode;
 
     fn error() -> ErrorView {
         ErrorView {
@@ -537,5 +662,136 @@ mod tests {
         assert_eq!(copied, vec![Effect::Copy("auth: refused".into())]);
         app.update(crate::app::testkit::key(KeyCode::Esc));
         assert!(app.overlay.is_none(), "Esc closes it");
+    }
+
+    fn lines(texts: &[&str]) -> Vec<crate::app::info::InfoLine> {
+        let line = |t: &&str| crate::app::info::InfoLine {
+            text: (*t).to_owned(),
+            tone: crate::app::info::Tone::Plain,
+        };
+        texts.iter().map(line).collect()
+    }
+
+    fn shared(info: &ConfigInfo) -> Shared<'_> {
+        Shared {
+            spills: &[],
+            info,
+            agents: &[],
+            help_len: 0,
+            approvals_len: 0,
+            pager_viewport: (40, 3),
+            policy_path: None,
+        }
+    }
+
+    #[test]
+    fn the_trust_view_confirms_the_grant_it_names_and_copies_its_text() {
+        let info = ConfigInfo {
+            trust: lines(&["untrusted", "a", "b", "c", "d", "e"]),
+            trustable: true,
+            ..ConfigInfo::default()
+        };
+        let step = TrustView::default().update(TrustMsg::Grant, &shared(&info));
+        let view = step.next.expect("stays open");
+        assert_eq!(view.confirm, Some(Confirm::new(Effect::GrantTrust)));
+        assert_eq!(
+            step.out,
+            Some(Asks::said("type y to trust these definitions"))
+        );
+        let granted = view
+            .clone()
+            .confirm
+            .and_then(|c| c.answer(&KeyEvent::from(KeyCode::Char('y'))));
+        assert_eq!(granted, Some(Effect::GrantTrust));
+        let copied = view.update(TrustMsg::Copy, &shared(&info)).out;
+        assert_eq!(
+            copied,
+            Some(Asks::from(Effect::Copy("untrusted\na\nb\nc\nd\ne".into())))
+        );
+        let untrustable = ConfigInfo::default();
+        let step = TrustView::default().update(TrustMsg::Grant, &shared(&untrustable));
+        assert!(
+            step.next.expect("open").confirm.is_none(),
+            "nothing to confirm"
+        );
+        assert_eq!(
+            step.out,
+            Some(Asks::said("no project configuration to trust"))
+        );
+        let step = TrustView::default().update(TrustMsg::Revoke, &shared(&info));
+        assert_eq!(step.out, Some(Asks::from(Effect::RevokeTrust)));
+        let step = TrustView::default().update(TrustMsg::Scroll(Action::Bottom), &shared(&info));
+        assert_eq!(
+            step.next.expect("open").viewer.top,
+            4,
+            "six lines in two rows"
+        );
+        assert!(
+            TrustView::default()
+                .update(TrustMsg::Close, &shared(&info))
+                .next
+                .is_none()
+        );
+        assert_eq!(TrustView::message(Action::Delete), None);
+        assert!(TrustView::offers(Action::Copy) && !TrustView::offers(Action::Edit));
+    }
+
+    #[test]
+    fn the_doctor_moves_between_files_scrolls_and_edits_only_an_editable_file() {
+        let file = |line, layer| crate::app::info::DoctorFile {
+            line,
+            path: format!("/c/{line}.json").into(),
+            layer,
+            present: true,
+        };
+        let info = ConfigInfo {
+            doctor: lines(&["0", "1", "2", "3", "4", "5", "6", "7"]),
+            doctor_files: vec![
+                file(0, crate::mcp::config::Layer::User),
+                file(6, crate::mcp::config::Layer::Packaged),
+            ],
+            ..ConfigInfo::default()
+        };
+        let start = DoctorView::default();
+        let step = start.update(DoctorMsg::Edit, &shared(&info));
+        assert_eq!(
+            step.out,
+            Some(Asks::from(Effect::OpenEditor {
+                path: "/c/0.json".into(),
+                layer: crate::mcp::config::Layer::User,
+            }))
+        );
+        let step = start.update(DoctorMsg::Move(Action::Down), &shared(&info));
+        let moved = step.next.expect("open");
+        assert_eq!(
+            moved,
+            DoctorView { scroll: 3, file: 1 },
+            "its line shows in 4 rows"
+        );
+        let step = moved.update(DoctorMsg::Edit, &shared(&info));
+        assert_eq!(step.out, Some(Asks::said("no file to edit here")));
+        let paged = start.update(DoctorMsg::Move(Action::PageDown), &shared(&info));
+        assert_eq!(
+            paged.next.expect("open").scroll,
+            7,
+            "a page, kept on the last line"
+        );
+        let no_files = ConfigInfo {
+            doctor: info.doctor.clone(),
+            ..ConfigInfo::default()
+        };
+        let step = start.update(DoctorMsg::Move(Action::Down), &shared(&no_files));
+        assert_eq!(
+            step.next,
+            Some(DoctorView { scroll: 1, file: 0 }),
+            "no files: it scrolls"
+        );
+        assert!(
+            start
+                .update(DoctorMsg::Close, &shared(&info))
+                .next
+                .is_none()
+        );
+        assert!(DoctorView::offers(Action::Edit) && !DoctorView::offers(Action::Top));
     }
 }

@@ -214,13 +214,7 @@ impl App {
         if let Some(view) = &mut self.tasks_view {
             view.tasks = Load::Loading(id);
         }
-        vec![Effect::Engine {
-            id,
-            request: EngineRequest::Operator {
-                server,
-                op: OperatorOp::TasksList,
-            },
-        }]
+        operator(id, server, OperatorOp::TasksList)
     }
 
     /// A key while the Tasks view is in front: its keymap, and the global scroll keys and quit.
@@ -246,13 +240,7 @@ impl App {
             Some(TasksOut::Cancel { server, task }) => {
                 let id = self.id(Waiter::Tasks);
                 self.message = Some(format!("cancelling task {task}…"));
-                vec![Effect::Engine {
-                    id,
-                    request: EngineRequest::Operator {
-                        server,
-                        op: OperatorOp::TaskCancel { id: task },
-                    },
-                }]
+                operator(id, server, OperatorOp::TaskCancel { id: task })
             }
             Some(TasksOut::NoResult) => {
                 self.message = Some(
@@ -265,13 +253,7 @@ impl App {
             Some(TasksOut::Result { server, task }) => {
                 let id = self.id(Waiter::Run);
                 self.screen = Screen::Running(Running::without_form(id, &server, self.now));
-                vec![Effect::Engine {
-                    id,
-                    request: EngineRequest::Operator {
-                        server,
-                        op: OperatorOp::TaskResult { id: task },
-                    },
-                }]
+                operator(id, server, OperatorOp::TaskResult { id: task })
             }
         }
     }
@@ -333,10 +315,29 @@ impl App {
     }
 }
 
+/// The one engine request the Tasks view sends: operation `op` on `server`, answered to `id`.
+fn operator(id: ReqId, server: String, op: OperatorOp) -> Vec<Effect> {
+    let request = EngineRequest::operator(server, op);
+    vec![Effect::Engine { id, request }]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::app::testkit::demo_app;
+
+    /// The one operator request in `effects`: its id and operation.
+    fn sent(effects: &[Effect]) -> (ReqId, OperatorOp) {
+        match effects {
+            [
+                Effect::Engine {
+                    id,
+                    request: EngineRequest::Operator { op, .. },
+                },
+            ] => (*id, op.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
 
     fn listed(ids: &[&str]) -> TasksView {
         let task = |id: &&str| TaskInfo {
@@ -397,18 +398,8 @@ mod tests {
     #[test]
     fn the_view_lists_opens_and_cancels_the_selected_task() {
         let (mut app, _d) = demo_app();
-        let effects = app.open_tasks();
-        let [
-            Effect::Engine {
-                id,
-                request: EngineRequest::Operator { op, .. },
-                ..
-            },
-        ] = effects.as_slice()
-        else {
-            panic!("{effects:?}")
-        };
-        assert_eq!(*op, OperatorOp::TasksList);
+        let (id, op) = sent(&app.open_tasks());
+        assert_eq!(op, OperatorOp::TasksList);
         let task = |id: &str| TaskInfo {
             task_id: id.into(),
             status: "working".into(),
@@ -429,35 +420,20 @@ mod tests {
                 spills: Vec::new(),
             }),
         };
-        app.on_tasks_done(*id, &outcome);
+        app.on_tasks_done(id, &outcome);
         let view = app.tasks_view.as_ref().expect("view");
         let Load::Ready(tasks) = &view.tasks else {
             panic!("{view:?}")
         };
         assert!(!tasks[1].task_id.contains('\u{202e}'), "sanitised");
         app.on_tasks_action(Action::Down);
-        let cancel = app.on_tasks_action(Action::Delete);
-        assert!(matches!(
-            cancel.as_slice(),
-            [Effect::Engine {
-                request: EngineRequest::Operator {
-                    op: OperatorOp::TaskCancel { .. },
-                    ..
-                },
-                ..
-            }]
-        ));
-        let open = app.on_tasks_action(Action::Open);
-        assert!(matches!(
-            open.as_slice(),
-            [Effect::Engine {
-                request: EngineRequest::Operator {
-                    op: OperatorOp::TaskResult { .. },
-                    ..
-                },
-                ..
-            }]
-        ));
+        let (_, cancel) = sent(&app.on_tasks_action(Action::Delete));
+        assert!(
+            matches!(cancel, OperatorOp::TaskCancel { .. }),
+            "{cancel:?}"
+        );
+        let (_, open) = sent(&app.on_tasks_action(Action::Open));
+        assert!(matches!(open, OperatorOp::TaskResult { .. }), "{open:?}");
         assert!(app.tasks_view.is_none());
         assert!(matches!(app.screen, Screen::Running(_)));
     }

@@ -148,13 +148,13 @@ fn doctor_rows(
 }
 
 fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big: Rect) {
-    let crate::app::TrustView { viewer, confirming } = view;
+    let crate::app::TrustView { viewer, confirm } = view;
     let inner = framed(frame, big, "Project trust", theme().warn);
     let [text, prompt] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let lines: Vec<String> = app.info.trust.iter().map(|l| l.text.clone()).collect();
     let styles: Vec<Style> = app.info.trust.iter().map(|l| tone_style(l.tone)).collect();
     super::viewer::render_viewer_styled(viewer, &lines, &styles, frame, text);
-    if *confirming {
+    if confirm.is_some() {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",
             Style::new().fg(theme().on_accent).bg(theme().warn),
