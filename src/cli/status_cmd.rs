@@ -7,7 +7,7 @@ use std::io::Write as _;
 use super::Context;
 use super::exit::Exit;
 use crate::mcp::sanitize::{escape_json_text, sanitize};
-use crate::mcp::status::{Overview, ServerStatus, SourceView, overview, server_status, var_is_set};
+use crate::mcp::status::{Overview, ServerStatus, SourceView, overview, server_rows, var_is_set};
 use crate::mcp::trust::TrustState;
 
 /// Prints the status report; always exit 0 (problems are in the report).
@@ -17,11 +17,7 @@ use crate::mcp::trust::TrustState;
 pub fn run(cx: &Context, json: bool) -> Exit {
     let overview = overview(&cx.config, &cx.trust);
     let trust = overview.project.trust;
-    let rows = cx
-        .config
-        .servers
-        .iter()
-        .map(|server| server_status(server, trust, &var_is_set, &cx.config.project_root));
+    let rows = server_rows(&cx.config, trust, &var_is_set);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if json {
         write_json(&mut out, &overview, rows)
@@ -48,29 +44,39 @@ fn write_json(
     overview: &Overview,
     rows: impl Iterator<Item = ServerStatus>,
 ) -> std::io::Result<()> {
-    write!(
-        out,
-        "{{\"ok\":true,\"server\":null,\"operation\":\"status\",\"result\":{{\"project\":{},\"servers\":[",
-        piece(&overview.project)
+    let mut buf = Vec::new();
+    out.write_all(
+        b"{\"ok\":true,\"server\":null,\"operation\":\"status\",\"result\":{\"project\":",
     )?;
+    write_piece(out, &mut buf, &overview.project)?;
+    out.write_all(b",\"servers\":[")?;
     for (i, row) in rows.enumerate() {
         if i > 0 {
             out.write_all(b",")?;
         }
-        out.write_all(piece(&row).as_bytes())?;
+        write_piece(out, &mut buf, &row)?;
     }
-    writeln!(
-        out,
-        "],\"files\":{},\"diagnostics\":{}}}}}",
-        piece(&overview.files),
-        piece(&overview.diagnostics)
-    )
+    out.write_all(b"],\"files\":")?;
+    write_piece(out, &mut buf, &overview.files)?;
+    out.write_all(b",\"diagnostics\":")?;
+    write_piece(out, &mut buf, &overview.diagnostics)?;
+    out.write_all(b"}}\n")
 }
 
-/// One piece of the JSON document, escaped like any JSON output.
-fn piece(value: &impl serde::Serialize) -> String {
-    let json = serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned());
-    escape_json_text(&json).into_owned()
+/// Writes one piece of the JSON document, escaped like any JSON output (`null` if it cannot be
+/// serialised); `buf` is reused from piece to piece.
+fn write_piece(
+    out: &mut impl std::io::Write,
+    buf: &mut Vec<u8>,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    buf.clear();
+    if serde_json::to_writer(&mut *buf, value).is_err() {
+        return out.write_all(b"null");
+    }
+    // serde_json writes UTF-8 only.
+    let json = std::str::from_utf8(buf).unwrap_or("null");
+    out.write_all(escape_json_text(json).as_bytes())
 }
 
 /// The human table, written one server at a time; every piece is sanitised.

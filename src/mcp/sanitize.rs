@@ -56,7 +56,10 @@ fn classify(c: char) -> Class {
 /// JSON: outside strings it holds only ASCII punctuation, so an escape can only land inside a
 /// string, where it decodes to the very character the server sent.
 pub fn escape_json_text(json: &str) -> Cow<'_, str> {
-    if json.chars().all(|c| matches!(classify(c), Class::Keep)) {
+    // Printable ASCII is kept by `classify`: most JSON is checked a byte at a time.
+    if json.bytes().all(|b| matches!(b, b' '..=b'~'))
+        || json.chars().all(|c| matches!(classify(c), Class::Keep))
+    {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);

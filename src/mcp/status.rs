@@ -214,11 +214,7 @@ pub fn report(
 ) -> StatusReport {
     let overview = overview(config, store);
     let trust = overview.project.trust;
-    let servers = config
-        .servers
-        .iter()
-        .map(|server| server_status(server, trust, is_set, &config.project_root))
-        .collect();
+    let servers = server_rows(config, trust, is_set).collect();
     StatusReport {
         project: overview.project,
         servers,
@@ -265,12 +261,27 @@ pub fn overview(config: &ConfigSet, store: &TrustStore) -> Overview {
     }
 }
 
-/// One server's row of the report.
-pub fn server_status(
+/// Every server's row of the report, in order. The roots line of the servers offered the
+/// project directory alone is worked out once, not once per server.
+pub fn server_rows<'a>(
+    config: &'a ConfigSet,
+    trust: TrustState,
+    is_set: &'a dyn Fn(&str) -> bool,
+) -> impl Iterator<Item = ServerStatus> + 'a {
+    let project_line = std::cell::OnceCell::new();
+    config.servers.iter().map(move |server| {
+        server_status(server, trust, is_set, &config.project_root, &project_line)
+    })
+}
+
+/// One server's row of the report; `project_line` keeps the roots line of a server offered the
+/// project directory alone.
+fn server_status(
     server: &Effective,
     trust: TrustState,
     is_set: &dyn Fn(&str) -> bool,
     project_root: &std::path::Path,
+    project_line: &std::cell::OnceCell<String>,
 ) -> ServerStatus {
     let entry = &server.entry;
     let transport = entry.def.as_ref().map(|d| d.transport.kind()).or_else(|| {
@@ -296,10 +307,21 @@ pub fn server_status(
                 .collect()
         })
         .unwrap_or_default();
-    let offered = entry.def.as_ref().map(|def| {
-        let file_dir = entry.source.file.parent().unwrap_or(project_root);
-        crate::mcp::client::roots::offered_for(def, file_dir, project_root)
-    });
+    let (roots, roots_notes) = match entry.def.as_ref() {
+        None => (None, Vec::new()),
+        Some(def) if crate::mcp::client::roots::offered_the_project(def) => {
+            let line = project_line.get_or_init(|| {
+                crate::mcp::client::roots::offered_for(def, project_root, project_root)
+                    .line(project_root)
+            });
+            (Some(line.clone()), Vec::new())
+        }
+        Some(def) => {
+            let file_dir = entry.source.file.parent().unwrap_or(project_root);
+            let offered = crate::mcp::client::roots::offered_for(def, file_dir, project_root);
+            (Some(offered.line(project_root)), offered.shown_notes())
+        }
+    };
     ServerStatus {
         name: entry.name.clone(),
         state: static_state(server, trust),
@@ -309,8 +331,73 @@ pub fn server_status(
         references,
         diagnostics: Counts::of(&entry.diagnostics),
         sandbox: entry.def.as_ref().and_then(ServerDef::sandbox_line),
-        roots: offered.as_ref().map(|o| o.line(project_root)),
-        roots_notes: offered.map(|o| o.shown_notes()).unwrap_or_default(),
+        roots,
+        roots_notes,
         runtime: RuntimeStatus::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::client::roots::offered_for;
+    use crate::mcp::config::load::ConfigFile;
+    use crate::mcp::config::schema::parse_file;
+    use std::collections::BTreeMap;
+
+    fn file(layer: Layer, path: PathBuf, text: &str) -> ConfigFile {
+        let parsed = parse_file(text, &path, layer);
+        ConfigFile {
+            layer,
+            path,
+            present: true,
+            diagnostics: parsed.diagnostics,
+            entries: parsed.entries,
+            project_sandbox: parsed.project_sandbox,
+        }
+    }
+
+    #[test]
+    fn the_roots_line_worked_out_once_is_each_servers_own() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("p");
+        std::fs::create_dir_all(root.join("data")).expect("mkdir");
+        std::fs::create_dir_all(root.join(".mcpdeck/sub")).expect("mkdir");
+        let data = root.join("data").display().to_string();
+        let project = format!(
+            r#"{{"mcpServers": {{
+                "bare": {{"command": "x"}},
+                "api": {{"url": "https://example.com/mcp"}},
+                "named": {{"command": "x", "args": ["{data}"]}},
+                "rooted": {{"command": "x", "roots": ["data"]}},
+                "boxed": {{"command": "x", "sandbox": "read-only-project"}},
+                "bare2": {{"command": "y"}}
+            }}}}"#
+        );
+        let deck = r#"{"mcpServers": {"deck": {"command": "x"}, "deckroot": {"command": "x", "roots": ["sub"]}}}"#;
+        let config = ConfigSet::from_files(
+            root.clone(),
+            vec![
+                file(Layer::Project, root.join(".mcp.json"), &project),
+                file(Layer::ProjectDeck, root.join(".mcpdeck/mcp.json"), deck),
+            ],
+        );
+        let mut lines = BTreeMap::new();
+        for row in server_rows(&config, TrustState::Trusted, &|_| false) {
+            let server = config.server(&row.name).expect("listed");
+            let def = server.entry.def.as_ref().expect("valid");
+            let file_dir = server.entry.source.file.parent().expect("dir");
+            let offered = offered_for(def, file_dir, &config.project_root);
+            assert_eq!(row.roots, Some(offered.line(&root)), "{}", row.name);
+            assert_eq!(row.roots_notes, offered.shown_notes(), "{}", row.name);
+            lines.insert(row.name, row.roots.unwrap_or_default());
+        }
+        assert_eq!(lines.len(), 8);
+        assert_eq!(lines["bare"], ".");
+        assert_eq!(lines["bare2"], ".");
+        assert_eq!(lines["deck"], ".");
+        assert_eq!(lines["named"], "./data");
+        assert_eq!(lines["rooted"], "./data");
+        assert_eq!(lines["deckroot"], "./.mcpdeck/sub");
     }
 }

@@ -223,6 +223,17 @@ pub(crate) fn offered_for(
     })
 }
 
+/// Whether `def` is offered the project directory alone wherever it is defined: no `roots`, and
+/// no arguments or sandbox that could narrow them. Such servers' roots (and their line) are the
+/// same for every one of them, so a report of 100,000 can decide them once.
+pub(crate) fn offered_the_project(def: &crate::mcp::config::ServerDef) -> bool {
+    def.roots.is_none()
+        && match &def.transport {
+            crate::mcp::config::Transport::Http(_) => true,
+            crate::mcp::config::Transport::Stdio(s) => s.args.is_empty() && s.sandbox.is_none(),
+        }
+}
+
 /// Roots in one line for a screen, as paths (`none` when empty), sanitised: the project
 /// directory as `.`, a directory inside it as `./data`, any other absolutely.
 pub(crate) fn roots_line(roots: &[RootEntry], project: &Path) -> String {

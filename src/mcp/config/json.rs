@@ -241,6 +241,13 @@ impl LineIndex {
         self.chars_before[block] + char_starts(&bytes[block * CHAR_BLOCK..offset])
     }
 
+    /// The 1-based line of `offset`, without counting its column (a server's line in a
+    /// one-line file of 100,000 servers is found without counting characters).
+    pub(crate) fn line(&self, offset: usize) -> u32 {
+        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
+        u32::try_from(line).unwrap_or(u32::MAX)
+    }
+
     /// The 1-based (line, column) of `offset` in `text`.
     pub(crate) fn locate(&self, text: &str, offset: usize) -> (u32, u32) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
@@ -311,6 +318,20 @@ mod tests {
         let second = format!("{text}\n  x");
         let x = second.rfind('x').expect("x");
         assert_eq!(LineIndex::new(&second).locate(&second, x), (2, 3));
+    }
+
+    #[test]
+    fn the_line_alone_is_the_line_locate_gives() {
+        let text = "{\n  \"a\": 1,\n\n  \"b\": \"é\"\n}\n";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() + 2 {
+            let offset = if text.is_char_boundary(offset.min(text.len())) {
+                offset
+            } else {
+                continue;
+            };
+            assert_eq!(index.line(offset), index.locate(text, offset).0, "{offset}");
+        }
     }
 
     #[test]

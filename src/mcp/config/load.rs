@@ -254,6 +254,10 @@ fn apply_project_sandbox(project_root: &Path, files: &mut [ConfigFile]) {
 /// roots it would be offered (see [`crate::mcp::client::roots::roots_for`]), at the server.
 fn roots_warning(entry: &ServerEntry, project_root: &Path) -> Option<Diagnostic> {
     let def = entry.def.as_ref()?;
+    if crate::mcp::client::roots::offered_the_project(def) {
+        // Nothing narrows or widens the project directory.
+        return None;
+    }
     let file_dir = entry.source.file.parent().unwrap_or(project_root);
     let offered = crate::mcp::client::roots::offered_for(def, file_dir, project_root);
     let (message, suggestion) = offered.warning()?;

@@ -352,7 +352,7 @@ fn servers_entries(
         let def = check_server(&mut cx, &member.key, &path, &value);
         let diagnostics = cx.take();
         let valid = !diagnostics.iter().any(Diagnostic::is_error);
-        let (line, _) = index.locate(text, member.key_start);
+        let line = index.line(member.key_start);
         entries.push(Arc::new(ServerEntry {
             name: member.key,
             source: Source {

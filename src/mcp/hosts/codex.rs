@@ -131,7 +131,7 @@ fn read_file(scope: Scope, path: PathBuf) -> HostFile {
 /// One `[mcp_servers.NAME]` table, with its own diagnostics; its definition only when it has no
 /// error.
 fn entry(scope: Scope, file: &Path, text: &str, index: &LineIndex, m: &Member) -> HostEntry {
-    let (line, _) = index.locate(text, m.key_start);
+    let line = index.line(m.key_start);
     let mut cx = Cx::new(file, text, index);
     let path = format!("mcp_servers.{}", m.key);
     let def = server(&mut cx, &path, &m.value);

@@ -256,7 +256,7 @@ impl Here<'_> {
     }
 
     fn entry(&self, scope: Scope, m: &Member, prefix: &str) -> HostEntry {
-        let (line, _) = self.index.locate(self.text, m.key_start);
+        let line = self.index.line(m.key_start);
         let mut cx = Cx::new(self.file, self.text, self.index);
         let path = format!("{prefix}.{}", m.key);
         let def = self.server(&mut cx, &path, &m.value);

@@ -87,12 +87,25 @@ pub(super) fn read_bytes(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     }
 }
 
-/// The digests in `bytes`, checked to be `key`'s.
-pub(super) fn digests(path: &Path, bytes: &[u8], key: &ServerKey) -> std::io::Result<Digests> {
-    let file: Digests =
-        serde_json::from_slice(bytes).map_err(|e| invalid(path, &format!("is not valid ({e})")))?;
+/// The digests in the file at `path` (None when there is none), checked to be `key`'s. The
+/// file is parsed as it is read, never held whole: a listing that matches its pins costs the
+/// digests alone.
+pub(super) fn read_digests(path: &Path, key: &ServerKey) -> std::io::Result<Option<Digests>> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    let file: Digests = serde_json::from_reader(reader).map_err(|e| {
+        if e.is_io() {
+            std::io::Error::other(format!("reading {}: {e}", path.display()))
+        } else {
+            invalid(path, &format!("is not valid ({e})"))
+        }
+    })?;
     check(path, file.version, &file.server, &file.scope, key)?;
-    Ok(file)
+    Ok(Some(file))
 }
 
 /// The whole file in `bytes` (None: a new, empty one), checked to be `key`'s.

@@ -112,13 +112,12 @@ impl PinStore {
     ) -> std::io::Result<Drift> {
         let _lock = self.lock()?;
         let path = self.server_path(key);
-        let bytes = server_file::read_bytes(&path)?;
-        if let Some(bytes) = &bytes {
-            let stored = server_file::digests(&path, bytes, key)?;
-            if matches_digests(&stored.pins, current(), kinds) {
-                return Ok(Drift::default());
-            }
+        if let Some(stored) = server_file::read_digests(&path, key)?
+            && matches_digests(&stored.pins, current(), kinds)
+        {
+            return Ok(Drift::default());
         }
+        let bytes = server_file::read_bytes(&path)?;
         let mut file = server_file::parse(&path, bytes.as_deref(), key)?;
         drop(bytes);
         if !has_kinds(&file.pins, kinds) {

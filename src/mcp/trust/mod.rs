@@ -284,11 +284,21 @@ fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String
     let mut starts: Vec<usize> = Vec::with_capacity(count);
     // A file's own definition is written from its text; its item is the canonical form of
     // `{"definition", "file", "name"}` (keys in that order), as `items` builds it.
+    // The entries of one file share its path: its relative form is written once per file.
+    let mut file: Option<(&std::sync::Arc<Path>, String)> = None;
     for e in config.project_entries() {
         starts.push(buffer.len());
         e.raw.write_canonical(&mut buffer);
         buffer.push_str(",\"file\":");
-        buffer.push_str(&json_string(&relative(root, &e.source.file)));
+        if !file
+            .as_ref()
+            .is_some_and(|(last, _)| std::sync::Arc::ptr_eq(last, &e.source.file))
+        {
+            file = Some((&e.source.file, json_string(&relative(root, &e.source.file))));
+        }
+        if let Some((_, shown)) = &file {
+            buffer.push_str(shown);
+        }
         buffer.push_str(",\"name\":");
         buffer.push_str(&json_string(&e.name));
         buffer.push_str("}\n");
