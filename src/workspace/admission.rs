@@ -304,12 +304,30 @@ pub fn read_admitted(root: &Path, candidate: &Candidate) -> Option<String> {
     if !meta.is_file() || meta.ino() != candidate.inode || meta.len() > MAX_FILE_BYTES {
         return None;
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    // One read of the stated size and a byte more usually meets the end of the file at once;
+    // only when it did not (the file grew, or a short read) is the rest read to the end.
+    let size = usize::try_from(meta.len()).ok()?;
+    let mut bytes = vec![0u8; size + 1];
+    let mut file = file.take(MAX_FILE_BYTES + 1);
+    let first = read_once(&mut file, &mut bytes).ok()?;
+    bytes.truncate(first);
+    if first != size {
+        file.read_to_end(&mut bytes).ok()?;
+    }
     if bytes.len() as u64 > MAX_FILE_BYTES || memchr::memchr(0, &bytes).is_some() {
         return None;
     }
     String::from_utf8(bytes).ok()
+}
+
+/// One `read` into `buf`, retried only when interrupted.
+fn read_once(file: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
 }
 
 #[cfg(test)]

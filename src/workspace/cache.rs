@@ -155,7 +155,10 @@ impl IndexCache {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(Cancelled);
                 }
-                if self.rejected.get(&candidate.rel) == Some(&candidate) && settled(&candidate) {
+                if !self.rejected.is_empty()
+                    && self.rejected.get(&candidate.rel) == Some(&candidate)
+                    && settled(&candidate)
+                {
                     rejected.insert(candidate.rel.clone(), candidate);
                     continue;
                 }

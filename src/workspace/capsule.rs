@@ -35,11 +35,12 @@ pub fn run(
 ) -> Result<Value, (Reason, Value)> {
     let terms: BTreeSet<String> = text::tokens(question).collect();
     let mut claims = Vec::new();
-    let hits = snap.search(question);
-    for hit in &hits {
-        if claims.len() >= max_claims {
-            break;
-        }
+    let mut hits = snap.ranked(question);
+    let mut rank = 0;
+    while claims.len() < max_claims
+        && let Some(hit) = hits.get(rank)
+    {
+        rank += 1;
         let file = &snap.files[hit.file];
         let Some(passage) = file.passage_text(hit.chunk) else {
             continue;

@@ -22,13 +22,15 @@ pub fn run(
     limit: usize,
     budget: usize,
 ) -> Result<Value, (Reason, Value)> {
-    let hits = snap.search(question);
+    // Ranked only as far as read: an answer quotes a few of what may be every passage.
+    let mut hits = snap.ranked(question);
     let mut passages = Vec::new();
     let mut used = 0usize;
-    for hit in &hits {
-        if passages.len() >= limit {
-            break;
-        }
+    let mut rank = 0;
+    while passages.len() < limit
+        && let Some(hit) = hits.get(rank)
+    {
+        rank += 1;
         let file = &snap.files[hit.file];
         let Some(text) = file.passage_text(hit.chunk) else {
             continue;
@@ -67,5 +69,66 @@ pub fn run(
         Err((Reason::BudgetTooSmall, result))
     } else {
         Ok(result)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::workspace::index::IndexCache;
+
+    /// The paths of an answer's passages, in order.
+    fn paths(answer: &Value) -> Vec<String> {
+        answer["passages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["path"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn past_the_first_sorted_batch_ties_keep_path_order_and_the_limit_and_budget_hold() {
+        let ws = tempfile::tempdir().unwrap();
+        // 120 short notes that score the same, and every fifth one too long for the budget below.
+        for i in 0..150 {
+            let body = if i % 5 == 0 {
+                "alpha beta. ".repeat(200)
+            } else {
+                "alpha beta gamma.".to_owned()
+            };
+            std::fs::write(ws.path().join(format!("n{i:03}.txt")), body).unwrap();
+        }
+        let snap = IndexCache::new()
+            .refresh(ws.path(), &AtomicBool::new(false))
+            .unwrap();
+        let full: Vec<String> = snap
+            .search("alpha")
+            .iter()
+            .map(|h| snap.files[h.file].rel.clone())
+            .collect();
+        assert_eq!(full.len(), 150);
+        let long = |p: &String| p[1..4].parse::<usize>().unwrap() % 5 == 0;
+        assert!(
+            full[..30].iter().all(long),
+            "the long notes rank first: {full:?}"
+        );
+        let short: Vec<String> = full.iter().filter(|p| !long(p)).cloned().collect();
+        // Equal scores: path order among the short notes.
+        assert!(short.windows(2).all(|w| w[0] < w[1]), "{short:?}");
+        let answer = run(&snap, "alpha", 100, 300).unwrap();
+        // The 30 long notes rank first and never fit: 130 ranks are read, past two batches.
+        assert_eq!(
+            paths(&answer),
+            short[..100],
+            "100 of the 120 that fit, in rank order"
+        );
+        assert_eq!(answer["matching_passages"], 150);
+        assert_eq!(answer["words_used"], 300);
+        let few = run(&snap, "alpha", 3, 10_000).unwrap();
+        assert_eq!(paths(&few), full[..3], "the limit");
     }
 }

@@ -17,6 +17,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::admission::Cancelled;
 pub use super::cache::IndexCache;
+pub use super::rank::Ranked;
 pub use super::record::FileRecord;
 use super::record::SharedVocabulary;
 use super::text;
@@ -55,7 +56,7 @@ impl Coverage {
 }
 
 /// One scored passage.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
     /// Index of the file in [`Snapshot::files`].
     pub file: usize,
@@ -108,8 +109,7 @@ impl Snapshot {
         let edges = files
             .iter()
             .map(|f| {
-                f.targets
-                    .iter()
+                f.targets()
                     .filter_map(|t| index_of(&files, t))
                     .filter_map(|i| u32::try_from(i).ok())
                     .collect::<BTreeSet<u32>>()
@@ -193,6 +193,12 @@ impl Snapshot {
 
     /// Passages ranked by BM25 for `question`, best first (ties by path, then line).
     pub fn search(&self, question: &str) -> Vec<Hit> {
+        self.ranked(question).into_sorted()
+    }
+
+    /// The passages matching `question`, scored and ranked as far as the caller reads them
+    /// (the same order as [`Snapshot::search`]).
+    pub fn ranked(&self, question: &str) -> Ranked {
         let ids: Vec<u32> = {
             let vocabulary = self
                 .vocabulary
@@ -204,41 +210,13 @@ impl Snapshot {
             set.into_iter().collect()
         };
         if ids.is_empty() {
-            return Vec::new();
+            return Ranked::default();
         }
-        // One pass: every passage holding a query term, with the counts of each term.
-        let mut found: Vec<(u32, u32, u32)> = Vec::new(); // (file, passage, first pair index)
-        let mut counts: Vec<u32> = Vec::new(); // per found passage, one count per query term
-        let mut df = vec![0u32; ids.len()];
-        // The path's terms count in every passage of its file.
-        let mut in_path = vec![0u32; ids.len()];
-        for (fi, f) in self.files.iter().enumerate() {
-            in_path
-                .iter_mut()
-                .zip(&ids)
-                .for_each(|(n, id)| *n = count_of(&f.path_terms, *id));
-            for ci in 0..f.passage_count() {
-                let pairs = f.chunk_terms(ci);
-                let mut any = false;
-                let at = counts.len();
-                for (k, id) in ids.iter().enumerate() {
-                    let n = count_of(pairs, *id) + in_path[k];
-                    if n > 0 {
-                        if !any {
-                            counts.resize(at + ids.len(), 0);
-                            any = true;
-                        }
-                        counts[at + k] = n;
-                        df[k] += 1;
-                    }
-                }
-                if any {
-                    let fi = u32::try_from(fi).unwrap_or(u32::MAX);
-                    let ci = u32::try_from(ci).unwrap_or(u32::MAX);
-                    found.push((fi, ci, u32::try_from(at).unwrap_or(u32::MAX)));
-                }
-            }
-        }
+        let Found {
+            mut hits,
+            counts,
+            df,
+        } = self.scan(&ids);
         #[allow(clippy::cast_precision_loss)]
         let n = self.passages as f64;
         let idf: Vec<f64> = df
@@ -248,33 +226,72 @@ impl Snapshot {
                 (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
             })
             .collect();
-        let mut hits: Vec<Hit> = found
-            .into_iter()
-            .map(|(fi, ci, at)| {
-                let file = &self.files[fi as usize];
-                let len = f64::from(file.passage_len(ci as usize));
-                let norm = K1 * (1.0 - B + B * len / self.avg_len);
-                let score: f64 = (0..ids.len())
-                    .map(|k| f64::from(counts[at as usize + k]))
-                    .zip(&idf)
-                    .filter(|(tf, _)| *tf > 0.0)
-                    .map(|(tf, idf)| idf * tf * (K1 + 1.0) / (tf + norm))
-                    .sum();
-                Hit {
-                    file: fi as usize,
-                    chunk: ci as usize,
-                    score: score * weight(file, ci as usize),
-                }
-            })
-            .collect();
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then(a.file.cmp(&b.file))
-                .then(a.chunk.cmp(&b.chunk))
-        });
-        hits
+        for (hit, counts) in hits.iter_mut().zip(counts.chunks_exact(ids.len())) {
+            let file = &self.files[hit.file];
+            let len = f64::from(file.passage_len(hit.chunk));
+            let norm = K1 * (1.0 - B + B * len / self.avg_len);
+            let score: f64 = counts
+                .iter()
+                .zip(&idf)
+                .filter(|(tf, _)| **tf > 0)
+                .map(|(tf, idf)| {
+                    let tf = f64::from(*tf);
+                    idf * tf * (K1 + 1.0) / (tf + norm)
+                })
+                .sum();
+            hit.score = score * weight(file, hit.chunk);
+        }
+        Ranked::new(hits)
     }
+
+    /// One pass over every passage: those holding a term of `ids` (not scored yet), with the
+    /// count of each.
+    fn scan(&self, ids: &[u32]) -> Found {
+        let mut found = Found {
+            hits: Vec::new(),
+            counts: Vec::new(),
+            df: vec![0u32; ids.len()],
+        };
+        // The path's terms count in every passage of its file.
+        let mut in_path = vec![0u32; ids.len()];
+        let mut here = vec![0u32; ids.len()];
+        for (fi, f) in self.files.iter().enumerate() {
+            in_path
+                .iter_mut()
+                .zip(ids)
+                .for_each(|(n, id)| *n = count_of(f.path_terms(), *id));
+            for ci in 0..f.passage_count() {
+                let pairs = f.chunk_terms(ci);
+                let mut any = false;
+                for (k, id) in ids.iter().enumerate() {
+                    here[k] = count_of(pairs, *id) + in_path[k];
+                    if here[k] > 0 {
+                        any = true;
+                        found.df[k] += 1;
+                    }
+                }
+                if any {
+                    found.hits.push(Hit {
+                        file: fi,
+                        chunk: ci,
+                        score: 0.0,
+                    });
+                    found.counts.extend_from_slice(&here);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// What [`Snapshot::scan`] found.
+struct Found {
+    /// Every passage holding a query term, its score still 0.
+    hits: Vec<Hit>,
+    /// Per found passage, one count per query term.
+    counts: Vec<u32>,
+    /// Per query term, how many passages hold it.
+    df: Vec<u32>,
 }
 
 /// The count of term `id` in sorted `(term id, count)` pairs.

@@ -22,6 +22,7 @@ pub mod index;
 pub mod observe;
 pub mod packaged;
 pub mod query;
+pub mod rank;
 pub mod record;
 pub mod redact;
 pub mod results;

@@ -242,8 +242,18 @@ pub fn run(snap: &Snapshot, args: &QueryArgs) -> Result<Value, (Reason, Value)> 
         .filter_map(|(fi, file)| match_file(&terms, wildcard, fi, file))
         .collect();
     let total = matches.len();
-    matches.sort_by(|a, b| b.score.cmp(&a.score).then(a.file.cmp(&b.file)));
-    matches.truncate(args.limit);
+    // Only the returned few are sorted (file indices are unique, so the order is total and the
+    // same as a full sort's).
+    let best_first = |a: &Match, b: &Match| b.score.cmp(&a.score).then(a.file.cmp(&b.file));
+    if args.limit < matches.len() {
+        if args.limit == 0 {
+            matches.clear();
+        } else {
+            matches.select_nth_unstable_by(args.limit - 1, best_first);
+            matches.truncate(args.limit);
+        }
+    }
+    matches.sort_unstable_by(best_first);
     let used = filters.used();
     let matches = matches
         .into_iter()

@@ -22,7 +22,9 @@ const HEADING_WEIGHT: u32 = 3;
 /// cache (snapshots built earlier keep working); the vocabulary only grows.
 #[derive(Debug, Default)]
 pub struct Vocabulary {
-    ids: HashMap<Box<str>, u32>,
+    /// A seeded fast hash: interning every token of every file is a large part of a first
+    /// walk, and `SipHash` cost twice as much there.
+    ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
 }
 
 impl Vocabulary {
@@ -69,7 +71,7 @@ impl Stamp {
 /// Where one passage is, compactly (a file is at most 1 MiB, so `u32` holds every offset).
 #[derive(Debug, Clone, Copy)]
 struct Place {
-    /// Where the passage's pairs end in [`FileRecord::terms`].
+    /// Where the passage's pairs end in [`FileRecord::terms`] (after the path's).
     terms_end: u32,
     /// Its length in tokens (the path's included).
     len: u32,
@@ -97,15 +99,17 @@ pub struct FileRecord {
     /// Its passages, where they are and where their pairs end (their sections are found again
     /// from the text when an answer quotes one: [`FileRecord::chunk`]).
     passages: Box<[Place]>,
-    /// Packed `(term id, weighted count)` pairs of every passage, passage after passage, the
-    /// path's terms left out.
-    pub(super) terms: Box<[(u32, u32)]>,
-    /// The path's `(term id, count)` pairs, sorted by id: they count in every passage.
-    pub(super) path_terms: Box<[(u32, u32)]>,
+    /// Packed `(term id, weighted count)` pairs: first the path's (sorted by id; they count in
+    /// every passage), then every passage's, passage after passage, the path's terms left out.
+    /// One slice, not two, saves an allocation per file.
+    terms: Box<[(u32, u32)]>,
+    /// Where the path's pairs end in `terms`.
+    path_end: u32,
     /// The first passage of a Rust file's test module (from `#[cfg(test)]`), if it has one.
     tests_from: Option<u32>,
-    /// Resolved relative references (before filtering to admitted files), sorted.
-    pub(super) targets: Box<[Box<str>]>,
+    /// Resolved relative references (before filtering to admitted files), sorted, each ended
+    /// by a NUL (no path holds one): one allocation, none when there are none.
+    targets: Box<str>,
 }
 
 impl FileRecord {
@@ -132,8 +136,9 @@ impl FileRecord {
             path_pairs.push((vocabulary.intern(t), 1));
         });
         let path_len = u32::try_from(path_pairs.len()).unwrap_or(u32::MAX);
-        let path_terms = merged(&mut path_pairs);
         let mut terms = Vec::new();
+        merge_into(&mut path_pairs, &mut terms);
+        let path_end = narrow(terms.len());
         let mut passages = Vec::with_capacity(chunks.len());
         let mut scratch: Vec<(u32, u32)> = Vec::new();
         for c in &chunks {
@@ -172,8 +177,9 @@ impl FileRecord {
         let targets: BTreeSet<String> = refs
             .iter()
             .filter_map(|r| graph::resolve(&rel, &r.target))
-            .filter(|t| *t != rel)
+            .filter(|t| *t != rel && !t.contains('\0'))
             .collect();
+        let targets: String = targets.iter().flat_map(|t| [t.as_str(), "\0"]).collect();
         Self {
             rel,
             kind,
@@ -182,9 +188,9 @@ impl FileRecord {
             original,
             passages: passages.into_boxed_slice(),
             terms: terms.into_boxed_slice(),
-            path_terms,
+            path_end,
             tests_from,
-            targets: targets.into_iter().map(String::into_boxed_str).collect(),
+            targets: targets.into_boxed_str(),
         }
     }
 
@@ -203,12 +209,22 @@ impl FileRecord {
         self.passages.get(i).map_or(0, |p| p.len)
     }
 
+    /// The path's `(term id, count)` pairs, sorted by id: they count in every passage.
+    pub(super) fn path_terms(&self) -> &[(u32, u32)] {
+        self.terms.get(..self.path_end as usize).unwrap_or(&[])
+    }
+
+    /// Resolved relative references (before filtering to admitted files), sorted.
+    pub(super) fn targets(&self) -> impl Iterator<Item = &str> {
+        self.targets.split_terminator('\0')
+    }
+
     /// The `(term id, count)` pairs of passage `chunk`, the path's terms left out.
     pub(super) fn chunk_terms(&self, chunk: usize) -> &[(u32, u32)] {
         let start = chunk
             .checked_sub(1)
             .and_then(|p| self.passages.get(p))
-            .map_or(0, |r| r.terms_end as usize);
+            .map_or(self.path_end as usize, |r| r.terms_end as usize);
         let end = self
             .passages
             .get(chunk)
@@ -248,13 +264,6 @@ impl FileRecord {
     pub fn sha256_hex(&self) -> String {
         hex::encode(Sha256::digest(self.content().as_bytes()))
     }
-}
-
-/// `pairs` sorted by term id with the counts of one id summed.
-fn merged(pairs: &mut [(u32, u32)]) -> Box<[(u32, u32)]> {
-    let mut out = Vec::with_capacity(pairs.len());
-    merge_into(pairs, &mut out);
-    out.into_boxed_slice()
 }
 
 /// Appends `pairs` to `out` sorted by term id, the counts of one id summed (never merging
