@@ -4,10 +4,10 @@
 Spawns the server given after `--`, sends `initialize`, `notifications/initialized` and
 `tools/list` (following `nextCursor`) as newline-delimited JSON-RPC over stdio, closes the
 server's stdin, waits for it to exit, and prints the number of tools. With `--call TOOL` it
-sends `tools/call` for TOOL (no arguments) instead of listing, and prints the result's text
-blocks. No dependencies, no validation beyond matching response ids: it exists only to be timed.
+sends `tools/call` for TOOL with the JSON object of `--args` (default `{}`) instead of listing,
+and prints the result's text blocks. No dependencies, no validation beyond matching response ids: it exists only to be timed.
 
-Usage: raw-mcp-client.py [--call TOOL] -- COMMAND [ARG...]
+Usage: raw-mcp-client.py [--call TOOL] [--args JSON] -- COMMAND [ARG...]
 """
 
 import json
@@ -17,9 +17,13 @@ import sys
 
 def main() -> int:
     argv = sys.argv[1:]
-    call = None
-    if len(argv) > 1 and argv[0] == "--call":
-        call, argv = argv[1], argv[2:]
+    call, args = None, {}
+    while len(argv) > 1 and argv[0] in ("--call", "--args"):
+        if argv[0] == "--call":
+            call = argv[1]
+        else:
+            args = json.loads(argv[1])
+        argv = argv[2:]
     if argv and argv[0] == "--":
         argv = argv[1:]
     if not argv:
@@ -60,7 +64,7 @@ def main() -> int:
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     if call is not None:
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-              "params": {"name": call, "arguments": {}}})
+              "params": {"name": call, "arguments": args}})
         result = response(2)
         for block in result.get("content", []):
             if block.get("type") == "text":

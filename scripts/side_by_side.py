@@ -19,7 +19,8 @@ pattern that identifies the server process in each case's tree. For every case:
   its server has exited shows the two close together; one that prints as soon as it has the
   answer shows the first byte well before the exit.
 
-Prints one table per server with ratios against mcpdeck.
+Prints one table per server with ratios against mcpdeck. A server one of whose timed runs exits
+non-zero is left out of the tables and named after them; the exit status is then 1.
 """
 
 import json
@@ -202,12 +203,19 @@ def main():
     everything_runs = spec.get("everything_runs", runs)
     # The servers timed with fewer runs: server-everything and the large results.
     slow = set(spec.get("slow", ["everything"]))
+    failed = []
     for server, cases in spec["servers"].items():
         n = everything_runs if server in slow else runs
-        for case, (first, done) in zip(cases, time_first_byte(cases, n, warmup, env)):
+        try:
+            firsts = time_first_byte(cases, n, warmup, env)
+            timer = time_with_hyperfine if shutil.which("hyperfine") else time_with_python
+            walls = timer(cases, n, warmup, env)
+        except subprocess.CalledProcessError as e:
+            # One failed run drops this server's rows, not the whole table.
+            failed.append(f"{server}: a run exited {e.returncode}: {' '.join(e.cmd)}")
+            continue
+        for case, (first, done) in zip(cases, firsts):
             first_rows.append((server, case["client"], first, done))
-        timer = time_with_hyperfine if shutil.which("hyperfine") else time_with_python
-        walls = timer(cases, n, warmup, env)
         for case, wall in zip(cases, walls):
             mem = [sample_run(case["argv"], env) for _ in range(mem_runs)]
             client = statistics.median(m[0] for m in mem) / 1024
@@ -240,7 +248,10 @@ def main():
                 note = f"{wall / b[2]:.1f}x wall, {rss / b[3]:.1f}x client RSS"
         print(f"{server:<11} {client:<10} {wall:>14.1f} {rss:>14.1f} {tree:>12.1f}  {note}")
     print_first_byte(first_rows, runs, everything_runs)
+    for line in failed:
+        print(f"left out (a run failed), {line}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

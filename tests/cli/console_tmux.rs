@@ -137,3 +137,18 @@ fn console_refreshes_a_2026_tool_list_in_tmux() {
         &[OsStr::new(crate::common::fixture())],
     );
 }
+
+/// `tests/console_tmux_feedback.sh`: the CLI's spinner is drawn on a terminal (the fixture's
+/// `slow` progress reports) and not with stdout piped, and the console's search line over a
+/// 10,000-tool catalog (`scripts/large-mcp-server.py`) says "20 of 100 matches", updated on
+/// each key.
+#[test]
+fn console_shows_progress_and_search_counts_in_tmux() {
+    if !crate::common::peers::tmux() {
+        return;
+    }
+    run_script(
+        "console_tmux_feedback.sh",
+        &[OsStr::new(crate::common::fixture())],
+    );
+}
