@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode;
 use serde_json::json;
 
-use crate::app::testkit::{ch, demo_app, key, ok};
+use crate::app::testkit::{ch, demo_app, key, ok, operate};
 use crate::app::{App, Effect, Load, Msg, ReqId, Screen, Tab};
 use crate::mcp::api::{Disconnected, LogLevelSet, OpResult, PingResult, RootItem, RootList};
 use crate::mcp::connection::{ConnectionEvent, ServerEvent};
@@ -37,19 +37,6 @@ fn session(effects: &[Effect]) -> (ReqId, OperatorOp) {
             assert_eq!(server, "demo");
             (*id, op.clone())
         }
-        other => panic!("{other:?}"),
-    }
-}
-
-fn operate(effects: &[Effect]) -> (ReqId, OperatorOp) {
-    match effects {
-        [
-            Effect::Engine {
-                id,
-                request: EngineRequest::Operator { op, .. },
-                ..
-            },
-        ] => (*id, op.clone()),
         other => panic!("{other:?}"),
     }
 }

@@ -324,20 +324,7 @@ fn operator(id: ReqId, server: String, op: OperatorOp) -> Vec<Effect> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::testkit::demo_app;
-
-    /// The one operator request in `effects`: its id and operation.
-    fn sent(effects: &[Effect]) -> (ReqId, OperatorOp) {
-        match effects {
-            [
-                Effect::Engine {
-                    id,
-                    request: EngineRequest::Operator { op, .. },
-                },
-            ] => (*id, op.clone()),
-            other => panic!("{other:?}"),
-        }
-    }
+    use crate::app::testkit::{demo_app, operate as sent};
 
     fn listed(ids: &[&str]) -> TasksView {
         let task = |id: &&str| TaskInfo {

@@ -8,10 +8,10 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
 
-use super::{App, Msg, info};
+use super::{App, Effect, Msg, ReqId, info};
 use crate::mcp::api::OpResult;
 use crate::mcp::config::{ConfigSet, LoadOptions};
-use crate::mcp::engine::{Failure, Outcome, Success};
+use crate::mcp::engine::{EngineRequest, Failure, OperatorOp, Outcome, Success};
 use crate::mcp::status::report;
 use crate::mcp::trust::TrustStore;
 
@@ -172,4 +172,18 @@ pub fn agent_request_id(effects: &[crate::app::Effect]) -> u64 {
             _ => None,
         })
         .unwrap_or_else(|| panic!("an agent request in {effects:?}"))
+}
+
+/// The one operator request in `effects`: its id and operation; panics on anything else.
+pub fn operate(effects: &[Effect]) -> (ReqId, OperatorOp) {
+    match effects {
+        [
+            Effect::Engine {
+                id,
+                request: EngineRequest::Operator { op, .. },
+                ..
+            },
+        ] => (*id, op.clone()),
+        other => panic!("{other:?}"),
+    }
 }

@@ -341,21 +341,8 @@ fn server_status(
 mod tests {
     use super::*;
     use crate::mcp::client::roots::offered_for;
-    use crate::mcp::config::load::ConfigFile;
-    use crate::mcp::config::schema::parse_file;
+    use crate::mcp::config::load::parsed_file as file;
     use std::collections::BTreeMap;
-
-    fn file(layer: Layer, path: PathBuf, text: &str) -> ConfigFile {
-        let parsed = parse_file(text, &path, layer);
-        ConfigFile {
-            layer,
-            path,
-            present: true,
-            diagnostics: parsed.diagnostics,
-            entries: parsed.entries,
-            project_sandbox: parsed.project_sandbox,
-        }
-    }
 
     #[test]
     fn the_roots_line_worked_out_once_is_each_servers_own() {

@@ -425,22 +425,28 @@ fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadProblem>
     Ok(Some(bytes))
 }
 
+/// A present file of `layer` at `path`, parsed from `text`: for tests that build a
+/// configuration without writing it to disk.
+#[cfg(test)]
+pub(crate) fn parsed_file(layer: Layer, path: PathBuf, text: &str) -> ConfigFile {
+    let parsed = super::schema::parse_file(text, &path, layer);
+    ConfigFile {
+        layer,
+        path,
+        present: true,
+        diagnostics: parsed.diagnostics,
+        entries: parsed.entries,
+        project_sandbox: parsed.project_sandbox,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mcp::config::schema::parse_file;
 
     fn file(layer: Layer, path: &str, text: &str) -> ConfigFile {
-        let path = PathBuf::from(path);
-        let parsed = parse_file(text, &path, layer);
-        ConfigFile {
-            layer,
-            path,
-            present: true,
-            diagnostics: parsed.diagnostics,
-            entries: parsed.entries,
-            project_sandbox: parsed.project_sandbox,
-        }
+        parsed_file(layer, PathBuf::from(path), text)
     }
 
     fn sandbox_of(config: &ConfigSet, name: &str) -> Option<String> {
