@@ -1,7 +1,8 @@
 //! The global views in front of the panes, as components: help, config doctor, trust, spills
 //! and the spill pager, approvals, agent sessions, the config editor and operator-started
 //! errors. Each owns its state (scroll, selection, a typed confirmation). The error modal, the
-//! doctor and the trust view are [`Component`]s (their `Out` is [`Asks`]); the others answer a
+//! doctor (`overlays/doctor.rs`) and the trust view (`overlays/trust.rs`) are [`Component`]s
+//! (their `Out` is [`Asks`]); the others answer a
 //! keymap [`Action`] with a [`Step`]: what is in front next, the effects to run and a status
 //! message.
 //! The app routes keys here whenever an overlay is open; drawing is `ui::overlays` (which
@@ -13,13 +14,17 @@ use crossterm::event::KeyEvent;
 
 use super::agents::AgentRow;
 use super::component::{Component, Update};
-use super::confirm::Confirm;
 use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx};
 use super::panels::{PanelMsg, PanelView};
 use super::update::{PAGE, to_input};
 use super::{App, Effect, Msg, SpillRow, viewer};
 use crate::mcp::sanitize::sanitize_capped;
+
+mod doctor;
+mod trust;
+pub use doctor::{DoctorMsg, DoctorView};
+pub use trust::{TrustMsg, TrustView};
 
 /// A global view over the panes.
 #[derive(Debug)]
@@ -50,169 +55,6 @@ pub enum Overlay {
     SignIn(super::auth::SignInView),
     /// A registered panel (`app::panels`).
     Panel(super::panels::PanelView),
-}
-
-/// The config doctor's state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DoctorView {
-    /// The first line shown.
-    pub scroll: usize,
-    /// The selected file (an index into `ConfigInfo::doctor_files`).
-    pub file: usize,
-}
-
-impl DoctorView {
-    /// The doctor as it opens: on the first file that exists and mcpdeck may edit (the
-    /// lowest-precedence layers are often absent), else on the first file; scrolled so that
-    /// file's line shows.
-    pub fn opened(info: &ConfigInfo) -> Self {
-        let files = &info.doctor_files;
-        let file = files
-            .iter()
-            .position(|f| f.present && f.layer != crate::mcp::config::Layer::Packaged)
-            .unwrap_or(0);
-        Self { scroll: 0, file }
-    }
-}
-
-/// What the doctor answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DoctorMsg {
-    /// Copy the doctor's text.
-    Copy,
-    /// Edit the selected file.
-    Edit,
-    /// A line or page key: up and down move between files (or scroll when there are none),
-    /// the page keys scroll.
-    Move(Action),
-    /// Close the view.
-    Close,
-}
-
-/// The doctor copies its text, edits the selected file, moves between files (up, down) and
-/// scrolls its text (the page keys).
-impl Component for DoctorView {
-    type Msg = DoctorMsg;
-    type Env<'a> = Shared<'a>;
-    type Out = Asks;
-
-    fn message(action: Action) -> Option<DoctorMsg> {
-        match action {
-            Action::Copy => Some(DoctorMsg::Copy),
-            Action::Edit => Some(DoctorMsg::Edit),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(DoctorMsg::Move(action))
-            }
-            Action::Back | Action::Quit => Some(DoctorMsg::Close),
-            _ => None,
-        }
-    }
-
-    fn update(mut self, msg: DoctorMsg, s: &Shared<'_>) -> Update<Self> {
-        let files = &s.info.doctor_files;
-        match msg {
-            DoctorMsg::Copy => {
-                let text: Vec<&str> = s.info.doctor.iter().map(|l| l.text.as_str()).collect();
-                Update::then(self, Effect::Copy(text.join("\n")).into())
-            }
-            DoctorMsg::Edit => match files.get(self.file) {
-                Some(f) if f.layer != crate::mcp::config::Layer::Packaged => {
-                    let (path, layer) = (f.path.clone(), f.layer);
-                    Update::then(self, Effect::OpenEditor { path, layer }.into())
-                }
-                _ => Update::then(self, Asks::said("no file to edit here")),
-            },
-            DoctorMsg::Move(action @ (Action::Up | Action::Down)) if !files.is_empty() => {
-                self.file = scrolled(self.file, action, files.len() - 1);
-                let line = files[self.file].line;
-                let height = usize::from(s.pager_viewport.1).max(1) + 1;
-                if line < self.scroll {
-                    self.scroll = line;
-                } else if line >= self.scroll + height {
-                    self.scroll = line + 1 - height;
-                }
-                Update::stay(self)
-            }
-            DoctorMsg::Move(action) => {
-                let max = s.info.doctor.len().saturating_sub(1);
-                self.scroll = scrolled(self.scroll, action, max);
-                Update::stay(self)
-            }
-            DoctorMsg::Close => Update::close(None),
-        }
-    }
-}
-
-/// The trust view's state: its text (the project's state, the changes since it was trusted,
-/// each definition and its risks) scrolls in the one text viewer.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TrustView {
-    /// Scroll position over the wrapped rows.
-    pub viewer: viewer::Viewer,
-    /// The grant a typed `y` sends, while the prompt waits for it.
-    pub confirm: Option<Confirm<Effect>>,
-}
-
-/// What the trust view answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustMsg {
-    /// Ask to trust the project's definitions (a typed `y` confirms).
-    Grant,
-    /// Forget the project's trust.
-    Revoke,
-    /// Copy the view's text.
-    Copy,
-    /// Move over the text: a line or page key, top or bottom.
-    Scroll(Action),
-    /// Close the view.
-    Close,
-}
-
-/// The trust view grants (after a typed `y`) and revokes trust, copies and scrolls its text.
-impl Component for TrustView {
-    type Msg = TrustMsg;
-    type Env<'a> = Shared<'a>;
-    type Out = Asks;
-
-    fn message(action: Action) -> Option<TrustMsg> {
-        match action {
-            Action::Grant => Some(TrustMsg::Grant),
-            Action::Revoke => Some(TrustMsg::Revoke),
-            Action::Copy => Some(TrustMsg::Copy),
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => Some(TrustMsg::Scroll(action)),
-            Action::Back | Action::Quit => Some(TrustMsg::Close),
-            _ => None,
-        }
-    }
-
-    fn update(mut self, msg: TrustMsg, s: &Shared<'_>) -> Update<Self> {
-        let lines = || -> Vec<String> { s.info.trust.iter().map(|l| l.text.clone()).collect() };
-        match msg {
-            TrustMsg::Grant if s.info.trustable => {
-                self.confirm = Some(Confirm::new(Effect::GrantTrust));
-                Update::then(self, Asks::said("type y to trust these definitions"))
-            }
-            TrustMsg::Grant => {
-                self.confirm = None;
-                Update::then(self, Asks::said("no project configuration to trust"))
-            }
-            TrustMsg::Revoke => Update::then(self, Effect::RevokeTrust.into()),
-            TrustMsg::Copy => Update::then(self, Effect::Copy(lines().join("\n")).into()),
-            TrustMsg::Scroll(action) => {
-                // The prompt row under the text is the one difference from the pager's layout.
-                let (w, h) = s.pager_viewport;
-                self.viewer.viewport = (w, h.saturating_sub(1));
-                self.viewer.scroll(&lines(), action);
-                Update::stay(self)
-            }
-            TrustMsg::Close => Update::close(None),
-        }
-    }
 }
 
 /// What an overlay component asks of the app: effects to run, and a status message.
@@ -628,6 +470,29 @@ impl App {
     }
 }
 
+/// Test helpers the components' own tests share.
+#[cfg(test)]
+fn lines(texts: &[&str]) -> Vec<crate::app::info::InfoLine> {
+    let line = |t: &&str| crate::app::info::InfoLine {
+        text: (*t).to_owned(),
+        tone: crate::app::info::Tone::Plain,
+    };
+    texts.iter().map(line).collect()
+}
+
+#[cfg(test)]
+fn shared(info: &ConfigInfo) -> Shared<'_> {
+    Shared {
+        spills: &[],
+        info,
+        agents: &[],
+        help_len: 0,
+        approvals_len: 0,
+        pager_viewport: (40, 3),
+        policy_path: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -662,136 +527,5 @@ mod tests {
         assert_eq!(copied, vec![Effect::Copy("auth: refused".into())]);
         app.update(crate::app::testkit::key(KeyCode::Esc));
         assert!(app.overlay.is_none(), "Esc closes it");
-    }
-
-    fn lines(texts: &[&str]) -> Vec<crate::app::info::InfoLine> {
-        let line = |t: &&str| crate::app::info::InfoLine {
-            text: (*t).to_owned(),
-            tone: crate::app::info::Tone::Plain,
-        };
-        texts.iter().map(line).collect()
-    }
-
-    fn shared(info: &ConfigInfo) -> Shared<'_> {
-        Shared {
-            spills: &[],
-            info,
-            agents: &[],
-            help_len: 0,
-            approvals_len: 0,
-            pager_viewport: (40, 3),
-            policy_path: None,
-        }
-    }
-
-    #[test]
-    fn the_trust_view_confirms_the_grant_it_names_and_copies_its_text() {
-        let info = ConfigInfo {
-            trust: lines(&["untrusted", "a", "b", "c", "d", "e"]),
-            trustable: true,
-            ..ConfigInfo::default()
-        };
-        let step = TrustView::default().update(TrustMsg::Grant, &shared(&info));
-        let view = step.next.expect("stays open");
-        assert_eq!(view.confirm, Some(Confirm::new(Effect::GrantTrust)));
-        assert_eq!(
-            step.out,
-            Some(Asks::said("type y to trust these definitions"))
-        );
-        let granted = view
-            .clone()
-            .confirm
-            .and_then(|c| c.answer(&KeyEvent::from(KeyCode::Char('y'))));
-        assert_eq!(granted, Some(Effect::GrantTrust));
-        let copied = view.update(TrustMsg::Copy, &shared(&info)).out;
-        assert_eq!(
-            copied,
-            Some(Asks::from(Effect::Copy("untrusted\na\nb\nc\nd\ne".into())))
-        );
-        let untrustable = ConfigInfo::default();
-        let step = TrustView::default().update(TrustMsg::Grant, &shared(&untrustable));
-        assert!(
-            step.next.expect("open").confirm.is_none(),
-            "nothing to confirm"
-        );
-        assert_eq!(
-            step.out,
-            Some(Asks::said("no project configuration to trust"))
-        );
-        let step = TrustView::default().update(TrustMsg::Revoke, &shared(&info));
-        assert_eq!(step.out, Some(Asks::from(Effect::RevokeTrust)));
-        let step = TrustView::default().update(TrustMsg::Scroll(Action::Bottom), &shared(&info));
-        assert_eq!(
-            step.next.expect("open").viewer.top,
-            4,
-            "six lines in two rows"
-        );
-        assert!(
-            TrustView::default()
-                .update(TrustMsg::Close, &shared(&info))
-                .next
-                .is_none()
-        );
-        assert_eq!(TrustView::message(Action::Delete), None);
-        assert!(TrustView::offers(Action::Copy) && !TrustView::offers(Action::Edit));
-    }
-
-    #[test]
-    fn the_doctor_moves_between_files_scrolls_and_edits_only_an_editable_file() {
-        let file = |line, layer| crate::app::info::DoctorFile {
-            line,
-            path: format!("/c/{line}.json").into(),
-            layer,
-            present: true,
-        };
-        let info = ConfigInfo {
-            doctor: lines(&["0", "1", "2", "3", "4", "5", "6", "7"]),
-            doctor_files: vec![
-                file(0, crate::mcp::config::Layer::User),
-                file(6, crate::mcp::config::Layer::Packaged),
-            ],
-            ..ConfigInfo::default()
-        };
-        let start = DoctorView::default();
-        let step = start.update(DoctorMsg::Edit, &shared(&info));
-        assert_eq!(
-            step.out,
-            Some(Asks::from(Effect::OpenEditor {
-                path: "/c/0.json".into(),
-                layer: crate::mcp::config::Layer::User,
-            }))
-        );
-        let step = start.update(DoctorMsg::Move(Action::Down), &shared(&info));
-        let moved = step.next.expect("open");
-        assert_eq!(
-            moved,
-            DoctorView { scroll: 3, file: 1 },
-            "its line shows in 4 rows"
-        );
-        let step = moved.update(DoctorMsg::Edit, &shared(&info));
-        assert_eq!(step.out, Some(Asks::said("no file to edit here")));
-        let paged = start.update(DoctorMsg::Move(Action::PageDown), &shared(&info));
-        assert_eq!(
-            paged.next.expect("open").scroll,
-            7,
-            "a page, kept on the last line"
-        );
-        let no_files = ConfigInfo {
-            doctor: info.doctor.clone(),
-            ..ConfigInfo::default()
-        };
-        let step = start.update(DoctorMsg::Move(Action::Down), &shared(&no_files));
-        assert_eq!(
-            step.next,
-            Some(DoctorView { scroll: 1, file: 0 }),
-            "no files: it scrolls"
-        );
-        assert!(
-            start
-                .update(DoctorMsg::Close, &shared(&info))
-                .next
-                .is_none()
-        );
-        assert!(DoctorView::offers(Action::Edit) && !DoctorView::offers(Action::Top));
     }
 }
