@@ -2,7 +2,7 @@
 //! copying. Each returns the effects the runtime must carry out.
 
 use super::agents_view::AgentsView;
-use super::overlays::DoctorView;
+use super::overlays::{ApprovalsView, DoctorView, HelpView};
 use super::result_keys::ResultMsg;
 use super::spills_view::SpillsView;
 use super::{RawForm, ResultScreen};
@@ -50,11 +50,11 @@ impl App {
             Action::ToggleModel => self.toggle_model(),
             Action::Suspend => vec![Effect::Suspend],
             Action::Complete => self.on_complete(),
-            Action::Help => self.open_view(Overlay::Help(0)),
+            Action::Help => self.open_view(Overlay::Help(HelpView::default())),
             Action::Trust => self.open_view(Overlay::Trust(super::TrustView::default())),
             Action::Doctor => self.open_view(Overlay::Doctor(DoctorView::opened(&self.info))),
             Action::Policy => self.open_policy_view(),
-            Action::Approvals => self.open_view(Overlay::Approvals(0)),
+            Action::Approvals => self.open_view(Overlay::Approvals(ApprovalsView::default())),
             Action::Agents => self.open_view(Overlay::Agents(AgentsView::default())),
             Action::Spills => self.open_view(Overlay::Spills(SpillsView::default())),
             Action::Hosts => self.open_view(Overlay::Hosts(Box::default())),

@@ -6,8 +6,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::Effect;
 use super::agents::AgentRow;
+use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Overlay, Shared, Step, scrolled};
+use super::overlays::{Asks, Shared, scrolled};
 use super::tabs::ListFilter;
 
 /// The agent sessions view.
@@ -35,28 +36,6 @@ impl AgentsView {
             .collect()
     }
 
-    /// Handles a keymap `action`.
-    pub fn update(mut self, action: Action, s: &Shared) -> Step {
-        match action {
-            Action::Reconnect => Step::with(Overlay::Agents(self), [Effect::ScanAgents])
-                .said("looking for agent sessions…"),
-            Action::Filter => {
-                self.filter = Some(ListFilter {
-                    query: String::new(),
-                    editing: true,
-                });
-                self.scroll = 0;
-                Step::keep(Overlay::Agents(self))
-            }
-            action => {
-                let shown = self.shown(s.agents);
-                let max = shown.iter().map(|a| a.servers.len() + 2).sum::<usize>();
-                self.scroll = scrolled(self.scroll, action, max);
-                Step::keep(Overlay::Agents(self))
-            }
-        }
-    }
-
     /// A key typed while the filter takes text: typing narrows, `Enter` keeps the filter and
     /// gives the keys back to the view, `Esc` clears it. `None` when the key is not the
     /// filter's (an action then).
@@ -81,11 +60,83 @@ impl AgentsView {
     }
 }
 
+/// What the agent sessions view answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentsMsg {
+    /// Look for sessions again.
+    Rescan,
+    /// Start typing a filter.
+    Filter,
+    /// Copy the sessions shown, one line each.
+    Copy,
+    /// A line or page key.
+    Move(Action),
+    /// Close the view.
+    Close,
+}
+
+/// The agent sessions view looks again, filters, copies and scrolls.
+impl Component for AgentsView {
+    type Msg = AgentsMsg;
+    type Env<'a> = Shared<'a>;
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<AgentsMsg> {
+        match action {
+            Action::Reconnect => Some(AgentsMsg::Rescan),
+            Action::Filter => Some(AgentsMsg::Filter),
+            Action::Copy => Some(AgentsMsg::Copy),
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                Some(AgentsMsg::Move(action))
+            }
+            Action::Back | Action::Quit => Some(AgentsMsg::Close),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: AgentsMsg, s: &Shared<'_>) -> Update<Self> {
+        let shown = self.shown(s.agents);
+        match msg {
+            AgentsMsg::Rescan => {
+                let mut asks = Asks::said("looking for agent sessions…");
+                asks.effects.push(Effect::ScanAgents);
+                return Update::then(self, asks);
+            }
+            AgentsMsg::Filter => {
+                self.filter = Some(ListFilter {
+                    query: String::new(),
+                    editing: true,
+                });
+                self.scroll = 0;
+            }
+            AgentsMsg::Copy => {
+                let line = |a: &&AgentRow| {
+                    let servers: Vec<String> = a
+                        .servers
+                        .iter()
+                        .map(|(n, st)| format!("{n} {st}"))
+                        .collect();
+                    format!("{} {} {} {}", a.pid, a.project, a.mode, servers.join(", "))
+                };
+                let text: Vec<String> = shown.iter().map(line).collect();
+                return Update::then(self, Effect::Copy(text.join("\n")).into());
+            }
+            AgentsMsg::Move(action) => {
+                let max = shown.iter().map(|a| a.servers.len() + 2).sum::<usize>();
+                self.scroll = scrolled(self.scroll, action, max);
+            }
+            AgentsMsg::Close => return Update::close(None),
+        }
+        Update::stay(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crossterm::event::KeyCode;
 
     use crate::app::agents::AgentRow;
+    use crate::app::keymap::Action;
     use crate::app::testkit::{ch, demo_app, key};
     use crate::app::{Effect, Overlay};
 
@@ -100,6 +151,35 @@ mod tests {
             gone: false,
             flagged: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_view_copies_the_sessions_shown_and_looks_again() {
+        use super::{AgentsMsg, AgentsView, Asks, Component};
+        let info = crate::app::info::ConfigInfo::default();
+        let agents = [
+            row(10, "/src/alpha", "github"),
+            row(20, "/src/beta", "files"),
+        ];
+        let mut s = crate::app::overlays::shared(&info);
+        s.agents = &agents;
+        let step = AgentsView::default().update(AgentsMsg::Copy, &s);
+        let copied = "10 /src/alpha audit github connected\n20 /src/beta audit files connected";
+        assert_eq!(step.out, Some(Asks::from(Effect::Copy(copied.into()))));
+        let step = AgentsView::default().update(AgentsMsg::Rescan, &s);
+        assert_eq!(step.out.expect("asks").effects, [Effect::ScanAgents]);
+        let down = AgentsView::default().update(AgentsMsg::Move(Action::PageDown), &s);
+        assert_eq!(
+            down.next.expect("open").scroll,
+            6,
+            "two sessions of three lines"
+        );
+        assert!(
+            AgentsView::default()
+                .update(AgentsMsg::Close, &s)
+                .next
+                .is_none()
+        );
     }
 
     #[test]

@@ -8,7 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::overlays::Overlay;
+use super::component::{Component, Update};
+use super::keymap::Action;
+use super::overlays::{Asks, Overlay};
+use super::panels::{PanelMsg, PanelView};
 use super::{App, Effect, ServerRow};
 use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::ServerState;
@@ -69,6 +72,32 @@ pub struct SignInView {
     pub server: String,
     /// The authorization URL, once the flow has one (sanitised).
     pub url: Option<String>,
+}
+
+/// The sign-in view copies the URL; closing it cancels the sign-in.
+impl Component for SignInView {
+    type Msg = PanelMsg;
+    type Env<'a> = ();
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<PanelMsg> {
+        PanelView::message(action)
+    }
+
+    fn update(self, msg: PanelMsg, (): &()) -> Update<Self> {
+        match msg {
+            PanelMsg::Copy => {
+                let copy = self.url.clone().map(Effect::Copy);
+                Update::then(self, copy.into())
+            }
+            PanelMsg::Close => {
+                let mut asks = Asks::said("sign-in cancelled");
+                asks.effects
+                    .push(Effect::Auth(AuthEffect::Cancel(self.server)));
+                Update::close(Some(asks))
+            }
+        }
+    }
 }
 
 /// Sign-in requests to the runtime.

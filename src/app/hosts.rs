@@ -9,9 +9,10 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+use super::component::{Component, Update};
 use super::hosts_data::HostsData;
 use super::keymap::Action;
-use super::overlays::{Overlay, Step};
+use super::overlays::{Asks, Overlay};
 use super::update::PAGE;
 use super::{App, Effect};
 use crate::mcp::hosts::HostId;
@@ -207,81 +208,6 @@ impl HostsView {
         Some(format!("{name}\n{}", body.join("\n")))
     }
 
-    /// Handles a keymap action while browsing.
-    pub fn update(mut self: Box<Self>, action: Action) -> Step {
-        let mut effects = Vec::new();
-        let mut message = None;
-        match action {
-            Action::NextTab | Action::PrevTab => {
-                let step = if action == Action::NextTab {
-                    1
-                } else {
-                    HOST_TABS - 1
-                };
-                self.tab = (self.tab + step) % HOST_TABS;
-                self.sel = 0;
-                self.scroll = 0;
-            }
-            Action::Up => {
-                self.sel = self.sel.saturating_sub(1);
-                self.scroll = 0;
-            }
-            Action::Down => {
-                self.sel = (self.sel + 1).min(self.entries().saturating_sub(1));
-                self.scroll = 0;
-            }
-            Action::PageDown => self.scroll += PAGE,
-            Action::PageUp => self.scroll = self.scroll.saturating_sub(PAGE),
-            Action::Reconnect => {
-                effects.push(Effect::Hosts(HostsEffect::Read));
-                message = Some("reading the hosts' files again…".to_owned());
-            }
-            Action::Copy => effects.extend(self.copy_text().map(Effect::Copy)),
-            Action::TestConnect => match self.selected_server() {
-                None => message = Some("select a host's server to test-connect".to_owned()),
-                Some((host, server)) => {
-                    let name = server.name.clone();
-                    let pending = server.inputs.clone();
-                    if pending.is_empty() {
-                        effects.push(Effect::Hosts(HostsEffect::Connect {
-                            host,
-                            server: name.clone(),
-                            answers: Vec::new(),
-                        }));
-                        self.mode = HostsMode::Busy(format!("test connect of `{name}`…"));
-                    } else {
-                        self.mode = HostsMode::Asking {
-                            host,
-                            server: name,
-                            pending,
-                            answers: Vec::new(),
-                            typed: Answer(String::new()),
-                        };
-                    }
-                }
-            },
-            Action::Import | Action::ImportProject => match self.selected_server() {
-                None => message = Some("select a host's server to import".to_owned()),
-                Some((host, server)) => {
-                    let to = if action == Action::Import {
-                        ImportTo::User
-                    } else {
-                        ImportTo::Project
-                    };
-                    let server = server.name.clone();
-                    self.mode = HostsMode::Busy(format!("preparing the import of `{server}`…"));
-                    effects.push(Effect::Hosts(HostsEffect::Plan { host, server, to }));
-                }
-            },
-            _ => {}
-        }
-        Step {
-            next: Some(Overlay::Hosts(self)),
-            effects,
-            message,
-        }
-    }
-
     /// Whether keys type text (an input answer or the import confirmation).
     pub fn takes_text(&self) -> bool {
         matches!(self.mode, HostsMode::Asking { .. } | HostsMode::Confirm(_))
@@ -345,6 +271,110 @@ impl HostsView {
                 (Vec::new(), None)
             }
         }
+    }
+}
+
+/// What the Hosts view answers to while browsing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostsViewMsg {
+    /// The next host's tab (`true`) or the previous one.
+    Tab(bool),
+    /// A line or page key.
+    Move(Action),
+    /// Read the hosts' files again.
+    Reread,
+    /// Copy the selected server's detail.
+    Copy,
+    /// Test-connect the selected server.
+    TestConnect,
+    /// Import the selected server into this file (after a preview and a typed `y`).
+    Import(ImportTo),
+    /// Close the view.
+    Close,
+}
+
+/// The Hosts view moves between tabs and servers, reads again, copies, test-connects and
+/// imports.
+impl Component for Box<HostsView> {
+    type Msg = HostsViewMsg;
+    type Env<'a> = ();
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<HostsViewMsg> {
+        match action {
+            Action::NextTab | Action::PrevTab => Some(HostsViewMsg::Tab(action == Action::NextTab)),
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                Some(HostsViewMsg::Move(action))
+            }
+            Action::Reconnect => Some(HostsViewMsg::Reread),
+            Action::Copy => Some(HostsViewMsg::Copy),
+            Action::TestConnect => Some(HostsViewMsg::TestConnect),
+            Action::Import => Some(HostsViewMsg::Import(ImportTo::User)),
+            Action::ImportProject => Some(HostsViewMsg::Import(ImportTo::Project)),
+            Action::Back | Action::Quit => Some(HostsViewMsg::Close),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: HostsViewMsg, (): &()) -> Update<Self> {
+        let mut asks = Asks::default();
+        match msg {
+            HostsViewMsg::Tab(forward) => {
+                let step = if forward { 1 } else { HOST_TABS - 1 };
+                self.tab = (self.tab + step) % HOST_TABS;
+                self.sel = 0;
+                self.scroll = 0;
+            }
+            HostsViewMsg::Move(Action::Up) => {
+                self.sel = self.sel.saturating_sub(1);
+                self.scroll = 0;
+            }
+            HostsViewMsg::Move(Action::Down) => {
+                self.sel = (self.sel + 1).min(self.entries().saturating_sub(1));
+                self.scroll = 0;
+            }
+            HostsViewMsg::Move(Action::PageUp) => self.scroll = self.scroll.saturating_sub(PAGE),
+            HostsViewMsg::Move(_) => self.scroll += PAGE,
+            HostsViewMsg::Reread => {
+                asks = Asks::said("reading the hosts' files again…");
+                asks.effects.push(Effect::Hosts(HostsEffect::Read));
+            }
+            HostsViewMsg::Copy => asks = self.copy_text().map(Effect::Copy).into(),
+            HostsViewMsg::TestConnect => match self.selected_server() {
+                None => asks = Asks::said("select a host's server to test-connect"),
+                Some((host, server)) => {
+                    let name = server.name.clone();
+                    let pending = server.inputs.clone();
+                    if pending.is_empty() {
+                        asks.effects.push(Effect::Hosts(HostsEffect::Connect {
+                            host,
+                            server: name.clone(),
+                            answers: Vec::new(),
+                        }));
+                        self.mode = HostsMode::Busy(format!("test connect of `{name}`…"));
+                    } else {
+                        self.mode = HostsMode::Asking {
+                            host,
+                            server: name,
+                            pending,
+                            answers: Vec::new(),
+                            typed: Answer(String::new()),
+                        };
+                    }
+                }
+            },
+            HostsViewMsg::Import(to) => match self.selected_server() {
+                None => asks = Asks::said("select a host's server to import"),
+                Some((host, server)) => {
+                    let server = server.name.clone();
+                    self.mode = HostsMode::Busy(format!("preparing the import of `{server}`…"));
+                    asks.effects
+                        .push(Effect::Hosts(HostsEffect::Plan { host, server, to }));
+                }
+            },
+            HostsViewMsg::Close => return Update::close(None),
+        }
+        Update::then(self, asks)
     }
 }
 

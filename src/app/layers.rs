@@ -9,8 +9,6 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use super::component::Component;
 use super::key_help::KeyHelp;
 use super::keymap::{Action, Ctx};
-use super::overlays::{DoctorView, ErrorView, TrustView};
-use super::panels::PanelView;
 use super::roots_view::RootsView;
 use super::tasks_view::TasksView;
 use super::{App, Effect, Focus, Overlay, Screen, Tab};
@@ -135,10 +133,7 @@ impl App {
             (Layer::KeyHelp, _) => KeyHelp::offers(action),
             (Layer::Tasks, _) => TasksView::offers(action),
             (Layer::Roots, _) => RootsView::offers(action),
-            (Layer::Overlay, Some(Overlay::Panel(_))) => PanelView::offers(action),
-            (Layer::Overlay, Some(Overlay::Error(_))) => ErrorView::offers(action),
-            (Layer::Overlay, Some(Overlay::Trust(_))) => TrustView::offers(action),
-            (Layer::Overlay, Some(Overlay::Doctor(_))) => DoctorView::offers(action),
+            (Layer::Overlay, Some(overlay)) => overlay.offers(action),
             _ => self.offers(action),
         }
     }

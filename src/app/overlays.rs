@@ -1,44 +1,52 @@
-//! The global views in front of the panes, as components: help, config doctor, trust, spills
-//! and the spill pager, approvals, agent sessions, the config editor and operator-started
-//! errors. Each owns its state (scroll, selection, a typed confirmation). The error modal, the
-//! doctor (`overlays/doctor.rs`) and the trust view (`overlays/trust.rs`) are [`Component`]s
-//! (their `Out` is [`Asks`]); the others answer a
-//! keymap [`Action`] with a [`Step`]: what is in front next, the effects to run and a status
-//! message.
-//! The app routes keys here whenever an overlay is open; drawing is `ui::overlays` (which
-//! hands the pager, spills and editor to `ui::pager`, `ui::spills_view` and `ui::editor`).
+//! The global views in front of the panes. Each is a [`Component`] that owns its state
+//! (scroll, selection, a typed confirmation) and asks the app for [`Asks`]: the help and the
+//! approvals list (`overlays/help.rs`, `overlays/approvals.rs`), the doctor and the trust view
+//! (`overlays/doctor.rs`, `overlays/trust.rs`), the error modal (here), and the views with files
+//! of their own (spills, pager, agents, policy, hosts, sign-in, panels). The config editor takes
+//! its keys itself. Drawing is `ui::overlays`.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use crossterm::event::KeyEvent;
 
 use super::agents::AgentRow;
+use super::agents_view::AgentsView;
+use super::approval::{Answered, Pending};
+use super::auth::SignInView;
 use super::component::{Component, Update};
+use super::hosts::HostsView;
 use super::info::ConfigInfo;
-use super::keymap::{Action, Ctx};
+use super::keymap::{Action, Ctx, Keymap};
 use super::panels::{PanelMsg, PanelView};
+use super::policy_view::PolicyView;
+use super::spills_view::SpillsView;
 use super::update::{PAGE, to_input};
-use super::{App, Effect, Msg, SpillRow, viewer};
+use super::{App, Effect, Msg, Pager, SpillRow, viewer};
 use crate::mcp::sanitize::sanitize_capped;
 
+mod approvals;
 mod doctor;
+mod help;
 mod trust;
+pub use approvals::ApprovalsView;
 pub use doctor::{DoctorMsg, DoctorView};
+pub use help::{HelpView, ReadMsg};
 pub use trust::{TrustMsg, TrustView};
 
 /// A global view over the panes.
 #[derive(Debug)]
 pub enum Overlay {
-    /// The `?` help, scrolled by this many lines.
-    Help(usize),
+    /// The `?` help.
+    Help(HelpView),
     /// The config doctor: scroll and the selected file (`e` edits it).
     Doctor(DoctorView),
     /// The trust view.
     Trust(TrustView),
     /// The spills list: the selected entry and a filter.
     Spills(super::spills_view::SpillsView),
-    /// Approvals: pending and decided this session, scrolled.
-    Approvals(usize),
+    /// Approvals: pending and decided this session.
+    Approvals(ApprovalsView),
     /// Attached agent sessions (`mcpdeck serve`), scrolled.
     Agents(super::agents_view::AgentsView),
     /// The config editor.
@@ -64,23 +72,31 @@ pub struct Asks {
     pub effects: Vec<Effect>,
     /// A status message.
     pub message: Option<String>,
+    /// Opens the spills list in place of the view that closed (the pager's back key).
+    pub spills: bool,
 }
 
 impl Asks {
     /// Only a status message.
     pub fn said(message: &str) -> Self {
         Self {
-            effects: Vec::new(),
             message: Some(message.to_owned()),
+            ..Self::default()
         }
     }
 }
 
 impl From<Effect> for Asks {
     fn from(effect: Effect) -> Self {
+        Some(effect).into()
+    }
+}
+
+impl From<Option<Effect>> for Asks {
+    fn from(effect: Option<Effect>) -> Self {
         Self {
-            effects: vec![effect],
-            message: None,
+            effects: effect.into_iter().collect(),
+            ..Self::default()
         }
     }
 }
@@ -117,39 +133,6 @@ impl Component for ErrorView {
     }
 }
 
-/// What an overlay's update asks of the app.
-#[derive(Debug, Default)]
-pub struct Step {
-    /// What is in front next (`None` closes).
-    pub next: Option<Overlay>,
-    /// Effects to run.
-    pub effects: Vec<Effect>,
-    /// A status message.
-    pub message: Option<String>,
-}
-
-impl Step {
-    pub(super) fn keep(overlay: Overlay) -> Self {
-        Self {
-            next: Some(overlay),
-            ..Self::default()
-        }
-    }
-
-    pub(super) fn with(overlay: Overlay, effects: impl IntoIterator<Item = Effect>) -> Self {
-        Self {
-            next: Some(overlay),
-            effects: effects.into_iter().collect(),
-            message: None,
-        }
-    }
-
-    pub(super) fn said(mut self, message: &str) -> Self {
-        self.message = Some(message.to_owned());
-        self
-    }
-}
-
 /// The app state the overlays read (they never change it directly).
 pub struct Shared<'a> {
     /// The session's spills.
@@ -158,10 +141,14 @@ pub struct Shared<'a> {
     pub info: &'a ConfigInfo,
     /// Attached agent sessions.
     pub agents: &'a [AgentRow],
-    /// How many lines the help has.
-    pub help_len: usize,
-    /// How many approvals are listed (decided and pending).
-    pub approvals_len: usize,
+    /// The keymap in force (the help lists it).
+    pub keymap: &'a Keymap,
+    /// The policy mode.
+    pub policy: &'a str,
+    /// Pending approvals.
+    pub approvals: &'a VecDeque<Pending>,
+    /// Approvals decided this session: server, operation, answer.
+    pub decided: &'a [(String, String, Answered)],
     /// The pager's text area (columns, rows).
     pub pager_viewport: (u16, u16),
     /// The user's policy file.
@@ -181,42 +168,44 @@ pub(super) fn scrolled(v: usize, action: Action, max: usize) -> usize {
 }
 
 impl Overlay {
-    /// Handles `action` (already looked up in the overlay's keymap contexts).
-    pub fn update(self, action: Action, s: &Shared) -> Step {
-        match (self, action) {
-            (Self::Pager(p), Action::Back) => super::pager::back(&p),
-            (Self::SignIn(view), Action::Back | Action::Quit) => Step {
-                next: None,
-                effects: vec![Effect::Auth(super::auth::AuthEffect::Cancel(view.server))],
-                message: Some("sign-in cancelled".to_owned()),
-            },
-            (Self::SignIn(view), Action::Copy) => {
-                let copy = view.url.clone().map(Effect::Copy);
-                Step::with(Self::SignIn(view), copy)
-            }
-            (_, Action::Back | Action::Quit) => Step::default(),
-            (Self::Pager(p), action) => super::pager::update(p, action, s),
-            (Self::Spills(v), action) => v.update(action, s),
-            (Self::Hosts(view), action) => view.update(action),
-            (Self::Agents(view), action) => view.update(action, s),
-            (Self::Approvals(scroll), action) => {
-                Step::keep(Self::Approvals(scrolled(scroll, action, s.approvals_len)))
-            }
-            (Self::Policy(v), action) => v.update(action, s.policy_path),
-            (Self::Help(scroll), action) => {
-                Step::keep(Self::Help(scrolled(scroll, action, s.help_len)))
-            }
-            (other, _) => Step::keep(other),
+    /// Whether the footer may offer `action` while this view is in front: a component offers
+    /// the actions its update takes; the editor takes its keys itself.
+    pub fn offers(&self, action: Action) -> bool {
+        match self {
+            Self::Help(_) => HelpView::offers(action),
+            Self::Doctor(_) => DoctorView::offers(action),
+            Self::Trust(_) => TrustView::offers(action),
+            Self::Spills(_) => SpillsView::offers(action),
+            Self::Approvals(_) => ApprovalsView::offers(action),
+            Self::Agents(_) => AgentsView::offers(action),
+            Self::Editor(_) => true,
+            Self::Pager(_) => Pager::offers(action),
+            Self::Error(_) => ErrorView::offers(action),
+            Self::Policy(_) => PolicyView::offers(action),
+            Self::Hosts(_) => Box::<HostsView>::offers(action),
+            Self::SignIn(_) => SignInView::offers(action),
+            Self::Panel(_) => PanelView::offers(action),
         }
     }
 }
 
-/// Hands `action` to the component `view`: its update, or the view as it was when it does
-/// not take the action.
-fn dispatch<C: Component>(view: C, action: Action, env: &C::Env<'_>) -> Result<Update<C>, C> {
+/// Hands `action` to the component `view` (put back in front by `front`): the view next and
+/// what it asks; a view that does not take the action stays as it was.
+fn route<C: Component>(
+    view: C,
+    action: Action,
+    env: &C::Env<'_>,
+    front: fn(C) -> Overlay,
+) -> (Option<Overlay>, Option<Asks>)
+where
+    C::Out: Into<Asks>,
+{
     match C::message(action) {
-        Some(msg) => Ok(view.update(msg, env)),
-        None => Err(view),
+        Some(msg) => {
+            let step = view.update(msg, env);
+            (step.next.map(front), step.out.map(Into::into))
+        }
+        None => (Some(front(view)), None),
     }
 }
 
@@ -291,29 +280,33 @@ impl App {
         let Some(overlay) = self.overlay.take() else {
             return Vec::new();
         };
-        let step = match overlay {
-            Overlay::Panel(view) => {
-                let content = view.content(self);
-                return self.settle(dispatch(view, action, &content), Overlay::Panel);
-            }
-            Overlay::Error(view) => {
-                return self.settle(dispatch(view, action, &()), Overlay::Error);
-            }
-            Overlay::Trust(view) => {
-                let step = dispatch(view, action, &self.shared());
-                return self.settle(step, Overlay::Trust);
-            }
-            Overlay::Doctor(view) => {
-                let step = dispatch(view, action, &self.shared());
-                return self.settle(step, Overlay::Doctor);
-            }
-            overlay => overlay.update(action, &self.shared()),
+        let s = &self.shared();
+        let (next, asks) = match overlay {
+            Overlay::Panel(v) => route(v, action, &v.content(self), Overlay::Panel),
+            Overlay::Error(v) => route(v, action, &(), Overlay::Error),
+            Overlay::Trust(v) => route(v, action, s, Overlay::Trust),
+            Overlay::Doctor(v) => route(v, action, s, Overlay::Doctor),
+            Overlay::Help(v) => route(v, action, s, Overlay::Help),
+            Overlay::Approvals(v) => route(v, action, s, Overlay::Approvals),
+            Overlay::Spills(v) => route(v, action, s, Overlay::Spills),
+            Overlay::Agents(v) => route(v, action, s, Overlay::Agents),
+            Overlay::Pager(v) => route(v, action, s, Overlay::Pager),
+            Overlay::Policy(v) => route(v, action, s, Overlay::Policy),
+            Overlay::Hosts(v) => route(v, action, &(), Overlay::Hosts),
+            Overlay::SignIn(v) => route(v, action, &(), Overlay::SignIn),
+            Overlay::Editor(v) => (Some(Overlay::Editor(v)), None),
         };
-        self.overlay = step.next;
-        if let Some(m) = step.message {
-            self.message = Some(m);
+        self.overlay = next;
+        let Some(asks) = asks else {
+            return Vec::new();
+        };
+        if asks.spills {
+            self.overlay = Some(Overlay::Spills(SpillsView::default()));
         }
-        step.effects
+        if asks.message.is_some() {
+            self.message = asks.message;
+        }
+        asks.effects
     }
 
     /// The app state the overlays read.
@@ -322,38 +315,13 @@ impl App {
             spills: &self.spills,
             info: &self.info,
             agents: &self.agents,
-            help_len: self.keymap.help_rows().len(),
-            approvals_len: self.decided.len() + self.approvals.len(),
+            keymap: &self.keymap,
+            policy: &self.policy,
+            approvals: &self.approvals,
+            decided: &self.decided,
             pager_viewport: self.pager_viewport(),
             policy_path: self.policy_path.as_ref(),
         }
-    }
-
-    /// Puts an overlay component's update in effect (`front` puts it back in front): its next
-    /// state, its status message and effects; one that did not take the action stays as it was.
-    fn settle<C: Component>(
-        &mut self,
-        step: Result<Update<C>, C>,
-        front: fn(C) -> Overlay,
-    ) -> Vec<Effect>
-    where
-        C::Out: Into<Asks>,
-    {
-        let step = match step {
-            Ok(step) => step,
-            Err(view) => {
-                self.overlay = Some(front(view));
-                return Vec::new();
-            }
-        };
-        self.overlay = step.next.map(front);
-        let Some(asks) = step.out.map(Into::into) else {
-            return Vec::new();
-        };
-        if asks.message.is_some() {
-            self.message = asks.message;
-        }
-        asks.effects
     }
 
     /// A key in the config editor: save, test connect and close are keymap actions; anything
@@ -481,13 +449,20 @@ fn lines(texts: &[&str]) -> Vec<crate::app::info::InfoLine> {
 }
 
 #[cfg(test)]
-fn shared(info: &ConfigInfo) -> Shared<'_> {
+static KEYMAP: std::sync::LazyLock<Keymap> = std::sync::LazyLock::new(Keymap::default);
+#[cfg(test)]
+static NO_APPROVALS: VecDeque<Pending> = VecDeque::new();
+
+#[cfg(test)]
+pub(super) fn shared(info: &ConfigInfo) -> Shared<'_> {
     Shared {
         spills: &[],
         info,
         agents: &[],
-        help_len: 0,
-        approvals_len: 0,
+        keymap: &KEYMAP,
+        policy: "audit",
+        approvals: &NO_APPROVALS,
+        decided: &[],
         pager_viewport: (40, 3),
         policy_path: None,
     }

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Shared, Step};
-use super::{Effect, Overlay, viewer};
+use super::overlays::{Asks, Shared};
+use super::{Effect, viewer};
 use crate::mcp::results::SpillWindow;
 use crate::mcp::sanitize::sanitize;
 
@@ -172,35 +173,73 @@ impl Pager {
     }
 }
 
-/// The pager's answer to `action`.
-pub(super) fn update(mut p: Pager, action: Action, s: &Shared) -> Step {
-    p.viewer.viewport = s.pager_viewport;
-    match action {
-        Action::PageDown
-        | Action::Down
-        | Action::PageUp
-        | Action::Up
-        | Action::Top
-        | Action::Bottom => {
-            let effect = move_view(&mut p, action);
-            Step::with(Overlay::Pager(p), effect)
+/// What the pager answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PagerMsg {
+    /// A line or page key, top or bottom.
+    Move(Action),
+    /// Start typing a search.
+    Search,
+    /// The next match (`true`) or the previous one.
+    NextMatch(bool),
+    /// Copy the whole file.
+    Copy,
+    /// Back to the spills list it was opened from, else close.
+    Back,
+    /// Close.
+    Close,
+}
+
+/// The pager moves through the file (reading the window a move lands in), searches it and
+/// copies it whole.
+impl Component for Pager {
+    type Msg = PagerMsg;
+    type Env<'a> = Shared<'a>;
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<PagerMsg> {
+        match action {
+            Action::PageDown
+            | Action::Down
+            | Action::PageUp
+            | Action::Up
+            | Action::Top
+            | Action::Bottom => Some(PagerMsg::Move(action)),
+            Action::Search => Some(PagerMsg::Search),
+            Action::NextMatch | Action::PrevMatch => {
+                Some(PagerMsg::NextMatch(action == Action::NextMatch))
+            }
+            Action::Copy => Some(PagerMsg::Copy),
+            Action::Back => Some(PagerMsg::Back),
+            Action::Quit => Some(PagerMsg::Close),
+            _ => None,
         }
-        Action::Search => {
-            p.viewer.start_search();
-            Step::keep(Overlay::Pager(p))
-        }
-        Action::NextMatch | Action::PrevMatch => {
-            let effect = p.next_match(action == Action::NextMatch);
-            Step::with(Overlay::Pager(p), effect)
-        }
-        Action::Copy => {
-            let effect = Effect::CopySpill {
-                path: p.path.clone(),
-                size: p.window.size,
-            };
-            Step::with(Overlay::Pager(p), [effect])
-        }
-        _ => Step::keep(Overlay::Pager(p)),
+    }
+
+    fn update(mut self, msg: PagerMsg, s: &Shared<'_>) -> Update<Self> {
+        self.viewer.viewport = s.pager_viewport;
+        let effect = match msg {
+            PagerMsg::Move(action) => move_view(&mut self, action),
+            PagerMsg::Search => {
+                self.viewer.start_search();
+                None
+            }
+            PagerMsg::NextMatch(forward) => self.next_match(forward),
+            PagerMsg::Copy => Some(Effect::CopySpill {
+                path: self.path.clone(),
+                size: self.window.size,
+            }),
+            // Back to the spills list it was opened from, else to the result under it.
+            PagerMsg::Back if self.from_spills => {
+                let spills = Asks {
+                    spills: true,
+                    ..Asks::default()
+                };
+                return Update::close(Some(spills));
+            }
+            PagerMsg::Back | PagerMsg::Close => return Update::close(None),
+        };
+        Update::then(self, effect.into())
     }
 }
 
@@ -225,15 +264,6 @@ fn move_view(p: &mut Pager, action: Action) -> Option<Effect> {
         _ => p.viewer.scroll(lines, action),
     }
     None
-}
-
-/// The pager's back key returns to the spills list it was opened from, else closes it (back
-/// to the result it was opened from).
-pub(super) fn back(p: &Pager) -> Step {
-    if p.from_spills {
-        return Step::keep(Overlay::Spills(super::spills_view::SpillsView::default()));
-    }
-    Step::default()
 }
 
 #[cfg(test)]
@@ -311,6 +341,32 @@ mod tests {
         p.land(&SpillAt::Line(391), next);
         assert_eq!(p.top_line(), 391);
         assert_eq!(p.viewer.position(p.lines()), "lines 392–401 of 1000");
+    }
+
+    #[test]
+    fn back_returns_to_the_spills_list_it_came_from_and_copy_takes_the_whole_file() {
+        let info = crate::app::info::ConfigInfo::default();
+        let s = crate::app::overlays::shared(&info);
+        let mut p = pager(0, 10, 10);
+        let copy = p.clone().update(PagerMsg::Copy, &s);
+        let whole = Effect::CopySpill {
+            path: "/spill.txt".into(),
+            size: 1,
+        };
+        assert_eq!(copy.out, Some(Asks::from(whole)));
+        let closed = p.clone().update(PagerMsg::Back, &s);
+        assert_eq!(
+            (closed.next, closed.out),
+            (None, None),
+            "back to the result"
+        );
+        p.from_spills = true;
+        let back = p.clone().update(PagerMsg::Back, &s);
+        assert!(back.next.is_none() && back.out.is_some_and(|a| a.spills));
+        let quit = p.clone().update(PagerMsg::Close, &s);
+        assert_eq!(quit.out, None, "quit closes it whatever it came from");
+        let searching = p.update(PagerMsg::Search, &s).next.expect("open");
+        assert!(searching.viewer.search.is_some());
     }
 
     #[test]

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEvent;
 
+use super::component::{Component, Update};
+use super::confirm::Confirm;
 use super::keymap::Action;
-use super::overlays::{Overlay, Step, scrolled};
+use super::overlays::{Asks, Overlay, Shared, scrolled};
 use super::{App, Effect, Msg};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -44,7 +46,7 @@ pub struct PolicyView {
     /// What was read: `None` while reading, else the listing or why it could not be read.
     pub listing: Option<Result<PolicyListing, String>>,
     /// The rule a typed `y` removes, while the question is open.
-    pub confirm: Option<super::confirm::Confirm<String>>,
+    pub confirm: Option<Confirm<String>>,
 }
 
 impl PolicyView {
@@ -62,33 +64,69 @@ impl PolicyView {
             _ => 0,
         }
     }
+}
 
-    /// Handles a keymap `action`; `policy` is the file the view shows.
-    pub fn update(mut self, action: Action, policy: Option<&PathBuf>) -> Step {
+/// What the policy view answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyMsg {
+    /// Ask to remove the selected rule (a typed `y` confirms).
+    Remove,
+    /// Copy the selected rule.
+    Copy,
+    /// Read the file again.
+    Reread,
+    /// A line or page key.
+    Move(Action),
+    /// Close the view.
+    Close,
+}
+
+/// The policy view removes (after a typed `y`) and copies the selected rule, and reads the file
+/// again.
+impl Component for PolicyView {
+    type Msg = PolicyMsg;
+    type Env<'a> = Shared<'a>;
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<PolicyMsg> {
         match action {
-            Action::Delete => match self.selected_rule().map(str::to_owned) {
+            Action::Delete => Some(PolicyMsg::Remove),
+            Action::Copy => Some(PolicyMsg::Copy),
+            Action::Reconnect => Some(PolicyMsg::Reread),
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                Some(PolicyMsg::Move(action))
+            }
+            Action::Back | Action::Quit => Some(PolicyMsg::Close),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: PolicyMsg, s: &Shared<'_>) -> Update<Self> {
+        let asks = match msg {
+            PolicyMsg::Remove => match self.selected_rule().map(str::to_owned) {
                 Some(rule) => {
-                    self.confirm = Some(super::confirm::Confirm::new(rule.clone()));
-                    Step::keep(Overlay::Policy(self))
-                        .said(&format!("type y to remove `{rule}` from the policy file"))
+                    let said = format!("type y to remove `{rule}` from the policy file");
+                    self.confirm = Some(Confirm::new(rule));
+                    Asks::said(&said)
                 }
-                None => Step::keep(Overlay::Policy(self)).said("no rule to remove"),
+                None => Asks::said("no rule to remove"),
             },
-            Action::Copy => {
-                let effects = self.selected_rule().map(|r| Effect::Copy(r.to_owned()));
-                Step::with(Overlay::Policy(self), effects)
-            }
-            Action::Reconnect => {
-                let effects = policy.map(|p| Effect::ReadPolicy(p.clone()));
+            PolicyMsg::Copy => self
+                .selected_rule()
+                .map(|r| Effect::Copy(r.to_owned()))
+                .into(),
+            PolicyMsg::Reread => {
                 self.listing = None;
-                Step::with(Overlay::Policy(self), effects)
+                s.policy_path.map(|p| Effect::ReadPolicy(p.clone())).into()
             }
-            _ => {
+            PolicyMsg::Move(action) => {
                 let max = self.rule_count().saturating_sub(1);
                 self.sel = scrolled(self.sel, action, max);
-                Step::keep(Overlay::Policy(self))
+                Asks::default()
             }
-        }
+            PolicyMsg::Close => return Update::close(None),
+        };
+        Update::then(self, asks)
     }
 }
 

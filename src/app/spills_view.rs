@@ -4,8 +4,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::Effect;
+use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Overlay, Shared, Step, scrolled};
+use super::overlays::{Asks, Shared, scrolled};
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
@@ -33,30 +34,6 @@ impl SpillsView {
                         .any(|t| t.to_lowercase().contains(&q))
             })
             .collect()
-    }
-
-    /// Handles a keymap `action`.
-    pub fn update(mut self, action: Action, s: &Shared) -> Step {
-        let shown = self.shown(s.spills);
-        let spill = shown.get(self.sel);
-        let effect = match action {
-            Action::Filter => {
-                self.filter.get_or_insert_with(String::new);
-                self.editing = true;
-                return Step::keep(Overlay::Spills(self));
-            }
-            Action::Open => spill.map(|s| Effect::ReadSpill {
-                path: s.path.clone(),
-                at: crate::app::SpillAt::Line(0),
-            }),
-            Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
-            Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
-            _ => {
-                self.sel = scrolled(self.sel, action, shown.len().saturating_sub(1));
-                return Step::keep(Overlay::Spills(self));
-            }
-        };
-        Step::with(Overlay::Spills(self), effect)
     }
 
     /// A key typed while the filter takes text: typing narrows, `Enter` opens the highlighted
@@ -89,6 +66,68 @@ impl SpillsView {
             _ => {}
         }
         Some(None)
+    }
+}
+
+/// What the spills list answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpillsMsg {
+    /// Start typing a filter.
+    Filter,
+    /// Open the selected spill in the pager.
+    Open,
+    /// Copy its path.
+    Copy,
+    /// Delete it.
+    Delete,
+    /// A line or page key.
+    Move(Action),
+    /// Close the list.
+    Close,
+}
+
+/// The spills list filters, opens, copies and deletes the selected spill.
+impl Component for SpillsView {
+    type Msg = SpillsMsg;
+    type Env<'a> = Shared<'a>;
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<SpillsMsg> {
+        match action {
+            Action::Filter => Some(SpillsMsg::Filter),
+            Action::Open => Some(SpillsMsg::Open),
+            Action::Copy => Some(SpillsMsg::Copy),
+            Action::Delete => Some(SpillsMsg::Delete),
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                Some(SpillsMsg::Move(action))
+            }
+            Action::Back | Action::Quit => Some(SpillsMsg::Close),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: SpillsMsg, s: &Shared<'_>) -> Update<Self> {
+        let shown = self.shown(s.spills);
+        let spill = shown.get(self.sel);
+        let effect = match msg {
+            SpillsMsg::Filter => {
+                self.filter.get_or_insert_with(String::new);
+                self.editing = true;
+                None
+            }
+            SpillsMsg::Open => spill.map(|s| Effect::ReadSpill {
+                path: s.path.clone(),
+                at: crate::app::SpillAt::Line(0),
+            }),
+            SpillsMsg::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
+            SpillsMsg::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
+            SpillsMsg::Move(action) => {
+                self.sel = scrolled(self.sel, action, shown.len().saturating_sub(1));
+                None
+            }
+            SpillsMsg::Close => return Update::close(None),
+        };
+        Update::then(self, effect.into())
     }
 }
 
@@ -128,6 +167,9 @@ pub fn spill_rows(spills: &[SpillEntry]) -> Vec<SpillRow> {
 mod tests {
     use crossterm::event::KeyCode;
 
+    use super::*;
+    use crate::app::info::ConfigInfo;
+    use crate::app::overlays::shared;
     use crate::app::testkit::{ch, demo_app, key};
     use crate::app::{Effect, Msg, Overlay};
     use crate::mcp::results::SpillEntry;
@@ -140,6 +182,43 @@ mod tests {
             mime: mime.to_owned(),
             origin: origin.to_owned(),
         }
+    }
+
+    #[test]
+    fn the_spills_list_opens_copies_and_deletes_the_selected_spill() {
+        let info = ConfigInfo::default();
+        let rows = spill_rows(&[
+            spill("a.txt", "text/plain", "x"),
+            spill("b.png", "image/png", "y"),
+        ]);
+        let mut s = shared(&info);
+        s.spills = &rows;
+        let view = SpillsView::default().update(SpillsMsg::Move(Action::Down), &s);
+        let view = view.next.expect("open");
+        assert_eq!(view.sel, 1);
+        let step = view.clone().update(SpillsMsg::Delete, &s);
+        assert_eq!(
+            step.out,
+            Some(Asks::from(Effect::DeleteSpill("b.png".into())))
+        );
+        let step = view.clone().update(SpillsMsg::Copy, &s);
+        assert_eq!(
+            step.out,
+            Some(Asks::from(Effect::Copy("/run/spills/b.png".into())))
+        );
+        let filtering = view
+            .clone()
+            .update(SpillsMsg::Filter, &s)
+            .next
+            .expect("open");
+        assert!(filtering.editing && filtering.filter.is_some());
+        let none = SpillsView::default().update(SpillsMsg::Open, &shared(&info));
+        assert_eq!(none.out, Some(Asks::default()), "no spill, nothing read");
+        assert!(view.update(SpillsMsg::Close, &s).next.is_none());
+        assert!(
+            !SpillsView::offers(Action::Top),
+            "Home and End move nothing here"
+        );
     }
 
     #[test]

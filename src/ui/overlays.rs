@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::main_pane::tone_style;
 use super::theme::theme;
+use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
 
@@ -63,9 +64,9 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
     let (body, big) = (a.overlay, a.big);
     match &app.overlay {
         None => {}
-        Some(Overlay::Help(scroll)) => {
+        Some(Overlay::Help(view)) => {
             let inner = framed(frame, big, "Keys", theme().accent);
-            super::help::render_help(app, frame, inner, *scroll);
+            super::help::render_help(app, frame, inner, view.scroll);
         }
         Some(Overlay::Doctor(view)) => render_doctor(app, *view, frame, big),
         Some(Overlay::Policy(view)) => {
@@ -79,7 +80,7 @@ pub fn render(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
             let inner = framed(frame, big, "Agent sessions", theme().accent);
             super::agents_view::render(app, view, frame, inner);
         }
-        Some(Overlay::Approvals(scroll)) => render_approvals(app, *scroll, frame, big),
+        Some(Overlay::Approvals(view)) => render_approvals(app, view.scroll, frame, big),
         Some(Overlay::Editor(editor)) => super::editor::render(editor, frame, big),
         Some(Overlay::Error(error)) => render_error(error, frame, body),
         Some(Overlay::SignIn(view)) => render_sign_in(app, view, frame, body),
@@ -220,20 +221,8 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
 }
 
 fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Frame, body: Rect) {
-    let copy = app
-        .keymap
-        .key_for(
-            crate::app::keymap::Ctx::View,
-            crate::app::keymap::Action::Copy,
-        )
-        .unwrap_or_default();
-    let close = app
-        .keymap
-        .key_for(
-            crate::app::keymap::Ctx::View,
-            crate::app::keymap::Action::Back,
-        )
-        .unwrap_or_default();
+    let key = |action| app.keymap.key_for(Ctx::View, action).unwrap_or_default();
+    let (copy, close) = (key(Action::Copy), key(Action::Back));
     let mut lines = vec![Line::styled(
         format!("{copy} copies the URL · {close} cancels the sign-in"),
         Style::new().fg(theme().accent),
