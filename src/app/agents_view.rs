@@ -8,7 +8,7 @@ use super::Effect;
 use super::agents::AgentRow;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, scrolled};
+use super::overlays::{Asks, Shared, moves, scrolled};
 use super::tabs::ListFilter;
 
 /// The agent sessions view.
@@ -86,9 +86,7 @@ impl Component for AgentsView {
             Action::Reconnect => Some(AgentsMsg::Rescan),
             Action::Filter => Some(AgentsMsg::Filter),
             Action::Copy => Some(AgentsMsg::Copy),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(AgentsMsg::Move(action))
-            }
+            action if moves(action) => Some(AgentsMsg::Move(action)),
             Action::Back | Action::Quit => Some(AgentsMsg::Close),
             _ => None,
         }

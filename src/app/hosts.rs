@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::component::{Component, Update};
 use super::hosts_data::HostsData;
 use super::keymap::Action;
-use super::overlays::{Asks, Overlay};
+use super::overlays::{Asks, Overlay, moves};
 use super::update::PAGE;
 use super::{App, Effect};
 use crate::mcp::hosts::HostId;
@@ -303,9 +303,7 @@ impl Component for Box<HostsView> {
     fn message(action: Action) -> Option<HostsViewMsg> {
         match action {
             Action::NextTab | Action::PrevTab => Some(HostsViewMsg::Tab(action == Action::NextTab)),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(HostsViewMsg::Move(action))
-            }
+            action if moves(action) => Some(HostsViewMsg::Move(action)),
             Action::Reconnect => Some(HostsViewMsg::Reread),
             Action::Copy => Some(HostsViewMsg::Copy),
             Action::TestConnect => Some(HostsViewMsg::TestConnect),

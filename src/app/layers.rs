@@ -11,7 +11,7 @@ use super::key_help::KeyHelp;
 use super::keymap::{Action, Ctx};
 use super::roots_view::RootsView;
 use super::tasks_view::TasksView;
-use super::{App, Effect, Focus, Overlay, Screen, Tab};
+use super::{App, Effect, Focus, Screen, Tab};
 
 /// One kind of thing open in the console.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub enum Layer {
     Tasks,
     /// The Roots view.
     Roots,
-    /// A global view ([`Overlay`]: help, doctor, trust, spills, pager, editor, …).
+    /// A global view ([`super::Overlay`]: help, doctor, trust, spills, pager, editor, …).
     Overlay,
     /// The workspace side panel while it has the focus (tiled: drawn with the panes).
     Side,
@@ -90,7 +90,10 @@ impl App {
             Layer::KeyHelp => vec![Ctx::KeyHelp],
             Layer::Tasks => vec![Ctx::TasksView, Ctx::View],
             Layer::Roots => vec![Ctx::RootsView, Ctx::View],
-            Layer::Overlay => overlay_contexts(self.overlay.as_ref()),
+            Layer::Overlay => self
+                .overlay
+                .as_ref()
+                .map_or(Vec::new(), |o| o.keys().0.to_vec()),
             Layer::Side => vec![Ctx::Side],
             Layer::Panes => self.panes_contexts(),
         }
@@ -133,7 +136,7 @@ impl App {
             (Layer::KeyHelp, _) => KeyHelp::offers(action),
             (Layer::Tasks, _) => TasksView::offers(action),
             (Layer::Roots, _) => RootsView::offers(action),
-            (Layer::Overlay, Some(overlay)) => overlay.offers(action),
+            (Layer::Overlay, Some(overlay)) => (overlay.keys().1)(action),
             _ => self.offers(action),
         }
     }
@@ -186,30 +189,6 @@ impl App {
             | Layer::Overlay => Vec::new(),
             Layer::Side | Layer::Panes => self.on_panes_mouse(mouse),
         }
-    }
-}
-
-/// The contexts of the global view in front.
-fn overlay_contexts(overlay: Option<&Overlay>) -> Vec<Ctx> {
-    match overlay {
-        Some(Overlay::Trust(..)) => vec![Ctx::TrustView, Ctx::View],
-        Some(Overlay::Agents(_)) => vec![Ctx::AgentsView, Ctx::View],
-        Some(Overlay::Spills(_)) => vec![Ctx::SpillsView, Ctx::View],
-        Some(Overlay::Pager(_)) => vec![Ctx::Pager, Ctx::View],
-        Some(Overlay::Editor(_)) => vec![Ctx::Editor],
-        Some(Overlay::Policy(_)) => vec![Ctx::PolicyView, Ctx::View],
-        Some(Overlay::Doctor(_)) => vec![Ctx::DoctorView, Ctx::View],
-        Some(Overlay::Hosts(_)) => vec![Ctx::HostsView, Ctx::View],
-        Some(
-            Overlay::Help(_)
-            | Overlay::Approvals(_)
-            | Overlay::Error(_)
-            | Overlay::SignIn(_)
-            | Overlay::Panel(_),
-        ) => {
-            vec![Ctx::View]
-        }
-        None => Vec::new(),
     }
 }
 

@@ -167,24 +167,32 @@ pub(super) fn scrolled(v: usize, action: Action, max: usize) -> usize {
     v.saturating_add_signed(delta).min(max)
 }
 
+/// Whether `action` is a line or page key (what [`scrolled`] moves by).
+pub(super) fn moves(action: Action) -> bool {
+    matches!(
+        action,
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown
+    )
+}
+
 impl Overlay {
-    /// Whether the footer may offer `action` while this view is in front: a component offers
-    /// the actions its update takes; the editor takes its keys itself.
-    pub fn offers(&self, action: Action) -> bool {
+    /// The keymap contexts this view answers to, most specific first, and which of their
+    /// actions the footer may offer (those its update takes; the editor takes its keys itself).
+    pub fn keys(&self) -> (&'static [Ctx], fn(Action) -> bool) {
         match self {
-            Self::Help(_) => HelpView::offers(action),
-            Self::Doctor(_) => DoctorView::offers(action),
-            Self::Trust(_) => TrustView::offers(action),
-            Self::Spills(_) => SpillsView::offers(action),
-            Self::Approvals(_) => ApprovalsView::offers(action),
-            Self::Agents(_) => AgentsView::offers(action),
-            Self::Editor(_) => true,
-            Self::Pager(_) => Pager::offers(action),
-            Self::Error(_) => ErrorView::offers(action),
-            Self::Policy(_) => PolicyView::offers(action),
-            Self::Hosts(_) => Box::<HostsView>::offers(action),
-            Self::SignIn(_) => SignInView::offers(action),
-            Self::Panel(_) => PanelView::offers(action),
+            Self::Help(_) => (&[Ctx::View], HelpView::offers),
+            Self::Doctor(_) => (&[Ctx::DoctorView, Ctx::View], DoctorView::offers),
+            Self::Trust(_) => (&[Ctx::TrustView, Ctx::View], TrustView::offers),
+            Self::Spills(_) => (&[Ctx::SpillsView, Ctx::View], SpillsView::offers),
+            Self::Approvals(_) => (&[Ctx::View], ApprovalsView::offers),
+            Self::Agents(_) => (&[Ctx::AgentsView, Ctx::View], AgentsView::offers),
+            Self::Editor(_) => (&[Ctx::Editor], |_| true),
+            Self::Pager(_) => (&[Ctx::Pager, Ctx::View], Pager::offers),
+            Self::Error(_) => (&[Ctx::View], ErrorView::offers),
+            Self::Policy(_) => (&[Ctx::PolicyView, Ctx::View], PolicyView::offers),
+            Self::Hosts(_) => (&[Ctx::HostsView, Ctx::View], Box::<HostsView>::offers),
+            Self::SignIn(_) => (&[Ctx::View], SignInView::offers),
+            Self::Panel(_) => (&[Ctx::View], PanelView::offers),
         }
     }
 }
@@ -254,12 +262,9 @@ impl App {
         }
         let contexts = self.contexts();
         let Some(action) = self.keymap.lookup(&contexts, &key).or_else(|| {
-            self.keymap.lookup(&[Ctx::Global], &key).filter(|a| {
-                matches!(
-                    a,
-                    Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Quit
-                )
-            })
+            self.keymap
+                .lookup(&[Ctx::Global], &key)
+                .filter(|a| moves(*a) || *a == Action::Quit)
         }) else {
             return Vec::new();
         };

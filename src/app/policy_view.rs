@@ -10,7 +10,7 @@ use crossterm::event::KeyEvent;
 use super::component::{Component, Update};
 use super::confirm::Confirm;
 use super::keymap::Action;
-use super::overlays::{Asks, Overlay, Shared, scrolled};
+use super::overlays::{Asks, Overlay, Shared, moves, scrolled};
 use super::{App, Effect, Msg};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -93,9 +93,7 @@ impl Component for PolicyView {
             Action::Delete => Some(PolicyMsg::Remove),
             Action::Copy => Some(PolicyMsg::Copy),
             Action::Reconnect => Some(PolicyMsg::Reread),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(PolicyMsg::Move(action))
-            }
+            action if moves(action) => Some(PolicyMsg::Move(action)),
             Action::Back | Action::Quit => Some(PolicyMsg::Close),
             _ => None,
         }

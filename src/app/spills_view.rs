@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::Effect;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, scrolled};
+use super::overlays::{Asks, Shared, moves, scrolled};
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
@@ -98,9 +98,7 @@ impl Component for SpillsView {
             Action::Open => Some(SpillsMsg::Open),
             Action::Copy => Some(SpillsMsg::Copy),
             Action::Delete => Some(SpillsMsg::Delete),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(SpillsMsg::Move(action))
-            }
+            action if moves(action) => Some(SpillsMsg::Move(action)),
             Action::Back | Action::Quit => Some(SpillsMsg::Close),
             _ => None,
         }

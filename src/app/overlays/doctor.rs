@@ -1,7 +1,7 @@
 //! The config doctor (`d`) as a component: it moves between the files it lists, scrolls its
 //! text, copies it and opens the selected file in the editor.
 
-use super::{Asks, Shared, scrolled};
+use super::{Asks, Shared, moves, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::info::ConfigInfo;
@@ -55,9 +55,7 @@ impl Component for DoctorView {
         match action {
             Action::Copy => Some(DoctorMsg::Copy),
             Action::Edit => Some(DoctorMsg::Edit),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(DoctorMsg::Move(action))
-            }
+            action if moves(action) => Some(DoctorMsg::Move(action)),
             Action::Back | Action::Quit => Some(DoctorMsg::Close),
             _ => None,
         }

@@ -1,7 +1,7 @@
 //! The `?` help as a component: it scrolls the keymap's bindings, copies them as text and
 //! closes. [`ReadMsg`] is what every scrolled read-only view (help, approvals) answers to.
 
-use super::{Asks, Shared, scrolled};
+use super::{Asks, Shared, moves, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::key_help::{HelpLine, help_layout};
@@ -30,9 +30,7 @@ impl ReadMsg {
     pub fn of(action: Action) -> Option<Self> {
         match action {
             Action::Copy => Some(Self::Copy),
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
-                Some(Self::Move(action))
-            }
+            action if moves(action) => Some(Self::Move(action)),
             Action::Back | Action::Quit => Some(Self::Close),
             _ => None,
         }
