@@ -214,7 +214,7 @@ impl HostsView {
     }
 
     /// A key while the view takes text: the effects and a status message.
-    fn on_text_key(&mut self, key: KeyEvent) -> (Vec<Effect>, Option<String>) {
+    pub(super) fn on_text_key(&mut self, key: KeyEvent) -> (Vec<Effect>, Option<String>) {
         match std::mem::take(&mut self.mode) {
             HostsMode::Confirm(preview) => {
                 if key.code == KeyCode::Char('y') {
@@ -377,21 +377,6 @@ impl Component for Box<HostsView> {
 }
 
 impl App {
-    /// A key for the Hosts view while it takes text; `None` when it does not.
-    pub(super) fn on_hosts_text_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
-        let Some(Overlay::Hosts(view)) = &mut self.overlay else {
-            return None;
-        };
-        if !view.takes_text() {
-            return None;
-        }
-        let (effects, message) = view.on_text_key(key);
-        if message.is_some() {
-            self.message = message;
-        }
-        Some(effects)
-    }
-
     /// An answer for the Hosts view. Outcomes also go to the status line, so they are seen
     /// when the view was closed meanwhile.
     pub(super) fn on_hosts_msg(&mut self, msg: HostsMsg) -> Vec<Effect> {

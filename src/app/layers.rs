@@ -76,12 +76,7 @@ impl App {
 
     /// The keymap contexts of the layer in front, most specific first (for dispatch and hints).
     pub fn contexts(&self) -> Vec<Ctx> {
-        self.layer_contexts(self.front())
-    }
-
-    /// The keymap contexts `layer` answers to, most specific first.
-    pub fn layer_contexts(&self, layer: Layer) -> Vec<Ctx> {
-        match layer {
+        match self.front() {
             Layer::Approval => match self.approvals.front() {
                 Some(p) if p.viewer.is_some() => vec![Ctx::ApprovalArguments],
                 _ => vec![Ctx::Approval],

@@ -251,7 +251,11 @@ impl App {
             Some(None) => return Vec::new(),
             None => {}
         }
-        if let Some(effects) = self.on_hosts_text_key(key) {
+        if let Some(Overlay::Hosts(view)) = &mut self.overlay
+            && view.takes_text()
+        {
+            let (effects, message) = view.on_text_key(key);
+            self.message = message.or(self.message.take());
             return effects;
         }
         if matches!(self.overlay, Some(Overlay::Help(_)))
