@@ -12,7 +12,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Map, Value};
 
 use super::Effect;
+use super::component::{Component, Update};
 use super::keymap::Action;
+use super::overlays::Asks;
 use crate::mcp::client::{ElicitAnswer, ElicitKind, ElicitationAsk, FieldKind, Form, FormField};
 
 /// Longest text a field keeps while typing.
@@ -81,15 +83,42 @@ pub struct ElicitState {
     pub withdrawn: bool,
 }
 
-/// What a key did to an elicitation.
-#[derive(Debug, Default, PartialEq)]
-pub struct Outcome {
-    /// The request is answered and leaves the screen.
-    pub done: bool,
-    /// Effects to run.
-    pub effects: Vec<Effect>,
-    /// A status message.
-    pub message: Option<String>,
+/// What an elicitation answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElicitMsg {
+    /// Accept: the form's content when every field is right (a URL: done).
+    Accept,
+    /// Decline.
+    Decline,
+    /// Cancel (dismiss).
+    Cancel,
+    /// Open the URL in the browser.
+    OpenUrl,
+    /// Copy the URL.
+    Copy,
+    /// Move the focus by this many fields.
+    Focus(isize),
+    /// Toggle the focused yes/no or option (a space in text).
+    Toggle,
+    /// Step the focused field's option by this much.
+    Step(isize),
+    /// Type a character into the focused field.
+    Type(char),
+    /// Delete back (a yes/no or choice back to "not answered").
+    Backspace,
+}
+
+impl ElicitMsg {
+    /// What a key no binding took types: a character, or a backspace.
+    pub fn typed(key: &KeyEvent) -> Option<Self> {
+        match key.code {
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                Some(Self::Type(c))
+            }
+            KeyCode::Backspace => Some(Self::Backspace),
+            _ => None,
+        }
+    }
 }
 
 impl FormState {
@@ -304,24 +333,24 @@ impl ElicitState {
         }
     }
 
-    fn answered(&self, answer: ElicitAnswer) -> Outcome {
+    fn answered(&self, answer: ElicitAnswer) -> Update<Self> {
         let said = match &answer {
             ElicitAnswer::Accept(_) => "accepted",
             ElicitAnswer::Decline => "declined",
             ElicitAnswer::Cancel => "cancelled",
         };
-        Outcome {
-            done: true,
+        Update::close(Some(Asks {
             effects: vec![Effect::AnswerElicit {
                 ticket: self.ticket,
                 answer,
             }],
             message: Some(format!("{said}: {}'s request for input", self.server)),
-        }
+            ..Asks::default()
+        }))
     }
 
     /// Accept: the form's content when every field is right, else the problems are shown.
-    fn accept(&mut self) -> Outcome {
+    fn accept(mut self) -> Update<Self> {
         let ElicitMode::Form(form) = &mut self.mode else {
             return self.answered(ElicitAnswer::Accept(Map::new()));
         };
@@ -331,61 +360,11 @@ impl ElicitState {
         form.errors = errors;
         if let Some(at) = first {
             form.focus = at;
-            let title = form.form.fields[at].title.clone();
-            return Outcome {
-                message: Some(format!("`{title}` needs attention before accepting")),
-                ..Outcome::default()
-            };
+            let title = &form.form.fields[at].title;
+            let said = format!("`{title}` needs attention before accepting");
+            return Update::then(self, Asks::said(&said));
         }
         self.answered(ElicitAnswer::Accept(content))
-    }
-
-    /// Handles a key the keymap mapped to `action` (or `None`: typed text).
-    pub fn on_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Outcome {
-        match action {
-            Some(Action::Submit) => return self.accept(),
-            Some(Action::Decline) => return self.answered(ElicitAnswer::Decline),
-            Some(Action::Back) => return self.answered(ElicitAnswer::Cancel),
-            Some(Action::OpenUrl) => {
-                if let ElicitMode::Url { url, .. } = &self.mode {
-                    return Outcome {
-                        effects: vec![Effect::OpenUrl {
-                            server: self.server.clone(),
-                            url: url.clone(),
-                        }],
-                        message: Some("opening the URL in the browser".to_owned()),
-                        ..Outcome::default()
-                    };
-                }
-            }
-            Some(Action::Copy) => {
-                if let ElicitMode::Url { url, .. } = &self.mode {
-                    return Outcome {
-                        effects: vec![Effect::Copy(url.clone())],
-                        ..Outcome::default()
-                    };
-                }
-            }
-            _ => {}
-        }
-        let ElicitMode::Form(form) = &mut self.mode else {
-            return Outcome::default();
-        };
-        match action {
-            Some(Action::Up) => form.move_focus(-1),
-            Some(Action::Down) => form.move_focus(1),
-            Some(Action::Toggle) => form.toggle(),
-            Some(Action::NextOption) => form.step_option(1),
-            Some(Action::PrevOption) => form.step_option(-1),
-            _ => match key.code {
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    form.type_char(c);
-                }
-                KeyCode::Backspace => form.backspace(),
-                _ => {}
-            },
-        }
-        Outcome::default()
     }
 
     /// A paste types into the focused text field; it never answers.
@@ -393,6 +372,68 @@ impl ElicitState {
         if let ElicitMode::Form(form) = &mut self.mode {
             form.paste(text);
         }
+    }
+}
+
+/// An elicitation takes the keys of its mode's context, and typing.
+impl Component for ElicitState {
+    type Msg = ElicitMsg;
+    type Env<'a> = ();
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<ElicitMsg> {
+        Some(match action {
+            Action::Submit => ElicitMsg::Accept,
+            Action::Decline => ElicitMsg::Decline,
+            Action::Back => ElicitMsg::Cancel,
+            Action::OpenUrl => ElicitMsg::OpenUrl,
+            Action::Copy => ElicitMsg::Copy,
+            Action::Up => ElicitMsg::Focus(-1),
+            Action::Down => ElicitMsg::Focus(1),
+            Action::Toggle => ElicitMsg::Toggle,
+            Action::NextOption => ElicitMsg::Step(1),
+            Action::PrevOption => ElicitMsg::Step(-1),
+            _ => return None,
+        })
+    }
+
+    fn update(mut self, msg: ElicitMsg, (): &()) -> Update<Self> {
+        let form = match (&mut self.mode, msg) {
+            (_, ElicitMsg::Accept) => return self.accept(),
+            (_, ElicitMsg::Decline) => return self.answered(ElicitAnswer::Decline),
+            (_, ElicitMsg::Cancel) => return self.answered(ElicitAnswer::Cancel),
+            (ElicitMode::Url { url, .. }, ElicitMsg::OpenUrl) => {
+                let open = Effect::OpenUrl {
+                    server: self.server.clone(),
+                    url: url.clone(),
+                };
+                let mut asks = Asks::said("opening the URL in the browser");
+                asks.effects.push(open);
+                return Update::then(self, asks);
+            }
+            (ElicitMode::Url { url, .. }, ElicitMsg::Copy) => {
+                let copy = Effect::Copy(url.clone());
+                return Update::then(self, copy.into());
+            }
+            (ElicitMode::Url { .. }, _)
+            | (ElicitMode::Form(_), ElicitMsg::OpenUrl | ElicitMsg::Copy) => {
+                return Update::stay(self);
+            }
+            (ElicitMode::Form(form), _) => form,
+        };
+        match msg {
+            ElicitMsg::Focus(delta) => form.move_focus(delta),
+            ElicitMsg::Toggle => form.toggle(),
+            ElicitMsg::Step(delta) => form.step_option(delta),
+            ElicitMsg::Type(c) => form.type_char(c),
+            ElicitMsg::Backspace => form.backspace(),
+            ElicitMsg::Accept
+            | ElicitMsg::Decline
+            | ElicitMsg::Cancel
+            | ElicitMsg::OpenUrl
+            | ElicitMsg::Copy => {}
+        }
+        Update::stay(self)
     }
 }
 
@@ -410,8 +451,17 @@ mod tests {
         ElicitState::new(7, ask, Instant::now())
     }
 
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
+    /// `msg` through the pure update: whether it closed, and the effects it asked.
+    fn step(s: &mut ElicitState, msg: ElicitMsg) -> (bool, Vec<Effect>) {
+        let update = s.clone().update(msg, &());
+        let effects = update.out.map(|a| a.effects).unwrap_or_default();
+        match update.next {
+            Some(next) => {
+                *s = next;
+                (false, effects)
+            }
+            None => (true, effects),
+        }
     }
 
     fn schema() -> Value {
@@ -433,8 +483,8 @@ mod tests {
         // Required first (age, name), then the engine's key order: many, ok, pick.
         assert_eq!(form.values[0], FieldValue::Text("30".into()));
         assert_eq!(form.values[2], FieldValue::Multi(vec![false, true]));
-        let out = s.on_key(Some(Action::Submit), &key(KeyCode::Enter));
-        assert!(!out.done && out.effects.is_empty(), "{out:?}");
+        let (done, effects) = step(&mut s, ElicitMsg::Accept);
+        assert!(!done && effects.is_empty(), "{effects:?}");
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
@@ -446,9 +496,9 @@ mod tests {
     fn typed_values_build_typed_content_and_errors_update_live() {
         let mut s = state(&schema());
         // name: too short, then right, checked again as typed once accept was tried.
-        s.on_key(Some(Action::Down), &key(KeyCode::Down));
-        s.on_key(None, &key(KeyCode::Char('J')));
-        s.on_key(Some(Action::Submit), &key(KeyCode::Enter));
+        step(&mut s, ElicitMsg::Focus(1));
+        step(&mut s, ElicitMsg::Type('J'));
+        step(&mut s, ElicitMsg::Accept);
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
@@ -457,28 +507,28 @@ mod tests {
                 .as_deref()
                 .is_some_and(|e| e.contains("at least 2"))
         );
-        s.on_key(None, &key(KeyCode::Char('o')));
+        step(&mut s, ElicitMsg::Type('o'));
         let ElicitMode::Form(form) = &s.mode else {
             panic!("form")
         };
         assert_eq!(form.errors[1], None, "checked again as typed");
         // many: Space toggles x (y is the default).
-        s.on_key(Some(Action::Down), &key(KeyCode::Down));
-        s.on_key(Some(Action::Toggle), &key(KeyCode::Char(' ')));
+        step(&mut s, ElicitMsg::Focus(1));
+        step(&mut s, ElicitMsg::Toggle);
         // ok: Space → true; pick: Right → A, Right → B.
-        s.on_key(Some(Action::Down), &key(KeyCode::Down));
-        s.on_key(Some(Action::Toggle), &key(KeyCode::Char(' ')));
-        s.on_key(Some(Action::Down), &key(KeyCode::Down));
-        s.on_key(Some(Action::NextOption), &key(KeyCode::Right));
-        s.on_key(Some(Action::NextOption), &key(KeyCode::Right));
-        let out = s.on_key(Some(Action::Submit), &key(KeyCode::Enter));
-        assert!(out.done);
+        step(&mut s, ElicitMsg::Focus(1));
+        step(&mut s, ElicitMsg::Toggle);
+        step(&mut s, ElicitMsg::Focus(1));
+        step(&mut s, ElicitMsg::Step(1));
+        step(&mut s, ElicitMsg::Step(1));
+        let (done, effects) = step(&mut s, ElicitMsg::Accept);
+        assert!(done);
         let Effect::AnswerElicit {
             ticket: 7,
             answer: ElicitAnswer::Accept(content),
-        } = &out.effects[0]
+        } = &effects[0]
         else {
-            panic!("{out:?}")
+            panic!("{effects:?}")
         };
         assert_eq!(
             Value::Object(content.clone()),
@@ -489,9 +539,9 @@ mod tests {
     #[test]
     fn decline_and_cancel_send_no_content_and_url_mode_opens_only_on_the_key() {
         let mut s = state(&schema());
-        let out = s.on_key(Some(Action::Decline), &key(KeyCode::Char('d')));
+        let (_, effects) = step(&mut s, ElicitMsg::Decline);
         assert_eq!(
-            out.effects,
+            effects,
             [Effect::AnswerElicit {
                 ticket: 7,
                 answer: ElicitAnswer::Decline
@@ -507,20 +557,24 @@ mod tests {
             },
         };
         let mut s = ElicitState::new(9, ask, Instant::now());
-        let out = s.on_key(None, &key(KeyCode::Char('z')));
-        assert!(out.effects.is_empty());
-        let out = s.on_key(Some(Action::OpenUrl), &key(KeyCode::Char('o')));
+        let (done, effects) = step(&mut s, ElicitMsg::Type('z'));
+        assert!(
+            !done && effects.is_empty(),
+            "typing does nothing in URL mode"
+        );
+        let (done, effects) = step(&mut s, ElicitMsg::OpenUrl);
         assert_eq!(
-            out.effects,
+            effects,
             [Effect::OpenUrl {
                 server: "s".into(),
                 url: "https://example.com/x".into()
             }]
         );
-        assert!(!out.done);
-        let out = s.on_key(Some(Action::Back), &key(KeyCode::Esc));
+        assert!(!done);
+        assert_eq!(ElicitState::message(Action::Back), Some(ElicitMsg::Cancel));
+        let (_, effects) = step(&mut s, ElicitMsg::Cancel);
         assert_eq!(
-            out.effects,
+            effects,
             [Effect::AnswerElicit {
                 ticket: 9,
                 answer: ElicitAnswer::Cancel

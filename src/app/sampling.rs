@@ -10,7 +10,9 @@ use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use super::Effect;
+use super::component::{Component, Update};
 use super::keymap::Action;
+use super::overlays::{Asks, scrolled};
 use super::update::to_input;
 use crate::mcp::client::{SamplingAnswer, SamplingAsk};
 
@@ -21,7 +23,7 @@ pub const STOP_REASONS: [&str; 3] = ["endTurn", "stopSequence", "maxTokens"];
 const MAX_REPLY: usize = 64 * 1024;
 
 /// A sampling request waiting for the operator.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SamplingState {
     /// Names the reply the engine awaits.
     pub ticket: u64,
@@ -94,7 +96,7 @@ impl SamplingState {
         STOP_REASONS[self.stop % STOP_REASONS.len()]
     }
 
-    fn answer(&self, answer: SamplingAnswer) -> (bool, Vec<Effect>, Option<String>) {
+    fn answer(&self, answer: SamplingAnswer) -> Update<Box<Self>> {
         let said = match &answer {
             SamplingAnswer::Reply { text, .. } => {
                 format!(
@@ -105,57 +107,12 @@ impl SamplingState {
             }
             SamplingAnswer::Reject => format!("rejected {}'s sampling request", self.ask.server),
         };
-        (
-            true,
-            vec![Effect::AnswerSample {
-                ticket: self.ticket,
-                answer,
-            }],
-            Some(said),
-        )
-    }
-
-    /// Handles a key the keymap mapped to `action` (or `None`: typing into the reply). Returns
-    /// (answered, effects, status message).
-    pub fn on_key(
-        &mut self,
-        action: Option<Action>,
-        key: KeyEvent,
-    ) -> (bool, Vec<Effect>, Option<String>) {
-        match action {
-            Some(Action::Submit) => {
-                let text = self.reply.lines().join("\n");
-                if text.trim().is_empty() {
-                    return (
-                        false,
-                        Vec::new(),
-                        Some("write a reply first (or reject)".to_owned()),
-                    );
-                }
-                let stop_reason = self.stop_reason().to_owned();
-                self.answer(SamplingAnswer::Reply { text, stop_reason })
-            }
-            Some(Action::Decline | Action::Back) => self.answer(SamplingAnswer::Reject),
-            Some(Action::StopReason) => {
-                self.stop = (self.stop + 1) % STOP_REASONS.len();
-                (false, Vec::new(), None)
-            }
-            Some(Action::PageUp) => {
-                self.scroll = self.scroll.saturating_sub(super::update::PAGE);
-                (false, Vec::new(), None)
-            }
-            Some(Action::PageDown) => {
-                let max = self.request_lines().len().saturating_sub(1);
-                self.scroll = (self.scroll + super::update::PAGE).min(max);
-                (false, Vec::new(), None)
-            }
-            _ => {
-                if self.reply_len() < MAX_REPLY {
-                    self.reply.input(to_input(key));
-                }
-                (false, Vec::new(), None)
-            }
-        }
+        let mut asks = Asks::said(&said);
+        asks.effects.push(Effect::AnswerSample {
+            ticket: self.ticket,
+            answer,
+        });
+        Update::close(Some(asks))
     }
 
     fn reply_len(&self) -> usize {
@@ -171,6 +128,63 @@ impl SamplingState {
         let room = MAX_REPLY.saturating_sub(self.reply_len());
         let text: String = text.chars().take(room).collect();
         self.reply.insert_str(crate::mcp::sanitize::sanitize(&text));
+    }
+}
+
+/// What the sampling modal answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleMsg {
+    /// Send the reply with the stop reason chosen.
+    Send,
+    /// Reject the request.
+    Reject,
+    /// The next stop reason.
+    StopReason,
+    /// Scroll the request a page (`PageUp` or `PageDown`).
+    Page(Action),
+    /// A key no binding took: it types into the reply.
+    Type(KeyEvent),
+}
+
+/// The sampling modal: every key it does not bind types into the reply.
+impl Component for Box<SamplingState> {
+    type Msg = SampleMsg;
+    type Env<'a> = ();
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<SampleMsg> {
+        match action {
+            Action::Submit => Some(SampleMsg::Send),
+            Action::Decline | Action::Back => Some(SampleMsg::Reject),
+            Action::StopReason => Some(SampleMsg::StopReason),
+            Action::PageUp | Action::PageDown => Some(SampleMsg::Page(action)),
+            _ => None,
+        }
+    }
+
+    fn update(mut self, msg: SampleMsg, (): &()) -> Update<Self> {
+        match msg {
+            SampleMsg::Send => {
+                let text = self.reply.lines().join("\n");
+                if text.trim().is_empty() {
+                    return Update::then(self, Asks::said("write a reply first (or reject)"));
+                }
+                let stop_reason = self.stop_reason().to_owned();
+                return self.answer(SamplingAnswer::Reply { text, stop_reason });
+            }
+            SampleMsg::Reject => return self.answer(SamplingAnswer::Reject),
+            SampleMsg::StopReason => self.stop = (self.stop + 1) % STOP_REASONS.len(),
+            SampleMsg::Page(action) => {
+                let max = self.request_lines().len().saturating_sub(1);
+                self.scroll = scrolled(self.scroll, action, max);
+            }
+            SampleMsg::Type(key) => {
+                if self.reply_len() < MAX_REPLY {
+                    self.reply.input(to_input(key));
+                }
+            }
+        }
+        Update::stay(self)
     }
 }
 
@@ -207,17 +221,36 @@ mod tests {
         );
     }
 
+    /// `msg` through the pure update: whether it closed, and the effects it asked.
+    fn step(s: &mut Box<SamplingState>, msg: SampleMsg) -> (bool, Vec<Effect>) {
+        let update = s.clone().update(msg, &());
+        let effects = update.out.map(|a| a.effects).unwrap_or_default();
+        match update.next {
+            Some(next) => {
+                *s = next;
+                (false, effects)
+            }
+            None => (true, effects),
+        }
+    }
+
     #[test]
     fn nothing_is_sent_until_the_operator_sends_or_rejects() {
-        let mut s = SamplingState::new(3, ask(), Instant::now());
-        let (done, effects, _) = s.on_key(Some(Action::Submit), key(KeyCode::Enter));
+        let mut s = Box::new(SamplingState::new(3, ask(), Instant::now()));
+        let (done, effects) = step(&mut s, SampleMsg::Send);
         assert!(!done && effects.is_empty(), "an empty reply is not sent");
         for c in "hello".chars() {
-            let (done, effects, _) = s.on_key(None, key(KeyCode::Char(c)));
+            let (done, effects) = step(&mut s, SampleMsg::Type(key(KeyCode::Char(c))));
             assert!(!done && effects.is_empty());
         }
-        s.on_key(Some(Action::StopReason), key(KeyCode::Char('r')));
-        let (done, effects, _) = s.on_key(Some(Action::Submit), key(KeyCode::Enter));
+        step(&mut s, SampleMsg::StopReason);
+        step(&mut s, SampleMsg::Page(Action::PageDown));
+        assert_eq!(
+            s.scroll,
+            s.request_lines().len() - 1,
+            "kept at the last line"
+        );
+        let (done, effects) = step(&mut s, SampleMsg::Send);
         assert!(done);
         assert_eq!(
             effects,
@@ -229,8 +262,12 @@ mod tests {
                 }
             }]
         );
-        let mut s = SamplingState::new(4, ask(), Instant::now());
-        let (done, effects, _) = s.on_key(Some(Action::Decline), key(KeyCode::Char('d')));
+        let mut s = Box::new(SamplingState::new(4, ask(), Instant::now()));
+        assert_eq!(
+            Box::<SamplingState>::message(Action::Back),
+            Some(SampleMsg::Reject)
+        );
+        let (done, effects) = step(&mut s, SampleMsg::Reject);
         assert!(done);
         assert_eq!(
             effects,

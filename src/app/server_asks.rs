@@ -8,10 +8,12 @@ use std::time::Instant;
 
 use crossterm::event::KeyEvent;
 
-use super::elicitation::ElicitState;
+use super::component::{Component, Update};
+use super::elicitation::{ElicitMsg, ElicitState};
 use super::keymap::Ctx;
 use super::log_tab::LogLine;
-use super::sampling::SamplingState;
+use super::overlays::Asks;
+use super::sampling::{SampleMsg, SamplingState};
 use super::{App, Effect, Msg};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -81,6 +83,14 @@ impl ServerAsk {
     }
 }
 
+/// A request's update as the queue's front next and what it asks.
+fn step<C: Component<Out = Asks>>(
+    update: Update<C>,
+    front: fn(C) -> ServerAsk,
+) -> (Option<ServerAsk>, Option<Asks>) {
+    (update.next.map(front), update.out)
+}
+
 /// What a withdrawn request's modal and the status line say.
 pub const WITHDRAWN: &str = "withdrawn by the server: no answer is sent · any key closes";
 
@@ -138,45 +148,49 @@ impl App {
         self.message = Some(WITHDRAWN.to_owned());
     }
 
-    /// A key while a server's request is in front.
+    /// A key while a server's request is in front: its update, or a keyed-in character.
     pub(super) fn on_ask_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let now = self.now;
-        let Some(front) = self.asks.front_mut() else {
+        let Some(front) = self.asks.front() else {
             return Vec::new();
         };
         if !front.armed(now) {
             return Vec::new();
         }
-        if front.withdrawn() {
-            // Any key closes it; nothing is sent.
-            self.close_front_ask();
-            return Vec::new();
-        }
         let action = self.keymap.lookup(&[front.ctx()], &key);
-        let (done, effects, message) = match front {
-            ServerAsk::Elicit(e) => {
-                let out = e.on_key(action, &key);
-                (out.done, out.effects, out.message)
+        let (next, asks) = match self.asks.pop_front() {
+            // Any key closes a withdrawn request; nothing is sent.
+            Some(ask) if ask.withdrawn() => (None, None),
+            Some(ServerAsk::Elicit(e)) => {
+                let msg = action.and_then(ElicitState::message);
+                match msg.or_else(|| ElicitMsg::typed(&key)) {
+                    Some(msg) => step(e.update(msg, &()), ServerAsk::Elicit),
+                    None => (Some(ServerAsk::Elicit(e)), None),
+                }
             }
-            ServerAsk::Sample(s) => s.on_key(action, key),
+            Some(ServerAsk::Sample(s)) => {
+                let msg = action.and_then(Box::<SamplingState>::message);
+                step(
+                    s.update(msg.unwrap_or(SampleMsg::Type(key)), &()),
+                    ServerAsk::Sample,
+                )
+            }
+            None => return Vec::new(),
         };
-        if message.is_some() {
-            self.message = message;
+        match next {
+            Some(ask) => self.asks.push_front(ask),
+            // The next request's guard starts as it is first shown.
+            None => {
+                if let Some(next) = self.asks.front_mut() {
+                    next.reset_shown(now);
+                }
+            }
         }
-        if done {
-            self.close_front_ask();
+        let asks = asks.unwrap_or_default();
+        if asks.message.is_some() {
+            self.message = asks.message;
         }
-        effects
-    }
-
-    /// Takes the request in front off the screen; the next one's guard starts as it is first
-    /// shown.
-    fn close_front_ask(&mut self) {
-        self.asks.pop_front();
-        let now = self.now;
-        if let Some(next) = self.asks.front_mut() {
-            *next.shown_at() = now;
-        }
+        asks.effects
     }
 
     /// A paste while a server's request is in front: it types, never answers.
