@@ -398,40 +398,31 @@ impl Component for ElicitState {
     }
 
     fn update(mut self, msg: ElicitMsg, (): &()) -> Update<Self> {
-        let form = match (&mut self.mode, msg) {
-            (_, ElicitMsg::Accept) => return self.accept(),
-            (_, ElicitMsg::Decline) => return self.answered(ElicitAnswer::Decline),
-            (_, ElicitMsg::Cancel) => return self.answered(ElicitAnswer::Cancel),
-            (ElicitMode::Url { url, .. }, ElicitMsg::OpenUrl) => {
-                let open = Effect::OpenUrl {
-                    server: self.server.clone(),
-                    url: url.clone(),
-                };
+        match (msg, &mut self.mode) {
+            (ElicitMsg::Accept, _) => return self.accept(),
+            (ElicitMsg::Decline, _) => return self.answered(ElicitAnswer::Decline),
+            (ElicitMsg::Cancel, _) => return self.answered(ElicitAnswer::Cancel),
+            (ElicitMsg::OpenUrl, ElicitMode::Url { url, .. }) => {
                 let mut asks = Asks::said("opening the URL in the browser");
-                asks.effects.push(open);
+                let server = self.server.clone();
+                asks.effects.push(Effect::OpenUrl {
+                    server,
+                    url: url.clone(),
+                });
                 return Update::then(self, asks);
             }
-            (ElicitMode::Url { url, .. }, ElicitMsg::Copy) => {
+            (ElicitMsg::Copy, ElicitMode::Url { url, .. }) => {
                 let copy = Effect::Copy(url.clone());
                 return Update::then(self, copy.into());
             }
-            (ElicitMode::Url { .. }, _)
-            | (ElicitMode::Form(_), ElicitMsg::OpenUrl | ElicitMsg::Copy) => {
-                return Update::stay(self);
-            }
-            (ElicitMode::Form(form), _) => form,
-        };
-        match msg {
-            ElicitMsg::Focus(delta) => form.move_focus(delta),
-            ElicitMsg::Toggle => form.toggle(),
-            ElicitMsg::Step(delta) => form.step_option(delta),
-            ElicitMsg::Type(c) => form.type_char(c),
-            ElicitMsg::Backspace => form.backspace(),
-            ElicitMsg::Accept
-            | ElicitMsg::Decline
-            | ElicitMsg::Cancel
-            | ElicitMsg::OpenUrl
-            | ElicitMsg::Copy => {}
+            (ElicitMsg::Focus(delta), ElicitMode::Form(form)) => form.move_focus(delta),
+            (ElicitMsg::Toggle, ElicitMode::Form(form)) => form.toggle(),
+            (ElicitMsg::Step(delta), ElicitMode::Form(form)) => form.step_option(delta),
+            (ElicitMsg::Type(c), ElicitMode::Form(form)) => form.type_char(c),
+            (ElicitMsg::Backspace, ElicitMode::Form(form)) => form.backspace(),
+            // A URL takes no typing; a form has no URL.
+            (ElicitMsg::OpenUrl | ElicitMsg::Copy, ElicitMode::Form(_))
+            | (_, ElicitMode::Url { .. }) => {}
         }
         Update::stay(self)
     }

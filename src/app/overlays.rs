@@ -65,7 +65,7 @@ pub enum Overlay {
     Panel(super::panels::PanelView),
 }
 
-/// What an overlay component asks of the app: effects to run, and a status message.
+/// What an overlay or a server's ask asks of the app: effects to run, and a status message.
 #[derive(Debug, Default, PartialEq)]
 pub struct Asks {
     /// Effects to run.
