@@ -11,8 +11,10 @@ Usage: large-mcp-server.py [--mib N] [--escaped] [--tools N] [--http PORT]
   of `x`, which needs no escape at all.
 - `--tools N`: list N more tools of about 215 bytes each (a name, a one-line description, two
   typed properties, one required), in pages of 1,000.
-- `--http PORT`: serve Streamable HTTP on 127.0.0.1:PORT (stateless, every answer a plain JSON
-  body) instead of stdio. The port is printed on stdout once it listens (0: any free port).
+- `--http PORT`: serve Streamable HTTP on 127.0.0.1:PORT (stateless) instead of stdio. The port
+  is printed on stdout once it listens (0: any free port). Every answer is a plain JSON body,
+  except under a path ending in `/sse` (`http://127.0.0.1:PORT/sse`), where every answer is an
+  SSE stream (`text/event-stream`) of one `message` event whose one `data:` line holds it.
 
 Answers `initialize`, `tools/list`, `ping` and `tools/call`; anything else is "method not found"
 (so a 2026 `server/discover` probe falls back to `initialize`); ignores notifications; on stdio it
@@ -106,8 +108,13 @@ def serve_http(port, text, tools):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            if self.path.rstrip("/").endswith("/sse"):
+                reply = b"event: message\ndata: " + reply + b"\n\n"
+                kind = "text/event-stream"
+            else:
+                kind = "application/json"
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(reply)))
             self.end_headers()
             self.wfile.write(reply)

@@ -7,7 +7,8 @@ use std::io::Write as _;
 use super::Context;
 use super::exit::Exit;
 use crate::mcp::sanitize::{escape_json_text, sanitize};
-use crate::mcp::status::{Overview, ServerStatus, SourceView, overview, server_rows, var_is_set};
+use crate::mcp::status::{Overview, ServerStatus, SourceView, overview, var_is_set};
+use crate::mcp::status_row::{RowsShared, StatusRow, status_rows};
 use crate::mcp::trust::TrustState;
 
 /// Prints the status report; always exit 0 (problems are in the report).
@@ -17,11 +18,13 @@ use crate::mcp::trust::TrustState;
 pub fn run(cx: &Context, json: bool) -> Exit {
     let overview = overview(&cx.config, &cx.trust);
     let trust = overview.project.trust;
-    let rows = server_rows(&cx.config, trust, &var_is_set);
+    let shared = RowsShared::default();
+    let rows = status_rows(&cx.config, trust, &var_is_set, &shared);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if json {
         write_json(&mut out, &overview, rows)
     } else {
+        let rows = rows.map(|row| row.to_status());
         let width = cx
             .config
             .servers
@@ -39,10 +42,10 @@ pub fn run(cx: &Context, json: bool) -> Exit {
 
 /// The `--json` envelope shared with `mcpdeck proxy '{}'`, written piece by piece: the same
 /// document as serialising the whole report, every piece escaped like any JSON output.
-fn write_json(
+fn write_json<'a>(
     out: &mut impl std::io::Write,
     overview: &Overview,
-    rows: impl Iterator<Item = ServerStatus>,
+    rows: impl Iterator<Item = StatusRow<'a>>,
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     out.write_all(

@@ -47,7 +47,38 @@ pub(crate) fn write_canonical_map(
     out.push('}');
 }
 
-/// Appends `text` as a JSON string.
+/// Appends `text` as a JSON string (as `serde_json` writes it).
 pub(crate) fn write_string(text: &str, out: &mut String) {
+    // serde_json escapes only `"`, `\` and control characters; text without them is quoted
+    // as it is (server names, keys, most values).
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(text.len() + 2);
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     out.push_str(&serde_json::to_string(text).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_is_written_as_serde_json_writes_it() {
+        for text in [
+            "s0",
+            "",
+            "é/x~\u{7f}",
+            "a\"b",
+            "c\\d",
+            "\u{1}\n\t",
+            "\u{2028}",
+        ] {
+            let mut out = String::new();
+            write_string(text, &mut out);
+            assert_eq!(out, serde_json::to_string(text).expect("json"), "{text:?}");
+        }
+    }
 }

@@ -44,6 +44,7 @@ pub mod sanitize;
 pub mod scan;
 pub mod server_stdio;
 pub mod status;
+pub mod status_row;
 pub mod trust;
 
 pub use api::OpResult;

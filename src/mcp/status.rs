@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, ServerDef, Source};
+use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, Source};
+use crate::mcp::status_row::{RowsShared, status_rows};
 use crate::mcp::trust::{TrustState, TrustStore, fingerprint};
 
 /// A server's state as status shows it.
@@ -214,7 +215,7 @@ pub fn report(
 ) -> StatusReport {
     let overview = overview(config, store);
     let trust = overview.project.trust;
-    let servers = server_rows(config, trust, is_set).collect();
+    let servers = server_rows(config, trust, is_set);
     StatusReport {
         project: overview.project,
         servers,
@@ -261,80 +262,18 @@ pub fn overview(config: &ConfigSet, store: &TrustStore) -> Overview {
     }
 }
 
-/// Every server's row of the report, in order. The roots line of the servers offered the
-/// project directory alone is worked out once, not once per server.
-pub fn server_rows<'a>(
-    config: &'a ConfigSet,
-    trust: TrustState,
-    is_set: &'a dyn Fn(&str) -> bool,
-) -> impl Iterator<Item = ServerStatus> + 'a {
-    let project_line = std::cell::OnceCell::new();
-    config.servers.iter().map(move |server| {
-        server_status(server, trust, is_set, &config.project_root, &project_line)
-    })
-}
-
-/// One server's row of the report; `project_line` keeps the roots line of a server offered the
-/// project directory alone.
-fn server_status(
-    server: &Effective,
+/// Every server's row of the report, in order (owned; see [`status_rows`] for borrowed rows).
+/// The roots line of the servers offered the project directory alone is worked out once, not
+/// once per server.
+pub fn server_rows(
+    config: &ConfigSet,
     trust: TrustState,
     is_set: &dyn Fn(&str) -> bool,
-    project_root: &std::path::Path,
-    project_line: &std::cell::OnceCell<String>,
-) -> ServerStatus {
-    let entry = &server.entry;
-    let transport = entry.def.as_ref().map(|d| d.transport.kind()).or_else(|| {
-        let raw = entry.raw.value();
-        let raw = raw.as_object()?;
-        match (raw.contains_key("command"), raw.contains_key("url")) {
-            (true, false) => Some("stdio"),
-            (false, true) => Some("http"),
-            _ => None,
-        }
-    });
-    let references = entry
-        .def
-        .as_ref()
-        .map(|d| {
-            d.references()
-                .into_iter()
-                .map(|(field, variable)| ReferenceView {
-                    set: is_set(&variable),
-                    field,
-                    variable,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let (roots, roots_notes) = match entry.def.as_ref() {
-        None => (None, Vec::new()),
-        Some(def) if crate::mcp::client::roots::offered_the_project(def) => {
-            let line = project_line.get_or_init(|| {
-                crate::mcp::client::roots::offered_for(def, project_root, project_root)
-                    .line(project_root)
-            });
-            (Some(line.clone()), Vec::new())
-        }
-        Some(def) => {
-            let file_dir = entry.source.file.parent().unwrap_or(project_root);
-            let offered = crate::mcp::client::roots::offered_for(def, file_dir, project_root);
-            (Some(offered.line(project_root)), offered.shown_notes())
-        }
-    };
-    ServerStatus {
-        name: entry.name.clone(),
-        state: static_state(server, trust),
-        transport,
-        source: SourceView::from(&entry.source),
-        shadowed: server.shadowed.iter().map(SourceView::from).collect(),
-        references,
-        diagnostics: Counts::of(&entry.diagnostics),
-        sandbox: entry.def.as_ref().and_then(ServerDef::sandbox_line),
-        roots,
-        roots_notes,
-        runtime: RuntimeStatus::default(),
-    }
+) -> Vec<ServerStatus> {
+    let shared = RowsShared::default();
+    status_rows(config, trust, is_set, &shared)
+        .map(|row| row.to_status())
+        .collect()
 }
 
 #[cfg(test)]

@@ -153,3 +153,41 @@ async fn a_large_answer_is_a_raw_spill_removed_at_shutdown() {
     engine.shutdown().await;
     assert!(!path.exists(), "removed with the other spills");
 }
+
+/// A 15 MiB text answering a call in one SSE event (from a real server on 127.0.0.1) arrives
+/// whole: decoded where the event is read, it takes the place of the stand-in rmcp's worker
+/// sees, and its text is spilled byte for byte.
+#[tokio::test]
+async fn a_large_result_in_an_sse_event_arrives_whole_and_is_spilled() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = common::HttpFixture::start("k=read");
+    let engine = engine_of(
+        &dir,
+        &json!({"fx": {"url": fx.url("/raw/huge-escaped-as-sse")}}),
+    );
+    let outcome = engine.run(&call(), &CancellationToken::new()).await;
+    let Ok(success) = &outcome.body else {
+        panic!("{:?}", outcome.body);
+    };
+    let OpResult::Call(result) = &success.result else {
+        panic!("{:?}", success.result);
+    };
+    // The fixture's text: lines of 79 `x`, each ending in an escaped newline, 15 MiB decoded.
+    let line = format!("{}\n", "x".repeat(79));
+    let sent = line.repeat(15 * 1024 * 1024 / 80);
+    let spill = result
+        .spills
+        .iter()
+        .find(|s| s.mime.starts_with("text/"))
+        .unwrap_or_else(|| panic!("the text is spilled: {:?}", result.spills));
+    assert_eq!(spill.size, sent.len() as u64);
+    let entry = engine
+        .spills()
+        .into_iter()
+        .find(|s| s.basename == spill.basename)
+        .expect("listed");
+    let on_disk = std::fs::read_to_string(&entry.path).unwrap();
+    assert!(on_disk == sent, "the spill is the whole text");
+    assert!(result.text.contains(&spill.basename), "the text names it");
+    engine.shutdown().await;
+}

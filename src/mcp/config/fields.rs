@@ -106,9 +106,19 @@ impl<'a> Cx<'a> {
 
     /// Reports every key that appears more than once in `members`.
     pub(crate) fn duplicates(&mut self, members: &[Member], path: &str) {
-        let mut seen: HashSet<&str> = HashSet::with_capacity(members.len());
-        for m in members {
-            if !seen.insert(m.key.as_str()) {
+        // A server object has a handful of keys: looking back costs less than hashing them.
+        const SMALL: usize = 16;
+        let mut seen: HashSet<&str> = HashSet::new();
+        if members.len() > SMALL {
+            seen.reserve(members.len());
+        }
+        for (i, m) in members.iter().enumerate() {
+            let repeated = if members.len() > SMALL {
+                !seen.insert(m.key.as_str())
+            } else {
+                members[..i].iter().any(|earlier| earlier.key == m.key)
+            };
+            if repeated {
                 let p = join(path, &m.key);
                 self.error(
                     "duplicate_key",

@@ -18,6 +18,7 @@ pub(crate) mod schema;
 pub(crate) mod secret_shape;
 mod server_def;
 mod server_options;
+mod span_tree;
 pub mod watch;
 
 pub use diagnostic::{Counts, Diagnostic, Severity};

@@ -32,7 +32,7 @@ pub(super) struct Outline {
 }
 
 /// Deeper nesting than this is left to the full parser.
-const MAX_DEPTH: usize = 512;
+pub(super) const MAX_DEPTH: usize = 512;
 
 /// The outline of `text`, or `None` when it is not strict JSON with an object at the top, or
 /// names `mcpServers` more than once.
@@ -64,22 +64,47 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
     Some(Outline { top, servers })
 }
 
-struct Scanner<'a> {
-    text: &'a str,
+/// The strict-JSON scanner (also used by `span_tree`, which builds a tree with it).
+pub(super) struct Scanner<'a> {
+    pub(super) text: &'a str,
     bytes: &'a [u8],
-    pos: usize,
+    pub(super) pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner of `text` with its cursor at byte `pos`.
+    pub(super) fn at(text: &'a str, pos: usize) -> Self {
+        Self {
+            text,
+            bytes: text.as_bytes(),
+            pos,
+        }
+    }
+}
+
+/// The unescaped text of the strict-JSON string `raw` (quotes included), borrowed from the
+/// text when it holds no escape.
+pub(super) fn unescape(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    if inner.contains('\\') {
+        serde_json::from_str::<String>(raw)
+            .ok()
+            .map(std::borrow::Cow::Owned)
+    } else {
+        Some(std::borrow::Cow::Borrowed(inner))
+    }
 }
 
 impl Scanner<'_> {
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn eat(&mut self, byte: u8) -> Option<()> {
+    pub(super) fn eat(&mut self, byte: u8) -> Option<()> {
         (self.peek()? == byte).then(|| self.pos += 1)
     }
 
-    fn ws(&mut self) {
+    pub(super) fn ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;
         }
@@ -97,7 +122,7 @@ impl Scanner<'_> {
             self.ws();
             let key_start = self.pos;
             self.string()?;
-            let key = serde_json::from_str(&self.text[key_start..self.pos]).ok()?;
+            let key = unescape(&self.text[key_start..self.pos])?.into_owned();
             self.ws();
             self.eat(b':')?;
             self.ws();
@@ -121,7 +146,7 @@ impl Scanner<'_> {
     }
 
     /// Skips one value, checking that it is strict JSON.
-    fn value(&mut self, depth: usize) -> Option<()> {
+    pub(super) fn value(&mut self, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -164,7 +189,7 @@ impl Scanner<'_> {
         }
     }
 
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
+    pub(super) fn literal(&mut self, word: &[u8]) -> Option<()> {
         self.bytes.get(self.pos..)?.starts_with(word).then(|| {
             self.pos += word.len();
         })
@@ -178,7 +203,7 @@ impl Scanner<'_> {
         self.pos - start
     }
 
-    fn number(&mut self) -> Option<()> {
+    pub(super) fn number(&mut self) -> Option<()> {
         let _ = self.eat(b'-');
         match self.peek()? {
             b'0' => self.pos += 1,
@@ -203,7 +228,7 @@ impl Scanner<'_> {
     }
 
     /// Skips a string; the text is `&str`, so it is valid UTF-8 already.
-    fn string(&mut self) -> Option<()> {
+    pub(super) fn string(&mut self) -> Option<()> {
         self.eat(b'"')?;
         loop {
             let rest = self.bytes.get(self.pos..)?;
@@ -255,8 +280,8 @@ pub(super) fn write_canonical_span(
     };
     scan.ws();
     scan.canonical(0, out)?;
-    scan.ws();
-    (scan.pos == range.end).then_some(())
+    // What follows the value may be the file's whitespace after it: the span ends before that.
+    super::span_tree::only_whitespace(text.get(scan.pos..range.end)?).then_some(())
 }
 
 impl Scanner<'_> {
@@ -340,7 +365,7 @@ impl Scanner<'_> {
                 out.push(',');
             }
             first = false;
-            out.push_str(&serde_json::to_string(key.as_ref()).ok()?);
+            crate::mcp::canonical::write_string(key, out);
             out.push(':');
             self.pos = *at;
             self.canonical(depth + 1, out)?;
@@ -450,5 +475,9 @@ mod tests {
             );
         }
         assert!(write_canonical_span("{\"a\": 01}", 0..9, &mut String::new()).is_none());
+        // A value followed by whitespace inside its file is still read from its span.
+        let mut out = String::new();
+        write_canonical_span("[{\"b\": 1, \"a\": 2} ]", 1..17, &mut out).expect("strict JSON");
+        assert_eq!(out, r#"{"a":2,"b":1}"#);
     }
 }

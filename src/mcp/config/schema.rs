@@ -333,7 +333,8 @@ fn servers_entries(
     let repeated = repeated_keys(&servers);
     let mut entries = Vec::with_capacity(servers.len());
     for (member, repeated) in servers.into_iter().zip(repeated) {
-        let value = json::parse_span(text, member.value.clone()).ok()?;
+        let value = super::span_tree::parse_strict_span(text, member.value.clone())
+            .or_else(|| json::parse_span(text, member.value.clone()).ok())?;
         let mut cx = Cx::new(file, text, index);
         let path = format!("mcpServers.{}", member.key);
         if repeated {

@@ -67,6 +67,8 @@ pub struct Faults {
     pub(crate) raw: super::raw::RawFrames,
     /// Server requests sent as tasks, with the parameters rmcp's types drop (`task_asks`).
     pub(crate) task_asks: super::task_asks::TaskAsks,
+    /// Tool results decoded from SSE events, waiting for their stand-ins (`decoded`).
+    pub(crate) decoded: super::decoded::DecodedAnswers,
 }
 
 /// Errors owed to a server's undecodable requests that may wait to be written; more are

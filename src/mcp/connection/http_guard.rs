@@ -33,6 +33,7 @@ use futures_util::StreamExt;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpError, StreamableHttpPostResponse,
@@ -177,10 +178,12 @@ impl GuardedClient {
     }
 }
 
-/// What a POST was: its id when it is a request, and whether it is `server/discover`.
+/// What a POST was: its id when it is a request, and whether it is `server/discover` or a
+/// `tools/call`.
 struct Posted {
     id: Option<RequestId>,
     discover: bool,
+    call: bool,
 }
 
 impl Posted {
@@ -189,10 +192,12 @@ impl Posted {
             ClientJsonRpcMessage::Request(r) => Self {
                 id: Some(r.id.clone()),
                 discover: matches!(r.request, ClientRequest::DiscoverRequest(_)),
+                call: matches!(r.request, ClientRequest::CallToolRequest(_)),
             },
             _ => Self {
                 id: None,
                 discover: false,
+                call: false,
             },
         }
     }
@@ -283,7 +288,8 @@ fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String>
     if let Some(refusal) = check_listing(data.as_bytes(), faults) {
         return serde_json::to_string(&refusal).ok();
     }
-    match serde_json::from_str::<ServerJsonRpcMessage>(&data) {
+    // The answer to a tool call is decoded straight into a tool result (`decode_message`).
+    match super::faults::decode_message(data.as_bytes(), faults, posted.call) {
         Ok(message) if posted.discover => {
             let checked = discover::usable_answer(message);
             serde_json::to_string(&checked).ok()
@@ -291,7 +297,15 @@ fn check_event(data: String, posted: &Posted, faults: &Faults) -> Option<String>
         Ok(message) => {
             faults.raw.offer(&message, data.as_bytes());
             super::task_asks::note(&message, data.as_bytes(), faults);
-            Some(data)
+            match (&message, &posted.id) {
+                // Kept decoded; rmcp decodes a stand-in (`decoded.rs`).
+                (ServerJsonRpcMessage::Response(r), Some(id))
+                    if r.id == *id && matches!(r.result, ServerResult::CallToolResult(_)) =>
+                {
+                    Some(faults.decoded.keep(id.clone(), message))
+                }
+                _ => Some(data),
+            }
         }
         Err(err) => {
             let reason = super::faults::reason(data.as_bytes(), &err);
@@ -438,6 +452,7 @@ impl HttpLayer for GuardedClient {
         let posted = Posted {
             id: None,
             discover: false,
+            call: false,
         };
         Ok(guard_stream(stream, posted, self.faults.clone(), max))
     }
@@ -541,6 +556,7 @@ mod tests {
         let posted = Posted {
             id: Some(RequestId::Number(3)),
             discover: false,
+            call: false,
         };
         let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 5));
         let data = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"x":{deep}}}}}"#);

@@ -279,26 +279,69 @@ async fn read_bounded(mut response: reqwest::Response, max: usize) -> Result<Vec
 }
 
 /// The answer's SSE events, each refused once it grows past `max` bytes.
+///
+/// The body is handed to the SSE parser in whole lines (`Lines`): a line split over many
+/// chunks would otherwise be gathered in the parser's own buffer, which keeps its size (16 MiB
+/// after a 15 MiB `data:` line) for as long as the stream lives, beside the event's text.
 fn bounded_events(
     response: reqwest::Response,
     max: usize,
 ) -> BoxStream<'static, Result<Sse, SseError>> {
-    let state = (response, EventSize::new(max), false);
-    let bytes =
-        futures_util::stream::unfold(state, |(mut response, mut size, failed)| async move {
+    let state = (response, EventSize::new(max), Lines::default(), false);
+    let bytes = futures_util::stream::unfold(
+        state,
+        |(mut response, mut size, mut lines, failed)| async move {
             if failed {
                 return None;
             }
-            match response.chunk().await {
-                Ok(Some(chunk)) => match size.feed(&chunk) {
-                    Ok(()) => Some((Ok(chunk), (response, size, false))),
-                    Err(err) => Some((Err(err), (response, size, true))),
-                },
-                Ok(None) => None,
-                Err(err) => Some((Err(std::io::Error::other(err)), (response, size, true))),
+            loop {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => {
+                        if let Err(err) = size.feed(&chunk) {
+                            return Some((Err(err), (response, size, lines, true)));
+                        }
+                        if let Some(whole) = lines.feed(&chunk) {
+                            return Some((Ok(whole), (response, size, lines, false)));
+                        }
+                    }
+                    Ok(None) => {
+                        let rest = lines.rest()?;
+                        return Some((Ok(rest), (response, size, lines, false)));
+                    }
+                    Err(err) => {
+                        let err = std::io::Error::other(err);
+                        return Some((Err(err), (response, size, lines, true)));
+                    }
+                }
             }
-        });
+        },
+    );
     sse_stream::SseStream::from_bytes_stream(bytes).boxed()
+}
+
+/// Gathers a body's chunks into runs of whole lines (up to the last line end received).
+#[derive(Default)]
+struct Lines {
+    pending: Vec<u8>,
+}
+
+impl Lines {
+    /// Takes `chunk`; returns everything up to its last line end, when it holds one.
+    fn feed(&mut self, chunk: &[u8]) -> Option<std::io::Cursor<Vec<u8>>> {
+        let Some(end) = memchr::memrchr2(b'\n', b'\r', chunk) else {
+            self.pending.extend_from_slice(chunk);
+            return None;
+        };
+        let mut whole = std::mem::take(&mut self.pending);
+        whole.extend_from_slice(&chunk[..=end]);
+        self.pending.extend_from_slice(&chunk[end + 1..]);
+        Some(std::io::Cursor::new(whole))
+    }
+
+    /// What is left at the end of the body, when anything is.
+    fn rest(&mut self) -> Option<std::io::Cursor<Vec<u8>>> {
+        (!self.pending.is_empty()).then(|| std::io::Cursor::new(std::mem::take(&mut self.pending)))
+    }
 }
 
 /// The size of the SSE event being received: bytes since the last blank line.
@@ -360,6 +403,21 @@ mod tests {
         let mut lines = EventSize::new(10);
         // Lines of one event add up even when each is short.
         assert!(lines.feed(b"data: 1\ndata: 2\n").is_err());
+    }
+
+    #[test]
+    fn a_body_is_handed_on_in_whole_lines() {
+        let mut lines = Lines::default();
+        let taken = |c: Option<std::io::Cursor<Vec<u8>>>| c.map(std::io::Cursor::into_inner);
+        assert_eq!(taken(lines.feed(b"data: 12")), None);
+        assert_eq!(taken(lines.feed(b"34")), None);
+        assert_eq!(
+            taken(lines.feed(b"5\n\ndata: 6\r")).as_deref(),
+            Some(&b"data: 12345\n\ndata: 6\r"[..])
+        );
+        assert_eq!(taken(lines.feed(b"\nda")).as_deref(), Some(&b"\n"[..]));
+        assert_eq!(taken(lines.rest()).as_deref(), Some(&b"da"[..]));
+        assert_eq!(taken(lines.rest()), None);
     }
 
     #[test]

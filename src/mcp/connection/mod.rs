@@ -10,6 +10,7 @@
 mod client_meta;
 mod connect;
 pub(crate) mod declare;
+pub(crate) mod decoded;
 pub(crate) mod discover;
 mod era;
 pub(crate) mod error;

@@ -108,7 +108,11 @@ where
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
         let faults = self.faults.clone();
         let next = self.inner.receive();
-        async move { next.await.map(|m| restored(m, &faults)) }
+        // A tool result decoded from an SSE event takes its stand-in's place first.
+        async move {
+            next.await
+                .map(|m| restored(faults.decoded.restored(m), &faults))
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

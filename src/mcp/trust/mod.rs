@@ -300,7 +300,7 @@ fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String
             buffer.push_str(shown);
         }
         buffer.push_str(",\"name\":");
-        buffer.push_str(&json_string(&e.name));
+        crate::mcp::canonical::write_string(&e.name, &mut buffer);
         buffer.push_str("}\n");
     }
     let mut item = String::new();
