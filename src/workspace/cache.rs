@@ -242,23 +242,7 @@ impl IndexCache {
     ) -> Result<Arc<Snapshot>, Cancelled> {
         // Never hold two generations of postings at once.
         self.snapshot = None;
-        let postings = match postings {
-            Some(postings) => postings,
-            None => {
-                let mut postings = Postings::new();
-                let mut vocabulary = self
-                    .vocabulary
-                    .write()
-                    .unwrap_or_else(PoisonError::into_inner);
-                for (i, record) in self.records.iter().enumerate() {
-                    if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
-                        return Err(Cancelled);
-                    }
-                    postings.add(record, &record.terms(&mut vocabulary));
-                }
-                postings
-            }
-        };
+        let postings = postings.map_or_else(|| self.postings_again(cancel), Ok)?;
         let snapshot = Arc::new(Snapshot::build(
             self.records.clone(),
             postings,
@@ -268,6 +252,22 @@ impl IndexCache {
         )?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
+    }
+
+    /// The postings of the current records, their terms made again from their texts.
+    fn postings_again(&self, cancel: &AtomicBool) -> Result<Postings, Cancelled> {
+        let mut postings = Postings::new();
+        let mut vocabulary = self
+            .vocabulary
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (i, record) in self.records.iter().enumerate() {
+            if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
+                return Err(Cancelled);
+            }
+            postings.add(record, &record.terms(&mut vocabulary));
+        }
+        Ok(postings)
     }
 
     /// Brings the records up to date with the files heard changing. `None` when only a walk

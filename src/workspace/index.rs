@@ -422,7 +422,7 @@ mod tests {
                 if ext == "rs" && next(4) == 0 {
                     body.push_str("#[cfg(test)]\nmod tests {}\n\n");
                 }
-                for _ in 0..1 + next(12) {
+                for _ in 0..=next(12) {
                     body.push_str(WORDS[next(WORDS.len())]);
                     body.push(' ');
                 }
