@@ -233,20 +233,23 @@ impl Snapshot {
                 found[passage] = true;
             });
         }
-        let hits = found
-            .iter()
-            .enumerate()
-            .filter(|(_, found)| **found)
-            .map(|(passage, _)| {
-                let (file, chunk) = self.postings.place(passage);
-                let weight = weight(&self.files[file], self.test_material[file], chunk);
-                Hit {
-                    file,
-                    chunk,
-                    score: scores[passage] * weight,
-                }
-            })
-            .collect();
+        // Sized once, not grown by doubling (each doubling copies the list and frees the old).
+        let mut hits = Vec::with_capacity(found.iter().filter(|f| **f).count());
+        hits.extend(
+            found
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| **f)
+                .map(|(passage, _)| {
+                    let (file, chunk) = self.postings.place(passage);
+                    let weight = weight(&self.files[file], self.test_material[file], chunk);
+                    Hit {
+                        file,
+                        chunk,
+                        score: scores[passage] * weight,
+                    }
+                }),
+        );
         Ranked::new(hits)
     }
 }
