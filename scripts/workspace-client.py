@@ -2,11 +2,13 @@
 """A minimal MCP client for timing `mcpdeck workspace-server` (stdlib only), used by the
 workspace rows of scripts/bench-side-by-side.
 
-Usage: workspace-client.py [--calls N] [--report] -- COMMAND [ARG...]
+Usage: workspace-client.py [--calls N] [--vary] [--report] -- COMMAND [ARG...]
 
 Spawns COMMAND (a workspace server whose workspace is bound as `ws`), sends `initialize` and
 `notifications/initialized` as newline-delimited JSON-RPC, then N `workspace_find` calls (default
-1) with the same question, each waited for, and closes the server's stdin. Exits 1 unless every
+1), each waited for, and closes the server's stdin. The first call always asks the same question;
+the later ones ask it again, or with `--vary` cycle through QUESTIONS (different words of the
+tree scripts/workspace-tree.py writes, common and rare, so no answer is the last one repeated). Exits 1 unless every
 answer's status is `known`. With `--report` it prints one JSON line: each call's milliseconds
 (from sending the request to reading the answer), and the server's peak RSS (`VmHWM`), CPU
 seconds, time spent waiting for a processor (`/proc/PID/schedstat`) and time blocked on disk
@@ -21,6 +23,19 @@ import sys
 import time
 
 QUESTION = "configuration for component 42"
+
+# Later questions for `--vary`: each names words of the notes workspace-tree.py writes, some in
+# every note ("component", "settings"), some in one ("topic 4711").
+QUESTIONS = [
+    "what are the defaults of module 17",
+    "history of changes number 5123",
+    "which note describes topic 4711",
+    "settings for component 3",
+    "where does the configuration live",
+    "details of note 99999",
+    "next note after topic 12",
+    "module 80 settings and defaults",
+]
 
 
 def proc_figures(pid):
@@ -46,10 +61,12 @@ def proc_figures(pid):
 
 def main() -> int:
     argv = sys.argv[1:]
-    calls, report = 1, False
+    calls, report, vary = 1, False, False
     while argv and argv[0] != "--":
         if argv[0] == "--calls":
             calls, argv = int(argv[1]), argv[2:]
+        elif argv[0] == "--vary":
+            vary, argv = True, argv[1:]
         elif argv[0] == "--report":
             report, argv = True, argv[1:]
         else:
@@ -82,10 +99,11 @@ def main() -> int:
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     times, ok = [], True
     for i in range(1, calls + 1):
+        question = QUESTIONS[(i - 2) % len(QUESTIONS)] if vary and i > 1 else QUESTION
         start = time.perf_counter()
         send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
               "params": {"name": "workspace_find",
-                         "arguments": {"workspace": "ws", "question": QUESTION}}})
+                         "arguments": {"workspace": "ws", "question": question}}})
         result = answer(i).get("result", {})
         times.append(round((time.perf_counter() - start) * 1000, 2))
         ok &= result.get("structuredContent", {}).get("status") == "known"

@@ -16,6 +16,7 @@ use std::sync::{Arc, PoisonError};
 use super::admission::{self, Cancelled, Candidate, DirStamp};
 use super::changes::{Changes, Heard};
 use super::index::{Coverage, DEFAULT_MAX_FILES, FileRecord, MAX_MAX_FILES, Snapshot};
+use super::postings::Postings;
 use super::record::{SharedVocabulary, Stamp};
 
 /// Stamps this close to (or after) the last walk's start are not trusted.
@@ -146,6 +147,10 @@ impl IndexCache {
         let mut rejected = HashMap::new();
         let mut files = Vec::with_capacity(walk.candidates.len());
         let mut changed = false;
+        // Without a snapshot to keep (the first walk) the postings are made as files are read,
+        // so no file's terms are held until the end; otherwise they are made again only if
+        // something changed.
+        let mut postings = self.snapshot.is_none().then(Postings::new);
         {
             let mut vocabulary = self
                 .vocabulary
@@ -167,17 +172,24 @@ impl IndexCache {
                     .binary_search_by(|r| r.rel.as_str().cmp(&candidate.rel))
                     .ok()
                     .map(|i| &self.records[i]);
-                let record = match previous {
-                    Some(r) if r.walked.matches(&candidate) && settled(&candidate) => Arc::clone(r),
+                let (record, terms) = match previous {
+                    Some(r) if r.walked.matches(&candidate) && settled(&candidate) => {
+                        (Arc::clone(r), None)
+                    }
                     _ => {
                         changed = true;
                         let Some(text) = admission::read_admitted(root, &candidate) else {
                             rejected.insert(candidate.rel.clone(), candidate);
                             continue;
                         };
-                        Arc::new(FileRecord::build(&candidate, text, &mut vocabulary))
+                        let (record, terms) = FileRecord::build(&candidate, text, &mut vocabulary);
+                        (Arc::new(record), Some(terms))
                     }
                 };
+                if let Some(postings) = &mut postings {
+                    let terms = terms.unwrap_or_else(|| record.terms(&mut vocabulary));
+                    postings.add(&record, &terms);
+                }
                 files.push(record);
             }
         }
@@ -195,7 +207,7 @@ impl IndexCache {
         {
             return Ok(Arc::clone(snapshot));
         }
-        self.rebuild(coverage, cancel)
+        self.rebuild(coverage, postings, cancel)
     }
 
     /// Watches the last walk's directories; falls back to stamps when that fails.
@@ -220,22 +232,42 @@ impl IndexCache {
         }
     }
 
-    /// A new snapshot of the current records.
+    /// A new snapshot of the current records, with `postings` made of them in order (or made
+    /// here again from their texts).
     fn rebuild(
         &mut self,
         coverage: Coverage,
+        postings: Option<Postings>,
         cancel: &AtomicBool,
     ) -> Result<Arc<Snapshot>, Cancelled> {
         // Never hold two generations of postings at once.
         self.snapshot = None;
+        let postings = postings.map_or_else(|| self.postings_again(cancel), Ok)?;
         let snapshot = Arc::new(Snapshot::build(
             self.records.clone(),
+            postings,
             Arc::clone(&self.vocabulary),
             coverage,
             cancel,
         )?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
+    }
+
+    /// The postings of the current records, their terms made again from their texts.
+    fn postings_again(&self, cancel: &AtomicBool) -> Result<Postings, Cancelled> {
+        let mut postings = Postings::new();
+        let mut vocabulary = self
+            .vocabulary
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (i, record) in self.records.iter().enumerate() {
+            if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
+                return Err(Cancelled);
+            }
+            postings.add(record, &record.terms(&mut vocabulary));
+        }
+        Ok(postings)
     }
 
     /// Brings the records up to date with the files heard changing. `None` when only a walk
@@ -297,7 +329,7 @@ impl IndexCache {
             self.forget(&rel, at);
             match admission::read_admitted(root, &candidate) {
                 Some(text) => {
-                    let record = Arc::new(FileRecord::build(&candidate, text, &mut vocabulary));
+                    let record = Arc::new(FileRecord::build(&candidate, text, &mut vocabulary).0);
                     let at = self
                         .records
                         .binary_search_by(|r| r.rel.as_str().cmp(&rel))
@@ -319,6 +351,7 @@ impl IndexCache {
                 admitted,
                 ..coverage
             },
+            None,
             cancel,
         )
         .map(Some)

@@ -4,9 +4,9 @@
 //! persisted.
 //!
 //! The index is compact so that its memory follows the admitted text: terms are interned once
-//! per workspace ([`super::record::Vocabulary`]), a file keeps its passages' term frequencies
-//! as packed `(term id, count)` pairs sorted by id (eight bytes each, no per-passage map), and
-//! edges are file indices. At most `max_files` candidate files (walk order) are admitted; the
+//! per workspace ([`super::record::Vocabulary`]), each term's passages are one list of packed
+//! `(passage, count)` entries (eight bytes each, [`super::postings`]; a file keeps no copy of
+//! its own terms), and edges are file indices. At most `max_files` candidate files (walk order) are admitted; the
 //! rest are counted in [`Coverage`], never silently dropped.
 
 use std::collections::BTreeSet;
@@ -17,6 +17,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::admission::Cancelled;
 pub use super::cache::IndexCache;
+use super::postings::Postings;
 pub use super::rank::Ranked;
 pub use super::record::FileRecord;
 use super::record::SharedVocabulary;
@@ -68,17 +69,18 @@ pub struct Hit {
 
 /// An immutable view of the workspace at one moment.
 ///
-/// Searching scans the files' packed `(term id, count)` pairs (a forward index, sorted by term
-/// id within each passage) rather than keeping an inverted copy of them: a second copy of every
-/// pair would double the index, and one linear pass over a few megabytes answers in
-/// milliseconds.
+/// Searching reads only the postings of the question's terms ([`Postings`]): a question's cost
+/// follows how many passages hold its words, not the size of the workspace.
 #[derive(Debug)]
 pub struct Snapshot {
     /// Admitted files, sorted by path.
     pub files: Vec<Arc<FileRecord>>,
     /// Outgoing edges per file (indices of admitted targets, ascending), parallel to `files`.
     edges: Vec<Box<[u32]>>,
-    passages: usize,
+    postings: Postings,
+    /// Per file, whether it is test material by its path ([`is_test_material`]), parallel to
+    /// `files`: worked out once, not for every hit.
+    test_material: Vec<bool>,
     vocabulary: SharedVocabulary,
     avg_len: f64,
     /// How much of the workspace this snapshot holds.
@@ -89,23 +91,21 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The snapshot of `files` (sorted by path) whose postings were added in that order.
     pub(super) fn build(
         files: Vec<Arc<FileRecord>>,
+        mut postings: Postings,
         vocabulary: SharedVocabulary,
         coverage: Coverage,
         cancel: &AtomicBool,
     ) -> Result<Self, Cancelled> {
-        let mut passages = 0usize;
-        let mut total_len = 0u64;
-        for f in &files {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(Cancelled);
-            }
-            passages += f.passage_count();
-            total_len += (0..f.passage_count())
-                .map(|i| u64::from(f.passage_len(i)))
-                .sum::<u64>();
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Cancelled);
         }
+        postings.shrink();
+        let passages = postings.passages();
+        let total_len = postings.total_len();
+        let test_material = files.iter().map(|f| is_test_material(&f.rel)).collect();
         let edges = files
             .iter()
             .map(|f| {
@@ -126,7 +126,8 @@ impl Snapshot {
         Ok(Self {
             files,
             edges,
-            passages,
+            postings,
+            test_material,
             vocabulary,
             avg_len,
             coverage,
@@ -212,93 +213,45 @@ impl Snapshot {
         if ids.is_empty() {
             return Ranked::default();
         }
-        let Found {
-            mut hits,
-            counts,
-            df,
-        } = self.scan(&ids);
         #[allow(clippy::cast_precision_loss)]
-        let n = self.passages as f64;
-        let idf: Vec<f64> = df
-            .iter()
-            .map(|d| {
-                let d = f64::from(*d);
-                (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
-            })
-            .collect();
-        for (hit, counts) in hits.iter_mut().zip(counts.chunks_exact(ids.len())) {
-            let file = &self.files[hit.file];
-            let len = f64::from(file.passage_len(hit.chunk));
-            let norm = K1 * (1.0 - B + B * len / self.avg_len);
-            let score: f64 = counts
-                .iter()
-                .zip(&idf)
-                .filter(|(tf, _)| **tf > 0)
-                .map(|(tf, idf)| {
-                    let tf = f64::from(*tf);
-                    idf * tf * (K1 + 1.0) / (tf + norm)
-                })
-                .sum();
-            hit.score = score * weight(file, hit.chunk);
+        let n = self.postings.passages() as f64;
+        // Each passage's score, summed term by term in id order (the order a per-passage sum
+        // over the sorted ids takes, so the floating-point result is the same), and whether any
+        // term was found there.
+        let mut scores = vec![0.0f64; self.postings.passages()];
+        let mut found = vec![false; self.postings.passages()];
+        for id in ids {
+            let mut df = 0u32;
+            self.postings.each(id, |_, _| df += 1);
+            let d = f64::from(df);
+            let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
+            self.postings.each(id, |passage, tf| {
+                let len = f64::from(self.postings.len_of(passage));
+                let norm = K1 * (1.0 - B + B * len / self.avg_len);
+                let tf = f64::from(tf);
+                scores[passage] += idf * tf * (K1 + 1.0) / (tf + norm);
+                found[passage] = true;
+            });
         }
+        // Sized once, not grown by doubling (each doubling copies the list and frees the old).
+        let mut hits = Vec::with_capacity(found.iter().filter(|f| **f).count());
+        hits.extend(
+            found
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| **f)
+                .map(|(passage, _)| {
+                    let (file, chunk) = self.postings.place(passage);
+                    let weight = weight(&self.files[file], self.test_material[file], chunk);
+                    Hit {
+                        file,
+                        chunk,
+                        score: scores[passage] * weight,
+                    }
+                }),
+        );
         Ranked::new(hits)
     }
-
-    /// One pass over every passage: those holding a term of `ids` (not scored yet), with the
-    /// count of each.
-    fn scan(&self, ids: &[u32]) -> Found {
-        let mut found = Found {
-            hits: Vec::new(),
-            counts: Vec::new(),
-            df: vec![0u32; ids.len()],
-        };
-        // The path's terms count in every passage of its file.
-        let mut in_path = vec![0u32; ids.len()];
-        let mut here = vec![0u32; ids.len()];
-        for (fi, f) in self.files.iter().enumerate() {
-            in_path
-                .iter_mut()
-                .zip(ids)
-                .for_each(|(n, id)| *n = count_of(f.path_terms(), *id));
-            for ci in 0..f.passage_count() {
-                let pairs = f.chunk_terms(ci);
-                let mut any = false;
-                for (k, id) in ids.iter().enumerate() {
-                    here[k] = count_of(pairs, *id) + in_path[k];
-                    if here[k] > 0 {
-                        any = true;
-                        found.df[k] += 1;
-                    }
-                }
-                if any {
-                    found.hits.push(Hit {
-                        file: fi,
-                        chunk: ci,
-                        score: 0.0,
-                    });
-                    found.counts.extend_from_slice(&here);
-                }
-            }
-        }
-        found
-    }
-}
-
-/// What [`Snapshot::scan`] found.
-struct Found {
-    /// Every passage holding a query term, its score still 0.
-    hits: Vec<Hit>,
-    /// Per found passage, one count per query term.
-    counts: Vec<u32>,
-    /// Per query term, how many passages hold it.
-    df: Vec<u32>,
-}
-
-/// The count of term `id` in sorted `(term id, count)` pairs.
-fn count_of(pairs: &[(u32, u32)], id: u32) -> u32 {
-    pairs
-        .binary_search_by_key(&id, |p| p.0)
-        .map_or(0, |i| pairs[i].1)
 }
 
 fn index_of(files: &[Arc<FileRecord>], rel: &str) -> Option<usize> {
@@ -308,14 +261,14 @@ fn index_of(files: &[Arc<FileRecord>], rel: &str) -> Option<usize> {
 /// Questions are usually answered by prose: documentation passages outrank code, and tests,
 /// fixtures and recorded snapshots (which quote the same words without explaining them) rank
 /// below the code they test.
-fn weight(file: &FileRecord, chunk: usize) -> f64 {
+fn weight(file: &FileRecord, test_material: bool, chunk: usize) -> f64 {
     let kind = match file.kind {
         "markdown" => 1.0,
         "text" => 0.9,
         "json" | "toml" | "yaml" | "mcp-config" => 0.8,
         _ => 0.5,
     };
-    if file.in_test_module(chunk) || is_test_material(&file.rel) {
+    if file.in_test_module(chunk) || test_material {
         kind * 0.5
     } else {
         kind
@@ -343,7 +296,189 @@ fn is_test_material(rel: &str) -> bool {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    use super::super::rank::best_first;
+    use super::super::record::Terms;
     use super::*;
+
+    /// The scorer the postings replaced: every passage of every file, its terms made again from
+    /// the text, each query term's count looked up in the passage's and the path's pairs.
+    fn exhaustive(snap: &Snapshot, question: &str) -> Vec<Hit> {
+        let mut vocabulary = snap.vocabulary.write().unwrap();
+        let ids: Vec<u32> = text::tokens(question)
+            .filter_map(|t| vocabulary.get(&t))
+            .collect::<BTreeSet<u32>>()
+            .into_iter()
+            .collect();
+        let terms: Vec<Terms> = snap
+            .files
+            .iter()
+            .map(|f| f.terms(&mut vocabulary))
+            .collect();
+        drop(vocabulary);
+        let count_of = |pairs: &[(u32, u32)], id: u32| {
+            pairs
+                .binary_search_by_key(&id, |p| p.0)
+                .map_or(0, |i| pairs[i].1)
+        };
+        let mut found: Vec<(usize, usize, Vec<u32>)> = Vec::new();
+        let mut df = vec![0u32; ids.len()];
+        for (fi, t) in terms.iter().enumerate() {
+            for ci in 0..snap.files[fi].passage_count() {
+                let counts: Vec<u32> = ids
+                    .iter()
+                    .map(|id| count_of(t.passage(ci), *id) + count_of(&t.path, *id))
+                    .collect();
+                for (d, c) in df.iter_mut().zip(&counts) {
+                    *d += u32::from(*c > 0);
+                }
+                if counts.iter().any(|c| *c > 0) {
+                    found.push((fi, ci, counts));
+                }
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let n = snap.files.iter().map(|f| f.passage_count()).sum::<usize>() as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|d| {
+                let d = f64::from(*d);
+                (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
+            })
+            .collect();
+        let mut hits: Vec<Hit> = found
+            .into_iter()
+            .map(|(fi, ci, counts)| {
+                let file = &snap.files[fi];
+                let len = f64::from(file.passage_len(ci));
+                let norm = K1 * (1.0 - B + B * len / snap.avg_len);
+                let score: f64 = counts
+                    .iter()
+                    .zip(&idf)
+                    .filter(|(tf, _)| **tf > 0)
+                    .map(|(tf, idf)| {
+                        let tf = f64::from(*tf);
+                        idf * tf * (K1 + 1.0) / (tf + norm)
+                    })
+                    .sum();
+                Hit {
+                    file: fi,
+                    chunk: ci,
+                    score: score * weight(file, is_test_material(&file.rel), ci),
+                }
+            })
+            .collect();
+        hits.sort_by(best_first);
+        hits
+    }
+
+    /// A tree of many kinds of file: Markdown with headings, Rust with a test module, tests and
+    /// fixtures by path, words in paths, empty files, words repeated a varying number of times.
+    fn generated_tree(root: &Path, seed: u64) {
+        const WORDS: &[&str] = &[
+            "alpha",
+            "bravo",
+            "config",
+            "precedence",
+            "server",
+            "docs",
+            "token",
+            "cache",
+            "walk",
+            "index",
+            "42",
+            "Zulu",
+            "überall",
+        ];
+        let mut state = seed;
+        let mut next = move |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap() % n
+        };
+        let dirs = [
+            "docs",
+            "src",
+            "src/config",
+            "tests",
+            "tests/fixtures",
+            "alpha",
+        ];
+        for d in dirs {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for i in 0..240 {
+            let dir = dirs[next(dirs.len())];
+            let ext = ["md", "rs", "txt", "json"][next(4)];
+            let name = match next(5) {
+                0 => format!("{}_{i}.{ext}", WORDS[next(WORDS.len())].to_lowercase()),
+                _ => format!("f{i}.{ext}"),
+            };
+            let mut body = String::new();
+            for p in 0..next(6) {
+                if ext == "md" && next(2) == 0 {
+                    write!(body, "## {} {p}\n\n", WORDS[next(WORDS.len())]).unwrap();
+                }
+                if ext == "rs" && next(4) == 0 {
+                    body.push_str("#[cfg(test)]\nmod tests {}\n\n");
+                }
+                for _ in 0..=next(12) {
+                    body.push_str(WORDS[next(WORDS.len())]);
+                    body.push(' ');
+                }
+                body.push_str("\n\n");
+            }
+            std::fs::write(root.join(dir).join(name), body).unwrap();
+        }
+    }
+
+    const QUESTIONS: &[&str] = &[
+        "alpha",
+        "config precedence",
+        "how does the server cache a walk",
+        "docs",
+        "tests fixtures",
+        "42 zulu überall",
+        "nothing matches this",
+        "md rs txt json alpha bravo config precedence server docs token cache walk index",
+    ];
+
+    fn assert_same_as_exhaustive(snap: &Snapshot) {
+        for q in QUESTIONS {
+            let want = exhaustive(snap, q);
+            assert_eq!(snap.ranked(q).len(), want.len(), "{q}: how many match");
+            assert_eq!(
+                snap.search(q),
+                want,
+                "{q}: the hits, their scores and order"
+            );
+        }
+    }
+
+    #[test]
+    fn the_postings_find_every_hit_the_exhaustive_scorer_finds_scored_and_ordered_the_same() {
+        for seed in [1, 7, 2026] {
+            let ws = tempfile::tempdir().unwrap();
+            generated_tree(ws.path(), seed);
+            let mut cache = IndexCache::new();
+            let stop = AtomicBool::new(false);
+            let snap = cache.refresh(ws.path(), &stop).unwrap();
+            assert!(snap.files.len() > 150, "{}", snap.files.len());
+            assert!(!exhaustive(&snap, "alpha").is_empty());
+            assert_same_as_exhaustive(&snap);
+            // Changed, added and removed files: the postings are made again.
+            std::fs::write(ws.path().join("docs/new.md"), "# Alpha\n\nalpha config\n").unwrap();
+            std::fs::write(ws.path().join("alpha/more.txt"), "zulu zulu 42\n").unwrap();
+            let gone = snap.files[3].rel.clone();
+            std::fs::remove_file(ws.path().join(&gone)).unwrap();
+            let again = cache.refresh(ws.path(), &stop).unwrap();
+            assert!(again.has_file("docs/new.md") && !again.has_file(&gone));
+            assert_same_as_exhaustive(&again);
+        }
+    }
 
     #[test]
     fn documentation_outranks_tests_that_quote_the_question() {

@@ -21,6 +21,7 @@ pub mod graph;
 pub mod index;
 pub mod observe;
 pub mod packaged;
+mod postings;
 pub mod query;
 pub mod rank;
 pub mod record;

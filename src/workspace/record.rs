@@ -71,14 +71,38 @@ impl Stamp {
 /// Where one passage is, compactly (a file is at most 1 MiB, so `u32` holds every offset).
 #[derive(Debug, Clone, Copy)]
 struct Place {
-    /// Where the passage's pairs end in [`FileRecord::terms`] (after the path's).
-    terms_end: u32,
     /// Its length in tokens (the path's included).
     len: u32,
     /// First and last line, 1-based.
     lines: (u32, u32),
     /// Byte range in the text.
     bytes: (u32, u32),
+}
+
+/// A file's term counts as the index takes them: made when the file is read (and again from
+/// its text when a snapshot is rebuilt), never kept in the record, whose terms the snapshot's
+/// postings hold.
+#[derive(Debug, Default)]
+pub(super) struct Terms {
+    /// The path's `(term id, count)` pairs, sorted by id: they count in every passage.
+    pub(super) path: Vec<(u32, u32)>,
+    /// Every passage's weighted `(term id, count)` pairs, passage after passage, each sorted by
+    /// id, the path's terms left out.
+    pairs: Vec<(u32, u32)>,
+    /// Where each passage's pairs end in `pairs`.
+    ends: Vec<u32>,
+}
+
+impl Terms {
+    /// Passage `chunk`'s pairs.
+    pub(super) fn passage(&self, chunk: usize) -> &[(u32, u32)] {
+        let start = chunk
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .map_or(0, |e| *e as usize);
+        let end = self.ends.get(chunk).map_or(start, |e| *e as usize);
+        self.pairs.get(start..end).unwrap_or(&[])
+    }
 }
 
 /// One admitted file.
@@ -96,15 +120,9 @@ pub struct FileRecord {
     /// The content as read, kept only when it differs from `text` (an MCP config file with a
     /// hidden credential); `workspace_check` reads it so its positions are the file's own.
     original: Option<Box<str>>,
-    /// Its passages, where they are and where their pairs end (their sections are found again
-    /// from the text when an answer quotes one: [`FileRecord::chunk`]).
+    /// Its passages and where they are (their sections are found again from the text when an
+    /// answer quotes one: [`FileRecord::chunk`]).
     passages: Box<[Place]>,
-    /// Packed `(term id, weighted count)` pairs: first the path's (sorted by id; they count in
-    /// every passage), then every passage's, passage after passage, the path's terms left out.
-    /// One slice, not two, saves an allocation per file.
-    terms: Box<[(u32, u32)]>,
-    /// Where the path's pairs end in `terms`.
-    path_end: u32,
     /// The first passage of a Rust file's test module (from `#[cfg(test)]`), if it has one.
     tests_from: Option<u32>,
     /// Resolved relative references (before filtering to admitted files), sorted, each ended
@@ -113,11 +131,12 @@ pub struct FileRecord {
 }
 
 impl FileRecord {
+    /// The record of `candidate` read as `content`, and its terms (interned in `vocabulary`).
     pub(super) fn build(
         candidate: &Candidate,
         content: String,
         vocabulary: &mut Vocabulary,
-    ) -> Self {
+    ) -> (Self, Terms) {
         let rel = candidate.rel.clone();
         let kind = graph::kind_of(&rel);
         let markdown = kind == "markdown";
@@ -130,38 +149,16 @@ impl FileRecord {
             (content, None)
         };
         let chunks = text::chunks(&text, markdown);
-        let mut words = String::new();
-        let mut path_pairs: Vec<(u32, u32)> = Vec::new();
-        text::each_token(&rel, &mut words, |t| {
-            path_pairs.push((vocabulary.intern(t), 1));
-        });
-        let path_len = u32::try_from(path_pairs.len()).unwrap_or(u32::MAX);
-        let mut terms = Vec::new();
-        merge_into(&mut path_pairs, &mut terms);
-        let path_end = narrow(terms.len());
-        let mut passages = Vec::with_capacity(chunks.len());
-        let mut scratch: Vec<(u32, u32)> = Vec::new();
-        for c in &chunks {
-            scratch.clear();
-            text::each_token(c.text(&text), &mut words, |t| {
-                scratch.push((vocabulary.intern(t), 1));
-            });
-            // A word of the section's heading says what the whole passage is about.
-            let heading = c.section.as_deref().unwrap_or("");
-            text::each_token(heading, &mut words, |t| {
-                scratch.push((vocabulary.intern(t), HEADING_WEIGHT));
-            });
-            let len = u32::try_from(scratch.len())
-                .unwrap_or(u32::MAX)
-                .saturating_add(path_len);
-            merge_into(&mut scratch, &mut terms);
-            passages.push(Place {
-                terms_end: u32::try_from(terms.len()).unwrap_or(u32::MAX),
+        let (terms, lens) = tokenise(&rel, &text, &chunks, vocabulary);
+        let passages = chunks
+            .iter()
+            .zip(lens)
+            .map(|(c, len)| Place {
                 len,
                 lines: (c.start, c.end),
                 bytes: (narrow(c.bytes.0), narrow(c.bytes.1)),
-            });
-        }
+            })
+            .collect();
         let tests_from = (kind == "rust")
             .then(|| text.find("#[cfg(test)]"))
             .flatten()
@@ -180,18 +177,23 @@ impl FileRecord {
             .filter(|t| *t != rel && !t.contains('\0'))
             .collect();
         let targets: String = targets.iter().flat_map(|t| [t.as_str(), "\0"]).collect();
-        Self {
+        let record = Self {
             rel,
             kind,
             walked: Stamp::of(candidate),
             text,
             original,
-            passages: passages.into_boxed_slice(),
-            terms: terms.into_boxed_slice(),
-            path_end,
+            passages,
             tests_from,
             targets: targets.into_boxed_str(),
-        }
+        };
+        (record, terms)
+    }
+
+    /// Its terms again, from its text (the same as [`FileRecord::build`] made).
+    pub(super) fn terms(&self, vocabulary: &mut Vocabulary) -> Terms {
+        let chunks = text::chunks(&self.text, self.kind == "markdown");
+        tokenise(&self.rel, &self.text, &chunks, vocabulary).0
     }
 
     /// The content as read from disk (what `workspace_check` diagnoses).
@@ -209,27 +211,9 @@ impl FileRecord {
         self.passages.get(i).map_or(0, |p| p.len)
     }
 
-    /// The path's `(term id, count)` pairs, sorted by id: they count in every passage.
-    pub(super) fn path_terms(&self) -> &[(u32, u32)] {
-        self.terms.get(..self.path_end as usize).unwrap_or(&[])
-    }
-
     /// Resolved relative references (before filtering to admitted files), sorted.
     pub(super) fn targets(&self) -> impl Iterator<Item = &str> {
         self.targets.split_terminator('\0')
-    }
-
-    /// The `(term id, count)` pairs of passage `chunk`, the path's terms left out.
-    pub(super) fn chunk_terms(&self, chunk: usize) -> &[(u32, u32)] {
-        let start = chunk
-            .checked_sub(1)
-            .and_then(|p| self.passages.get(p))
-            .map_or(self.path_end as usize, |r| r.terms_end as usize);
-        let end = self
-            .passages
-            .get(chunk)
-            .map_or(start, |r| r.terms_end as usize);
-        self.terms.get(start..end).unwrap_or(&[])
     }
 
     /// Passage `i`'s text.
@@ -264,6 +248,43 @@ impl FileRecord {
     pub fn sha256_hex(&self) -> String {
         hex::encode(Sha256::digest(self.content().as_bytes()))
     }
+}
+
+/// The terms of a file at `rel` with `text` cut into `chunks`, and each passage's length in
+/// tokens (the path's included).
+fn tokenise(
+    rel: &str,
+    text: &str,
+    chunks: &[Chunk],
+    vocabulary: &mut Vocabulary,
+) -> (Terms, Vec<u32>) {
+    let mut words = String::new();
+    let mut scratch: Vec<(u32, u32)> = Vec::new();
+    text::each_token(rel, &mut words, |t| {
+        scratch.push((vocabulary.intern(t), 1));
+    });
+    let path_len = narrow(scratch.len());
+    let mut terms = Terms {
+        ends: Vec::with_capacity(chunks.len()),
+        ..Terms::default()
+    };
+    merge_into(&mut scratch, &mut terms.path);
+    let mut lens = Vec::with_capacity(chunks.len());
+    for c in chunks {
+        scratch.clear();
+        text::each_token(c.text(text), &mut words, |t| {
+            scratch.push((vocabulary.intern(t), 1));
+        });
+        // A word of the section's heading says what the whole passage is about.
+        let heading = c.section.as_deref().unwrap_or("");
+        text::each_token(heading, &mut words, |t| {
+            scratch.push((vocabulary.intern(t), HEADING_WEIGHT));
+        });
+        lens.push(narrow(scratch.len()).saturating_add(path_len));
+        merge_into(&mut scratch, &mut terms.pairs);
+        terms.ends.push(narrow(terms.pairs.len()));
+    }
+    (terms, lens)
 }
 
 /// Appends `pairs` to `out` sorted by term id, the counts of one id summed (never merging
