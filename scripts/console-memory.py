@@ -89,6 +89,11 @@ def one_run(args, work, env, index):
         return hwm, rss
     finally:
         screen.run("kill-server", check=False)
+        # The server's socket file outlives it.
+        try:
+            os.remove(f"/tmp/tmux-{os.getuid()}/{socket}")
+        except OSError:
+            pass
 
 
 def main():

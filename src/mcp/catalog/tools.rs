@@ -77,7 +77,10 @@ pub struct ToolCatalog {
 impl ToolCatalog {
     /// Builds the catalog of a complete listing made on connection `generation`.
     pub fn new(generation: u64, tools: Vec<Tool>) -> Self {
-        Self::from_listed(generation, tools.iter().map(ListedTool::new).collect())
+        Self::from_listed(
+            generation,
+            tools.into_iter().map(|t| ListedTool::new(&t)).collect(),
+        )
     }
 
     /// Builds the catalog of a complete listing from its tools' compact forms.
