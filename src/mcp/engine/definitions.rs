@@ -143,13 +143,16 @@ pub(super) async fn pins(ctx: &OpContext<'_>, accept: bool) -> Result<Success, F
             "there is no state directory for pins: set HOME or XDG_STATE_HOME".to_owned(),
         ));
     };
-    let defs: Vec<Definition> = definitions(ctx).await?.iter().collect();
+    let defs = definitions(ctx).await?;
     let key = ctx.slot.pin_key.clone();
+    // Compared one definition at a time (the console asks for this after every tool list); an
+    // accept, which the operator asks for, holds them all.
     let result = tokio::task::spawn_blocking(move || {
         if accept {
-            store.accept(&key, &defs, &ALL_KINDS)
+            let all: Vec<Definition> = defs.iter().collect();
+            store.accept(&key, &all, &ALL_KINDS)
         } else {
-            store.observe(&key, &defs, &ALL_KINDS)
+            store.observe_with(&key, || defs.iter(), &ALL_KINDS)
         }
     })
     .await
