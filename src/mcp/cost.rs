@@ -4,16 +4,25 @@
 //! `description` (when the server gave one) and `inputSchema`, serialised compactly
 //! (`serde_json::to_string`, no whitespace, the schema's keys as `serde_json` keeps them).
 //! Titles, annotations, `outputSchema` and `_meta` are not sent to the model by hosts, so they
-//! are not counted. The tokenizer is `o200k_base` (the GPT-4o and later models' one), run by
-//! `tiktoken-rs`'s encoder; its vocabulary is compressed into the binary by `build.rs` (each token as the
-//! pair of earlier tokens it joins) and rebuilt once, on first use.
+//! are not counted. The tokenizer is `o200k_base` (the GPT-4o and later models' one): its
+//! vocabulary is compressed into the binary by `build.rs` (each token as the pair of earlier
+//! tokens it joins) and rebuilt once, on first use, into [`Encoder`].
+//!
+//! The counting is our own, not `tiktoken-rs`'s `CoreBPE`: `CoreBPE` keeps each of the 199,998
+//! tokens as a vector of its own three times over (an encoder map, a decoder map and a sorted
+//! list), about 40 MiB, which was a quarter of the console's memory at a 10,000-tool catalog.
+//! [`Encoder`] holds every token's bytes end to end in one buffer and one table of ranks over
+//! it (about 8 MiB), and only counts. It splits text with `tiktoken-rs`'s own `o200k_base`
+//! pattern and merges byte pairs the way tiktoken does (the lowest rank first, the leftmost of
+//! equals); the tests check its counts against `tiktoken-rs`'s encoder.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::OnceLock;
 
 use rmcp::model::Tool;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tiktoken_rs::CoreBPE;
 
 /// The tokenizer's name.
 pub const TOKENIZER: &str = "o200k_base";
@@ -31,17 +40,94 @@ pub fn vocabulary_bytes() -> usize {
     LEFT.len() + RIGHT.len()
 }
 
+/// The `o200k_base` encoder, for counting.
+struct Encoder {
+    /// The rank of every token, by its bytes (borrowed from one buffer that lives as long as
+    /// the process: the encoder is built once, into a static).
+    ranks: HashMap<&'static [u8], u32, foldhash::fast::FixedState>,
+    /// `o200k_base`'s pre-tokenising pattern: byte pairs never merge across its pieces.
+    pieces: fancy_regex::Regex,
+}
+
+impl Encoder {
+    /// How many tokens `text` is.
+    fn count(&self, text: &str) -> Result<usize, String> {
+        let mut tokens = 0;
+        for piece in self.pieces.find_iter(text) {
+            let piece = piece
+                .map_err(|e| format!("the tokenizer could not split the text: {e}"))?
+                .as_str()
+                .as_bytes();
+            tokens += if self.ranks.contains_key(piece) {
+                1
+            } else {
+                self.merged(piece)
+            };
+        }
+        Ok(tokens)
+    }
+
+    /// How many tokens byte-pair merging leaves of `piece`: starting from its single bytes, the
+    /// adjacent pair of parts whose joined bytes are the token of lowest rank is joined (the
+    /// leftmost of equal ranks), again and again, until no adjacent pair joins into a token.
+    /// The candidates wait in a heap and are checked when taken, so a long piece (a hostile
+    /// description without spaces) costs n log n, not n².
+    fn merged(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        if n < 2 {
+            return n;
+        }
+        let rank = |start: usize, end: usize| self.ranks.get(&piece[start..end]).copied();
+        // Parts are named by where they start: `end[s]` is where the part starting at `s`
+        // ends, `prev[s]` where the part before it starts; `alive[s]` whether a part still
+        // starts at `s`.
+        let mut end: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|s| s.saturating_sub(1)).collect();
+        let mut alive = vec![true; n];
+        // (rank, left part, right part, the right part's end): a join as it was when found.
+        let mut heap = BinaryHeap::with_capacity(n);
+        for s in 0..n - 1 {
+            if let Some(r) = rank(s, s + 2) {
+                heap.push(Reverse((r, s, s + 1, s + 2)));
+            }
+        }
+        let mut parts = n;
+        while let Some(Reverse((_, left, right, stop))) = heap.pop() {
+            if !alive[left] || end[left] != right || !alive[right] || end[right] != stop {
+                continue;
+            }
+            alive[right] = false;
+            end[left] = stop;
+            parts -= 1;
+            if stop < n {
+                prev[stop] = left;
+                if let Some(r) = rank(left, end[stop]) {
+                    heap.push(Reverse((r, left, stop, end[stop])));
+                }
+            }
+            if left > 0 {
+                let before = prev[left];
+                if let Some(r) = rank(before, stop) {
+                    heap.push(Reverse((r, before, left, stop)));
+                }
+            }
+        }
+        parts
+    }
+}
+
 /// The encoder, built once.
-fn encoder() -> Result<&'static CoreBPE, String> {
-    static ENCODER: OnceLock<Result<CoreBPE, String>> = OnceLock::new();
+fn encoder() -> Result<&'static Encoder, String> {
+    static ENCODER: OnceLock<Result<Encoder, String>> = OnceLock::new();
     ENCODER
         .get_or_init(build_encoder)
         .as_ref()
         .map_err(Clone::clone)
 }
 
-/// Every ordinary token's bytes, in rank order, rebuilt from the pairs.
-fn vocabulary() -> Result<Vec<Vec<u8>>, String> {
+/// Every ordinary token's bytes, in rank order, end to end, and where each token ends; rebuilt
+/// from the pairs.
+fn vocabulary() -> Result<(Vec<u8>, Vec<usize>), String> {
     let values = |data: &[u8]| -> Result<Vec<u32>, String> {
         let planes = miniz_oxide::inflate::decompress_to_vec_with_limit(data, 8 << 20)
             .map_err(|e| format!("the tokenizer's vocabulary does not inflate: {e}"))?;
@@ -54,39 +140,52 @@ fn vocabulary() -> Result<Vec<Vec<u8>>, String> {
     if left.len() != right.len() {
         return Err("the tokenizer's vocabulary is truncated".to_owned());
     }
-    let mut tokens: Vec<Vec<u8>> = Vec::with_capacity(left.len());
+    let corrupt = || "the tokenizer's vocabulary is corrupt".to_owned();
+    let mut bytes: Vec<u8> = Vec::with_capacity(left.len() * 8);
+    let mut ends: Vec<usize> = Vec::with_capacity(left.len());
     for (a, b) in left.into_iter().zip(right) {
-        let token = if b == ONE_BYTE {
-            vec![u8::try_from(a).map_err(|_| "the tokenizer's vocabulary is corrupt".to_owned())?]
+        if b == ONE_BYTE {
+            bytes.push(u8::try_from(a).map_err(|_| corrupt())?);
         } else {
-            let half = |r: u32| tokens.get(usize::try_from(r).unwrap_or(usize::MAX));
-            let (Some(a), Some(b)) = (half(a), half(b)) else {
-                return Err("the tokenizer's vocabulary is corrupt".to_owned());
+            let span = |rank: u32| {
+                let rank = usize::try_from(rank).ok()?;
+                let stop = *ends.get(rank)?;
+                let start = rank
+                    .checked_sub(1)
+                    .map_or(Some(0), |r| ends.get(r).copied())?;
+                Some(start..stop)
             };
-            [a.as_slice(), b.as_slice()].concat()
-        };
-        tokens.push(token);
+            let (Some(a), Some(b)) = (span(a), span(b)) else {
+                return Err(corrupt());
+            };
+            bytes.extend_from_within(a);
+            bytes.extend_from_within(b);
+        }
+        ends.push(bytes.len());
     }
-    Ok(tokens)
+    Ok((bytes, ends))
 }
 
-fn build_encoder() -> Result<CoreBPE, String> {
-    let mut encoder = std::collections::HashMap::default();
-    for (rank, token) in vocabulary()?.into_iter().enumerate() {
+fn build_encoder() -> Result<Encoder, String> {
+    let (bytes, ends) = vocabulary()?;
+    // Kept for the life of the process, as the encoder that borrows it is.
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    let mut ranks =
+        HashMap::with_capacity_and_hasher(ends.len(), foldhash::fast::FixedState::default());
+    let mut start = 0;
+    for (rank, &stop) in ends.iter().enumerate() {
         let rank = u32::try_from(rank).map_err(|_| "the tokenizer's vocabulary is too large")?;
-        encoder.insert(token, rank);
+        ranks.insert(&bytes[start..stop], rank);
+        start = stop;
     }
-    CoreBPE::new(
-        encoder,
-        std::collections::HashMap::default(),
-        tiktoken_rs::O200K_BASE_PAT_STR,
-    )
-    .map_err(|e| format!("the tokenizer does not build: {e}"))
+    let pieces = fancy_regex::Regex::new(tiktoken_rs::O200K_BASE_PAT_STR)
+        .map_err(|e| format!("the tokenizer does not build: {e}"))?;
+    Ok(Encoder { ranks, pieces })
 }
 
 /// How many `o200k_base` tokens `text` is (special-token text counts as ordinary text).
 pub fn count_tokens(text: &str) -> Result<usize, String> {
-    Ok(encoder()?.encode_ordinary(text).len())
+    encoder()?.count(text)
 }
 
 /// The definition as counted: `{"name":…,"description":…,"inputSchema":…}`, compact.
@@ -150,12 +249,13 @@ pub struct CatalogCost {
 }
 
 /// The cost of every tool in `tools`, their sum, and serve's `mcp` tool beside it.
-pub fn catalog_cost(tools: &[Tool]) -> Result<CatalogCost, String> {
-    let mut out = Vec::with_capacity(tools.len());
+pub fn catalog_cost(tools: impl IntoIterator<Item = Tool>) -> Result<CatalogCost, String> {
+    let tools = tools.into_iter();
+    let mut out = Vec::with_capacity(tools.size_hint().0);
     for tool in tools {
         out.push(ToolCost {
             name: crate::mcp::sanitize::sanitize_capped(&tool.name, 256),
-            tokens: tool_tokens(tool)?,
+            tokens: tool_tokens(&tool)?,
         });
     }
     Ok(CatalogCost {
@@ -179,33 +279,50 @@ mod tests {
     #[test]
     fn every_rebuilt_token_is_tiktoken_rs_own() {
         let reference = tiktoken_rs::o200k_base().unwrap();
-        let tokens = vocabulary().unwrap();
-        assert_eq!(tokens.len(), 199_998);
-        for (rank, token) in tokens.iter().enumerate() {
+        let (bytes, ends) = vocabulary().unwrap();
+        assert_eq!(ends.len(), 199_998);
+        let mut start = 0;
+        for (rank, &stop) in ends.iter().enumerate() {
             let rank = u32::try_from(rank).unwrap();
             assert_eq!(
-                &reference.decode_bytes(&[rank]).unwrap(),
-                token,
+                reference.decode_bytes(&[rank]).unwrap(),
+                &bytes[start..stop],
                 "rank {rank}"
             );
+            start = stop;
         }
         assert!(reference.decode_bytes(&[199_998]).is_err());
     }
 
     #[test]
-    fn the_rebuilt_encoder_matches_tiktoken_rs_own_o200k_base() {
+    fn our_counts_are_tiktoken_rs_own_o200k_base() {
         let reference = tiktoken_rs::o200k_base().unwrap();
-        let ours = encoder().unwrap();
-        for text in [
-            "hello world",
-            "",
-            "Grüße aus Köln — 東京 🚀 <|endoftext|>",
-            &proxy_definition(),
-            "    indented\n\n\tcode() { return 42; }",
-        ] {
+        let long_word = "antidisestablishmentarianism".repeat(40);
+        let no_spaces: String = (0..3_000u32)
+            .map(|i| char::from_u32(0x61 + (i * 7 + i / 13) % 26).unwrap())
+            .collect();
+        let mut texts = vec![
+            "hello world".to_owned(),
+            String::new(),
+            "Grüße aus Köln — 東京 🚀 <|endoftext|>".to_owned(),
+            proxy_definition(),
+            "    indented\n\n\tcode() { return 42; }".to_owned(),
+            long_word,
+            no_spaces,
+            "x".repeat(5_000),
+            "0123456789".repeat(50),
+            "\u{200b}\u{202e}zero width and bidi\u{feff}".to_owned(),
+        ];
+        for i in 0..200 {
+            texts.push(format!(
+                "{{\"name\":\"tool_{i:05}\",\"description\":\"Does operation {i} on the \
+                 widget catalog; see the docs.\",\"inputSchema\":{{\"type\":\"object\"}}}}"
+            ));
+        }
+        for text in &texts {
             assert_eq!(
-                ours.encode_ordinary(text),
-                reference.encode_ordinary(text),
+                count_tokens(text).unwrap(),
+                reference.encode_ordinary(text).len(),
                 "{text}"
             );
         }
@@ -247,7 +364,7 @@ mod tests {
         let mut bare = full.clone();
         bare.description = None;
         assert!(tool_tokens(&full).unwrap() > tool_tokens(&bare).unwrap());
-        let cost = catalog_cost(&[full, bare]).unwrap();
+        let cost = catalog_cost([full, bare]).unwrap();
         assert_eq!(cost.total, cost.tools[0].tokens + cost.tools[1].tokens);
         assert_eq!(cost.proxy_tool, count_tokens(&proxy_definition()).unwrap());
     }

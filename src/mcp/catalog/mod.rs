@@ -22,5 +22,5 @@ pub use summary::{
     NameFlag, PromptArgumentSummary, PromptSummary, ResourceSummary, ToolSummary, first_line,
 };
 pub(crate) use summary::{check_prompt_arguments, summarize_prompt, summarize_resources};
-pub use tools::ToolCatalog;
+pub use tools::{ListedTool, ToolCatalog};
 pub use uri_template::VarValue;

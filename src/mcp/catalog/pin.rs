@@ -63,19 +63,31 @@ impl PinSet {
         Self::default()
     }
 
-    /// Records tools not seen before and returns the names (raw) of those whose definition
-    /// differs from the first one seen. The first pin is kept: a tool that changes and changes
-    /// back is no longer reported.
-    pub(crate) fn observe(&mut self, tools: &[Tool]) -> Vec<String> {
-        let mut changed = Vec::new();
-        for tool in tools {
-            let pin = pin_tool(tool);
-            let first = *self.first.entry(tool.name.to_string()).or_insert(pin);
-            if first != pin && !changed.iter().any(|n| n == &tool.name) {
-                changed.push(tool.name.to_string());
+    /// Records tools not seen before (each by its raw name and pin) and returns the names of
+    /// those whose definition differs from the first one seen. The first pin is kept: a tool
+    /// that changes and changes back is no longer reported.
+    pub(crate) fn observe<'a>(
+        &mut self,
+        tools: impl IntoIterator<Item = (&'a str, ToolPin)>,
+    ) -> Vec<String> {
+        let mut changed: Vec<String> = Vec::new();
+        for (name, pin) in tools {
+            let first = *self.first.entry(name.to_owned()).or_insert(pin);
+            if first != pin && !changed.iter().any(|n| n == name) {
+                changed.push(name.to_owned());
             }
         }
         changed
+    }
+
+    /// [`Self::observe`] of whole tools.
+    #[cfg(test)]
+    pub(crate) fn observe_tools(&mut self, tools: &[Tool]) -> Vec<String> {
+        let pins: Vec<(&str, ToolPin)> = tools
+            .iter()
+            .map(|t| (t.name.as_ref(), pin_tool(t)))
+            .collect();
+        self.observe(pins)
     }
 
     /// Whether `tool` differs from its first-seen definition (false if never seen).
@@ -178,14 +190,14 @@ mod tests {
         let v2 = tool(json!({"name": "t", "description": "two", "inputSchema": {}}));
         let other = tool(json!({"name": "u", "inputSchema": {}}));
         let mut pins = PinSet::new();
-        assert!(pins.observe(&[v1.clone(), other.clone()]).is_empty());
+        assert!(pins.observe_tools(&[v1.clone(), other.clone()]).is_empty());
         assert_eq!(
-            pins.observe(&[v2.clone(), other.clone()]),
+            pins.observe_tools(&[v2.clone(), other.clone()]),
             vec!["t".to_owned()]
         );
         assert!(pins.is_changed(&v2) && !pins.is_changed(&v1) && !pins.is_changed(&other));
         assert!(
-            pins.observe(&[v1]).is_empty(),
+            pins.observe_tools(&[v1]).is_empty(),
             "changed back to the first definition"
         );
     }

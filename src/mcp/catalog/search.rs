@@ -4,10 +4,7 @@
 //! [`MAX_SEARCH_RESULTS`] hits. Same input, same output. Search never sanitises or renders: hits
 //! are indices into the caller's tool list.
 
-use rmcp::model::Tool;
 use serde::Serialize;
-
-use super::summary::tool_title;
 
 /// Most hits a search returns.
 pub(crate) const MAX_SEARCH_RESULTS: usize = 20;
@@ -67,7 +64,7 @@ pub(crate) struct ToolIndex {
     entries: Vec<Entry>,
 }
 
-fn truncate_at_boundary(text: &str, max: usize) -> &str {
+pub(crate) fn truncate_at_boundary(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
@@ -97,15 +94,6 @@ const IN_DESCRIPTION: u8 = 2;
 const NOWHERE: u8 = 3;
 
 impl ToolIndex {
-    /// Indexes `tools` (name, title or annotation title, description).
-    pub(crate) fn new(tools: &[Tool]) -> Self {
-        Self::from_fields(
-            tools
-                .iter()
-                .map(|t| (t.name.as_ref(), tool_title(t), t.description.as_deref())),
-        )
-    }
-
     /// Indexes `(name, title, description)` triples; hit indices refer to their order.
     pub(crate) fn from_fields<'a>(
         fields: impl IntoIterator<Item = (&'a str, Option<&'a str>, Option<&'a str>)>,

@@ -118,22 +118,28 @@ pub(crate) fn required_arguments(tool: &Tool) -> Vec<String> {
         .collect()
 }
 
+/// The summary of one tool with its name `flags`.
+pub(crate) fn summarize_tool(tool: &Tool, flags: Vec<NameFlag>) -> ToolSummary {
+    ToolSummary {
+        name: sanitize_capped(&tool.name, NAME_BYTES),
+        title: tool_title(tool).map(|t| sanitize_capped(t, TITLE_BYTES)),
+        description: first_line(
+            tool.description.as_deref().unwrap_or(""),
+            SUMMARY_DESCRIPTION_CHARS,
+        ),
+        required: required_arguments(tool),
+        flags,
+    }
+}
+
 /// Summaries of a server's tools, in the server's order, with name flags.
+#[cfg(test)]
 pub(crate) fn summarize_tools(tools: &[Tool]) -> Vec<ToolSummary> {
     let flags = name_flags(tools.iter().map(|t| t.name.as_ref()));
     tools
         .iter()
         .zip(flags)
-        .map(|(tool, flags)| ToolSummary {
-            name: sanitize_capped(&tool.name, NAME_BYTES),
-            title: tool_title(tool).map(|t| sanitize_capped(t, TITLE_BYTES)),
-            description: first_line(
-                tool.description.as_deref().unwrap_or(""),
-                SUMMARY_DESCRIPTION_CHARS,
-            ),
-            required: required_arguments(tool),
-            flags,
-        })
+        .map(|(tool, flags)| summarize_tool(tool, flags))
         .collect()
 }
 

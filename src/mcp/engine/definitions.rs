@@ -9,7 +9,7 @@ use super::ops::{self, OpContext};
 use super::outcome::{Failure, Success};
 use crate::mcp::api::{OpResult, PinReport, ScanReport};
 use crate::mcp::pins::{ChangeKind, Drift, compare};
-use crate::mcp::scan::{Definition, Kind, scan};
+use crate::mcp::scan::{Definition, Kind, scan_definition};
 
 /// The server itself as a definition: `serverInfo` and `instructions` from the handshake.
 async fn server_definition(ctx: &OpContext<'_>) -> Definition {
@@ -22,39 +22,60 @@ async fn server_definition(ctx: &OpContext<'_>) -> Definition {
     Definition::new(Kind::Server, value)
 }
 
-/// Every definition of the connected server: the server itself first, then its tools,
-/// prompts and resource templates in the server's order.
-pub(super) async fn definitions(ctx: &OpContext<'_>) -> Result<Vec<Definition>, Failure> {
-    let mut out = vec![server_definition(ctx).await];
-    let as_json = |kind, value: Result<serde_json::Value, serde_json::Error>| {
-        value.ok().map(|v| Definition::new(kind, v))
-    };
+/// Every definition of the connected server, from its cached catalogs (listed when needed):
+/// each is turned into JSON only as it is read ([`Definitions::iter`]), so a scan of 10,000
+/// tools holds one tool's JSON at a time, not the whole catalog's a second time.
+pub(super) struct Definitions {
+    server: Definition,
+    tools: std::sync::Arc<crate::mcp::catalog::ToolCatalog>,
+    prompts: Option<std::sync::Arc<Vec<rmcp::model::Prompt>>>,
+    listing: Option<std::sync::Arc<super::live::ResourceListing>>,
+}
+
+impl Definitions {
+    /// The server itself first, then its tools, prompts and resource templates in the server's
+    /// order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = Definition> + '_ {
+        let as_json = |kind, value: Result<serde_json::Value, serde_json::Error>| {
+            value.ok().map(|v| Definition::new(kind, v))
+        };
+        let prompts = self.prompts.iter().flat_map(|p| p.iter());
+        let templates = self.listing.iter().flat_map(|l| l.templates.iter());
+        std::iter::once(self.server.clone())
+            .chain(
+                self.tools
+                    .tool_values()
+                    .map(|v| Definition::new(Kind::Tool, v)),
+            )
+            .chain(prompts.filter_map(move |p| as_json(Kind::Prompt, serde_json::to_value(p))))
+            .chain(
+                templates
+                    .filter_map(move |t| as_json(Kind::ResourceTemplate, serde_json::to_value(t))),
+            )
+    }
+}
+
+/// The definitions of the connected server (see [`Definitions`]).
+pub(super) async fn definitions(ctx: &OpContext<'_>) -> Result<Definitions, Failure> {
+    let server = server_definition(ctx).await;
     let tools = ops::tools(ctx).await?;
-    out.extend(
-        tools
-            .tools()
-            .iter()
-            .filter_map(|t| as_json(Kind::Tool, serde_json::to_value(t))),
-    );
     let (resources, prompts) = ops::declared(ctx).await;
-    if prompts {
-        let listed = ops::prompts(ctx).await?;
-        out.extend(
-            listed
-                .iter()
-                .filter_map(|p| as_json(Kind::Prompt, serde_json::to_value(p))),
-        );
-    }
-    if resources {
-        let listing = ops::resource_listing(ctx).await?;
-        out.extend(
-            listing
-                .templates
-                .iter()
-                .filter_map(|t| as_json(Kind::ResourceTemplate, serde_json::to_value(t))),
-        );
-    }
-    Ok(out)
+    let prompts = if prompts {
+        Some(ops::prompts(ctx).await?)
+    } else {
+        None
+    };
+    let listing = if resources {
+        Some(ops::resource_listing(ctx).await?)
+    } else {
+        None
+    };
+    Ok(Definitions {
+        server,
+        tools,
+        prompts,
+        listing,
+    })
 }
 
 /// Compares a listing with the pins across restarts (on a blocking task: the store takes a
@@ -82,9 +103,7 @@ pub(super) async fn observe_tools(
         let current = || {
             std::iter::once(server.clone()).chain(
                 catalog
-                    .tools()
-                    .iter()
-                    .filter_map(|t| serde_json::to_value(t).ok())
+                    .tool_values()
                     .map(|v| Definition::new(Kind::Tool, v)),
             )
         };
@@ -126,11 +145,14 @@ pub(super) async fn pins(ctx: &OpContext<'_>, accept: bool) -> Result<Success, F
     };
     let defs = definitions(ctx).await?;
     let key = ctx.slot.pin_key.clone();
+    // Compared one definition at a time (the console asks for this after every tool list); an
+    // accept, which the operator asks for, holds them all.
     let result = tokio::task::spawn_blocking(move || {
         if accept {
-            store.accept(&key, &defs, &ALL_KINDS)
+            let all: Vec<Definition> = defs.iter().collect();
+            store.accept(&key, &all, &ALL_KINDS)
         } else {
-            store.observe(&key, &defs, &ALL_KINDS)
+            store.observe_with(&key, || defs.iter(), &ALL_KINDS)
         }
     })
     .await
@@ -144,7 +166,7 @@ pub(super) async fn check(
     ctx: &OpContext<'_>,
     pins: &std::collections::BTreeMap<String, crate::mcp::pins::Pin>,
 ) -> Result<Success, Failure> {
-    let defs = definitions(ctx).await?;
+    let defs: Vec<Definition> = definitions(ctx).await?.iter().collect();
     Ok(pin_success(ctx, compare(pins, &defs, &ALL_KINDS), false))
 }
 
@@ -211,8 +233,13 @@ pub(crate) fn pins_text(report: &PinReport) -> String {
 /// `scan`: every definition through every rule.
 pub(super) async fn scan_server(ctx: &OpContext<'_>) -> Result<Success, Failure> {
     let definitions = definitions(ctx).await?;
-    let count = |kind| definitions.iter().filter(|d| d.kind == kind).count();
-    let findings = scan(&definitions);
+    let mut counts = std::collections::HashMap::new();
+    let mut findings = Vec::new();
+    for definition in definitions.iter() {
+        *counts.entry(definition.kind).or_insert(0) += 1;
+        findings.extend(scan_definition(&definition));
+    }
+    let count = |kind| counts.get(&kind).copied().unwrap_or(0);
     let report = ScanReport {
         server: ctx.slot.name.clone(),
         tools: count(Kind::Tool),

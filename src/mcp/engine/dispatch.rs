@@ -195,8 +195,15 @@ impl Engine {
         };
         let shown =
             approve::shown_arguments(&serde_json::Value::Object(args.clone()), &ctx.live.redactor);
-        self.approve(gate, ctx.slot, operation, Some(shown), listed, ctx.cancel)
-            .await?;
+        self.approve(
+            gate,
+            ctx.slot,
+            operation,
+            Some(shown),
+            listed.as_ref(),
+            ctx.cancel,
+        )
+        .await?;
         ops::call_tool(ctx, tool, args).await
     }
 

@@ -232,11 +232,11 @@ impl Slot {
     /// session approval dropped.
     pub(super) fn observe_tools(
         &self,
-        tools: &[rmcp::model::Tool],
+        catalog: &crate::mcp::catalog::ToolCatalog,
         persisted: Option<crate::mcp::pins::Drift>,
     ) {
         let mut approvals = self.approvals();
-        let mut changed = approvals.pins.observe(tools);
+        let mut changed = approvals.pins.observe(catalog.pins());
         if let Some(drift) = persisted {
             changed.extend(drift.tools());
             approvals.drift = drift;

@@ -23,27 +23,29 @@ fn slot() -> Slot {
     )
 }
 
-fn tool(description: &str) -> rmcp::model::Tool {
-    rmcp::model::Tool::new(
+/// A one-tool catalog: `deploy` with `description`.
+fn tool(description: &str) -> crate::mcp::catalog::ToolCatalog {
+    let tool = rmcp::model::Tool::new(
         "deploy",
         description.to_owned(),
         Arc::new(serde_json::Map::new()),
-    )
+    );
+    crate::mcp::catalog::ToolCatalog::new(1, vec![tool])
 }
 
 #[test]
 fn a_changed_tool_definition_drops_its_session_approval() {
     let slot = slot();
-    slot.observe_tools(&[tool("Deploy the app")], None);
+    slot.observe_tools(&tool("Deploy the app"), None);
     slot.approve_session("tools.call deploy".into());
     slot.approve_session("tools.list".into());
-    slot.observe_tools(&[tool("Deploy the app")], None);
+    slot.observe_tools(&tool("Deploy the app"), None);
     assert!(
         slot.session_approved("tools.call deploy"),
         "unchanged: kept"
     );
     assert!(!slot.tool_changed("deploy"));
-    slot.observe_tools(&[tool("Deploy the app and delete the database")], None);
+    slot.observe_tools(&tool("Deploy the app and delete the database"), None);
     assert!(
         !slot.session_approved("tools.call deploy"),
         "changed: dropped"

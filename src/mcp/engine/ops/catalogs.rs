@@ -9,7 +9,9 @@ use rmcp::model::{
 };
 
 use super::{OpContext, page_failure, unexpected};
-use crate::mcp::catalog::{CatalogKind, PageError, PageLimits, ToolCatalog, collect_pages};
+use crate::mcp::catalog::{
+    CatalogKind, ListedTool, PageError, PageLimits, ToolCatalog, collect_pages,
+};
 use crate::mcp::connection::Connection;
 use crate::mcp::engine::live::ResourceListing;
 use crate::mcp::engine::outcome::Failure;
@@ -55,15 +57,19 @@ pub(crate) async fn tools(ctx: &OpContext<'_>) -> Result<Arc<ToolCatalog>, Failu
             })
         },
         |r| match r {
-            ServerResult::ListToolsResult(r) => Some((r.tools, r.next_cursor)),
+            // Each page is made compact as it arrives: the listing never holds every page's
+            // `Tool` values at once.
+            ServerResult::ListToolsResult(r) => {
+                Some((r.tools.iter().map(ListedTool::new).collect(), r.next_cursor))
+            }
             _ => None,
         },
     )
     .await
     .map_err(page_failure)?;
-    let catalog = Arc::new(ToolCatalog::new(ctx.live.generation, tools));
+    let catalog = Arc::new(ToolCatalog::from_listed(ctx.live.generation, tools));
     let persisted = crate::mcp::engine::definitions::observe_tools(ctx, &catalog).await;
-    ctx.slot.observe_tools(catalog.tools(), persisted);
+    ctx.slot.observe_tools(&catalog, persisted);
     ctx.slot.record_sizes(Some(catalog.len()), None, None);
     *cache = Some(catalog.clone());
     Ok(catalog)

@@ -138,13 +138,11 @@ pub(crate) async fn call_tool(
     // cannot be listed (a bound, an error) does not stop the call: it runs unvalidated.
     let catalog = tools(ctx).await.ok();
     if let Some(catalog) = &catalog
-        && catalog.get(tool).is_none()
+        && !catalog.contains(tool)
     {
         return Err(unknown_tool(catalog, &ctx.slot.name, tool));
     }
-    let mut schema = catalog
-        .as_ref()
-        .and_then(|c| c.output_schema(tool).cloned());
+    let mut schema = catalog.as_ref().and_then(|c| c.output_schema(tool));
     let mut conn = ctx.live.conn.read().await;
     // The answer's frame as the server sent it, for the raw view (a task's is not kept).
     let raw = RawSlot::default();
@@ -161,10 +159,10 @@ pub(crate) async fn call_tool(
             );
             drop(conn);
             let catalog = relist_tools(ctx).await?;
-            if catalog.get(tool).is_none() {
+            if !catalog.contains(tool) {
                 return Err(unknown_tool(&catalog, &ctx.slot.name, tool));
             }
-            schema = catalog.output_schema(tool).cloned();
+            schema = catalog.output_schema(tool);
             conn = ctx.live.conn.read().await;
             answer = send_call(ctx, &conn, tool, &args, &raw).await;
         }
