@@ -162,7 +162,12 @@ impl App {
             // Any key closes a withdrawn request; nothing is sent.
             Some(ask) if ask.withdrawn() => (None, None),
             Some(ServerAsk::Elicit(e)) => {
-                let msg = action.and_then(ElicitState::message);
+                // A form has no URL: a key bound to opening or copying one types, as any key
+                // the form does not take.
+                let form = matches!(e.mode, super::elicitation::ElicitMode::Form(_));
+                let msg = action
+                    .and_then(ElicitState::message)
+                    .filter(|m| !(form && matches!(m, ElicitMsg::OpenUrl | ElicitMsg::Copy)));
                 match msg.or_else(|| ElicitMsg::typed(&key)) {
                     Some(msg) => step(e.update(msg, &()), ServerAsk::Elicit),
                     None => (Some(ServerAsk::Elicit(e)), None),
@@ -251,6 +256,39 @@ mod tests {
         assert_eq!(app.asks.front().map(ServerAsk::ticket), Some(2));
         let next = app.asks.front().expect("the next request");
         assert!(!next.armed(app.now), "its key guard starts now");
+    }
+
+    /// A key a user's keymap binds to copying (or opening) a URL still types into a form, which
+    /// has no URL.
+    #[test]
+    fn a_key_bound_to_copy_types_into_a_form() {
+        let (mut app, _d) = demo_app();
+        let problems = app
+            .keymap
+            .apply("elicitation = [{ keys = [\"y\"], action = \"copy\", desc = \"copy\" }]\n");
+        assert!(problems.is_empty(), "{problems:?}");
+        let form = Form::from_schema(&serde_json::json!({
+            "type": "object", "properties": {"name": {"type": "string"}}
+        }));
+        let ask = ElicitationAsk {
+            server: "demo".into(),
+            message: "who?".into(),
+            kind: ElicitKind::Form(form),
+        };
+        app.update(Msg::Elicit { ticket: 1, ask });
+        app.now += Duration::from_secs(1);
+        let effects = app.update(ch('y'));
+        assert!(effects.is_empty(), "{effects:?}");
+        let Some(ServerAsk::Elicit(e)) = app.asks.front() else {
+            panic!("the form stays open")
+        };
+        let super::super::elicitation::ElicitMode::Form(f) = &e.mode else {
+            panic!("a form")
+        };
+        assert_eq!(
+            f.values.first(),
+            Some(&super::super::elicitation::FieldValue::Text("y".into()))
+        );
     }
 
     /// A withdrawn sampling request sends nothing either; one queued behind leaves unseen; an

@@ -107,6 +107,8 @@ impl IndexCache {
             match heard {
                 Some(Heard::Nothing) => return Ok(snapshot),
                 Some(Heard::Files(paths)) => {
+                    // Held here, the snapshot's postings could not carry over.
+                    drop(snapshot);
                     let applied = self.apply(root, &paths, cancel);
                     if applied.is_err() {
                         self.must_walk = true;
@@ -232,17 +234,22 @@ impl IndexCache {
         }
     }
 
-    /// A new snapshot of the current records, with `postings` made of them in order (or made
-    /// here again from their texts).
+    /// A new snapshot of the current records, with `postings` made of them in order (or, when
+    /// none are given, carried over from the last snapshot, or made again from the texts).
     fn rebuild(
         &mut self,
         coverage: Coverage,
         postings: Option<Postings>,
         cancel: &AtomicBool,
     ) -> Result<Arc<Snapshot>, Cancelled> {
-        // Never hold two generations of postings at once.
-        self.snapshot = None;
-        let postings = postings.map_or_else(|| self.postings_again(cancel), Ok)?;
+        // The last snapshot's postings carry over to the new one when nothing else holds it;
+        // never two whole generations of postings at once.
+        let last = self.snapshot.take().and_then(|s| Arc::try_unwrap(s).ok());
+        let postings = match (postings, last) {
+            (Some(postings), _) => postings,
+            (None, Some(last)) => self.postings_carried(last, cancel)?,
+            (None, None) => self.postings_again(cancel)?,
+        };
         let snapshot = Arc::new(Snapshot::build(
             self.records.clone(),
             postings,
@@ -252,6 +259,22 @@ impl IndexCache {
         )?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
+    }
+
+    /// The postings of the current records from `last`'s: only the records not in `last`
+    /// have their terms made again from their texts.
+    fn postings_carried(&self, last: Snapshot, cancel: &AtomicBool) -> Result<Postings, Cancelled> {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Cancelled);
+        }
+        let (files, postings) = last.into_parts();
+        let mut vocabulary = self
+            .vocabulary
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Ok(Postings::carried(postings, &files, &self.records, |r| {
+            r.terms(&mut vocabulary)
+        }))
     }
 
     /// The postings of the current records, their terms made again from their texts.
@@ -410,7 +433,7 @@ impl IndexCache {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn paths(snap: &Snapshot) -> Vec<&str> {
@@ -418,7 +441,7 @@ mod tests {
     }
 
     /// Dates every entry under `root` (and `root`) an hour back, as a settled checkout is.
-    fn settle(root: &Path) {
+    pub(in crate::workspace) fn settle(root: &Path) {
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
         let mut stack = vec![root.to_path_buf()];
         while let Some(dir) = stack.pop() {

@@ -91,6 +91,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Its files and postings, for the next snapshot to carry over.
+    pub(super) fn into_parts(self) -> (Vec<Arc<FileRecord>>, Postings) {
+        (self.files, self.postings)
+    }
+
     /// The snapshot of `files` (sorted by path) whose postings were added in that order.
     pub(super) fn build(
         files: Vec<Arc<FileRecord>>,
@@ -463,19 +468,27 @@ mod tests {
         for seed in [1, 7, 2026] {
             let ws = tempfile::tempdir().unwrap();
             generated_tree(ws.path(), seed);
+            // Settled, as a checkout is: the files a change leaves alone keep their records.
+            crate::workspace::cache::tests::settle(ws.path());
             let mut cache = IndexCache::new();
             let stop = AtomicBool::new(false);
             let snap = cache.refresh(ws.path(), &stop).unwrap();
             assert!(snap.files.len() > 150, "{}", snap.files.len());
             assert!(!exhaustive(&snap, "alpha").is_empty());
             assert_same_as_exhaustive(&snap);
-            // Changed, added and removed files: the postings are made again.
+            // Changed, added and removed files: the unchanged files' postings carried over
+            // (nothing else holds the snapshot) or, for one seed, made again (a held snapshot).
             std::fs::write(ws.path().join("docs/new.md"), "# Alpha\n\nalpha config\n").unwrap();
             std::fs::write(ws.path().join("alpha/more.txt"), "zulu zulu 42\n").unwrap();
+            // Last in path order: its entries follow every carried one.
+            std::fs::write(ws.path().join("zz-last.md"), "# Alpha config\n\nbravo\n").unwrap();
             let gone = snap.files[3].rel.clone();
             std::fs::remove_file(ws.path().join(&gone)).unwrap();
+            let held = (seed == 7).then_some(snap);
             let again = cache.refresh(ws.path(), &stop).unwrap();
-            assert!(again.has_file("docs/new.md") && !again.has_file(&gone));
+            drop(held);
+            assert!(again.has_file("docs/new.md") && again.has_file("zz-last.md"));
+            assert!(!again.has_file(&gone));
             assert_same_as_exhaustive(&again);
         }
     }

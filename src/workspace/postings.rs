@@ -6,7 +6,10 @@
 //! file's path counts in every passage of that file: it is kept once per file, as one entry
 //! flagged [`PATH`] at the file's first passage (before that passage's own entry), not once per
 //! passage. The lists replace the files' own `(term id, count)` pairs: the index holds each
-//! pair once. Pure; built from [`Terms`] in file order, rebuilt whole when files change.
+//! pair once. Pure; built from [`Terms`] in file order. When files change, the unchanged
+//! files' entries are carried over renumbered and only the changed files' terms are made again.
+
+use std::sync::Arc;
 
 use super::record::{FileRecord, Terms};
 
@@ -67,6 +70,68 @@ impl Postings {
             self.lens.push(record.passage_len(chunk));
         }
         self.first.push(start.saturating_add(narrow(count)));
+    }
+
+    /// The postings of `files` made from `old`, the postings of `old_files` (both sorted by
+    /// path): a file in both (the same record) keeps its entries, its passages renumbered; only
+    /// the others' terms are made (`terms`). Each old list is dropped as its new one is made,
+    /// so the two generations are never held whole at once.
+    pub(super) fn carried(
+        old: Self,
+        old_files: &[Arc<FileRecord>],
+        files: &[Arc<FileRecord>],
+        mut terms: impl FnMut(&FileRecord) -> Terms,
+    ) -> Self {
+        let Self {
+            lists,
+            first,
+            file_of,
+            lens,
+        } = old;
+        // Per old file, the new file it is, when it is unchanged.
+        let mut to: Vec<Option<u32>> = vec![None; old_files.len()];
+        let mut new = Self::new();
+        let mut j = 0;
+        for (i, record) in files.iter().enumerate() {
+            while old_files.get(j).is_some_and(|o| o.rel < record.rel) {
+                j += 1;
+            }
+            if old_files.get(j).is_some_and(|o| Arc::ptr_eq(o, record)) {
+                to[j] = Some(narrow(i));
+                let (a, b) = (first[j] as usize, first[j + 1] as usize);
+                let start = new.first.last().copied().unwrap_or(0);
+                new.lens.extend_from_slice(&lens[a..b]);
+                new.file_of.resize(new.file_of.len() + (b - a), narrow(i));
+                new.first.push(start.saturating_add(narrow(b - a)));
+            } else {
+                // `new.lists` gathers only the changed files' entries, in passage order.
+                new.add(record, &terms(record));
+            }
+        }
+        if new.lists.len() < lists.len() {
+            new.lists.resize_with(lists.len(), Vec::new);
+        }
+        for (list, made) in lists.into_iter().zip(&mut new.lists) {
+            let mut fresh = std::mem::take(made).into_iter().peekable();
+            let mut merged = Vec::with_capacity(list.len() + fresh.len());
+            for entry in list {
+                let of = file_of[entry.passage as usize] as usize;
+                let Some(file) = to[of] else {
+                    continue;
+                };
+                let passage = entry.passage - first[of] + new.first[file as usize];
+                while let Some(e) = fresh.next_if(|e| e.passage < passage) {
+                    merged.push(e);
+                }
+                merged.push(Entry {
+                    passage,
+                    count: entry.count,
+                });
+            }
+            merged.extend(fresh);
+            *made = merged;
+        }
+        new
     }
 
     fn list(&mut self, id: u32) -> &mut Vec<Entry> {
