@@ -112,37 +112,57 @@ impl Scanner<'_> {
 
     /// The members of the object at the cursor, keys unescaped, values skipped.
     fn members(&mut self, depth: usize) -> Option<Vec<SpanMember>> {
-        self.eat(b'{')?;
-        let mut members = Vec::new();
+        self.delimited(b'{', b'}', |scan| {
+            let (key, key_start) = scan.key()?;
+            let value_start = scan.pos;
+            scan.value(depth + 1)?;
+            Some(SpanMember {
+                key,
+                key_start,
+                value: value_start..scan.pos,
+            })
+        })
+    }
+
+    /// The items of the object or array at the cursor (`open` … `close`, separated by commas),
+    /// each read by `item`; the cursor moves past the closing byte.
+    pub(super) fn delimited<T>(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        self.eat(open)?;
+        let mut items = Vec::new();
         self.ws();
-        if self.eat(b'}').is_some() {
-            return Some(members);
+        if self.eat(close).is_some() {
+            return Some(items);
         }
         loop {
             self.ws();
-            let key_start = self.pos;
-            self.string()?;
-            let key = unescape(&self.text[key_start..self.pos])?.into_owned();
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
-            let value_start = self.pos;
-            self.value(depth + 1)?;
-            members.push(SpanMember {
-                key,
-                key_start,
-                value: value_start..self.pos,
-            });
+            items.push(item(self)?);
             self.ws();
             match self.peek()? {
                 b',' => self.pos += 1,
-                b'}' => {
+                c if c == close => {
                     self.pos += 1;
-                    return Some(members);
+                    return Some(items);
                 }
                 _ => return None,
             }
         }
+    }
+
+    /// An object member's key at the cursor, unescaped, with its offset; the cursor moves past
+    /// the `:` and the whitespace after it.
+    pub(super) fn key(&mut self) -> Option<(String, usize)> {
+        let key_start = self.pos;
+        self.string()?;
+        let key = unescape(&self.text[key_start..self.pos])?.into_owned();
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some((key, key_start))
     }
 
     /// Skips one value, checking that it is strict JSON.
@@ -152,40 +172,21 @@ impl Scanner<'_> {
         }
         match self.peek()? {
             b'"' => self.string(),
-            b'{' => self.container(b'}', depth, true),
-            b'[' => self.container(b']', depth, false),
+            // Items of no size: the lists are never allocated.
+            b'{' => self
+                .delimited(b'{', b'}', |scan| {
+                    scan.key()?;
+                    scan.value(depth + 1)
+                })
+                .map(drop),
+            b'[' => self
+                .delimited(b'[', b']', |scan| scan.value(depth + 1))
+                .map(drop),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
             b'-' | b'0'..=b'9' => self.number(),
             _ => None,
-        }
-    }
-
-    fn container(&mut self, close: u8, depth: usize, object: bool) -> Option<()> {
-        self.pos += 1;
-        self.ws();
-        if self.eat(close).is_some() {
-            return Some(());
-        }
-        loop {
-            self.ws();
-            if object {
-                self.string()?;
-                self.ws();
-                self.eat(b':')?;
-                self.ws();
-            }
-            self.value(depth + 1)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                c if c == close => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
         }
     }
 

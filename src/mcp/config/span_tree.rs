@@ -68,58 +68,19 @@ impl Scanner<'_> {
     }
 
     fn tree_members(&mut self, depth: usize) -> Option<Vec<Member>> {
-        self.eat(b'{')?;
-        let mut members = Vec::new();
-        self.ws();
-        if self.eat(b'}').is_some() {
-            return Some(members);
-        }
-        loop {
-            self.ws();
-            let key_start = self.pos;
-            self.string()?;
-            let key = unescape(&self.text[key_start..self.pos])?.into_owned();
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
-            let value = self.tree(depth + 1)?;
-            members.push(Member {
+        self.delimited(b'{', b'}', |scan| {
+            let (key, key_start) = scan.key()?;
+            let value = scan.tree(depth + 1)?;
+            Some(Member {
                 key,
                 key_start,
                 value,
-            });
-            self.ws();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b'}' => {
-                    self.pos += 1;
-                    return Some(members);
-                }
-                _ => return None,
-            }
-        }
+            })
+        })
     }
 
     fn tree_items(&mut self, depth: usize) -> Option<Vec<Spanned>> {
-        self.eat(b'[')?;
-        let mut items = Vec::new();
-        self.ws();
-        if self.eat(b']').is_some() {
-            return Some(items);
-        }
-        loop {
-            self.ws();
-            items.push(self.tree(depth + 1)?);
-            self.ws();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b']' => {
-                    self.pos += 1;
-                    return Some(items);
-                }
-                _ => return None,
-            }
-        }
+        self.delimited(b'[', b']', |scan| scan.tree(depth + 1))
     }
 }
 
