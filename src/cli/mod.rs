@@ -82,7 +82,7 @@ fn run_standalone(command: &Command) -> Option<Exit> {
 fn dispatch(mut cx: Context, command: Command) -> Exit {
     match command {
         Command::Status { live: true, json } => status_cmd::live(cx, json),
-        Command::Status { live: false, json } => status_cmd::run(&cx, json),
+        Command::Status { live: false, json } => status_cmd::run(cx, json),
         Command::Config(command) => config_cmd::run(&cx, command),
         Command::Sandbox(SandboxCommand::Suggest { server, json }) => {
             sandbox_cmd::suggest(&cx, &server, json)

@@ -13,7 +13,7 @@ pub fn run(cx: Context, request: &str, json: bool) -> Exit {
         Err(e) => return fail(json, &format!("the request is not JSON: {e}")),
     };
     match parse_request(&parsed) {
-        Ok(ProxyRequest::Status) => status_cmd::run(&cx, json),
+        Ok(ProxyRequest::Status) => status_cmd::run(cx, json),
         Ok(request) => run_request(cx, request, json),
         Err(e) => fail(json, &e.to_string()),
     }

@@ -8,19 +8,28 @@ use super::Context;
 use super::exit::Exit;
 use crate::mcp::sanitize::{escape_json_text, sanitize};
 use crate::mcp::status::{Overview, ServerStatus, SourceView, overview, var_is_set};
-use crate::mcp::status_row::{RowsShared, StatusRow, status_rows};
+use crate::mcp::status_row::{RowJson, RowsShared, StatusRow, status_rows};
 use crate::mcp::trust::TrustState;
 
 /// Prints the status report; always exit 0 (problems are in the report).
 ///
 /// The report is written one server at a time, so a file of 100,000 servers never holds its
-/// whole table or JSON document in memory.
-pub fn run(cx: &Context, json: bool) -> Exit {
+/// whole table or JSON document in memory. The configuration is not freed: the process ends
+/// once the report is written, and freeing 100,000 entries one at a time is work nobody waits
+/// for (the operating system takes the memory back whole).
+pub fn run(cx: Context, json: bool) -> Exit {
+    let exit = report(&cx, json);
+    std::mem::forget(cx);
+    exit
+}
+
+/// Writes the report of `cx`'s configuration.
+fn report(cx: &Context, json: bool) -> Exit {
     let overview = overview(&cx.config, &cx.trust);
     let trust = overview.project.trust;
     let shared = RowsShared::default();
     let rows = status_rows(&cx.config, trust, &var_is_set, &shared);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout_writer());
     let written = if json {
         write_json(&mut out, &overview, rows)
     } else {
@@ -40,6 +49,18 @@ pub fn run(cx: &Context, json: bool) -> Exit {
     Exit::Ok
 }
 
+/// Standard output without the line buffering `std::io::stdout()` adds: that searched every
+/// 64 KiB the report handed it for its last newline, and a `--json` report has one, at its end.
+/// A copy of the descriptor, written whole; nothing else is written to standard output while
+/// the report is.
+fn stdout_writer() -> Box<dyn std::io::Write> {
+    use std::os::fd::AsFd as _;
+    match std::io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(std::io::stdout().lock()),
+    }
+}
+
 /// The `--json` envelope shared with `mcpdeck proxy '{}'`, written piece by piece: the same
 /// document as serialising the whole report, every piece escaped like any JSON output.
 fn write_json<'a>(
@@ -53,11 +74,18 @@ fn write_json<'a>(
     )?;
     write_piece(out, &mut buf, &overview.project)?;
     out.write_all(b",\"servers\":[")?;
+    let mut row_json = String::new();
+    let mut same = RowJson::default();
     for (i, row) in rows.enumerate() {
         if i > 0 {
             out.write_all(b",")?;
         }
-        write_piece(out, &mut buf, &row)?;
+        row_json.clear();
+        if row.write_json(&mut row_json, &mut same).is_none() {
+            out.write_all(b"null")?;
+            continue;
+        }
+        out.write_all(escape_json_text(&row_json).as_bytes())?;
     }
     out.write_all(b"],\"files\":")?;
     write_piece(out, &mut buf, &overview.files)?;

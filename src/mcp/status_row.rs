@@ -7,8 +7,10 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::mcp::canonical::write_string;
 use crate::mcp::config::{ConfigSet, Counts, Effective, Layer, ServerDef, Source};
 use crate::mcp::status::{
     ReferenceView, RuntimeStatus, ServerState, ServerStatus, SourceView, static_state,
@@ -85,7 +87,91 @@ pub struct StatusRow<'a> {
     pub runtime: &'a RuntimeStatus,
 }
 
-impl StatusRow<'_> {
+/// What rows of one report write alike, kept from row to row by [`StatusRow::write_json`]:
+/// the JSON of the last file path and of the last runtime facts written (every row of a file
+/// has the same path, every row of a report built from configuration the same runtime facts).
+#[derive(Debug, Default)]
+pub struct RowJson<'a> {
+    file: Option<(&'a Path, String)>,
+    runtime: Option<(&'a RuntimeStatus, String)>,
+}
+
+impl<'a> StatusRow<'a> {
+    /// Appends the row's JSON to `out`: the same text as `serde_json::to_string(self)`, written
+    /// in a few pieces (a report of 100,000 servers wrote each key and value through the
+    /// serialiser). Returns `None` (with `out` as it was) if a piece cannot be serialised.
+    pub fn write_json(&self, out: &mut String, same: &mut RowJson<'a>) -> Option<()> {
+        let mark = out.len();
+        let written = self.write_pieces(out, same);
+        if written.is_none() {
+            out.truncate(mark);
+        }
+        written
+    }
+
+    fn write_pieces(&self, out: &mut String, same: &mut RowJson<'a>) -> Option<()> {
+        out.push_str("{\"name\":");
+        write_string(self.name, out);
+        out.push_str(",\"state\":\"");
+        out.push_str(self.state.label());
+        out.push_str("\",\"transport\":");
+        write_optional(self.transport, out);
+        out.push_str(",\"source\":{\"layer\":\"");
+        out.push_str(self.source.layer.label());
+        out.push_str("\",\"file\":");
+        let file = self.source.file;
+        match &same.file {
+            Some((last, json)) if std::ptr::eq(*last, file) => out.push_str(json),
+            _ => {
+                let json = serde_json::to_string(file).ok()?;
+                out.push_str(&json);
+                same.file = Some((file, json));
+            }
+        }
+        out.push_str(",\"line\":");
+        match self.source.line {
+            Some(line) => {
+                let _ = write!(out, "{line}");
+            }
+            None => out.push_str("null"),
+        }
+        out.push_str("},\"shadowed\":");
+        write_list(&self.shadowed, out)?;
+        out.push_str(",\"references\":");
+        write_list(&self.references, out)?;
+        match self.diagnostics {
+            Counts {
+                errors: 0,
+                warnings: 0,
+            } => out.push_str(",\"diagnostics\":{\"errors\":0,\"warnings\":0},\"sandbox\":"),
+            Counts { errors, warnings } => {
+                let _ = write!(
+                    out,
+                    ",\"diagnostics\":{{\"errors\":{errors},\"warnings\":{warnings}}},\"sandbox\":"
+                );
+            }
+        }
+        write_optional(self.sandbox.as_deref(), out);
+        out.push_str(",\"roots\":");
+        write_optional(self.roots.as_deref(), out);
+        if !self.roots_notes.is_empty() {
+            out.push_str(",\"rootsNotes\":");
+            write_list(&self.roots_notes, out)?;
+        }
+        out.push_str(",\"runtime\":");
+        let runtime = self.runtime;
+        match &same.runtime {
+            Some((last, json)) if std::ptr::eq(*last, runtime) => out.push_str(json),
+            _ => {
+                let json = serde_json::to_string(runtime).ok()?;
+                out.push_str(&json);
+                same.runtime = Some((runtime, json));
+            }
+        }
+        out.push('}');
+        Some(())
+    }
+
     /// The owned row.
     pub fn to_status(&self) -> ServerStatus {
         ServerStatus {
@@ -102,6 +188,24 @@ impl StatusRow<'_> {
             runtime: self.runtime.clone(),
         }
     }
+}
+
+/// A JSON string or `null`.
+fn write_optional(text: Option<&str>, out: &mut String) {
+    match text {
+        Some(text) => write_string(text, out),
+        None => out.push_str("null"),
+    }
+}
+
+/// A JSON array (`[]` without the serialiser when empty).
+fn write_list<T: serde::Serialize>(items: &[T], out: &mut String) -> Option<()> {
+    if items.is_empty() {
+        out.push_str("[]");
+    } else {
+        out.push_str(&serde_json::to_string(items).ok()?);
+    }
+    Some(())
 }
 
 /// Every server's row of the report, in order, borrowed from `config` and `shared`.
@@ -188,6 +292,34 @@ mod tests {
     use crate::mcp::config::load::parsed_file as file;
 
     #[test]
+    fn the_labels_written_by_hand_are_the_serialised_names() {
+        let quoted = |label: &str| format!("\"{label}\"");
+        for state in [
+            ServerState::Disconnected,
+            ServerState::Connecting,
+            ServerState::Connected,
+            ServerState::Failed,
+            ServerState::Disabled,
+            ServerState::Invalid,
+            ServerState::Inert,
+        ] {
+            let json = serde_json::to_string(&state).expect("json");
+            assert_eq!(json, quoted(state.label()));
+        }
+        for layer in [
+            Layer::SharedUser,
+            Layer::User,
+            Layer::Project,
+            Layer::ProjectDeck,
+            Layer::CommandLine,
+            Layer::Packaged,
+        ] {
+            let json = serde_json::to_string(&layer).expect("json");
+            assert_eq!(json, quoted(layer.label()));
+        }
+    }
+
+    #[test]
     fn a_borrowed_row_serialises_as_its_owned_row() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("p");
@@ -199,24 +331,34 @@ mod tests {
             "h": {"url": "https://e/mcp", "headers": {"Authorization": "Bearer ${K}"}},
             "box": {"command": "x", "sandbox": "read-only-project"},
             "r": {"command": "x", "roots": ["sub"]},
-            "plain": {"command": "x"}
-        }}"#;
+            "plain": {"command": "x"},
+            "off": {"command": "x", "disabled": true},
+            "wide": {"command": "x", "args": ["ROOT/sub"]},
+            "ctl\u001b": {"command": "x"}
+        }}"#
+        .replace("ROOT", &root.display().to_string());
         let deck = r#"{"mcpServers": {"plain": {"command": "y"}, "plain2": {"command": "z"}}}"#;
         let config = ConfigSet::from_files(
             root.clone(),
             vec![
-                file(Layer::Project, root.join(".mcp.json"), project),
+                file(Layer::Project, root.join(".mcp.json"), &project),
                 file(Layer::ProjectDeck, root.join(".mcpdeck/mcp.json"), deck),
             ],
         );
         let shared = RowsShared::default();
         let is_set = |name: &str| name == "TOKEN";
         let mut seen = Vec::new();
+        let mut same = RowJson::default();
+        let mut written = String::new();
         for trust in [TrustState::Trusted, TrustState::Untrusted] {
             for row in status_rows(&config, trust, &is_set, &shared) {
                 let borrowed = serde_json::to_string(&row).expect("json");
                 let owned = serde_json::to_string(&row.to_status()).expect("json");
                 assert_eq!(borrowed, owned);
+                // Written by hand, with the pieces kept from the rows before it.
+                written.clear();
+                row.write_json(&mut written, &mut same).expect("written");
+                assert_eq!(written, owned);
                 seen.push(borrowed);
             }
         }
@@ -231,6 +373,11 @@ mod tests {
             r#""transport":null"#,
             r#""roots":".""#,
             r#""runtime":{"protocolVersion":null"#,
+            r#""state":"disabled""#,
+            r#""state":"disconnected""#,
+            r#""layer":"project-mcpdeck""#,
+            r#""rootsNotes":["#,
+            r#""name":"ctl\u001b""#,
         ] {
             assert!(all.contains(part), "{part} in {all}");
         }

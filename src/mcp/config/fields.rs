@@ -213,6 +213,21 @@ impl<'a> Cx<'a> {
         Some(s)
     }
 
+    /// Reads the non-empty string of field `field` of the object at `path` (as
+    /// [`Cx::non_empty_string`] of `{path}.{field}`), spelling the field's path out only when
+    /// there is something to report: every server of a file has a `command` or a `url`.
+    pub(crate) fn non_empty_field(
+        &mut self,
+        value: &Spanned,
+        path: &str,
+        field: &str,
+    ) -> Option<String> {
+        match &value.value {
+            Json::String(s) if !s.trim().is_empty() => Some(s.clone()),
+            _ => self.non_empty_string(value, &format!("{path}.{field}")),
+        }
+    }
+
     /// Reads a boolean or reports a type mismatch.
     pub(crate) fn boolean(&mut self, value: &Spanned, path: &str) -> Option<bool> {
         if let Json::Bool(b) = value.value {

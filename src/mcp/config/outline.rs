@@ -165,6 +165,18 @@ impl Scanner<'_> {
         Some((key, key_start))
     }
 
+    /// Moves past an object member's key, the `:` and the whitespace after it, checking the
+    /// key as [`Scanner::key`] does without keeping it.
+    fn skip_key(&mut self) -> Option<()> {
+        let key_start = self.pos;
+        self.string()?;
+        unescape(&self.text[key_start..self.pos])?;
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(())
+    }
+
     /// Skips one value, checking that it is strict JSON.
     pub(super) fn value(&mut self, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
@@ -175,7 +187,7 @@ impl Scanner<'_> {
             // Items of no size: the lists are never allocated.
             b'{' => self
                 .delimited(b'{', b'}', |scan| {
-                    scan.key()?;
+                    scan.skip_key()?;
                     scan.value(depth + 1)
                 })
                 .map(drop),
@@ -233,10 +245,12 @@ impl Scanner<'_> {
         self.eat(b'"')?;
         loop {
             let rest = self.bytes.get(self.pos..)?;
-            let at = memchr::memchr3(b'"', b'\\', b'\n', rest)?;
-            if rest[..at].iter().any(|&b| b < 0x20) {
-                return None;
-            }
+            // Most strings of a configuration are a few bytes long: a plain loop finds their
+            // end sooner than a vector search sets itself up. A control byte ends the search
+            // and is refused below.
+            let at = rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
             self.pos += at;
             match self.bytes[self.pos] {
                 b'"' => {

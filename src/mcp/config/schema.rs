@@ -369,17 +369,21 @@ fn servers_entries(
     Some(entries)
 }
 
-/// For each member, whether another member of the list has the same key. Sorting positions
-/// by key costs four bytes a member, where a map of keys cost a bucket of thirty-two.
+/// For each member, whether another member of the list has the same key. The map of keys is
+/// dropped before any entry is built, so it never adds to the most the load holds at once.
 fn repeated_keys(members: &[SpanMember]) -> Vec<bool> {
-    let mut order: Vec<u32> = (0..u32::try_from(members.len()).unwrap_or(u32::MAX)).collect();
-    order.sort_unstable_by(|&a, &b| members[a as usize].key.cmp(&members[b as usize].key));
+    use std::collections::hash_map::{Entry, HashMap};
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(members.len());
     let mut repeated = vec![false; members.len()];
-    for pair in order.windows(2) {
-        let (a, b) = (pair[0] as usize, pair[1] as usize);
-        if members[a].key == members[b].key {
-            repeated[a] = true;
-            repeated[b] = true;
+    for (i, member) in members.iter().enumerate() {
+        match first.entry(member.key.as_str()) {
+            Entry::Occupied(seen) => {
+                repeated[*seen.get()] = true;
+                repeated[i] = true;
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(i);
+            }
         }
     }
     repeated

@@ -156,10 +156,8 @@ pub(super) fn check_server(
 fn check_transport(cx: &mut Cx<'_>, path: &str, start: usize, f: &Fields<'_>) -> Option<Transport> {
     let command = f
         .command
-        .and_then(|v| cx.non_empty_string(v, &format!("{path}.command")));
-    let url = f
-        .url
-        .and_then(|v| cx.non_empty_string(v, &format!("{path}.url")));
+        .and_then(|v| cx.non_empty_field(v, path, "command"));
+    let url = f.url.and_then(|v| cx.non_empty_field(v, path, "url"));
     let declared = check_type(cx, path, f.kind);
     match (command, url) {
         (Some(_), Some(_)) => {
@@ -182,9 +180,7 @@ fn check_transport(cx: &mut Cx<'_>, path: &str, start: usize, f: &Fields<'_>) ->
             Some(Transport::Stdio(StdioDef {
                 command,
                 args: check_args(cx, path, f.args),
-                cwd: f
-                    .cwd
-                    .and_then(|v| cx.non_empty_string(v, &format!("{path}.cwd"))),
+                cwd: f.cwd.and_then(|v| cx.non_empty_field(v, path, "cwd")),
                 env: f.env.map(|v| check_env(cx, path, v)).unwrap_or_default(),
                 sandbox: f.sandbox.map(|v| Box::new(check_sandbox(cx, path, v))),
             }))

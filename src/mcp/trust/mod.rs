@@ -311,11 +311,14 @@ fn fingerprint_with(config: &ConfigSet, hosts: &[(HostId, HostEntry)]) -> String
         buffer.push_str(item.strip_prefix(PREFIX).unwrap_or(&item));
         buffer.push('\n');
     }
+    // Canonical JSON holds no byte below a space (controls are escaped), so the newline after
+    // a text sorts below anything another text can hold there: the texts sort as the rest of
+    // the buffer from each start does, with no search for either end at each comparison.
+    starts.sort_unstable_by(|&a, &b| buffer.as_bytes()[a..].cmp(&buffer.as_bytes()[b..]));
     let text = |start: usize| {
         let rest = &buffer[start..];
         &rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())]
     };
-    starts.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
     let mut hasher = Sha256::new();
     hasher.update(b"[");
     for (i, &start) in starts.iter().enumerate() {
@@ -419,7 +422,8 @@ mod tests {
                 "b": {"command": "x", "env": {"Z": "1", "A": "é\u0001"}},
                 "a": {"url": "https://h/mcp", "headers": {"X": "${T}"}},
                 "c": {"command": "x", "bad": 1},
-                "d\u0041": {"command": "x\/y", "args": ["1.50", 2.50, 1e3, -0], "k": 1, "k": 2}
+                "d\u0041": {"command": "x\/y", "args": ["1.50", 2.50, 1e3, -0], "k": 1, "k": 2},
+                "s10": {"command": "x"}, "s1": {"command": "x"}, "s1": {"command": "x"}
             }}"#,
         );
         let built = fingerprint_of(&definitions_with(&config, &[]));
@@ -430,7 +434,8 @@ mod tests {
                 "c": {"bad": 1, "command": "x"},
                 "a": {"headers": {"X": "${T}"}, "url": "https://h/mcp"},
                 "dA": {"k": 2, "args": ["1.50", 2.5, 1e3, -0], "command": "x/y"},
-                "b": {"env": {"A": "é\u0001", "Z": "1"}, "command": "x"}
+                "b": {"env": {"A": "é\u0001", "Z": "1"}, "command": "x"},
+                "s1": {"command": "x"}, "s1": {"command": "x"}, "s10": {"command": "x"}
             }}"#,
         );
         assert_eq!(fingerprint_with(&reordered, &[]), built);
