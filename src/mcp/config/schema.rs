@@ -370,10 +370,12 @@ fn servers_entries(
 }
 
 /// For each member, whether another member of the list has the same key. The map of keys is
-/// dropped before any entry is built, so it never adds to the most the load holds at once.
+/// dropped before any entry is built, so it never adds to the most the load holds at once; its
+/// hash is seeded per process (the names come from the file).
 fn repeated_keys(members: &[SpanMember]) -> Vec<bool> {
     use std::collections::hash_map::{Entry, HashMap};
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity(members.len());
+    let mut first: HashMap<&str, usize, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(members.len(), foldhash::fast::RandomState::default());
     let mut repeated = vec![false; members.len()];
     for (i, member) in members.iter().enumerate() {
         match first.entry(member.key.as_str()) {
