@@ -18,7 +18,7 @@ use super::component::{Component, Update};
 use super::hosts::HostsView;
 use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx, Keymap};
-use super::panels::{PanelMsg, PanelView};
+use super::panels::PanelView;
 use super::policy_view::PolicyView;
 use super::spills_view::SpillsView;
 use super::update::{PAGE, to_input};
@@ -30,9 +30,9 @@ mod doctor;
 mod help;
 mod trust;
 pub use approvals::ApprovalsView;
-pub use doctor::{DoctorMsg, DoctorView};
-pub use help::{HelpView, ReadMsg};
-pub use trust::{TrustMsg, TrustView};
+pub use doctor::DoctorView;
+pub use help::HelpView;
+pub use trust::TrustView;
 
 /// A global view over the panes.
 #[derive(Debug)]
@@ -112,24 +112,22 @@ pub struct ErrorView {
     pub message: String,
 }
 
-/// The error modal answers to a panel's two messages: copy its text (`class: message`), close.
+/// The error modal takes a panel's two actions: copy its text (`class: message`), close.
 impl Component for ErrorView {
-    type Msg = PanelMsg;
+    type Msg = Action;
     type Env<'a> = ();
     type Out = Effect;
 
-    fn message(action: Action) -> Option<PanelMsg> {
+    fn message(action: Action) -> Option<Action> {
         PanelView::message(action)
     }
 
-    fn update(self, msg: PanelMsg, (): &()) -> Update<Self> {
-        match msg {
-            PanelMsg::Copy => {
-                let text = format!("{}: {}", self.class, self.message);
-                Update::then(self, Effect::Copy(text))
-            }
-            PanelMsg::Close => Update::close(None),
+    fn update(self, action: Action, (): &()) -> Update<Self> {
+        if action != Action::Copy {
+            return Update::close(None);
         }
+        let text = format!("{}: {}", self.class, self.message);
+        Update::then(self, Effect::Copy(text))
     }
 }
 
@@ -173,6 +171,11 @@ pub(super) fn moves(action: Action) -> bool {
         action,
         Action::Up | Action::Down | Action::PageUp | Action::PageDown
     )
+}
+
+/// Whether a read-only view takes `action`: copy, a line or page key, close.
+pub(super) fn reads(action: Action) -> bool {
+    moves(action) || matches!(action, Action::Copy | Action::Back | Action::Quit)
 }
 
 impl Overlay {
@@ -492,12 +495,12 @@ mod tests {
 
     #[test]
     fn the_error_modal_copies_its_class_and_message_and_closes() {
-        let step = error().update(PanelMsg::Copy, &());
+        let step = error().update(Action::Copy, &());
         assert_eq!(step.next, Some(error()), "copying leaves it open");
         assert_eq!(step.out, Some(Effect::Copy("auth: refused".into())));
-        let step = error().update(PanelMsg::Close, &());
+        let step = error().update(Action::Back, &());
         assert!(step.next.is_none() && step.out.is_none());
-        assert_eq!(ErrorView::message(Action::Quit), Some(PanelMsg::Close));
+        assert_eq!(ErrorView::message(Action::Quit), Some(Action::Quit));
         assert!(ErrorView::offers(Action::Copy) && !ErrorView::offers(Action::Down));
     }
 

@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::Effect;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, moves, scrolled};
+use super::overlays::{Asks, Shared, reads, scrolled};
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
@@ -69,61 +69,37 @@ impl SpillsView {
     }
 }
 
-/// What the spills list answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpillsMsg {
-    /// Start typing a filter.
-    Filter,
-    /// Open the selected spill in the pager.
-    Open,
-    /// Copy its path.
-    Copy,
-    /// Delete it.
-    Delete,
-    /// A line or page key.
-    Move(Action),
-    /// Close the list.
-    Close,
-}
-
 /// The spills list filters, opens, copies and deletes the selected spill.
 impl Component for SpillsView {
-    type Msg = SpillsMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<SpillsMsg> {
-        match action {
-            Action::Filter => Some(SpillsMsg::Filter),
-            Action::Open => Some(SpillsMsg::Open),
-            Action::Copy => Some(SpillsMsg::Copy),
-            Action::Delete => Some(SpillsMsg::Delete),
-            action if moves(action) => Some(SpillsMsg::Move(action)),
-            Action::Back | Action::Quit => Some(SpillsMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        let own = matches!(action, Action::Filter | Action::Open | Action::Delete);
+        (own || reads(action)).then_some(action)
     }
 
-    fn update(mut self, msg: SpillsMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
         let shown = self.shown(s.spills);
         let spill = shown.get(self.sel);
-        let effect = match msg {
-            SpillsMsg::Filter => {
+        let effect = match action {
+            Action::Filter => {
                 self.filter.get_or_insert_with(String::new);
                 self.editing = true;
                 None
             }
-            SpillsMsg::Open => spill.map(|s| Effect::ReadSpill {
+            Action::Open => spill.map(|s| Effect::ReadSpill {
                 path: s.path.clone(),
                 at: crate::app::SpillAt::Line(0),
             }),
-            SpillsMsg::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
-            SpillsMsg::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
-            SpillsMsg::Move(action) => {
+            Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
+            Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
+            Action::Back | Action::Quit => return Update::close(None),
+            _ => {
                 self.sel = scrolled(self.sel, action, shown.len().saturating_sub(1));
                 None
             }
-            SpillsMsg::Close => return Update::close(None),
         };
         Update::then(self, effect.into())
     }
@@ -191,28 +167,24 @@ mod tests {
         ]);
         let mut s = shared(&info);
         s.spills = &rows;
-        let view = SpillsView::default().update(SpillsMsg::Move(Action::Down), &s);
+        let view = SpillsView::default().update(Action::Down, &s);
         let view = view.next.expect("open");
         assert_eq!(view.sel, 1);
-        let step = view.clone().update(SpillsMsg::Delete, &s);
+        let step = view.clone().update(Action::Delete, &s);
         assert_eq!(
             step.out,
             Some(Asks::from(Effect::DeleteSpill("b.png".into())))
         );
-        let step = view.clone().update(SpillsMsg::Copy, &s);
+        let step = view.clone().update(Action::Copy, &s);
         assert_eq!(
             step.out,
             Some(Asks::from(Effect::Copy("/run/spills/b.png".into())))
         );
-        let filtering = view
-            .clone()
-            .update(SpillsMsg::Filter, &s)
-            .next
-            .expect("open");
+        let filtering = view.clone().update(Action::Filter, &s).next.expect("open");
         assert!(filtering.editing && filtering.filter.is_some());
-        let none = SpillsView::default().update(SpillsMsg::Open, &shared(&info));
+        let none = SpillsView::default().update(Action::Open, &shared(&info));
         assert_eq!(none.out, Some(Asks::default()), "no spill, nothing read");
-        assert!(view.update(SpillsMsg::Close, &s).next.is_none());
+        assert!(view.update(Action::Back, &s).next.is_none());
         assert!(
             !SpillsView::offers(Action::Top),
             "Home and End move nothing here"
