@@ -2,7 +2,7 @@
 //! narrows the sessions by pid, project, mode or server name, `Enter` keeps it, `Esc` clears),
 //! as in every list. Drawing is `ui::agents_view`.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::Effect;
 use super::agents::AgentRow;
@@ -36,27 +36,9 @@ impl AgentsView {
             .collect()
     }
 
-    /// A key typed while the filter takes text: typing narrows, `Enter` keeps the filter and
-    /// gives the keys back to the view, `Esc` clears it. `None` when the key is not the
-    /// filter's (an action then).
+    /// A key typed while the filter takes text ([`ListFilter::typed`]; `Enter` only keeps it).
     pub fn filter_key(&mut self, key: &KeyEvent) -> Option<Option<Action>> {
-        let filter = self.filter.as_mut().filter(|f| f.editing)?;
-        match key.code {
-            KeyCode::Esc => self.filter = None,
-            KeyCode::Enter => filter.editing = false,
-            KeyCode::Up => return Some(Some(Action::Up)),
-            KeyCode::Down => return Some(Some(Action::Down)),
-            KeyCode::Backspace => {
-                filter.query.pop();
-                self.scroll = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                filter.query.push(c);
-                self.scroll = 0;
-            }
-            _ => {}
-        }
-        Some(None)
+        ListFilter::typed(&mut self.filter, &mut self.scroll, key, None)
     }
 }
 
@@ -79,10 +61,7 @@ impl Component for AgentsView {
                 return Update::then(self, asks);
             }
             Action::Filter => {
-                self.filter = Some(ListFilter {
-                    query: String::new(),
-                    editing: true,
-                });
+                self.filter = ListFilter::started();
                 self.scroll = 0;
             }
             Action::Copy => {

@@ -1,12 +1,13 @@
 //! The spills view's state: the selection and a filter (`/` starts it, typing narrows the list
 //! by path, origin or type, `Enter` opens the highlighted spill, `Esc` clears), as in every list.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::Effect;
 use super::component::{Component, Update};
 use super::keymap::Action;
 use super::overlays::{Asks, Shared, reads, scrolled};
+use super::tabs::ListFilter;
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
@@ -15,57 +16,24 @@ use crate::mcp::sanitize::{sanitize, sanitize_capped};
 pub struct SpillsView {
     /// The selected entry among those shown.
     pub sel: usize,
-    /// The filter typed so far, if one was started.
-    pub filter: Option<String>,
-    /// Whether keys still go into the filter.
-    pub editing: bool,
+    /// The filter narrowing the list, if one was started.
+    pub filter: Option<ListFilter>,
 }
 
 impl SpillsView {
     /// The spills the filter keeps (all without one), in order.
     pub fn shown<'a>(&self, spills: &'a [SpillRow]) -> Vec<&'a SpillRow> {
-        let q = self.filter.as_deref().unwrap_or("").to_lowercase();
-        spills
-            .iter()
-            .filter(|s| {
-                q.is_empty()
-                    || [&s.shown, &s.origin, &s.mime]
-                        .iter()
-                        .any(|t| t.to_lowercase().contains(&q))
-            })
-            .collect()
+        let keeps = |s: &&SpillRow| {
+            let f = self.filter.as_ref();
+            f.is_none_or(|f| f.keeps(&s.shown, &s.origin) || f.keeps(&s.mime, ""))
+        };
+        spills.iter().filter(keeps).collect()
     }
 
-    /// A key typed while the filter takes text: typing narrows, `Enter` opens the highlighted
-    /// spill (the filter stays), `Esc` clears the filter. `None` when the key is not the
-    /// filter's (an action then).
+    /// A key typed while the filter takes text ([`ListFilter::typed`]): `Enter` opens the
+    /// highlighted spill (the filter stays).
     pub fn filter_key(&mut self, key: &KeyEvent) -> Option<Option<Action>> {
-        if !self.editing {
-            return None;
-        }
-        let query = self.filter.get_or_insert_with(String::new);
-        match key.code {
-            KeyCode::Esc => {
-                self.filter = None;
-                self.editing = false;
-            }
-            KeyCode::Enter => {
-                self.editing = false;
-                return Some(Some(Action::Open));
-            }
-            KeyCode::Up => return Some(Some(Action::Up)),
-            KeyCode::Down => return Some(Some(Action::Down)),
-            KeyCode::Backspace => {
-                query.pop();
-                self.sel = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                query.push(c);
-                self.sel = 0;
-            }
-            _ => {}
-        }
-        Some(None)
+        ListFilter::typed(&mut self.filter, &mut self.sel, key, Some(Action::Open))
     }
 }
 
@@ -85,8 +53,11 @@ impl Component for SpillsView {
         let spill = shown.get(self.sel);
         let effect = match action {
             Action::Filter => {
-                self.filter.get_or_insert_with(String::new);
-                self.editing = true;
+                let query = self.filter.take().map(|f| f.query).unwrap_or_default();
+                self.filter = Some(ListFilter {
+                    query,
+                    editing: true,
+                });
                 None
             }
             Action::Open => spill.map(|s| Effect::ReadSpill {
@@ -181,7 +152,7 @@ mod tests {
             Some(Asks::from(Effect::Copy("/run/spills/b.png".into())))
         );
         let filtering = view.clone().update(Action::Filter, &s).next.expect("open");
-        assert!(filtering.editing && filtering.filter.is_some());
+        assert!(filtering.filter.is_some_and(|f| f.editing));
         let none = SpillsView::default().update(Action::Open, &shared(&info));
         assert_eq!(none.out, Some(Asks::default()), "no spill, nothing read");
         assert!(view.update(Action::Back, &s).next.is_none());

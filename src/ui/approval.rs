@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::theme;
+use super::theme::{fg, theme};
 use super::viewer::wrap_styled;
 use crate::app::App;
 use crate::app::approval::Pending;
@@ -20,7 +20,7 @@ use crate::mcp::policy::approval_text;
 
 fn field(label: &str, value: String, style: Style) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{label:<11}"), Style::new().fg(theme().dim)),
+        Span::styled(format!("{label:<11}"), fg(theme().dim)),
         Span::styled(value, style),
     ])
 }
@@ -39,7 +39,7 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
         lines.push(field(
             "agent",
             format!("mcpdeck serve pid {pid}{project}"),
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     lines.push(field("server", r.server.clone(), Style::new()));
@@ -48,27 +48,27 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     if let Some(sandbox) = &r.sandbox {
         lines.push(Line::styled(
             format!("sandboxed: {sandbox}"),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     if r.server_changed {
         lines.push(Line::styled(
             "⚠ the server's definition changed this session",
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     if r.tool_changed {
         lines.push(Line::styled(
             "⚠ the tool's definition changed since it was listed",
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     // The drift from its pins across restarts: what changed, then the diff (sanitised).
     for (i, line) in r.drift.iter().take(12).enumerate() {
         let style = if i == 0 {
-            Style::new().fg(theme().warn)
+            fg(theme().warn)
         } else {
-            Style::new().fg(theme().muted)
+            fg(theme().muted)
         };
         lines.push(Line::styled(format!("  {line}"), style));
     }
@@ -76,14 +76,11 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     if !r.findings.is_empty() {
         lines.push(Line::styled(
             "⚑ the poisoning scan flags the tool's definition:",
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     for line in r.findings.iter().take(6) {
-        lines.push(Line::styled(
-            format!("  {line}"),
-            Style::new().fg(theme().muted),
-        ));
+        lines.push(Line::styled(format!("  {line}"), fg(theme().muted)));
     }
     if r.findings.len() > 6 {
         lines.push(Line::styled(
@@ -92,7 +89,7 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
                 r.findings.len() - 6,
                 r.server
             ),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     lines
@@ -105,7 +102,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
     if app.approvals.len() > 1 {
         lines.push(Line::styled(
             format!("({} more waiting)", app.approvals.len() - 1),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     if pending.confirming_always {
@@ -119,7 +116,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
                 "Add the allow rule `{}` to {file}? Type y to add it and allow; any other key goes back.",
                 pending.always_rule()
             ),
-            Style::new().fg(theme().on_accent).bg(theme().warn),
+            fg(theme().on_accent).bg(theme().warn),
         ));
         return lines;
     }
@@ -132,7 +129,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
     } else {
         "(keys are ignored for a moment)".to_owned()
     };
-    lines.push(Line::styled(keys, Style::new().fg(theme().accent)));
+    lines.push(Line::styled(keys, fg(theme().accent)));
     lines
 }
 
@@ -187,7 +184,7 @@ fn modal_lines(
         head.truncate(most - 1);
         head.push(Line::styled(
             format!("… {left_out} rows more: enlarge the terminal"),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     let room = usize::from(body.height).saturating_sub(head.len() + foot.len() + 2);
@@ -271,6 +268,6 @@ fn arguments(
             .unwrap_or_default();
         title = format!("arguments (lines 1–{lines_shown} of {total}{key})");
     }
-    let title = Line::styled(title, Style::new().fg(theme().dim));
+    let title = Line::styled(title, fg(theme().dim));
     (out, Some(title), lines_shown == total)
 }

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::target_name;
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::form::{FieldKind, Form};
 use crate::app::keymap::{Action, Ctx};
 use crate::app::{App, RawForm};
@@ -23,7 +23,7 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
     if form.fields.iter().all(|f| f.kind == FieldKind::Meta) {
         lines.push(Line::styled(
             "No arguments. Enter runs it.",
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     for (i, f) in form.fields.iter().enumerate() {
@@ -40,33 +40,27 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
         let star = if f.required { "*" } else { "" };
         let null = if f.nullable { "|null" } else { "" };
         let cursor = if focused { "▏" } else { "" };
-        let mut value = Style::new().fg(theme().text);
+        let mut value = fg(theme().text);
         if focused {
             value = value.bg(theme().dim);
         }
         lines.push(Line::from(vec![
             Span::raw(if focused { "> " } else { "  " }),
-            Span::styled(format!("{}{star}", f.name), Style::new().fg(theme().accent)),
-            Span::styled(format!(" ({kind}{null}) "), Style::new().fg(theme().dim)),
+            Span::styled(format!("{}{star}", f.name), fg(theme().accent)),
+            Span::styled(format!(" ({kind}{null}) "), fg(theme().dim)),
             Span::styled(format!("{}{cursor}", f.value), value),
         ]));
         if let Some(e) = &f.error {
-            lines.push(Line::styled(
-                format!("    ✗ {e}"),
-                Style::new().fg(theme().error),
-            ));
+            lines.push(Line::styled(format!("    ✗ {e}"), fg(theme().error)));
         } else if focused && !f.description.is_empty() {
             lines.push(Line::styled(
                 format!("    {}", f.description),
-                Style::new().fg(theme().dim),
+                fg(theme().dim),
             ));
         }
     }
     for e in &form.errors {
-        lines.push(Line::styled(
-            format!("✗ {e}"),
-            Style::new().fg(theme().error),
-        ));
+        lines.push(Line::styled(format!("✗ {e}"), fg(theme().error)));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
@@ -97,7 +91,7 @@ pub fn raw_form(app: &App, raw: &RawForm, frame: &mut Frame, body: Rect) {
     frame.render_widget(&**area, edit);
     if let Some(e) = error {
         frame.render_widget(
-            Paragraph::new(Line::styled(e.clone(), Style::new().fg(theme().error))),
+            Paragraph::new(Line::styled(e.clone(), fg(theme().error))),
             err,
         );
     }

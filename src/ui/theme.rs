@@ -6,7 +6,7 @@
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use ratatui::style::Color;
+use ratatui::style::{Color, Style};
 
 /// The embedded default theme.
 pub const DEFAULT_THEME: &str = include_str!("../../assets/theme.toml");
@@ -140,6 +140,11 @@ pub fn install(theme: Theme) {
 /// The theme in force.
 pub fn theme() -> &'static Theme {
     THEME.get_or_init(|| Theme::load(None, false).0)
+}
+
+/// The style of text in `color` (a role of [`theme`]).
+pub fn fg(color: Color) -> Style {
+    Style::new().fg(color)
 }
 
 /// The roles a theme file may set, for documentation and tests.
