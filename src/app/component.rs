@@ -33,6 +33,9 @@ pub struct Update<C: Component> {
     pub next: Option<C>,
     /// What the app must do.
     pub out: Option<C::Out>,
+    /// Whether the component took the message; when not, the router may give the key to
+    /// whatever takes it next (a form types a key bound to something it does not do).
+    pub taken: bool,
 }
 
 impl<C: Component> Update<C> {
@@ -41,6 +44,15 @@ impl<C: Component> Update<C> {
         Self {
             next: Some(next),
             out: None,
+            taken: true,
+        }
+    }
+
+    /// Stays as it was: the message is not one it takes now.
+    pub fn pass(next: C) -> Self {
+        Self {
+            taken: false,
+            ..Self::stay(next)
         }
     }
 
@@ -49,11 +61,16 @@ impl<C: Component> Update<C> {
         Self {
             next: Some(next),
             out: Some(out),
+            taken: true,
         }
     }
 
     /// Closes the layer, asking `out` when given.
     pub fn close(out: Option<C::Out>) -> Self {
-        Self { next: None, out }
+        Self {
+            next: None,
+            out,
+            taken: true,
+        }
     }
 }

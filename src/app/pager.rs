@@ -203,7 +203,7 @@ impl Component for Pager {
             // Back to the spills list it was opened from, else to the result under it.
             Action::Back if self.from_spills => {
                 let spills = Asks {
-                    spills: true,
+                    next: Some(super::overlays::Next::Spills),
                     ..Asks::default()
                 };
                 return Update::close(Some(spills));
@@ -334,7 +334,12 @@ mod tests {
         );
         p.from_spills = true;
         let back = p.clone().update(Action::Back, &s);
-        assert!(back.next.is_none() && back.out.is_some_and(|a| a.spills));
+        assert!(
+            back.next.is_none()
+                && back
+                    .out
+                    .is_some_and(|a| a.next == Some(crate::app::overlays::Next::Spills))
+        );
         let quit = p.clone().update(Action::Quit, &s);
         assert_eq!(quit.out, None, "quit closes it whatever it came from");
         let searching = p.update(Action::Search, &s).next.expect("open");

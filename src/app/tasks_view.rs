@@ -196,11 +196,8 @@ impl App {
 
     /// A key while the Tasks view is in front: its keymap, and the global scroll keys and quit.
     pub(super) fn on_tasks_key(&mut self, key: crossterm::event::KeyEvent) -> Vec<Effect> {
-        let scroll = [Action::Up, Action::Down, Action::Quit];
-        let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
-            let global = self.keymap.lookup(&[super::keymap::Ctx::Global], &key);
-            global.filter(|a| scroll.contains(a))
-        });
+        let scroll = |a| matches!(a, Action::Up | Action::Down | Action::Quit);
+        let action = self.front_action(&key, scroll);
         action.map_or_else(Vec::new, |a| self.on_tasks_action(a))
     }
 
