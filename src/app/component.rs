@@ -3,6 +3,8 @@
 //! whose action maps to no message is neither dispatched nor offered in the footer). Drawing is
 //! `ui::X::render` over the state in `app::X`.
 
+use crossterm::event::KeyEvent;
+
 use super::keymap::Action;
 
 /// One layer of the console.
@@ -73,4 +75,14 @@ impl<C: Component> Update<C> {
             taken: true,
         }
     }
+}
+
+/// The message of a component that takes raw keys besides its actions (the config editor, the
+/// approval prompt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMsg {
+    /// A keymap action of its context.
+    Do(Action),
+    /// A key no binding of its context takes (it types, or answers a typed confirmation).
+    Type(KeyEvent),
 }

@@ -6,11 +6,10 @@
 
 use std::path::PathBuf;
 
-use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use super::Effect;
-use super::component::{Component, Update};
+use super::component::{Component, KeyMsg, Update};
 use super::keymap::Action;
 use super::overlays::{Asks, Next};
 use super::update::to_input;
@@ -133,40 +132,31 @@ impl Editor {
     }
 }
 
-/// What the config editor answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EditorMsg {
-    /// One of its keymap actions: save, test connect, the key box, close.
-    Do(Action),
-    /// Any other key: it edits the buffer.
-    Type(KeyEvent),
-}
-
 /// The editor saves (only when valid), test-connects the unsaved text, opens the key box over
 /// itself and closes back to the doctor it came from; every other key edits.
 impl Component for Box<Editor> {
-    type Msg = EditorMsg;
+    type Msg = KeyMsg;
     type Env<'a> = ();
     type Out = Asks;
 
-    fn message(action: Action) -> Option<EditorMsg> {
+    fn message(action: Action) -> Option<KeyMsg> {
         let own = [
             Action::Save,
             Action::TestConnect,
             Action::Help,
             Action::Back,
         ];
-        own.contains(&action).then_some(EditorMsg::Do(action))
+        own.contains(&action).then_some(KeyMsg::Do(action))
     }
 
-    fn update(mut self, msg: EditorMsg, (): &()) -> Update<Self> {
+    fn update(mut self, msg: KeyMsg, (): &()) -> Update<Self> {
         let (path, text) = (self.path.clone(), self.text());
         let asks = match msg {
-            EditorMsg::Do(Action::Save) if !self.valid() => {
+            KeyMsg::Do(Action::Save) if !self.valid() => {
                 Asks::said("not saved: fix the errors first")
             }
-            EditorMsg::Do(Action::Save) => Effect::SaveConfig { path, text }.into(),
-            EditorMsg::Do(Action::TestConnect) => {
+            KeyMsg::Do(Action::Save) => Effect::SaveConfig { path, text }.into(),
+            KeyMsg::Do(Action::TestConnect) => {
                 let mut asks = Asks::said("test connect…");
                 let (layer, server) = (self.layer, self.server.clone());
                 asks.effects.push(Effect::TestConnect {
@@ -177,11 +167,11 @@ impl Component for Box<Editor> {
                 });
                 asks
             }
-            EditorMsg::Do(Action::Help) => Asks {
+            KeyMsg::Do(Action::Help) => Asks {
                 next: Some(Next::KeyHelp),
                 ..Asks::default()
             },
-            EditorMsg::Do(_) => {
+            KeyMsg::Do(_) => {
                 let said = "closed the editor; unsaved changes discarded";
                 let mut asks = if self.dirty {
                     Asks::said(said)
@@ -191,7 +181,7 @@ impl Component for Box<Editor> {
                 asks.next = self.from_doctor.map(Next::Doctor);
                 return Update::close(Some(asks));
             }
-            EditorMsg::Type(key) => {
+            KeyMsg::Type(key) => {
                 if self.area.input(to_input(key)) {
                     self.dirty = true;
                     self.check();
@@ -207,7 +197,7 @@ impl Component for Box<Editor> {
 mod tests {
     use super::*;
     use crate::app::DoctorView;
-    use crossterm::event::KeyCode;
+    use crossterm::event::{KeyCode, KeyEvent};
 
     #[test]
     fn the_editor_saves_only_when_valid_and_closes_back_to_the_doctor_it_came_from() {
@@ -218,14 +208,14 @@ mod tests {
         ));
         let doctor = DoctorView { scroll: 2, file: 1 };
         e.from_doctor = Some(doctor);
-        let step = e.update(EditorMsg::Do(Action::Save), &());
+        let step = e.update(KeyMsg::Do(Action::Save), &());
         let effects = step.out.map(|a| a.effects).unwrap_or_default();
         assert!(matches!(effects.as_slice(), [Effect::SaveConfig { .. }]));
-        let typed = EditorMsg::Type(KeyEvent::from(KeyCode::Char(',')));
+        let typed = KeyMsg::Type(KeyEvent::from(KeyCode::Char(',')));
         let e = step.next.expect("open").update(typed, &()).next;
         let e = e.expect("open");
         assert!(e.dirty && !e.valid(), "{:?}", e.diagnostics);
-        let step = e.update(EditorMsg::Do(Action::Save), &());
+        let step = e.update(KeyMsg::Do(Action::Save), &());
         assert_eq!(
             step.out,
             Some(Asks::said("not saved: fix the errors first"))
@@ -233,7 +223,7 @@ mod tests {
         let step = step
             .next
             .expect("open")
-            .update(EditorMsg::Do(Action::Help), &());
+            .update(KeyMsg::Do(Action::Help), &());
         assert_eq!(
             step.out.map(|a| a.next),
             Some(Some(Next::KeyHelp)),
@@ -242,7 +232,7 @@ mod tests {
         let step = step
             .next
             .expect("open")
-            .update(EditorMsg::Do(Action::Back), &());
+            .update(KeyMsg::Do(Action::Back), &());
         assert!(step.next.is_none());
         let asks = step.out.expect("closing asks");
         assert_eq!(asks.next, Some(Next::Doctor(doctor)));

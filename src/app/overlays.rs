@@ -14,8 +14,8 @@ use super::agents::AgentRow;
 use super::agents_view::AgentsView;
 use super::approval::{Answered, Pending};
 use super::auth::SignInView;
-use super::component::{Component, Update};
-use super::editor::{Editor, EditorMsg};
+use super::component::{Component, KeyMsg, Update};
+use super::editor::Editor;
 use super::hosts::HostsView;
 use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx, Keymap};
@@ -241,7 +241,7 @@ impl App {
         {
             let action = self.keymap.lookup(&[Ctx::Editor], &key);
             let msg = action.and_then(Box::<Editor>::message);
-            let step = editor.update(msg.unwrap_or(EditorMsg::Type(key)), &());
+            let step = editor.update(msg.unwrap_or(KeyMsg::Type(key)), &());
             return self.then(step.next.map(Overlay::Editor), step.out);
         }
         if let Some(Overlay::Trust(t)) = &mut self.overlay
