@@ -1,7 +1,9 @@
-//! What every converted layer is: a [`Component`] with a typed message enum, one exhaustive
-//! `update` over it, and hints read from the keymap for exactly the messages it takes (a key
-//! whose action maps to no message is neither dispatched nor offered in the footer). Drawing is
-//! `ui::X::render` over the state in `app::X`.
+//! What every converted layer is: a [`Component`] with a message type, one `update` over it,
+//! and hints read from the keymap for exactly the messages it takes (a key whose action maps to
+//! no message is neither dispatched nor offered in the footer). A component whose messages are
+//! only keymap actions takes [`Action`] itself; one that also takes raw keys takes [`KeyMsg`];
+//! a typed enum is kept where a message carries more. Drawing is `ui::X::render` over the state
+//! in `app::X`.
 
 use crossterm::event::KeyEvent;
 
@@ -9,7 +11,7 @@ use super::keymap::Action;
 
 /// One layer of the console.
 pub trait Component: Sized {
-    /// Everything the component answers to; `update` matches every variant.
+    /// Everything the component answers to.
     type Msg: Copy;
     /// What it reads of the rest of the app while updating (never changes it).
     type Env<'a>;
