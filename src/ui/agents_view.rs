@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::server_list::state_glyph;
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::agents::AgentRow;
 use crate::app::agents_view::AgentsView;
@@ -102,7 +102,7 @@ fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
     }
     // What it ran unasked in audit mode though the tool changed since its pins.
     for flag in &a.flagged {
-        lines.push(Line::styled(format!("  Δ ran {flag}"), fg(theme().warn)));
+        lines.push(tinted(format!("  Δ ran {flag}"), theme().warn));
     }
     lines.push(Line::raw(""));
     lines

@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use super::viewer::wrap_styled;
 use crate::app::App;
 use crate::app::approval::Pending;
@@ -46,21 +46,18 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     lines.push(field("operation", r.operation.clone(), Style::new()));
     lines.push(field("effects", approval_text::effects(r), Style::new()));
     if let Some(sandbox) = &r.sandbox {
-        lines.push(Line::styled(
-            format!("sandboxed: {sandbox}"),
-            fg(theme().dim),
-        ));
+        lines.push(tinted(format!("sandboxed: {sandbox}"), theme().dim));
     }
     if r.server_changed {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "⚠ the server's definition changed this session",
-            fg(theme().warn),
+            theme().warn,
         ));
     }
     if r.tool_changed {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "⚠ the tool's definition changed since it was listed",
-            fg(theme().warn),
+            theme().warn,
         ));
     }
     // The drift from its pins across restarts: what changed, then the diff (sanitised).
@@ -74,13 +71,13 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
     }
     // What the poisoning scan finds in the tool's definition (sanitised by the engine).
     if !r.findings.is_empty() {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "⚑ the poisoning scan flags the tool's definition:",
-            fg(theme().warn),
+            theme().warn,
         ));
     }
     for line in r.findings.iter().take(6) {
-        lines.push(Line::styled(format!("  {line}"), fg(theme().muted)));
+        lines.push(tinted(format!("  {line}"), theme().muted));
     }
     if r.findings.len() > 6 {
         lines.push(Line::styled(
@@ -100,9 +97,9 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
 fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if app.approvals.len() > 1 {
-        lines.push(Line::styled(
+        lines.push(tinted(
             format!("({} more waiting)", app.approvals.len() - 1),
-            fg(theme().dim),
+            theme().dim,
         ));
     }
     if pending.confirming_always {
@@ -129,7 +126,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
     } else {
         "(keys are ignored for a moment)".to_owned()
     };
-    lines.push(Line::styled(keys, fg(theme().accent)));
+    lines.push(tinted(keys, theme().accent));
     lines
 }
 
@@ -182,9 +179,9 @@ fn modal_lines(
     if head.len() > most && most > 1 {
         let left_out = head.len() - (most - 1);
         head.truncate(most - 1);
-        head.push(Line::styled(
+        head.push(tinted(
             format!("… {left_out} rows more: enlarge the terminal"),
-            fg(theme().dim),
+            theme().dim,
         ));
     }
     let room = usize::from(body.height).saturating_sub(head.len() + foot.len() + 2);
@@ -268,6 +265,6 @@ fn arguments(
             .unwrap_or_default();
         title = format!("arguments (lines 1–{lines_shown} of {total}{key})");
     }
-    let title = Line::styled(title, fg(theme().dim));
+    let title = tinted(title, theme().dim);
     (out, Some(title), lines_shown == total)
 }

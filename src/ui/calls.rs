@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::{json_lines, target_name};
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::keymap::Ctx;
 use crate::app::{App, Detail, Load, Progress, Running};
 
@@ -32,9 +32,9 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
     lines.extend(findings_lines(&d.findings));
     match &d.load {
         Load::Idle | Load::Loading(_) => {
-            lines.push(Line::styled("Describing…", fg(theme().warn)));
+            lines.push(tinted("Describing…", theme().warn));
         }
-        Load::Failed(c, m) => lines.push(Line::styled(format!("✗ {c}: {m}"), fg(theme().error))),
+        Load::Failed(c, m) => lines.push(tinted(format!("✗ {c}: {m}"), theme().error)),
         Load::Ready(desc) => {
             let capped = desc.description.as_deref();
             let text = match (&d.full_description, d.show_full) {
@@ -50,10 +50,10 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                 } else {
                     "(f: the whole description)"
                 };
-                lines.push(Line::styled(hint, fg(theme().dim)));
+                lines.push(tinted(hint, theme().dim));
             }
             lines.push(Line::raw(""));
-            lines.push(Line::styled("Input", fg(theme().accent)));
+            lines.push(tinted("Input", theme().accent));
             lines.extend(field_tree(&desc.input_schema, 1));
             for (value, label) in [
                 (&desc.output_schema, "Output schema"),
@@ -67,7 +67,7 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                     continue;
                 };
                 lines.push(Line::raw(""));
-                lines.push(Line::styled(label, fg(theme().accent)));
+                lines.push(tinted(label, theme().accent));
                 lines.extend(
                     json_lines(v)
                         .into_iter()
@@ -152,7 +152,7 @@ pub fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
                 target_name(&run.form),
                 elapsed.as_secs_f64()
             )),
-            Line::styled(super::hint_text(app, &[Ctx::Running]), fg(theme().dim)),
+            tinted(super::hint_text(app, &[Ctx::Running]), theme().dim),
         ]),
         head,
     );
@@ -207,7 +207,7 @@ pub(super) fn findings_lines(findings: &[String]) -> Vec<Line<'static>> {
     let count = findings.len();
     let noun = if count == 1 { "finding" } else { "findings" };
     let heading = format!("⚑ {count} poisoning-scan {noun}");
-    let mut lines = vec![Line::styled(heading, fg(theme().warn))];
+    let mut lines = vec![tinted(heading, theme().warn)];
     let muted = fg(theme().muted);
     lines.extend(
         findings

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::elicitation::{ElicitMode, ElicitState, FieldValue, FormState};
 use crate::app::keymap::{Action, Ctx};
@@ -55,9 +55,9 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
 
 /// The line a withdrawn request's modal leads with (the sampling modal's too).
 pub(super) fn withdrawn_line() -> Line<'static> {
-    Line::styled(
+    tinted(
         format!("⚠ {}", crate::app::server_asks::WITHDRAWN),
-        fg(theme().warn),
+        theme().warn,
     )
 }
 
@@ -135,7 +135,7 @@ fn render_form(app: &App, form: &FormState, frame: &mut Frame, area: Rect) {
     }
     notes.push(Line::styled(constraints(app, field), dim_style()));
     if let Some(Some(problem)) = form.errors.get(form.focus) {
-        notes.push(Line::styled(format!("✗ {problem}"), fg(theme().error)));
+        notes.push(tinted(format!("✗ {problem}"), theme().error));
     }
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), about);
 }

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::key_help::{HelpLine, help_layout};
 
@@ -31,7 +31,7 @@ pub(crate) fn styled(lines: Vec<HelpLine>) -> Vec<Line<'static>> {
     lines
         .into_iter()
         .map(|line| match line {
-            HelpLine::Heading(name) => Line::styled(name.to_owned(), fg(theme().warn)),
+            HelpLine::Heading(name) => tinted(name.to_owned(), theme().warn),
             HelpLine::Row { keys, desc } => Line::from(vec![
                 Span::styled(format!(" {keys} "), fg(theme().accent)),
                 Span::raw(format!(" {desc}")),

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::info_lines;
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::hosts::{HostsMode, HostsView};
 use crate::app::hosts_data::{HostPanel, HostsData};
 use crate::app::info::InfoLine;
@@ -42,7 +42,7 @@ pub fn render(view: &HostsView, frame: &mut Frame, inner: Rect) {
     render_tabs(view, frame, tabs);
     let Some(data) = &view.data else {
         frame.render_widget(
-            Paragraph::new(Line::styled("reading the hosts' files…", fg(theme().dim))),
+            Paragraph::new(tinted("reading the hosts' files…", theme().dim)),
             body,
         );
         return;
@@ -151,9 +151,9 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
         panel.host.id()
     )));
     if !panel.found {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "none of its files exists for this project",
-            fg(theme().dim),
+            theme().dim,
         ));
     }
     lines.push(heading("files, lowest precedence first"));
@@ -161,7 +161,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
     lines.push(heading("servers"));
     let mut anchor = lines.len();
     if panel.servers.is_empty() {
-        lines.push(Line::styled("  none", fg(theme().dim)));
+        lines.push(tinted("  none", theme().dim));
     }
     let width = panel
         .servers
@@ -193,7 +193,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
     if !panel.traps.is_empty() {
         lines.push(heading("known traps"));
         for t in &panel.traps {
-            lines.push(Line::styled(format!("  ! {t}"), fg(theme().warn)));
+            lines.push(tinted(format!("  ! {t}"), theme().warn));
         }
     }
     let height = usize::from(area.height);
@@ -215,10 +215,7 @@ fn indent(lines: &[InfoLine]) -> Vec<Line<'static>> {
 fn render_matrix(data: &HostsData, view: &HostsView, frame: &mut Frame, area: Rect) {
     if data.matrix.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                "no servers in mcpdeck or any host",
-                fg(theme().dim),
-            )),
+            Paragraph::new(tinted("no servers in mcpdeck or any host", theme().dim)),
             area,
         );
         return;
@@ -303,13 +300,13 @@ fn bottom_lines(view: &HostsView) -> Vec<Line<'static>> {
                 "•".repeat(typed.0.chars().count())
             )),
         ],
-        HostsMode::Busy(what) => vec![Line::styled(what.clone(), fg(theme().accent))],
+        HostsMode::Busy(what) => vec![tinted(what.clone(), theme().accent)],
         HostsMode::Confirm(_) => Vec::new(),
         HostsMode::Browse => match &view.outcome {
-            Some(Ok(m)) => vec![Line::styled(m.clone(), fg(theme().ok))],
+            Some(Ok(m)) => vec![tinted(m.clone(), theme().ok)],
             Some(Err(m)) => m
                 .lines()
-                .map(|l| Line::styled(l.to_owned(), fg(theme().error)))
+                .map(|l| tinted(l.to_owned(), theme().error))
                 .collect(),
             None => Vec::new(),
         },

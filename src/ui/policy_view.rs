@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::layout::window_start;
 use crate::app::policy_view::{PolicyListing, PolicyView};
 use crate::app::viewer::wrap_words;
@@ -22,8 +22,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
         }
         Some(Err(e)) => {
             frame.render_widget(
-                Paragraph::new(Line::styled(e.clone(), fg(theme().error)))
-                    .wrap(Wrap { trim: false }),
+                Paragraph::new(tinted(e.clone(), theme().error)).wrap(Wrap { trim: false }),
                 area,
             );
             return;

@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::roots_view::RootsView;
 use crate::app::{App, Load};
 
@@ -34,10 +34,9 @@ pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
     }
     match &view.roots {
         Load::Idle | Load::Loading(_) => lines.push(Line::styled("reading roots…", dim_style())),
-        Load::Failed(class, message) => lines.push(Line::styled(
-            format!("{class}: {message}"),
-            fg(theme().error),
-        )),
+        Load::Failed(class, message) => {
+            lines.push(tinted(format!("{class}: {message}"), theme().error));
+        }
         Load::Ready(roots) if roots.is_empty() => lines.push(Line::styled(
             "No roots: the server is told of none (roots/list answers an empty list).",
             dim_style(),

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane_block;
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::side::WORKSPACE_TOOLS;
 use crate::app::side_view::LineKind;
 use crate::app::{App, Focus, Load};
@@ -63,12 +63,11 @@ fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let panel = &app.side;
     match &panel.forms[panel.tool] {
         None | Some(Load::Idle | Load::Loading(_)) => {
-            vec![Line::styled("reading the tool's schema…", fg(theme().dim))]
+            vec![tinted("reading the tool's schema…", theme().dim)]
         }
-        Some(Load::Failed(class, message)) => vec![Line::styled(
-            format!("{class}: {message}"),
-            fg(theme().error),
-        )],
+        Some(Load::Failed(class, message)) => {
+            vec![tinted(format!("{class}: {message}"), theme().error)]
+        }
         Some(Load::Ready(form)) => {
             let mut lines = Vec::new();
             for (i, field) in form.fields.iter().enumerate() {
@@ -94,14 +93,10 @@ fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
                     Span::styled(format!("{value}{cursor}"), style),
                 ]));
                 if let Some(e) = &field.error {
-                    lines.push(Line::styled(format!("  {e}"), fg(theme().error)));
+                    lines.push(tinted(format!("  {e}"), theme().error));
                 }
             }
-            lines.extend(
-                form.errors
-                    .iter()
-                    .map(|e| Line::styled(e.clone(), fg(theme().error))),
-            );
+            lines.extend(form.errors.iter().map(|e| tinted(e.clone(), theme().error)));
             lines
         }
     }
@@ -109,10 +104,7 @@ fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
 
 fn render_result(app: &App, frame: &mut Frame, area: Rect) {
     let panel = &app.side;
-    let mut lines = vec![Line::styled(
-        "─".repeat(usize::from(area.width)),
-        fg(theme().dim),
-    )];
+    let mut lines = vec![tinted("─".repeat(usize::from(area.width)), theme().dim)];
     if let Some(run) = &panel.run {
         let elapsed = app.now.saturating_duration_since(run.started);
         let what = if run.cancelling {

@@ -7,7 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::overlays::framed;
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::spills_view::SpillsView;
 
@@ -30,9 +30,9 @@ pub fn render(app: &App, view: &SpillsView, frame: &mut Frame, big: Rect) {
         ));
     }
     if app.spills.is_empty() {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "No spills yet: large or binary results are written to files here.",
-            fg(theme().dim),
+            theme().dim,
         ));
     }
     let height = usize::from(inner.height).saturating_sub(lines.len()) / 2;
@@ -47,7 +47,7 @@ pub fn render(app: &App, view: &SpillsView, frame: &mut Frame, big: Rect) {
             format!("{} B  {}  {}", s.size, s.mime, s.origin),
             style,
         ));
-        lines.push(Line::styled(format!("  {}", s.shown), fg(theme().dim)));
+        lines.push(tinted(format!("  {}", s.shown), theme().dim));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }

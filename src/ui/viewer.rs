@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
-use super::theme::{fg, theme};
+use super::theme::{fg, theme, tinted};
 use crate::app::viewer::{Viewer, rows_of, wrap};
 
 /// Draws `lines` scrolled as `viewer` says into `area`: the text, the scrollbar in its last
@@ -186,5 +186,5 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
             );
         }
     }
-    Line::styled(text, fg(theme().dim))
+    tinted(text, theme().dim)
 }
