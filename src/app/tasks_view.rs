@@ -203,7 +203,11 @@ impl App {
 
     /// An action while the Tasks view is open: its message, the update, then what it asks.
     pub(super) fn on_tasks_action(&mut self, action: Action) -> Vec<Effect> {
-        let (Some(view), Some(msg)) = (self.tasks_view.take(), TasksView::message(action)) else {
+        // An action it does not take leaves it open (`y` copied nothing and closed it).
+        let Some(msg) = TasksView::message(action) else {
+            return Vec::new();
+        };
+        let Some(view) = self.tasks_view.take() else {
             return Vec::new();
         };
         let step = view.update(msg, &());
@@ -361,6 +365,11 @@ mod tests {
         let (mut app, _d) = demo_app();
         let (id, op) = sent(&app.open_tasks());
         assert_eq!(op, OperatorOp::TasksList);
+        assert!(app.update(crate::app::testkit::ch('y')).is_empty());
+        assert!(
+            app.tasks_view.is_some(),
+            "a key it does not take leaves it open"
+        );
         let task = |id: &str| TaskInfo {
             task_id: id.into(),
             status: "working".into(),
