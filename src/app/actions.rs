@@ -3,7 +3,7 @@
 
 use super::agents_view::AgentsView;
 use super::overlays::{ApprovalsView, DoctorView, HelpView};
-use super::result_keys::ResultMsg;
+use super::result_keys::result_takes;
 use super::spills_view::SpillsView;
 use super::{RawForm, ResultScreen};
 use ratatui_textarea::TextArea;
@@ -18,13 +18,11 @@ use super::update::PAGE;
 
 impl App {
     /// An action for the panes (nothing is open over them). The screen in front takes its own
-    /// first (a result: its viewer and links, [`ResultMsg`]); every other action has one arm
+    /// first (a result: its viewer and links, [`result_takes`]); every other action has one arm
     /// here, so a new action fails to compile until it says what the panes do with it.
     pub(super) fn on_action(&mut self, action: Action) -> Vec<Effect> {
-        if matches!(self.screen, Screen::Result(..))
-            && let Some(msg) = ResultMsg::of(action)
-        {
-            return self.on_result(msg);
+        if matches!(self.screen, Screen::Result(..)) && result_takes(action) {
+            return self.on_result(action);
         }
         match action {
             Action::Quit => self.quit(),

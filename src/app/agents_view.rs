@@ -2,13 +2,13 @@
 //! narrows the sessions by pid, project, mode or server name, `Enter` keeps it, `Esc` clears),
 //! as in every list. Drawing is `ui::agents_view`.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::Effect;
 use super::agents::AgentRow;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, moves, scrolled};
+use super::overlays::{Asks, Shared, reads, scrolled};
 use super::tabs::ListFilter;
 
 /// The agent sessions view.
@@ -36,78 +36,35 @@ impl AgentsView {
             .collect()
     }
 
-    /// A key typed while the filter takes text: typing narrows, `Enter` keeps the filter and
-    /// gives the keys back to the view, `Esc` clears it. `None` when the key is not the
-    /// filter's (an action then).
+    /// A key typed while the filter takes text ([`ListFilter::typed`]; `Enter` only keeps it).
     pub fn filter_key(&mut self, key: &KeyEvent) -> Option<Option<Action>> {
-        let filter = self.filter.as_mut().filter(|f| f.editing)?;
-        match key.code {
-            KeyCode::Esc => self.filter = None,
-            KeyCode::Enter => filter.editing = false,
-            KeyCode::Up => return Some(Some(Action::Up)),
-            KeyCode::Down => return Some(Some(Action::Down)),
-            KeyCode::Backspace => {
-                filter.query.pop();
-                self.scroll = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                filter.query.push(c);
-                self.scroll = 0;
-            }
-            _ => {}
-        }
-        Some(None)
+        ListFilter::typed(&mut self.filter, &mut self.scroll, key, None)
     }
-}
-
-/// What the agent sessions view answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentsMsg {
-    /// Look for sessions again.
-    Rescan,
-    /// Start typing a filter.
-    Filter,
-    /// Copy the sessions shown, one line each.
-    Copy,
-    /// A line or page key.
-    Move(Action),
-    /// Close the view.
-    Close,
 }
 
 /// The agent sessions view looks again, filters, copies and scrolls.
 impl Component for AgentsView {
-    type Msg = AgentsMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<AgentsMsg> {
-        match action {
-            Action::Reconnect => Some(AgentsMsg::Rescan),
-            Action::Filter => Some(AgentsMsg::Filter),
-            Action::Copy => Some(AgentsMsg::Copy),
-            action if moves(action) => Some(AgentsMsg::Move(action)),
-            Action::Back | Action::Quit => Some(AgentsMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        (reads(action) || matches!(action, Action::Reconnect | Action::Filter)).then_some(action)
     }
 
-    fn update(mut self, msg: AgentsMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
         let shown = self.shown(s.agents);
-        match msg {
-            AgentsMsg::Rescan => {
+        match action {
+            Action::Reconnect => {
                 let mut asks = Asks::said("looking for agent sessions…");
                 asks.effects.push(Effect::ScanAgents);
                 return Update::then(self, asks);
             }
-            AgentsMsg::Filter => {
-                self.filter = Some(ListFilter {
-                    query: String::new(),
-                    editing: true,
-                });
+            Action::Filter => {
+                self.filter = ListFilter::started();
                 self.scroll = 0;
             }
-            AgentsMsg::Copy => {
+            Action::Copy => {
                 let line = |a: &&AgentRow| {
                     let servers: Vec<String> = a
                         .servers
@@ -119,11 +76,11 @@ impl Component for AgentsView {
                 let text: Vec<String> = shown.iter().map(line).collect();
                 return Update::then(self, Effect::Copy(text.join("\n")).into());
             }
-            AgentsMsg::Move(action) => {
+            Action::Back | Action::Quit => return Update::close(None),
+            _ => {
                 let max = shown.iter().map(|a| a.servers.len() + 2).sum::<usize>();
                 self.scroll = scrolled(self.scroll, action, max);
             }
-            AgentsMsg::Close => return Update::close(None),
         }
         Update::stay(self)
     }
@@ -153,7 +110,7 @@ mod tests {
 
     #[test]
     fn the_view_copies_the_sessions_shown_and_looks_again() {
-        use super::{AgentsMsg, AgentsView, Asks, Component};
+        use super::{AgentsView, Asks, Component};
         let info = crate::app::info::ConfigInfo::default();
         let agents = [
             row(10, "/src/alpha", "github"),
@@ -161,12 +118,12 @@ mod tests {
         ];
         let mut s = crate::app::overlays::shared(&info);
         s.agents = &agents;
-        let step = AgentsView::default().update(AgentsMsg::Copy, &s);
+        let step = AgentsView::default().update(Action::Copy, &s);
         let copied = "10 /src/alpha audit github connected\n20 /src/beta audit files connected";
         assert_eq!(step.out, Some(Asks::from(Effect::Copy(copied.into()))));
-        let step = AgentsView::default().update(AgentsMsg::Rescan, &s);
+        let step = AgentsView::default().update(Action::Reconnect, &s);
         assert_eq!(step.out.expect("asks").effects, [Effect::ScanAgents]);
-        let down = AgentsView::default().update(AgentsMsg::Move(Action::PageDown), &s);
+        let down = AgentsView::default().update(Action::PageDown, &s);
         assert_eq!(
             down.next.expect("open").scroll,
             6,
@@ -174,7 +131,7 @@ mod tests {
         );
         assert!(
             AgentsView::default()
-                .update(AgentsMsg::Close, &s)
+                .update(Action::Back, &s)
                 .next
                 .is_none()
         );

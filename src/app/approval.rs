@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+use super::component::{Component, KeyMsg, Update};
 use super::keymap::{Action, Ctx};
 use super::viewer::Viewer;
 use super::{App, Effect};
@@ -130,56 +131,104 @@ impl Pending {
     }
 }
 
-impl App {
-    /// A key while an approval is in front: the arguments viewer, the "always" confirmation,
-    /// or an answer.
-    pub(super) fn on_approval_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let viewport = self.approval_viewport();
-        let Some(front) = self.approvals.front_mut() else {
-            return Vec::new();
-        };
-        if !front.armed(self.now) {
-            return Vec::new();
-        }
-        if let Some(viewer) = &mut front.viewer {
-            match self.keymap.lookup(&[Ctx::ApprovalArguments], &key) {
-                Some(Action::Back) => front.viewer = None,
-                Some(action) => {
-                    viewer.viewport = viewport;
-                    viewer.scroll(&front.arguments, action);
-                }
-                None => {}
+/// What the approval prompt asks of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalOut {
+    /// Answer it (the app takes it off the queue).
+    Answer(Answered),
+    /// Only a status message.
+    Said(&'static str),
+}
+
+/// The approval prompt answers, asks for the typed `y` of "always" (when there is a policy
+/// file, the env's `bool`) and opens its arguments in the viewer (its viewport the env's size).
+impl Component for Pending {
+    type Msg = KeyMsg;
+    type Env<'a> = ((u16, u16), bool);
+    type Out = ApprovalOut;
+
+    fn message(action: Action) -> Option<KeyMsg> {
+        Some(KeyMsg::Do(action))
+    }
+
+    fn update(mut self, msg: KeyMsg, &(viewport, policy): &((u16, u16), bool)) -> Update<Self> {
+        let answer = |a| Some(ApprovalOut::Answer(a));
+        // The typed `y` of "always" is awaited for one key only.
+        let confirming = std::mem::take(&mut self.confirming_always);
+        let out = match (msg, &mut self.viewer) {
+            (KeyMsg::Do(Action::Back), Some(_)) => {
+                self.viewer = None;
+                None
             }
-            return Vec::new();
-        }
-        if front.confirming_always {
-            front.confirming_always = false;
-            if key.code == KeyCode::Char('y') {
-                return self.answer_front(Answered::Always);
+            (KeyMsg::Do(action), Some(viewer)) => {
+                viewer.viewport = viewport;
+                viewer.scroll(&self.arguments, action);
+                None
             }
-            self.message = Some("no rule added; the approval still waits".to_owned());
-            return Vec::new();
-        }
-        match self.keymap.lookup(&[Ctx::Approval], &key) {
-            Some(Action::AllowOnce) => self.answer_front(Answered::Once),
-            Some(Action::AllowSession) => self.answer_front(Answered::Session),
-            Some(Action::Deny) => self.answer_front(Answered::Denied),
-            Some(Action::AllowAlways) => {
-                if self.policy_path.is_some() {
-                    front.confirming_always = true;
-                } else {
-                    self.message = Some("no policy file to add a rule to".to_owned());
-                }
-                Vec::new()
+            (KeyMsg::Type(key), None) if confirming && key.code == KeyCode::Char('y') => {
+                answer(Answered::Always)
             }
-            Some(Action::ViewArguments) if !front.arguments.is_empty() => {
-                front.viewer = Some(Viewer {
+            (_, None) if confirming => {
+                Some(ApprovalOut::Said("no rule added; the approval still waits"))
+            }
+            (KeyMsg::Do(Action::AllowOnce), None) => answer(Answered::Once),
+            (KeyMsg::Do(Action::AllowSession), None) => answer(Answered::Session),
+            (KeyMsg::Do(Action::Deny), None) => answer(Answered::Denied),
+            (KeyMsg::Do(Action::AllowAlways), None) if policy => {
+                self.confirming_always = true;
+                None
+            }
+            (KeyMsg::Do(Action::AllowAlways), None) => {
+                Some(ApprovalOut::Said("no policy file to add a rule to"))
+            }
+            (KeyMsg::Do(Action::ViewArguments), None) if !self.arguments.is_empty() => {
+                self.viewer = Some(Viewer {
                     viewport,
                     ..Viewer::default()
                 });
+                None
+            }
+            _ => return Update::pass(self),
+        };
+        Update {
+            out,
+            ..Update::stay(self)
+        }
+    }
+}
+
+impl App {
+    /// A key while an approval is in front: its context's action (the arguments viewer's while
+    /// it is open), else the key itself (the typed `y` of "always"), through its update.
+    pub(super) fn on_approval_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let env = (self.approval_viewport(), self.policy_path.is_some());
+        let Some(front) = self.approvals.pop_front() else {
+            return Vec::new();
+        };
+        let ctx = if front.viewer.is_some() {
+            Ctx::ApprovalArguments
+        } else {
+            Ctx::Approval
+        };
+        let action = self
+            .keymap
+            .lookup(&[ctx], &key)
+            .filter(|_| !front.confirming_always);
+        let armed = front.armed(self.now);
+        let step = match action.map(KeyMsg::Do) {
+            _ if !armed => Update::pass(front),
+            msg => front.update(msg.unwrap_or(KeyMsg::Type(key)), &env),
+        };
+        if let Some(front) = step.next {
+            self.approvals.push_front(front);
+        }
+        match step.out {
+            Some(ApprovalOut::Answer(answered)) => self.answer_front(answered),
+            Some(ApprovalOut::Said(said)) => {
+                self.message = Some(said.to_owned());
                 Vec::new()
             }
-            _ => Vec::new(),
+            None => Vec::new(),
         }
     }
 

@@ -230,3 +230,47 @@ fn the_added_rule_stays_on_the_status_line_when_the_calls_result_arrives() {
     app.update(ok(id, "tools.call echo", result));
     assert_eq!(app.message, None);
 }
+
+#[test]
+fn the_prompt_answers_asks_the_typed_y_of_always_and_passes_what_it_does_not_take() {
+    let now = std::time::Instant::now();
+    let pending = Pending::new(request_with(Some("{\"a\": 1}".into())), now);
+    let env = ((40, 10), true);
+    let once = pending.clone().update(KeyMsg::Do(Action::AllowOnce), &env);
+    assert_eq!(once.out, Some(ApprovalOut::Answer(Answered::Once)));
+    let step = pending
+        .clone()
+        .update(KeyMsg::Do(Action::AllowAlways), &env);
+    let asking = step.next.expect("open");
+    assert!(asking.confirming_always && step.out.is_none());
+    let no = asking
+        .clone()
+        .update(KeyMsg::Type(KeyCode::Char('n').into()), &env);
+    let said = ApprovalOut::Said("no rule added; the approval still waits");
+    assert_eq!(no.out, Some(said));
+    assert!(!no.next.expect("open").confirming_always, "one key only");
+    let yes = asking.update(KeyMsg::Type(KeyCode::Char('y').into()), &env);
+    assert_eq!(yes.out, Some(ApprovalOut::Answer(Answered::Always)));
+    let without = pending
+        .clone()
+        .update(KeyMsg::Do(Action::AllowAlways), &((40, 10), false));
+    let said = ApprovalOut::Said("no policy file to add a rule to");
+    assert_eq!(without.out, Some(said));
+    let viewing = pending
+        .clone()
+        .update(KeyMsg::Do(Action::ViewArguments), &env);
+    let viewing = viewing.next.expect("open");
+    assert!(viewing.viewer.is_some());
+    let closed = viewing.update(KeyMsg::Do(Action::Back), &env).next;
+    assert!(
+        closed.expect("open").viewer.is_none(),
+        "Back closes the viewer only"
+    );
+    let typed = pending
+        .clone()
+        .update(KeyMsg::Type(KeyCode::Char('q').into()), &env);
+    assert!(
+        !typed.taken && typed.next == Some(pending),
+        "not taken, left as it was"
+    );
+}

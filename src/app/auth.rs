@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use super::component::{Component, Update};
 use super::keymap::Action;
 use super::overlays::{Asks, Overlay};
-use super::panels::{PanelMsg, PanelView};
+use super::panels::PanelView;
 use super::{App, Effect, ServerRow};
 use crate::mcp::sanitize::sanitize_capped;
 use crate::mcp::status::ServerState;
@@ -76,27 +76,23 @@ pub struct SignInView {
 
 /// The sign-in view copies the URL; closing it cancels the sign-in.
 impl Component for SignInView {
-    type Msg = PanelMsg;
+    type Msg = Action;
     type Env<'a> = ();
     type Out = Asks;
 
-    fn message(action: Action) -> Option<PanelMsg> {
+    fn message(action: Action) -> Option<Action> {
         PanelView::message(action)
     }
 
-    fn update(self, msg: PanelMsg, (): &()) -> Update<Self> {
-        match msg {
-            PanelMsg::Copy => {
-                let copy = self.url.clone().map(Effect::Copy);
-                Update::then(self, copy.into())
-            }
-            PanelMsg::Close => {
-                let mut asks = Asks::said("sign-in cancelled");
-                asks.effects
-                    .push(Effect::Auth(AuthEffect::Cancel(self.server)));
-                Update::close(Some(asks))
-            }
+    fn update(self, action: Action, (): &()) -> Update<Self> {
+        if action == Action::Copy {
+            let copy = self.url.clone().map(Effect::Copy);
+            return Update::then(self, copy.into());
         }
+        let mut asks = Asks::said("sign-in cancelled");
+        asks.effects
+            .push(Effect::Auth(AuthEffect::Cancel(self.server)));
+        Update::close(Some(asks))
     }
 }
 

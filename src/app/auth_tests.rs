@@ -227,13 +227,13 @@ fn an_authorization_error_says_to_press_the_sign_in_key() {
 fn the_sign_in_view_copies_its_url_and_closing_it_cancels_the_sign_in() {
     use crate::app::auth::SignInView;
     use crate::app::component::Component as _;
+    use crate::app::keymap::Action;
     use crate::app::overlays::Asks;
-    use crate::app::panels::PanelMsg;
     let view = SignInView {
         server: "web".to_owned(),
         url: Some("http://127.0.0.1/a".to_owned()),
     };
-    let step = view.clone().update(PanelMsg::Copy, &());
+    let step = view.clone().update(Action::Copy, &());
     assert_eq!(step.next.as_ref(), Some(&view), "copying leaves it open");
     assert_eq!(
         step.out,
@@ -243,13 +243,13 @@ fn the_sign_in_view_copies_its_url_and_closing_it_cancels_the_sign_in() {
         url: None,
         ..view.clone()
     };
-    let step = waiting.update(PanelMsg::Copy, &());
+    let step = waiting.update(Action::Copy, &());
     assert_eq!(
         step.out,
         Some(Asks::default()),
         "no URL yet, nothing copied"
     );
-    let step = view.update(PanelMsg::Close, &());
+    let step = view.update(Action::Back, &());
     assert!(step.next.is_none());
     let mut cancelled = Asks::said("sign-in cancelled");
     cancelled

@@ -8,6 +8,11 @@ use std::path::PathBuf;
 
 use ratatui_textarea::TextArea;
 
+use super::Effect;
+use super::component::{Component, KeyMsg, Update};
+use super::keymap::Action;
+use super::overlays::{Asks, Next};
+use super::update::to_input;
 use crate::mcp::config::Layer;
 use crate::mcp::config::schema::parse_file;
 use crate::mcp::sanitize::sanitize_capped;
@@ -127,9 +132,114 @@ impl Editor {
     }
 }
 
+/// The editor saves (only when valid), test-connects the unsaved text, opens the key box over
+/// itself and closes back to the doctor it came from; every other key edits.
+impl Component for Box<Editor> {
+    type Msg = KeyMsg;
+    type Env<'a> = ();
+    type Out = Asks;
+
+    fn message(action: Action) -> Option<KeyMsg> {
+        let own = [
+            Action::Save,
+            Action::TestConnect,
+            Action::Help,
+            Action::Back,
+        ];
+        own.contains(&action).then_some(KeyMsg::Do(action))
+    }
+
+    fn update(mut self, msg: KeyMsg, (): &()) -> Update<Self> {
+        let (path, text) = (self.path.clone(), self.text());
+        let asks = match msg {
+            KeyMsg::Do(Action::Save) if !self.valid() => {
+                Asks::said("not saved: fix the errors first")
+            }
+            KeyMsg::Do(Action::Save) => Effect::SaveConfig { path, text }.into(),
+            KeyMsg::Do(Action::TestConnect) => {
+                let mut asks = Asks::said("test connect…");
+                let (layer, server) = (self.layer, self.server.clone());
+                asks.effects.push(Effect::TestConnect {
+                    path,
+                    layer,
+                    text,
+                    server,
+                });
+                asks
+            }
+            KeyMsg::Do(Action::Help) => Asks {
+                next: Some(Next::KeyHelp),
+                ..Asks::default()
+            },
+            KeyMsg::Do(_) => {
+                let said = "closed the editor; unsaved changes discarded";
+                let mut asks = if self.dirty {
+                    Asks::said(said)
+                } else {
+                    Asks::default()
+                };
+                asks.next = self.from_doctor.map(Next::Doctor);
+                return Update::close(Some(asks));
+            }
+            KeyMsg::Type(key) => {
+                if self.area.input(to_input(key)) {
+                    self.dirty = true;
+                    self.check();
+                }
+                return Update::stay(self);
+            }
+        };
+        Update::then(self, asks)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::DoctorView;
+    use crossterm::event::{KeyCode, KeyEvent};
+
+    #[test]
+    fn the_editor_saves_only_when_valid_and_closes_back_to_the_doctor_it_came_from() {
+        let mut e = Box::new(Editor::new(
+            "/x/mcp.json".into(),
+            Layer::User,
+            r#"{"mcpServers": {}}"#,
+        ));
+        let doctor = DoctorView { scroll: 2, file: 1 };
+        e.from_doctor = Some(doctor);
+        let step = e.update(KeyMsg::Do(Action::Save), &());
+        let effects = step.out.map(|a| a.effects).unwrap_or_default();
+        assert!(matches!(effects.as_slice(), [Effect::SaveConfig { .. }]));
+        let typed = KeyMsg::Type(KeyEvent::from(KeyCode::Char(',')));
+        let e = step.next.expect("open").update(typed, &()).next;
+        let e = e.expect("open");
+        assert!(e.dirty && !e.valid(), "{:?}", e.diagnostics);
+        let step = e.update(KeyMsg::Do(Action::Save), &());
+        assert_eq!(
+            step.out,
+            Some(Asks::said("not saved: fix the errors first"))
+        );
+        let step = step
+            .next
+            .expect("open")
+            .update(KeyMsg::Do(Action::Help), &());
+        assert_eq!(
+            step.out.map(|a| a.next),
+            Some(Some(Next::KeyHelp)),
+            "over it"
+        );
+        let step = step
+            .next
+            .expect("open")
+            .update(KeyMsg::Do(Action::Back), &());
+        assert!(step.next.is_none());
+        let asks = step.out.expect("closing asks");
+        assert_eq!(asks.next, Some(Next::Doctor(doctor)));
+        let said = "closed the editor; unsaved changes discarded";
+        assert_eq!(asks.message.as_deref(), Some(said));
+        assert!(Box::<Editor>::offers(Action::Save) && !Box::<Editor>::offers(Action::Copy));
+    }
 
     #[test]
     fn diagnostics_follow_the_buffer() {

@@ -420,9 +420,11 @@ impl Component for ElicitState {
             (ElicitMsg::Step(delta), ElicitMode::Form(form)) => form.step_option(delta),
             (ElicitMsg::Type(c), ElicitMode::Form(form)) => form.type_char(c),
             (ElicitMsg::Backspace, ElicitMode::Form(form)) => form.backspace(),
-            // A URL takes no typing; a form has no URL.
-            (ElicitMsg::OpenUrl | ElicitMsg::Copy, ElicitMode::Form(_))
-            | (_, ElicitMode::Url { .. }) => {}
+            // A form has no URL: the key is not taken (it types); a URL takes no typing.
+            (ElicitMsg::OpenUrl | ElicitMsg::Copy, ElicitMode::Form(_)) => {
+                return Update::pass(self);
+            }
+            (_, ElicitMode::Url { .. }) => {}
         }
         Update::stay(self)
     }
@@ -530,6 +532,11 @@ mod tests {
     #[test]
     fn decline_and_cancel_send_no_content_and_url_mode_opens_only_on_the_key() {
         let mut s = state(&schema());
+        let copy = s.clone().update(ElicitMsg::Copy, &());
+        assert!(
+            !copy.taken && copy.next == Some(s.clone()),
+            "a form has no URL to copy"
+        );
         let (_, effects) = step(&mut s, ElicitMsg::Decline);
         assert_eq!(
             effects,

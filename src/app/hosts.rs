@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::component::{Component, Update};
 use super::hosts_data::HostsData;
 use super::keymap::Action;
-use super::overlays::{Asks, Overlay, moves};
+use super::overlays::{Asks, Overlay, reads};
 use super::update::PAGE;
 use super::{App, Effect};
 use crate::mcp::hosts::HostId;
@@ -274,71 +274,60 @@ impl HostsView {
     }
 }
 
-/// What the Hosts view answers to while browsing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostsViewMsg {
-    /// The next host's tab (`true`) or the previous one.
-    Tab(bool),
-    /// A line or page key.
-    Move(Action),
-    /// Read the hosts' files again.
-    Reread,
-    /// Copy the selected server's detail.
-    Copy,
-    /// Test-connect the selected server.
-    TestConnect,
-    /// Import the selected server into this file (after a preview and a typed `y`).
-    Import(ImportTo),
-    /// Close the view.
-    Close,
-}
-
 /// The Hosts view moves between tabs and servers, reads again, copies, test-connects and
 /// imports.
 impl Component for Box<HostsView> {
-    type Msg = HostsViewMsg;
+    type Msg = Action;
     type Env<'a> = ();
     type Out = Asks;
 
-    fn message(action: Action) -> Option<HostsViewMsg> {
-        match action {
-            Action::NextTab | Action::PrevTab => Some(HostsViewMsg::Tab(action == Action::NextTab)),
-            action if moves(action) => Some(HostsViewMsg::Move(action)),
-            Action::Reconnect => Some(HostsViewMsg::Reread),
-            Action::Copy => Some(HostsViewMsg::Copy),
-            Action::TestConnect => Some(HostsViewMsg::TestConnect),
-            Action::Import => Some(HostsViewMsg::Import(ImportTo::User)),
-            Action::ImportProject => Some(HostsViewMsg::Import(ImportTo::Project)),
-            Action::Back | Action::Quit => Some(HostsViewMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        let own = matches!(
+            action,
+            Action::NextTab
+                | Action::PrevTab
+                | Action::Reconnect
+                | Action::TestConnect
+                | Action::Import
+                | Action::ImportProject
+        );
+        (own || reads(action)).then_some(action)
     }
 
-    fn update(mut self, msg: HostsViewMsg, (): &()) -> Update<Self> {
+    fn update(mut self, action: Action, (): &()) -> Update<Self> {
         let mut asks = Asks::default();
-        match msg {
-            HostsViewMsg::Tab(forward) => {
-                let step = if forward { 1 } else { HOST_TABS - 1 };
+        let to = if action == Action::Import {
+            ImportTo::User
+        } else {
+            ImportTo::Project
+        };
+        match action {
+            Action::NextTab | Action::PrevTab => {
+                let step = if action == Action::NextTab {
+                    1
+                } else {
+                    HOST_TABS - 1
+                };
                 self.tab = (self.tab + step) % HOST_TABS;
                 self.sel = 0;
                 self.scroll = 0;
             }
-            HostsViewMsg::Move(Action::Up) => {
+            Action::Up => {
                 self.sel = self.sel.saturating_sub(1);
                 self.scroll = 0;
             }
-            HostsViewMsg::Move(Action::Down) => {
+            Action::Down => {
                 self.sel = (self.sel + 1).min(self.entries().saturating_sub(1));
                 self.scroll = 0;
             }
-            HostsViewMsg::Move(Action::PageUp) => self.scroll = self.scroll.saturating_sub(PAGE),
-            HostsViewMsg::Move(_) => self.scroll += PAGE,
-            HostsViewMsg::Reread => {
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(PAGE),
+            Action::PageDown => self.scroll += PAGE,
+            Action::Reconnect => {
                 asks = Asks::said("reading the hosts' files again…");
                 asks.effects.push(Effect::Hosts(HostsEffect::Read));
             }
-            HostsViewMsg::Copy => asks = self.copy_text().map(Effect::Copy).into(),
-            HostsViewMsg::TestConnect => match self.selected_server() {
+            Action::Copy => asks = self.copy_text().map(Effect::Copy).into(),
+            Action::TestConnect => match self.selected_server() {
                 None => asks = Asks::said("select a host's server to test-connect"),
                 Some((host, server)) => {
                     let name = server.name.clone();
@@ -361,7 +350,7 @@ impl Component for Box<HostsView> {
                     }
                 }
             },
-            HostsViewMsg::Import(to) => match self.selected_server() {
+            Action::Import | Action::ImportProject => match self.selected_server() {
                 None => asks = Asks::said("select a host's server to import"),
                 Some((host, server)) => {
                     let server = server.name.clone();
@@ -370,7 +359,7 @@ impl Component for Box<HostsView> {
                         .push(Effect::Hosts(HostsEffect::Plan { host, server, to }));
                 }
             },
-            HostsViewMsg::Close => return Update::close(None),
+            _ => return Update::close(None),
         }
         Update::then(self, asks)
     }

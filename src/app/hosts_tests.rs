@@ -277,28 +277,27 @@ fn a_refused_import_says_each_reason() {
 #[test]
 fn the_hosts_update_wraps_its_tabs_and_says_when_no_server_is_selected() {
     use crate::app::component::Component as _;
-    use crate::app::hosts::{HOST_TABS, HostsView, HostsViewMsg};
+    use crate::app::hosts::{HOST_TABS, HostsView};
+    use crate::app::keymap::Action;
     use crate::app::overlays::Asks;
     let view: Box<HostsView> = Box::default();
     let back = view
         .clone()
-        .update(HostsViewMsg::Tab(false), &())
+        .update(Action::PrevTab, &())
         .next
         .expect("open");
     assert_eq!(back.tab, HOST_TABS - 1, "previous from the first tab wraps");
-    let step = back.update(HostsViewMsg::TestConnect, &());
+    let step = back.update(Action::TestConnect, &());
     assert_eq!(
         step.out,
         Some(Asks::said("select a host's server to test-connect"))
     );
-    let step = view
-        .clone()
-        .update(HostsViewMsg::Import(ImportTo::User), &());
+    let step = view.clone().update(Action::Import, &());
     assert_eq!(
         step.out,
         Some(Asks::said("select a host's server to import"))
     );
-    let step = view.clone().update(HostsViewMsg::Reread, &());
+    let step = view.clone().update(Action::Reconnect, &());
     assert_eq!(step.out.expect("asks").effects.len(), 1, "one read");
-    assert!(view.update(HostsViewMsg::Close, &()).next.is_none());
+    assert!(view.update(Action::Back, &()).next.is_none());
 }

@@ -135,21 +135,6 @@ impl App {
     }
 }
 
-/// What the box answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyHelpMsg {
-    /// Close the box.
-    Close,
-    /// Scroll a line down.
-    Down,
-    /// Scroll a line up.
-    Up,
-    /// Scroll a page down.
-    PageDown,
-    /// Scroll a page up.
-    PageUp,
-}
-
 /// The box's extent: the furthest it scrolls and how many rows it shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
@@ -160,28 +145,22 @@ pub struct Page {
 }
 
 impl Component for KeyHelp {
-    type Msg = KeyHelpMsg;
+    type Msg = Action;
     type Env<'a> = Page;
     type Out = std::convert::Infallible;
 
-    fn message(action: Action) -> Option<KeyHelpMsg> {
-        Some(match action {
-            Action::Back | Action::Help => KeyHelpMsg::Close,
-            Action::Down => KeyHelpMsg::Down,
-            Action::Up => KeyHelpMsg::Up,
-            Action::PageDown => KeyHelpMsg::PageDown,
-            Action::PageUp => KeyHelpMsg::PageUp,
-            _ => return None,
-        })
+    fn message(action: Action) -> Option<Action> {
+        (super::overlays::moves(action) || matches!(action, Action::Back | Action::Help))
+            .then_some(action)
     }
 
-    fn update(mut self, msg: KeyHelpMsg, page: &Page) -> Update<Self> {
-        self.scroll = match msg {
-            KeyHelpMsg::Close => return Update::close(None),
-            KeyHelpMsg::Down => self.scroll + 1,
-            KeyHelpMsg::Up => self.scroll.saturating_sub(1),
-            KeyHelpMsg::PageDown => self.scroll + page.height,
-            KeyHelpMsg::PageUp => self.scroll.saturating_sub(page.height),
+    fn update(mut self, action: Action, page: &Page) -> Update<Self> {
+        self.scroll = match action {
+            Action::Down => self.scroll + 1,
+            Action::Up => self.scroll.saturating_sub(1),
+            Action::PageDown => self.scroll + page.height,
+            Action::PageUp => self.scroll.saturating_sub(page.height),
+            _ => return Update::close(None),
         }
         .min(page.max);
         Update::stay(self)
@@ -200,15 +179,12 @@ mod tests {
             scroll: 0,
         };
         let step = |h: KeyHelp, m| h.update(m, &page).next.expect("open");
-        let down = step(help.clone(), KeyHelpMsg::PageDown);
+        let down = step(help.clone(), Action::PageDown);
         assert_eq!(down.scroll, 3);
-        assert_eq!(
-            step(step(down, KeyHelpMsg::PageDown), KeyHelpMsg::Down).scroll,
-            5
-        );
-        assert_eq!(step(help.clone(), KeyHelpMsg::Up).scroll, 0);
-        assert!(help.update(KeyHelpMsg::Close, &page).next.is_none());
-        assert_eq!(KeyHelp::message(Action::Help), Some(KeyHelpMsg::Close));
+        assert_eq!(step(step(down, Action::PageDown), Action::Down).scroll, 5);
+        assert_eq!(step(help.clone(), Action::Up).scroll, 0);
+        assert!(help.update(Action::Back, &page).next.is_none());
+        assert_eq!(KeyHelp::message(Action::Help), Some(Action::Help));
         assert!(!KeyHelp::offers(Action::Copy));
     }
 }

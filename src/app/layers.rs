@@ -74,6 +74,13 @@ impl App {
             .unwrap_or(Layer::Panes)
     }
 
+    /// The action `key` means to the layer in front: its contexts' binding, else a
+    /// binding of the global context that `also` accepts (the scroll keys and quit).
+    pub(super) fn front_action(&self, key: &KeyEvent, also: fn(Action) -> bool) -> Option<Action> {
+        let global = self.keymap.lookup(&[Ctx::Global], key).filter(|a| also(*a));
+        self.keymap.lookup(&self.contexts(), key).or(global)
+    }
+
     /// The keymap contexts of the layer in front, most specific first (for dispatch and hints).
     pub fn contexts(&self) -> Vec<Ctx> {
         match self.front() {

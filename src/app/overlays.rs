@@ -2,8 +2,8 @@
 //! (scroll, selection, a typed confirmation) and asks the app for [`Asks`]: the help and the
 //! approvals list (`overlays/help.rs`, `overlays/approvals.rs`), the doctor and the trust view
 //! (`overlays/doctor.rs`, `overlays/trust.rs`), the error modal (here), and the views with files
-//! of their own (spills, pager, agents, policy, hosts, sign-in, panels). The config editor takes
-//! its keys itself. Drawing is `ui::overlays`.
+//! of their own (spills, pager, agents, policy, hosts, sign-in, panels, the config editor).
+//! Drawing is `ui::overlays`.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -14,14 +14,15 @@ use super::agents::AgentRow;
 use super::agents_view::AgentsView;
 use super::approval::{Answered, Pending};
 use super::auth::SignInView;
-use super::component::{Component, Update};
+use super::component::{Component, KeyMsg, Update};
+use super::editor::Editor;
 use super::hosts::HostsView;
 use super::info::ConfigInfo;
 use super::keymap::{Action, Ctx, Keymap};
-use super::panels::{PanelMsg, PanelView};
+use super::panels::PanelView;
 use super::policy_view::PolicyView;
 use super::spills_view::SpillsView;
-use super::update::{PAGE, to_input};
+use super::update::PAGE;
 use super::{App, Effect, Msg, Pager, SpillRow, viewer};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -30,9 +31,9 @@ mod doctor;
 mod help;
 mod trust;
 pub use approvals::ApprovalsView;
-pub use doctor::{DoctorMsg, DoctorView};
-pub use help::{HelpView, ReadMsg};
-pub use trust::{TrustMsg, TrustView};
+pub use doctor::DoctorView;
+pub use help::HelpView;
+pub use trust::TrustView;
 
 /// A global view over the panes.
 #[derive(Debug)]
@@ -72,8 +73,19 @@ pub struct Asks {
     pub effects: Vec<Effect>,
     /// A status message.
     pub message: Option<String>,
-    /// Opens the spills list in place of the view that closed (the pager's back key).
-    pub spills: bool,
+    /// What to open next: the view that closed hands over to it, or one opens over it.
+    pub next: Option<Next>,
+}
+
+/// A layer a view asks to open as it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// The spills list, in place of the pager that closed (its back key).
+    Spills,
+    /// The doctor the editor was opened from, as it was.
+    Doctor(DoctorView),
+    /// The key box, over the view in front.
+    KeyHelp,
 }
 
 impl Asks {
@@ -112,24 +124,22 @@ pub struct ErrorView {
     pub message: String,
 }
 
-/// The error modal answers to a panel's two messages: copy its text (`class: message`), close.
+/// The error modal takes a panel's two actions: copy its text (`class: message`), close.
 impl Component for ErrorView {
-    type Msg = PanelMsg;
+    type Msg = Action;
     type Env<'a> = ();
     type Out = Effect;
 
-    fn message(action: Action) -> Option<PanelMsg> {
+    fn message(action: Action) -> Option<Action> {
         PanelView::message(action)
     }
 
-    fn update(self, msg: PanelMsg, (): &()) -> Update<Self> {
-        match msg {
-            PanelMsg::Copy => {
-                let text = format!("{}: {}", self.class, self.message);
-                Update::then(self, Effect::Copy(text))
-            }
-            PanelMsg::Close => Update::close(None),
+    fn update(self, action: Action, (): &()) -> Update<Self> {
+        if action != Action::Copy {
+            return Update::close(None);
         }
+        let text = format!("{}: {}", self.class, self.message);
+        Update::then(self, Effect::Copy(text))
     }
 }
 
@@ -175,9 +185,14 @@ pub(super) fn moves(action: Action) -> bool {
     )
 }
 
+/// Whether a read-only view takes `action`: copy, a line or page key, close.
+pub(super) fn reads(action: Action) -> bool {
+    moves(action) || matches!(action, Action::Copy | Action::Back | Action::Quit)
+}
+
 impl Overlay {
     /// The keymap contexts this view answers to, most specific first, and which of their
-    /// actions the footer may offer (those its update takes; the editor takes its keys itself).
+    /// actions the footer may offer (those its update takes).
     pub fn keys(&self) -> (&'static [Ctx], fn(Action) -> bool) {
         match self {
             Self::Help(_) => (&[Ctx::View], HelpView::offers),
@@ -186,7 +201,7 @@ impl Overlay {
             Self::Spills(_) => (&[Ctx::SpillsView, Ctx::View], SpillsView::offers),
             Self::Approvals(_) => (&[Ctx::View], ApprovalsView::offers),
             Self::Agents(_) => (&[Ctx::AgentsView, Ctx::View], AgentsView::offers),
-            Self::Editor(_) => (&[Ctx::Editor], |_| true),
+            Self::Editor(_) => (&[Ctx::Editor], Box::<Editor>::offers),
             Self::Pager(_) => (&[Ctx::Pager, Ctx::View], Pager::offers),
             Self::Error(_) => (&[Ctx::View], ErrorView::offers),
             Self::Policy(_) => (&[Ctx::PolicyView, Ctx::View], PolicyView::offers),
@@ -221,8 +236,13 @@ impl App {
     /// A key while an overlay is open: the editor and a trust confirmation take text; the
     /// rest go through the overlay's keymap contexts (and the global scroll keys and quit).
     pub(super) fn on_overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if matches!(self.overlay, Some(Overlay::Editor(_))) {
-            return self.on_editor_key(key);
+        if let Some(Overlay::Editor(_)) = &self.overlay
+            && let Some(Overlay::Editor(editor)) = self.overlay.take()
+        {
+            let action = self.keymap.lookup(&[Ctx::Editor], &key);
+            let msg = action.and_then(Box::<Editor>::message);
+            let step = editor.update(msg.unwrap_or(KeyMsg::Type(key)), &());
+            return self.then(step.next.map(Overlay::Editor), step.out);
         }
         if let Some(Overlay::Trust(t)) = &mut self.overlay
             && let Some(confirm) = t.confirm.take()
@@ -264,15 +284,8 @@ impl App {
             self.overlay = None;
             return Vec::new();
         }
-        let contexts = self.contexts();
-        let Some(action) = self.keymap.lookup(&contexts, &key).or_else(|| {
-            self.keymap
-                .lookup(&[Ctx::Global], &key)
-                .filter(|a| moves(*a) || *a == Action::Quit)
-        }) else {
-            return Vec::new();
-        };
-        self.on_overlay_action(action)
+        let action = self.front_action(&key, |a| moves(a) || a == Action::Quit);
+        action.map_or_else(Vec::new, |a| self.on_overlay_action(a))
     }
 
     /// A paste while a global view is in front: only the config editor takes text.
@@ -303,17 +316,25 @@ impl App {
             Overlay::Policy(v) => route(v, action, s, Overlay::Policy),
             Overlay::Hosts(v) => route(v, action, &(), Overlay::Hosts),
             Overlay::SignIn(v) => route(v, action, &(), Overlay::SignIn),
-            Overlay::Editor(v) => (Some(Overlay::Editor(v)), None),
+            Overlay::Editor(v) => route(v, action, &(), Overlay::Editor),
         };
+        self.then(next, asks)
+    }
+
+    /// Puts the overlay `next` in front and does what it asks.
+    fn then(&mut self, next: Option<Overlay>, asks: Option<Asks>) -> Vec<Effect> {
         self.overlay = next;
         let Some(asks) = asks else {
             return Vec::new();
         };
-        if asks.spills {
-            self.overlay = Some(Overlay::Spills(SpillsView::default()));
-        }
         if asks.message.is_some() {
             self.message = asks.message;
+        }
+        match asks.next {
+            Some(Next::Spills) => self.overlay = Some(Overlay::Spills(SpillsView::default())),
+            Some(Next::Doctor(view)) => self.overlay = Some(Overlay::Doctor(view)),
+            Some(Next::KeyHelp) => return self.open_key_help(),
+            None => {}
         }
         asks.effects
     }
@@ -331,49 +352,6 @@ impl App {
             pager_viewport: self.pager_viewport(),
             policy_path: self.policy_path.as_ref(),
         }
-    }
-
-    /// A key in the config editor: save, test connect and close are keymap actions; anything
-    /// else types.
-    fn on_editor_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let Some(Overlay::Editor(editor)) = &mut self.overlay else {
-            return Vec::new();
-        };
-        match self.keymap.lookup(&[Ctx::Editor], &key) {
-            Some(Action::Save) => {
-                if !editor.valid() {
-                    self.message = Some("not saved: fix the errors first".to_owned());
-                    return Vec::new();
-                }
-                return vec![Effect::SaveConfig {
-                    path: editor.path.clone(),
-                    text: editor.text(),
-                }];
-            }
-            Some(Action::TestConnect) => {
-                self.message = Some("test connect…".to_owned());
-                return vec![Effect::TestConnect {
-                    path: editor.path.clone(),
-                    layer: editor.layer,
-                    text: editor.text(),
-                    server: editor.server.clone(),
-                }];
-            }
-            Some(Action::Help) => return self.open_key_help(),
-            Some(Action::Back) => {
-                if editor.dirty {
-                    self.message = Some("closed the editor; unsaved changes discarded".to_owned());
-                }
-                self.overlay = editor.from_doctor.map(Overlay::Doctor);
-            }
-            _ => {
-                if editor.area.input(to_input(key)) {
-                    editor.dirty = true;
-                    editor.check();
-                }
-            }
-        }
-        Vec::new()
     }
 
     /// The replies for the overlays: a spill window, the editor's file, its save and test
@@ -492,12 +470,12 @@ mod tests {
 
     #[test]
     fn the_error_modal_copies_its_class_and_message_and_closes() {
-        let step = error().update(PanelMsg::Copy, &());
+        let step = error().update(Action::Copy, &());
         assert_eq!(step.next, Some(error()), "copying leaves it open");
         assert_eq!(step.out, Some(Effect::Copy("auth: refused".into())));
-        let step = error().update(PanelMsg::Close, &());
+        let step = error().update(Action::Back, &());
         assert!(step.next.is_none() && step.out.is_none());
-        assert_eq!(ErrorView::message(Action::Quit), Some(PanelMsg::Close));
+        assert_eq!(ErrorView::message(Action::Quit), Some(Action::Quit));
         assert!(ErrorView::offers(Action::Copy) && !ErrorView::offers(Action::Down));
     }
 

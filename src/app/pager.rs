@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared};
+use super::overlays::{Asks, Shared, reads};
 use super::{Effect, viewer};
 use crate::mcp::results::SpillWindow;
 use crate::mcp::sanitize::sanitize;
@@ -173,71 +173,43 @@ impl Pager {
     }
 }
 
-/// What the pager answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PagerMsg {
-    /// A line or page key, top or bottom.
-    Move(Action),
-    /// Start typing a search.
-    Search,
-    /// The next match (`true`) or the previous one.
-    NextMatch(bool),
-    /// Copy the whole file.
-    Copy,
-    /// Back to the spills list it was opened from, else close.
-    Back,
-    /// Close.
-    Close,
-}
-
 /// The pager moves through the file (reading the window a move lands in), searches it and
 /// copies it whole.
 impl Component for Pager {
-    type Msg = PagerMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<PagerMsg> {
-        match action {
-            Action::PageDown
-            | Action::Down
-            | Action::PageUp
-            | Action::Up
-            | Action::Top
-            | Action::Bottom => Some(PagerMsg::Move(action)),
-            Action::Search => Some(PagerMsg::Search),
-            Action::NextMatch | Action::PrevMatch => {
-                Some(PagerMsg::NextMatch(action == Action::NextMatch))
-            }
-            Action::Copy => Some(PagerMsg::Copy),
-            Action::Back => Some(PagerMsg::Back),
-            Action::Quit => Some(PagerMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        let own = matches!(
+            action,
+            Action::Top | Action::Bottom | Action::Search | Action::NextMatch | Action::PrevMatch
+        );
+        (own || reads(action)).then_some(action)
     }
 
-    fn update(mut self, msg: PagerMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
         self.viewer.viewport = s.pager_viewport;
-        let effect = match msg {
-            PagerMsg::Move(action) => move_view(&mut self, action),
-            PagerMsg::Search => {
+        let effect = match action {
+            Action::Search => {
                 self.viewer.start_search();
                 None
             }
-            PagerMsg::NextMatch(forward) => self.next_match(forward),
-            PagerMsg::Copy => Some(Effect::CopySpill {
+            Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
+            Action::Copy => Some(Effect::CopySpill {
                 path: self.path.clone(),
                 size: self.window.size,
             }),
             // Back to the spills list it was opened from, else to the result under it.
-            PagerMsg::Back if self.from_spills => {
+            Action::Back if self.from_spills => {
                 let spills = Asks {
-                    spills: true,
+                    next: Some(super::overlays::Next::Spills),
                     ..Asks::default()
                 };
                 return Update::close(Some(spills));
             }
-            PagerMsg::Back | PagerMsg::Close => return Update::close(None),
+            Action::Back | Action::Quit => return Update::close(None),
+            _ => move_view(&mut self, action),
         };
         Update::then(self, effect.into())
     }
@@ -348,24 +320,29 @@ mod tests {
         let info = crate::app::info::ConfigInfo::default();
         let s = crate::app::overlays::shared(&info);
         let mut p = pager(0, 10, 10);
-        let copy = p.clone().update(PagerMsg::Copy, &s);
+        let copy = p.clone().update(Action::Copy, &s);
         let whole = Effect::CopySpill {
             path: "/spill.txt".into(),
             size: 1,
         };
         assert_eq!(copy.out, Some(Asks::from(whole)));
-        let closed = p.clone().update(PagerMsg::Back, &s);
+        let closed = p.clone().update(Action::Back, &s);
         assert_eq!(
             (closed.next, closed.out),
             (None, None),
             "back to the result"
         );
         p.from_spills = true;
-        let back = p.clone().update(PagerMsg::Back, &s);
-        assert!(back.next.is_none() && back.out.is_some_and(|a| a.spills));
-        let quit = p.clone().update(PagerMsg::Close, &s);
+        let back = p.clone().update(Action::Back, &s);
+        assert!(
+            back.next.is_none()
+                && back
+                    .out
+                    .is_some_and(|a| a.next == Some(crate::app::overlays::Next::Spills))
+        );
+        let quit = p.clone().update(Action::Quit, &s);
         assert_eq!(quit.out, None, "quit closes it whatever it came from");
-        let searching = p.update(PagerMsg::Search, &s).next.expect("open");
+        let searching = p.update(Action::Search, &s).next.expect("open");
         assert!(searching.viewer.search.is_some());
     }
 

@@ -61,34 +61,21 @@ impl PanelView {
     }
 }
 
-/// What a panel answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PanelMsg {
-    /// Copy its text.
-    Copy,
-    /// Close it.
-    Close,
-}
-
 impl Component for PanelView {
-    type Msg = PanelMsg;
+    type Msg = Action;
     /// Its content now.
     type Env<'a> = Option<Content>;
     type Out = Effect;
 
-    fn message(action: Action) -> Option<PanelMsg> {
-        match action {
-            Action::Copy => Some(PanelMsg::Copy),
-            Action::Back | Action::Quit => Some(PanelMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        matches!(action, Action::Copy | Action::Back | Action::Quit).then_some(action)
     }
 
-    fn update(self, msg: PanelMsg, content: &Option<Content>) -> Update<Self> {
-        match (msg, content) {
-            (PanelMsg::Copy, Some(content)) => Update::then(self, Effect::Copy(text(content))),
-            (PanelMsg::Copy, None) => Update::stay(self),
-            (PanelMsg::Close, _) => Update::close(None),
+    fn update(self, action: Action, content: &Option<Content>) -> Update<Self> {
+        match (action, content) {
+            (Action::Copy, Some(content)) => Update::then(self, Effect::Copy(text(content))),
+            (Action::Copy, None) => Update::stay(self),
+            _ => Update::close(None),
         }
     }
 }
@@ -112,19 +99,19 @@ mod tests {
     fn update_copies_the_text_shown_and_closes() {
         let view = PanelView { index: 0 };
         let content = Some(("About demo".to_owned(), vec![("state", "ready".to_owned())]));
-        let step = view.update(PanelMsg::Copy, &content);
+        let step = view.update(Action::Copy, &content);
         assert_eq!(step.next, Some(view));
         assert_eq!(
             step.out,
             Some(Effect::Copy("About demo\nstate: ready".into()))
         );
-        let step = view.update(PanelMsg::Copy, &None);
+        let step = view.update(Action::Copy, &None);
         assert_eq!(
             (step.next, step.out),
             (Some(view), None),
             "nothing shown, nothing copied"
         );
-        assert!(view.update(PanelMsg::Close, &content).next.is_none());
+        assert!(view.update(Action::Back, &content).next.is_none());
         assert!(PanelView::offers(Action::Copy) && !PanelView::offers(Action::Down));
     }
 

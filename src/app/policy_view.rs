@@ -10,7 +10,7 @@ use crossterm::event::KeyEvent;
 use super::component::{Component, Update};
 use super::confirm::Confirm;
 use super::keymap::Action;
-use super::overlays::{Asks, Overlay, Shared, moves, scrolled};
+use super::overlays::{Asks, Overlay, Shared, reads, scrolled};
 use super::{App, Effect, Msg};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -66,42 +66,20 @@ impl PolicyView {
     }
 }
 
-/// What the policy view answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PolicyMsg {
-    /// Ask to remove the selected rule (a typed `y` confirms).
-    Remove,
-    /// Copy the selected rule.
-    Copy,
-    /// Read the file again.
-    Reread,
-    /// A line or page key.
-    Move(Action),
-    /// Close the view.
-    Close,
-}
-
 /// The policy view removes (after a typed `y`) and copies the selected rule, and reads the file
 /// again.
 impl Component for PolicyView {
-    type Msg = PolicyMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<PolicyMsg> {
-        match action {
-            Action::Delete => Some(PolicyMsg::Remove),
-            Action::Copy => Some(PolicyMsg::Copy),
-            Action::Reconnect => Some(PolicyMsg::Reread),
-            action if moves(action) => Some(PolicyMsg::Move(action)),
-            Action::Back | Action::Quit => Some(PolicyMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        (reads(action) || matches!(action, Action::Delete | Action::Reconnect)).then_some(action)
     }
 
-    fn update(mut self, msg: PolicyMsg, s: &Shared<'_>) -> Update<Self> {
-        let asks = match msg {
-            PolicyMsg::Remove => match self.selected_rule().map(str::to_owned) {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
+        let asks = match action {
+            Action::Delete => match self.selected_rule().map(str::to_owned) {
                 Some(rule) => {
                     let said = format!("type y to remove `{rule}` from the policy file");
                     self.confirm = Some(Confirm::new(rule));
@@ -109,20 +87,20 @@ impl Component for PolicyView {
                 }
                 None => Asks::said("no rule to remove"),
             },
-            PolicyMsg::Copy => self
+            Action::Copy => self
                 .selected_rule()
                 .map(|r| Effect::Copy(r.to_owned()))
                 .into(),
-            PolicyMsg::Reread => {
+            Action::Reconnect => {
                 self.listing = None;
                 s.policy_path.map(|p| Effect::ReadPolicy(p.clone())).into()
             }
-            PolicyMsg::Move(action) => {
+            Action::Back | Action::Quit => return Update::close(None),
+            _ => {
                 let max = self.rule_count().saturating_sub(1);
                 self.sel = scrolled(self.sel, action, max);
                 Asks::default()
             }
-            PolicyMsg::Close => return Update::close(None),
         };
         Update::then(self, asks)
     }

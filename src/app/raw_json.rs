@@ -6,7 +6,7 @@
 //! lines through the line index, never held). It is shown as sent, not pretty-printed: a
 //! compact one-line frame wraps, and a line over 16 KiB is read as several.
 
-use super::result_keys::ResultMsg;
+use super::keymap::Action;
 use super::{App, Effect, ResultScreen, ResultView, Screen};
 use crate::mcp::api::OpResult;
 use crate::mcp::engine::Outcome;
@@ -40,18 +40,18 @@ fn inline_view(text_view: ResultView, frame: &str) -> ResultView {
 impl App {
     /// The raw key, and `Esc` while the raw view is shown (back to the text); `None` for the
     /// rest.
-    pub(super) fn on_raw_json(&mut self, msg: ResultMsg) -> Option<Vec<Effect>> {
+    pub(super) fn on_raw_json(&mut self, msg: Action) -> Option<Vec<Effect>> {
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
         match msg {
-            ResultMsg::RawJson | ResultMsg::Back if view.text_view.is_some() => {
+            Action::RawJson | Action::Back if view.text_view.is_some() => {
                 if let Some(text) = view.text_view.take() {
                     *view = text;
                 }
                 Some(Vec::new())
             }
-            ResultMsg::RawJson => match view.raw.clone() {
+            Action::RawJson => match view.raw.clone() {
                 None => {
                     self.message = Some(
                         "no raw JSON for this result (only calls, reads and prompts keep theirs)"

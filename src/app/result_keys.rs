@@ -96,7 +96,7 @@ impl App {
     }
 
     /// A result screen's own action: its link list first when open, then the viewer.
-    pub(super) fn on_result(&mut self, msg: ResultMsg) -> Vec<Effect> {
+    pub(super) fn on_result(&mut self, msg: Action) -> Vec<Effect> {
         if let Some(effects) = self.on_link_list(msg) {
             return effects;
         }
@@ -117,85 +117,63 @@ impl App {
         }
         let (viewer, body, cursor) = view.viewer_body();
         match msg {
-            ResultMsg::Up => move_cursor_or_scroll(view, -1),
-            ResultMsg::Down => move_cursor_or_scroll(view, 1),
+            Action::Up => move_cursor_or_scroll(view, -1),
+            Action::Down => move_cursor_or_scroll(view, 1),
             // The fold cursor follows: to the first row shown, or the last after `End`.
-            ResultMsg::PageUp => {
+            Action::PageUp => {
                 viewer.page(body, false);
                 *cursor = viewer.visible_lines(body).0;
             }
-            ResultMsg::PageDown => {
+            Action::PageDown => {
                 viewer.page(body, true);
                 *cursor = viewer.visible_lines(body).0;
             }
-            ResultMsg::Top => {
+            Action::Top => {
                 viewer.home();
                 *cursor = viewer.visible_lines(body).0;
             }
-            ResultMsg::Bottom => {
+            Action::Bottom => {
                 viewer.end(body);
                 *cursor = viewer.visible_lines(body).1;
             }
-            ResultMsg::Search => {
+            Action::Search => {
                 viewer.start_search();
                 if let Some(search) = &mut viewer.search {
                     search.keys = match_keys;
                 }
             }
-            ResultMsg::NextMatch | ResultMsg::PrevMatch => {
-                viewer.next_match(body, msg == ResultMsg::NextMatch);
+            Action::NextMatch | Action::PrevMatch => {
+                viewer.next_match(body, msg == Action::NextMatch);
                 if let Some(s) = &viewer.search {
                     *cursor = s.matches.get(s.current).copied().unwrap_or(*cursor);
                 }
             }
-            ResultMsg::Open => return self.open_from_result(),
-            ResultMsg::Back => return self.on_back(),
-            ResultMsg::Copy => return self.on_copy(),
-            // Taken by `on_raw_json` above.
-            ResultMsg::RawJson => {}
+            Action::Open => return self.open_from_result(),
+            Action::Back => return self.on_back(),
+            Action::Copy => return self.on_copy(),
+            // `RawJson` is taken by `on_raw_json` above, the rest by the panes.
+            _ => {}
         }
         Vec::new()
     }
 }
 
-/// What a result screen answers to itself; the panes take every other action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResultMsg {
-    Up,
-    Down,
-    PageUp,
-    PageDown,
-    Top,
-    Bottom,
-    Search,
-    NextMatch,
-    PrevMatch,
-    Open,
-    Back,
-    Copy,
-    RawJson,
-}
-
-impl ResultMsg {
-    /// The message `action` means on a result; `None` when the panes take it.
-    pub fn of(action: Action) -> Option<Self> {
-        Some(match action {
-            Action::Up => Self::Up,
-            Action::Down => Self::Down,
-            Action::PageUp => Self::PageUp,
-            Action::PageDown => Self::PageDown,
-            Action::Top => Self::Top,
-            Action::Bottom => Self::Bottom,
-            Action::Search => Self::Search,
-            Action::NextMatch => Self::NextMatch,
-            Action::PrevMatch => Self::PrevMatch,
-            Action::Open => Self::Open,
-            Action::Back => Self::Back,
-            Action::Copy => Self::Copy,
-            Action::RawJson => Self::RawJson,
-            _ => return None,
-        })
-    }
+/// Whether a result screen takes `action` itself; the panes take every other action.
+pub fn result_takes(action: Action) -> bool {
+    let own = [
+        Action::Top,
+        Action::Bottom,
+        Action::Search,
+        Action::Open,
+        Action::Back,
+    ];
+    let more = [
+        Action::NextMatch,
+        Action::PrevMatch,
+        Action::Copy,
+        Action::RawJson,
+    ];
+    super::overlays::moves(action) || own.contains(&action) || more.contains(&action)
 }
 
 /// The spill that holds the whole text of a result shown as a preview: the one its
@@ -210,17 +188,17 @@ pub fn whole_text_spill(view: &ResultView) -> Option<&super::SpillRow> {
 
 /// On a preview of a longer text (the human view), `End` opens the whole text at its last
 /// line and `y` copies the whole text, both from the spill; `None` otherwise.
-fn whole_text_action(view: &ResultView, msg: ResultMsg) -> Option<Effect> {
+fn whole_text_action(view: &ResultView, msg: Action) -> Option<Effect> {
     if view.show_model {
         return None;
     }
     let spill = whole_text_spill(view)?;
     match msg {
-        ResultMsg::Bottom => Some(Effect::ReadSpill {
+        Action::Bottom => Some(Effect::ReadSpill {
             path: spill.path.clone(),
             at: super::SpillAt::End,
         }),
-        ResultMsg::Copy => Some(Effect::CopySpill {
+        Action::Copy => Some(Effect::CopySpill {
             path: spill.path.clone(),
             size: spill.size,
         }),
@@ -269,25 +247,25 @@ mod tests {
     fn a_preview_reads_and_copies_its_whole_text_from_the_spill() {
         let mut view = preview();
         assert_eq!(
-            whole_text_action(&view, ResultMsg::Bottom),
+            whole_text_action(&view, Action::Bottom),
             Some(Effect::ReadSpill {
                 path: "/run/spill-ab.txt".into(),
                 at: crate::app::SpillAt::End,
             })
         );
         assert!(matches!(
-            whole_text_action(&view, ResultMsg::Copy),
+            whole_text_action(&view, Action::Copy),
             Some(Effect::CopySpill {
                 size: 1_060_024,
                 ..
             })
         ));
-        assert_eq!(whole_text_action(&view, ResultMsg::Up), None);
+        assert_eq!(whole_text_action(&view, Action::Up), None);
         // The model's view is what an agent sees: the preview and its note, copied as shown.
         view.show_model = true;
-        assert_eq!(whole_text_action(&view, ResultMsg::Copy), None);
+        assert_eq!(whole_text_action(&view, Action::Copy), None);
         // A result that was not cut keeps the in-memory copy and its own End.
         let whole = ResultView::new("t".to_owned(), vec!["a".to_owned()], None, Vec::new());
-        assert_eq!(whole_text_action(&whole, ResultMsg::Bottom), None);
+        assert_eq!(whole_text_action(&whole, Action::Bottom), None);
     }
 }

@@ -8,7 +8,6 @@
 use serde_json::json;
 
 use super::keymap::{Action, Ctx};
-use super::result_keys::ResultMsg;
 use super::{App, Effect, ResultScreen, ResultView, Screen};
 use crate::mcp::api::OpResult;
 use crate::mcp::engine::Outcome;
@@ -77,7 +76,7 @@ impl ResultView {
 impl App {
     /// While a result's link list is open it takes the moves, `Back` (closes it) and `Open`
     /// (reads the pick); `None` for the rest, which act on the result under it.
-    pub(super) fn on_link_list(&mut self, msg: ResultMsg) -> Option<Vec<Effect>> {
+    pub(super) fn on_link_list(&mut self, msg: Action) -> Option<Vec<Effect>> {
         let Screen::Result(ResultScreen { view, .. }) = &mut self.screen else {
             return None;
         };
@@ -86,19 +85,11 @@ impl App {
             .filter(|_| !view.links.is_empty() && !view.show_model)?;
         let last = view.links.len() - 1;
         match msg {
-            ResultMsg::Up => view.link_pick = Some(at.saturating_sub(1)),
-            ResultMsg::Down => view.link_pick = Some((at + 1).min(last)),
-            ResultMsg::Back => view.link_pick = None,
-            ResultMsg::Open => return Some(self.read_link(at)),
-            ResultMsg::PageUp
-            | ResultMsg::PageDown
-            | ResultMsg::Top
-            | ResultMsg::Bottom
-            | ResultMsg::Search
-            | ResultMsg::NextMatch
-            | ResultMsg::PrevMatch
-            | ResultMsg::Copy
-            | ResultMsg::RawJson => return None,
+            Action::Up => view.link_pick = Some(at.saturating_sub(1)),
+            Action::Down => view.link_pick = Some((at + 1).min(last)),
+            Action::Back => view.link_pick = None,
+            Action::Open => return Some(self.read_link(at)),
+            _ => return None,
         }
         Some(Vec::new())
     }

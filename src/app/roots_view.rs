@@ -7,7 +7,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::component::{Component, Update};
-use super::keymap::{Action, Ctx};
+use super::keymap::Action;
 use super::{App, Effect, Load, ReqId};
 use crate::mcp::api::{RootItem, RootList};
 use crate::mcp::engine::{EngineRequest, OperatorOp};
@@ -162,6 +162,7 @@ impl Component for RootsView {
         Update {
             next: Some(self),
             out,
+            taken: true,
         }
     }
 }
@@ -177,11 +178,8 @@ impl App {
                 .typed(&key)
                 .map_or_else(Vec::new, |msg| self.roots_update(msg));
         }
-        let scroll = [Action::Up, Action::Down, Action::Quit];
-        let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
-            let global = self.keymap.lookup(&[Ctx::Global], &key);
-            global.filter(|a| scroll.contains(a))
-        });
+        let scroll = |a| matches!(a, Action::Up | Action::Down | Action::Quit);
+        let action = self.front_action(&key, scroll);
         action.map_or_else(Vec::new, |a| self.on_roots_action(a))
     }
 

@@ -162,15 +162,14 @@ impl App {
             // Any key closes a withdrawn request; nothing is sent.
             Some(ask) if ask.withdrawn() => (None, None),
             Some(ServerAsk::Elicit(e)) => {
-                // A form has no URL: a key bound to opening or copying one types, as any key
-                // the form does not take.
-                let form = matches!(e.mode, super::elicitation::ElicitMode::Form(_));
-                let msg = action
-                    .and_then(ElicitState::message)
-                    .filter(|m| !(form && matches!(m, ElicitMsg::OpenUrl | ElicitMsg::Copy)));
-                match msg.or_else(|| ElicitMsg::typed(&key)) {
-                    Some(msg) => step(e.update(msg, &()), ServerAsk::Elicit),
-                    None => (Some(ServerAsk::Elicit(e)), None),
+                // A key its update does not take types, if it is a character.
+                let done = match action.and_then(ElicitState::message) {
+                    Some(msg) => e.update(msg, &()),
+                    None => Update::pass(e),
+                };
+                match (done.taken, done.next, ElicitMsg::typed(&key)) {
+                    (false, Some(e), Some(msg)) => step(e.update(msg, &()), ServerAsk::Elicit),
+                    (_, next, _) => (next.map(ServerAsk::Elicit), done.out),
                 }
             }
             Some(ServerAsk::Sample(s)) => {

@@ -1,12 +1,13 @@
 //! The spills view's state: the selection and a filter (`/` starts it, typing narrows the list
 //! by path, origin or type, `Enter` opens the highlighted spill, `Esc` clears), as in every list.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::Effect;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, moves, scrolled};
+use super::overlays::{Asks, Shared, reads, scrolled};
+use super::tabs::ListFilter;
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
 
@@ -15,115 +16,61 @@ use crate::mcp::sanitize::{sanitize, sanitize_capped};
 pub struct SpillsView {
     /// The selected entry among those shown.
     pub sel: usize,
-    /// The filter typed so far, if one was started.
-    pub filter: Option<String>,
-    /// Whether keys still go into the filter.
-    pub editing: bool,
+    /// The filter narrowing the list, if one was started.
+    pub filter: Option<ListFilter>,
 }
 
 impl SpillsView {
     /// The spills the filter keeps (all without one), in order.
     pub fn shown<'a>(&self, spills: &'a [SpillRow]) -> Vec<&'a SpillRow> {
-        let q = self.filter.as_deref().unwrap_or("").to_lowercase();
-        spills
-            .iter()
-            .filter(|s| {
-                q.is_empty()
-                    || [&s.shown, &s.origin, &s.mime]
-                        .iter()
-                        .any(|t| t.to_lowercase().contains(&q))
-            })
-            .collect()
+        let keeps = |s: &&SpillRow| {
+            let f = self.filter.as_ref();
+            f.is_none_or(|f| f.keeps(&s.shown, &s.origin) || f.keeps(&s.mime, ""))
+        };
+        spills.iter().filter(keeps).collect()
     }
 
-    /// A key typed while the filter takes text: typing narrows, `Enter` opens the highlighted
-    /// spill (the filter stays), `Esc` clears the filter. `None` when the key is not the
-    /// filter's (an action then).
+    /// A key typed while the filter takes text ([`ListFilter::typed`]): `Enter` opens the
+    /// highlighted spill (the filter stays).
     pub fn filter_key(&mut self, key: &KeyEvent) -> Option<Option<Action>> {
-        if !self.editing {
-            return None;
-        }
-        let query = self.filter.get_or_insert_with(String::new);
-        match key.code {
-            KeyCode::Esc => {
-                self.filter = None;
-                self.editing = false;
-            }
-            KeyCode::Enter => {
-                self.editing = false;
-                return Some(Some(Action::Open));
-            }
-            KeyCode::Up => return Some(Some(Action::Up)),
-            KeyCode::Down => return Some(Some(Action::Down)),
-            KeyCode::Backspace => {
-                query.pop();
-                self.sel = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                query.push(c);
-                self.sel = 0;
-            }
-            _ => {}
-        }
-        Some(None)
+        ListFilter::typed(&mut self.filter, &mut self.sel, key, Some(Action::Open))
     }
-}
-
-/// What the spills list answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpillsMsg {
-    /// Start typing a filter.
-    Filter,
-    /// Open the selected spill in the pager.
-    Open,
-    /// Copy its path.
-    Copy,
-    /// Delete it.
-    Delete,
-    /// A line or page key.
-    Move(Action),
-    /// Close the list.
-    Close,
 }
 
 /// The spills list filters, opens, copies and deletes the selected spill.
 impl Component for SpillsView {
-    type Msg = SpillsMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<SpillsMsg> {
-        match action {
-            Action::Filter => Some(SpillsMsg::Filter),
-            Action::Open => Some(SpillsMsg::Open),
-            Action::Copy => Some(SpillsMsg::Copy),
-            Action::Delete => Some(SpillsMsg::Delete),
-            action if moves(action) => Some(SpillsMsg::Move(action)),
-            Action::Back | Action::Quit => Some(SpillsMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        let own = matches!(action, Action::Filter | Action::Open | Action::Delete);
+        (own || reads(action)).then_some(action)
     }
 
-    fn update(mut self, msg: SpillsMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
         let shown = self.shown(s.spills);
         let spill = shown.get(self.sel);
-        let effect = match msg {
-            SpillsMsg::Filter => {
-                self.filter.get_or_insert_with(String::new);
-                self.editing = true;
+        let effect = match action {
+            Action::Filter => {
+                let query = self.filter.take().map(|f| f.query).unwrap_or_default();
+                self.filter = Some(ListFilter {
+                    query,
+                    editing: true,
+                });
                 None
             }
-            SpillsMsg::Open => spill.map(|s| Effect::ReadSpill {
+            Action::Open => spill.map(|s| Effect::ReadSpill {
                 path: s.path.clone(),
                 at: crate::app::SpillAt::Line(0),
             }),
-            SpillsMsg::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
-            SpillsMsg::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
-            SpillsMsg::Move(action) => {
+            Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
+            Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
+            Action::Back | Action::Quit => return Update::close(None),
+            _ => {
                 self.sel = scrolled(self.sel, action, shown.len().saturating_sub(1));
                 None
             }
-            SpillsMsg::Close => return Update::close(None),
         };
         Update::then(self, effect.into())
     }
@@ -191,28 +138,24 @@ mod tests {
         ]);
         let mut s = shared(&info);
         s.spills = &rows;
-        let view = SpillsView::default().update(SpillsMsg::Move(Action::Down), &s);
+        let view = SpillsView::default().update(Action::Down, &s);
         let view = view.next.expect("open");
         assert_eq!(view.sel, 1);
-        let step = view.clone().update(SpillsMsg::Delete, &s);
+        let step = view.clone().update(Action::Delete, &s);
         assert_eq!(
             step.out,
             Some(Asks::from(Effect::DeleteSpill("b.png".into())))
         );
-        let step = view.clone().update(SpillsMsg::Copy, &s);
+        let step = view.clone().update(Action::Copy, &s);
         assert_eq!(
             step.out,
             Some(Asks::from(Effect::Copy("/run/spills/b.png".into())))
         );
-        let filtering = view
-            .clone()
-            .update(SpillsMsg::Filter, &s)
-            .next
-            .expect("open");
-        assert!(filtering.editing && filtering.filter.is_some());
-        let none = SpillsView::default().update(SpillsMsg::Open, &shared(&info));
+        let filtering = view.clone().update(Action::Filter, &s).next.expect("open");
+        assert!(filtering.filter.is_some_and(|f| f.editing));
+        let none = SpillsView::default().update(Action::Open, &shared(&info));
         assert_eq!(none.out, Some(Asks::default()), "no spill, nothing read");
-        assert!(view.update(SpillsMsg::Close, &s).next.is_none());
+        assert!(view.update(Action::Back, &s).next.is_none());
         assert!(
             !SpillsView::offers(Action::Top),
             "Home and End move nothing here"

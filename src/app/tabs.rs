@@ -9,6 +9,9 @@
 
 use std::time::Instant;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::keymap::Action;
 pub use super::log_tab::{LogFilter, LogTab};
 pub use super::tools_tab::{Search, ToolsTab};
 use super::{Effect, Load, ReqId, Tab, ToolRow};
@@ -56,6 +59,46 @@ pub struct ListFilter {
 }
 
 impl ListFilter {
+    /// A new filter, taking text.
+    pub fn started() -> Option<Self> {
+        Some(Self {
+            query: String::new(),
+            editing: true,
+        })
+    }
+
+    /// A key typed into `filter` while it takes text, in a view whose keys are fixed (spills,
+    /// agents): typing narrows (`sel` back to the top), `Enter` keeps the filter and gives the
+    /// keys back with `enter`, `Esc` clears it, up and down still move. `None` when no filter
+    /// takes text (the key is an action then).
+    pub fn typed(
+        filter: &mut Option<Self>,
+        sel: &mut usize,
+        key: &KeyEvent,
+        enter: Option<Action>,
+    ) -> Option<Option<Action>> {
+        let f = filter.as_mut().filter(|f| f.editing)?;
+        match key.code {
+            KeyCode::Esc => *filter = None,
+            KeyCode::Enter => {
+                f.editing = false;
+                return Some(enter);
+            }
+            KeyCode::Up => return Some(Some(Action::Up)),
+            KeyCode::Down => return Some(Some(Action::Down)),
+            KeyCode::Backspace => {
+                f.query.pop();
+                *sel = 0;
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                f.query.push(c);
+                *sel = 0;
+            }
+            _ => {}
+        }
+        Some(None)
+    }
+
     /// Whether an entry with `name` and `description` passes (case-insensitive).
     pub fn keeps(&self, name: &str, description: &str) -> bool {
         let q = self.query.to_lowercase();
@@ -94,10 +137,7 @@ impl ListState {
             TabMsg::Select(row) => self.sel = row,
             TabMsg::Clamp(len) => self.sel = self.sel.min(len.saturating_sub(1)),
             TabMsg::StartFilter => {
-                self.filter = Some(ListFilter {
-                    query: String::new(),
-                    editing: true,
-                });
+                self.filter = ListFilter::started();
                 self.sel = 0;
             }
             TabMsg::FilterKey(key) => self.on_filter_key(key, flip),

@@ -80,23 +80,6 @@ impl SessionTasks {
     }
 }
 
-/// What the Tasks view answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TasksMsg {
-    /// Close the view.
-    Close,
-    /// Select the task above.
-    Up,
-    /// Select the task below.
-    Down,
-    /// List the tasks again.
-    Refresh,
-    /// Cancel the selected task.
-    Cancel,
-    /// Fetch the selected task's result (closes the view).
-    Result,
-}
-
 /// What the Tasks view asks of the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TasksOut {
@@ -129,50 +112,44 @@ impl TasksView {
 }
 
 impl Component for TasksView {
-    type Msg = TasksMsg;
+    type Msg = Action;
     type Env<'a> = ();
     type Out = TasksOut;
 
-    fn message(action: Action) -> Option<TasksMsg> {
-        Some(match action {
-            Action::Back | Action::Quit => TasksMsg::Close,
-            Action::Up => TasksMsg::Up,
-            Action::Down => TasksMsg::Down,
-            Action::Reconnect => TasksMsg::Refresh,
-            Action::Delete => TasksMsg::Cancel,
-            Action::Open => TasksMsg::Result,
-            _ => return None,
-        })
+    fn message(action: Action) -> Option<Action> {
+        let own = matches!(action, Action::Reconnect | Action::Delete | Action::Open);
+        let moves = matches!(action, Action::Up | Action::Down);
+        (own || moves || matches!(action, Action::Back | Action::Quit)).then_some(action)
     }
 
-    fn update(mut self, msg: TasksMsg, (): &()) -> Update<Self> {
+    fn update(mut self, action: Action, (): &()) -> Update<Self> {
         let count = self.rows();
-        match msg {
-            TasksMsg::Close => Update::close(None),
-            TasksMsg::Up => {
+        match action {
+            Action::Up => {
                 self.sel = self.sel.saturating_sub(1);
                 Update::stay(self)
             }
-            TasksMsg::Down => {
+            Action::Down => {
                 self.sel = (self.sel + 1).min(count.saturating_sub(1));
                 Update::stay(self)
             }
-            TasksMsg::Refresh => Update::then(self, TasksOut::List),
-            TasksMsg::Cancel => match self.selected() {
+            Action::Reconnect => Update::then(self, TasksOut::List),
+            Action::Delete => match self.selected() {
                 Some(task) => {
                     let server = self.server.clone();
                     Update::then(self, TasksOut::Cancel { server, task })
                 }
                 None => Update::stay(self),
             },
-            TasksMsg::Result if self.known => Update::then(self, TasksOut::NoResult),
-            TasksMsg::Result => match self.selected() {
+            Action::Open if self.known => Update::then(self, TasksOut::NoResult),
+            Action::Open => match self.selected() {
                 Some(task) => Update::close(Some(TasksOut::Result {
                     server: self.server,
                     task,
                 })),
                 None => Update::stay(self),
             },
+            _ => Update::close(None),
         }
     }
 }
@@ -219,17 +196,18 @@ impl App {
 
     /// A key while the Tasks view is in front: its keymap, and the global scroll keys and quit.
     pub(super) fn on_tasks_key(&mut self, key: crossterm::event::KeyEvent) -> Vec<Effect> {
-        let scroll = [Action::Up, Action::Down, Action::Quit];
-        let action = self.keymap.lookup(&self.contexts(), &key).or_else(|| {
-            let global = self.keymap.lookup(&[super::keymap::Ctx::Global], &key);
-            global.filter(|a| scroll.contains(a))
-        });
+        let scroll = |a| matches!(a, Action::Up | Action::Down | Action::Quit);
+        let action = self.front_action(&key, scroll);
         action.map_or_else(Vec::new, |a| self.on_tasks_action(a))
     }
 
     /// An action while the Tasks view is open: its message, the update, then what it asks.
     pub(super) fn on_tasks_action(&mut self, action: Action) -> Vec<Effect> {
-        let (Some(view), Some(msg)) = (self.tasks_view.take(), TasksView::message(action)) else {
+        // An action it does not take leaves it open (`y` copied nothing and closed it).
+        let Some(msg) = TasksView::message(action) else {
+            return Vec::new();
+        };
+        let Some(view) = self.tasks_view.take() else {
             return Vec::new();
         };
         let step = view.update(msg, &());
@@ -347,10 +325,10 @@ mod tests {
     #[test]
     fn update_moves_within_the_list_and_asks_for_the_selected_task() {
         let view = listed(&["a", "b"]);
-        let down = view.update(TasksMsg::Down, &()).next.expect("open");
-        let down = down.update(TasksMsg::Down, &()).next.expect("open");
+        let down = view.update(Action::Down, &()).next.expect("open");
+        let down = down.update(Action::Down, &()).next.expect("open");
         assert_eq!(down.sel, 1, "stops at the last task");
-        let cancel = down.clone().update(TasksMsg::Cancel, &());
+        let cancel = down.clone().update(Action::Delete, &());
         assert_eq!(
             cancel.out,
             Some(TasksOut::Cancel {
@@ -359,7 +337,7 @@ mod tests {
             })
         );
         assert!(cancel.next.is_some(), "cancelling keeps the view");
-        let result = down.update(TasksMsg::Result, &());
+        let result = down.update(Action::Open, &());
         assert!(result.next.is_none(), "a result closes the view");
         assert!(matches!(result.out, Some(TasksOut::Result { task, .. }) if task == "b"));
     }
@@ -367,15 +345,15 @@ mod tests {
     #[test]
     fn update_with_nothing_listed_asks_nothing_and_copy_is_not_taken() {
         let view = listed(&[]);
-        for msg in [TasksMsg::Cancel, TasksMsg::Result, TasksMsg::Up] {
+        for msg in [Action::Delete, Action::Open, Action::Up] {
             let step = view.clone().update(msg, &());
             assert_eq!((step.next, step.out), (Some(view.clone()), None), "{msg:?}");
         }
         assert_eq!(
-            view.clone().update(TasksMsg::Refresh, &()).out,
+            view.clone().update(Action::Reconnect, &()).out,
             Some(TasksOut::List)
         );
-        assert!(view.update(TasksMsg::Close, &()).next.is_none());
+        assert!(view.update(Action::Back, &()).next.is_none());
         assert!(
             !TasksView::offers(Action::Copy),
             "the footer never offers y copy here"
@@ -387,6 +365,11 @@ mod tests {
         let (mut app, _d) = demo_app();
         let (id, op) = sent(&app.open_tasks());
         assert_eq!(op, OperatorOp::TasksList);
+        assert!(app.update(crate::app::testkit::ch('y')).is_empty());
+        assert!(
+            app.tasks_view.is_some(),
+            "a key it does not take leaves it open"
+        );
         let task = |id: &str| TaskInfo {
             task_id: id.into(),
             status: "working".into(),

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::server_list::state_glyph;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::agents::AgentRow;
 use crate::app::agents_view::AgentsView;
@@ -17,14 +17,14 @@ use crate::mcp::status::ServerState;
 /// Draws the [`AgentsView`] component into `inner`: the filter bar when one is open, then the
 /// sessions it keeps, from its scroll.
 pub fn render(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect) {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     let mut lines = Vec::new();
     let shown = view.shown(&app.agents);
     let mut bar = None;
     if let Some(filter) = &view.filter {
         let cursor = if filter.editing { "▏" } else { "" };
         bar = Some(Line::from(vec![
-            Span::styled("/ ", Style::new().fg(theme().accent)),
+            Span::styled("/ ", fg(theme().accent)),
             Span::raw(format!("{}{cursor}", filter.query)),
             Span::styled(
                 format!("  {} of {} shown", shown.len(), app.agents.len()),
@@ -54,7 +54,7 @@ pub fn render(app: &App, view: &AgentsView, frame: &mut Frame, inner: Rect) {
 /// One session's lines: its head (pid, project, mode, spills, what it waits for), its servers,
 /// the drifted tools it ran in audit mode, and a blank line.
 fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     let mut lines = Vec::new();
     let mut head = vec![
         Span::styled(
@@ -65,7 +65,7 @@ fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
         Span::styled(
             format!("mode {}", a.mode),
             if a.mode == "enforce" {
-                Style::new().fg(theme().warn)
+                fg(theme().warn)
             } else {
                 dim
             },
@@ -73,7 +73,7 @@ fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
         Span::raw(format!("  spills {}", a.spills)),
     ];
     if a.gone {
-        head.push(Span::styled("  ended", Style::new().fg(theme().error)));
+        head.push(Span::styled("  ended", fg(theme().error)));
     } else if a.pending > 0 {
         head.push(Span::styled(
             format!(
@@ -85,7 +85,7 @@ fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
                     "approvals"
                 }
             ),
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     lines.push(Line::from(head));
@@ -102,10 +102,7 @@ fn session_lines(a: &AgentRow) -> Vec<Line<'static>> {
     }
     // What it ran unasked in audit mode though the tool changed since its pins.
     for flag in &a.flagged {
-        lines.push(Line::styled(
-            format!("  Δ ran {flag}"),
-            Style::new().fg(theme().warn),
-        ));
+        lines.push(tinted(format!("  Δ ran {flag}"), theme().warn));
     }
     lines.push(Line::raw(""));
     lines

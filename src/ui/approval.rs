@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use super::viewer::wrap_styled;
 use crate::app::App;
 use crate::app::approval::Pending;
@@ -20,7 +20,7 @@ use crate::mcp::policy::approval_text;
 
 fn field(label: &str, value: String, style: Style) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{label:<11}"), Style::new().fg(theme().dim)),
+        Span::styled(format!("{label:<11}"), fg(theme().dim)),
         Span::styled(value, style),
     ])
 }
@@ -39,51 +39,45 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
         lines.push(field(
             "agent",
             format!("mcpdeck serve pid {pid}{project}"),
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     lines.push(field("server", r.server.clone(), Style::new()));
     lines.push(field("operation", r.operation.clone(), Style::new()));
     lines.push(field("effects", approval_text::effects(r), Style::new()));
     if let Some(sandbox) = &r.sandbox {
-        lines.push(Line::styled(
-            format!("sandboxed: {sandbox}"),
-            Style::new().fg(theme().dim),
-        ));
+        lines.push(tinted(format!("sandboxed: {sandbox}"), theme().dim));
     }
     if r.server_changed {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "⚠ the server's definition changed this session",
-            Style::new().fg(theme().warn),
+            theme().warn,
         ));
     }
     if r.tool_changed {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "⚠ the tool's definition changed since it was listed",
-            Style::new().fg(theme().warn),
+            theme().warn,
         ));
     }
     // The drift from its pins across restarts: what changed, then the diff (sanitised).
     for (i, line) in r.drift.iter().take(12).enumerate() {
         let style = if i == 0 {
-            Style::new().fg(theme().warn)
+            fg(theme().warn)
         } else {
-            Style::new().fg(theme().muted)
+            fg(theme().muted)
         };
         lines.push(Line::styled(format!("  {line}"), style));
     }
     // What the poisoning scan finds in the tool's definition (sanitised by the engine).
     if !r.findings.is_empty() {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "⚑ the poisoning scan flags the tool's definition:",
-            Style::new().fg(theme().warn),
+            theme().warn,
         ));
     }
     for line in r.findings.iter().take(6) {
-        lines.push(Line::styled(
-            format!("  {line}"),
-            Style::new().fg(theme().muted),
-        ));
+        lines.push(tinted(format!("  {line}"), theme().muted));
     }
     if r.findings.len() > 6 {
         lines.push(Line::styled(
@@ -92,7 +86,7 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
                 r.findings.len() - 6,
                 r.server
             ),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     lines
@@ -103,9 +97,9 @@ fn header(app: &App, pending: &Pending) -> Vec<Line<'static>> {
 fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if app.approvals.len() > 1 {
-        lines.push(Line::styled(
+        lines.push(tinted(
             format!("({} more waiting)", app.approvals.len() - 1),
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     if pending.confirming_always {
@@ -119,7 +113,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
                 "Add the allow rule `{}` to {file}? Type y to add it and allow; any other key goes back.",
                 pending.always_rule()
             ),
-            Style::new().fg(theme().on_accent).bg(theme().warn),
+            fg(theme().on_accent).bg(theme().warn),
         ));
         return lines;
     }
@@ -132,7 +126,7 @@ fn footer(app: &App, pending: &Pending, offer_view: bool) -> Vec<Line<'static>> 
     } else {
         "(keys are ignored for a moment)".to_owned()
     };
-    lines.push(Line::styled(keys, Style::new().fg(theme().accent)));
+    lines.push(tinted(keys, theme().accent));
     lines
 }
 
@@ -185,9 +179,9 @@ fn modal_lines(
     if head.len() > most && most > 1 {
         let left_out = head.len() - (most - 1);
         head.truncate(most - 1);
-        head.push(Line::styled(
+        head.push(tinted(
             format!("… {left_out} rows more: enlarge the terminal"),
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     let room = usize::from(body.height).saturating_sub(head.len() + foot.len() + 2);
@@ -271,6 +265,6 @@ fn arguments(
             .unwrap_or_default();
         title = format!("arguments (lines 1–{lines_shown} of {total}{key})");
     }
-    let title = Line::styled(title, Style::new().fg(theme().dim));
+    let title = tinted(title, theme().dim);
     (out, Some(title), lines_shown == total)
 }

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::target_name;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::form::{FieldKind, Form};
 use crate::app::keymap::{Action, Ctx};
 use crate::app::{App, RawForm};
@@ -21,10 +21,7 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
     )];
     lines.extend(super::calls::findings_lines(&form.findings));
     if form.fields.iter().all(|f| f.kind == FieldKind::Meta) {
-        lines.push(Line::styled(
-            "No arguments. Enter runs it.",
-            Style::new().fg(theme().dim),
-        ));
+        lines.push(tinted("No arguments. Enter runs it.", theme().dim));
     }
     for (i, f) in form.fields.iter().enumerate() {
         let focused = i == form.focus;
@@ -40,33 +37,24 @@ pub fn call_form(form: &Form, frame: &mut Frame, area: Rect) {
         let star = if f.required { "*" } else { "" };
         let null = if f.nullable { "|null" } else { "" };
         let cursor = if focused { "▏" } else { "" };
-        let mut value = Style::new().fg(theme().text);
+        let mut value = fg(theme().text);
         if focused {
             value = value.bg(theme().dim);
         }
         lines.push(Line::from(vec![
             Span::raw(if focused { "> " } else { "  " }),
-            Span::styled(format!("{}{star}", f.name), Style::new().fg(theme().accent)),
-            Span::styled(format!(" ({kind}{null}) "), Style::new().fg(theme().dim)),
+            Span::styled(format!("{}{star}", f.name), fg(theme().accent)),
+            Span::styled(format!(" ({kind}{null}) "), fg(theme().dim)),
             Span::styled(format!("{}{cursor}", f.value), value),
         ]));
         if let Some(e) = &f.error {
-            lines.push(Line::styled(
-                format!("    ✗ {e}"),
-                Style::new().fg(theme().error),
-            ));
+            lines.push(tinted(format!("    ✗ {e}"), theme().error));
         } else if focused && !f.description.is_empty() {
-            lines.push(Line::styled(
-                format!("    {}", f.description),
-                Style::new().fg(theme().dim),
-            ));
+            lines.push(tinted(format!("    {}", f.description), theme().dim));
         }
     }
     for e in &form.errors {
-        lines.push(Line::styled(
-            format!("✗ {e}"),
-            Style::new().fg(theme().error),
-        ));
+        lines.push(tinted(format!("✗ {e}"), theme().error));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
@@ -96,9 +84,6 @@ pub fn raw_form(app: &App, raw: &RawForm, frame: &mut Frame, body: Rect) {
     );
     frame.render_widget(&**area, edit);
     if let Some(e) = error {
-        frame.render_widget(
-            Paragraph::new(Line::styled(e.clone(), Style::new().fg(theme().error))),
-            err,
-        );
+        frame.render_widget(Paragraph::new(tinted(e.clone(), theme().error)), err);
     }
 }

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::{json_lines, target_name};
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::keymap::Ctx;
 use crate::app::{App, Detail, Load, Progress, Running};
 
@@ -32,12 +32,9 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
     lines.extend(findings_lines(&d.findings));
     match &d.load {
         Load::Idle | Load::Loading(_) => {
-            lines.push(Line::styled("Describing…", Style::new().fg(theme().warn)));
+            lines.push(tinted("Describing…", theme().warn));
         }
-        Load::Failed(c, m) => lines.push(Line::styled(
-            format!("✗ {c}: {m}"),
-            Style::new().fg(theme().error),
-        )),
+        Load::Failed(c, m) => lines.push(tinted(format!("✗ {c}: {m}"), theme().error)),
         Load::Ready(desc) => {
             let capped = desc.description.as_deref();
             let text = match (&d.full_description, d.show_full) {
@@ -53,10 +50,10 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                 } else {
                     "(f: the whole description)"
                 };
-                lines.push(Line::styled(hint, Style::new().fg(theme().dim)));
+                lines.push(tinted(hint, theme().dim));
             }
             lines.push(Line::raw(""));
-            lines.push(Line::styled("Input", Style::new().fg(theme().accent)));
+            lines.push(tinted("Input", theme().accent));
             lines.extend(field_tree(&desc.input_schema, 1));
             for (value, label) in [
                 (&desc.output_schema, "Output schema"),
@@ -70,7 +67,7 @@ pub fn render_detail(d: &Detail, frame: &mut Frame, area: Rect) {
                     continue;
                 };
                 lines.push(Line::raw(""));
-                lines.push(Line::styled(label, Style::new().fg(theme().accent)));
+                lines.push(tinted(label, theme().accent));
                 lines.extend(
                     json_lines(v)
                         .into_iter()
@@ -112,9 +109,9 @@ fn field_tree(schema: &serde_json::Value, depth: usize) -> Vec<Line<'static>> {
             .unwrap_or("");
         out.push(Line::from(vec![
             Span::raw("  ".repeat(depth)),
-            Span::styled(format!("{name}{star}"), Style::new().fg(theme().text)),
-            Span::styled(format!(" : {ty}  "), Style::new().fg(theme().kind)),
-            Span::styled(desc.replace('\n', " "), Style::new().fg(theme().muted)),
+            Span::styled(format!("{name}{star}"), fg(theme().text)),
+            Span::styled(format!(" : {ty}  "), fg(theme().kind)),
+            Span::styled(desc.replace('\n', " "), fg(theme().muted)),
         ]));
         if depth < 4 {
             out.extend(field_tree(prop, depth + 1));
@@ -155,10 +152,7 @@ pub fn render_running(app: &App, run: &Running, frame: &mut Frame, area: Rect) {
                 target_name(&run.form),
                 elapsed.as_secs_f64()
             )),
-            Line::styled(
-                super::hint_text(app, &[Ctx::Running]),
-                Style::new().fg(theme().dim),
-            ),
+            tinted(super::hint_text(app, &[Ctx::Running]), theme().dim),
         ]),
         head,
     );
@@ -189,8 +183,8 @@ pub fn progress_line(p: &Progress, width: u16) -> Line<'static> {
     let filled = ((ratio * f64::from(bar_w)).round() as usize).min(usize::from(bar_w));
     let bar_w = usize::from(bar_w);
     Line::from(vec![
-        Span::styled("█".repeat(filled), Style::new().fg(theme().accent)),
-        Span::styled("░".repeat(bar_w - filled), Style::new().fg(theme().dim)),
+        Span::styled("█".repeat(filled), fg(theme().accent)),
+        Span::styled("░".repeat(bar_w - filled), fg(theme().dim)),
         Span::raw(count),
     ])
 }
@@ -213,8 +207,8 @@ pub(super) fn findings_lines(findings: &[String]) -> Vec<Line<'static>> {
     let count = findings.len();
     let noun = if count == 1 { "finding" } else { "findings" };
     let heading = format!("⚑ {count} poisoning-scan {noun}");
-    let mut lines = vec![Line::styled(heading, Style::new().fg(theme().warn))];
-    let muted = Style::new().fg(theme().muted);
+    let mut lines = vec![tinted(heading, theme().warn)];
+    let muted = fg(theme().muted);
     lines.extend(
         findings
             .iter()

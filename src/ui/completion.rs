@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::completion::{CompletionList, VISIBLE};
 use crate::app::{App, Load, Screen};
 
@@ -32,7 +32,7 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
 
 /// The list's rows: the suggestions around the highlight, then a count or a state line.
 fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'static>> {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     let waiting = if list.due.is_some() {
         " (typing…)"
     } else {
@@ -42,10 +42,9 @@ fn list_lines(list: &CompletionList, width: usize, rows: usize) -> Vec<Line<'sta
         Load::Idle | Load::Loading(_) => {
             vec![Line::styled(format!("asking the server…{waiting}"), dim)]
         }
-        Load::Failed(class, message) => vec![Line::styled(
-            format!("✗ {class}: {message}"),
-            Style::new().fg(theme().error),
-        )],
+        Load::Failed(class, message) => {
+            vec![tinted(format!("✗ {class}: {message}"), theme().error)]
+        }
         Load::Ready(s) if s.values.is_empty() => {
             vec![Line::styled(format!("no suggestions{waiting}"), dim)]
         }

@@ -7,7 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::overlays::framed;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::editor::Editor;
 
 /// Draws the config [`Editor`]: its buffer over its diagnostics, its test connect's answer
@@ -21,21 +21,15 @@ pub fn render(editor: &Editor, frame: &mut Frame, big: Rect) {
     .into_owned();
     let inner = framed(frame, big, &title, theme().accent);
     let mut lines = vec![if editor.valid() {
-        Line::styled("✓ valid", Style::new().fg(theme().ok))
+        tinted("✓ valid", theme().ok)
     } else {
-        Line::styled(
-            "✗ errors: saving is refused",
-            Style::new().fg(theme().error),
-        )
+        tinted("✗ errors: saving is refused", theme().error)
     }];
     for d in editor.diagnostics.iter().take(4) {
         let color = if d.error { theme().error } else { theme().warn };
         lines.push(Line::styled(d.text.clone(), Style::new().fg(color)));
         if let Some(help) = &d.help {
-            lines.push(Line::styled(
-                format!("  {help}"),
-                Style::new().fg(theme().dim),
-            ));
+            lines.push(tinted(format!("  {help}"), theme().dim));
         }
     }
     if editor.diagnostics.len() > 4 {
@@ -44,12 +38,12 @@ pub fn render(editor: &Editor, frame: &mut Frame, big: Rect) {
                 "… {} more (the config doctor lists all)",
                 editor.diagnostics.len() - 4
             ),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     match &editor.test {
-        Some(Ok(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().ok))),
-        Some(Err(m)) => lines.push(Line::styled(m.clone(), Style::new().fg(theme().error))),
+        Some(Ok(m)) => lines.push(tinted(m.clone(), theme().ok)),
+        Some(Err(m)) => lines.push(tinted(m.clone(), theme().error)),
         None => {}
     }
     // The diagnostics wrap; the buffer keeps at least half the box.

@@ -10,14 +10,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::elicitation::{ElicitMode, ElicitState, FieldValue, FormState};
 use crate::app::keymap::{Action, Ctx};
 use crate::mcp::client::{FieldKind, FormField};
 
 fn dim_style() -> Style {
-    Style::new().fg(theme().dim)
+    fg(theme().dim)
 }
 
 /// Draws `e` in `area`.
@@ -55,9 +55,9 @@ pub fn render(app: &App, e: &ElicitState, frame: &mut Frame, area: Rect) {
 
 /// The line a withdrawn request's modal leads with (the sampling modal's too).
 pub(super) fn withdrawn_line() -> Line<'static> {
-    Line::styled(
+    tinted(
         format!("⚠ {}", crate::app::server_asks::WITHDRAWN),
-        Style::new().fg(theme().warn),
+        theme().warn,
     )
 }
 
@@ -135,10 +135,7 @@ fn render_form(app: &App, form: &FormState, frame: &mut Frame, area: Rect) {
     }
     notes.push(Line::styled(constraints(app, field), dim_style()));
     if let Some(Some(problem)) = form.errors.get(form.focus) {
-        notes.push(Line::styled(
-            format!("✗ {problem}"),
-            Style::new().fg(theme().error),
-        ));
+        notes.push(tinted(format!("✗ {problem}"), theme().error));
     }
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), about);
 }
@@ -159,7 +156,7 @@ fn field_line<'a>(
         Style::new()
     };
     let mut spans = vec![
-        Span::styled(mark, Style::new().fg(theme().error)),
+        Span::styled(mark, fg(theme().error)),
         Span::styled(format!("{title:<label_w$}"), label_style),
         Span::raw("  "),
     ];
@@ -167,7 +164,7 @@ fn field_line<'a>(
     if form.checked
         && let Some(Some(_)) = form.errors.get(i)
     {
-        spans.push(Span::styled(" ✗", Style::new().fg(theme().error)));
+        spans.push(Span::styled(" ✗", fg(theme().error)));
     }
     Line::from(spans)
 }

@@ -5,11 +5,10 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::key_help::{HelpLine, help_layout};
 
@@ -32,9 +31,9 @@ pub(crate) fn styled(lines: Vec<HelpLine>) -> Vec<Line<'static>> {
     lines
         .into_iter()
         .map(|line| match line {
-            HelpLine::Heading(name) => Line::styled(name.to_owned(), Style::new().fg(theme().warn)),
+            HelpLine::Heading(name) => tinted(name.to_owned(), theme().warn),
             HelpLine::Row { keys, desc } => Line::from(vec![
-                Span::styled(format!(" {keys} "), Style::new().fg(theme().accent)),
+                Span::styled(format!(" {keys} "), fg(theme().accent)),
                 Span::raw(format!(" {desc}")),
             ]),
         })

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::main_pane::info_lines;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::hosts::{HostsMode, HostsView};
 use crate::app::hosts_data::{HostPanel, HostsData};
 use crate::app::info::InfoLine;
@@ -42,10 +42,7 @@ pub fn render(view: &HostsView, frame: &mut Frame, inner: Rect) {
     render_tabs(view, frame, tabs);
     let Some(data) = &view.data else {
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                "reading the hosts' files…",
-                Style::new().fg(theme().dim),
-            )),
+            Paragraph::new(tinted("reading the hosts' files…", theme().dim)),
             body,
         );
         return;
@@ -58,7 +55,7 @@ pub fn render(view: &HostsView, frame: &mut Frame, inner: Rect) {
                 "Write {}? Type y to write (a backup is kept), any other key cancels.",
                 preview.path
             ),
-            Style::new().fg(theme().on_accent).bg(theme().warn),
+            fg(theme().on_accent).bg(theme().warn),
         ));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
     } else if view.side_by_side() {
@@ -118,7 +115,7 @@ fn render_tabs(view: &HostsView, frame: &mut Frame, area: Rect) {
                     } else if found {
                         Style::new()
                     } else {
-                        Style::new().fg(theme().dim)
+                        fg(theme().dim)
                     };
                     Span::styled(format!(" {label} "), style)
                 })
@@ -129,11 +126,11 @@ fn render_tabs(view: &HostsView, frame: &mut Frame, area: Rect) {
         Line::from(vec![
             Span::styled(
                 format!("‹ {label} ›"),
-                Style::new().fg(theme().accent).add_modifier(Modifier::BOLD),
+                fg(theme().accent).add_modifier(Modifier::BOLD),
             ),
             Span::styled(
                 format!(" {}/{}", view.tab + 1, labels.len()),
-                Style::new().fg(theme().dim),
+                fg(theme().dim),
             ),
         ])
     };
@@ -154,9 +151,9 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
         panel.host.id()
     )));
     if !panel.found {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "none of its files exists for this project",
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     lines.push(heading("files, lowest precedence first"));
@@ -164,7 +161,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
     lines.push(heading("servers"));
     let mut anchor = lines.len();
     if panel.servers.is_empty() {
-        lines.push(Line::styled("  none", Style::new().fg(theme().dim)));
+        lines.push(tinted("  none", theme().dim));
     }
     let width = panel
         .servers
@@ -177,7 +174,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
         let selected = i == view.sel;
         let marker = if selected { "▶ " } else { "  " };
         let mut style = if s.broken {
-            Style::new().fg(theme().error)
+            fg(theme().error)
         } else {
             Style::new()
         };
@@ -196,10 +193,7 @@ fn render_host(panel: &HostPanel, view: &HostsView, frame: &mut Frame, area: Rec
     if !panel.traps.is_empty() {
         lines.push(heading("known traps"));
         for t in &panel.traps {
-            lines.push(Line::styled(
-                format!("  ! {t}"),
-                Style::new().fg(theme().warn),
-            ));
+            lines.push(tinted(format!("  ! {t}"), theme().warn));
         }
     }
     let height = usize::from(area.height);
@@ -221,10 +215,7 @@ fn indent(lines: &[InfoLine]) -> Vec<Line<'static>> {
 fn render_matrix(data: &HostsData, view: &HostsView, frame: &mut Frame, area: Rect) {
     if data.matrix.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                "no servers in mcpdeck or any host",
-                Style::new().fg(theme().dim),
-            )),
+            Paragraph::new(tinted("no servers in mcpdeck or any host", theme().dim)),
             area,
         );
         return;
@@ -265,11 +256,11 @@ fn render_matrix(data: &HostsData, view: &HostsView, frame: &mut Frame, area: Re
         ))];
         for cell in &row.cells {
             let style = match *cell {
-                "same" => Style::new().fg(theme().ok),
-                "differs" => Style::new().fg(theme().warn),
-                "invalid" => Style::new().fg(theme().error),
-                "-" => Style::new().fg(theme().dim),
-                _ => Style::new().fg(theme().accent),
+                "same" => fg(theme().ok),
+                "differs" => fg(theme().warn),
+                "invalid" => fg(theme().error),
+                "-" => fg(theme().dim),
+                _ => fg(theme().accent),
             };
             spans.push(Span::styled(format!(" {cell:<7}"), style));
         }
@@ -302,20 +293,20 @@ fn bottom_lines(view: &HostsView) -> Vec<Line<'static>> {
                     "value for input `{}` of `{server}` (used once, not stored):",
                     pending.first().map_or("", String::as_str)
                 ),
-                Style::new().fg(theme().on_accent).bg(theme().warn),
+                fg(theme().on_accent).bg(theme().warn),
             ),
             Line::raw(format!(
                 "> {}▏  Enter: next · Esc: cancel",
                 "•".repeat(typed.0.chars().count())
             )),
         ],
-        HostsMode::Busy(what) => vec![Line::styled(what.clone(), Style::new().fg(theme().accent))],
+        HostsMode::Busy(what) => vec![tinted(what.clone(), theme().accent)],
         HostsMode::Confirm(_) => Vec::new(),
         HostsMode::Browse => match &view.outcome {
-            Some(Ok(m)) => vec![Line::styled(m.clone(), Style::new().fg(theme().ok))],
+            Some(Ok(m)) => vec![tinted(m.clone(), theme().ok)],
             Some(Err(m)) => m
                 .lines()
-                .map(|l| Line::styled(l.to_owned(), Style::new().fg(theme().error)))
+                .map(|l| tinted(l.to_owned(), theme().error))
                 .collect(),
             None => Vec::new(),
         },

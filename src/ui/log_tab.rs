@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::tabs::LogTab;
 
 /// The list's and the stderr block's areas (the block only when there is stderr).
@@ -87,9 +87,9 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
     let log = pane.visible();
     let mut lines = Vec::new();
     if let Some(level) = shown.level {
-        lines.push(Line::styled(
+        lines.push(tinted(
             format!("server log level: {level} and up"),
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     if pane.shown != crate::app::LogFilter::All {
@@ -98,14 +98,14 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
                 Some(key) => format!("showing {} ({key}: next)", pane.shown.label()),
                 None => format!("showing {}", pane.shown.label()),
             },
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     let height = height.saturating_sub(lines.len());
     if log.is_empty() {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "Nothing yet: progress, logging, list_changed, exits and the JSON-RPC traffic appear here.",
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     let len = log.len();
@@ -132,8 +132,8 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
     }
     let block = Block::new()
         .borders(Borders::TOP)
-        .border_style(Style::new().fg(theme().dim))
-        .title(Line::styled(" stderr ", Style::new().fg(theme().dim)));
+        .border_style(fg(theme().dim))
+        .title(tinted(" stderr ", theme().dim));
     let inner = block.inner(stderr);
     frame.render_widget(block, stderr);
     let shown = usize::from(inner.height);
@@ -141,7 +141,7 @@ pub fn log_tab(pane: &LogTab, shown: &Shown, frame: &mut Frame, list: Rect, stde
         .stderr
         .iter()
         .skip(pane.stderr.len().saturating_sub(shown))
-        .map(|l| Line::styled(l.clone(), Style::new().fg(theme().muted)))
+        .map(|l| tinted(l.clone(), theme().muted))
         .collect();
     frame.render_widget(Paragraph::new(tail), inner);
 }

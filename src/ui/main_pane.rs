@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::pane_block;
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::form::Form;
 use crate::app::info::{InfoLine, Tone};
 use crate::app::{App, Focus, HeaderKind, ResultView, Screen};
@@ -79,12 +79,8 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
         .unwrap_or_default();
     let labels = crate::app::layout::tab_labels(counts, skills);
     let first = crate::app::layout::tabs_from(&labels, app.tab, usize::from(area.width));
-    let scrolled = (first > 0).then(|| {
-        Span::styled(
-            crate::app::layout::TABS_SCROLLED,
-            Style::new().fg(theme().dim),
-        )
-    });
+    let scrolled =
+        (first > 0).then(|| Span::styled(crate::app::layout::TABS_SCROLLED, fg(theme().dim)));
     let spans: Vec<Span> = scrolled
         .into_iter()
         .chain(labels.into_iter().skip(first).map(|(tab, label)| {
@@ -93,7 +89,7 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
                     .fg(theme().accent)
                     .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
             } else {
-                Style::new().fg(theme().muted)
+                fg(theme().muted)
             };
             Span::styled(format!(" {label} "), style)
         }))
@@ -107,7 +103,7 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
         let used: usize = spans.iter().map(Span::width).sum();
         let note = format!("  {}", costs.summary());
         if used + unicode_width::UnicodeWidthStr::width(note.as_str()) <= usize::from(area.width) {
-            spans.push(Span::styled(note, Style::new().fg(theme().dim)));
+            spans.push(Span::styled(note, fg(theme().dim)));
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
@@ -127,9 +123,9 @@ pub fn tone_style(tone: Tone) -> Style {
     match tone {
         Tone::Plain => Style::new(),
         Tone::Heading => Style::new().add_modifier(Modifier::BOLD),
-        Tone::Warn => Style::new().fg(theme().warn),
-        Tone::Error => Style::new().fg(theme().error),
-        Tone::Dim => Style::new().fg(theme().dim),
+        Tone::Warn => fg(theme().warn),
+        Tone::Error => fg(theme().error),
+        Tone::Dim => fg(theme().dim),
     }
 }
 

@@ -34,13 +34,12 @@ mod viewer;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::keymap::{Action, Ctx};
-use theme::theme;
+use theme::{fg, theme};
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the whole console: its layer stack, back to front.
@@ -64,9 +63,9 @@ fn render_panes(app: &App, frame: &mut Frame, a: &crate::app::layout::Areas) {
 /// The border style of a pane with or without the focus.
 fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
     let style = if focused {
-        Style::new().fg(theme().accent)
+        fg(theme().accent)
     } else {
-        Style::new().fg(theme().dim)
+        fg(theme().dim)
     };
     Block::new()
         .borders(Borders::ALL)
@@ -82,7 +81,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             .map(Line::from)
             .collect();
     frame.render_widget(
-        Paragraph::new(rows).style(Style::new().fg(theme().on_accent).bg(theme().muted)),
+        Paragraph::new(rows).style(fg(theme().on_accent).bg(theme().muted)),
         area,
     );
 }
@@ -127,16 +126,13 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
         if used > room {
             break;
         }
-        spans.push(Span::styled(
-            format!(" {key}"),
-            Style::new().fg(theme().accent),
-        ));
+        spans.push(Span::styled(format!(" {key}"), fg(theme().accent)));
         spans.push(Span::raw(format!(" {desc} ")));
     }
     if total > width
         && let Some(more) = more
     {
-        spans.push(Span::styled(more, Style::new().fg(theme().accent)));
+        spans.push(Span::styled(more, fg(theme().accent)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::main_pane::tone_style;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::keymap::{Action, Ctx};
 use crate::app::layout::centered;
 use crate::app::{App, Overlay};
@@ -52,7 +52,7 @@ pub(super) fn bottom_box(frame: &mut Frame, body: Rect, title: String, lines: Ve
     let area = Rect::new(body.x, body.y + body.height - height, body.width, height);
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(Style::new().fg(theme().accent))
+        .border_style(fg(theme().accent))
         .title(title);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
@@ -158,7 +158,7 @@ fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big:
     if confirm.is_some() {
         let line = Line::styled(
             "Trust these definitions? Type y to trust, any other key cancels.",
-            Style::new().fg(theme().on_accent).bg(theme().warn),
+            fg(theme().on_accent).bg(theme().warn),
         );
         frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
     }
@@ -166,17 +166,14 @@ fn render_trust(app: &App, view: &crate::app::TrustView, frame: &mut Frame, big:
 
 fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
     let inner = framed(frame, big, "Approvals", theme().warn);
-    let mut lines = vec![Line::styled(
-        format!("policy mode {}", app.policy),
-        Style::new().fg(theme().dim),
-    )];
+    let mut lines = vec![tinted(format!("policy mode {}", app.policy), theme().dim)];
     for p in &app.approvals {
         lines.push(Line::styled(
             format!(
                 "pending        {}  {}",
                 p.request.server, p.request.operation
             ),
-            Style::new().fg(theme().warn),
+            fg(theme().warn),
         ));
     }
     for (server, operation, answered) in app.decided.iter().rev() {
@@ -190,9 +187,9 @@ fn render_approvals(app: &App, scroll: usize, frame: &mut Frame, big: Rect) {
         ]));
     }
     if lines.len() == 1 {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "No approvals yet (enforce mode asks here before running an operation).",
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
@@ -211,7 +208,7 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
         Paragraph::new(vec![
             Line::styled(
                 class.clone(),
-                Style::new().fg(theme().error).add_modifier(Modifier::BOLD),
+                fg(theme().error).add_modifier(Modifier::BOLD),
             ),
             Line::raw(message.clone()),
         ])
@@ -223,25 +220,22 @@ fn render_error(error: &crate::app::ErrorView, frame: &mut Frame, body: Rect) {
 fn render_sign_in(app: &App, view: &crate::app::auth::SignInView, frame: &mut Frame, body: Rect) {
     let key = |action| app.keymap.key_for(Ctx::View, action).unwrap_or_default();
     let (copy, close) = (key(Action::Copy), key(Action::Back));
-    let mut lines = vec![Line::styled(
+    let mut lines = vec![tinted(
         format!("{copy} copies the URL · {close} cancels the sign-in"),
-        Style::new().fg(theme().accent),
+        theme().accent,
     )];
     match &view.url {
-        None => lines.push(Line::styled(
-            "Looking up how the server signs in…",
-            Style::new().fg(theme().dim),
-        )),
+        None => lines.push(tinted("Looking up how the server signs in…", theme().dim)),
         Some(url) => {
             lines.push(Line::raw(
                 "Opening it with $BROWSER or xdg-open. If no browser opens, open this URL yourself:",
             ));
             lines.push(Line::raw(""));
-            lines.push(Line::styled(url.clone(), Style::new().fg(theme().accent)));
+            lines.push(tinted(url.clone(), theme().accent));
             lines.push(Line::raw(""));
-            lines.push(Line::styled(
+            lines.push(tinted(
                 "Waiting up to 5 minutes for the browser to come back to 127.0.0.1.",
-                Style::new().fg(theme().dim),
+                theme().dim,
             ));
         }
     }

@@ -2,12 +2,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::overlays::framed;
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::App;
 use crate::app::layout::centered;
 use crate::app::panels::PanelView;
@@ -21,7 +20,7 @@ pub fn render(app: &App, view: PanelView, frame: &mut Frame, body: Rect) {
         .into_iter()
         .map(|(label, value)| {
             Line::from(vec![
-                Span::styled(format!("{label:<10}"), Style::new().fg(theme().dim)),
+                Span::styled(format!("{label:<10}"), fg(theme().dim)),
                 Span::raw(value),
             ])
         })

@@ -7,14 +7,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::layout::window_start;
 use crate::app::policy_view::{PolicyListing, PolicyView};
 use crate::app::viewer::wrap_words;
 
 /// Draws `view` into `area` (inside its box).
 pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     let listing = match &view.listing {
         None => {
             frame.render_widget(Paragraph::new(Line::styled("reading…", dim)), area);
@@ -22,8 +22,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
         }
         Some(Err(e)) => {
             frame.render_widget(
-                Paragraph::new(Line::styled(e.clone(), Style::new().fg(theme().error)))
-                    .wrap(Wrap { trim: false }),
+                Paragraph::new(tinted(e.clone(), theme().error)).wrap(Wrap { trim: false }),
                 area,
             );
             return;
@@ -49,7 +48,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
             format!(
                 "Remove `{rule}`? Type y to remove it (the file is backed up), any other key keeps it."
             ),
-            Style::new().fg(theme().on_accent).bg(theme().warn),
+            fg(theme().on_accent).bg(theme().warn),
         );
         frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), prompt);
     }
@@ -57,7 +56,7 @@ pub fn render(view: &PolicyView, frame: &mut Frame, area: Rect) {
 
 /// The file, its mode, and how rules combine, wrapped between words at `width` columns.
 fn head_lines(listing: &PolicyListing, width: usize) -> Vec<Line<'static>> {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     let path = crate::mcp::sanitize::sanitize(&listing.path.display().to_string()).into_owned();
     let absent = if listing.exists {
         ""
@@ -79,7 +78,7 @@ fn head_lines(listing: &PolicyListing, width: usize) -> Vec<Line<'static>> {
 
 /// `label` (dimmed) then `text`, in rows of at most `width` columns.
 fn labelled(label: &'static str, text: &str, width: usize) -> Vec<Line<'static>> {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     wrap_words(&format!("{label}{text}"), width)
         .into_iter()
         .enumerate()
@@ -94,7 +93,7 @@ fn labelled(label: &'static str, text: &str, width: usize) -> Vec<Line<'static>>
 
 /// The rules in the window of `height` rows around the selection (or why there are none).
 fn rule_lines(view: &PolicyView, listing: &PolicyListing, height: u16) -> Vec<Line<'static>> {
-    let dim = Style::new().fg(theme().dim);
+    let dim = fg(theme().dim);
     let mut lines = Vec::new();
     if listing.rules.is_empty() {
         lines.push(Line::styled(

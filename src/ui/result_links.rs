@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::ResultView;
 
 /// Draws the open list of `view`'s links over the bottom of `body`.
@@ -38,7 +38,7 @@ pub fn render(view: &ResultView, frame: &mut Frame, body: Rect) {
             };
             Line::from(vec![
                 Span::styled(format!("{mark}{}", link.name), name),
-                Span::styled(format!("  {}", link.uri), Style::new().fg(theme().dim)),
+                Span::styled(format!("  {}", link.uri), fg(theme().dim)),
             ])
         })
         .collect();

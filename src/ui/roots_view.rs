@@ -8,12 +8,12 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::roots_view::RootsView;
 use crate::app::{App, Load};
 
 fn dim_style() -> Style {
-    Style::new().fg(theme().dim)
+    fg(theme().dim)
 }
 
 /// Draws `view` in `area`.
@@ -23,9 +23,9 @@ pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
     if let Some(path) = &view.adding {
         lines.push(Line::from(vec![
-            Span::styled("add directory: ", Style::new().fg(theme().warn)),
+            Span::styled("add directory: ", fg(theme().warn)),
             Span::raw(path.clone()),
-            Span::styled("▏", Style::new().fg(theme().warn)),
+            Span::styled("▏", fg(theme().warn)),
         ]));
         lines.push(Line::styled(
             "relative to the project directory · Enter adds · Esc cancels",
@@ -34,10 +34,9 @@ pub fn render(_app: &App, view: &RootsView, frame: &mut Frame, area: Rect) {
     }
     match &view.roots {
         Load::Idle | Load::Loading(_) => lines.push(Line::styled("reading roots…", dim_style())),
-        Load::Failed(class, message) => lines.push(Line::styled(
-            format!("{class}: {message}"),
-            Style::new().fg(theme().error),
-        )),
+        Load::Failed(class, message) => {
+            lines.push(tinted(format!("{class}: {message}"), theme().error));
+        }
         Load::Ready(roots) if roots.is_empty() => lines.push(Line::styled(
             "No roots: the server is told of none (roots/list answers an empty list).",
             dim_style(),

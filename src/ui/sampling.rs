@@ -8,12 +8,12 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::App;
 use crate::app::sampling::SamplingState;
 
 fn dim_style() -> Style {
-    Style::new().fg(theme().dim)
+    fg(theme().dim)
 }
 
 /// Draws `s` in `area`.
@@ -75,7 +75,7 @@ pub fn render(app: &App, s: &SamplingState, frame: &mut Frame, area: Rect) {
     let title = format!(" your reply · stop reason {} ", s.stop_reason());
     let editor = Block::new()
         .borders(Borders::TOP)
-        .border_style(Style::new().fg(theme().accent))
+        .border_style(fg(theme().accent))
         .title(title);
     let text = editor.inner(reply);
     frame.render_widget(editor, reply);

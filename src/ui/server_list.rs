@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::layout::window_start;
 use crate::app::{App, Focus};
 use crate::mcp::status::ServerState;
@@ -91,18 +91,15 @@ pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw(name),
             ];
             if !cut {
-                spans.push(Span::styled(
-                    format!(" {}", s.transport),
-                    Style::new().fg(theme().dim),
-                ));
+                spans.push(Span::styled(format!(" {}", s.transport), fg(theme().dim)));
                 if !s.badges.is_empty() {
                     spans.push(Span::styled(
                         format!(" {}", s.badges.join(",")),
-                        Style::new().fg(theme().warn),
+                        fg(theme().warn),
                     ));
                 }
                 if waits {
-                    spans.push(Span::styled(" sign-in", Style::new().fg(theme().warn)));
+                    spans.push(Span::styled(" sign-in", fg(theme().warn)));
                 }
             }
             let mut line = Line::from(spans);
@@ -120,9 +117,9 @@ pub fn server_list(app: &App, frame: &mut Frame, area: Rect) {
         app.trust.clone()
     };
     let style = if warn {
-        Style::new().fg(theme().warn)
+        fg(theme().warn)
     } else {
-        Style::new().fg(theme().dim)
+        fg(theme().dim)
     };
     let mark = if warn { " ⚠" } else { "" };
     frame.render_widget(

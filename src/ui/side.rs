@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane_block;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::side::WORKSPACE_TOOLS;
 use crate::app::side_view::LineKind;
 use crate::app::{App, Focus, Load};
@@ -49,7 +49,7 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
             if i == app.side.tool {
                 Span::styled(
                     format!("[{label}]"),
-                    Style::new().fg(theme().accent).add_modifier(Modifier::BOLD),
+                    fg(theme().accent).add_modifier(Modifier::BOLD),
                 )
             } else {
                 Span::raw(format!(" {label} "))
@@ -62,14 +62,12 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
 fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let panel = &app.side;
     match &panel.forms[panel.tool] {
-        None | Some(Load::Idle | Load::Loading(_)) => vec![Line::styled(
-            "reading the tool's schema…",
-            Style::new().fg(theme().dim),
-        )],
-        Some(Load::Failed(class, message)) => vec![Line::styled(
-            format!("{class}: {message}"),
-            Style::new().fg(theme().error),
-        )],
+        None | Some(Load::Idle | Load::Loading(_)) => {
+            vec![tinted("reading the tool's schema…", theme().dim)]
+        }
+        Some(Load::Failed(class, message)) => {
+            vec![tinted(format!("{class}: {message}"), theme().error)]
+        }
         Some(Load::Ready(form)) => {
             let mut lines = Vec::new();
             for (i, field) in form.fields.iter().enumerate() {
@@ -91,24 +89,14 @@ fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
                     Style::new()
                 };
                 lines.push(Line::from(vec![
-                    Span::styled(
-                        format!("{}{mark} ", field.name),
-                        Style::new().fg(theme().dim),
-                    ),
+                    Span::styled(format!("{}{mark} ", field.name), fg(theme().dim)),
                     Span::styled(format!("{value}{cursor}"), style),
                 ]));
                 if let Some(e) = &field.error {
-                    lines.push(Line::styled(
-                        format!("  {e}"),
-                        Style::new().fg(theme().error),
-                    ));
+                    lines.push(tinted(format!("  {e}"), theme().error));
                 }
             }
-            lines.extend(
-                form.errors
-                    .iter()
-                    .map(|e| Line::styled(e.clone(), Style::new().fg(theme().error))),
-            );
+            lines.extend(form.errors.iter().map(|e| tinted(e.clone(), theme().error)));
             lines
         }
     }
@@ -116,10 +104,7 @@ fn form_lines(app: &App, width: usize) -> Vec<Line<'static>> {
 
 fn render_result(app: &App, frame: &mut Frame, area: Rect) {
     let panel = &app.side;
-    let mut lines = vec![Line::styled(
-        "─".repeat(usize::from(area.width)),
-        Style::new().fg(theme().dim),
-    )];
+    let mut lines = vec![tinted("─".repeat(usize::from(area.width)), theme().dim)];
     if let Some(run) = &panel.run {
         let elapsed = app.now.saturating_duration_since(run.started);
         let what = if run.cancelling {
@@ -137,11 +122,11 @@ fn render_result(app: &App, frame: &mut Frame, area: Rect) {
         lines.extend(result.lines.iter().skip(panel.scroll).map(|l| {
             let style = match l.kind {
                 LineKind::Summary => Style::new().add_modifier(Modifier::BOLD),
-                LineKind::Heading => Style::new().fg(theme().accent),
+                LineKind::Heading => fg(theme().accent),
                 LineKind::Text => Style::new(),
-                LineKind::Dim => Style::new().fg(theme().dim),
-                LineKind::Error => Style::new().fg(theme().error),
-                LineKind::Warning => Style::new().fg(theme().warn),
+                LineKind::Dim => fg(theme().dim),
+                LineKind::Error => fg(theme().error),
+                LineKind::Warning => fg(theme().warn),
             };
             Line::styled(l.text.clone(), style)
         }));
@@ -158,7 +143,7 @@ fn render_result(app: &App, frame: &mut Frame, area: Rect) {
                 key(crate::app::keymap::Action::PrevTab),
                 key(crate::app::keymap::Action::NextTab)
             ),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         ));
     }
     // Only the visible window is built: wrapping can only make lines taller.

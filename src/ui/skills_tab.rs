@@ -1,11 +1,10 @@
 //! Draws the Skills tab (`app::skills_tab`): each skill's name and description, and how many
 //! files its entry lists (`dynamic` when the server says they change).
 
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::tabs::{List, catalog_lines, name_cell, ready};
-use super::theme::theme;
+use super::theme::{fg, theme};
 use crate::app::App;
 use crate::app::skills_tab::{SkillRow, Skills, SkillsTab};
 use crate::app::tabs::Catalog;
@@ -20,7 +19,7 @@ pub(super) fn lines(app: &App, tab: &SkillsTab, w: &List) -> Vec<Line<'static>> 
                  it has no skills to list.",
                 server.name
             ),
-            Style::new().fg(theme().dim),
+            fg(theme().dim),
         )];
     }
     let load = (tab.catalog.as_ref(), Skills::WHAT);
@@ -33,8 +32,8 @@ pub(super) fn lines(app: &App, tab: &SkillsTab, w: &List) -> Vec<Line<'static>> 
         let files = format!("{files:<9}");
         vec![
             Span::raw(name_cell(&s.name, name_width)),
-            Span::styled(files, Style::new().fg(theme().dim)),
-            Span::styled(s.description.clone(), Style::new().fg(theme().muted)),
+            Span::styled(files, fg(theme().dim)),
+            Span::styled(s.description.clone(), fg(theme().muted)),
         ]
     })
 }

@@ -7,7 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::overlays::framed;
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::App;
 use crate::app::spills_view::SpillsView;
 
@@ -18,21 +18,21 @@ pub fn render(app: &App, view: &SpillsView, frame: &mut Frame, big: Rect) {
     let sel = view.sel;
     let shown = view.shown(&app.spills);
     let mut lines = Vec::new();
-    if let Some(query) = &view.filter {
-        let cursor = if view.editing { "▏" } else { "" };
+    if let Some(filter) = &view.filter {
+        let (query, cursor) = (&filter.query, if filter.editing { "▏" } else { "" });
         lines.push(Line::styled(
             format!(
                 "/{query}{cursor}  {} of {} spills",
                 shown.len(),
                 app.spills.len()
             ),
-            Style::new().fg(theme().accent),
+            fg(theme().accent),
         ));
     }
     if app.spills.is_empty() {
-        lines.push(Line::styled(
+        lines.push(tinted(
             "No spills yet: large or binary results are written to files here.",
-            Style::new().fg(theme().dim),
+            theme().dim,
         ));
     }
     let height = usize::from(inner.height).saturating_sub(lines.len()) / 2;
@@ -47,10 +47,7 @@ pub fn render(app: &App, view: &SpillsView, frame: &mut Frame, big: Rect) {
             format!("{} B  {}  {}", s.size, s.mime, s.origin),
             style,
         ));
-        lines.push(Line::styled(
-            format!("  {}", s.shown),
-            Style::new().fg(theme().dim),
-        ));
+        lines.push(tinted(format!("  {}", s.shown), theme().dim));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }

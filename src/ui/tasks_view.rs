@@ -9,13 +9,13 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::tasks_view::TasksView;
 use crate::app::{App, Load};
 use crate::mcp::api::TaskInfo;
 
 fn dim_style() -> Style {
-    Style::new().fg(theme().dim)
+    fg(theme().dim)
 }
 
 fn status_color(status: &str) -> Color {
@@ -129,7 +129,7 @@ pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
         let rows = crate::app::viewer::wrap_words(KNOWN_NOTE, usize::from(inner.width).max(1));
         lines.extend(
             rows.into_iter()
-                .map(|r| Line::styled(r.trim_start().to_owned(), Style::new().fg(theme().warn))),
+                .map(|r| tinted(r.trim_start().to_owned(), theme().warn)),
         );
     }
     lines.push(Line::styled(
@@ -145,9 +145,9 @@ pub fn render(_app: &App, view: &TasksView, frame: &mut Frame, area: Rect) {
     ));
     match &view.tasks {
         Load::Idle | Load::Loading(_) => lines.push(Line::styled("listing tasks…", dim_style())),
-        Load::Failed(class, message) => lines.push(Line::styled(
+        Load::Failed(class, message) => lines.push(tinted(
             format!("{class}: {message}"),
-            Style::new().fg(theme().error),
+            theme().error,
         )),
         Load::Ready(tasks) if tasks.is_empty() && view.known => lines.push(Line::styled(
             "No task started on this session yet (a tool the server runs as a task appears here).",

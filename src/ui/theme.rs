@@ -6,7 +6,8 @@
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use ratatui::style::Color;
+use ratatui::style::{Color, Style};
+use ratatui::text::Line;
 
 /// The embedded default theme.
 pub const DEFAULT_THEME: &str = include_str!("../../assets/theme.toml");
@@ -140,6 +141,16 @@ pub fn install(theme: Theme) {
 /// The theme in force.
 pub fn theme() -> &'static Theme {
     THEME.get_or_init(|| Theme::load(None, false).0)
+}
+
+/// The style of text in `color` (a role of [`theme`]).
+pub fn fg(color: Color) -> Style {
+    Style::new().fg(color)
+}
+
+/// One line of `text` in `color`.
+pub fn tinted<'a>(text: impl Into<std::borrow::Cow<'a, str>>, color: Color) -> Line<'a> {
+    Line::styled(text, fg(color))
 }
 
 /// The roles a theme file may set, for documentation and tests.

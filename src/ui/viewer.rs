@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
-use super::theme::theme;
+use super::theme::{fg, theme, tinted};
 use crate::app::viewer::{Viewer, rows_of, wrap};
 
 /// Draws `lines` scrolled as `viewer` says into `area`: the text, the scrollbar in its last
@@ -89,7 +89,7 @@ fn render_text(
         } else if current == Some(i) {
             Style::new().bg(theme().warn).fg(theme().on_accent)
         } else if search.is_some_and(|s| s.matches.binary_search(&i).is_ok()) {
-            Style::new().fg(theme().warn)
+            fg(theme().warn)
         } else {
             styles.get(i).copied().unwrap_or_default()
         };
@@ -186,5 +186,5 @@ fn position_line(viewer: &Viewer, lines: &[String]) -> Line<'static> {
             );
         }
     }
-    Line::styled(text, Style::new().fg(theme().dim))
+    tinted(text, theme().dim)
 }

@@ -1,7 +1,7 @@
 //! The approvals list (`a`) as a component: the policy mode, the pending approvals and those
 //! decided this session; it scrolls, copies its lines and closes.
 
-use super::{Asks, ReadMsg, Shared, scrolled};
+use super::{Asks, Shared, reads, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::keymap::Action;
@@ -30,24 +30,22 @@ fn text(s: &Shared<'_>) -> String {
 
 /// The approvals list copies its lines.
 impl Component for ApprovalsView {
-    type Msg = ReadMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<ReadMsg> {
-        ReadMsg::of(action)
+    fn message(action: Action) -> Option<Action> {
+        reads(action).then_some(action)
     }
 
-    fn update(self, msg: ReadMsg, s: &Shared<'_>) -> Update<Self> {
-        match msg {
-            ReadMsg::Copy => Update::then(self, Effect::Copy(text(s)).into()),
-            ReadMsg::Move(action) => {
-                let max = s.approvals.len() + s.decided.len();
-                Update::stay(Self {
-                    scroll: scrolled(self.scroll, action, max),
-                })
-            }
-            ReadMsg::Close => Update::close(None),
+    fn update(self, action: Action, s: &Shared<'_>) -> Update<Self> {
+        let max = s.approvals.len() + s.decided.len();
+        match action {
+            Action::Copy => Update::then(self, Effect::Copy(text(s)).into()),
+            Action::Back | Action::Quit => Update::close(None),
+            _ => Update::stay(Self {
+                scroll: scrolled(self.scroll, action, max),
+            }),
         }
     }
 }
@@ -76,18 +74,18 @@ mod tests {
             ),
         ];
         s.decided = &decided;
-        let step = ApprovalsView::default().update(ReadMsg::Copy, &s);
+        let step = ApprovalsView::default().update(Action::Copy, &s);
         let copied = "policy mode audit\nallowed once   files  tools/call list\n\
                       denied         files  tools/call read";
         assert_eq!(step.out, Some(Asks::from(Effect::Copy(copied.into()))));
         let view = ApprovalsView { scroll: 1 };
-        let down = view.update(ReadMsg::Move(Action::PageDown), &s);
+        let down = view.update(Action::PageDown, &s);
         assert_eq!(
             down.next,
             Some(ApprovalsView { scroll: 2 }),
             "kept at the end"
         );
-        assert!(view.update(ReadMsg::Close, &s).next.is_none());
+        assert!(view.update(Action::Back, &s).next.is_none());
         assert!(ApprovalsView::offers(Action::Copy) && !ApprovalsView::offers(Action::Top));
     }
 }

@@ -1,7 +1,7 @@
 //! The config doctor (`d`) as a component: it moves between the files it lists, scrolls its
 //! text, copies it and opens the selected file in the editor.
 
-use super::{Asks, Shared, moves, scrolled};
+use super::{Asks, Shared, reads, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::info::ConfigInfo;
@@ -30,52 +30,32 @@ impl DoctorView {
     }
 }
 
-/// What the doctor answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DoctorMsg {
-    /// Copy the doctor's text.
-    Copy,
-    /// Edit the selected file.
-    Edit,
-    /// A line or page key: up and down move between files (or scroll when there are none),
-    /// the page keys scroll.
-    Move(Action),
-    /// Close the view.
-    Close,
-}
-
 /// The doctor copies its text, edits the selected file, moves between files (up, down) and
 /// scrolls its text (the page keys).
 impl Component for DoctorView {
-    type Msg = DoctorMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<DoctorMsg> {
-        match action {
-            Action::Copy => Some(DoctorMsg::Copy),
-            Action::Edit => Some(DoctorMsg::Edit),
-            action if moves(action) => Some(DoctorMsg::Move(action)),
-            Action::Back | Action::Quit => Some(DoctorMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        (reads(action) || action == Action::Edit).then_some(action)
     }
 
-    fn update(mut self, msg: DoctorMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
         let files = &s.info.doctor_files;
-        match msg {
-            DoctorMsg::Copy => {
+        match action {
+            Action::Copy => {
                 let text: Vec<&str> = s.info.doctor.iter().map(|l| l.text.as_str()).collect();
                 Update::then(self, Effect::Copy(text.join("\n")).into())
             }
-            DoctorMsg::Edit => match files.get(self.file) {
+            Action::Edit => match files.get(self.file) {
                 Some(f) if f.layer != crate::mcp::config::Layer::Packaged => {
                     let (path, layer) = (f.path.clone(), f.layer);
                     Update::then(self, Effect::OpenEditor { path, layer }.into())
                 }
                 _ => Update::then(self, Asks::said("no file to edit here")),
             },
-            DoctorMsg::Move(action @ (Action::Up | Action::Down)) if !files.is_empty() => {
+            Action::Up | Action::Down if !files.is_empty() => {
                 self.file = scrolled(self.file, action, files.len() - 1);
                 let line = files[self.file].line;
                 let height = usize::from(s.pager_viewport.1).max(1) + 1;
@@ -86,12 +66,12 @@ impl Component for DoctorView {
                 }
                 Update::stay(self)
             }
-            DoctorMsg::Move(action) => {
+            Action::Back | Action::Quit => Update::close(None),
+            _ => {
                 let max = s.info.doctor.len().saturating_sub(1);
                 self.scroll = scrolled(self.scroll, action, max);
                 Update::stay(self)
             }
-            DoctorMsg::Close => Update::close(None),
         }
     }
 }
@@ -118,7 +98,7 @@ mod tests {
             ..ConfigInfo::default()
         };
         let start = DoctorView::default();
-        let step = start.update(DoctorMsg::Edit, &shared(&info));
+        let step = start.update(Action::Edit, &shared(&info));
         assert_eq!(
             step.out,
             Some(Asks::from(Effect::OpenEditor {
@@ -126,16 +106,16 @@ mod tests {
                 layer: crate::mcp::config::Layer::User,
             }))
         );
-        let step = start.update(DoctorMsg::Move(Action::Down), &shared(&info));
+        let step = start.update(Action::Down, &shared(&info));
         let moved = step.next.expect("open");
         assert_eq!(
             moved,
             DoctorView { scroll: 3, file: 1 },
             "its line shows in 4 rows"
         );
-        let step = moved.update(DoctorMsg::Edit, &shared(&info));
+        let step = moved.update(Action::Edit, &shared(&info));
         assert_eq!(step.out, Some(Asks::said("no file to edit here")));
-        let paged = start.update(DoctorMsg::Move(Action::PageDown), &shared(&info));
+        let paged = start.update(Action::PageDown, &shared(&info));
         assert_eq!(
             paged.next.expect("open").scroll,
             7,
@@ -145,18 +125,13 @@ mod tests {
             doctor: info.doctor.clone(),
             ..ConfigInfo::default()
         };
-        let step = start.update(DoctorMsg::Move(Action::Down), &shared(&no_files));
+        let step = start.update(Action::Down, &shared(&no_files));
         assert_eq!(
             step.next,
             Some(DoctorView { scroll: 1, file: 0 }),
             "no files: it scrolls"
         );
-        assert!(
-            start
-                .update(DoctorMsg::Close, &shared(&info))
-                .next
-                .is_none()
-        );
+        assert!(start.update(Action::Back, &shared(&info)).next.is_none());
         assert!(DoctorView::offers(Action::Edit) && !DoctorView::offers(Action::Top));
     }
 }

@@ -1,7 +1,7 @@
 //! The `?` help as a component: it scrolls the keymap's bindings, copies them as text and
-//! closes. [`ReadMsg`] is what every scrolled read-only view (help, approvals) answers to.
+//! closes.
 
-use super::{Asks, Shared, moves, scrolled};
+use super::{Asks, Shared, reads, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::key_help::{HelpLine, help_layout};
@@ -14,43 +14,20 @@ pub struct HelpView {
     pub scroll: usize,
 }
 
-/// What a scrolled read-only view answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadMsg {
-    /// Copy the view's text.
-    Copy,
-    /// A line or page key.
-    Move(Action),
-    /// Close the view.
-    Close,
-}
-
-impl ReadMsg {
-    /// The message `action` means in a read-only view.
-    pub fn of(action: Action) -> Option<Self> {
-        match action {
-            Action::Copy => Some(Self::Copy),
-            action if moves(action) => Some(Self::Move(action)),
-            Action::Back | Action::Quit => Some(Self::Close),
-            _ => None,
-        }
-    }
-}
-
 /// The help copies every binding: a heading per context, then `keys  description` rows.
 impl Component for HelpView {
-    type Msg = ReadMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<ReadMsg> {
-        ReadMsg::of(action)
+    fn message(action: Action) -> Option<Action> {
+        reads(action).then_some(action)
     }
 
-    fn update(self, msg: ReadMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(self, action: Action, s: &Shared<'_>) -> Update<Self> {
         let rows = s.keymap.help_rows();
-        match msg {
-            ReadMsg::Copy => {
+        match action {
+            Action::Copy => {
                 let text: Vec<String> = help_layout(&rows, 80)
                     .into_iter()
                     .map(|line| match line {
@@ -61,10 +38,10 @@ impl Component for HelpView {
                     .collect();
                 Update::then(self, Effect::Copy(text.join("\n")).into())
             }
-            ReadMsg::Move(action) => Update::stay(Self {
+            Action::Back | Action::Quit => Update::close(None),
+            _ => Update::stay(Self {
                 scroll: scrolled(self.scroll, action, rows.len()),
             }),
-            ReadMsg::Close => Update::close(None),
         }
     }
 }
@@ -78,7 +55,7 @@ mod tests {
     #[test]
     fn the_help_copies_its_bindings_scrolls_and_closes() {
         let info = ConfigInfo::default();
-        let step = HelpView::default().update(ReadMsg::Copy, &shared(&info));
+        let step = HelpView::default().update(Action::Copy, &shared(&info));
         let Some(Asks { effects, .. }) = step.out else {
             panic!("y copies");
         };
@@ -87,11 +64,11 @@ mod tests {
         };
         assert!(text.starts_with("everywhere\n  q/C-c"), "{text}");
         assert!(text.contains("\n  ?") && text.contains("help"), "{text}");
-        let down = HelpView::default().update(ReadMsg::Move(Action::Down), &shared(&info));
+        let down = HelpView::default().update(Action::Down, &shared(&info));
         assert_eq!(down.next, Some(HelpView { scroll: 1 }));
-        let up = HelpView::default().update(ReadMsg::Move(Action::Up), &shared(&info));
+        let up = HelpView::default().update(Action::Up, &shared(&info));
         assert_eq!(up.next, Some(HelpView { scroll: 0 }), "kept at the top");
-        let closed = HelpView::default().update(ReadMsg::Close, &shared(&info));
+        let closed = HelpView::default().update(Action::Back, &shared(&info));
         assert!(closed.next.is_none());
         assert!(HelpView::offers(Action::Copy) && !HelpView::offers(Action::Edit));
     }

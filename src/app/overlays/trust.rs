@@ -1,7 +1,7 @@
 //! The trust view (`t`) as a component: it grants trust after a typed `y`, revokes it, copies
 //! its text and scrolls it.
 
-use super::{Asks, Shared};
+use super::{Asks, Shared, reads};
 use crate::app::component::{Component, Update};
 use crate::app::confirm::Confirm;
 use crate::app::keymap::Action;
@@ -17,64 +17,41 @@ pub struct TrustView {
     pub confirm: Option<Confirm<Effect>>,
 }
 
-/// What the trust view answers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustMsg {
-    /// Ask to trust the project's definitions (a typed `y` confirms).
-    Grant,
-    /// Forget the project's trust.
-    Revoke,
-    /// Copy the view's text.
-    Copy,
-    /// Move over the text: a line or page key, top or bottom.
-    Scroll(Action),
-    /// Close the view.
-    Close,
-}
-
 /// The trust view grants (after a typed `y`) and revokes trust, copies and scrolls its text.
 impl Component for TrustView {
-    type Msg = TrustMsg;
+    type Msg = Action;
     type Env<'a> = Shared<'a>;
     type Out = Asks;
 
-    fn message(action: Action) -> Option<TrustMsg> {
-        match action {
-            Action::Grant => Some(TrustMsg::Grant),
-            Action::Revoke => Some(TrustMsg::Revoke),
-            Action::Copy => Some(TrustMsg::Copy),
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => Some(TrustMsg::Scroll(action)),
-            Action::Back | Action::Quit => Some(TrustMsg::Close),
-            _ => None,
-        }
+    fn message(action: Action) -> Option<Action> {
+        let own = matches!(
+            action,
+            Action::Grant | Action::Revoke | Action::Top | Action::Bottom
+        );
+        (own || reads(action)).then_some(action)
     }
 
-    fn update(mut self, msg: TrustMsg, s: &Shared<'_>) -> Update<Self> {
+    fn update(mut self, action: Action, s: &Shared<'_>) -> Update<Self> {
         let lines = || -> Vec<String> { s.info.trust.iter().map(|l| l.text.clone()).collect() };
-        match msg {
-            TrustMsg::Grant if s.info.trustable => {
+        match action {
+            Action::Grant if s.info.trustable => {
                 self.confirm = Some(Confirm::new(Effect::GrantTrust));
                 Update::then(self, Asks::said("type y to trust these definitions"))
             }
-            TrustMsg::Grant => {
+            Action::Grant => {
                 self.confirm = None;
                 Update::then(self, Asks::said("no project configuration to trust"))
             }
-            TrustMsg::Revoke => Update::then(self, Effect::RevokeTrust.into()),
-            TrustMsg::Copy => Update::then(self, Effect::Copy(lines().join("\n")).into()),
-            TrustMsg::Scroll(action) => {
+            Action::Revoke => Update::then(self, Effect::RevokeTrust.into()),
+            Action::Copy => Update::then(self, Effect::Copy(lines().join("\n")).into()),
+            Action::Back | Action::Quit => Update::close(None),
+            _ => {
                 // The prompt row under the text is the one difference from the pager's layout.
                 let (w, h) = s.pager_viewport;
                 self.viewer.viewport = (w, h.saturating_sub(1));
                 self.viewer.scroll(&lines(), action);
                 Update::stay(self)
             }
-            TrustMsg::Close => Update::close(None),
         }
     }
 }
@@ -93,7 +70,7 @@ mod tests {
             trustable: true,
             ..ConfigInfo::default()
         };
-        let step = TrustView::default().update(TrustMsg::Grant, &shared(&info));
+        let step = TrustView::default().update(Action::Grant, &shared(&info));
         let view = step.next.expect("stays open");
         assert_eq!(view.confirm, Some(Confirm::new(Effect::GrantTrust)));
         assert_eq!(
@@ -105,13 +82,13 @@ mod tests {
             .confirm
             .and_then(|c| c.answer(&KeyEvent::from(KeyCode::Char('y'))));
         assert_eq!(granted, Some(Effect::GrantTrust));
-        let copied = view.update(TrustMsg::Copy, &shared(&info)).out;
+        let copied = view.update(Action::Copy, &shared(&info)).out;
         assert_eq!(
             copied,
             Some(Asks::from(Effect::Copy("untrusted\na\nb\nc\nd\ne".into())))
         );
         let untrustable = ConfigInfo::default();
-        let step = TrustView::default().update(TrustMsg::Grant, &shared(&untrustable));
+        let step = TrustView::default().update(Action::Grant, &shared(&untrustable));
         assert!(
             step.next.expect("open").confirm.is_none(),
             "nothing to confirm"
@@ -120,9 +97,9 @@ mod tests {
             step.out,
             Some(Asks::said("no project configuration to trust"))
         );
-        let step = TrustView::default().update(TrustMsg::Revoke, &shared(&info));
+        let step = TrustView::default().update(Action::Revoke, &shared(&info));
         assert_eq!(step.out, Some(Asks::from(Effect::RevokeTrust)));
-        let step = TrustView::default().update(TrustMsg::Scroll(Action::Bottom), &shared(&info));
+        let step = TrustView::default().update(Action::Bottom, &shared(&info));
         assert_eq!(
             step.next.expect("open").viewer.top,
             4,
@@ -130,7 +107,7 @@ mod tests {
         );
         assert!(
             TrustView::default()
-                .update(TrustMsg::Close, &shared(&info))
+                .update(Action::Back, &shared(&info))
                 .next
                 .is_none()
         );
