@@ -8,7 +8,7 @@ use super::Effect;
 use super::agents::AgentRow;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, reads, scrolled};
+use super::overlays::{Asks, Shared, moves, reads, scrolled};
 use super::tabs::ListFilter;
 
 /// The agent sessions view.
@@ -77,10 +77,11 @@ impl Component for AgentsView {
                 return Update::then(self, Effect::Copy(text.join("\n")).into());
             }
             Action::Back | Action::Quit => return Update::close(None),
-            _ => {
+            action if moves(action) => {
                 let max = shown.iter().map(|a| a.servers.len() + 2).sum::<usize>();
                 self.scroll = scrolled(self.scroll, action, max);
             }
+            _ => return Update::pass(self),
         }
         Update::stay(self)
     }

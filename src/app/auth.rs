@@ -89,6 +89,9 @@ impl Component for SignInView {
             let copy = self.url.clone().map(Effect::Copy);
             return Update::then(self, copy.into());
         }
+        if !matches!(action, Action::Back | Action::Quit) {
+            return Update::pass(self);
+        }
         let mut asks = Asks::said("sign-in cancelled");
         asks.effects
             .push(Effect::Auth(AuthEffect::Cancel(self.server)));

@@ -359,7 +359,8 @@ impl Component for Box<HostsView> {
                         .push(Effect::Hosts(HostsEffect::Plan { host, server, to }));
                 }
             },
-            _ => return Update::close(None),
+            Action::Back | Action::Quit => return Update::close(None),
+            _ => return Update::pass(self),
         }
         Update::then(self, asks)
     }

@@ -160,7 +160,8 @@ impl Component for KeyHelp {
             Action::Up => self.scroll.saturating_sub(1),
             Action::PageDown => self.scroll + page.height,
             Action::PageUp => self.scroll.saturating_sub(page.height),
-            _ => return Update::close(None),
+            Action::Back | Action::Help => return Update::close(None),
+            _ => return Update::pass(self),
         }
         .min(page.max);
         Update::stay(self)

@@ -454,6 +454,8 @@ pub mod auth_tests;
 #[cfg(test)]
 mod completion_tests;
 #[cfg(test)]
+mod component_tests;
+#[cfg(test)]
 mod doctor_tests;
 #[cfg(test)]
 pub mod hosts_tests;

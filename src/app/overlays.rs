@@ -135,11 +135,14 @@ impl Component for ErrorView {
     }
 
     fn update(self, action: Action, (): &()) -> Update<Self> {
-        if action != Action::Copy {
-            return Update::close(None);
+        match action {
+            Action::Copy => {
+                let text = format!("{}: {}", self.class, self.message);
+                Update::then(self, Effect::Copy(text))
+            }
+            Action::Back | Action::Quit => Update::close(None),
+            _ => Update::pass(self),
         }
-        let text = format!("{}: {}", self.class, self.message);
-        Update::then(self, Effect::Copy(text))
     }
 }
 

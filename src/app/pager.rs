@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, reads};
+use super::overlays::{Asks, Shared, moves, reads};
 use super::{Effect, viewer};
 use crate::mcp::results::SpillWindow;
 use crate::mcp::sanitize::sanitize;
@@ -209,7 +209,10 @@ impl Component for Pager {
                 return Update::close(Some(spills));
             }
             Action::Back | Action::Quit => return Update::close(None),
-            _ => move_view(&mut self, action),
+            action if moves(action) || matches!(action, Action::Top | Action::Bottom) => {
+                move_view(&mut self, action)
+            }
+            _ => return Update::pass(self),
         };
         Update::then(self, effect.into())
     }

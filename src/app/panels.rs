@@ -75,7 +75,8 @@ impl Component for PanelView {
         match (action, content) {
             (Action::Copy, Some(content)) => Update::then(self, Effect::Copy(text(content))),
             (Action::Copy, None) => Update::stay(self),
-            _ => Update::close(None),
+            (Action::Back | Action::Quit, _) => Update::close(None),
+            _ => Update::pass(self),
         }
     }
 }

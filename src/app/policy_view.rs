@@ -10,7 +10,7 @@ use crossterm::event::KeyEvent;
 use super::component::{Component, Update};
 use super::confirm::Confirm;
 use super::keymap::Action;
-use super::overlays::{Asks, Overlay, Shared, reads, scrolled};
+use super::overlays::{Asks, Overlay, Shared, moves, reads, scrolled};
 use super::{App, Effect, Msg};
 use crate::mcp::sanitize::sanitize_capped;
 
@@ -96,11 +96,12 @@ impl Component for PolicyView {
                 s.policy_path.map(|p| Effect::ReadPolicy(p.clone())).into()
             }
             Action::Back | Action::Quit => return Update::close(None),
-            _ => {
+            action if moves(action) => {
                 let max = self.rule_count().saturating_sub(1);
                 self.sel = scrolled(self.sel, action, max);
                 Asks::default()
             }
+            _ => return Update::pass(self),
         };
         Update::then(self, asks)
     }

@@ -6,7 +6,7 @@ use crossterm::event::KeyEvent;
 use super::Effect;
 use super::component::{Component, Update};
 use super::keymap::Action;
-use super::overlays::{Asks, Shared, reads, scrolled};
+use super::overlays::{Asks, Shared, moves, reads, scrolled};
 use super::tabs::ListFilter;
 use crate::mcp::results::SpillEntry;
 use crate::mcp::sanitize::{sanitize, sanitize_capped};
@@ -67,10 +67,11 @@ impl Component for SpillsView {
             Action::Copy => spill.map(|s| Effect::Copy(s.shown.clone())),
             Action::Delete => spill.map(|s| Effect::DeleteSpill(s.basename.clone())),
             Action::Back | Action::Quit => return Update::close(None),
-            _ => {
+            action if moves(action) => {
                 self.sel = scrolled(self.sel, action, shown.len().saturating_sub(1));
                 None
             }
+            _ => return Update::pass(self),
         };
         Update::then(self, effect.into())
     }

@@ -149,7 +149,8 @@ impl Component for TasksView {
                 })),
                 None => Update::stay(self),
             },
-            _ => Update::close(None),
+            Action::Back | Action::Quit => Update::close(None),
+            _ => Update::pass(self),
         }
     }
 }

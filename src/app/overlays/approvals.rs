@@ -1,7 +1,7 @@
 //! The approvals list (`a`) as a component: the policy mode, the pending approvals and those
 //! decided this session; it scrolls, copies its lines and closes.
 
-use super::{Asks, Shared, reads, scrolled};
+use super::{Asks, Shared, moves, reads, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::keymap::Action;
@@ -43,9 +43,10 @@ impl Component for ApprovalsView {
         match action {
             Action::Copy => Update::then(self, Effect::Copy(text(s)).into()),
             Action::Back | Action::Quit => Update::close(None),
-            _ => Update::stay(Self {
+            action if moves(action) => Update::stay(Self {
                 scroll: scrolled(self.scroll, action, max),
             }),
+            _ => Update::pass(self),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The config doctor (`d`) as a component: it moves between the files it lists, scrolls its
 //! text, copies it and opens the selected file in the editor.
 
-use super::{Asks, Shared, reads, scrolled};
+use super::{Asks, Shared, moves, reads, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::info::ConfigInfo;
@@ -67,11 +67,12 @@ impl Component for DoctorView {
                 Update::stay(self)
             }
             Action::Back | Action::Quit => Update::close(None),
-            _ => {
+            action if moves(action) => {
                 let max = s.info.doctor.len().saturating_sub(1);
                 self.scroll = scrolled(self.scroll, action, max);
                 Update::stay(self)
             }
+            _ => Update::pass(self),
         }
     }
 }

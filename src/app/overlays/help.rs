@@ -1,7 +1,7 @@
 //! The `?` help as a component: it scrolls the keymap's bindings, copies them as text and
 //! closes.
 
-use super::{Asks, Shared, reads, scrolled};
+use super::{Asks, Shared, moves, reads, scrolled};
 use crate::app::Effect;
 use crate::app::component::{Component, Update};
 use crate::app::key_help::{HelpLine, help_layout};
@@ -39,9 +39,10 @@ impl Component for HelpView {
                 Update::then(self, Effect::Copy(text.join("\n")).into())
             }
             Action::Back | Action::Quit => Update::close(None),
-            _ => Update::stay(Self {
+            action if moves(action) => Update::stay(Self {
                 scroll: scrolled(self.scroll, action, rows.len()),
             }),
+            _ => Update::pass(self),
         }
     }
 }

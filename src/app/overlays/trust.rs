@@ -1,7 +1,7 @@
 //! The trust view (`t`) as a component: it grants trust after a typed `y`, revokes it, copies
 //! its text and scrolls it.
 
-use super::{Asks, Shared, reads};
+use super::{Asks, Shared, moves, reads};
 use crate::app::component::{Component, Update};
 use crate::app::confirm::Confirm;
 use crate::app::keymap::Action;
@@ -45,13 +45,14 @@ impl Component for TrustView {
             Action::Revoke => Update::then(self, Effect::RevokeTrust.into()),
             Action::Copy => Update::then(self, Effect::Copy(lines().join("\n")).into()),
             Action::Back | Action::Quit => Update::close(None),
-            _ => {
+            action if moves(action) || matches!(action, Action::Top | Action::Bottom) => {
                 // The prompt row under the text is the one difference from the pager's layout.
                 let (w, h) = s.pager_viewport;
                 self.viewer.viewport = (w, h.saturating_sub(1));
                 self.viewer.scroll(&lines(), action);
                 Update::stay(self)
             }
+            _ => Update::pass(self),
         }
     }
 }
