@@ -9,7 +9,9 @@ Spawns COMMAND (a workspace server whose workspace is bound as `ws`), sends `ini
 1), each waited for, and closes the server's stdin. The first call always asks the same question;
 the later ones ask it again, or with `--vary` cycle through QUESTIONS (different words of the
 tree scripts/workspace-tree.py writes, common and rare, so no answer is the last one repeated). Exits 1 unless every
-answer's status is `known`. With `--report` it prints one JSON line: each call's milliseconds
+answer's status is `known`. Without `--report` it prints one line per answer as the answer
+arrives, flushed (`call N: STATUS, MS ms`), so a first byte on its stdout is the first answer
+(scripts/side_by_side.py times that). With `--report` it prints only one JSON line: each call's milliseconds
 (from sending the request to reading the answer), and the server's peak RSS (`VmHWM`), CPU
 seconds, time spent waiting for a processor (`/proc/PID/schedstat`) and time blocked on disk
 reads (delay accounting, `/proc/PID/stat` field 42; 0 when the kernel does not keep it), all read
@@ -106,7 +108,10 @@ def main() -> int:
                          "arguments": {"workspace": "ws", "question": question}}})
         result = answer(i).get("result", {})
         times.append(round((time.perf_counter() - start) * 1000, 2))
-        ok &= result.get("structuredContent", {}).get("status") == "known"
+        status = result.get("structuredContent", {}).get("status")
+        ok &= status == "known"
+        if not report:
+            print(f"call {i}: {status}, {times[-1]} ms", flush=True)
     figures = proc_figures(server.pid)
     server.stdin.close()
     server.wait()

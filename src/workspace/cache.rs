@@ -17,6 +17,7 @@ use super::admission::{self, Cancelled, Candidate, DirStamp};
 use super::changes::{Changes, Heard};
 use super::index::{Coverage, DEFAULT_MAX_FILES, FileRecord, MAX_MAX_FILES, Snapshot};
 use super::postings::Postings;
+use super::reading::{self, Known, Step};
 use super::record::{SharedVocabulary, Stamp};
 
 /// Stamps this close to (or after) the last walk's start are not trusted.
@@ -59,6 +60,29 @@ pub struct IndexCache {
     must_walk: bool,
     /// Whole walks so far (tests tell a heard change from a walk by it).
     walks: usize,
+}
+
+/// What the last walk's `records` and `rejected` files say of `candidate` before it is read:
+/// still rejected or still its record when it is unchanged and its stamp older than `settled`
+/// (a stamp too close to the last walk proves nothing).
+fn known(
+    records: &[Arc<FileRecord>],
+    rejected: &HashMap<String, Candidate>,
+    settled: i128,
+    candidate: &Candidate,
+) -> Known {
+    let settled = candidate.mtime_ns < settled;
+    if !rejected.is_empty() && rejected.get(&candidate.rel) == Some(candidate) && settled {
+        return Known::StillRejected;
+    }
+    let previous = records
+        .binary_search_by(|r| r.rel.as_str().cmp(&candidate.rel))
+        .ok()
+        .map(|i| &records[i]);
+    match previous {
+        Some(r) if r.walked.matches(candidate) && settled => Known::Kept(Arc::clone(r)),
+        _ => Known::Unknown,
+    }
 }
 
 impl Default for IndexCache {
@@ -138,7 +162,6 @@ impl IndexCache {
         let started = now_ns();
         // A record read within the racy margin of the previous walk is read again.
         let previous = self.walk_started_ns;
-        let settled = |c: &Candidate| c.mtime_ns < previous - RACY_MARGIN_NS;
         let walk = admission::walk(root, cancel, self.max_files)?;
         self.dirs = walk.dirs;
         self.walk_started_ns = started;
@@ -158,42 +181,50 @@ impl IndexCache {
                 .vocabulary
                 .write()
                 .unwrap_or_else(PoisonError::into_inner);
-            for candidate in walk.candidates {
+            let (records, was_rejected) = (&self.records, &self.rejected);
+            let known = |candidate: &Candidate| {
+                known(records, was_rejected, previous - RACY_MARGIN_NS, candidate)
+            };
+            let read = |candidate: &Candidate| admission::read_admitted(root, candidate);
+            // The files are read (and cut into passages) on a second thread, in walk order,
+            // while this one indexes them.
+            std::thread::scope(|scope| {
+                let (to, from) = std::sync::mpsc::sync_channel(reading::IN_FLIGHT);
+                let candidates = walk.candidates;
+                scope.spawn(move || reading::feed(candidates, known, read, cancel, &to));
+                for step in from.into_iter().flatten() {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Err(Cancelled);
+                    }
+                    let (record, terms) = match step {
+                        Step::StillRejected(candidate) => {
+                            rejected.insert(candidate.rel.clone(), candidate);
+                            continue;
+                        }
+                        Step::Rejected(candidate) => {
+                            changed = true;
+                            rejected.insert(candidate.rel.clone(), candidate);
+                            continue;
+                        }
+                        Step::Kept(record) => (record, None),
+                        Step::Read(prepared) => {
+                            changed = true;
+                            let (record, terms) = prepared.index(&mut vocabulary);
+                            (Arc::new(record), Some(terms))
+                        }
+                    };
+                    if let Some(postings) = &mut postings {
+                        let terms = terms.unwrap_or_else(|| record.terms(&mut vocabulary));
+                        postings.add(&record, &terms);
+                    }
+                    files.push(record);
+                }
+                // A cancelled reader stops early: what it sent is not the whole walk.
                 if cancel.load(Ordering::Relaxed) {
                     return Err(Cancelled);
                 }
-                if !self.rejected.is_empty()
-                    && self.rejected.get(&candidate.rel) == Some(&candidate)
-                    && settled(&candidate)
-                {
-                    rejected.insert(candidate.rel.clone(), candidate);
-                    continue;
-                }
-                let previous = self
-                    .records
-                    .binary_search_by(|r| r.rel.as_str().cmp(&candidate.rel))
-                    .ok()
-                    .map(|i| &self.records[i]);
-                let (record, terms) = match previous {
-                    Some(r) if r.walked.matches(&candidate) && settled(&candidate) => {
-                        (Arc::clone(r), None)
-                    }
-                    _ => {
-                        changed = true;
-                        let Some(text) = admission::read_admitted(root, &candidate) else {
-                            rejected.insert(candidate.rel.clone(), candidate);
-                            continue;
-                        };
-                        let (record, terms) = FileRecord::build(&candidate, text, &mut vocabulary);
-                        (Arc::new(record), Some(terms))
-                    }
-                };
-                if let Some(postings) = &mut postings {
-                    let terms = terms.unwrap_or_else(|| record.terms(&mut vocabulary));
-                    postings.add(&record, &terms);
-                }
-                files.push(record);
-            }
+                Ok(())
+            })?;
         }
         changed |= files.len() != self.records.len();
         self.records = files;

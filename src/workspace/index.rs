@@ -5,7 +5,7 @@
 //!
 //! The index is compact so that its memory follows the admitted text: terms are interned once
 //! per workspace ([`super::record::Vocabulary`]), each term's passages are one list of packed
-//! `(passage, count)` entries (eight bytes each, [`super::postings`]; a file keeps no copy of
+//! `(passage, count)` entries (varints, a byte or two each, [`super::postings`]; a file keeps no copy of
 //! its own terms), and edges are file indices. At most `max_files` candidate files (walk order) are admitted; the
 //! rest are counted in [`Coverage`], never silently dropped.
 

@@ -24,6 +24,7 @@ pub mod packaged;
 mod postings;
 pub mod query;
 pub mod rank;
+mod reading;
 pub mod record;
 pub mod redact;
 pub mod results;

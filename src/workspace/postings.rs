@@ -26,11 +26,151 @@ struct Entry {
     count: u32,
 }
 
+/// One term's entries, packed: each is its passage's distance from the entry before (the
+/// first's from 0), then its count shifted left once with the path flag in the low bit, both
+/// as LEB128 varints. Entries are mostly a byte or two each, not the eight of two `u32`s; a
+/// list is only ever read from the start, as a search and a carry-over read it.
+#[derive(Debug, Default)]
+struct List {
+    bytes: Vec<u8>,
+    /// The last entry's passage (what the next entry's distance is from).
+    last: u32,
+}
+
+impl List {
+    fn push(&mut self, entry: Entry) {
+        let delta = entry.passage - self.last;
+        self.last = entry.passage;
+        let flag = u32::from(entry.count & PATH != 0);
+        put(&mut self.bytes, delta);
+        put(&mut self.bytes, ((entry.count & !PATH) << 1) | flag);
+    }
+
+    fn iter(&self) -> Entries<'_> {
+        Entries {
+            bytes: &self.bytes,
+            at: 0,
+            passage: 0,
+        }
+    }
+}
+
+/// `list` (old passages) moved by `runs`, merged with `fresh` (new passages, the changed
+/// files' entries).
+fn carry(list: &List, fresh: &List, runs: &[Run]) -> List {
+    let mut merged = List {
+        bytes: Vec::with_capacity(list.bytes.len() + fresh.bytes.len()),
+        last: 0,
+    };
+    let mut fresh = fresh.iter().peekable();
+    let mut run = 0;
+    // The shift of the old entry just before, when it was the last one put in `merged`: an
+    // entry moved by the same amount keeps its distance, so its bytes are copied.
+    let mut follows = None;
+    let mut entries = list.iter();
+    loop {
+        let at = entries.at;
+        let Some(entry) = entries.next() else {
+            break;
+        };
+        while runs.get(run).is_some_and(|r| r.end <= entry.passage) {
+            run += 1;
+        }
+        let Some(shift) = runs.get(run).and_then(|r| r.shift) else {
+            follows = None;
+            continue;
+        };
+        let passage = u32::try_from(i64::from(entry.passage) + shift).unwrap_or(u32::MAX);
+        while let Some(e) = fresh.next_if(|e| e.passage < passage) {
+            merged.push(e);
+            follows = None;
+        }
+        if follows == Some(shift) {
+            merged.bytes.extend_from_slice(&list.bytes[at..entries.at]);
+            merged.last = passage;
+        } else {
+            merged.push(Entry {
+                passage,
+                count: entry.count,
+            });
+        }
+        follows = Some(shift);
+    }
+    fresh.for_each(|e| merged.push(e));
+    merged
+}
+
+/// Appends `n` as a LEB128 varint.
+fn put(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push(u8::try_from(n & 0x7f).unwrap_or(0) | 0x80);
+        n >>= 7;
+    }
+    out.push(u8::try_from(n).unwrap_or(0));
+}
+
+/// The entries of a [`List`], in order.
+#[derive(Debug, Clone)]
+struct Entries<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    passage: u32,
+}
+
+impl Entries<'_> {
+    fn take(&mut self) -> u32 {
+        let mut n = 0u32;
+        let mut shift = 0;
+        while let Some(&b) = self.bytes.get(self.at) {
+            self.at += 1;
+            n |= u32::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        n
+    }
+
+    /// The next entry when it is at `passage`, consumed; otherwise nothing is consumed.
+    fn next_at(&mut self, passage: u32) -> Option<Entry> {
+        let mut ahead = self.clone();
+        let entry = ahead.next().filter(|e| e.passage == passage)?;
+        *self = ahead;
+        Some(entry)
+    }
+}
+
+impl Iterator for Entries<'_> {
+    type Item = Entry;
+
+    fn next(&mut self) -> Option<Entry> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        self.passage += self.take();
+        let packed = self.take();
+        let flag = if packed & 1 == 1 { PATH } else { 0 };
+        Some(Entry {
+            passage: self.passage,
+            count: (packed >> 1) | flag,
+        })
+    }
+}
+
+/// Old passages up to `end` (from the run before's end) that move by `shift` when carried
+/// over (`None`: their file changed or went).
+#[derive(Debug)]
+struct Run {
+    end: u32,
+    shift: Option<i64>,
+}
+
 /// The postings of a snapshot.
 #[derive(Debug, Default)]
 pub(super) struct Postings {
     /// Per term id, its entries sorted by passage (a path entry before the passage's own).
-    lists: Vec<Vec<Entry>>,
+    lists: Vec<List>,
     /// Per file, its first passage's number; one more at the end (the total).
     first: Vec<u32>,
     /// Per passage, its file's index.
@@ -109,35 +249,34 @@ impl Postings {
             }
         }
         if new.lists.len() < lists.len() {
-            new.lists.resize_with(lists.len(), Vec::new);
+            new.lists.resize_with(lists.len(), List::default);
         }
-        for (list, made) in lists.into_iter().zip(&mut new.lists) {
-            let mut fresh = std::mem::take(made).into_iter().peekable();
-            let mut merged = Vec::with_capacity(list.len() + fresh.len());
-            for entry in list {
-                let of = file_of[entry.passage as usize] as usize;
-                let Some(file) = to[of] else {
-                    continue;
-                };
-                let passage = entry.passage - first[of] + new.first[file as usize];
-                while let Some(e) = fresh.next_if(|e| e.passage < passage) {
-                    merged.push(e);
-                }
-                merged.push(Entry {
-                    passage,
-                    count: entry.count,
-                });
+        // The old passages in runs that each move by one amount (`None`: dropped); an edit
+        // makes a few (before it, the edited file, after it), whatever the workspace's size.
+        let mut runs: Vec<Run> = Vec::new();
+        for (j, file) in to.iter().enumerate() {
+            let end = first[j + 1];
+            if first[j] == end {
+                continue;
             }
-            merged.extend(fresh);
-            *made = merged;
+            let shift = file.map(|f| i64::from(new.first[f as usize]) - i64::from(first[j]));
+            match runs.last_mut() {
+                Some(run) if run.shift == shift => run.end = end,
+                _ => runs.push(Run { end, shift }),
+            }
+        }
+        drop((first, file_of));
+        for (list, made) in lists.into_iter().zip(&mut new.lists) {
+            let fresh = std::mem::take(made);
+            *made = carry(&list, &fresh, &runs);
         }
         new
     }
 
-    fn list(&mut self, id: u32) -> &mut Vec<Entry> {
+    fn list(&mut self, id: u32) -> &mut List {
         let at = id as usize;
         if at >= self.lists.len() {
-            self.lists.resize_with(at + 1, Vec::new);
+            self.lists.resize_with(at + 1, List::default);
         }
         &mut self.lists[at]
     }
@@ -146,7 +285,7 @@ impl Postings {
     pub(super) fn shrink(&mut self) {
         self.lists.shrink_to_fit();
         for list in &mut self.lists {
-            list.shrink_to_fit();
+            list.bytes.shrink_to_fit();
         }
         self.first.shrink_to_fit();
         self.file_of.shrink_to_fit();
@@ -177,10 +316,11 @@ impl Postings {
     /// Calls `each(passage, count)` for every passage holding term `id`, in passage order, its
     /// count there (the path's and the passage's own, summed) never 0.
     pub(super) fn each(&self, id: u32, mut each: impl FnMut(usize, u32)) {
-        let list = self.lists.get(id as usize).map_or(&[][..], Vec::as_slice);
-        let mut i = 0;
-        while let Some(entry) = list.get(i) {
-            i += 1;
+        let Some(list) = self.lists.get(id as usize) else {
+            return;
+        };
+        let mut entries = list.iter();
+        while let Some(entry) = entries.next() {
             if entry.count & PATH == 0 {
                 each(entry.passage as usize, entry.count);
                 continue;
@@ -188,12 +328,8 @@ impl Postings {
             let path = entry.count & !PATH;
             let file = self.file_of[entry.passage as usize] as usize;
             for passage in self.first[file]..self.first[file + 1] {
-                let mut count = path;
-                if let Some(own) = list.get(i).filter(|e| e.passage == passage) {
-                    count += own.count;
-                    i += 1;
-                }
-                each(passage as usize, count);
+                let own = entries.next_at(passage).map_or(0, |e| e.count);
+                each(passage as usize, path + own);
             }
         }
     }
@@ -203,4 +339,33 @@ impl Postings {
 /// far fewer than 2³² passages).
 fn narrow(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Passages and counts far past one varint byte come back as they went in, path flags kept.
+    #[test]
+    fn a_list_gives_back_every_entry_it_was_given() {
+        let e = |passage, count| Entry { passage, count };
+        let entries = [
+            e(0, 1),
+            e(0, 3 | PATH),
+            e(127, 127),
+            e(128, 128),
+            e(300_000, (1 << 20) | PATH),
+            e(300_000, 64),
+            e(u32::MAX >> 1, (PATH - 1) | PATH),
+            e(u32::MAX, PATH - 1),
+        ];
+        let mut list = List::default();
+        for e in entries {
+            list.push(e);
+        }
+        assert_eq!(list.iter().collect::<Vec<_>>(), entries);
+        let mut it = list.iter();
+        assert_eq!(it.next_at(1), None, "nothing consumed");
+        assert_eq!(it.next_at(0), Some(entries[0]));
+    }
 }

@@ -5,7 +5,8 @@
 //! the workspace's interned [`Vocabulary`]. Records are immutable and shared between snapshots;
 //! one is rebuilt only when its file changes. Pure; no IO.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use std::hash::BuildHasher as _;
 use std::sync::{Arc, RwLock};
 
 use sha2::{Digest as _, Sha256};
@@ -19,26 +20,54 @@ use super::text::{self, Chunk};
 const HEADING_WEIGHT: u32 = 3;
 
 /// Every term seen in one workspace, interned to a dense id. Ids are stable for the life of the
-/// cache (snapshots built earlier keep working); the vocabulary only grows.
+/// cache (snapshots built earlier keep working); the vocabulary only grows. The terms' texts
+/// are one string, and the table holds only ids (four bytes a slot, not a pointer and a length
+/// and a heap block per term: a large workspace has hundreds of thousands of terms, numbers
+/// mostly).
 #[derive(Debug, Default)]
 pub struct Vocabulary {
+    /// Every term, one after another, in id order.
+    text: String,
+    /// Where each term ends in `text`, by id.
+    ends: Vec<usize>,
+    /// The ids, found by their term's hash.
+    ids: hashbrown::HashTable<u32>,
     /// A seeded fast hash: interning every token of every file is a large part of a first
     /// walk, and `SipHash` cost twice as much there.
-    ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// Term `id` of `text` cut at `ends`.
+fn term_of<'a>(text: &'a str, ends: &[usize], id: u32) -> &'a str {
+    let at = id as usize;
+    let start = at.checked_sub(1).map_or(0, |p| ends[p]);
+    &text[start..ends[at]]
 }
 
 impl Vocabulary {
     pub(super) fn intern(&mut self, term: &str) -> u32 {
-        if let Some(id) = self.ids.get(term) {
+        let hash = self.hasher.hash_one(term);
+        let Self {
+            text,
+            ends,
+            ids,
+            hasher,
+        } = self;
+        if let Some(id) = ids.find(hash, |id| term_of(text, ends, *id) == term) {
             return *id;
         }
-        let id = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
-        self.ids.insert(term.into(), id);
+        let id = u32::try_from(ends.len()).unwrap_or(u32::MAX);
+        text.push_str(term);
+        ends.push(text.len());
+        ids.insert_unique(hash, id, |id| hasher.hash_one(term_of(text, ends, *id)));
         id
     }
 
     pub(super) fn get(&self, term: &str) -> Option<u32> {
-        self.ids.get(term).copied()
+        let hash = self.hasher.hash_one(term);
+        self.ids
+            .find(hash, |id| term_of(&self.text, &self.ends, *id) == term)
+            .copied()
     }
 }
 
@@ -105,6 +134,25 @@ impl Terms {
     }
 }
 
+/// A record made but for its terms ([`FileRecord::prepare`]), with its passages.
+#[derive(Debug)]
+pub(super) struct Prepared {
+    record: FileRecord,
+    chunks: Vec<Chunk>,
+}
+
+impl Prepared {
+    /// The record with its passages' lengths, and its terms (interned in `vocabulary`).
+    pub(super) fn index(self, vocabulary: &mut Vocabulary) -> (FileRecord, Terms) {
+        let Self { mut record, chunks } = self;
+        let (terms, lens) = tokenise(&record.rel, &record.text, &chunks, vocabulary);
+        for (place, len) in record.passages.iter_mut().zip(lens) {
+            place.len = len;
+        }
+        (record, terms)
+    }
+}
+
 /// One admitted file.
 #[derive(Debug)]
 pub struct FileRecord {
@@ -137,6 +185,12 @@ impl FileRecord {
         content: String,
         vocabulary: &mut Vocabulary,
     ) -> (Self, Terms) {
+        Self::prepare(candidate, content).index(vocabulary)
+    }
+
+    /// The record of `candidate` read as `content` but for its terms and passage lengths:
+    /// everything that needs no vocabulary, so it can be made on another thread.
+    pub(super) fn prepare(candidate: &Candidate, content: String) -> Prepared {
         let rel = candidate.rel.clone();
         let kind = graph::kind_of(&rel);
         let markdown = kind == "markdown";
@@ -149,12 +203,10 @@ impl FileRecord {
             (content, None)
         };
         let chunks = text::chunks(&text, markdown);
-        let (terms, lens) = tokenise(&rel, &text, &chunks, vocabulary);
         let passages = chunks
             .iter()
-            .zip(lens)
-            .map(|(c, len)| Place {
-                len,
+            .map(|c| Place {
+                len: 0,
                 lines: (c.start, c.end),
                 bytes: (narrow(c.bytes.0), narrow(c.bytes.1)),
             })
@@ -187,7 +239,7 @@ impl FileRecord {
             tests_from,
             targets: targets.into_boxed_str(),
         };
-        (record, terms)
+        Prepared { record, chunks }
     }
 
     /// Its terms again, from its text (the same as [`FileRecord::build`] made).
